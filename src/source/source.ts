@@ -1,0 +1,39 @@
+/**
+ * The source port: turns objects (manifest files, Kubernetes resources) into desired endpoints.
+ * Problems with single objects are reported through `onProblem` and never fail the whole list.
+ */
+import type { Endpoint } from '../endpoint/endpoint.ts';
+
+export interface Source {
+  readonly name: string;
+  /** Desired endpoints now. Throws SourceError only when nothing could be read at all. */
+  endpoints(): Promise<Endpoint[]>;
+  /** Registers a callback fired when the source's objects may have changed; returns an unsubscribe function. */
+  addEventHandler(handler: () => void): () => void;
+  close?(): Promise<void>;
+}
+
+/** Where an endpoint or a problem came from, for logs, events and `explain`. */
+export interface ObjectRef {
+  kind: string;
+  namespace: string;
+  name: string;
+  /** File and line for objects read from manifests. */
+  file?: string;
+  line?: number;
+}
+
+export function describeRef(ref: ObjectRef): string {
+  const id = ref.namespace === '' ? `${ref.kind}/${ref.name}` : `${ref.kind}/${ref.namespace}/${ref.name}`;
+  if (ref.file === undefined) return id;
+  return ref.line === undefined ? `${id} (${ref.file})` : `${id} (${ref.file}:${ref.line})`;
+}
+
+export interface SourceProblem {
+  ref?: ObjectRef;
+  file?: string;
+  line?: number;
+  message: string;
+}
+
+export type ProblemReporter = (problem: SourceProblem) => void;
