@@ -79,3 +79,27 @@ function matchList(filters: readonly string[], name: string, whenEmpty: boolean)
     return name === filter || name.endsWith(`.${filter}`);
   });
 }
+
+/** What the planner needs from a filter; lets several filters be combined. */
+export interface DomainMatcher {
+  match(domain: string): boolean;
+  explainMismatch(domain: string): string | undefined;
+}
+
+/** A name passes only when every filter lets it through (the user's filter and the provider's zones). */
+export class AllDomainFilters implements DomainMatcher {
+  private readonly filters: readonly DomainMatcher[];
+  constructor(filters: readonly DomainMatcher[]) {
+    this.filters = filters;
+  }
+  match(domain: string): boolean {
+    return this.filters.every((f) => f.match(domain));
+  }
+  explainMismatch(domain: string): string | undefined {
+    for (const f of this.filters) {
+      const why = f.explainMismatch(domain);
+      if (why !== undefined) return why;
+    }
+    return undefined;
+  }
+}
