@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ConfigError } from '../errors.ts';
+import { resolveConfig } from './config.ts';
+import { parseDuration } from './duration.ts';
+import { parseArgs } from './parse.ts';
+
+const choices = { sources: ['manifest', 'service'], providers: ['embedded', 'inmemory'] };
+const resolve = (argv: string[], env: Record<string, string> = {}) => resolveConfig(parseArgs(argv, env), choices);
+
+function assertConfigError(fn: () => unknown, flag: string, pattern: RegExp): void {
+  assert.throws(fn, (err: unknown) => {
+    assert.ok(err instanceof ConfigError, `expected ConfigError, got ${String(err)}`);
+    assert.equal(err.flag, flag);
+    assert.match(err.message, pattern);
+    return true;
+  });
+}
+
+describe('flag parsing', () => {
+  test('defaults match external-dns where the flag exists', () => {
+    const cfg = resolve([]);
+    assert.equal(cfg.txtOwnerId, 'default');
+    assert.equal(cfg.policy, 'sync');
+    assert.deepEqual(cfg.managedRecordTypes, ['A', 'AAAA', 'CNAME']);
+    assert.equal(cfg.intervalMs, 60_000);
+    assert.equal(cfg.minEventSyncIntervalMs, 5_000);
+    assert.equal(cfg.metricsAddress, ':7979');
+    assert.equal(cfg.registry, 'txt');
+    assert.equal(cfg.provider, 'embedded');
+  });
+
+  test('--flag=value, --flag value, repeated lists and comma lists', () => {
+    const cfg = resolve(['--domain-filter=example.org', '--domain-filter', 'example.com,example.net', '--txt-owner-id', 'c1', '--interval=30s']);
+    assert.deepEqual(cfg.domainFilters, ['example.org', 'example.com', 'example.net']);
+    assert.equal(cfg.txtOwnerId, 'c1');
+    assert.equal(cfg.intervalMs, 30_000);
+  });
+
+  test('booleans: bare, =false and --no-', () => {
+    assert.equal(resolve(['--once']).once, true);
+    assert.equal(resolve(['--once=false']).once, false);
+    assert.equal(resolve(['--no-dry-run']).dryRun, false);
+  });
+
+  test('EXTERNAL_DNS_* environment variables, argv wins', () => {
+    const env = { EXTERNAL_DNS_TXT_OWNER_ID: 'from-env', EXTERNAL_DNS_DOMAIN_FILTER: 'a.org\nb.org', EXTERNAL_DNS_ONCE: 'true' };
+    const cfg = resolve([], env);
+    assert.equal(cfg.txtOwnerId, 'from-env');
+    assert.deepEqual(cfg.domainFilters, ['a.org', 'b.org']);
+    assert.equal(cfg.once, true);
+    assert.equal(resolve(['--txt-owner-id=argv'], env).txtOwnerId, 'argv');
+    assert.ok(resolve([], env).explicit.has('txt-owner-id'));
+  });
+
+  test('the empty owner id is allowed (disables ownership checks)', () => {
+    assert.equal(resolve(['--txt-owner-id=']).txtOwnerId, '');
+  });
+
+  test('unknown flags name the flag', () => {
+    assertConfigError(() => resolve(['--txt-owner', 'x']), '--txt-owner', /unknown flag --txt-owner/);
+    assertConfigError(() => resolve(['-x']), '-x', /unknown flag -x/);
+  });
+
+  test('bad values name the flag', () => {
+    assertConfigError(() => resolve(['--interval=soon']), '--interval', /--interval takes a duration/);
+    assertConfigError(() => resolve(['--policy=delete-all']), '--policy', /must be one of sync, upsert-only, create-only/);
+    assertConfigError(() => resolve(['--provider=nope']), '--provider', /not supported/);
+    assertConfigError(() => resolve(['--source=nope']), '--source', /not supported/);
+    assertConfigError(() => resolve(['--managed-record-types=A,BOGUS']), '--managed-record-types', /BOGUS/);
+    assertConfigError(() => resolve(['--regex-domain-filter=(']), '--regex-domain-filter', /not a valid regular expression/);
+    assertConfigError(() => resolve(['--metrics-address=nowhere']), '--metrics-address', /host:port/);
+    assertConfigError(() => resolve(['--dns-workers=abc']), '--dns-workers', /whole number/);
+    assertConfigError(() => resolve(['--txt-owner-id']), '--txt-owner-id', /needs a value/);
+  });
+
+  test('cross-flag rules', () => {
+    assertConfigError(() => resolve(['--txt-prefix=p.', '--txt-suffix=-s']), '--txt-prefix', /cannot be used together/);
+    assertConfigError(() => resolve(['--txt-encrypt-enabled']), '--txt-encrypt-aes-key', /needs --txt-encrypt-aes-key/);
+    assertConfigError(() => resolve(['--interval=0s']), '--interval', /greater than 0/);
+  });
+
+  test('record types are upper-cased', () => {
+    assert.deepEqual(resolve(['--managed-record-types=a,txt']).managedRecordTypes, ['A', 'TXT']);
+  });
+
+  test('positionals are returned for explain', () => {
+    assert.deepEqual(parseArgs(['www.example.org', '--once'], {}).positionals, ['www.example.org']);
+  });
+});
+
+describe('durations', () => {
+  test('Go forms', () => {
+    assert.equal(parseDuration('1m'), 60_000);
+    assert.equal(parseDuration('1h30m'), 5_400_000);
+    assert.equal(parseDuration('500ms'), 500);
+    assert.equal(parseDuration('2.5s'), 2_500);
+    assert.equal(parseDuration('90'), 90_000);
+    assert.equal(parseDuration('0s'), 0);
+    assert.equal(parseDuration('1x'), undefined);
+    assert.equal(parseDuration(''), undefined);
+    assert.equal(parseDuration('m'), undefined);
+  });
+});

@@ -1,0 +1,196 @@
+/**
+ * The resolved configuration: typed, validated, and the only thing commands read. Validation
+ * messages name the flag, so a bad Deployment arg is found from one log line.
+ */
+import { DomainFilter } from '../endpoint/domain-filter.ts';
+import { isRecordType } from '../endpoint/endpoint.ts';
+import type { RecordType } from '../endpoint/endpoint.ts';
+import { ConfigError } from '../errors.ts';
+import type { LogFormat } from '../log.ts';
+import type { Policy } from '../plan/plan.ts';
+import type { FlagValue, ParsedArgs } from './parse.ts';
+
+export interface Config {
+  sources: string[];
+  provider: string;
+  registry: 'txt' | 'noop';
+  manifestsDir: string;
+  txtOwnerId: string;
+  txtPrefix: string;
+  txtSuffix: string;
+  txtWildcardReplacement: string;
+  txtEncryptEnabled: boolean;
+  txtEncryptAesKey: string;
+  txtCacheIntervalMs: number;
+  migrateFromTxtOwner: string;
+  policy: Policy;
+  domainFilters: string[];
+  excludeDomains: string[];
+  regexDomainFilter: RegExp | undefined;
+  regexDomainExclusion: RegExp | undefined;
+  managedRecordTypes: RecordType[];
+  excludeRecordTypes: RecordType[];
+  annotationFilter: string;
+  labelFilter: string;
+  fqdnTemplate: string;
+  combineFqdnAnnotation: boolean;
+  ignoreHostnameAnnotation: boolean;
+  ignoreIngressTLSSpec: boolean;
+  ignoreIngressRulesSpec: boolean;
+  defaultTargets: string[];
+  intervalMs: number;
+  minEventSyncIntervalMs: number;
+  once: boolean;
+  dryRun: boolean;
+  logLevel: string;
+  logFormat: LogFormat;
+  metricsAddress: string;
+  embeddedDataDir: string;
+  embeddedZones: string[];
+  embeddedDefaultTTL: number;
+  dnsListen: string[];
+  dnsAllowTransfer: string[];
+  dnsTsigKeys: string[];
+  dnsNotify: string[];
+  dnsWorkers: number;
+  dnsUdpSize: number;
+  records: string;
+  desired: string;
+  output: 'text' | 'json';
+  color: 'auto' | 'always' | 'never';
+  /** Flags given explicitly (argv or environment), for commands that change defaults. */
+  explicit: ReadonlySet<string>;
+}
+
+export interface Choices {
+  sources: readonly string[];
+  providers: readonly string[];
+}
+
+export function resolveConfig(args: ParsedArgs, choices: Choices): Config {
+  const v = args.values;
+  const str = (name: string): string => get(v, name) as string;
+  const bool = (name: string): boolean => get(v, name) as boolean;
+  const num = (name: string): number => get(v, name) as number;
+  const list = (name: string): string[] => (get(v, name) as string[]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s !== '');
+
+  const sources = list('source');
+  for (const s of sources) {
+    if (!choices.sources.includes(s)) throw new ConfigError(`--source ${JSON.stringify(s)} is not supported; choose from ${choices.sources.join(', ')}`, '--source');
+  }
+  if (sources.length === 0) throw new ConfigError('--source needs at least one source', '--source');
+  const provider = str('provider');
+  if (!choices.providers.includes(provider)) {
+    throw new ConfigError(`--provider ${JSON.stringify(provider)} is not supported; choose from ${choices.providers.join(', ')}`, '--provider');
+  }
+
+  const cfg: Config = {
+    sources: [...new Set(sources)],
+    provider,
+    registry: str('registry') as 'txt' | 'noop',
+    manifestsDir: str('manifests-dir'),
+    txtOwnerId: str('txt-owner-id'),
+    txtPrefix: str('txt-prefix'),
+    txtSuffix: str('txt-suffix'),
+    txtWildcardReplacement: str('txt-wildcard-replacement'),
+    txtEncryptEnabled: bool('txt-encrypt-enabled'),
+    txtEncryptAesKey: str('txt-encrypt-aes-key'),
+    txtCacheIntervalMs: num('txt-cache-interval'),
+    migrateFromTxtOwner: str('migrate-from-txt-owner'),
+    policy: str('policy') as Policy,
+    domainFilters: list('domain-filter'),
+    excludeDomains: list('exclude-domains'),
+    regexDomainFilter: regex(str('regex-domain-filter'), '--regex-domain-filter'),
+    regexDomainExclusion: regex(str('regex-domain-exclusion'), '--regex-domain-exclusion'),
+    managedRecordTypes: recordTypes(list('managed-record-types'), '--managed-record-types'),
+    excludeRecordTypes: recordTypes(list('exclude-record-types'), '--exclude-record-types'),
+    annotationFilter: str('annotation-filter'),
+    labelFilter: str('label-filter'),
+    fqdnTemplate: str('fqdn-template'),
+    combineFqdnAnnotation: bool('combine-fqdn-annotation'),
+    ignoreHostnameAnnotation: bool('ignore-hostname-annotation'),
+    ignoreIngressTLSSpec: bool('ignore-ingress-tls-spec'),
+    ignoreIngressRulesSpec: bool('ignore-ingress-rules-spec'),
+    defaultTargets: list('default-targets'),
+    intervalMs: num('interval'),
+    minEventSyncIntervalMs: num('min-event-sync-interval'),
+    once: bool('once'),
+    dryRun: bool('dry-run'),
+    logLevel: str('log-level') === 'panic' ? 'fatal' : str('log-level'),
+    logFormat: str('log-format') as LogFormat,
+    metricsAddress: str('metrics-address'),
+    embeddedDataDir: str('embedded-data-dir'),
+    embeddedZones: list('embedded-zone'),
+    embeddedDefaultTTL: num('embedded-default-ttl'),
+    dnsListen: list('dns-listen'),
+    dnsAllowTransfer: list('dns-allow-transfer'),
+    dnsTsigKeys: list('dns-tsig-key'),
+    dnsNotify: list('dns-notify'),
+    dnsWorkers: num('dns-workers'),
+    dnsUdpSize: num('dns-udp-size'),
+    records: str('records'),
+    desired: str('desired'),
+    output: str('output') as 'text' | 'json',
+    color: str('color') as 'auto' | 'always' | 'never',
+    explicit: args.explicit,
+  };
+  validate(cfg);
+  return cfg;
+}
+
+function validate(cfg: Config): void {
+  if (cfg.txtPrefix !== '' && cfg.txtSuffix !== '') {
+    throw new ConfigError('--txt-prefix and --txt-suffix cannot be used together', '--txt-prefix');
+  }
+  if (cfg.txtEncryptEnabled && cfg.txtEncryptAesKey === '') {
+    throw new ConfigError('--txt-encrypt-enabled needs --txt-encrypt-aes-key', '--txt-encrypt-aes-key');
+  }
+  if (cfg.intervalMs <= 0) throw new ConfigError('--interval must be greater than 0', '--interval');
+  if (cfg.minEventSyncIntervalMs < 0) throw new ConfigError('--min-event-sync-interval must not be negative', '--min-event-sync-interval');
+  if (cfg.managedRecordTypes.length === 0) throw new ConfigError('--managed-record-types needs at least one type', '--managed-record-types');
+  if (cfg.embeddedDefaultTTL < 1) throw new ConfigError('--embedded-default-ttl must be at least 1', '--embedded-default-ttl');
+  if (cfg.dnsWorkers < 0 || cfg.dnsWorkers > 64) throw new ConfigError('--dns-workers must be between 0 and 64', '--dns-workers');
+  if (cfg.dnsUdpSize < 512 || cfg.dnsUdpSize > 65535) throw new ConfigError('--dns-udp-size must be between 512 and 65535', '--dns-udp-size');
+  if (cfg.metricsAddress !== '') parseListenAddress(cfg.metricsAddress, '--metrics-address');
+  for (const addr of cfg.dnsListen) parseListenAddress(addr, '--dns-listen');
+}
+
+export function domainFilterOf(cfg: Config): DomainFilter {
+  return new DomainFilter({
+    include: cfg.domainFilters,
+    exclude: cfg.excludeDomains,
+    regexInclude: cfg.regexDomainFilter,
+    regexExclude: cfg.regexDomainExclusion,
+  });
+}
+
+/** "host:port", ":port" or "[v6]:port" → host ('' = all interfaces) and port. */
+export function parseListenAddress(text: string, flag: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(text.trim());
+  const port = Number(m?.[3]);
+  if (m === null || port > 65535) throw new ConfigError(`${flag} ${JSON.stringify(text)} is not an address of the form host:port or :port`, flag);
+  return { host: m[1] ?? m[2] ?? '', port };
+}
+
+function get(values: Map<string, FlagValue>, name: string): FlagValue {
+  const value = values.get(name);
+  if (value === undefined) throw new Error(`flag --${name} has no value and no default`);
+  return value;
+}
+
+function regex(text: string, flag: string): RegExp | undefined {
+  if (text === '') return undefined;
+  try {
+    return new RegExp(text);
+  } catch (err) {
+    throw new ConfigError(`${flag} ${JSON.stringify(text)} is not a valid regular expression: ${(err as Error).message}`, flag);
+  }
+}
+
+function recordTypes(values: string[], flag: string): RecordType[] {
+  return values.map((v) => {
+    const upper = v.toUpperCase();
+    if (!isRecordType(upper)) throw new ConfigError(`${flag} ${JSON.stringify(v)} is not a supported record type`, flag);
+    return upper;
+  });
+}

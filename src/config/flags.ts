@@ -1,0 +1,76 @@
+/**
+ * The flag table. Names and meanings follow external-dns so an existing Deployment's args work
+ * unchanged; every flag can also come from `EXTERNAL_DNS_<NAME>` (upper case, dashes as
+ * underscores), as external-dns reads them. Hostwarden-only flags live in the same table.
+ */
+export type FlagKind = 'string' | 'bool' | 'int' | 'duration' | 'list';
+
+export interface FlagSpec {
+  name: string;
+  kind: FlagKind;
+  help: string;
+  default?: string | boolean | readonly string[];
+  choices?: readonly string[];
+}
+
+export const FLAGS: readonly FlagSpec[] = [
+  // What to read and where to write.
+  { name: 'source', kind: 'list', default: ['manifest'], help: 'Where desired records come from (repeatable).' },
+  { name: 'provider', kind: 'string', default: 'embedded', help: 'The DNS provider that holds the records.' },
+  { name: 'registry', kind: 'string', default: 'txt', choices: ['txt', 'noop'], help: 'How ownership is recorded.' },
+  { name: 'manifests-dir', kind: 'string', default: './examples', help: 'Directory of Kubernetes YAML read by the manifest source.' },
+  // Ownership.
+  { name: 'txt-owner-id', kind: 'string', default: 'default', help: 'Owner id written into and required from TXT ownership records.' },
+  { name: 'txt-prefix', kind: 'string', default: '', help: 'Prefix of TXT ownership record names; may contain %{record_type}.' },
+  { name: 'txt-suffix', kind: 'string', default: '', help: 'Suffix of the first label of TXT ownership record names; may contain %{record_type}.' },
+  { name: 'txt-wildcard-replacement', kind: 'string', default: '', help: 'Replaces a leading "*" in TXT ownership record names.' },
+  { name: 'txt-encrypt-enabled', kind: 'bool', default: false, help: 'Encrypt TXT ownership values with AES-256-GCM.' },
+  { name: 'txt-encrypt-aes-key', kind: 'string', default: '', help: 'The 32-byte AES key (raw or base64) for --txt-encrypt-enabled.' },
+  { name: 'txt-cache-interval', kind: 'duration', default: '0s', help: 'Cache the registry records for this long between syncs (0 disables).' },
+  { name: 'migrate-from-txt-owner', kind: 'string', default: '', help: 'Take over records owned by this old owner id.' },
+  // Planning.
+  { name: 'policy', kind: 'string', default: 'sync', choices: ['sync', 'upsert-only', 'create-only'], help: 'What changes are allowed.' },
+  { name: 'domain-filter', kind: 'list', default: [], help: 'Limit to names in these domains (repeatable).' },
+  { name: 'exclude-domains', kind: 'list', default: [], help: 'Exclude names in these domains (repeatable).' },
+  { name: 'regex-domain-filter', kind: 'string', default: '', help: 'Limit to names matching this regular expression (overrides --domain-filter).' },
+  { name: 'regex-domain-exclusion', kind: 'string', default: '', help: 'Exclude names matching this regular expression.' },
+  { name: 'managed-record-types', kind: 'list', default: ['A', 'AAAA', 'CNAME'], help: 'Record types Hostwarden manages (repeatable).' },
+  { name: 'exclude-record-types', kind: 'list', default: [], help: 'Record types never managed (repeatable).' },
+  // Source behaviour.
+  { name: 'annotation-filter', kind: 'string', default: '', help: 'Only objects whose annotations match this label selector.' },
+  { name: 'label-filter', kind: 'string', default: '', help: 'Only objects whose labels match this label selector.' },
+  { name: 'fqdn-template', kind: 'string', default: '', help: 'Template for hostnames of objects without a hostname annotation.' },
+  { name: 'combine-fqdn-annotation', kind: 'bool', default: false, help: 'Use --fqdn-template names in addition to annotations.' },
+  { name: 'ignore-hostname-annotation', kind: 'bool', default: false, help: 'Ignore hostname annotations (use --fqdn-template).' },
+  { name: 'ignore-ingress-tls-spec', kind: 'bool', default: false, help: 'Ignore Ingress spec.tls hosts.' },
+  { name: 'ignore-ingress-rules-spec', kind: 'bool', default: false, help: 'Ignore Ingress spec.rules hosts.' },
+  { name: 'default-targets', kind: 'list', default: [], help: 'Targets used for every endpoint instead of the ones the source found (repeatable).' },
+  // The loop.
+  { name: 'interval', kind: 'duration', default: '1m', help: 'Time between full synchronisations.' },
+  { name: 'min-event-sync-interval', kind: 'duration', default: '5s', help: 'Minimum time between event-triggered synchronisations.' },
+  { name: 'once', kind: 'bool', default: false, help: 'Synchronise once and exit.' },
+  { name: 'dry-run', kind: 'bool', default: false, help: 'Log the planned changes and apply nothing.' },
+  // Observability.
+  { name: 'log-level', kind: 'string', default: 'info', choices: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'panic'], help: 'Log level.' },
+  { name: 'log-format', kind: 'string', default: 'text', choices: ['text', 'json'], help: 'Log format.' },
+  { name: 'metrics-address', kind: 'string', default: ':7979', help: 'Address of the /metrics and /healthz server ("" disables it).' },
+  // Embedded provider and DNS server.
+  { name: 'embedded-data-dir', kind: 'string', default: './data', help: 'Directory of the embedded provider zone files.' },
+  { name: 'embedded-zone', kind: 'list', default: [], help: 'Zone served by the embedded provider (repeatable; defaults to --domain-filter).' },
+  { name: 'embedded-default-ttl', kind: 'int', default: '300', help: 'TTL of embedded records whose endpoint sets none.' },
+  { name: 'dns-listen', kind: 'list', default: ['127.0.0.1:5353'], help: 'UDP+TCP address the embedded DNS server listens on (repeatable; "" disables it).' },
+  { name: 'dns-allow-transfer', kind: 'list', default: [], help: 'CIDR allowed to AXFR the zones (repeatable).' },
+  { name: 'dns-tsig-key', kind: 'list', default: [], help: 'TSIG key name:algorithm:base64secret accepted for AXFR (repeatable).' },
+  { name: 'dns-notify', kind: 'list', default: [], help: 'host:port sent a NOTIFY after each zone change (repeatable).' },
+  { name: 'dns-workers', kind: 'int', default: '0', help: 'Worker processes that answer DNS queries (0 answers in the main process).' },
+  { name: 'dns-udp-size', kind: 'int', default: '1232', help: 'Largest UDP response the DNS server sends to EDNS clients.' },
+  // plan / explain inputs.
+  { name: 'records', kind: 'string', default: '', help: 'plan/explain: JSON file of current records (as the registry returns them).' },
+  { name: 'desired', kind: 'string', default: '', help: 'plan/explain: JSON file of desired endpoints.' },
+  { name: 'output', kind: 'string', default: 'text', choices: ['text', 'json'], help: 'plan: output format.' },
+  { name: 'color', kind: 'string', default: 'auto', choices: ['auto', 'always', 'never'], help: 'plan: colour the diff.' },
+];
+
+export function envName(flag: string): string {
+  return `EXTERNAL_DNS_${flag.toUpperCase().replace(/-/g, '_')}`;
+}

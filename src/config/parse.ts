@@ -1,0 +1,115 @@
+/**
+ * Reads argv and the environment into raw flag values. Parsing only checks syntax (known flag,
+ * value present, number or duration well-formed); meaning is checked by validate.ts.
+ */
+import { ConfigError } from '../errors.ts';
+import { parseDuration } from './duration.ts';
+import { FLAGS, envName } from './flags.ts';
+import type { FlagSpec } from './flags.ts';
+
+export type FlagValue = string | boolean | number | string[];
+
+export interface ParsedArgs {
+  values: Map<string, FlagValue>;
+  /** Flags given on the command line or in the environment (not defaults). */
+  explicit: Set<string>;
+  positionals: string[];
+}
+
+const TRUE = new Set(['true', '1', 'yes', 'on']);
+const FALSE = new Set(['false', '0', 'no', 'off']);
+
+export function parseArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): ParsedArgs {
+  const specs = new Map(FLAGS.map((f) => [f.name, f]));
+  const values = new Map<string, FlagValue>();
+  const explicit = new Set<string>();
+  const fromArgv = new Set<string>();
+  const positionals: string[] = [];
+
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (arg === '--') {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith('--')) {
+      if (arg.startsWith('-') && arg.length > 1) throw new ConfigError(`unknown flag ${arg}; flags are written --name`, arg);
+      positionals.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    let name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+    let inline: string | undefined = eq === -1 ? undefined : arg.slice(eq + 1);
+    let spec = specs.get(name);
+    if (spec === undefined && name.startsWith('no-') && inline === undefined) {
+      const positive = specs.get(name.slice(3));
+      if (positive?.kind === 'bool') {
+        spec = positive;
+        name = positive.name;
+        inline = 'false';
+      }
+    }
+    if (spec === undefined) throw new ConfigError(`unknown flag --${name}`, `--${name}`);
+    let raw: string;
+    if (inline !== undefined) raw = inline;
+    else if (spec.kind === 'bool') raw = 'true';
+    else {
+      const next = argv[i + 1];
+      if (next === undefined) throw new ConfigError(`--${name} needs a value`, `--${name}`);
+      raw = next;
+      i++;
+    }
+    const value = convert(spec, raw, `--${name}`);
+    if (spec.kind === 'list' && fromArgv.has(name)) {
+      (values.get(name) as string[]).push(...(value as string[]));
+    } else {
+      values.set(name, value);
+    }
+    fromArgv.add(name);
+    explicit.add(name);
+  }
+
+  for (const spec of FLAGS) {
+    if (fromArgv.has(spec.name)) continue;
+    const envValue = env[envName(spec.name)];
+    if (envValue !== undefined) {
+      const parts = spec.kind === 'list' ? envValue.split(/\r?\n/).filter((s) => s !== '') : [envValue];
+      const value = spec.kind === 'list' ? parts.flatMap((p) => convert(spec, p, envName(spec.name)) as string[]) : convert(spec, envValue, envName(spec.name));
+      values.set(spec.name, value);
+      explicit.add(spec.name);
+    } else if (spec.default !== undefined) {
+      values.set(spec.name, convert(spec, spec.default, `--${spec.name}`));
+    }
+  }
+  return { values, explicit, positionals };
+}
+
+function convert(spec: FlagSpec, raw: string | boolean | readonly string[], where: string): FlagValue {
+  if (Array.isArray(raw)) return [...(raw as readonly string[])];
+  if (typeof raw === 'boolean') return raw;
+  const text = raw as string;
+  switch (spec.kind) {
+    case 'bool': {
+      const lower = text.toLowerCase();
+      if (TRUE.has(lower)) return true;
+      if (FALSE.has(lower)) return false;
+      throw new ConfigError(`${where} takes true or false, got ${JSON.stringify(text)}`, `--${spec.name}`);
+    }
+    case 'int': {
+      if (!/^-?\d+$/.test(text.trim())) throw new ConfigError(`${where} takes a whole number, got ${JSON.stringify(text)}`, `--${spec.name}`);
+      return Number(text);
+    }
+    case 'duration': {
+      const ms = parseDuration(text);
+      if (ms === undefined) throw new ConfigError(`${where} takes a duration such as 30s, 1m or 1h, got ${JSON.stringify(text)}`, `--${spec.name}`);
+      return ms;
+    }
+    case 'list':
+      return [text];
+    case 'string':
+      if (spec.choices !== undefined && !spec.choices.includes(text)) {
+        throw new ConfigError(`${where} must be one of ${spec.choices.join(', ')}, got ${JSON.stringify(text)}`, `--${spec.name}`);
+      }
+      return text;
+  }
+}
