@@ -82,6 +82,8 @@ function matchList(filters: readonly string[], name: string, whenEmpty: boolean)
 
 /** What the planner needs from a filter; lets several filters be combined. */
 export interface DomainMatcher {
+  /** False when the filter lets every name through, so callers can skip matching. */
+  isConfigured(): boolean;
   match(domain: string): boolean;
   explainMismatch(domain: string): string | undefined;
 }
@@ -91,6 +93,9 @@ export class AllDomainFilters implements DomainMatcher {
   private readonly filters: readonly DomainMatcher[];
   constructor(filters: readonly DomainMatcher[]) {
     this.filters = filters;
+  }
+  isConfigured(): boolean {
+    return this.filters.some((f) => f.isConfigured());
   }
   match(domain: string): boolean {
     return this.filters.every((f) => f.match(domain));
