@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { Registry as MetricsRegistry } from 'prom-client';
+import { FakeRegistry, FakeSource } from '../../test/support/fakes.ts';
+import { DomainFilter } from '../endpoint/domain-filter.ts';
+import { newEndpoint } from '../endpoint/endpoint.ts';
+import { ProviderError } from '../errors.ts';
+import { silentLogger } from '../log.ts';
+import { Controller } from './controller.ts';
+import type { ControllerOptions } from './controller.ts';
+import { ControllerMetrics } from './metrics.ts';
+
+const www = newEndpoint({ dnsName: 'www.example.org', recordType: 'A', targets: ['192.0.2.1'], labels: { resource: 'service/default/web' } });
+
+function controller(source: FakeSource, registry: FakeRegistry, extra: Partial<ControllerOptions> = {}): { c: Controller; metrics: MetricsRegistry } {
+  const metrics = new MetricsRegistry();
+  const c = new Controller({
+    source,
+    registry,
+    plan: { policy: 'sync', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], domainFilter: new DomainFilter(), migrateFromOwner: '' },
+    intervalMs: 60_000,
+    minEventSyncIntervalMs: 0,
+    dryRun: false,
+    logger: silentLogger(),
+    metrics: new ControllerMetrics(metrics),
+    backoff: { initialMs: 5, maxMs: 20 },
+    ...extra,
+  });
+  return { c, metrics };
+}
+
+async function waitFor(cond: () => boolean, what: string, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+async function metricValue(metrics: MetricsRegistry, name: string): Promise<number> {
+  const m = (await metrics.getMetricsAsJSON()).find((x) => x.name === name);
+  return (m?.values ?? []).reduce((sum, v) => sum + v.value, 0);
+}
+
+describe('Controller.runOnce', () => {
+  test('creates desired records with the owner label and reports them in metrics', async () => {
+    const registry = new FakeRegistry('me');
+    const { c, metrics } = controller(new FakeSource([www]), registry);
+    const result = await c.runOnce();
+    assert.equal(result.applied, true);
+    assert.equal(result.changes.create.length, 1);
+    const stored = await registry.records();
+    assert.equal(stored[0]?.labels['owner'], 'me');
+    assert.equal(await metricValue(metrics, 'external_dns_source_endpoints_total'), 1);
+    assert.ok((await metricValue(metrics, 'external_dns_controller_last_sync_timestamp_seconds')) > 0);
+    const again = await c.runOnce();
+    assert.equal(again.applied, false, 'second sync has nothing to do');
+  });
+
+  test('--dry-run plans but applies nothing', async () => {
+    const registry = new FakeRegistry('me');
+    const { c } = controller(new FakeSource([www]), registry, { dryRun: true });
+    const result = await c.runOnce();
+    assert.equal(result.changes.create.length, 1);
+    assert.equal(result.applied, false);
+    assert.equal(registry.applied.length, 0);
+  });
+
+  test('source failures count as source errors and propagate', async () => {
+    const source = new FakeSource([www]);
+    source.failures.push(new Error('boom'));
+    const { c, metrics } = controller(source, new FakeRegistry('me'));
+    await assert.rejects(c.runOnce(), /boom/);
+    assert.equal(await metricValue(metrics, 'external_dns_source_errors_total'), 1);
+  });
+});
+
+describe('Controller.run', () => {
+  test('retries transient errors with backoff and never exits on them', async () => {
+    const registry = new FakeRegistry('me');
+    for (let i = 0; i < 3; i++) registry.applyFailures.push(new ProviderError('fake', 'throttled', { transient: true }));
+    const { c, metrics } = controller(new FakeSource([www]), registry);
+    const stop = new AbortController();
+    const running = c.run(stop.signal);
+    await waitFor(() => registry.applied.length === 1, 'a successful apply after 3 transient failures');
+    stop.abort();
+    await running;
+    assert.equal(await metricValue(metrics, 'hostwarden_sync_retries_total'), 3);
+    assert.equal(await metricValue(metrics, 'external_dns_registry_errors_total'), 3);
+  });
+
+  test('a permanent error waits for the next event instead of retrying', async () => {
+    const source = new FakeSource([www]);
+    const registry = new FakeRegistry('me');
+    registry.applyFailures.push(new ProviderError('fake', 'bad record', { transient: false }));
+    const { c, metrics } = controller(source, registry);
+    const stop = new AbortController();
+    const running = c.run(stop.signal);
+    await waitFor(() => source.calls === 1, 'first sync');
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(source.calls, 1, 'no retry without an event');
+    source.emit();
+    await waitFor(() => registry.applied.length === 1, 'apply after the event');
+    stop.abort();
+    await running;
+    assert.equal(await metricValue(metrics, 'hostwarden_sync_retries_total'), 0);
+  });
+
+  test('events are debounced by the minimum event sync interval', async () => {
+    const source = new FakeSource([www]);
+    const { c } = controller(source, new FakeRegistry('me'), { minEventSyncIntervalMs: 150 });
+    const stop = new AbortController();
+    const running = c.run(stop.signal);
+    await waitFor(() => source.calls === 1, 'first sync');
+    for (let i = 0; i < 20; i++) source.emit();
+    await waitFor(() => source.calls === 2, 'one event-triggered sync');
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(source.calls, 2, 'twenty events cause one sync');
+    stop.abort();
+    await running;
+  });
+
+  test('syncs again every interval', async () => {
+    const source = new FakeSource([www]);
+    const { c } = controller(source, new FakeRegistry('me'), { intervalMs: 20 });
+    const stop = new AbortController();
+    const running = c.run(stop.signal);
+    await waitFor(() => source.calls >= 3, 'three interval syncs');
+    stop.abort();
+    await running;
+  });
+});

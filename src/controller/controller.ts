@@ -1,0 +1,199 @@
+/**
+ * The sync loop: read desired endpoints from the source, current records from the registry,
+ * plan, apply. It syncs at start, after source events (debounced by the minimum event interval)
+ * and every interval. Transient failures are retried with jittered exponential backoff and
+ * never end the loop; permanent ones wait for the next event or interval.
+ */
+import type { DomainMatcher } from '../endpoint/domain-filter.ts';
+import { AllDomainFilters } from '../endpoint/domain-filter.ts';
+import type { Endpoint, RecordType } from '../endpoint/endpoint.ts';
+import { errorMessage, isTransient } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import { calculatePlan } from '../plan/plan.ts';
+import type { Policy } from '../plan/plan.ts';
+import type { Changes } from '../provider/provider.ts';
+import { hasChanges } from '../provider/provider.ts';
+import type { Registry } from '../registry/registry.ts';
+import type { Source } from '../source/source.ts';
+import type { ControllerMetrics } from './metrics.ts';
+import { summariseChanges } from './summary.ts';
+
+export interface PlanSettings {
+  policy: Policy;
+  managedRecordTypes: readonly RecordType[];
+  excludeRecordTypes: readonly RecordType[];
+  domainFilter: DomainMatcher;
+  migrateFromOwner: string;
+}
+
+export interface ControllerOptions {
+  source: Source;
+  registry: Registry;
+  plan: PlanSettings;
+  intervalMs: number;
+  minEventSyncIntervalMs: number;
+  dryRun: boolean;
+  logger: Logger;
+  metrics?: ControllerMetrics;
+  /** Bounds for retry backoff after transient errors. */
+  backoff?: { initialMs: number; maxMs: number };
+  random?: () => number;
+  now?: () => number;
+}
+
+export interface SyncResult {
+  changes: Changes;
+  desired: number;
+  current: number;
+  applied: boolean;
+}
+
+export class Controller {
+  private readonly opts: ControllerOptions;
+  private readonly log: Logger;
+  private readonly now: () => number;
+  private readonly random: () => number;
+  private wake: (() => void) | undefined;
+  private eventPending = false;
+  private lastSyncStart = Number.NEGATIVE_INFINITY;
+  /** Time of the last sync attempt; /healthz reads it to spot a stuck loop. */
+  lastAttemptAt = 0;
+  lastSuccessAt = 0;
+
+  constructor(opts: ControllerOptions) {
+    this.opts = opts;
+    this.log = opts.logger;
+    this.now = opts.now ?? Date.now;
+    this.random = opts.random ?? Math.random;
+  }
+
+  /** One full synchronisation. Throws on failure; the caller decides about retries. */
+  async runOnce(): Promise<SyncResult> {
+    const { source, registry, metrics } = this.opts;
+    const started = this.now();
+    this.lastSyncStart = started;
+    this.lastAttemptAt = started;
+    metrics?.lastReconcileTimestamp.set(started / 1000);
+
+    const desired = await stage(() => source.endpoints(), () => metrics?.sourceErrors.inc());
+    metrics?.sourceEndpoints.set(desired.length);
+    const adjusted = await stage(() => registry.adjustEndpoints(desired), () => metrics?.registryErrors.inc());
+    const current = await stage(() => registry.records(), () => metrics?.registryErrors.inc());
+    metrics?.registryEndpoints.set(current.length);
+
+    const { changes } = calculatePlan({
+      current,
+      desired: adjusted,
+      ownerId: registry.ownerId,
+      policy: this.opts.plan.policy,
+      managedRecordTypes: this.opts.plan.managedRecordTypes,
+      excludeRecordTypes: this.opts.plan.excludeRecordTypes,
+      domainFilter: new AllDomainFilters([this.opts.plan.domainFilter, registry.domainFilter()]),
+      migrateFromOwner: this.opts.plan.migrateFromOwner === '' ? undefined : this.opts.plan.migrateFromOwner,
+    });
+    this.recordVerified(adjusted, changes);
+
+    let applied = false;
+    if (!hasChanges(changes)) {
+      this.log.debug({ desired: adjusted.length, current: current.length }, 'all records are up to date');
+    } else if (this.opts.dryRun) {
+      this.log.info({ ...summariseChanges(changes), dryRun: true }, 'planned changes (dry run, nothing applied)');
+    } else {
+      this.log.info(summariseChanges(changes), 'applying changes');
+      await stage(() => registry.applyChanges(changes), () => metrics?.registryErrors.inc());
+      metrics?.changes.inc({ action: 'create' }, changes.create.length);
+      metrics?.changes.inc({ action: 'update' }, changes.updateNew.length);
+      metrics?.changes.inc({ action: 'delete' }, changes.delete.length);
+      applied = true;
+    }
+    const finished = this.now();
+    this.lastSuccessAt = finished;
+    metrics?.lastSyncTimestamp.set(finished / 1000);
+    metrics?.syncDuration.observe((finished - started) / 1000);
+    return { changes, desired: adjusted.length, current: current.length, applied };
+  }
+
+  /** Runs until the signal aborts. Never throws for sync failures. */
+  async run(signal: AbortSignal): Promise<void> {
+    const unsubscribe = this.opts.source.addEventHandler(() => this.onEvent());
+    const backoff = this.opts.backoff ?? { initialMs: 1000, maxMs: Math.min(this.opts.intervalMs, 60_000) };
+    let failures = 0;
+    try {
+      while (!signal.aborted) {
+        this.eventPending = false;
+        let delay = this.opts.intervalMs;
+        try {
+          await this.runOnce();
+          failures = 0;
+          this.opts.metrics?.consecutiveFailures.set(0);
+        } catch (err) {
+          failures++;
+          const transient = isTransient(err);
+          this.opts.metrics?.syncFailures.inc({ transient: String(transient) });
+          this.opts.metrics?.consecutiveFailures.set(failures);
+          if (transient) {
+            delay = jitter(Math.min(backoff.maxMs, backoff.initialMs * 2 ** Math.min(failures - 1, 20)), this.random);
+            this.opts.metrics?.retries.inc();
+          }
+          this.log.error({ err: errorMessage(err), code: (err as { code?: string }).code, transient, failures, retryInMs: Math.round(delay) }, 'synchronisation failed');
+        }
+        await this.waitForNextSync(delay, signal);
+      }
+    } finally {
+      unsubscribe();
+    }
+  }
+
+  private onEvent(): void {
+    this.eventPending = true;
+    this.wake?.();
+  }
+
+  /** Sleeps until the interval elapses or an event arrives (but not sooner than the minimum event interval). */
+  private async waitForNextSync(delayMs: number, signal: AbortSignal): Promise<void> {
+    const deadline = this.now() + delayMs;
+    while (!signal.aborted) {
+      const eventAt = this.eventPending ? this.lastSyncStart + this.opts.minEventSyncIntervalMs : Number.POSITIVE_INFINITY;
+      const until = Math.min(deadline, eventAt) - this.now();
+      if (until <= 0) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, until);
+        const onAbort = (): void => done();
+        signal.addEventListener('abort', onAbort, { once: true });
+        this.wake = done;
+        function done(): void {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        }
+      });
+      this.wake = undefined;
+    }
+  }
+
+  private recordVerified(desired: readonly Endpoint[], changes: Changes): void {
+    const metrics = this.opts.metrics;
+    if (metrics === undefined) return;
+    const changed = new Set([...changes.create, ...changes.updateNew].map((e) => `${e.dnsName}\u0000${e.recordType}`));
+    const counts = new Map<string, number>();
+    for (const ep of desired) {
+      if (!changed.has(`${ep.dnsName}\u0000${ep.recordType}`)) counts.set(ep.recordType, (counts.get(ep.recordType) ?? 0) + 1);
+    }
+    metrics.verifiedRecords.reset();
+    for (const [type, n] of counts) metrics.verifiedRecords.set({ record_type: type }, n);
+  }
+}
+
+async function stage<T>(fn: () => Promise<T>, onError: () => void): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    onError();
+    throw err;
+  }
+}
+
+/** "Full jitter" keeps many replicas from retrying in step: a delay between half and all of `ms`. */
+function jitter(ms: number, random: () => number): number {
+  return ms / 2 + (random() * ms) / 2;
+}
