@@ -1,0 +1,417 @@
+/**
+ * RFC 1035 master files for the record types in zone-content.ts. The parser accepts what people
+ * and BIND write by hand ($ORIGIN, $TTL, `@`, relative names, inherited owners, comments,
+ * parentheses, quoted strings with escapes); the serializer writes one fixed, sorted form with
+ * absolute names so identical content always gives identical bytes and BIND9 loads it as is.
+ */
+import { isIPv4, isIPv6 } from 'node:net';
+import { HostwardenError } from '../errors.ts';
+import { canonicalTarget } from '../endpoint/endpoint.ts';
+import { isInZone, normalizeDnsName } from '../endpoint/name.ts';
+import { RR_TYPES } from './zone-content.ts';
+import type { RRSet, RRType, SOA, ZoneContent } from './zone-content.ts';
+
+/** A zone file that cannot be loaded; `file` and `line` say where (line 0 = the file as a whole). */
+export class ZoneFileError extends HostwardenError {
+  readonly file: string;
+  readonly line: number;
+  constructor(file: string, line: number, message: string) {
+    super('ZONE_FILE_INVALID', `${line > 0 ? `${file}:${line}` : file}: ${message}`);
+    this.file = file;
+    this.line = line;
+  }
+}
+
+export const MAX_TTL = 2147483647;
+const MAX_CHARACTER_STRING = 255;
+
+interface Pending {
+  name: string;
+  type: RRType;
+  ttl: number;
+  rdata: Set<string>;
+  line: number;
+}
+
+/** Parses a master file for the zone `origin` (absolute, without trailing dot). */
+export function parseZone(text: string, origin: string, fileName: string): ZoneContent {
+  const zone = normalizeDnsName(origin);
+  const fail = (line: number, message: string): never => {
+    throw new ZoneFileError(fileName, line, message);
+  };
+  const sets = new Map<string, Pending>();
+  let currentOrigin = zone;
+  let defaultTtl: number | undefined;
+  let lastTtl: number | undefined;
+  let lastOwner: string | undefined;
+  let soa: SOA | undefined;
+
+  for (const entry of tokenize(text, (line, message) => fail(line, message))) {
+    const at = entry.line;
+    const tokens = [...entry.tokens];
+    const first = tokens[0];
+    if (first === undefined) continue;
+    if (!entry.blankOwner && !first.quoted && first.text.startsWith('$')) {
+      const directive = first.text.toUpperCase();
+      const arg = tokens[1];
+      if (directive === '$ORIGIN' && arg !== undefined && tokens.length === 2) currentOrigin = parseName(arg, currentOrigin, fail);
+      else if (directive === '$TTL' && arg !== undefined && tokens.length === 2) defaultTtl = parseTtl(arg, fail);
+      else if (directive === '$ORIGIN' || directive === '$TTL') fail(at, `${directive} takes exactly one argument`);
+      else fail(at, `unsupported directive ${first.text}`);
+      continue;
+    }
+    let owner: string;
+    if (entry.blankOwner) {
+      if (lastOwner === undefined) return fail(at, 'record without an owner name and no previous owner to inherit');
+      owner = lastOwner;
+    } else {
+      owner = parseName(first, currentOrigin, fail);
+      tokens.shift();
+    }
+    if (!isInZone(owner, zone)) fail(at, `owner ${owner} is outside the zone ${zone}`);
+    lastOwner = owner;
+
+    let ttl: number | undefined;
+    let typeToken: Token | undefined;
+    let sawClass = false;
+    while ((typeToken = tokens.shift()) !== undefined) {
+      const word = typeToken.text.toUpperCase();
+      if (typeToken.quoted) fail(at, `unexpected quoted string ${JSON.stringify(typeToken.text)}`);
+      if (ttl === undefined && isTtlText(typeToken.text)) ttl = parseTtl(typeToken, fail);
+      else if (!sawClass && word === 'IN') sawClass = true;
+      else if (!sawClass && ['CH', 'HS', 'CS', 'ANY', 'NONE'].includes(word)) fail(at, `class ${word} is not supported, only IN`);
+      else break;
+    }
+    if (typeToken === undefined) return fail(at, 'record without a type');
+    const type = typeToken.text.toUpperCase();
+    if (!(RR_TYPES as readonly string[]).includes(type)) fail(at, `unsupported record type ${typeToken.text}`);
+    const rrType = type as RRType;
+
+    if (rrType === 'SOA') {
+      if (owner !== zone) fail(at, `SOA record at ${owner}, expected at the zone apex ${zone}`);
+      if (soa !== undefined) fail(at, 'second SOA record');
+      soa = parseSoa(tokens, currentOrigin, ttl ?? defaultTtl ?? lastTtl, fail, at);
+      if (ttl !== undefined) lastTtl = ttl;
+      continue;
+    }
+    const effectiveTtl = ttl ?? defaultTtl ?? lastTtl ?? soa?.minimum;
+    if (effectiveTtl === undefined) return fail(at, 'no TTL given and no $TTL in effect');
+    if (ttl !== undefined) lastTtl = ttl;
+    const rdata = parseRdata(rrType, tokens, currentOrigin, (message) => fail(at, message));
+    const key = `${owner}\u0000${rrType}`;
+    const existing = sets.get(key);
+    // Like BIND, the first TTL seen for a set wins when a file disagrees with itself.
+    if (existing === undefined) sets.set(key, { name: owner, type: rrType, ttl: effectiveTtl, rdata: new Set([rdata]), line: at });
+    else existing.rdata.add(rdata);
+  }
+
+  if (soa === undefined) return fail(0, `no SOA record for ${zone}`);
+  const rrsets: RRSet[] = [];
+  for (const set of sets.values()) {
+    if (set.type === 'SOA') continue;
+    rrsets.push({ name: set.name, type: set.type, ttl: set.ttl, rdata: [...set.rdata].sort() });
+  }
+  const content: ZoneContent = { origin: zone, soa, rrsets: sortRRSets(rrsets) };
+  const conflict = findCnameConflict(content);
+  if (conflict !== undefined) {
+    const line = sets.get(`${conflict.name}\u0000CNAME`)?.line ?? 0;
+    fail(line, conflict.message);
+  }
+  return content;
+}
+
+/** Writes a zone in the canonical form: SOA first, then sets in DNS name order, rdata sorted. */
+export function serializeZone(zone: ZoneContent): string {
+  const s = zone.soa;
+  const lines = [
+    `; zone ${zone.origin}, written by Hostwarden; edits are replaced on the next change`,
+    `${absolute(zone.origin)} ${s.ttl} IN SOA ${absolute(s.mname)} ${absolute(s.rname)} ${s.serial} ${s.refresh} ${s.retry} ${s.expire} ${s.minimum}`,
+  ];
+  for (const set of sortRRSets(zone.rrsets)) {
+    for (const rdata of [...new Set(set.rdata)].sort()) {
+      lines.push(`${absolute(set.name)} ${set.ttl} IN ${set.type} ${formatRdata(set.type, rdata)}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Sorts sets by DNS name (labels compared right to left), then type, so output is stable. */
+export function sortRRSets(rrsets: readonly RRSet[]): RRSet[] {
+  const typeIndex = (t: RRType): number => RR_TYPES.indexOf(t);
+  return [...rrsets].sort((a, b) => compareNames(a.name, b.name) || typeIndex(a.type) - typeIndex(b.type));
+}
+
+export function compareNames(a: string, b: string): number {
+  const la = a.split('.').reverse();
+  const lb = b.split('.').reverse();
+  for (let i = 0; i < Math.min(la.length, lb.length); i++) {
+    const x = la[i] ?? '';
+    const y = lb[i] ?? '';
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return la.length - lb.length;
+}
+
+/** A CNAME that shares its name with other data (or sits at the apex), as BIND rejects it. */
+export function findCnameConflict(zone: ZoneContent): { name: string; message: string } | undefined {
+  const typesByName = new Map<string, RRType[]>();
+  for (const set of zone.rrsets) typesByName.set(set.name, [...(typesByName.get(set.name) ?? []), set.type]);
+  for (const set of zone.rrsets) {
+    if (set.type !== 'CNAME') continue;
+    if (set.rdata.length > 1) return { name: set.name, message: `${set.name} has ${set.rdata.length} CNAME records; only one is allowed` };
+    if (set.name === zone.origin) return { name: set.name, message: `CNAME at the zone apex ${set.name} conflicts with its SOA and NS records` };
+    const others = (typesByName.get(set.name) ?? []).filter((t) => t !== 'CNAME');
+    if (others.length > 0) return { name: set.name, message: `CNAME at ${set.name} conflicts with its ${others.join(', ')} records (CNAME and other data)` };
+  }
+  return undefined;
+}
+
+/**
+ * Splits text into character-strings of at most 255 bytes (UTF-8) and quotes each with escapes,
+ * so the output is plain ASCII whatever the text holds.
+ */
+export function quoteTxt(text: string): string {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length === 0) return '""';
+  const parts: string[] = [];
+  for (let i = 0; i < bytes.length; i += MAX_CHARACTER_STRING) parts.push(quoteBytes(bytes.subarray(i, i + MAX_CHARACTER_STRING)));
+  return parts.join(' ');
+}
+
+function quoteBytes(bytes: Uint8Array): string {
+  let out = '"';
+  for (const b of bytes) {
+    if (b === 0x22 || b === 0x5c) out += `\\${String.fromCharCode(b)}`;
+    else if (b >= 0x20 && b < 0x7f) out += String.fromCharCode(b);
+    else out += `\\${b.toString().padStart(3, '0')}`;
+  }
+  return `${out}"`;
+}
+
+function absolute(name: string): string {
+  return name === '' || name === '.' ? '.' : `${name}.`;
+}
+
+function formatRdata(type: RRType, rdata: string): string {
+  const f = rdata.split(' ');
+  switch (type) {
+    case 'NS':
+    case 'CNAME':
+    case 'PTR':
+      return absolute(rdata);
+    case 'MX':
+      return `${f[0]} ${absolute(f.slice(1).join(' '))}`;
+    case 'SRV':
+      return `${f[0]} ${f[1]} ${f[2]} ${absolute(f.slice(3).join(' '))}`;
+    case 'CAA':
+      return `${f[0]} ${f[1]} ${quoteBytes(Buffer.from(f.slice(2).join(' '), 'utf8'))}`;
+    case 'TXT':
+      return quoteTxt(rdata);
+    default:
+      return rdata;
+  }
+}
+
+type Fail = (line: number, message: string) => never;
+
+function parseName(token: Token, origin: string, fail: Fail): string {
+  if (token.quoted) return fail(token.line, `expected a name, got a quoted string`);
+  const text = token.text;
+  if (text === '@') return origin;
+  if (text === '.') return '';
+  if (text.includes('\\')) return fail(token.line, `escaped characters in names are not supported: ${text}`);
+  const full = text.endsWith('.') ? text.slice(0, -1) : origin === '' ? text : `${text}.${origin}`;
+  try {
+    return normalizeDnsName(full);
+  } catch (err) {
+    return fail(token.line, (err as Error).message);
+  }
+}
+
+function isTtlText(text: string): boolean {
+  return /^\d+$/.test(text) || /^(\d+[wdhms])+$/i.test(text);
+}
+
+const UNIT_SECONDS: Record<string, number> = { w: 604800, d: 86400, h: 3600, m: 60, s: 1 };
+
+function parseTtl(token: Token, fail: Fail): number {
+  if (token.quoted || !isTtlText(token.text)) return fail(token.line, `invalid time value ${JSON.stringify(token.text)}`);
+  let total = 0;
+  if (/^\d+$/.test(token.text)) total = Number(token.text);
+  else for (const m of token.text.matchAll(/(\d+)([wdhms])/gi)) total += Number(m[1]) * (UNIT_SECONDS[(m[2] ?? 's').toLowerCase()] ?? 1);
+  if (total > MAX_TTL) fail(token.line, `time value ${token.text} is larger than ${MAX_TTL}`);
+  return total;
+}
+
+function parseSoa(tokens: Token[], origin: string, ttl: number | undefined, fail: Fail, line: number): SOA {
+  if (tokens.length !== 7) return fail(line, `SOA needs 7 fields (mname rname serial refresh retry expire minimum), got ${tokens.length}`);
+  const [mname, rname, serial, refresh, retry, expire, minimum] = tokens as [Token, Token, Token, Token, Token, Token, Token];
+  if (serial.quoted || !/^\d+$/.test(serial.text) || Number(serial.text) > 0xffffffff) fail(line, `invalid SOA serial ${serial.text}`);
+  const minimumSeconds = parseTtl(minimum, fail);
+  return {
+    mname: parseName(mname, origin, fail),
+    rname: parseName(rname, origin, fail),
+    serial: Number(serial.text),
+    refresh: parseTtl(refresh, fail),
+    retry: parseTtl(retry, fail),
+    expire: parseTtl(expire, fail),
+    minimum: minimumSeconds,
+    ttl: ttl ?? minimumSeconds,
+  };
+}
+
+function parseRdata(type: Exclude<RRType, 'SOA'>, tokens: Token[], origin: string, fail: (message: string) => never): string {
+  const want = (n: number, shape: string): void => {
+    if (tokens.length !== n || tokens.some((t) => t.quoted)) fail(`${type} needs ${shape}, got ${describe(tokens)}`);
+  };
+  const name = (t: Token, allowRoot: boolean): string => {
+    const n = parseName(t, origin, (_line, message) => fail(message));
+    if (n === '' && !allowRoot) fail(`${type} target cannot be the root name`);
+    return n === '' ? '.' : n;
+  };
+  const uint = (t: Token, max: number, what: string): number => {
+    if (!/^\d+$/.test(t.text) || Number(t.text) > max) fail(`invalid ${what} ${JSON.stringify(t.text)}`);
+    return Number(t.text);
+  };
+  const [a, b, c, d] = tokens;
+  switch (type) {
+    case 'A':
+      want(1, 'an IPv4 address');
+      if (!isIPv4(a?.text ?? '')) fail(`invalid IPv4 address ${JSON.stringify(a?.text)}`);
+      return a?.text ?? '';
+    case 'AAAA':
+      want(1, 'an IPv6 address');
+      if (!isIPv6(a?.text ?? '')) fail(`invalid IPv6 address ${JSON.stringify(a?.text)}`);
+      return canonicalTarget('AAAA', a?.text ?? '');
+    case 'NS':
+    case 'CNAME':
+    case 'PTR':
+      want(1, 'one host name');
+      return name(a as Token, false);
+    case 'MX':
+      want(2, '"<preference> <host>"');
+      return `${uint(a as Token, 65535, 'MX preference')} ${name(b as Token, true)}`;
+    case 'SRV':
+      want(4, '"<priority> <weight> <port> <host>"');
+      return `${uint(a as Token, 65535, 'SRV priority')} ${uint(b as Token, 65535, 'SRV weight')} ${uint(c as Token, 65535, 'SRV port')} ${name(d as Token, true)}`;
+    case 'CAA': {
+      if (tokens.length !== 3 || a?.quoted === true || b?.quoted === true) fail(`CAA needs "<flags> <tag> <value>", got ${describe(tokens)}`);
+      if (!/^[A-Za-z0-9]+$/.test(b?.text ?? '')) fail(`invalid CAA tag ${JSON.stringify(b?.text)}`);
+      return `${uint(a as Token, 255, 'CAA flags')} ${b?.text ?? ''} ${decodeText(c?.bytes ?? new Uint8Array())}`;
+    }
+    case 'TXT': {
+      if (tokens.length === 0) fail('TXT needs at least one string');
+      const tooLong = tokens.find((t) => t.bytes.length > MAX_CHARACTER_STRING);
+      if (tooLong !== undefined) fail(`TXT string of ${tooLong.bytes.length} bytes is longer than ${MAX_CHARACTER_STRING}; split it into several strings`);
+      // Several character-strings form one logical value, as external-dns and DKIM expect.
+      return decodeText(Buffer.concat(tokens.map((t) => t.bytes)));
+    }
+  }
+}
+
+/** Text is kept as UTF-8; bytes that are not valid UTF-8 become U+FFFD. */
+function decodeText(bytes: Uint8Array): string {
+  return new TextDecoder('utf-8').decode(bytes);
+}
+
+function describe(tokens: readonly Token[]): string {
+  return tokens.length === 0 ? 'nothing' : tokens.map((t) => (t.quoted ? JSON.stringify(t.text) : t.text)).join(' ');
+}
+
+// ---- lexer ----
+
+/** One word of a record; `bytes` is the decoded value (escapes resolved, UTF-8 encoded). */
+interface Token {
+  text: string;
+  quoted: boolean;
+  bytes: Uint8Array;
+  line: number;
+}
+
+/** One logical record: physical lines joined inside parentheses, comments dropped. */
+interface Entry {
+  line: number;
+  blankOwner: boolean;
+  tokens: Token[];
+}
+
+function* tokenize(text: string, fail: Fail): Generator<Entry> {
+  let line = 1;
+  let depth = 0;
+  let entry: Entry | undefined;
+  let i = 0;
+  let lineStart = true;
+  while (i < text.length) {
+    const ch = text[i] ?? '';
+    if (lineStart && depth === 0) {
+      if (entry !== undefined && entry.tokens.length > 0) yield entry;
+      entry = { line, blankOwner: ch === ' ' || ch === '\t', tokens: [] };
+    }
+    lineStart = false;
+    if (ch === '\n') {
+      line++;
+      lineStart = true;
+      i++;
+    } else if (ch === ' ' || ch === '\t' || ch === '\r') {
+      i++;
+    } else if (ch === ';') {
+      while (i < text.length && text[i] !== '\n') i++;
+    } else if (ch === '(') {
+      depth++;
+      i++;
+    } else if (ch === ')') {
+      if (depth === 0) fail(line, 'unbalanced ")"');
+      depth--;
+      i++;
+    } else {
+      const quoted = ch === '"';
+      const start = line;
+      const read = readWord(text, quoted ? i + 1 : i, quoted, () => fail(start, 'unterminated quoted string'), (m) => fail(start, m));
+      entry?.tokens.push({ text: read.text, quoted, bytes: read.bytes, line: start });
+      i = read.end;
+    }
+  }
+  if (depth > 0) fail(entry?.line ?? line, 'unbalanced "(": missing ")" before the end of the file');
+  if (entry !== undefined && entry.tokens.length > 0) yield entry;
+}
+
+/** Reads a quoted string (from after the opening quote) or a bare word, resolving escapes. */
+function readWord(text: string, from: number, quoted: boolean, unterminated: () => never, fail: (m: string) => never): { text: string; bytes: Uint8Array; end: number } {
+  const bytes: number[] = [];
+  let i = from;
+  for (;;) {
+    const ch = text[i];
+    if (ch === undefined || ch === '\n') {
+      if (quoted) unterminated();
+      break;
+    }
+    if (quoted && ch === '"') {
+      i++;
+      break;
+    }
+    if (!quoted && (ch === ' ' || ch === '\t' || ch === '\r' || ch === ';' || ch === '(' || ch === ')' || ch === '"')) break;
+    if (ch === '\\') {
+      const digits = /^\d{3}/.exec(text.slice(i + 1, i + 4));
+      if (digits !== null) {
+        const value = Number(digits[0]);
+        if (value > 255) fail(`escape \\${digits[0]} is larger than 255`);
+        bytes.push(value);
+        i += 4;
+        continue;
+      }
+      const next = text.codePointAt(i + 1);
+      if (next === undefined || next === 0x0a) fail('backslash at the end of a line');
+      const escaped = String.fromCodePoint(next ?? 0);
+      bytes.push(...Buffer.from(escaped, 'utf8'));
+      i += 1 + escaped.length;
+      continue;
+    }
+    const cp = text.codePointAt(i) ?? 0;
+    const char = String.fromCodePoint(cp);
+    bytes.push(...Buffer.from(char, 'utf8'));
+    i += char.length;
+  }
+  const end = i;
+  const raw = quoted ? text.slice(from, end - 1) : text.slice(from, end);
+  return { text: raw, bytes: Uint8Array.from(bytes), end };
+}
