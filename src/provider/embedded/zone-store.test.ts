@@ -1,0 +1,160 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ZoneFileError } from '../../dns/master-file.ts';
+import type { RRSet, ZoneContent } from '../../dns/zone-content.ts';
+import { silentLogger } from '../../log.ts';
+import { ZoneStore, nextSerial, rrsetKey } from './zone-store.ts';
+import type { ZoneStoreOptions } from './zone-store.ts';
+
+async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'hostwarden-store-'));
+  try {
+    await fn(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function store(dir: string, extra: Partial<ZoneStoreOptions> = {}): ZoneStore {
+  return new ZoneStore({ dataDir: join(dir, 'data'), zones: ['example.org'], logger: silentLogger(), now: () => 1_700_000_000_000, ...extra });
+}
+
+const A: RRSet = { name: 'www.example.org', type: 'A', ttl: 300, rdata: ['192.0.2.1'] };
+const put = (set: RRSet) => new Map([['example.org', (m: Map<string, RRSet>) => void m.set(rrsetKey(set.name, set.type), set)]]);
+
+describe('ZoneStore', () => {
+  test('creates missing zones with SOA, apex NS and nameserver addresses', () =>
+    withDir(async (dir) => {
+      const s = store(dir, { zones: ['Example.org.', 'b.test'], nameserverAddresses: ['192.0.2.53', '2001:DB8::53'] });
+      await s.open();
+      const z = s.content('example.org');
+      assert.equal(z.soa.mname, 'ns1.example.org');
+      assert.equal(z.soa.rname, 'hostmaster.example.org');
+      assert.equal(z.soa.serial, 1_700_000_000);
+      assert.deepEqual(z.rrsets.map((r) => `${r.name} ${r.type} ${r.rdata.join(',')}`), ['example.org NS ns1.example.org', 'ns1.example.org A 192.0.2.53', 'ns1.example.org AAAA 2001:db8::53']);
+      assert.deepEqual((await readdir(join(dir, 'data'))).sort(), ['b.test.zone', 'example.org.zone']);
+      await s.close();
+    }));
+
+  test('commit is durable, bumps the serial once and survives reopen', () =>
+    withDir(async (dir) => {
+      const s = store(dir);
+      await s.open();
+      const before = s.content('example.org').soa.serial;
+      await s.commit(put(A));
+      await s.commit(put({ ...A, rdata: ['192.0.2.2', '192.0.2.3'] }));
+      assert.equal(s.content('example.org').soa.serial, before + 2);
+      await s.close();
+      const again = store(dir, { now: () => 0 });
+      await again.open();
+      const z = again.content('example.org');
+      assert.equal(z.soa.serial, before + 2);
+      assert.deepEqual(z.rrsets.find((r) => r.type === 'A'), { ...A, rdata: ['192.0.2.2', '192.0.2.3'] });
+      await again.commit(put({ ...A, rdata: ['192.0.2.4'] }));
+      assert.equal(again.content('example.org').soa.serial, before + 3);
+      await again.close();
+    }));
+
+  test('a commit that changes nothing writes nothing', () =>
+    withDir(async (dir) => {
+      const s = store(dir);
+      await s.open();
+      await s.commit(put(A));
+      const serial = s.content('example.org').soa.serial;
+      await s.commit(put({ ...A, rdata: ['192.0.2.1', '192.0.2.1'] }));
+      assert.equal(s.content('example.org').soa.serial, serial);
+      await s.close();
+    }));
+
+  test('concurrent commits are serialised and none is lost', () =>
+    withDir(async (dir) => {
+      const s = store(dir);
+      await s.open();
+      const serial = s.content('example.org').soa.serial;
+      await Promise.all(Array.from({ length: 20 }, (_, i) => s.commit(put({ ...A, name: `h${i}.example.org` }))));
+      assert.equal(s.content('example.org').rrsets.filter((r) => r.type === 'A').length, 20);
+      assert.equal(s.content('example.org').soa.serial, serial + 20);
+      await s.close();
+    }));
+
+  test('listeners hear every zone at open and after each commit', () =>
+    withDir(async (dir) => {
+      const s = store(dir, { zones: ['example.org', 'b.test'] });
+      const early: ZoneContent[] = [];
+      s.addListener({ zoneChanged: (z) => early.push(z) });
+      await s.open();
+      assert.deepEqual(early.map((z) => z.origin), ['b.test', 'example.org']);
+      const late: string[] = [];
+      s.addListener({ zoneChanged: (z) => late.push(`${z.origin}@${z.soa.serial}`) });
+      assert.equal(late.length, 2);
+      await s.commit(put(A));
+      assert.equal(early.length, 3);
+      assert.ok(early[2]?.rrsets.some((r) => r.name === 'www.example.org'));
+      assert.ok(Object.isFrozen(early[2]));
+      assert.equal(late[2], `example.org@${s.content('example.org').soa.serial}`);
+      await s.close();
+    }));
+
+  test('a rejected edit leaves every zone and file unchanged', () =>
+    withDir(async (dir) => {
+      const s = store(dir, { zones: ['example.org', 'b.test'] });
+      await s.open();
+      const files = await Promise.all(['b.test', 'example.org'].map((z) => readFile(s.filePath(z), 'utf8')));
+      const edits = new Map([
+        ['b.test', (m: Map<string, RRSet>) => void m.set(rrsetKey('x.b.test', 'A'), { ...A, name: 'x.b.test' })],
+        ['example.org', (m: Map<string, RRSet>) => {
+          m.set(rrsetKey('www.example.org', 'A'), A);
+          m.set(rrsetKey('www.example.org', 'CNAME'), { name: 'www.example.org', type: 'CNAME', ttl: 300, rdata: ['x.b.test'] });
+        }],
+      ]);
+      await assert.rejects(s.commit(edits), /CNAME at www\.example\.org conflicts with its A records/);
+      assert.deepEqual(await Promise.all(['b.test', 'example.org'].map((z) => readFile(s.filePath(z), 'utf8'))), files);
+      assert.equal(s.content('b.test').rrsets.length, 1);
+      await s.close();
+    }));
+
+  test('the apex NS cannot be removed', () =>
+    withDir(async (dir) => {
+      const s = store(dir);
+      await s.open();
+      await assert.rejects(s.commit(new Map([['example.org', (m: Map<string, RRSet>) => void m.delete(rrsetKey('example.org', 'NS'))]])), /apex NS/);
+      await s.close();
+    }));
+
+  test('a corrupt zone file stops open with its name and line', () =>
+    withDir(async (dir) => {
+      const s = store(dir);
+      await s.open();
+      await s.close();
+      const file = s.filePath('example.org');
+      await writeFile(file, `${await readFile(file, 'utf8')}broken.example.org. 300 IN A not-an-ip\n`);
+      await assert.rejects(store(dir).open(), (err: unknown) => err instanceof ZoneFileError && err.file === file && err.line === 4);
+    }));
+
+  test('stale temporary files are removed at open', () =>
+    withDir(async (dir) => {
+      const s = store(dir);
+      await s.open();
+      await s.close();
+      const stale = join(dir, 'data', '.example.org.zone.tmp-123-0123456789ab');
+      await writeFile(stale, 'half a zone');
+      await store(dir).open();
+      assert.deepEqual(await readdir(join(dir, 'data')), ['example.org.zone']);
+    }));
+
+  test('commit after close is refused', () =>
+    withDir(async (dir) => {
+      const s = store(dir);
+      await s.open();
+      await s.close();
+      await assert.rejects(s.commit(put(A)), /closed/);
+    }));
+});
+
+test('serial wraps per RFC 1982', () => {
+  assert.equal(nextSerial(7), 8);
+  assert.equal(nextSerial(2 ** 32 - 1), 0);
+});

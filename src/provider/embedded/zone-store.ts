@@ -1,0 +1,275 @@
+/**
+ * The embedded provider's durable zone store: one RFC 1035 master file per zone under a data
+ * directory, the in-memory content that the DNS server answers from, and the rules that keep the
+ * two in step. Every change is written atomically and fsynced before it is acknowledged, the SOA
+ * serial grows by one per change (and is read back from the file on start), and writes to a zone
+ * are serialised so a file never has two writers in this process.
+ */
+import { mkdir, readFile } from 'node:fs/promises';
+import { isIPv4, isIPv6 } from 'node:net';
+import { join } from 'node:path';
+import { ConfigError, ProviderError, errorMessage } from '../../errors.ts';
+import type { Logger } from '../../log.ts';
+import { canonicalTarget } from '../../endpoint/endpoint.ts';
+import { isInZone, normalizeDnsName } from '../../endpoint/name.ts';
+import { findCnameConflict, parseZone, serializeZone, sortRRSets } from '../../dns/master-file.ts';
+import { DEFAULT_TTL } from '../../dns/rrset-endpoint.ts';
+import type { RRSet, RRType, SOA, ZoneContent, ZoneListener } from '../../dns/zone-content.ts';
+import { AtomicWriteError, removeStaleTempFiles, writeFileAtomic } from './atomic-file.ts';
+import { KeyedMutex } from './keyed-mutex.ts';
+
+const PROVIDER = 'embedded';
+
+/** SOA timers for zones the store creates; existing files keep theirs. */
+export interface SoaTimers {
+  refresh: number;
+  retry: number;
+  expire: number;
+  /** Negative-caching TTL (RFC 2308). */
+  minimum: number;
+}
+
+export const DEFAULT_SOA_TIMERS: SoaTimers = { refresh: 3600, retry: 600, expire: 1209600, minimum: 300 };
+
+export interface ZoneStoreOptions {
+  dataDir: string;
+  zones: readonly string[];
+  logger: Logger;
+  /** TTL for records without one and for the SOA/NS of new zones (default 300). */
+  defaultTTL?: number;
+  /** Apex NS hosts for new zones; default `ns1.<zone>`. The first is the SOA mname. */
+  nameservers?: readonly string[];
+  /** A/AAAA addresses for in-zone nameservers of new zones (BIND refuses in-zone NS without them). */
+  nameserverAddresses?: readonly string[];
+  /** SOA rname (mailbox as a name) for new zones; default `hostmaster.<zone>`. */
+  hostmaster?: string;
+  soaTimers?: Partial<SoaTimers>;
+  /** Wall clock in milliseconds; the serial of a new zone is the Unix time. */
+  now?: () => number;
+}
+
+/** Mutable view of one zone handed to a commit's edit function; keys come from rrsetKey(). */
+export type ZoneEdit = (rrsets: Map<string, RRSet>, current: ZoneContent) => void;
+
+export function rrsetKey(name: string, type: RRType): string {
+  return `${name}\u0000${type}`;
+}
+
+export class ZoneStore {
+  readonly dataDir: string;
+  readonly defaultTTL: number;
+  private readonly zoneNames: string[];
+  private readonly logger: Logger;
+  private readonly options: ZoneStoreOptions;
+  private readonly now: () => number;
+  private readonly mutex = new KeyedMutex();
+  private readonly listeners = new Set<ZoneListener>();
+  private readonly zonesByName = new Map<string, { content: ZoneContent; text: string }>();
+  private state: 'new' | 'open' | 'closed' = 'new';
+
+  constructor(options: ZoneStoreOptions) {
+    this.options = options;
+    this.dataDir = options.dataDir;
+    this.defaultTTL = options.defaultTTL ?? DEFAULT_TTL;
+    this.zoneNames = [...new Set(options.zones.map((z) => normalizeDnsName(z)))].sort();
+    this.logger = options.logger;
+    this.now = options.now ?? Date.now;
+    const bad = (options.nameserverAddresses ?? []).find((a) => !isIPv4(a) && !isIPv6(a));
+    if (bad !== undefined) throw new ConfigError(`nameserver address ${JSON.stringify(bad)} is not an IP address`);
+  }
+
+  /** The managed zones, normalised and sorted. */
+  zones(): string[] {
+    return [...this.zoneNames];
+  }
+
+  /** The most specific managed zone containing `name`, or undefined. */
+  zoneFor(name: string): string | undefined {
+    let best: string | undefined;
+    for (const zone of this.zoneNames) if (isInZone(name, zone) && (best === undefined || zone.length > best.length)) best = zone;
+    return best;
+  }
+
+  filePath(zone: string): string {
+    return join(this.dataDir, `${zone}.zone`);
+  }
+
+  /**
+   * Creates the data directory, removes temporary files a crash left, loads every zone file and
+   * creates the missing ones. A file that does not parse stops start-up with its name and line:
+   * starting empty instead would overwrite the operator's data on the first change.
+   */
+  async open(): Promise<void> {
+    if (this.state !== 'new') throw new ProviderError(PROVIDER, 'zone store opened twice', { code: 'STORE_STATE' });
+    await mkdir(this.dataDir, { recursive: true });
+    const stale = await removeStaleTempFiles(this.dataDir);
+    if (stale.length > 0) this.logger.warn({ dataDir: this.dataDir, files: stale }, 'removed temporary zone files left by an interrupted write');
+    for (const zone of this.zoneNames) {
+      const path = this.filePath(zone);
+      const text = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT') return undefined;
+        throw new ProviderError(PROVIDER, `cannot read zone file ${path}: ${err.message}`, { zone, code: 'ZONE_READ_FAILED', cause: err });
+      });
+      if (text === undefined) {
+        const content = this.initialContent(zone);
+        const serialized = serializeZone(content);
+        await writeFileAtomic(path, serialized);
+        this.zonesByName.set(zone, { content: deepFreeze(content), text: serialized });
+        this.logger.info({ zone, file: path, serial: content.soa.serial }, 'created zone file');
+      } else {
+        const content = parseZone(text, zone, path);
+        if (!content.rrsets.some((s) => s.type === 'NS' && s.name === zone)) this.logger.warn({ zone, file: path }, 'zone has no NS records at its apex');
+        this.zonesByName.set(zone, { content: deepFreeze(content), text: serializeZone(content) });
+        this.logger.info({ zone, file: path, serial: content.soa.serial, rrsets: content.rrsets.length }, 'loaded zone file');
+      }
+    }
+    this.state = 'open';
+    for (const zone of this.zoneNames) this.notify(this.content(zone));
+  }
+
+  /** The committed content of a zone; the object is frozen and replaced (never changed) by commits. */
+  content(zone: string): ZoneContent {
+    const entry = this.zonesByName.get(zone);
+    if (entry === undefined) throw new ProviderError(PROVIDER, `zone ${zone} is not managed by this store`, { zone, code: 'ZONE_NOT_MANAGED' });
+    return entry.content;
+  }
+
+  /** Registers a listener; when the store is already open it hears about every zone at once. */
+  addListener(listener: ZoneListener): void {
+    this.listeners.add(listener);
+    if (this.state === 'open') for (const zone of this.zoneNames) this.notifyOne(listener, this.content(zone));
+  }
+
+  removeListener(listener: ZoneListener): void {
+    this.listeners.delete(listener);
+  }
+
+  /**
+   * Applies one edit per zone. All edits are computed and checked before anything is written, so a
+   * rejected edit leaves every zone unchanged; each changed zone then gets one atomic write and
+   * one serial increment. Resolves after every write is durable.
+   */
+  async commit(edits: ReadonlyMap<string, ZoneEdit>): Promise<void> {
+    this.assertOpen();
+    for (const zone of edits.keys()) this.content(zone);
+    await this.mutex.run(edits.keys(), async () => {
+      this.assertOpen();
+      const next: { zone: string; content: ZoneContent }[] = [];
+      for (const [zone, edit] of edits) {
+        const content = this.applyEdit(zone, edit);
+        if (content !== undefined) next.push({ zone, content });
+      }
+      for (const { zone, content } of next) await this.write(zone, content);
+    });
+  }
+
+  /** Waits for pending writes; later commits fail. */
+  async close(): Promise<void> {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    await this.mutex.idle();
+  }
+
+  private applyEdit(zone: string, edit: ZoneEdit): ZoneContent | undefined {
+    const current = this.content(zone);
+    const draft = new Map(current.rrsets.map((s) => [rrsetKey(s.name, s.type), { ...s, rdata: [...s.rdata] }]));
+    edit(draft, current);
+    const rrsets = sortRRSets([...draft.values()].map((s) => ({ ...s, rdata: [...new Set(s.rdata)].sort() })));
+    for (const set of rrsets) {
+      if (!isInZone(set.name, zone)) throw conflict(zone, `${set.name} ${set.type} is outside zone ${zone}`);
+      if (set.rdata.length === 0) throw conflict(zone, `${set.name} ${set.type} has no records`);
+    }
+    const hadApexNS = current.rrsets.some((s) => s.type === 'NS' && s.name === zone);
+    if (hadApexNS && !rrsets.some((s) => s.type === 'NS' && s.name === zone)) throw conflict(zone, `the apex NS records of zone ${zone} cannot be removed`);
+    const candidate: ZoneContent = { origin: zone, soa: current.soa, rrsets };
+    const cname = findCnameConflict(candidate);
+    if (cname !== undefined) throw conflict(zone, cname.message);
+    if (serializeZone(candidate) === this.zonesByName.get(zone)?.text) return undefined;
+    return { ...candidate, soa: { ...current.soa, serial: nextSerial(current.soa.serial) } };
+  }
+
+  private async write(zone: string, content: ZoneContent): Promise<void> {
+    const path = this.filePath(zone);
+    const text = serializeZone(content);
+    // Never write a file the next start could not load: read our own output back first.
+    try {
+      parseZone(text, zone, path);
+    } catch (err) {
+      throw conflict(zone, `the change would make zone ${zone} unreadable: ${errorMessage(err)}`);
+    }
+    try {
+      await writeFileAtomic(path, text);
+    } catch (err) {
+      // Once renamed, the file already holds the new content: memory must follow it even though
+      // the change is not acknowledged as durable.
+      if (err instanceof AtomicWriteError && err.renamed) this.adopt(zone, content, text);
+      throw new ProviderError(PROVIDER, `cannot write zone ${zone}: ${errorMessage(err)}`, { transient: true, zone, code: 'ZONE_WRITE_FAILED', cause: err });
+    }
+    this.adopt(zone, content, text);
+    this.logger.debug({ zone, serial: content.soa.serial, rrsets: content.rrsets.length }, 'zone committed');
+  }
+
+  private adopt(zone: string, content: ZoneContent, text: string): void {
+    const frozen = deepFreeze(content);
+    this.zonesByName.set(zone, { content: frozen, text });
+    this.notify(frozen);
+  }
+
+  private notify(content: ZoneContent): void {
+    for (const listener of this.listeners) this.notifyOne(listener, content);
+  }
+
+  private notifyOne(listener: ZoneListener, content: ZoneContent): void {
+    try {
+      listener.zoneChanged(content);
+    } catch (err) {
+      this.logger.error({ zone: content.origin, err: errorMessage(err) }, 'zone listener failed');
+    }
+  }
+
+  private assertOpen(): void {
+    if (this.state !== 'open') throw new ProviderError(PROVIDER, `zone store is ${this.state === 'new' ? 'not open yet' : 'closed'}`, { code: 'STORE_STATE' });
+  }
+
+  private initialContent(zone: string): ZoneContent {
+    const ttl = this.defaultTTL;
+    const nameservers = (this.options.nameservers ?? [`ns1.${zone}`]).map((n) => normalizeDnsName(n));
+    const timers = { ...DEFAULT_SOA_TIMERS, ...this.options.soaTimers };
+    const soa: SOA = {
+      mname: nameservers[0] ?? `ns1.${zone}`,
+      rname: normalizeDnsName(this.options.hostmaster ?? `hostmaster.${zone}`),
+      serial: Math.floor(this.now() / 1000) % 2 ** 32,
+      ...timers,
+      ttl,
+    };
+    const rrsets: RRSet[] = [{ name: zone, type: 'NS', ttl, rdata: [...new Set(nameservers)].sort() }];
+    const addresses = this.options.nameserverAddresses ?? [];
+    const v4 = addresses.filter((a) => isIPv4(a));
+    const v6 = addresses.filter((a) => isIPv6(a)).map((a) => canonicalTarget('AAAA', a));
+    for (const ns of new Set(nameservers)) {
+      if (!isInZone(ns, zone)) continue;
+      if (v4.length > 0) rrsets.push({ name: ns, type: 'A', ttl, rdata: [...v4].sort() });
+      if (v6.length > 0) rrsets.push({ name: ns, type: 'AAAA', ttl, rdata: [...v6].sort() });
+    }
+    return { origin: zone, soa, rrsets: sortRRSets(rrsets) };
+  }
+}
+
+/** RFC 1982 serial increment; wrapping past 2^32-1 still counts as "newer" for secondaries. */
+export function nextSerial(serial: number): number {
+  return (serial + 1) % 2 ** 32;
+}
+
+function conflict(zone: string, message: string): ProviderError {
+  return new ProviderError(PROVIDER, message, { zone, code: 'PROVIDER_RECORD_CONFLICT' });
+}
+
+function deepFreeze(content: ZoneContent): ZoneContent {
+  for (const set of content.rrsets) {
+    Object.freeze(set.rdata);
+    Object.freeze(set);
+  }
+  Object.freeze(content.rrsets);
+  Object.freeze(content.soa);
+  return Object.freeze(content);
+}
