@@ -1,0 +1,155 @@
+/**
+ * The external-dns annotation vocabulary. Both the historical `external-dns.alpha.kubernetes.io/`
+ * prefix and the newer `external-dns.kubernetes.io/` one are read; when an object carries the same
+ * key under both, the newer prefix wins because it is the one a user adds deliberately today.
+ */
+import type { ProviderSpecificProperty } from '../../endpoint/endpoint.ts';
+
+export const ALPHA_PREFIX = 'external-dns.alpha.kubernetes.io/';
+export const STABLE_PREFIX = 'external-dns.kubernetes.io/';
+const PREFIXES = [STABLE_PREFIX, ALPHA_PREFIX] as const;
+
+/** Objects whose controller annotation has any other value belong to another controller. */
+export const CONTROLLER_VALUE = 'dns-controller';
+/** Mate's hostname annotation, honoured in `mate` compatibility mode. */
+export const MATE_HOSTNAME_KEY = 'zalando.org/dnsname';
+
+const TTL_MIN = 1;
+const TTL_MAX = 2147483647;
+
+// Cloudflare settings keep their full annotation name as the property name, as external-dns does.
+const CLOUDFLARE_KEYS = ['cloudflare-proxied', 'cloudflare-custom-hostname', 'cloudflare-region-key', 'cloudflare-record-comment', 'cloudflare-tags'];
+const PREFIXED_PROVIDERS: ReadonlyArray<readonly [string, string]> = [
+  ['aws-', 'aws/'],
+  ['scw-', 'scw/'],
+  ['webhook-', 'webhook/'],
+];
+
+export interface ParsedAnnotations {
+  hostnames: string[];
+  internalHostnames: string[];
+  /** Targets from the `target` annotation; empty when not set. */
+  targets: string[];
+  /** Seconds; the default TTL when the annotation is missing or invalid. */
+  ttl: number;
+  controller: string | undefined;
+  setIdentifier: string;
+  providerSpecific: ProviderSpecificProperty[];
+  access: string | undefined;
+  endpointsType: string | undefined;
+  ingressHostnameSource: string | undefined;
+  mateHostnames: string[];
+}
+
+/** The value of an external-dns annotation under either prefix. */
+export function annotationValue(annotations: Readonly<Record<string, string>>, key: string): string | undefined {
+  for (const prefix of PREFIXES) {
+    const value = annotations[prefix + key];
+    if (value !== undefined) return value;
+  }
+  return undefined;
+}
+
+/** Comma-separated names with spaces removed; empty items dropped. */
+export function splitHostnames(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  return value
+    .replaceAll(/\s+/g, '')
+    .split(',')
+    .filter((h) => h !== '');
+}
+
+export function isControllerMismatch(annotations: Readonly<Record<string, string>>): boolean {
+  const controller = annotationValue(annotations, 'controller');
+  return controller !== undefined && controller !== CONTROLLER_VALUE;
+}
+
+/**
+ * Reads every annotation the translators use. Bad values are reported through `problem` and
+ * replaced by their default, so one typo never hides the rest of the object.
+ */
+export function parseAnnotations(
+  annotations: Readonly<Record<string, string>>,
+  defaultTTL: number,
+  problem: (message: string) => void,
+): ParsedAnnotations {
+  let ttl = defaultTTL;
+  const ttlText = annotationValue(annotations, 'ttl');
+  if (ttlText !== undefined) {
+    try {
+      ttl = parseTTL(ttlText);
+    } catch (err) {
+      problem(`${(err as Error).message}; using ${defaultTTL === 0 ? 'the provider default' : `${defaultTTL}s`}`);
+    }
+  }
+  return {
+    hostnames: splitHostnames(annotationValue(annotations, 'hostname')),
+    internalHostnames: splitHostnames(annotationValue(annotations, 'internal-hostname')),
+    targets: splitHostnames(annotationValue(annotations, 'target')).map((t) => (t.endsWith('.') ? t.slice(0, -1) : t)),
+    ttl,
+    controller: annotationValue(annotations, 'controller'),
+    setIdentifier: annotationValue(annotations, 'set-identifier') ?? '',
+    providerSpecific: providerSpecificFromAnnotations(annotations),
+    access: annotationValue(annotations, 'access'),
+    endpointsType: annotationValue(annotations, 'endpoints-type'),
+    ingressHostnameSource: annotationValue(annotations, 'ingress-hostname-source'),
+    mateHostnames: splitHostnames(annotations[MATE_HOSTNAME_KEY]),
+  };
+}
+
+/** Provider-specific properties named as external-dns names them (`aws/weight`, `alias`, …), sorted by name. */
+export function providerSpecificFromAnnotations(annotations: Readonly<Record<string, string>>): ProviderSpecificProperty[] {
+  const props = new Map<string, string>();
+  // Alpha first so that the stable prefix overwrites it.
+  for (const prefix of [ALPHA_PREFIX, STABLE_PREFIX]) {
+    for (const [key, value] of Object.entries(annotations)) {
+      if (!key.startsWith(prefix)) continue;
+      const attr = key.slice(prefix.length);
+      if (attr === 'alias') {
+        if (value === 'true') props.set('alias', 'true');
+        continue;
+      }
+      const provider = PREFIXED_PROVIDERS.find(([p]) => attr.startsWith(p) && attr.length > p.length);
+      if (provider !== undefined) {
+        props.set(provider[1] + attr.slice(provider[0].length), value);
+      } else if (CLOUDFLARE_KEYS.includes(attr)) {
+        props.set(ALPHA_PREFIX + attr, value);
+      }
+    }
+  }
+  return [...props.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, value]) => ({ name, value }));
+}
+
+/**
+ * A TTL in whole seconds from either plain seconds (`300`) or a Go duration (`5m`, `1h30m`,
+ * `1.5s` → 1); must be within 1..2^31-1. Throws with a message naming the bad value.
+ */
+export function parseTTL(text: string): number {
+  const trimmed = text.trim();
+  let seconds: number;
+  if (/^[+-]?\d+$/.test(trimmed)) {
+    seconds = Number(trimmed);
+  } else {
+    const parsed = parseGoDurationSeconds(trimmed);
+    if (parsed === undefined) throw new Error(`TTL ${JSON.stringify(text)} is neither seconds nor a duration like "5m"`);
+    seconds = parsed;
+  }
+  if (!Number.isSafeInteger(seconds) || seconds < TTL_MIN || seconds > TTL_MAX) {
+    throw new Error(`TTL ${JSON.stringify(text)} must be between ${TTL_MIN} and ${TTL_MAX} seconds`);
+  }
+  return seconds;
+}
+
+const UNIT_NANOS: Record<string, number> = { ns: 1, us: 1e3, 'µs': 1e3, 'μs': 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
+
+/** Go's time.ParseDuration grammar, truncated to whole seconds; undefined when malformed. */
+export function parseGoDurationSeconds(text: string): number | undefined {
+  const m = /^([+-]?)((?:(?:\d+\.?\d*|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+)$/.exec(text);
+  if (m === null) return undefined;
+  let nanos = 0;
+  for (const part of (m[2] ?? '').matchAll(/(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g)) {
+    nanos += Number(part[1]) * (UNIT_NANOS[part[2] ?? ''] ?? 0);
+  }
+  const seconds = Math.trunc(Math.round(nanos) / 1e9);
+  return m[1] === '-' ? -seconds : seconds;
+}

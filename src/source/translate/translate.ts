@@ -1,0 +1,74 @@
+/**
+ * One Kubernetes object (plain JSON) → desired endpoints plus problems. Pure: no I/O, no logging,
+ * so the manifest source and the Kubernetes sources share exactly the same semantics.
+ */
+import type { Endpoint } from '../../endpoint/endpoint.ts';
+import type { ObjectRef, SourceProblem } from '../source.ts';
+import { isControllerMismatch } from './annotations.ts';
+import { DNSENDPOINT_KIND, dnsEndpointCandidates, isDNSEndpointApiVersion } from './dnsendpoint.ts';
+import { finalizeEndpoints, problemFor } from './hostname.ts';
+import { INGRESS_KIND, ingressCandidates } from './ingress.ts';
+import { asRecord, readMeta, refOf, stringAt } from './object.ts';
+import type { ObjectOrigin } from './object.ts';
+import { templateOf } from './options.ts';
+import type { KindContext, TranslateOptions } from './options.ts';
+import { SERVICE_KIND, serviceCandidates, serviceTypeAllowed } from './service.ts';
+
+export const SUPPORTED_KINDS = [SERVICE_KIND, INGRESS_KIND, DNSENDPOINT_KIND] as const;
+
+/**
+ * - translated: endpoints (possibly none) were computed;
+ * - unsupported-kind: not an object this translator knows (ignored quietly);
+ * - filtered: excluded by the annotation, label or service-type filter;
+ * - controller-mismatch: the controller annotation names another controller;
+ * - malformed: a supported kind without a name (reported as a problem).
+ */
+export type TranslateOutcome = 'translated' | 'unsupported-kind' | 'filtered' | 'controller-mismatch' | 'malformed';
+
+export interface TranslateResult {
+  outcome: TranslateOutcome;
+  /** Undefined only when the input has no kind or name. */
+  ref: ObjectRef | undefined;
+  endpoints: Endpoint[];
+  problems: SourceProblem[];
+}
+
+export function isSupportedKind(apiVersion: string, kind: string): boolean {
+  if (kind === DNSENDPOINT_KIND) return isDNSEndpointApiVersion(apiVersion);
+  return kind === SERVICE_KIND || kind === INGRESS_KIND;
+}
+
+export function translateObject(input: unknown, options: TranslateOptions = {}, origin: ObjectOrigin = {}): TranslateResult {
+  const obj = asRecord(input);
+  const kind = stringAt(input, 'kind') ?? '';
+  if (obj === undefined || !isSupportedKind(stringAt(input, 'apiVersion') ?? '', kind)) {
+    const meta = readMeta(input);
+    return { outcome: 'unsupported-kind', ref: meta === undefined ? undefined : refOf(meta, origin), endpoints: [], problems: [] };
+  }
+  const meta = readMeta(obj);
+  if (meta === undefined) {
+    const ref: ObjectRef = refOf({ kind, namespace: '', name: '<unnamed>' }, origin);
+    return { outcome: 'malformed', ref, endpoints: [], problems: [problemFor(ref, 'metadata.name is missing; object ignored')] };
+  }
+  const ref = refOf(meta, origin);
+  const empty = (outcome: TranslateOutcome): TranslateResult => ({ outcome, ref, endpoints: [], problems: [] });
+
+  if (options.annotationFilter !== undefined && !options.annotationFilter.matches(meta.annotations)) return empty('filtered');
+  if (options.labelFilter !== undefined && !options.labelFilter.matches(meta.labels)) return empty('filtered');
+  if (kind === SERVICE_KIND && !serviceTypeAllowed(obj, options.serviceTypeFilter)) return empty('filtered');
+  // external-dns checks the controller annotation on Services and Ingresses, not on DNSEndpoints.
+  if (kind !== DNSENDPOINT_KIND && isControllerMismatch(meta.annotations)) return empty('controller-mismatch');
+
+  const problems: SourceProblem[] = [];
+  const ctx: KindContext = { obj, meta, ref, origin, options, template: templateOf(options), problems };
+  let candidates: Endpoint[];
+  try {
+    candidates = kind === SERVICE_KIND ? serviceCandidates(ctx) : kind === INGRESS_KIND ? ingressCandidates(ctx) : dnsEndpointCandidates(ctx);
+  } catch (err) {
+    // Defensive: translators never throw on input they understand, but one odd object must not stop a sync.
+    problems.push(problemFor(ref, `could not be translated: ${(err as Error).message}`));
+    return { outcome: 'translated', ref, endpoints: [], problems };
+  }
+  const endpoints = finalizeEndpoints(ref, candidates, problems, options.keepEmptyTargets === true);
+  return { outcome: 'translated', ref, endpoints, problems };
+}
