@@ -1,0 +1,291 @@
+/**
+ * The transport-independent query path: bytes in, bytes out. It owns the zone indexes and the
+ * name table that joins them, and never throws on input (a bug in a branch answers SERVFAIL).
+ */
+import { BlockList, isIPv4, isIPv6 } from 'node:net';
+import type { Logger } from '../log.ts';
+import type { ZoneContent } from './zone-content.ts';
+import { fromEncloser, prepareNode, prepareNxdomain, prepareReferral } from './answer.ts';
+import type { Prepared } from './answer.ts';
+import { PARSE_DROP, PARSE_FORMERR, ParsedQuery, parseQuery } from './query.ts';
+import { sign, verify } from './tsig.ts';
+import type { TsigKey } from './tsig.ts';
+import { transferMessages } from './axfr.ts';
+import {
+  CLASS_ANY, CLASS_IN, OPCODE_NOTIFY, OPCODE_QUERY, RCODE_BADVERS, RCODE_FORMERR, RCODE_NOERROR, RCODE_NOTAUTH,
+  RCODE_NOTIMP, RCODE_REFUSED, RCODE_SERVFAIL, T_AXFR, T_IXFR, T_OPT, T_SOA,
+} from './wire.ts';
+import { ZoneIndex, normalise } from './zone-index.ts';
+import type { ZoneNode } from './zone-index.ts';
+
+export type Transport = 'udp' | 'tcp';
+
+export interface ResponderOptions {
+  /** Largest UDP payload we send to EDNS clients (RFC 6891; 1232 is the DNS Flag Day 2020 value). */
+  udpSize?: number;
+  /** CIDRs allowed to transfer zones without TSIG. */
+  allowTransfer?: readonly string[];
+  tsigKeys?: readonly TsigKey[];
+  logger: Logger;
+  /** Seconds since the epoch, for TSIG. */
+  now?: () => number;
+}
+
+/** What the last handled message was, for metrics, without allocating a result object. */
+export interface LastQuery {
+  rcode: number;
+  qtype: number;
+}
+
+export class Responder {
+  private readonly zones = new Map<string, ZoneIndex>();
+  private names = new Map<string, ZoneNode>();
+  private readonly udpSize: number;
+  private readonly allow = new BlockList();
+  private readonly keys = new Map<string, TsigKey>();
+  private readonly logger: Logger;
+  private readonly now: () => number;
+  private readonly q = new ParsedQuery();
+  readonly last: LastQuery = { rcode: 0, qtype: 0 };
+
+  constructor(options: ResponderOptions) {
+    this.udpSize = Math.max(512, Math.min(65535, options.udpSize ?? 1232));
+    this.logger = options.logger;
+    this.now = options.now ?? (() => Date.now() / 1000);
+    for (const cidr of options.allowTransfer ?? []) addCidr(this.allow, cidr);
+    for (const k of options.tsigKeys ?? []) this.keys.set(k.name, k);
+  }
+
+  setZone(content: ZoneContent): ZoneIndex {
+    const zone = new ZoneIndex(content, (name, type, text) => this.logger.warn({ zone: content.origin, name, type, rdata: text }, 'skipping invalid record'));
+    this.zones.set(zone.origin, zone);
+    this.rebuildNames();
+    return zone;
+  }
+
+  removeZone(origin: string): void {
+    if (this.zones.delete(normalise(origin))) this.rebuildNames();
+  }
+
+  zoneList(): ZoneIndex[] {
+    return [...this.zones.values()];
+  }
+
+  /** One table for all zones; a name belongs to the deepest hosted zone containing it. */
+  private rebuildNames(): void {
+    const names = new Map<string, ZoneNode>();
+    const origins = [...this.zones.keys()];
+    for (const zone of this.zones.values()) {
+      const deeper = origins.filter((o) => o !== zone.origin && (zone.origin === '' || o.endsWith(`.${zone.origin}`)));
+      for (const [name, node] of zone.nodes) {
+        if (deeper.some((o) => name === o || name.endsWith(`.${o}`))) continue;
+        names.set(name, node);
+      }
+    }
+    this.names = names;
+  }
+
+  /** Answers one message. Returns undefined when no reply should be sent; TCP transfers return several. */
+  handle(msg: Buffer, transport: Transport, remoteAddress: string): Buffer | Buffer[] | undefined {
+    try {
+      return this.handleUnsafe(msg, transport, remoteAddress);
+    } catch (err) {
+      this.logger.error({ err }, 'query handling failed');
+      if (msg.length < 12) return undefined;
+      this.last.rcode = RCODE_SERVFAIL;
+      return headerOnly(msg, RCODE_SERVFAIL);
+    }
+  }
+
+  private handleUnsafe(msg: Buffer, transport: Transport, remote: string): Buffer | Buffer[] | undefined {
+    const q = this.q;
+    const status = parseQuery(msg, q);
+    this.last.qtype = q.qtype;
+    if (status === PARSE_DROP) return undefined;
+    if (q.opcode !== OPCODE_QUERY && q.opcode !== OPCODE_NOTIFY) return this.error(msg, RCODE_NOTIMP, transport);
+    if (status === PARSE_FORMERR) return this.error(msg, RCODE_FORMERR, transport);
+    if (q.tsigOffset >= 0) return this.signed(msg, transport, remote);
+    if (q.edns && q.ednsVersion > 0) return this.error(msg, RCODE_BADVERS, transport);
+    if (q.opcode === OPCODE_NOTIFY) return this.error(msg, this.zones.has(q.qname) ? RCODE_NOERROR : RCODE_REFUSED, transport, true);
+    if (q.qclass !== CLASS_IN && q.qclass !== CLASS_ANY) return this.error(msg, RCODE_REFUSED, transport);
+    if (q.qtype === T_AXFR || q.qtype === T_IXFR) return this.transfer(msg, transport, remote, undefined);
+    const p = this.lookup(q.qname, q.qtype, (q.flags & 0x0100) !== 0);
+    if (p === undefined) return this.error(msg, RCODE_REFUSED, transport);
+    return this.assemble(msg, p, transport, 0);
+  }
+
+  private lookup(qname: string, qtype: number, minimal: boolean): Prepared | undefined {
+    const node = this.names.get(qname);
+    if (node !== undefined) return node.cut !== undefined ? prepareReferral(node.cut) : prepareNode(node, qtype, minimal);
+    let rest = qname;
+    while (rest !== '') {
+      const dot = rest.indexOf('.');
+      rest = dot === -1 ? '' : rest.slice(dot + 1);
+      const e = this.names.get(rest);
+      if (e === undefined) continue;
+      const found = fromEncloser(e);
+      if (found.kind === 'referral') return prepareReferral(found.cut);
+      if (found.kind === 'nxdomain') return prepareNxdomain(e.zone);
+      return prepareNode(found.node, qtype, minimal);
+    }
+    return undefined;
+  }
+
+  /** Copies the question and a prepared tail into a reply sized for the transport. */
+  private assemble(msg: Buffer, p: Prepared, transport: Transport, reserve: number): Buffer {
+    const q = this.q;
+    const limit = (transport === 'tcp' ? 65535 : q.edns ? Math.max(512, Math.min(q.ednsUdpSize, this.udpSize)) : 512) - reserve;
+    const optLen = q.edns ? 11 : 0;
+    const base = q.questionEnd;
+    let used = p.tail.length;
+    let an = p.an;
+    let ns = p.ns;
+    let ar = p.ar;
+    let tc = 0;
+    if (base + used + optLen > limit) {
+      // Like BIND: drop additional first, then (for positive answers) authority, else truncate.
+      ar = 0;
+      used = p.nsEnd;
+      if (base + used + optLen > limit && p.an > 0) {
+        ns = 0;
+        used = p.anEnd;
+      }
+      if (base + used + optLen > limit) {
+        tc = 0x0200;
+        an = 0;
+        ns = 0;
+        used = 0;
+      }
+    }
+    const out = Buffer.allocUnsafe(base + used + optLen);
+    out.writeUInt16BE(q.id, 0);
+    out.writeUInt16BE(0x8000 | (q.flags & 0x7910) | (p.aa ? 0x0400 : 0) | tc | (p.rcode & 0xf), 2);
+    out.writeUInt16BE(1, 4);
+    out.writeUInt16BE(an, 6);
+    out.writeUInt16BE(ns, 8);
+    out.writeUInt16BE(ar + (q.edns ? 1 : 0), 10);
+    msg.copy(out, 12, 12, base);
+    p.tail.copy(out, base, 0, used);
+    const fx = p.fixups;
+    for (let i = 0; i < fx.length; i++) {
+      const f = fx[i] ?? 0;
+      if (f >= used) break;
+      out.writeUInt16BE(0xc000 | ((p.tail.readUInt16BE(f) & 0x3fff) + base), base + f);
+    }
+    if (optLen > 0) writeOpt(out, base + used, this.udpSize, 0);
+    this.last.rcode = p.rcode;
+    return out;
+  }
+
+  /** Header and (when sound) question only, with the given rcode; OPT echoed for EDNS queries. */
+  private error(msg: Buffer, rcode: number, _transport: Transport, aa = false): Buffer {
+    this.last.rcode = rcode;
+    const q = this.q;
+    const qlen = q.questionEnd > 0 ? q.questionEnd - 12 : 0;
+    const optLen = q.edns ? 11 : 0;
+    const out = Buffer.alloc(12 + qlen + optLen);
+    out.writeUInt16BE(q.id, 0);
+    out.writeUInt16BE(0x8000 | (q.flags & 0x7910) | (aa ? 0x0400 : 0) | (rcode & 0xf), 2);
+    out.writeUInt16BE(qlen > 0 ? 1 : 0, 4);
+    out.writeUInt16BE(optLen > 0 ? 1 : 0, 10);
+    if (qlen > 0) msg.copy(out, 12, 12, 12 + qlen);
+    if (optLen > 0) writeOpt(out, 12 + qlen, this.udpSize, rcode >> 4);
+    return out;
+  }
+
+  private transferAllowed(remote: string): boolean {
+    const family = isIPv4(remote) ? 'ipv4' : isIPv6(remote) ? 'ipv6' : undefined;
+    return family !== undefined && this.allow.check(remote, family);
+  }
+
+  /** AXFR (and IXFR, answered with a full transfer as RFC 1995 permits) over TCP only. */
+  private transfer(msg: Buffer, transport: Transport, remote: string, key: TsigKey | undefined, requestMac?: Buffer): Buffer | Buffer[] {
+    const q = this.q;
+    const zone = this.zones.get(q.qname);
+    if (zone === undefined) return this.finishSigned(this.error(msg, q.opcode === OPCODE_QUERY ? RCODE_NOTAUTH : RCODE_REFUSED, transport), key, requestMac);
+    if (transport === 'udp') {
+      if (q.qtype === T_IXFR) {
+        // RFC 1995 4: over UDP, a reply with only the current SOA tells the client to use TCP.
+        const p = prepareNode(zone.apex, T_SOA, true);
+        return this.finishSigned(this.assemble(msg, p, transport, key === undefined ? 0 : 120), key, requestMac);
+      }
+      return this.finishSigned(this.error(msg, RCODE_FORMERR, transport), key, requestMac);
+    }
+    if (key === undefined && !this.transferAllowed(remote)) {
+      this.logger.info({ zone: zone.origin, remote }, 'zone transfer refused');
+      return this.error(msg, RCODE_REFUSED, transport);
+    }
+    this.last.rcode = RCODE_NOERROR;
+    const question = msg.subarray(12, q.questionEnd);
+    const messages = transferMessages(zone, q.id, question);
+    if (key === undefined) return messages;
+    let prior = requestMac;
+    const now = this.now();
+    return messages.map((m, i) => {
+      const s = sign(m, key, now, prior, i === 0 ? {} : { timersOnly: true });
+      prior = s.mac;
+      return s.message;
+    });
+  }
+
+  private finishSigned(reply: Buffer, key: TsigKey | undefined, requestMac: Buffer | undefined): Buffer {
+    if (key === undefined) return reply;
+    return sign(reply, key, this.now(), requestMac).message;
+  }
+
+  /** Requests carrying TSIG: verify, answer, and sign the answer with the same key. */
+  private signed(msg: Buffer, transport: Transport, remote: string): Buffer | Buffer[] {
+    const q = this.q;
+    const result = verify(msg, (name) => this.keys.get(name), { now: this.now() });
+    if (result.status === 'unsigned') return this.error(msg, RCODE_FORMERR, transport);
+    if (result.status === 'error') {
+      this.logger.info({ remote, key: result.record.keyName, tsigError: result.error }, 'TSIG verification failed');
+      const reply = this.error(msg, RCODE_NOTAUTH, transport);
+      const signingKey = result.key ?? { name: result.record.keyName, algorithm: 'hmac-sha256', secret: Buffer.alloc(0) };
+      const other = Buffer.alloc(6);
+      const now = Math.floor(this.now());
+      other.writeUInt16BE(Math.floor(now / 0x100000000), 0);
+      other.writeUInt32BE(now % 0x100000000, 2);
+      const algorithmKnown = result.key !== undefined;
+      return sign(reply, signingKey, algorithmKnown ? this.now() : result.record.time, algorithmKnown ? result.record.mac : undefined, {
+        error: result.error,
+        ...(result.error === 18 ? { otherData: other } : {}),
+      }).message;
+    }
+    const key = result.key;
+    const mac = result.record.mac;
+    // Answer as if unsigned, from the message without its TSIG record.
+    const body = Buffer.from(msg.subarray(0, q.tsigOffset));
+    body.writeUInt16BE(body.readUInt16BE(10) - 1, 10);
+    parseQuery(body, q);
+    if (q.edns && q.ednsVersion > 0) return this.finishSigned(this.error(body, RCODE_BADVERS, transport), key, mac);
+    if (q.opcode === OPCODE_NOTIFY) return this.finishSigned(this.error(body, this.zones.has(q.qname) ? RCODE_NOERROR : RCODE_REFUSED, transport, true), key, mac);
+    if (q.qtype === T_AXFR || q.qtype === T_IXFR) return this.transfer(body, transport, remote, key, mac);
+    const p = q.qclass === CLASS_IN || q.qclass === CLASS_ANY ? this.lookup(q.qname, q.qtype, (q.flags & 0x0100) !== 0) : undefined;
+    const reply = p === undefined ? this.error(body, RCODE_REFUSED, transport) : this.assemble(body, p, transport, 160);
+    return this.finishSigned(reply, key, mac);
+  }
+}
+
+function writeOpt(out: Buffer, at: number, udpSize: number, extendedRcode: number): void {
+  out[at] = 0;
+  out.writeUInt16BE(T_OPT, at + 1);
+  out.writeUInt16BE(udpSize, at + 3);
+  out.writeUInt32BE(((extendedRcode & 0xff) << 24) >>> 0, at + 5);
+  out.writeUInt16BE(0, at + 9);
+}
+
+function headerOnly(msg: Buffer, rcode: number): Buffer {
+  const out = Buffer.alloc(12);
+  out.writeUInt16BE(msg.readUInt16BE(0), 0);
+  out.writeUInt16BE(0x8000 | (msg.readUInt16BE(2) & 0x7910) | rcode, 2);
+  return out;
+}
+
+function addCidr(list: BlockList, cidr: string): void {
+  const [addr, bits] = cidr.split('/');
+  if (addr === undefined) return;
+  const family = isIPv4(addr) ? 'ipv4' : 'ipv6';
+  const prefix = bits === undefined ? (family === 'ipv4' ? 32 : 128) : Number(bits);
+  list.addSubnet(addr, prefix, family);
+}

@@ -1,0 +1,251 @@
+/**
+ * The embedded authoritative DNS server: UDP and TCP (RFC 7766) listeners in front of a Responder,
+ * fed by the zone store as a ZoneListener. With `workers` > 0 the sockets are served by worker
+ * processes instead (see cluster.ts) and this object only forwards zones and gathers metrics.
+ */
+import { createSocket } from 'node:dgram';
+import type { Socket as UdpSocket } from 'node:dgram';
+import { createServer } from 'node:net';
+import type { Server as TcpServer, Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import type { Registry } from 'prom-client';
+import { ConfigError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import type { ZoneContent, ZoneListener } from './zone-content.ts';
+import { DnsMetrics, QueryCounters } from './metrics.ts';
+import { Notifier, parseHostPort } from './notify.ts';
+import { Responder } from './responder.ts';
+import { parseTsigKey } from './tsig.ts';
+import type { TsigKey } from './tsig.ts';
+import { WorkerPool } from './cluster.ts';
+
+export interface BoundAddress {
+  host: string;
+  port: number;
+}
+
+export interface DnsServerOptions {
+  /** "127.0.0.1:5353", "[::1]:5353", ":53" (all interfaces); port 0 picks a free port. */
+  listen: string[];
+  allowTransfer?: string[];
+  tsigKeys?: TsigKey[];
+  /** host:port of secondaries to NOTIFY after each zone change. */
+  notify?: string[];
+  udpSize?: number;
+  tcpIdleTimeoutMs?: number;
+  /** Worker processes sharing the sockets; 0 answers in this process. */
+  workers?: number;
+  logger: Logger;
+  metrics?: Registry;
+}
+
+/** The CLI's view of the DNS flags (`--dns-listen` etc.), already split into arrays. */
+export interface DnsServerConfig {
+  dnsListen: string[];
+  dnsAllowTransfer?: string[];
+  /** `[algorithm:]name:base64secret`, as `dig -y` takes it. */
+  dnsTsigKey?: string[];
+  dnsNotify?: string[];
+  dnsWorkers?: number;
+  dnsUdpSize?: number;
+  dnsTcpIdleTimeoutMs?: number;
+}
+
+const DEFAULT_TCP_IDLE_MS = 10_000;
+const MAX_TCP_CONNECTIONS = 1024;
+
+export class DnsServer implements ZoneListener {
+  private readonly options: DnsServerOptions;
+  private readonly logger: Logger;
+  private readonly responder: Responder;
+  private readonly metrics: DnsMetrics | undefined;
+  private readonly counters: QueryCounters;
+  private readonly notifier: Notifier;
+  private readonly udp: UdpSocket[] = [];
+  private readonly tcp: TcpServer[] = [];
+  private readonly connections = new Set<Socket>();
+  private pool: WorkerPool | undefined;
+
+  constructor(options: DnsServerOptions) {
+    this.options = options;
+    this.logger = options.logger;
+    for (const l of options.listen) parseHostPort(l, 53, '--dns-listen');
+    this.responder = new Responder({
+      logger: options.logger,
+      udpSize: options.udpSize ?? 1232,
+      allowTransfer: options.allowTransfer ?? [],
+      tsigKeys: options.tsigKeys ?? [],
+    });
+    this.metrics = options.metrics === undefined ? undefined : new DnsMetrics(options.metrics);
+    this.counters = this.metrics?.local ?? new QueryCounters();
+    this.notifier = new Notifier({
+      targets: (options.notify ?? []).map((n) => parseHostPort(n, 53, '--dns-notify')),
+      logger: options.logger,
+    });
+  }
+
+  static fromConfig(cfg: DnsServerConfig, deps: { logger: Logger; metrics?: Registry }): DnsServer {
+    if (cfg.dnsListen.length === 0) throw new ConfigError('at least one --dns-listen address is needed', '--dns-listen');
+    const workers = cfg.dnsWorkers ?? 0;
+    if (!Number.isInteger(workers) || workers < 0 || workers > 64) throw new ConfigError('--dns-workers must be 0..64', '--dns-workers');
+    const udpSize = cfg.dnsUdpSize ?? 1232;
+    if (!Number.isInteger(udpSize) || udpSize < 512 || udpSize > 65535) throw new ConfigError('--dns-udp-size must be 512..65535', '--dns-udp-size');
+    for (const cidr of cfg.dnsAllowTransfer ?? []) {
+      if (!/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(cidr)) throw new ConfigError(`bad CIDR "${cidr}"`, '--dns-allow-transfer');
+    }
+    return new DnsServer({
+      listen: cfg.dnsListen,
+      allowTransfer: cfg.dnsAllowTransfer ?? [],
+      tsigKeys: (cfg.dnsTsigKey ?? []).map((k) => parseTsigKey(k)),
+      notify: cfg.dnsNotify ?? [],
+      udpSize,
+      workers,
+      ...(cfg.dnsTcpIdleTimeoutMs === undefined ? {} : { tcpIdleTimeoutMs: cfg.dnsTcpIdleTimeoutMs }),
+      logger: deps.logger,
+      ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
+    });
+  }
+
+  zoneChanged(zone: ZoneContent): void {
+    const idx = this.responder.setZone(zone);
+    this.pool?.zoneChanged(zone);
+    this.updateGauges();
+    this.logger.debug({ zone: idx.origin, serial: idx.serial, records: idx.recordCount }, 'zone loaded');
+    this.notifier.zoneChanged(idx.origin, zone.soa);
+  }
+
+  zoneRemoved(origin: string): void {
+    this.responder.removeZone(origin);
+    this.pool?.zoneRemoved(origin);
+    this.updateGauges();
+  }
+
+  private updateGauges(): void {
+    const zones = this.responder.zoneList();
+    this.metrics?.setZones(zones.length, zones.reduce((n, z) => n + z.recordCount, 0));
+  }
+
+  /** Query counters gathered since the last call (worker processes ship these to the primary). */
+  takeCounters(): ReturnType<QueryCounters['snapshot']> {
+    return this.counters.snapshot();
+  }
+
+  /** Answers one message in-process (tests, fuzzing); the socket paths use the same code. */
+  handleMessage(msg: Buffer, transport: 'udp' | 'tcp', remoteAddress = '127.0.0.1'): Buffer | Buffer[] | undefined {
+    return this.responder.handle(msg, transport, remoteAddress);
+  }
+
+  async start(): Promise<{ addresses: { udp: BoundAddress; tcp: BoundAddress }[] }> {
+    const workers = this.options.workers ?? 0;
+    if (workers > 0) {
+      this.pool = new WorkerPool({ options: this.options, workers, logger: this.logger, merge: (s) => this.metrics?.merge(s) });
+      for (const z of this.responder.zoneList()) this.pool.zoneChanged(z.content);
+      return { addresses: await this.pool.start() };
+    }
+    const addresses: { udp: BoundAddress; tcp: BoundAddress }[] = [];
+    try {
+      for (const spec of this.options.listen) addresses.push(await this.listenPair(spec));
+    } catch (err) {
+      await this.stop();
+      throw err;
+    }
+    this.logger.info({ addresses: addresses.map((a) => `${a.udp.host}:${a.udp.port}`) }, 'DNS server listening');
+    return { addresses };
+  }
+
+  async stop(): Promise<void> {
+    await this.notifier.stop();
+    await this.pool?.stop();
+    for (const s of this.udp.splice(0)) await new Promise<void>((r) => s.close(() => r()));
+    for (const c of this.connections) c.destroy();
+    for (const s of this.tcp.splice(0)) await new Promise<void>((r) => s.close(() => r()));
+  }
+
+  /** Binds UDP and TCP on the same address and port (a free one for port 0). */
+  private async listenPair(spec: string): Promise<{ udp: BoundAddress; tcp: BoundAddress }> {
+    const { host: rawHost, port } = parseHostPort(spec, 53, '--dns-listen');
+    const host = rawHost === '' ? '::' : rawHost;
+    for (let attempt = 0; ; attempt++) {
+      const udp = await this.bindUdp(host, port);
+      try {
+        const tcp = await this.bindTcp(host, udp.port);
+        return { udp: { host, port: udp.port }, tcp: { host, port: tcp } };
+      } catch (err) {
+        // With port 0 the UDP port may be taken for TCP by someone else: try another one.
+        if (port !== 0 || attempt >= 10) throw err;
+        const sock = this.udp.pop();
+        await new Promise<void>((r) => sock?.close(() => r()) ?? r());
+      }
+    }
+  }
+
+  private bindUdp(host: string, port: number): Promise<{ port: number }> {
+    const v6 = host.includes(':');
+    const sock = createSocket({ type: v6 ? 'udp6' : 'udp4', ipv6Only: false, recvBufferSize: 4 << 20 } as Parameters<typeof createSocket>[0]);
+    const counters = this.counters;
+    const responder = this.responder;
+    sock.on('message', (msg, rinfo) => {
+      const t0 = performance.now();
+      const reply = responder.handle(msg, 'udp', rinfo.address);
+      if (reply === undefined) return;
+      sock.send(Array.isArray(reply) ? (reply[0] ?? Buffer.alloc(0)) : reply, rinfo.port, rinfo.address);
+      counters.record(responder.last.rcode, responder.last.qtype, false, (performance.now() - t0) / 1000);
+    });
+    return new Promise((resolve, reject) => {
+      sock.once('error', reject);
+      sock.bind({ address: host, port }, () => {
+        sock.off('error', reject);
+        sock.on('error', (err) => this.logger.warn({ err }, 'UDP socket error'));
+        this.udp.push(sock);
+        resolve({ port: sock.address().port });
+      });
+    });
+  }
+
+  private bindTcp(host: string, port: number): Promise<number> {
+    const server = createServer((socket) => this.onConnection(socket));
+    server.maxConnections = MAX_TCP_CONNECTIONS;
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ host, port, ipv6Only: false }, () => {
+        server.off('error', reject);
+        server.on('error', (err) => this.logger.warn({ err }, 'TCP server error'));
+        this.tcp.push(server);
+        const addr = server.address();
+        resolve(typeof addr === 'object' && addr !== null ? addr.port : port);
+      });
+    });
+  }
+
+  /** RFC 7766: length-prefixed messages, several per connection, answered in order. */
+  private onConnection(socket: Socket): void {
+    this.connections.add(socket);
+    socket.setNoDelay(true);
+    socket.setTimeout(this.options.tcpIdleTimeoutMs ?? DEFAULT_TCP_IDLE_MS, () => socket.destroy());
+    socket.on('error', () => socket.destroy());
+    socket.on('close', () => this.connections.delete(socket));
+    const remote = socket.remoteAddress ?? '';
+    let pending: Buffer = Buffer.alloc(0);
+    socket.on('data', (chunk: Buffer) => {
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      socket.cork();
+      while (pending.length >= 2) {
+        const len = pending.readUInt16BE(0);
+        if (pending.length < 2 + len) break;
+        const msg = pending.subarray(2, 2 + len);
+        pending = pending.subarray(2 + len);
+        const t0 = performance.now();
+        const reply = this.responder.handle(msg, 'tcp', remote);
+        if (reply === undefined) continue;
+        for (const r of Array.isArray(reply) ? reply : [reply]) {
+          const head = Buffer.allocUnsafe(2);
+          head.writeUInt16BE(r.length);
+          socket.write(head);
+          socket.write(r);
+        }
+        this.counters.record(this.responder.last.rcode, this.responder.last.qtype, true, (performance.now() - t0) / 1000);
+      }
+      process.nextTick(() => socket.uncork());
+    });
+  }
+}
