@@ -1,0 +1,121 @@
+/**
+ * A provider that keeps records in memory, with the validation of external-dns's inmemory
+ * provider: creating an existing record set, or updating or deleting a missing one, rejects the
+ * whole batch. Used by tests, `--provider inmemory` dry runs and the planner's property tests.
+ */
+import { DomainFilter } from '../../endpoint/domain-filter.ts';
+import { cloneEndpoint, describeEndpoint, endpointKey } from '../../endpoint/endpoint.ts';
+import type { Endpoint } from '../../endpoint/endpoint.ts';
+import { isInZone, normalizeDnsName } from '../../endpoint/name.ts';
+import { ProviderError } from '../../errors.ts';
+import type { Changes, Provider } from '../provider.ts';
+
+const PROVIDER_NAME = 'inmemory';
+
+export interface InMemoryProviderOptions {
+  /** Zone apexes; every record must fall in one of them. */
+  zones: readonly string[];
+  /** What the planner may touch; defaults to the zones. */
+  domainFilter?: DomainFilter;
+  /** Records present from the start (validated against the zones like creates). */
+  records?: readonly Endpoint[];
+}
+
+export class InMemoryProvider implements Provider {
+  readonly name = PROVIDER_NAME;
+  readonly zones: readonly string[];
+  private readonly filter: DomainFilter;
+  private readonly store = new Map<string, Endpoint>();
+
+  constructor(options: InMemoryProviderOptions) {
+    // Longest zone first so a record lands in the most specific zone.
+    this.zones = [...new Set(options.zones.map((z) => normalizeDnsName(z)))].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+    this.filter = options.domainFilter ?? new DomainFilter({ include: this.zones });
+    if (options.records !== undefined && options.records.length > 0) {
+      this.applyChangesSync({ create: [...options.records], updateOld: [], updateNew: [], delete: [] });
+    }
+  }
+
+  static fromConfig(config: { zones: string[] }): InMemoryProvider {
+    return new InMemoryProvider({ zones: config.zones });
+  }
+
+  records(): Promise<Endpoint[]> {
+    const out: Endpoint[] = [];
+    for (const ep of this.store.values()) out.push(cloneEndpoint(ep));
+    return Promise.resolve(out);
+  }
+
+  applyChanges(changes: Changes): Promise<void> {
+    try {
+      this.applyChangesSync(changes);
+      return Promise.resolve();
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+  }
+
+  adjustEndpoints(endpoints: Endpoint[]): Promise<Endpoint[]> {
+    return Promise.resolve(endpoints);
+  }
+
+  domainFilter(): DomainFilter {
+    return this.filter;
+  }
+
+  /** The zone a name belongs to, or undefined when no configured zone contains it. */
+  zoneFor(dnsName: string): string | undefined {
+    return this.zones.find((z) => isInZone(dnsName, z));
+  }
+
+  private applyChangesSync(changes: Changes): void {
+    this.validate(changes);
+    // Deletes first so that a batch may replace a record set of one type by another at a name.
+    for (const ep of changes.delete) this.store.delete(endpointKey(ep));
+    for (const ep of changes.updateOld) this.store.delete(endpointKey(ep));
+    for (const ep of changes.updateNew) this.store.set(endpointKey(ep), cloneEndpoint(ep));
+    for (const ep of changes.create) this.store.set(endpointKey(ep), cloneEndpoint(ep));
+  }
+
+  /** Checks the whole batch before touching anything, so a failed batch changes nothing. */
+  private validate(changes: Changes): void {
+    if (changes.updateOld.length !== changes.updateNew.length) {
+      throw this.error(`update lists differ in length (${changes.updateOld.length} old, ${changes.updateNew.length} new)`, 'PROVIDER_INVALID_CHANGES');
+    }
+    const touched = new Set<string>();
+    const claim = (ep: Endpoint): void => {
+      const key = endpointKey(ep);
+      if (touched.has(key)) throw this.error(`record ${describeEndpoint(ep)} appears more than once in one batch`, 'PROVIDER_DUPLICATE_RECORD');
+      touched.add(key);
+    };
+    for (const ep of changes.create) {
+      this.checkZone(ep);
+      claim(ep);
+      if (this.store.has(endpointKey(ep))) throw this.error(`cannot create ${describeEndpoint(ep)}: record already exists`, 'PROVIDER_RECORD_EXISTS');
+    }
+    changes.updateNew.forEach((ep, i) => {
+      const old = changes.updateOld[i] as Endpoint;
+      this.checkZone(ep);
+      if (endpointKey(old) !== endpointKey(ep)) {
+        throw this.error(`cannot update ${describeEndpoint(old)} into a different record set ${describeEndpoint(ep)}`, 'PROVIDER_INVALID_CHANGES');
+      }
+      claim(ep);
+      if (!this.store.has(endpointKey(ep))) throw this.error(`cannot update ${describeEndpoint(ep)}: record not found`, 'PROVIDER_RECORD_NOT_FOUND');
+    });
+    for (const ep of changes.delete) {
+      this.checkZone(ep);
+      claim(ep);
+      if (!this.store.has(endpointKey(ep))) throw this.error(`cannot delete ${describeEndpoint(ep)}: record not found`, 'PROVIDER_RECORD_NOT_FOUND');
+    }
+  }
+
+  private checkZone(ep: Endpoint): void {
+    if (this.zoneFor(ep.dnsName) === undefined) {
+      throw this.error(`record ${describeEndpoint(ep)} is not in any zone (${this.zones.join(', ')})`, 'PROVIDER_ZONE_NOT_FOUND');
+    }
+  }
+
+  private error(message: string, code: string): ProviderError {
+    return new ProviderError(PROVIDER_NAME, `inmemory: ${message}`, { transient: false, code });
+  }
+}
