@@ -1,0 +1,436 @@
+/**
+ * The TXT registry: ownership of each record is kept in a TXT record beside it, in the format
+ * external-dns (>= 0.18) reads and writes, so Hostwarden can take over a zone that external-dns
+ * manages (and hand it back) without either tool losing track of what it owns.
+ */
+import { LABEL_ENCRYPTION_NONCE, LABEL_OWNED_RECORD, LABEL_OWNER, cloneEndpoint, describeEndpoint, endpointKey, newEndpoint, sameProviderSpecific } from '../../endpoint/endpoint.ts';
+import type { Endpoint, Labels, RecordType } from '../../endpoint/endpoint.ts';
+import type { DomainFilter } from '../../endpoint/domain-filter.ts';
+import { ConfigError } from '../../errors.ts';
+import type { Logger } from '../../log.ts';
+import { emptyChanges } from '../../provider/provider.ts';
+import type { Changes, Provider } from '../../provider/provider.ts';
+import type { Registry } from '../registry.ts';
+import { parseAesKey } from './encryption.ts';
+import { decodeOwnershipValue, encodeOwnershipValue, looksEncrypted, serializeLabels } from './labels.ts';
+import { TXTNameMapper } from './name-mapper.ts';
+import { OwnershipIndex, txtKey } from './ownership-index.ts';
+
+export interface TXTRegistryOptions {
+  ownerId: string;
+  prefix?: string;
+  suffix?: string;
+  wildcardReplacement?: string;
+  managedRecordTypes: readonly RecordType[];
+  excludeRecordTypes: readonly RecordType[];
+  /** Key for reading encrypted values; values are also written encrypted unless `encrypt` is false. */
+  aesKey?: Buffer;
+  encrypt?: boolean;
+  /** Owner id whose records this instance adopts (--migrate-from-txt-owner). */
+  oldOwnerId?: string;
+  /** Serve records() from memory for this long after a read (--txt-cache-interval); 0 = off. */
+  cacheIntervalMs?: number;
+  /** Split TXT names at these zones instead of the first dot (newest external-dns behaviour). */
+  zones?: readonly string[];
+  logger: Logger;
+  now?: () => number;
+}
+
+/** The configuration fields the TXT registry is built from, named as in the CLI config. */
+export interface TXTRegistryConfig {
+  txtOwnerId: string;
+  txtPrefix: string;
+  txtSuffix: string;
+  txtWildcardReplacement: string;
+  txtEncryptEnabled: boolean;
+  txtEncryptAesKey: string;
+  txtCacheIntervalMs: number;
+  migrateFromTxtOwner: string;
+  managedRecordTypes: readonly RecordType[];
+  excludeRecordTypes: readonly RecordType[];
+}
+
+interface TXTChanges {
+  create: Endpoint[];
+  updateOld: Endpoint[];
+  updateNew: Endpoint[];
+  delete: Endpoint[];
+}
+
+interface RecordsCache {
+  records: Endpoint[];
+  readAt: number;
+}
+
+const MAX_WARNED_NAMES = 10_000;
+
+export class TXTRegistry implements Registry {
+  readonly ownerId: string;
+  readonly mapper: TXTNameMapper;
+  private readonly provider: Provider;
+  private readonly oldOwnerId: string;
+  private readonly aesKey: Buffer | undefined;
+  private readonly encryptKey: Buffer | undefined;
+  private readonly managedRecordTypes: readonly RecordType[];
+  private readonly excludeRecordTypes: readonly RecordType[];
+  private readonly cacheIntervalMs: number;
+  private readonly logger: Logger;
+  private readonly now: () => number;
+  private index: OwnershipIndex | undefined;
+  private cache: RecordsCache | undefined;
+  private readonly warnedTXTNames = new Set<string>();
+
+  constructor(provider: Provider, options: TXTRegistryOptions) {
+    validateOptions(options);
+    this.provider = provider;
+    this.ownerId = options.ownerId;
+    this.oldOwnerId = options.oldOwnerId ?? '';
+    this.mapper = new TXTNameMapper({
+      prefix: options.prefix,
+      suffix: options.suffix,
+      wildcardReplacement: options.wildcardReplacement,
+      zones: options.zones,
+    });
+    this.aesKey = options.aesKey;
+    this.encryptKey = options.encrypt === false ? undefined : options.aesKey;
+    this.managedRecordTypes = [...options.managedRecordTypes];
+    this.excludeRecordTypes = [...options.excludeRecordTypes];
+    this.cacheIntervalMs = options.cacheIntervalMs ?? 0;
+    this.logger = options.logger;
+    this.now = options.now ?? Date.now;
+  }
+
+  static fromConfig(provider: Provider, cfg: TXTRegistryConfig, logger: Logger): TXTRegistry {
+    if (cfg.txtEncryptEnabled && cfg.txtEncryptAesKey === '') {
+      throw new ConfigError('--txt-encrypt-enabled needs --txt-encrypt-aes-key', '--txt-encrypt-aes-key');
+    }
+    return new TXTRegistry(provider, {
+      ownerId: cfg.txtOwnerId,
+      prefix: cfg.txtPrefix,
+      suffix: cfg.txtSuffix,
+      wildcardReplacement: cfg.txtWildcardReplacement,
+      managedRecordTypes: cfg.managedRecordTypes,
+      excludeRecordTypes: cfg.excludeRecordTypes,
+      aesKey: cfg.txtEncryptAesKey === '' ? undefined : parseAesKey(cfg.txtEncryptAesKey),
+      encrypt: cfg.txtEncryptEnabled,
+      oldOwnerId: cfg.migrateFromTxtOwner,
+      cacheIntervalMs: cfg.txtCacheIntervalMs,
+      logger,
+    });
+  }
+
+  domainFilter(): DomainFilter {
+    return this.provider.domainFilter();
+  }
+
+  adjustEndpoints(endpoints: Endpoint[]): Promise<Endpoint[]> {
+    return this.provider.adjustEndpoints(endpoints);
+  }
+
+  async records(): Promise<Endpoint[]> {
+    if (this.cache !== undefined && this.now() - this.cache.readAt < this.cacheIntervalMs) {
+      return this.cache.records.map(cloneEndpoint);
+    }
+    const all = await this.provider.records();
+    const index = new OwnershipIndex();
+    const owners = new Map<string, { labels: Labels; txtKey: string }>();
+    const records: Endpoint[] = [];
+
+    for (const record of all) {
+      if (record.recordType !== 'TXT') {
+        records.push(cloneEndpoint(record));
+        continue;
+      }
+      const value = record.targets[0];
+      if (value === undefined) {
+        this.logger.warn({ record: record.dnsName }, 'TXT record without a value, ignored');
+        continue;
+      }
+      const labels = decodeOwnershipValue(value, this.aesKey);
+      const mapped = this.mapper.toEndpointName(record.dnsName);
+      if (labels === undefined) {
+        this.warnUnreadable(record, value, mapped?.recordType !== undefined);
+        records.push(cloneEndpoint(record));
+        continue;
+      }
+      index.addTXT(record, labels);
+      if (mapped === undefined) continue;
+      owners.set(ownerKey(mapped.dnsName, mapped.recordType ?? '', record.setIdentifier), {
+        labels,
+        txtKey: txtKey(record.dnsName, record.setIdentifier),
+      });
+    }
+
+    for (const ep of records) {
+      const name = this.ownerLookupName(ep.dnsName);
+      let owner = owners.get(ownerKey(name, ep.recordType, ep.setIdentifier));
+      // external-dns never wrote old-format TXT records for AAAA, so those cannot own one.
+      if (owner === undefined && ep.recordType !== 'AAAA') {
+        owner = owners.get(ownerKey(name, '', ep.setIdentifier));
+        if (owner !== undefined) index.addOldFormatUser(owner.txtKey, endpointKey(ep));
+      }
+      if (owner !== undefined) Object.assign(ep.labels, owner.labels);
+      if (this.oldOwnerId !== '' && ep.labels[LABEL_OWNER] === this.oldOwnerId) ep.labels[LABEL_OWNER] = this.ownerId;
+    }
+    this.logOldFormat(records, index);
+
+    this.index = index;
+    this.cache = this.cacheIntervalMs > 0 ? { records: records.map(cloneEndpoint), readAt: this.now() } : undefined;
+    return records;
+  }
+
+  async applyChanges(changes: Changes): Promise<void> {
+    const index = this.index;
+    const recordChanges = emptyChanges();
+    const txtChanges: TXTChanges = emptyChanges();
+    const released: string[] = [];
+
+    for (const created of changes.create) {
+      const record = this.withOwner(created, {});
+      recordChanges.create.push(record);
+      this.ownershipForCreate(record, index, txtChanges);
+    }
+
+    for (const { old, next } of this.pairUpdates(changes.updateOld, changes.updateNew)) {
+      if (!this.owns(old)) {
+        this.logger.debug({ record: describeEndpoint(old) }, 'skipping update of a record owned by someone else');
+        continue;
+      }
+      const record = this.withOwner(next, old.labels);
+      recordChanges.updateOld.push(old);
+      recordChanges.updateNew.push(record);
+      if (this.ownershipForUpdate(old, record, index, txtChanges)) released.push(endpointKey(old));
+    }
+
+    for (const deleted of changes.delete) {
+      if (!this.owns(deleted)) {
+        this.logger.debug({ record: describeEndpoint(deleted) }, 'skipping delete of a record owned by someone else');
+        continue;
+      }
+      recordChanges.delete.push(deleted);
+      this.ownershipForDelete(deleted, index, txtChanges);
+      released.push(endpointKey(deleted));
+    }
+
+    if (index !== undefined) this.dropUnusedOldFormat(index, released, txtChanges);
+
+    const combined: Changes = {
+      create: [...recordChanges.create, ...txtChanges.create],
+      updateOld: [...recordChanges.updateOld, ...txtChanges.updateOld],
+      updateNew: [...recordChanges.updateNew, ...txtChanges.updateNew],
+      delete: [...recordChanges.delete, ...txtChanges.delete],
+    };
+    try {
+      await this.provider.applyChanges(combined);
+    } catch (err) {
+      // What the provider now holds is unknown: read everything again next time.
+      this.index = undefined;
+      this.cache = undefined;
+      throw err;
+    }
+    this.remember(recordChanges, txtChanges, released);
+  }
+
+  /** The new-format ownership TXT record for `record`. */
+  ownershipTXT(record: Endpoint, nonce?: string): Endpoint {
+    const labels: Labels = { ...record.labels };
+    if (nonce !== undefined && labels[LABEL_ENCRYPTION_NONCE] === undefined) labels[LABEL_ENCRYPTION_NONCE] = nonce;
+    return newEndpoint({
+      dnsName: this.mapper.toTXTName(record.dnsName, record.recordType),
+      targets: [encodeOwnershipValue(labels, this.encryptKey)],
+      recordType: 'TXT',
+      setIdentifier: record.setIdentifier,
+      recordTTL: record.recordTTL,
+      labels: { [LABEL_OWNED_RECORD]: record.dnsName },
+      providerSpecific: record.providerSpecific,
+    });
+  }
+
+  private ownershipForCreate(record: Endpoint, index: OwnershipIndex | undefined, out: TXTChanges): void {
+    const txt = this.ownershipTXT(record);
+    const existing = index?.getTXT(txt.dnsName, txt.setIdentifier);
+    if (existing === undefined) {
+      out.create.push(txt);
+      return;
+    }
+    // A TXT left behind by an earlier owner of this name: adopt ours, never touch someone else's.
+    this.replaceExistingTXT(record, existing.txt, existing.labels, out);
+  }
+
+  /** Returns true when the record no longer needs an old-format TXT afterwards. */
+  private ownershipForUpdate(old: Endpoint, record: Endpoint, index: OwnershipIndex | undefined, out: TXTChanges): boolean {
+    const oldTXTName = this.mapper.toTXTName(old.dnsName, old.recordType);
+    const oldTXT = index?.getTXT(oldTXTName, old.setIdentifier);
+    const nonce = record.labels[LABEL_ENCRYPTION_NONCE] ?? oldTXT?.labels[LABEL_ENCRYPTION_NONCE];
+    const txt = this.ownershipTXT(record, nonce);
+    if (index === undefined) {
+      // Nothing read yet, so nothing known about existing TXT records: do as external-dns does.
+      out.updateOld.push(this.ownershipTXT(old, nonce));
+      out.updateNew.push(txt);
+      return true;
+    }
+    if (oldTXT !== undefined && txtKey(oldTXT.txt.dnsName, oldTXT.txt.setIdentifier) !== txtKey(txt.dnsName, txt.setIdentifier)) {
+      if (this.ownsLabels(oldTXT.labels)) out.delete.push(oldTXT.txt);
+    }
+    const atNewName = index.getTXT(txt.dnsName, txt.setIdentifier);
+    if (atNewName === undefined) {
+      out.create.push(txt);
+      return true;
+    }
+    return this.replaceExistingTXT(record, atNewName.txt, atNewName.labels, out);
+  }
+
+  private ownershipForDelete(record: Endpoint, index: OwnershipIndex | undefined, out: TXTChanges): void {
+    if (index === undefined) {
+      out.delete.push(this.ownershipTXT(record));
+      return;
+    }
+    const existing = index.getTXT(this.mapper.toTXTName(record.dnsName, record.recordType), record.setIdentifier);
+    if (existing !== undefined && this.ownsLabels(existing.labels)) out.delete.push(existing.txt);
+  }
+
+  /**
+   * Rewrites an existing TXT of ours when its labels, TTL or provider properties differ, keeping
+   * its nonce so an encrypted value only changes when its content does. Returns false (and
+   * writes nothing) when the TXT belongs to another owner.
+   */
+  private replaceExistingTXT(record: Endpoint, existing: Endpoint, existingLabels: Labels, out: TXTChanges): boolean {
+    if (!this.ownsLabels(existingLabels)) {
+      this.logger.warn(
+        { record: describeEndpoint(record), txt: existing.dnsName, owner: existingLabels[LABEL_OWNER] ?? '' },
+        'ownership TXT record belongs to another owner; leaving it alone',
+      );
+      return false;
+    }
+    const txt = this.ownershipTXT(record, record.labels[LABEL_ENCRYPTION_NONCE] ?? existingLabels[LABEL_ENCRYPTION_NONCE]);
+    const unchanged =
+      serializeLabels(existingLabels, false) === serializeLabels({ ...record.labels }, false) &&
+      existing.recordTTL === txt.recordTTL &&
+      sameProviderSpecific(existing.providerSpecific, txt.providerSpecific);
+    if (!unchanged) {
+      out.updateOld.push(existing);
+      out.updateNew.push(txt);
+    }
+    return true;
+  }
+
+  /** Deletes old-format TXT records of ours that no remaining record depends on any more. */
+  private dropUnusedOldFormat(index: OwnershipIndex, released: readonly string[], out: TXTChanges): void {
+    const releasedSet = new Set(released);
+    const candidates = new Set(released.map((key) => index.oldFormatTXTOf(key)).filter((k): k is string => k !== undefined));
+    for (const oldKey of candidates) {
+      const stillUsed = [...index.oldFormatUsersOf(oldKey)].some((user) => !releasedSet.has(user));
+      const old = index.getTXTByKey(oldKey);
+      if (stillUsed || old === undefined || !this.ownsLabels(old.labels)) continue;
+      if (out.delete.some((t) => txtKey(t.dnsName, t.setIdentifier) === oldKey)) continue;
+      if (out.updateOld.some((t) => txtKey(t.dnsName, t.setIdentifier) === oldKey)) continue;
+      out.delete.push(old.txt);
+    }
+  }
+
+  /** Brings the index and the records cache in line with changes the provider accepted. */
+  private remember(records: Changes, txts: TXTChanges, released: readonly string[]): void {
+    const index = this.index;
+    if (index !== undefined) {
+      for (const t of [...txts.delete, ...txts.updateOld]) index.removeTXT(t.dnsName, t.setIdentifier);
+      for (const t of [...txts.create, ...txts.updateNew]) {
+        const labels = decodeOwnershipValue(t.targets[0] ?? '', this.aesKey);
+        if (labels !== undefined) index.addTXT(t, labels);
+      }
+      for (const key of released) index.releaseOldFormat(key);
+    }
+    if (this.cache === undefined) return;
+    const gone = new Set([...records.delete, ...records.updateOld].map(endpointKey));
+    const kept = this.cache.records.filter((r) => !gone.has(endpointKey(r)));
+    this.cache = { records: [...kept, ...[...records.create, ...records.updateNew].map(cloneEndpoint)], readAt: this.cache.readAt };
+  }
+
+  /** Pairs updateOld with updateNew: by position when the lists line up, else by record key. */
+  private pairUpdates(olds: readonly Endpoint[], news: readonly Endpoint[]): { old: Endpoint; next: Endpoint }[] {
+    if (olds.length === news.length) {
+      return news.map((next, i) => ({ old: olds[i] as Endpoint, next }));
+    }
+    const unused = [...olds];
+    const pairs: { old: Endpoint; next: Endpoint }[] = [];
+    for (const next of news) {
+      const at = unused.findIndex((o) => endpointKey(o) === endpointKey(next));
+      const old = at < 0 ? undefined : unused.splice(at, 1)[0];
+      if (old === undefined) {
+        this.logger.warn({ record: describeEndpoint(next) }, 'update without a matching current record, skipped');
+        continue;
+      }
+      pairs.push({ old, next });
+    }
+    for (const old of unused) this.logger.warn({ record: describeEndpoint(old) }, 'update without a matching desired record, skipped');
+    return pairs;
+  }
+
+  private owns(record: Endpoint): boolean {
+    return this.ownsLabels(record.labels);
+  }
+
+  private ownsLabels(labels: Labels): boolean {
+    const owner = labels[LABEL_OWNER];
+    return owner === this.ownerId || (this.oldOwnerId !== '' && owner === this.oldOwnerId);
+  }
+
+  private withOwner(record: Endpoint, base: Labels): Endpoint {
+    const copy = cloneEndpoint(record);
+    copy.labels = { ...base, ...record.labels, [LABEL_OWNER]: this.ownerId };
+    return copy;
+  }
+
+  /** TXT records for wildcards are written with the replacement, so look owners up that way. */
+  private ownerLookupName(dnsName: string): string {
+    const name = dnsName.toLowerCase();
+    if (this.mapper.wildcardReplacement !== '' && (name === '*' || name.startsWith('*.'))) {
+      return this.mapper.wildcardReplacement + name.slice(1);
+    }
+    return name;
+  }
+
+  private warnUnreadable(record: Endpoint, value: string, atOwnershipName: boolean): void {
+    if (!atOwnershipName || !looksEncrypted(value) || this.warnedTXTNames.has(record.dnsName)) return;
+    if (this.warnedTXTNames.size >= MAX_WARNED_NAMES) this.warnedTXTNames.clear();
+    this.warnedTXTNames.add(record.dnsName);
+    const hint = this.aesKey === undefined ? 'it looks encrypted and no --txt-encrypt-aes-key is set' : 'it does not decrypt with --txt-encrypt-aes-key';
+    this.logger.warn({ txt: record.dnsName }, `ownership TXT record cannot be read (${hint}); the records it owns are treated as unowned`);
+  }
+
+  private logOldFormat(records: readonly Endpoint[], index: OwnershipIndex): void {
+    if (index.oldFormatRecordCount === 0) return;
+    const dependent = new Set(index.dependentRecordKeys());
+    const upgradable = records.filter(
+      (r) => dependent.has(endpointKey(r)) && this.owns(r) && this.managedRecordTypes.includes(r.recordType) && !this.excludeRecordTypes.includes(r.recordType),
+    ).length;
+    if (upgradable > 0) {
+      this.logger.info({ records: upgradable }, 'records owned through old-format TXT records; they move to the new format on their next update');
+    }
+  }
+}
+
+function ownerKey(dnsName: string, recordType: string, setIdentifier: string): string {
+  return `${dnsName.toLowerCase()}\u0000${recordType}\u0000${setIdentifier}`;
+}
+
+function validateOptions(options: TXTRegistryOptions): void {
+  if (options.ownerId === '') throw new ConfigError('--txt-owner-id must not be empty', '--txt-owner-id');
+  // A comma or quote would end the owner label early and make every record unreadable.
+  if (/[,"\s]/.test(options.ownerId)) {
+    throw new ConfigError(`--txt-owner-id ${JSON.stringify(options.ownerId)} must not contain commas, quotes or spaces`, '--txt-owner-id');
+  }
+  if ((options.prefix ?? '') !== '' && (options.suffix ?? '') !== '') {
+    throw new ConfigError('--txt-prefix and --txt-suffix are mutually exclusive', '--txt-prefix');
+  }
+  if (options.encrypt === true && options.aesKey === undefined) {
+    throw new ConfigError('--txt-encrypt-enabled needs --txt-encrypt-aes-key', '--txt-encrypt-aes-key');
+  }
+  if (options.aesKey !== undefined && options.aesKey.length !== 32) {
+    throw new ConfigError(`--txt-encrypt-aes-key must be 32 bytes, got ${options.aesKey.length}`, '--txt-encrypt-aes-key');
+  }
+  const cache = options.cacheIntervalMs ?? 0;
+  if (!Number.isFinite(cache) || cache < 0) throw new ConfigError('--txt-cache-interval must not be negative', '--txt-cache-interval');
+  if (options.oldOwnerId !== undefined && options.oldOwnerId !== '' && options.oldOwnerId === options.ownerId) {
+    throw new ConfigError('--migrate-from-txt-owner must differ from --txt-owner-id', '--migrate-from-txt-owner');
+  }
+}
