@@ -116,10 +116,10 @@ describe('TXTRegistry.records', () => {
     assert.deepEqual(record?.labels, { owner: 'owner', resource: 'service/default/web' });
   });
 
-  test('adopts records of the --migrate-from-txt-owner owner', async () => {
+  test('reports the --migrate-from-txt-owner owner as read, for the planner to take over', async () => {
     const provider = new FakeProvider([ep(`m.${ZONE}`, 'A', ['192.0.2.4']), txt(`a-m.${ZONE}`, owned('previous'))]);
     const records = await registry(provider, { oldOwnerId: 'previous' }).records();
-    assert.equal(find(records, `m.${ZONE}`, 'A')?.labels.owner, 'owner');
+    assert.equal(find(records, `m.${ZONE}`, 'A')?.labels.owner, 'previous');
   });
 
   test('returns copies: callers cannot corrupt what the registry knows', async () => {
@@ -279,12 +279,31 @@ describe('TXTRegistry.applyChanges', () => {
     assert.equal(find(await reg.records(), `*.apps.${ZONE}`, 'CNAME')?.labels.owner, 'owner');
   });
 
-  test('adopted records are rewritten with the new owner', async () => {
+  test('a takeover update rewrites the TXT record with the new owner', async () => {
     const provider = new FakeProvider([ep(`m.${ZONE}`, 'A', ['192.0.2.17']), txt(`a-m.${ZONE}`, owned('previous'))]);
     const reg = registry(provider, { oldOwnerId: 'previous' });
     const current = find(await reg.records(), `m.${ZONE}`, 'A') as Endpoint;
-    await reg.applyChanges({ ...emptyChanges(), updateOld: [current], updateNew: [{ ...current, targets: ['192.0.2.18'] }] });
+    await reg.applyChanges({ ...emptyChanges(), updateOld: [current], updateNew: [{ ...current, labels: { owner: 'owner' } }] });
     assert.equal(provider.get(`a-m.${ZONE}`, 'TXT')?.targets[0], owned('owner'));
+    assert.equal(find(await reg.records(), `m.${ZONE}`, 'A')?.labels.owner, 'owner');
+  });
+
+  test('without --migrate-from-txt-owner the previous owner\'s records stay untouched', async () => {
+    const provider = new FakeProvider([ep(`m.${ZONE}`, 'A', ['192.0.2.17']), txt(`a-m.${ZONE}`, owned('previous'))]);
+    const reg = registry(provider);
+    const current = find(await reg.records(), `m.${ZONE}`, 'A') as Endpoint;
+    await reg.applyChanges({ ...emptyChanges(), updateOld: [current], updateNew: [{ ...current, labels: { owner: 'owner' } }] });
+    assert.deepEqual(summary(provider.batches[0] as Changes), []);
+  });
+
+  test('a provider-default TTL on the TXT record does not force a rewrite', async () => {
+    const stored = txt(`a-dflt.${ZONE}`, owned('owner'));
+    stored.recordTTL = 300;
+    const provider = new FakeProvider([ep(`dflt.${ZONE}`, 'A', ['192.0.2.25'], { recordTTL: 300 }), stored]);
+    const reg = registry(provider);
+    const current = find(await reg.records(), `dflt.${ZONE}`, 'A') as Endpoint;
+    await reg.applyChanges({ ...emptyChanges(), updateOld: [current], updateNew: [{ ...current, recordTTL: 0, targets: ['192.0.2.26'] }] });
+    assert.deepEqual(summary(provider.batches[0] as Changes), [`updateNew dflt.${ZONE} A 192.0.2.26`, `updateOld dflt.${ZONE} A 192.0.2.25`]);
   });
 
   test('a provider failure propagates and forgets what was read', async () => {

@@ -26,7 +26,11 @@ export interface TXTRegistryOptions {
   /** Key for reading encrypted values; values are also written encrypted unless `encrypt` is false. */
   aesKey?: Buffer;
   encrypt?: boolean;
-  /** Owner id whose records this instance adopts (--migrate-from-txt-owner). */
+  /**
+   * Owner id whose records this instance may update and delete (--migrate-from-txt-owner). Their
+   * owner label is reported as read, so the planner can decide to take them over; the takeover
+   * update then rewrites the TXT record with this instance's owner id.
+   */
   oldOwnerId?: string;
   /** Serve records() from memory for this long after a read (--txt-cache-interval); 0 = off. */
   cacheIntervalMs?: number;
@@ -170,7 +174,6 @@ export class TXTRegistry implements Registry {
         if (owner !== undefined) index.addOldFormatUser(owner.txtKey, endpointKey(ep));
       }
       if (owner !== undefined) Object.assign(ep.labels, owner.labels);
-      if (this.oldOwnerId !== '' && ep.labels[LABEL_OWNER] === this.oldOwnerId) ep.labels[LABEL_OWNER] = this.ownerId;
     }
     this.logOldFormat(records, index);
 
@@ -303,9 +306,10 @@ export class TXTRegistry implements Registry {
       return false;
     }
     const txt = this.ownershipTXT(record, record.labels[LABEL_ENCRYPTION_NONCE] ?? existingLabels[LABEL_ENCRYPTION_NONCE]);
+    // TTL 0 means "provider default", which providers report back as a concrete number.
     const unchanged =
       serializeLabels(existingLabels, false) === serializeLabels({ ...record.labels }, false) &&
-      existing.recordTTL === txt.recordTTL &&
+      (txt.recordTTL === 0 || existing.recordTTL === txt.recordTTL) &&
       sameProviderSpecific(existing.providerSpecific, txt.providerSpecific);
     if (!unchanged) {
       out.updateOld.push(existing);
