@@ -120,36 +120,48 @@ export function parseZone(text: string, origin: string, fileName: string): ZoneC
   return content;
 }
 
-/** Writes a zone in the canonical form: SOA first, then sets in DNS name order, rdata sorted. */
-export function serializeZone(zone: ZoneContent): string {
+/**
+ * Writes a zone in the canonical form: SOA first, then sets in DNS name order, rdata sorted.
+ * `cache` remembers the lines of each (unchanging) set object, so a caller that rewrites a large
+ * zone after a small change only formats the sets that changed.
+ */
+export function serializeZone(zone: ZoneContent, cache?: WeakMap<RRSet, string>): string {
   const s = zone.soa;
   const lines = [
     `; zone ${zone.origin}, written by Hostwarden; edits are replaced on the next change`,
     `${absolute(zone.origin)} ${s.ttl} IN SOA ${absolute(s.mname)} ${absolute(s.rname)} ${s.serial} ${s.refresh} ${s.retry} ${s.expire} ${s.minimum}`,
   ];
   for (const set of sortRRSets(zone.rrsets)) {
-    for (const rdata of [...new Set(set.rdata)].sort()) {
-      lines.push(`${absolute(set.name)} ${set.ttl} IN ${set.type} ${formatRdata(set.type, rdata)}`);
+    let text = cache?.get(set);
+    if (text === undefined) {
+      const owner = `${absolute(set.name)} ${set.ttl} IN ${set.type} `;
+      text = [...new Set(set.rdata)].sort().map((rdata) => `${owner}${formatRdata(set.type, rdata)}`).join('\n');
+      cache?.set(set, text);
     }
+    lines.push(text);
   }
   return `${lines.join('\n')}\n`;
 }
 
 /** Sorts sets by DNS name (labels compared right to left), then type, so output is stable. */
 export function sortRRSets(rrsets: readonly RRSet[]): RRSet[] {
-  const typeIndex = (t: RRType): number => RR_TYPES.indexOf(t);
-  return [...rrsets].sort((a, b) => compareNames(a.name, b.name) || typeIndex(a.type) - typeIndex(b.type));
+  const keyed = rrsets.map((set) => ({ set, key: nameSortKey(set.name), type: RR_TYPES.indexOf(set.type) }));
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.type - b.type));
+  return keyed.map((k) => k.set);
+}
+
+/**
+ * Labels right to left, joined by NUL: NUL sorts below every label character, so comparing the
+ * keys as strings compares the names label by label with a parent before its children.
+ */
+function nameSortKey(name: string): string {
+  return name.split('.').reverse().join('\u0000');
 }
 
 export function compareNames(a: string, b: string): number {
-  const la = a.split('.').reverse();
-  const lb = b.split('.').reverse();
-  for (let i = 0; i < Math.min(la.length, lb.length); i++) {
-    const x = la[i] ?? '';
-    const y = lb[i] ?? '';
-    if (x !== y) return x < y ? -1 : 1;
-  }
-  return la.length - lb.length;
+  const ka = nameSortKey(a);
+  const kb = nameSortKey(b);
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
 }
 
 /** A CNAME that shares its name with other data (or sits at the apex), as BIND rejects it. */
@@ -377,41 +389,47 @@ function* tokenize(text: string, fail: Fail): Generator<Entry> {
 
 /** Reads a quoted string (from after the opening quote) or a bare word, resolving escapes. */
 function readWord(text: string, from: number, quoted: boolean, unterminated: () => never, fail: (m: string) => never): { text: string; bytes: Uint8Array; end: number } {
-  const bytes: number[] = [];
+  const chunks: Buffer[] = [];
+  let segmentStart = from;
   let i = from;
+  let contentEnd: number;
   for (;;) {
     const ch = text[i];
     if (ch === undefined || ch === '\n') {
       if (quoted) unterminated();
+      contentEnd = i;
       break;
     }
     if (quoted && ch === '"') {
+      contentEnd = i;
       i++;
       break;
     }
-    if (!quoted && (ch === ' ' || ch === '\t' || ch === '\r' || ch === ';' || ch === '(' || ch === ')' || ch === '"')) break;
-    if (ch === '\\') {
-      const digits = /^\d{3}/.exec(text.slice(i + 1, i + 4));
-      if (digits !== null) {
-        const value = Number(digits[0]);
-        if (value > 255) fail(`escape \\${digits[0]} is larger than 255`);
-        bytes.push(value);
-        i += 4;
-        continue;
-      }
-      const next = text.codePointAt(i + 1);
-      if (next === undefined || next === 0x0a) fail('backslash at the end of a line');
-      const escaped = String.fromCodePoint(next ?? 0);
-      bytes.push(...Buffer.from(escaped, 'utf8'));
-      i += 1 + escaped.length;
+    if (!quoted && (ch === ' ' || ch === '\t' || ch === '\r' || ch === ';' || ch === '(' || ch === ')' || ch === '"')) {
+      contentEnd = i;
+      break;
+    }
+    if (ch !== '\\') {
+      i++;
       continue;
     }
-    const cp = text.codePointAt(i) ?? 0;
-    const char = String.fromCodePoint(cp);
-    bytes.push(...Buffer.from(char, 'utf8'));
-    i += char.length;
+    if (i > segmentStart) chunks.push(Buffer.from(text.slice(segmentStart, i), 'utf8'));
+    const digits = /^\d{3}/.exec(text.slice(i + 1, i + 4));
+    if (digits !== null) {
+      const value = Number(digits[0]);
+      if (value > 255) fail(`escape \\${digits[0]} is larger than 255`);
+      chunks.push(Buffer.from([value]));
+      i += 4;
+      segmentStart = i;
+      continue;
+    }
+    const next = text[i + 1];
+    if (next === undefined || next === '\n') fail('backslash at the end of a line');
+    // `\X` stands for X itself: it simply starts the next literal segment.
+    segmentStart = i + 1;
+    i += 2;
   }
-  const end = i;
-  const raw = quoted ? text.slice(from, end - 1) : text.slice(from, end);
-  return { text: raw, bytes: Uint8Array.from(bytes), end };
+  if (contentEnd > segmentStart) chunks.push(Buffer.from(text.slice(segmentStart, contentEnd), 'utf8'));
+  const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+  return { text: text.slice(from, contentEnd), bytes, end: i };
 }

@@ -143,7 +143,9 @@ export class EmbeddedProvider implements Provider {
       return true;
     };
     const push = (zone: string, op: Op): void => {
-      byZone.set(zone, [...(byZone.get(zone) ?? []), op]);
+      const ops = byZone.get(zone);
+      if (ops === undefined) byZone.set(zone, [op]);
+      else ops.push(op);
     };
     for (const raw of changes.delete) {
       const p = prepare(raw, 'delete');

@@ -48,7 +48,10 @@ export interface ZoneStoreOptions {
   now?: () => number;
 }
 
-/** Mutable view of one zone handed to a commit's edit function; keys come from rrsetKey(). */
+/**
+ * An edit of one zone: it adds, replaces or deletes entries of the map (keys from rrsetKey()). The
+ * sets already in the map are frozen, so an edit replaces a set rather than changing it in place.
+ */
 export type ZoneEdit = (rrsets: Map<string, RRSet>, current: ZoneContent) => void;
 
 export function rrsetKey(name: string, type: RRType): string {
@@ -64,8 +67,10 @@ export class ZoneStore {
   private readonly now: () => number;
   private readonly mutex = new KeyedMutex();
   private readonly listeners = new Set<ZoneListener>();
-  private readonly zonesByName = new Map<string, { content: ZoneContent; text: string }>();
+  private readonly zonesByName = new Map<string, ZoneContent>();
   private state: 'new' | 'open' | 'closed' = 'new';
+  /** Zone-file lines of each frozen set, reused while the set is unchanged. */
+  private readonly lineCache = new WeakMap<RRSet, string>();
 
   constructor(options: ZoneStoreOptions) {
     this.options = options;
@@ -114,12 +119,12 @@ export class ZoneStore {
         const content = this.initialContent(zone);
         const serialized = serializeZone(content);
         await writeFileAtomic(path, serialized);
-        this.zonesByName.set(zone, { content: deepFreeze(content), text: serialized });
+        this.zonesByName.set(zone, deepFreeze(content));
         this.logger.info({ zone, file: path, serial: content.soa.serial }, 'created zone file');
       } else {
         const content = parseZone(text, zone, path);
         if (!content.rrsets.some((s) => s.type === 'NS' && s.name === zone)) this.logger.warn({ zone, file: path }, 'zone has no NS records at its apex');
-        this.zonesByName.set(zone, { content: deepFreeze(content), text: serializeZone(content) });
+        this.zonesByName.set(zone, deepFreeze(content));
         this.logger.info({ zone, file: path, serial: content.soa.serial, rrsets: content.rrsets.length }, 'loaded zone file');
       }
     }
@@ -129,9 +134,9 @@ export class ZoneStore {
 
   /** The committed content of a zone; the object is frozen and replaced (never changed) by commits. */
   content(zone: string): ZoneContent {
-    const entry = this.zonesByName.get(zone);
-    if (entry === undefined) throw new ProviderError(PROVIDER, `zone ${zone} is not managed by this store`, { zone, code: 'ZONE_NOT_MANAGED' });
-    return entry.content;
+    const content = this.zonesByName.get(zone);
+    if (content === undefined) throw new ProviderError(PROVIDER, `zone ${zone} is not managed by this store`, { zone, code: 'ZONE_NOT_MANAGED' });
+    return content;
   }
 
   /** Registers a listener; when the store is already open it hears about every zone at once. */
@@ -172,46 +177,58 @@ export class ZoneStore {
 
   private applyEdit(zone: string, edit: ZoneEdit): ZoneContent | undefined {
     const current = this.content(zone);
-    const draft = new Map(current.rrsets.map((s) => [rrsetKey(s.name, s.type), { ...s, rdata: [...s.rdata] }]));
+    const before = new Map(current.rrsets.map((set) => [rrsetKey(set.name, set.type), set]));
+    const draft = new Map(before);
     edit(draft, current);
-    const rrsets = sortRRSets([...draft.values()].map((s) => ({ ...s, rdata: [...new Set(s.rdata)].sort() })));
-    for (const set of rrsets) {
+    const changed: RRSet[] = [];
+    for (const [key, set] of draft) {
+      const old = before.get(key);
+      if (old === set) continue;
+      if (key !== rrsetKey(set.name, set.type)) throw conflict(zone, `${set.name} ${set.type} was stored under the wrong key`);
       if (!isInZone(set.name, zone)) throw conflict(zone, `${set.name} ${set.type} is outside zone ${zone}`);
       if (set.rdata.length === 0) throw conflict(zone, `${set.name} ${set.type} has no records`);
+      const normal: RRSet = { name: set.name, type: set.type, ttl: set.ttl, rdata: [...new Set(set.rdata)].sort() };
+      if (old !== undefined && old.ttl === normal.ttl && old.rdata.join('\u0000') === normal.rdata.join('\u0000')) draft.set(key, old);
+      else {
+        draft.set(key, normal);
+        changed.push(normal);
+      }
     }
-    const hadApexNS = current.rrsets.some((s) => s.type === 'NS' && s.name === zone);
-    if (hadApexNS && !rrsets.some((s) => s.type === 'NS' && s.name === zone)) throw conflict(zone, `the apex NS records of zone ${zone} cannot be removed`);
-    const candidate: ZoneContent = { origin: zone, soa: current.soa, rrsets };
+    const removed = [...before.keys()].filter((key) => !draft.has(key));
+    if (changed.length === 0 && removed.length === 0) return undefined;
+    if (removed.includes(rrsetKey(zone, 'NS'))) throw conflict(zone, `the apex NS records of zone ${zone} cannot be removed`);
+    // Never write a file the next start could not load: read the changed sets back first. The
+    // unchanged ones were checked when they were loaded or written.
+    const probe: ZoneContent = { origin: zone, soa: current.soa, rrsets: changed };
+    try {
+      parseZone(serializeZone(probe), zone, this.filePath(zone));
+    } catch (err) {
+      throw conflict(zone, `the change would make zone ${zone} unreadable: ${errorMessage(err).replace(/^.*?: /, '')}`);
+    }
+    const candidate: ZoneContent = { origin: zone, soa: current.soa, rrsets: sortRRSets([...draft.values()]) };
     const cname = findCnameConflict(candidate);
     if (cname !== undefined) throw conflict(zone, cname.message);
-    if (serializeZone(candidate) === this.zonesByName.get(zone)?.text) return undefined;
     return { ...candidate, soa: { ...current.soa, serial: nextSerial(current.soa.serial) } };
   }
 
   private async write(zone: string, content: ZoneContent): Promise<void> {
     const path = this.filePath(zone);
-    const text = serializeZone(content);
-    // Never write a file the next start could not load: read our own output back first.
-    try {
-      parseZone(text, zone, path);
-    } catch (err) {
-      throw conflict(zone, `the change would make zone ${zone} unreadable: ${errorMessage(err)}`);
-    }
+    const text = serializeZone(content, this.lineCache);
     try {
       await writeFileAtomic(path, text);
     } catch (err) {
       // Once renamed, the file already holds the new content: memory must follow it even though
       // the change is not acknowledged as durable.
-      if (err instanceof AtomicWriteError && err.renamed) this.adopt(zone, content, text);
+      if (err instanceof AtomicWriteError && err.renamed) this.adopt(zone, content);
       throw new ProviderError(PROVIDER, `cannot write zone ${zone}: ${errorMessage(err)}`, { transient: true, zone, code: 'ZONE_WRITE_FAILED', cause: err });
     }
-    this.adopt(zone, content, text);
+    this.adopt(zone, content);
     this.logger.debug({ zone, serial: content.soa.serial, rrsets: content.rrsets.length }, 'zone committed');
   }
 
-  private adopt(zone: string, content: ZoneContent, text: string): void {
+  private adopt(zone: string, content: ZoneContent): void {
     const frozen = deepFreeze(content);
-    this.zonesByName.set(zone, { content: frozen, text });
+    this.zonesByName.set(zone, frozen);
     this.notify(frozen);
   }
 
