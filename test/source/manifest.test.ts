@@ -174,6 +174,28 @@ describe('ManifestSource', () => {
     assert.deepEqual(problems, []);
   });
 
+  test('only changed files are parsed again', async () => {
+    const dir = await newDir();
+    const count = 500;
+    for (let i = 0; i < count; i += 100) {
+      await Promise.all(
+        Array.from({ length: 100 }, (_, j) => writeFile(join(dir, `svc-${i + j}.yaml`), service(`s${i + j}`, `s${i + j}.example.org`, '192.0.2.1'))),
+      );
+    }
+    const source = new ManifestSource({ dir, logger: capturingLogger().logger, watch: false });
+    assert.equal((await source.endpoints()).length, count);
+    assert.deepEqual(source.lastSync(), { files: count, reparsed: count });
+    assert.equal((await source.endpoints()).length, count);
+    assert.deepEqual(source.lastSync(), { files: count, reparsed: 0 });
+    await writeFile(join(dir, 'svc-7.yaml'), service('s7', 's7.example.org', '192.0.2.77'));
+    const eps = await source.endpoints();
+    assert.deepEqual(source.lastSync(), { files: count, reparsed: 1 });
+    assert.deepEqual(eps.find((e) => e.dnsName === 's7.example.org')?.targets, ['192.0.2.77']);
+    // Returned endpoints are copies: mutating them does not leak into the next list.
+    eps.forEach((e) => e.targets.push('192.0.2.250'));
+    assert.ok((await source.endpoints()).every((e) => !e.targets.includes('192.0.2.250')));
+  });
+
   test('a missing directory is a SourceError', async () => {
     const source = new ManifestSource({ dir: join(root, 'does-not-exist'), logger: capturingLogger().logger, watch: false });
     await assert.rejects(source.endpoints(), (err: unknown) => err instanceof SourceError);

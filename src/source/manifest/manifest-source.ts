@@ -44,6 +44,13 @@ interface FileStamp {
   ino: number;
 }
 
+export interface ManifestSyncStats {
+  /** Manifest files seen by the last `endpoints()` call. */
+  files: number;
+  /** Of those, how many were read and parsed again (the rest came from the cache). */
+  reparsed: number;
+}
+
 interface CachedFile {
   stamp: FileStamp;
   endpoints: Endpoint[];
@@ -61,6 +68,7 @@ export class ManifestSource implements Source {
   private readonly cache = new Map<string, CachedFile>();
   private readonly watcher: DirWatcher;
   private watching = false;
+  private stats: ManifestSyncStats = { files: 0, reparsed: 0 };
 
   constructor(options: ManifestSourceOptions) {
     this.dir = options.dir;
@@ -96,11 +104,23 @@ export class ManifestSource implements Source {
     const seen = new Set(files);
     for (const cached of [...this.cache.keys()]) if (!seen.has(cached)) this.cache.delete(cached);
     const results: CachedFile[] = [];
+    let reparsed = 0;
     for (let i = 0; i < files.length; i += READ_BATCH) {
       const batch = await Promise.all(files.slice(i, i + READ_BATCH).map((f) => this.loadFile(f)));
-      for (const r of batch) if (r !== undefined) results.push(r);
+      for (const r of batch) {
+        if (r === undefined) continue;
+        results.push(r.file);
+        if (r.reparsed) reparsed += 1;
+      }
     }
+    this.stats = { files: files.length, reparsed };
+    // Copies, so callers that adjust endpoints cannot corrupt the cache.
     return results.flatMap((r) => r.endpoints.map(cloneEndpoint));
+  }
+
+  /** What the last `endpoints()` call read, for metrics and tests. */
+  lastSync(): ManifestSyncStats {
+    return { ...this.stats };
   }
 
   /** Problems of the files as last read, for status pages and `explain`. */
@@ -137,7 +157,7 @@ export class ManifestSource implements Source {
     }
   }
 
-  private async loadFile(file: string): Promise<CachedFile | undefined> {
+  private async loadFile(file: string): Promise<{ file: CachedFile; reparsed: boolean } | undefined> {
     let stamp: FileStamp;
     try {
       const st = await stat(file);
@@ -147,7 +167,7 @@ export class ManifestSource implements Source {
       return undefined;
     }
     const cached = this.cache.get(file);
-    if (cached !== undefined && sameStamp(cached.stamp, stamp)) return cached;
+    if (cached !== undefined && sameStamp(cached.stamp, stamp)) return { file: cached, reparsed: false };
     let text: string;
     try {
       text = await readFile(file, 'utf8');
@@ -158,7 +178,7 @@ export class ManifestSource implements Source {
     }
     const entry: CachedFile = { stamp, ...this.translateFile(file, text) };
     this.cache.set(file, entry);
-    return entry;
+    return { file: entry, reparsed: true };
   }
 
   private translateFile(file: string, text: string): { endpoints: Endpoint[]; problems: SourceProblem[] } {

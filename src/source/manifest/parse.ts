@@ -49,6 +49,7 @@ export function parseManifest(text: string): ParsedManifest {
       errors.push({ line: lineAt(doc.contents.range[0]), message: firstLine((err as Error).message) });
       continue;
     }
+    if (value === null || value === undefined) continue;
     const nodeLine = (path: readonly (string | number)[]): number | undefined => {
       const node: unknown = doc.getIn(path, true);
       return isNode(node) && node.range !== undefined && node.range !== null ? lineAt(node.range[0]) : undefined;
