@@ -50,7 +50,7 @@ export interface Config {
   embeddedDefaultTTL: number;
   dnsListen: string[];
   dnsAllowTransfer: string[];
-  dnsTsigKeys: string[];
+  dnsTsigKey: string[];
   dnsNotify: string[];
   dnsWorkers: number;
   dnsUdpSize: number;
@@ -124,7 +124,7 @@ export function resolveConfig(args: ParsedArgs, choices: Choices): Config {
     embeddedDefaultTTL: num('embedded-default-ttl'),
     dnsListen: list('dns-listen'),
     dnsAllowTransfer: list('dns-allow-transfer'),
-    dnsTsigKeys: list('dns-tsig-key'),
+    dnsTsigKey: list('dns-tsig-key'),
     dnsNotify: list('dns-notify'),
     dnsWorkers: num('dns-workers'),
     dnsUdpSize: num('dns-udp-size'),

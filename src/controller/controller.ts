@@ -6,6 +6,7 @@
  */
 import type { DomainMatcher } from '../endpoint/domain-filter.ts';
 import { AllDomainFilters } from '../endpoint/domain-filter.ts';
+import { endpointKey } from '../endpoint/endpoint.ts';
 import type { Endpoint, RecordType } from '../endpoint/endpoint.ts';
 import { errorMessage, isTransient } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -91,7 +92,7 @@ export class Controller {
       domainFilter: new AllDomainFilters([this.opts.plan.domainFilter, registry.domainFilter()]),
       migrateFromOwner: this.opts.plan.migrateFromOwner === '' ? undefined : this.opts.plan.migrateFromOwner,
     });
-    this.recordVerified(adjusted, changes);
+    this.recordVerified(adjusted, current, changes);
 
     let applied = false;
     if (!hasChanges(changes)) {
@@ -171,13 +172,18 @@ export class Controller {
     }
   }
 
-  private recordVerified(desired: readonly Endpoint[], changes: Changes): void {
+  private recordVerified(desired: readonly Endpoint[], current: readonly Endpoint[], changes: Changes): void {
     const metrics = this.opts.metrics;
     if (metrics === undefined) return;
-    const changed = new Set([...changes.create, ...changes.updateNew].map((e) => `${e.dnsName}\u0000${e.recordType}`));
+    // A desired record is verified when the provider already holds it as wanted: it is managed,
+    // exists, and the plan neither creates nor updates it.
+    const managed = new Set(this.opts.plan.managedRecordTypes.filter((t) => !this.opts.plan.excludeRecordTypes.includes(t)));
+    const existing = new Set(current.map(endpointKey));
+    const changed = new Set([...changes.create, ...changes.updateNew].map(endpointKey));
     const counts = new Map<string, number>();
     for (const ep of desired) {
-      if (!changed.has(`${ep.dnsName}\u0000${ep.recordType}`)) counts.set(ep.recordType, (counts.get(ep.recordType) ?? 0) + 1);
+      const key = endpointKey(ep);
+      if (managed.has(ep.recordType) && existing.has(key) && !changed.has(key)) counts.set(ep.recordType, (counts.get(ep.recordType) ?? 0) + 1);
     }
     metrics.verifiedRecords.reset();
     for (const [type, n] of counts) metrics.verifiedRecords.set({ record_type: type }, n);

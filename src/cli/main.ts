@@ -1,0 +1,123 @@
+/**
+ * Entry point: the only place that reads argv, the environment and process signals. Exit codes:
+ * 0 success, 1 runtime failure, 2 configuration error.
+ */
+import { readFileSync } from 'node:fs';
+import { resolveConfig } from '../config/config.ts';
+import { FLAGS } from '../config/flags.ts';
+import { parseArgs } from '../config/parse.ts';
+import { ConfigError, errorMessage } from '../errors.ts';
+import { createLogger } from '../log.ts';
+import { explainCommand } from './explain.ts';
+import { planCommand } from './plan.ts';
+import { runCommand } from './run.ts';
+import { PROVIDER_NAMES, SOURCE_NAMES } from './wiring.ts';
+
+const COMMANDS = ['run', 'plan', 'explain', 'help', 'version'] as const;
+type Command = (typeof COMMANDS)[number];
+
+export interface Process {
+  argv: readonly string[];
+  env: Readonly<Record<string, string | undefined>>;
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  onSignal: (signal: 'SIGINT' | 'SIGTERM', handler: () => void) => void;
+}
+
+export async function main(proc: Process): Promise<number> {
+  const args = [...proc.argv];
+  // Without a command, behave like external-dns: flags alone run the sync loop.
+  const first = args[0];
+  let command: Command = 'run';
+  if (first === '--help' || first === '-h') command = 'help';
+  else if (first === '--version') command = 'version';
+  else if (first !== undefined && !first.startsWith('-')) {
+    if (!(COMMANDS as readonly string[]).includes(first)) {
+      proc.stderr.write(`hostwarden: unknown command ${JSON.stringify(first)}; commands: ${COMMANDS.join(', ')}\n`);
+      return 2;
+    }
+    command = first as Command;
+    args.shift();
+  }
+  if (args.includes('--help') || args.includes('-h')) command = 'help';
+  if (command === 'help') {
+    proc.stdout.write(helpText());
+    return 0;
+  }
+  if (command === 'version') {
+    proc.stdout.write(`hostwarden ${version()}\n`);
+    return 0;
+  }
+
+  let cfg;
+  let positionals: string[] = [];
+  try {
+    const parsed = parseArgs(args, proc.env);
+    if (command !== 'explain' && parsed.positionals.length > 0) throw new ConfigError(`unexpected argument ${JSON.stringify(parsed.positionals[0])}`);
+    cfg = resolveConfig(parsed, { sources: SOURCE_NAMES, providers: PROVIDER_NAMES });
+    positionals = parsed.positionals;
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      proc.stderr.write(`hostwarden: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+
+  const logger = createLogger(cfg.logLevel, cfg.logFormat, proc.stderr);
+  const colour = cfg.color === 'always' || (cfg.color === 'auto' && proc.stdout.isTTY === true && proc.env['NO_COLOR'] === undefined);
+  const print = { logger, colour, write: (text: string) => void proc.stdout.write(text) };
+  try {
+    switch (command) {
+      case 'plan':
+        return await planCommand(cfg, print);
+      case 'explain':
+        return await explainCommand(cfg, positionals[0], print);
+      case 'run': {
+        const stop = new AbortController();
+        let signalled = false;
+        const onStop = (): void => {
+          if (signalled) process.exit(130);
+          signalled = true;
+          logger.info('stopping');
+          stop.abort();
+        };
+        proc.onSignal('SIGINT', onStop);
+        proc.onSignal('SIGTERM', onStop);
+        return await runCommand(cfg, { logger, stopSignal: stop.signal });
+      }
+    }
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      proc.stderr.write(`hostwarden: ${err.message}\n`);
+      return 2;
+    }
+    logger.error({ err: errorMessage(err), code: (err as { code?: string }).code }, `${command} failed`);
+    return 1;
+  }
+}
+
+function version(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+    return pkg.version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+function helpText(): string {
+  const lines = [
+    'Usage: hostwarden [run] [flags]            keep DNS records in sync (the default command)',
+    '       hostwarden plan [flags]             show what would change (--records/--desired files or the configured source and provider)',
+    '       hostwarden explain <name> [flags]   say what will happen to one name, and why',
+    '       hostwarden version',
+    '',
+    'Flags (each also read from EXTERNAL_DNS_<NAME>):',
+  ];
+  for (const f of FLAGS) {
+    const def = f.default === undefined || f.default === '' || (Array.isArray(f.default) && f.default.length === 0) ? '' : ` (default ${Array.isArray(f.default) ? f.default.join(',') : String(f.default)})`;
+    lines.push(`  --${f.name}${f.kind === 'bool' ? '' : ' VALUE'}`.padEnd(38) + `${f.help}${def}`);
+  }
+  return `${lines.join('\n')}\n`;
+}

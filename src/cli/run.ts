@@ -1,0 +1,102 @@
+/**
+ * `hostwarden run`: the main job. Reads sources, keeps the provider in sync, serves /metrics and
+ * /healthz, and (for the embedded provider) answers DNS queries from the same process.
+ */
+import { Registry as MetricsRegistry, collectDefaultMetrics } from 'prom-client';
+import type { Config } from '../config/config.ts';
+import { domainFilterOf, parseListenAddress } from '../config/config.ts';
+import { Controller } from '../controller/controller.ts';
+import { ControllerMetrics } from '../controller/metrics.ts';
+import { DnsServer } from '../dns/server.ts';
+import { errorMessage } from '../errors.ts';
+import { OpsServer } from '../http/ops-server.ts';
+import type { Logger } from '../log.ts';
+import { EmbeddedProvider } from '../provider/embedded/embedded.ts';
+import { buildProvider, buildRegistry, buildSource } from './wiring.ts';
+
+export interface RunIO {
+  logger: Logger;
+  /** Resolves when the process is asked to stop (SIGINT/SIGTERM in main). */
+  stopSignal: AbortSignal;
+}
+
+export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
+  const { logger } = io;
+  const metrics = new MetricsRegistry();
+  collectDefaultMetrics({ register: metrics });
+  const deps = { logger, metrics, watch: !cfg.once };
+
+  const provider = await buildProvider(cfg, deps);
+  const registry = buildRegistry(cfg, provider, deps);
+  const source = buildSource(cfg, deps);
+  const controller = new Controller({
+    source,
+    registry,
+    plan: {
+      policy: cfg.policy,
+      managedRecordTypes: cfg.managedRecordTypes,
+      excludeRecordTypes: cfg.excludeRecordTypes,
+      domainFilter: domainFilterOf(cfg),
+      migrateFromOwner: cfg.migrateFromTxtOwner,
+    },
+    intervalMs: cfg.intervalMs,
+    minEventSyncIntervalMs: cfg.minEventSyncIntervalMs,
+    dryRun: cfg.dryRun,
+    logger: logger.child({ component: 'controller' }),
+    metrics: new ControllerMetrics(metrics),
+  });
+  logger.info({ provider: provider.name, sources: cfg.sources, registry: cfg.registry, ownerId: cfg.txtOwnerId, policy: cfg.policy, dryRun: cfg.dryRun }, 'hostwarden starting');
+
+  const closers: (() => Promise<void>)[] = [];
+  const closeAll = async (): Promise<void> => {
+    for (const close of closers.reverse()) {
+      try {
+        await close();
+      } catch (err) {
+        logger.warn({ err: errorMessage(err) }, 'error while shutting down');
+      }
+    }
+  };
+  closers.push(async () => source.close?.());
+  closers.push(async () => provider.close?.());
+
+  try {
+    if (cfg.once) {
+      const result = await controller.runOnce();
+      logger.info({ create: result.changes.create.length, update: result.changes.updateNew.length, delete: result.changes.delete.length, applied: result.applied }, 'synchronised once');
+      return 0;
+    }
+
+    if (provider instanceof EmbeddedProvider && cfg.dnsListen.length > 0) {
+      const dns = DnsServer.fromConfig(cfg, { logger: logger.child({ component: 'dns' }), metrics });
+      await dns.start();
+      provider.store.addListener(dns);
+      closers.push(() => dns.stop());
+    }
+
+    if (cfg.metricsAddress !== '') {
+      const { host, port } = parseListenAddress(cfg.metricsAddress, '--metrics-address');
+      const staleAfterMs = cfg.intervalMs * 3 + 60_000;
+      const ops = new OpsServer({
+        host,
+        port,
+        metrics,
+        logger,
+        health: () => {
+          const idle = Date.now() - controller.lastAttemptAt;
+          return controller.lastAttemptAt === 0 || idle < staleAfterMs
+            ? { ok: true, detail: 'ok' }
+            : { ok: false, detail: `no synchronisation attempted for ${Math.round(idle / 1000)}s` };
+        },
+      });
+      await ops.start();
+      closers.push(() => ops.stop());
+    }
+
+    await controller.run(io.stopSignal);
+    logger.info('hostwarden stopped');
+    return 0;
+  } finally {
+    await closeAll();
+  }
+}

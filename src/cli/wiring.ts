@@ -1,0 +1,85 @@
+/**
+ * Builds sources, providers and registries from the resolved configuration. Adding a provider or
+ * a source means one folder and one line in a table here; nothing else changes.
+ */
+import type { Registry as MetricsRegistry } from 'prom-client';
+import type { Config } from '../config/config.ts';
+import type { Logger } from '../log.ts';
+import { EmbeddedProvider } from '../provider/embedded/embedded.ts';
+import { InMemoryProvider } from '../provider/inmemory/inmemory.ts';
+import type { Provider } from '../provider/provider.ts';
+import { NoopRegistry } from '../registry/noop/noop-registry.ts';
+import type { Registry } from '../registry/registry.ts';
+import { TXTRegistry } from '../registry/txt/txt-registry.ts';
+import { ManifestSource } from '../source/manifest/manifest-source.ts';
+import type { ProblemReporter, Source } from '../source/source.ts';
+import { DedupSource } from '../source/wrappers/dedup-source.ts';
+import { DefaultTargetsSource } from '../source/wrappers/default-targets-source.ts';
+import { MultiSource } from '../source/wrappers/multi-source.ts';
+
+export interface Deps {
+  logger: Logger;
+  metrics: MetricsRegistry;
+  /** Problems with single objects (bad YAML, invalid hostname), for `explain` and events. */
+  onProblem?: ProblemReporter;
+  /** Long-running commands watch their inputs; plan/explain read once. */
+  watch: boolean;
+}
+
+type ProviderFactory = (cfg: Config, deps: Deps) => Promise<Provider>;
+type SourceFactory = (cfg: Config, deps: Deps) => Source;
+
+/** Zones for providers that serve their own zones: --embedded-zone, else the domain filter. */
+function zonesOf(cfg: Config): string[] {
+  return cfg.embeddedZones.length > 0 ? cfg.embeddedZones : cfg.domainFilters.map((d) => d.replace(/^\./, ''));
+}
+
+export const PROVIDERS: Readonly<Record<string, ProviderFactory>> = {
+  embedded: (cfg, deps) =>
+    EmbeddedProvider.fromConfig({ dataDir: cfg.embeddedDataDir, zones: zonesOf(cfg), defaultTTL: cfg.embeddedDefaultTTL, logger: deps.logger.child({ provider: 'embedded' }) }),
+  inmemory: async (cfg) => InMemoryProvider.fromConfig({ zones: zonesOf(cfg) }),
+};
+
+export const SOURCES: Readonly<Record<string, SourceFactory>> = {
+  manifest: (cfg, deps) =>
+    ManifestSource.fromConfig(
+      {
+        manifestDir: cfg.manifestsDir,
+        watch: deps.watch,
+        annotationFilter: cfg.annotationFilter,
+        labelFilter: cfg.labelFilter,
+        fqdnTemplate: cfg.fqdnTemplate,
+        combineFqdnAnnotation: cfg.combineFqdnAnnotation,
+        ignoreHostnameAnnotation: cfg.ignoreHostnameAnnotation,
+        ignoreIngressTLSSpec: cfg.ignoreIngressTLSSpec,
+        ignoreIngressRulesSpec: cfg.ignoreIngressRulesSpec,
+        keepEmptyTargets: cfg.defaultTargets.length > 0,
+      },
+      { logger: deps.logger, ...(deps.onProblem === undefined ? {} : { onProblem: deps.onProblem }) },
+    ),
+};
+
+export async function buildProvider(cfg: Config, deps: Deps): Promise<Provider> {
+  const factory = PROVIDERS[cfg.provider];
+  if (factory === undefined) throw new Error(`no provider named ${cfg.provider}`);
+  return factory(cfg, deps);
+}
+
+export function buildSource(cfg: Config, deps: Deps): Source {
+  const sources = cfg.sources.map((name) => {
+    const factory = SOURCES[name];
+    if (factory === undefined) throw new Error(`no source named ${name}`);
+    return factory(cfg, deps);
+  });
+  let source: Source = sources.length === 1 && sources[0] !== undefined ? sources[0] : new MultiSource({ sources });
+  if (cfg.defaultTargets.length > 0) source = new DefaultTargetsSource({ source, defaultTargets: cfg.defaultTargets, logger: deps.logger.child({ source: 'default-targets' }) });
+  return new DedupSource({ source });
+}
+
+export function buildRegistry(cfg: Config, provider: Provider, deps: Deps): Registry {
+  if (cfg.registry === 'noop') return new NoopRegistry(provider);
+  return TXTRegistry.fromConfig(provider, cfg, deps.logger.child({ registry: 'txt' }));
+}
+
+export const SOURCE_NAMES = Object.keys(SOURCES);
+export const PROVIDER_NAMES = Object.keys(PROVIDERS);
