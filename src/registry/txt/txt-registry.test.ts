@@ -306,6 +306,25 @@ describe('TXTRegistry.applyChanges', () => {
     assert.deepEqual(summary(provider.batches[0] as Changes), [`updateNew dflt.${ZONE} A 192.0.2.26`, `updateOld dflt.${ZONE} A 192.0.2.25`]);
   });
 
+  test('a wildcard without --txt-wildcard-replacement is skipped with an error, not sent', async () => {
+    const log = captureLogger();
+    const provider = new FakeProvider();
+    const reg = registry(provider, { logger: log.logger });
+    await reg.records();
+    await reg.applyChanges({ ...emptyChanges(), create: [ep(`*.apps.${ZONE}`, 'A', ['192.0.2.60']), ep(`ok.${ZONE}`, 'A', ['192.0.2.61'])] });
+    assert.deepEqual(summary(provider.batches[0] as Changes), [`create a-ok.${ZONE} TXT ${owned('owner')}`, `create ok.${ZONE} A 192.0.2.61`]);
+    assert.ok(log.lines().some((l) => l.level === 50 && l.msg.includes('--txt-wildcard-replacement')));
+  });
+
+  test('a 63-character label whose TXT label would be too long is skipped', async () => {
+    const provider = new FakeProvider();
+    const reg = registry(provider);
+    await reg.records();
+    const long = `this-is-a-63-characters-long-label-that-we-do-expect-will-work.${ZONE}`;
+    await reg.applyChanges({ ...emptyChanges(), create: [ep(long, 'CNAME', ['lb.example.net'])] });
+    assert.deepEqual(summary(provider.batches[0] as Changes), []);
+  });
+
   test('a provider failure propagates and forgets what was read', async () => {
     const provider = new FakeProvider();
     const reg = registry(provider, { cacheIntervalMs: 60_000, now: () => 0 });

@@ -6,6 +6,7 @@
 import { LABEL_ENCRYPTION_NONCE, LABEL_OWNED_RECORD, LABEL_OWNER, cloneEndpoint, describeEndpoint, endpointKey, newEndpoint, sameProviderSpecific } from '../../endpoint/endpoint.ts';
 import type { Endpoint, Labels, RecordType } from '../../endpoint/endpoint.ts';
 import type { DomainFilter } from '../../endpoint/domain-filter.ts';
+import { tryNormalizeDnsName } from '../../endpoint/name.ts';
 import { ConfigError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { emptyChanges } from '../../provider/provider.ts';
@@ -15,44 +16,10 @@ import { parseAesKey } from './encryption.ts';
 import { decodeOwnershipValue, encodeOwnershipValue, looksEncrypted, serializeLabels } from './labels.ts';
 import { TXTNameMapper } from './name-mapper.ts';
 import { OwnershipIndex, txtKey } from './ownership-index.ts';
+import { validateOptions } from './options.ts';
+import type { TXTRegistryConfig, TXTRegistryOptions } from './options.ts';
 
-export interface TXTRegistryOptions {
-  ownerId: string;
-  prefix?: string;
-  suffix?: string;
-  wildcardReplacement?: string;
-  managedRecordTypes: readonly RecordType[];
-  excludeRecordTypes: readonly RecordType[];
-  /** Key for reading encrypted values; values are also written encrypted unless `encrypt` is false. */
-  aesKey?: Buffer;
-  encrypt?: boolean;
-  /**
-   * Owner id whose records this instance may update and delete (--migrate-from-txt-owner). Their
-   * owner label is reported as read, so the planner can decide to take them over; the takeover
-   * update then rewrites the TXT record with this instance's owner id.
-   */
-  oldOwnerId?: string;
-  /** Serve records() from memory for this long after a read (--txt-cache-interval); 0 = off. */
-  cacheIntervalMs?: number;
-  /** Split TXT names at these zones instead of the first dot (newest external-dns behaviour). */
-  zones?: readonly string[];
-  logger: Logger;
-  now?: () => number;
-}
-
-/** The configuration fields the TXT registry is built from, named as in the CLI config. */
-export interface TXTRegistryConfig {
-  txtOwnerId: string;
-  txtPrefix: string;
-  txtSuffix: string;
-  txtWildcardReplacement: string;
-  txtEncryptEnabled: boolean;
-  txtEncryptAesKey: string;
-  txtCacheIntervalMs: number;
-  migrateFromTxtOwner: string;
-  managedRecordTypes: readonly RecordType[];
-  excludeRecordTypes: readonly RecordType[];
-}
+export type { TXTRegistryConfig, TXTRegistryOptions };
 
 interface TXTChanges {
   create: Endpoint[];
@@ -190,6 +157,7 @@ export class TXTRegistry implements Registry {
 
     for (const created of changes.create) {
       const record = this.withOwner(created, {});
+      if (!this.canWriteOwnership(record, index)) continue;
       recordChanges.create.push(record);
       this.ownershipForCreate(record, index, txtChanges);
     }
@@ -200,6 +168,7 @@ export class TXTRegistry implements Registry {
         continue;
       }
       const record = this.withOwner(next, old.labels);
+      if (!this.canWriteOwnership(record, index)) continue;
       recordChanges.updateOld.push(old);
       recordChanges.updateNew.push(record);
       if (this.ownershipForUpdate(old, record, index, txtChanges)) released.push(endpointKey(old));
@@ -328,6 +297,7 @@ export class TXTRegistry implements Registry {
       if (stillUsed || old === undefined || !this.ownsLabels(old.labels)) continue;
       if (out.delete.some((t) => txtKey(t.dnsName, t.setIdentifier) === oldKey)) continue;
       if (out.updateOld.some((t) => txtKey(t.dnsName, t.setIdentifier) === oldKey)) continue;
+      if (out.create.some((t) => txtKey(t.dnsName, t.setIdentifier) === oldKey)) continue;
       out.delete.push(old.txt);
     }
   }
@@ -367,6 +337,22 @@ export class TXTRegistry implements Registry {
     }
     for (const old of unused) this.logger.warn({ record: describeEndpoint(old) }, 'update without a matching desired record, skipped');
     return pairs;
+  }
+
+  /**
+   * False (with an error naming the fix) when the record's ownership TXT does not exist yet and
+   * its name is not a valid DNS name: a wildcard without --txt-wildcard-replacement, or a label
+   * pushed past 63 characters by the type marker and affixes. Writing the record without it would
+   * leave a record nobody owns, and sending the name would fail the whole batch.
+   */
+  private canWriteOwnership(record: Endpoint, index: OwnershipIndex | undefined): boolean {
+    const name = this.mapper.toTXTName(record.dnsName, record.recordType);
+    if (index?.getTXT(name, record.setIdentifier) !== undefined || tryNormalizeDnsName(name) !== undefined) return true;
+    const hint = record.dnsName.startsWith('*.') && this.mapper.wildcardReplacement === ''
+      ? 'set --txt-wildcard-replacement to own wildcard records'
+      : 'the name is too long for its ownership TXT record; shorten it or --txt-prefix/--txt-suffix';
+    this.logger.error({ record: describeEndpoint(record), txt: name }, `record skipped: its ownership TXT name is not a valid DNS name (${hint})`);
+    return false;
   }
 
   private owns(record: Endpoint): boolean {
@@ -415,26 +401,4 @@ export class TXTRegistry implements Registry {
 
 function ownerKey(dnsName: string, recordType: string, setIdentifier: string): string {
   return `${dnsName.toLowerCase()}\u0000${recordType}\u0000${setIdentifier}`;
-}
-
-function validateOptions(options: TXTRegistryOptions): void {
-  if (options.ownerId === '') throw new ConfigError('--txt-owner-id must not be empty', '--txt-owner-id');
-  // A comma or quote would end the owner label early and make every record unreadable.
-  if (/[,"\s]/.test(options.ownerId)) {
-    throw new ConfigError(`--txt-owner-id ${JSON.stringify(options.ownerId)} must not contain commas, quotes or spaces`, '--txt-owner-id');
-  }
-  if ((options.prefix ?? '') !== '' && (options.suffix ?? '') !== '') {
-    throw new ConfigError('--txt-prefix and --txt-suffix are mutually exclusive', '--txt-prefix');
-  }
-  if (options.encrypt === true && options.aesKey === undefined) {
-    throw new ConfigError('--txt-encrypt-enabled needs --txt-encrypt-aes-key', '--txt-encrypt-aes-key');
-  }
-  if (options.aesKey !== undefined && options.aesKey.length !== 32) {
-    throw new ConfigError(`--txt-encrypt-aes-key must be 32 bytes, got ${options.aesKey.length}`, '--txt-encrypt-aes-key');
-  }
-  const cache = options.cacheIntervalMs ?? 0;
-  if (!Number.isFinite(cache) || cache < 0) throw new ConfigError('--txt-cache-interval must not be negative', '--txt-cache-interval');
-  if (options.oldOwnerId !== undefined && options.oldOwnerId !== '' && options.oldOwnerId === options.ownerId) {
-    throw new ConfigError('--migrate-from-txt-owner must differ from --txt-owner-id', '--migrate-from-txt-owner');
-  }
 }
