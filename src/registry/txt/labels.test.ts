@@ -1,5 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { RegistryError } from '../../errors.ts';
 import { decodeOwnershipValue, encodeOwnershipValue, looksEncrypted, parseLabels, parseLabelsOrThrow, serializeLabels } from './labels.ts';
 
@@ -105,5 +106,24 @@ describe('ownership values with encryption', () => {
   test('looksEncrypted tells ciphertext from label text', () => {
     assert.equal(looksEncrypted(`"${FOO_ENCRYPTED}"`), true);
     assert.equal(looksEncrypted(FOO_TEXT), false);
+  });
+});
+
+describe('round trip', () => {
+  test('parse(serialize(labels)) gives the labels back, plain and encrypted', () => {
+    const key = fc.stringMatching(/^[a-z][a-z0-9./-]{0,15}$/).filter((k) => k !== 'txt-encryption-nonce');
+    const value = fc.stringMatching(/^[A-Za-z0-9._/=:-]{0,30}$/);
+    fc.assert(
+      fc.property(fc.dictionary(key, value, { maxKeys: 5 }), (generated) => {
+        const labels = { ...generated };
+        assert.deepEqual(parseLabels(serializeLabels(labels)), labels);
+        const decoded = decodeOwnershipValue(encodeOwnershipValue(labels, AES_KEY), AES_KEY);
+        assert.ok(decoded !== undefined);
+        const { 'txt-encryption-nonce': nonce, ...rest } = decoded;
+        assert.equal(typeof nonce, 'string');
+        assert.deepEqual(rest, labels);
+      }),
+      { numRuns: 200 },
+    );
   });
 });
