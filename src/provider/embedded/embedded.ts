@@ -127,7 +127,8 @@ export class EmbeddedProvider implements Provider {
       try {
         ep = validateEndpoint(raw);
       } catch (err) {
-        return void problems.push(`${what}: ${errorMessage(err)}`);
+        // Validation messages start with the record already; do not name it twice.
+        return void problems.push(`${what}: ${errorMessage(err).replace(`${describeEndpoint(raw)}: `, '')}`);
       }
       const zone = this.store.zoneFor(ep.dnsName);
       if (zone === undefined) return void problems.push(`${what}: the name is not in any zone (${this.store.zones().join(', ')})`);

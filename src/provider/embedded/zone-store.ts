@@ -7,7 +7,7 @@
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import { isIPv4, isIPv6 } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ConfigError, ProviderError, errorMessage } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { canonicalTarget } from '../../endpoint/endpoint.ts';
@@ -15,7 +15,7 @@ import { isInZone, normalizeDnsName } from '../../endpoint/name.ts';
 import { findCnameConflict, parseZone, serializeZone, sortRRSets } from '../../dns/master-file.ts';
 import { DEFAULT_TTL } from '../../dns/rrset-endpoint.ts';
 import type { RRSet, RRType, SOA, ZoneContent, ZoneListener } from '../../dns/zone-content.ts';
-import { AtomicWriteError, removeStaleTempFiles, writeFileAtomic } from './atomic-file.ts';
+import { AtomicWriteError, removeStaleTempFiles, syncDirectory, writeFileAtomic } from './atomic-file.ts';
 import { KeyedMutex } from './keyed-mutex.ts';
 
 const PROVIDER = 'embedded';
@@ -106,7 +106,9 @@ export class ZoneStore {
    */
   async open(): Promise<void> {
     if (this.state !== 'new') throw new ProviderError(PROVIDER, 'zone store opened twice', { code: 'STORE_STATE' });
-    await mkdir(this.dataDir, { recursive: true });
+    const created = await mkdir(this.dataDir, { recursive: true });
+    // A new directory's own entry must be durable too, or a crash could lose every zone in it.
+    if (created !== undefined) await syncDirectory(dirname(created));
     const stale = await removeStaleTempFiles(this.dataDir);
     if (stale.length > 0) this.logger.warn({ dataDir: this.dataDir, files: stale }, 'removed temporary zone files left by an interrupted write');
     for (const zone of this.zoneNames) {
@@ -197,6 +199,9 @@ export class ZoneStore {
     const removed = [...before.keys()].filter((key) => !draft.has(key));
     if (changed.length === 0 && removed.length === 0) return undefined;
     if (removed.includes(rrsetKey(zone, 'NS'))) throw conflict(zone, `the apex NS records of zone ${zone} cannot be removed`);
+    const candidate: ZoneContent = { origin: zone, soa: current.soa, rrsets: sortRRSets([...draft.values()]) };
+    const cname = findCnameConflict(candidate);
+    if (cname !== undefined) throw conflict(zone, cname.message);
     // Never write a file the next start could not load: read the changed sets back first. The
     // unchanged ones were checked when they were loaded or written.
     const probe: ZoneContent = { origin: zone, soa: current.soa, rrsets: changed };
@@ -205,9 +210,6 @@ export class ZoneStore {
     } catch (err) {
       throw conflict(zone, `the change would make zone ${zone} unreadable: ${errorMessage(err).replace(/^.*?: /, '')}`);
     }
-    const candidate: ZoneContent = { origin: zone, soa: current.soa, rrsets: sortRRSets([...draft.values()]) };
-    const cname = findCnameConflict(candidate);
-    if (cname !== undefined) throw conflict(zone, cname.message);
     return { ...candidate, soa: { ...current.soa, serial: nextSerial(current.soa.serial) } };
   }
 
@@ -278,7 +280,7 @@ export function nextSerial(serial: number): number {
 }
 
 function conflict(zone: string, message: string): ProviderError {
-  return new ProviderError(PROVIDER, message, { zone, code: 'PROVIDER_RECORD_CONFLICT' });
+  return new ProviderError(PROVIDER, `${PROVIDER}: ${message}`, { zone, code: 'PROVIDER_RECORD_CONFLICT' });
 }
 
 function deepFreeze(content: ZoneContent): ZoneContent {
