@@ -386,6 +386,17 @@ describe('calculatePlan: CNAME exclusivity', () => {
     assert.deepEqual(decisions.map((d) => `${d.recordType} ${d.action} ${d.reasonCode}`), ['A skip policy-forbids', 'CNAME skip cname-conflict']);
   });
 
+  test('records of unmanaged types at the name also keep a CNAME out', () => {
+    const { changes, decisions } = plan({
+      excludeRecordTypes: ['AAAA'],
+      current: [ep('a.example.org', 'AAAA', ['2001:db8::1'])],
+      desired: [ep('a.example.org', 'CNAME', ['lb.example.com'])],
+      explainNames: explainAll('a.example.org'),
+    });
+    assert.deepEqual(summary(changes), NONE);
+    assert.deepEqual(decisions.map((d) => `${d.recordType} ${d.reasonCode}`), ['AAAA type-not-managed', 'CNAME cname-conflict']);
+  });
+
   test('a broken name holding CNAME and A keeps the A and deletes the CNAME', () => {
     const { changes } = plan({
       current: [ep('a.example.org', 'CNAME', ['lb.example.com'], { owner: 'me' }), ep('a.example.org', 'A', ['192.0.2.1'], { owner: 'me' })],

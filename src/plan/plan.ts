@@ -90,9 +90,14 @@ export function calculatePlan(input: PlanInput): PlanResult {
   };
 
   const rows = new Map<string, Slot>();
-  addRecords(rows, input.current, true, managed, filter, explainNames, ctx.decisions);
-  addRecords(rows, input.desired, false, managed, filter, explainNames, ctx.decisions);
-  for (const head of rows.values()) planRow(head, explainNames !== undefined && explainNames.has(firstName(head)), ctx);
+  const unmanaged = new Map<string, number>();
+  addRecords(rows, input.current, unmanaged, managed, filter, explainNames, ctx.decisions);
+  addRecords(rows, input.desired, undefined, managed, filter, explainNames, ctx.decisions);
+  const checkUnmanaged = unmanaged.size > 0;
+  for (const [key, head] of rows) {
+    const explain = explainNames !== undefined && explainNames.has(firstName(head));
+    planRow(head, checkUnmanaged ? (unmanaged.get(key) ?? 0) : 0, explain, ctx);
+  }
 
   const [updateOld, updateNew] = sortUpdates(ctx.updateOld, ctx.updateNew);
   return {
@@ -101,24 +106,38 @@ export function calculatePlan(input: PlanInput): PlanResult {
   };
 }
 
+/** Bits for the types of unmanaged current records at a row: they stay, so they count for CNAME exclusivity. */
+const UNMANAGED_CNAME = 1;
+const UNMANAGED_OTHER = 2;
+
+function rowKey(ep: Endpoint): string {
+  return ep.setIdentifier === '' ? ep.dnsName : `${ep.dnsName}\u0000${ep.setIdentifier}`;
+}
+
+/** Adds current records (when `unmanaged` is given) or desired endpoints (when it is undefined) to the rows. */
 function addRecords(
   rows: Map<string, Slot>,
   endpoints: readonly Endpoint[],
-  isCurrent: boolean,
+  unmanaged: Map<string, number> | undefined,
   managed: ReadonlySet<RecordType>,
   filter: DomainMatcher | undefined,
   explainNames: ReadonlySet<string> | undefined,
   decisions: Decision[],
 ): void {
+  const isCurrent = unmanaged !== undefined;
   for (let i = 0; i < endpoints.length; i++) {
     const ep = endpoints[i] as Endpoint;
     if (!managed.has(ep.recordType)) {
+      if (unmanaged !== undefined) {
+        const key = rowKey(ep);
+        unmanaged.set(key, (unmanaged.get(key) ?? 0) | (ep.recordType === 'CNAME' ? UNMANAGED_CNAME : UNMANAGED_OTHER));
+      }
       if (explainNames?.has(ep.dnsName) === true) {
         decisions.push(makeDecision(ep, 'skip', 'type-not-managed', `type ${ep.recordType} not managed`, side(ep, isCurrent)));
       }
       continue;
     }
-    const key = ep.setIdentifier === '' ? ep.dnsName : `${ep.dnsName}\u0000${ep.setIdentifier}`;
+    const key = rowKey(ep);
     const head = rows.get(key);
     let slot = head;
     while (slot !== undefined && slot.recordType !== ep.recordType) slot = slot.next;
@@ -166,7 +185,7 @@ function ownership(ep: Endpoint, ctx: Context): Ownership {
   return owner === ctx.migrateFrom ? 'migrate' : 'foreign';
 }
 
-function planRow(head: Slot, explain: boolean, ctx: Context): void {
+function planRow(head: Slot, unmanagedTypes: number, explain: boolean, ctx: Context): void {
   let blocker: Endpoint | undefined;
   let cnameCandidate = false;
   let otherCandidate = false;
@@ -190,8 +209,8 @@ function planRow(head: Slot, explain: boolean, ctx: Context): void {
   const loser = cnameConflictLoser(cnameCandidate, otherCandidate, cnameCurrent, otherCurrent);
 
   // Which types keep a current record after this plan, to keep CNAMEs alone at their name.
-  let cnameStays = false;
-  let otherStays = false;
+  let cnameStays = (unmanagedTypes & UNMANAGED_CNAME) !== 0;
+  let otherStays = (unmanagedTypes & UNMANAGED_OTHER) !== 0;
   let pending: Endpoint[] | undefined;
 
   for (let g: Slot | undefined = head; g !== undefined; g = g.next) {
