@@ -74,12 +74,9 @@ export class DirWatcher {
   private startPolling(): void {
     if (this.closed) return;
     const interval = this.options.pollIntervalMs ?? 250;
-    void this.options.signature().then(
-      (sig) => {
-        this.lastSignature ??= sig;
-      },
-      () => undefined,
-    );
+    void this.currentSignature().then((sig) => {
+      this.lastSignature ??= sig;
+    });
     this.pollTimer = setInterval(() => void this.pollOnce(), interval);
     this.pollTimer.unref();
   }
@@ -88,13 +85,21 @@ export class DirWatcher {
     if (this.polling || this.closed) return;
     this.polling = true;
     try {
-      const sig = await this.options.signature();
+      const sig = await this.currentSignature();
       if (this.lastSignature !== undefined && sig !== this.lastSignature) this.notify(undefined);
       this.lastSignature = sig;
-    } catch (err) {
-      this.options.logger.debug({ dir: this.options.dir, err: (err as Error).message }, 'polling the manifest directory failed');
     } finally {
       this.polling = false;
+    }
+  }
+
+  /** An unreadable tree has a signature too, so its appearance or disappearance counts as a change. */
+  private async currentSignature(): Promise<string> {
+    try {
+      return await this.options.signature();
+    } catch (err) {
+      this.options.logger.debug({ dir: this.options.dir, err: (err as Error).message }, 'polling the manifest directory failed');
+      return `unreadable: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`;
     }
   }
 
