@@ -64,7 +64,9 @@ export async function main(proc: Process): Promise<number> {
     throw err;
   }
 
-  const logger = createLogger(cfg.logLevel, cfg.logFormat, proc.stderr);
+  // plan and explain print their answer on stdout; routine progress logs would only bury it.
+  const quiet = (command === 'plan' || command === 'explain') && !cfg.explicit.has('log-level');
+  const logger = createLogger(quiet ? 'warn' : cfg.logLevel, cfg.logFormat, proc.stderr);
   const colour = cfg.color === 'always' || (cfg.color === 'auto' && proc.stdout.isTTY === true && proc.env['NO_COLOR'] === undefined);
   const print = { logger, colour, write: (text: string) => void proc.stdout.write(text) };
   try {
