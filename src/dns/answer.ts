@@ -7,7 +7,7 @@
  */
 import { QNAME, writeRR } from './rdata.ts';
 import type { Owner, WireRR } from './rdata.ts';
-import { RCODE_NOERROR, RCODE_NXDOMAIN, T_A, T_AAAA, T_ANY, T_CNAME, T_NS, Writer } from './wire.ts';
+import { RCODE_NOERROR, RCODE_NXDOMAIN, RCODE_SERVFAIL, T_A, T_AAAA, T_ANY, T_CNAME, T_NS, Writer } from './wire.ts';
 import { inZone } from './zone-index.ts';
 import type { ZoneIndex, ZoneNode } from './zone-index.ts';
 
@@ -175,7 +175,11 @@ function buildAnswer(start: ZoneNode, qtype: number, minimal: boolean): Prepared
   let rcode = RCODE_NOERROR;
   let negative = false;
   const visited = new Set<ZoneNode>();
-  for (let step = 0; step < MAX_CHAIN; step++) {
+  for (let step = 0; ; step++) {
+    if (step === MAX_CHAIN) {
+      rcode = RCODE_SERVFAIL;
+      break;
+    }
     visited.add(node);
     if (qtype === T_ANY) {
       for (const set of node.rrsets.values()) for (const rr of set.rrs) b.answer(owner, rr);
@@ -203,7 +207,11 @@ function buildAnswer(start: ZoneNode, qtype: number, minimal: boolean): Prepared
       negative = true;
       break;
     }
-    if (visited.has(next.node)) break;
+    if (visited.has(next.node)) {
+      // Like BIND: a CNAME loop is a server failure, with the chain as far as it went.
+      rcode = RCODE_SERVFAIL;
+      break;
+    }
     node = next.node;
     owner = target;
   }
