@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { ZoneFileError, parseZone, quoteTxt, serializeZone } from './master-file.ts';
 import type { RRSet, ZoneContent } from './zone-content.ts';
 
@@ -87,6 +88,42 @@ describe('TXT encoding', () => {
   test('empty TXT', () => {
     const parsed = parseZone(serializeZone(zone([{ name: 't.example.org', type: 'TXT', ttl: 1, rdata: [''] }])), 'example.org', 'empty.zone');
     assert.deepEqual(parsed.rrsets.find((s) => s.type === 'TXT')?.rdata, ['']);
+  });
+});
+
+describe('properties', () => {
+  const txtOf = (z: ZoneContent): string[] | undefined => z.rrsets.find((r) => r.type === 'TXT')?.rdata;
+  test('any TXT value (any code points, any length) survives serialise and parse', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit: 'binary', maxLength: 700 }), { minLength: 1, maxLength: 3 }), (values) => {
+        const set: RRSet = { name: 't.example.org', type: 'TXT', ttl: 1, rdata: [...new Set(values)].sort() };
+        const text = serializeZone(zone([set]));
+        assert.match(text, /^[\x20-\x7e\n]*$/);
+        assert.deepEqual(txtOf(parseZone(text, 'example.org', 'p.zone')), set.rdata);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  test('any CAA value survives serialise and parse', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 100 }), (value) => {
+        const set: RRSet = { name: 'example.org', type: 'CAA', ttl: 1, rdata: [`0 issue ${value}`] };
+        const parsed = parseZone(serializeZone(zone([set])), 'example.org', 'p.zone');
+        assert.deepEqual(parsed.rrsets.find((r) => r.type === 'CAA')?.rdata, set.rdata);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  test('serialising is independent of set and rdata order', () => {
+    fc.assert(
+      fc.property(fc.shuffledSubarray(EVERY_TYPE), fc.integer({ min: 0, max: 1000 }), (sets, seed) => {
+        const shuffled = [...sets].sort((a, b) => ((a.name.length * seed) % 7) - ((b.name.length * seed) % 7));
+        assert.equal(serializeZone(zone(shuffled)), serializeZone(zone(sets)));
+      }),
+      { numRuns: 50 },
+    );
   });
 });
 

@@ -123,5 +123,6 @@ describe('EmbeddedProvider', () => {
 
   test('fromConfig needs a zone', async () => {
     await assert.rejects(EmbeddedProvider.fromConfig({ dataDir: '/nonexistent', zones: [], logger: silentLogger() }), ConfigError);
+    await assert.rejects(EmbeddedProvider.fromConfig({ dataDir: '/nonexistent', zones: ['bad zone!'], logger: silentLogger() }), /invalid zone "bad zone!"/);
   });
 });

@@ -14,6 +14,7 @@
 import { DomainFilter } from '../../endpoint/domain-filter.ts';
 import { describeEndpoint, endpointKey } from '../../endpoint/endpoint.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
+import { tryNormalizeDnsName } from '../../endpoint/name.ts';
 import { validateEndpoint } from '../../endpoint/validate.ts';
 import { ConfigError, ProviderError, errorMessage } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
@@ -54,6 +55,8 @@ export class EmbeddedProvider implements Provider {
   /** Opens (creating if needed) the zone files under `dataDir` and returns a ready provider. */
   static async fromConfig(config: EmbeddedProviderConfig): Promise<EmbeddedProvider> {
     const zones = config.zones.map((z) => z.trim()).filter((z) => z !== '');
+    const badZone = zones.find((z) => tryNormalizeDnsName(z) === undefined || z.startsWith('*'));
+    if (badZone !== undefined) throw new ConfigError(`invalid zone ${JSON.stringify(badZone)}: not a DNS name`, '--embedded-zone');
     if (zones.length === 0) throw new ConfigError('the embedded provider needs at least one zone: set --embedded-zone or --domain-filter', '--embedded-zone');
     if (config.defaultTTL !== undefined && (!Number.isInteger(config.defaultTTL) || config.defaultTTL < 1)) {
       throw new ConfigError(`default TTL ${config.defaultTTL} is not a positive whole number of seconds`);
