@@ -72,12 +72,17 @@ function normaliseFilters(filters: readonly string[]): string[] {
     });
 }
 
+// Runs once per planned name, so it avoids building strings or closures per call.
 function matchList(filters: readonly string[], name: string, whenEmpty: boolean): boolean {
   if (filters.length === 0) return whenEmpty;
-  return filters.some((filter) => {
-    if (filter.startsWith('.')) return name.endsWith(filter);
-    return name === filter || name.endsWith(`.${filter}`);
-  });
+  for (const filter of filters) {
+    if (filter.startsWith('.')) {
+      if (name.endsWith(filter)) return true;
+    } else if (name === filter || (name.length > filter.length && name.endsWith(filter) && name.charCodeAt(name.length - filter.length - 1) === 0x2e)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 /** What the planner needs from a filter; lets several filters be combined. */

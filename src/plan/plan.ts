@@ -93,10 +93,10 @@ export function calculatePlan(input: PlanInput): PlanResult {
   const unmanaged = new Map<string, number>();
   addRecords(rows, input.current, unmanaged, managed, filter, explainNames, ctx.decisions);
   addRecords(rows, input.desired, undefined, managed, filter, explainNames, ctx.decisions);
-  const checkUnmanaged = unmanaged.size > 0;
-  for (const [key, head] of rows) {
-    const explain = explainNames !== undefined && explainNames.has(firstName(head));
-    planRow(head, checkUnmanaged ? (unmanaged.get(key) ?? 0) : 0, explain, ctx);
+  if (unmanaged.size === 0) {
+    for (const head of rows.values()) planRow(head, 0, explainNames !== undefined && explainNames.has(firstName(head)), ctx);
+  } else {
+    for (const [key, head] of rows) planRow(head, unmanaged.get(key) ?? 0, explainNames !== undefined && explainNames.has(firstName(head)), ctx);
   }
 
   const [updateOld, updateNew] = sortUpdates(ctx.updateOld, ctx.updateNew);
