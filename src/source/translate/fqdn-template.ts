@@ -24,9 +24,9 @@ interface FnSpec {
   call: (args: Value[]) => Value;
 }
 
-const KEYWORDS = new Set(['if', 'else', 'end', 'range', 'with', 'define', 'template', 'block', 'break', 'continue', 'nil', 'true', 'false', 'len', 'and', 'or', 'not', 'eq', 'ne', 'printf', 'print', 'println']);
+const KEYWORDS: ReadonlySet<string> = new Set(['if', 'else', 'end', 'range', 'with', 'define', 'template', 'block', 'break', 'continue', 'nil', 'true', 'false', 'len', 'and', 'or', 'not', 'eq', 'ne', 'printf', 'print', 'println']);
 
-const FUNCTIONS: Record<string, FnSpec> = {
+const FUNCTIONS: Readonly<Record<string, FnSpec>> = {
   index: { arity: 'variadic', call: ([base, ...keys]) => keys.reduce((cur, key) => asRecord(cur)?.[text(key)], base) },
   toLower: { arity: 1, call: ([s]) => text(s).toLowerCase() },
   trim: { arity: 1, call: ([s]) => text(s).trim() },
@@ -39,7 +39,7 @@ const FUNCTIONS: Record<string, FnSpec> = {
 };
 
 // Metadata fields Go reaches through the embedded ObjectMeta/TypeMeta of every API object.
-const META_FIELDS = new Set(['Name', 'Namespace', 'Labels', 'Annotations', 'UID', 'GenerateName', 'ResourceVersion', 'Generation', 'CreationTimestamp']);
+const META_FIELDS: ReadonlySet<string> = new Set(['Name', 'Namespace', 'Labels', 'Annotations', 'UID', 'GenerateName', 'ResourceVersion', 'Generation', 'CreationTimestamp']);
 
 export class FqdnTemplate {
   readonly source: string;

@@ -11,7 +11,7 @@ import { validateEndpoint } from '../../endpoint/validate.ts';
 import { describeRef } from '../source.ts';
 import type { ObjectRef, SourceProblem } from '../source.ts';
 
-const FILLABLE = new Set<RecordType>(['A', 'AAAA', 'CNAME']);
+const FILLABLE: ReadonlySet<RecordType> = new Set<RecordType>(['A', 'AAAA', 'CNAME']);
 
 function checkedName(ep: Endpoint): string {
   try {

@@ -14,7 +14,7 @@ import type { Logger } from '../../log.ts';
 import type { Source } from '../source.ts';
 import { endpointsForHostname } from '../translate/hostname.ts';
 
-const ADDRESS_TYPES = new Set<RecordType>(['A', 'AAAA', 'CNAME']);
+const ADDRESS_TYPES: ReadonlySet<RecordType> = new Set<RecordType>(['A', 'AAAA', 'CNAME']);
 
 export interface DefaultTargetsOptions {
   source: Source;
