@@ -7,7 +7,7 @@
  */
 import { QNAME, writeRR } from './rdata.ts';
 import type { Owner, WireRR } from './rdata.ts';
-import { RCODE_NOERROR, RCODE_NXDOMAIN, RCODE_SERVFAIL, T_A, T_AAAA, T_ANY, T_CNAME, T_NS, Writer } from './wire.ts';
+import { RCODE_NOERROR, RCODE_NXDOMAIN, RCODE_SERVFAIL, T_A, T_AAAA, T_ANY, T_CNAME, T_NS, T_SOA, Writer } from './wire.ts';
 import { inZone } from './zone-index.ts';
 import type { ZoneIndex, ZoneNode } from './zone-index.ts';
 
@@ -89,13 +89,14 @@ export function prepareReferral(cut: ZoneNode): Prepared {
   return p;
 }
 
-export function prepareNxdomain(zone: ZoneIndex): Prepared {
-  let p = zone.cache.get(0);
+export function prepareNxdomain(zone: ZoneIndex, qtype: number): Prepared {
+  const key = qtype === T_SOA ? 1 : 0;
+  let p = zone.cache.get(key);
   if (p === undefined) {
     const b = new Builder(zone);
-    b.authoritySoa();
+    b.authoritySoa(qtype);
     p = b.finish(RCODE_NXDOMAIN, true);
-    zone.cache.set(0, p);
+    zone.cache.set(key, p);
   }
   return p;
 }
@@ -108,12 +109,16 @@ class Builder {
   anEnd = 0;
   nsEnd = 0;
   private readonly extra: string[] = [];
+  /** "name type" of answer records, which BIND does not repeat in the additional section. */
+  private readonly answered = new Set<string>();
   constructor(readonly zone: ZoneIndex) {}
 
-  answer(owner: Owner, rr: WireRR): void {
+  /** `ownerName` names the owner when `owner` is the question pointer. */
+  answer(owner: Owner, rr: WireRR, ownerName: string, withAdditional = true): void {
     writeRR(this.w, owner, rr);
     this.an++;
-    if (rr.target !== undefined) this.extra.push(rr.target);
+    this.answered.add(`${ownerName} ${rr.type}`);
+    if (rr.target !== undefined && withAdditional) this.extra.push(rr.target);
     this.anEnd = this.w.len;
     this.nsEnd = this.w.len;
   }
@@ -126,8 +131,10 @@ class Builder {
     this.nsEnd = this.w.len;
   }
 
-  authoritySoa(): void {
-    this.authority(this.zone.origin, this.zone.negativeSoa);
+  /** Like BIND, NXDOMAIN for an SOA query carries the SOA with TTL 0 so that it is not cached. */
+  authoritySoa(qtype: number): void {
+    const soa = this.zone.negativeSoa;
+    this.authority(this.zone.origin, qtype === T_SOA ? { ...soa, ttl: 0 } : soa);
   }
 
   /** Address records for in-zone targets (including glue below cuts), once per name. */
@@ -140,7 +147,7 @@ class Builder {
       if (n === undefined) continue;
       for (const type of [T_A, T_AAAA]) {
         const set = n.rrsets.get(type);
-        if (set === undefined) continue;
+        if (set === undefined || this.answered.has(`${t} ${type}`)) continue;
         for (const rr of set.rrs) {
           writeRR(this.w, t, rr);
           this.ar++;
@@ -172,6 +179,8 @@ function buildAnswer(start: ZoneNode, qtype: number, minimal: boolean): Prepared
   const b = new Builder(zone);
   let node: ZoneNode = start;
   let owner: Owner = QNAME;
+  let ownerName = start.name;
+  let leftZone = false;
   let rcode = RCODE_NOERROR;
   let negative = false;
   const visited = new Set<ZoneNode>();
@@ -182,13 +191,14 @@ function buildAnswer(start: ZoneNode, qtype: number, minimal: boolean): Prepared
     }
     visited.add(node);
     if (qtype === T_ANY) {
-      for (const set of node.rrsets.values()) for (const rr of set.rrs) b.answer(owner, rr);
+      // BIND does no additional-section processing for ANY.
+      for (const set of node.rrsets.values()) for (const rr of set.rrs) b.answer(owner, rr, ownerName, false);
       negative = b.an === 0;
       break;
     }
     const exact = node.rrsets.get(qtype);
     if (exact !== undefined) {
-      for (const rr of exact.rrs) b.answer(owner, rr);
+      for (const rr of exact.rrs) b.answer(owner, rr, ownerName);
       break;
     }
     const cname = node.rrsets.get(T_CNAME);
@@ -197,9 +207,13 @@ function buildAnswer(start: ZoneNode, qtype: number, minimal: boolean): Prepared
       break;
     }
     const rr = cname.rrs[0];
-    b.answer(owner, rr);
+    b.answer(owner, rr, ownerName);
     const target = (rr.parts[0] as { name: string }).name;
-    if (!inZone(target, zone.origin)) break;
+    if (!inZone(target, zone.origin)) {
+      // The rest of the chain is someone else's: BIND adds no authority data then.
+      leftZone = true;
+      break;
+    }
     const next = lookupInZone(zone, target);
     if (next.kind === 'referral') break;
     if (next.kind === 'nxdomain') {
@@ -214,14 +228,16 @@ function buildAnswer(start: ZoneNode, qtype: number, minimal: boolean): Prepared
     }
     node = next.node;
     owner = target;
+    ownerName = target;
   }
   if (negative) {
-    b.authoritySoa();
-  } else if (!minimal) {
+    b.authoritySoa(rcode === RCODE_NXDOMAIN ? qtype : 0);
+  } else if (!minimal && !leftZone && rcode !== RCODE_SERVFAIL) {
     const answeredApexNs = b.an > 0 && node === zone.apex && (qtype === T_NS || qtype === T_ANY);
     const apexNs = zone.apex.rrsets.get(T_NS);
     if (!answeredApexNs && apexNs !== undefined) for (const rr of apexNs.rrs) b.authority(zone.origin, rr);
   }
-  b.additional();
+  // BIND does no additional-section processing for ANY or after a failed chain.
+  if (qtype !== T_ANY && rcode !== RCODE_SERVFAIL) b.additional();
   return b.finish(rcode, true);
 }

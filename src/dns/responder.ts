@@ -125,7 +125,7 @@ export class Responder {
       if (e === undefined) continue;
       const found = fromEncloser(e);
       if (found.kind === 'referral') return prepareReferral(found.cut);
-      if (found.kind === 'nxdomain') return prepareNxdomain(e.zone);
+      if (found.kind === 'nxdomain') return prepareNxdomain(e.zone, qtype);
       return prepareNode(found.node, qtype, minimal);
     }
     return undefined;

@@ -51,7 +51,8 @@ function ownerLower(record: string): string {
 
 function summary(r: DigResult): string {
   const flags = ['aa', 'tc'].filter((f) => r.flags.includes(f)).join(',');
-  return `${r.status} [${flags}]\n${r.answer.map(ownerLower).sort().join('\n')}`;
+  const section = (rs: string[]): string => rs.map(ownerLower).sort().join('\n');
+  return `${r.status} [${flags}]\n${section(r.answer)}\n-- authority\n${section(r.authority)}\n-- additional\n${section(r.additional)}`;
 }
 
 /**
