@@ -244,7 +244,7 @@ function isTtlText(text: string): boolean {
   return /^\d+$/.test(text) || /^(\d+[wdhms])+$/i.test(text);
 }
 
-const UNIT_SECONDS: Record<string, number> = { w: 604800, d: 86400, h: 3600, m: 60, s: 1 };
+const UNIT_SECONDS: Readonly<Record<string, number>> = { w: 604800, d: 86400, h: 3600, m: 60, s: 1 };
 
 function parseTtl(token: Token, fail: Fail): number {
   if (token.quoted || !isTtlText(token.text)) return fail(token.line, `invalid time value ${JSON.stringify(token.text)}`);

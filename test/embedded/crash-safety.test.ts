@@ -18,7 +18,7 @@ const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const WRITER = join(REPO, 'test/support/embedded-crash-writer.ts');
 const ZONES = ['example.org', 'b.test'];
 const ROUNDS = 12;
-const READY_TIMEOUT_MS = 10_000;
+const READY_TIMEOUT_MS = 15_000;
 const MAX_KILL_DELAY_MS = 400;
 
 interface Round {

@@ -145,6 +145,19 @@ describe('ZoneStore', () => {
       assert.deepEqual(await readdir(join(dir, 'data')), ['example.org.zone']);
     }));
 
+  test('close waits for commits accepted before it', () =>
+    withDir(async (dir) => {
+      const s = store(dir);
+      await s.open();
+      const pending = [1, 2, 3].map((i) => s.commit(put({ ...A, name: `q${i}.example.org` })));
+      await s.close();
+      await Promise.all(pending);
+      const again = store(dir);
+      await again.open();
+      assert.equal(again.content('example.org').rrsets.filter((r) => r.name.startsWith('q')).length, 3);
+      await again.close();
+    }));
+
   test('commit after close is refused', () =>
     withDir(async (dir) => {
       const s = store(dir);

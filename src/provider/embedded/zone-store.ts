@@ -29,7 +29,7 @@ export interface SoaTimers {
   minimum: number;
 }
 
-export const DEFAULT_SOA_TIMERS: SoaTimers = { refresh: 3600, retry: 600, expire: 1209600, minimum: 300 };
+export const DEFAULT_SOA_TIMERS: Readonly<SoaTimers> = Object.freeze({ refresh: 3600, retry: 600, expire: 1209600, minimum: 300 });
 
 export interface ZoneStoreOptions {
   dataDir: string;
@@ -106,9 +106,13 @@ export class ZoneStore {
    */
   async open(): Promise<void> {
     if (this.state !== 'new') throw new ProviderError(PROVIDER, 'zone store opened twice', { code: 'STORE_STATE' });
-    const created = await mkdir(this.dataDir, { recursive: true });
-    // A new directory's own entry must be durable too, or a crash could lose every zone in it.
-    if (created !== undefined) await syncDirectory(dirname(created));
+    try {
+      const created = await mkdir(this.dataDir, { recursive: true });
+      // A new directory's own entry must be durable too, or a crash could lose every zone in it.
+      if (created !== undefined) await syncDirectory(dirname(created));
+    } catch (err) {
+      throw new ProviderError(PROVIDER, `cannot create the data directory ${this.dataDir}: ${errorMessage(err)}`, { code: 'ZONE_READ_FAILED', cause: err });
+    }
     const stale = await removeStaleTempFiles(this.dataDir);
     if (stale.length > 0) this.logger.warn({ dataDir: this.dataDir, files: stale }, 'removed temporary zone files left by an interrupted write');
     for (const zone of this.zoneNames) {
@@ -159,8 +163,8 @@ export class ZoneStore {
   async commit(edits: ReadonlyMap<string, ZoneEdit>): Promise<void> {
     this.assertOpen();
     for (const zone of edits.keys()) this.content(zone);
+    // Accepted before close(), so close() waits for it rather than failing it.
     await this.mutex.run(edits.keys(), async () => {
-      this.assertOpen();
       const next: { zone: string; content: ZoneContent }[] = [];
       for (const [zone, edit] of edits) {
         const content = this.applyEdit(zone, edit);
@@ -170,7 +174,7 @@ export class ZoneStore {
     });
   }
 
-  /** Waits for pending writes; later commits fail. */
+  /** Waits for the commits already accepted; later ones are refused. */
   async close(): Promise<void> {
     if (this.state === 'closed') return;
     this.state = 'closed';
