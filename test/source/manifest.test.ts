@@ -130,6 +130,23 @@ describe('ManifestSource', () => {
     assert.equal(problems.length, 1);
   });
 
+  test('a file that becomes malformed keeps its last endpoints until fixed or deleted', async () => {
+    const dir = await newDir();
+    const file = join(dir, 'svc.yaml');
+    await writeFile(file, service('web', 'keep.example.org', '192.0.2.5'));
+    const problems: SourceProblem[] = [];
+    const source = new ManifestSource({ dir, logger: capturingLogger().logger, watch: false, onProblem: (p) => problems.push(p) });
+    assert.deepEqual(summary(await source.endpoints()), ['keep.example.org A 192.0.2.5']);
+    await writeFile(file, `${service('web', 'keep.example.org', '192.0.2.6')}  bad: [\n`);
+    assert.deepEqual(summary(await source.endpoints()), ['keep.example.org A 192.0.2.5']);
+    assert.ok(problems.some((p) => p.file === file && p.line !== undefined));
+    assert.ok(problems.some((p) => /keeping 1 endpoint/.test(p.message)));
+    await writeFile(file, service('web', 'keep.example.org', '192.0.2.7'));
+    assert.deepEqual(summary(await source.endpoints()), ['keep.example.org A 192.0.2.7']);
+    await unlink(file);
+    assert.deepEqual(await source.endpoints(), []);
+  });
+
   test('an invalid hostname annotation is skipped with a warning naming the object', async () => {
     const dir = await newDir();
     await writeFile(join(dir, 'svc.yaml'), service('web', 'bad_name!.example.org,ok.example.org', '192.0.2.3'));

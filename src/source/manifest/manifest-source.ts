@@ -145,8 +145,11 @@ export class ManifestSource implements Source {
   }
 
   private changed(files: string[]): void {
-    // Events name the touched paths; dropping their cache entries guards against stamps that did not move.
-    for (const f of files) this.cache.delete(join(this.dir, f));
+    // Events name the touched paths; forgetting their stamps forces a re-read even if the stamp did not move.
+    for (const f of files) {
+      const entry = this.cache.get(join(this.dir, f));
+      if (entry !== undefined) entry.stamp = { mtimeMs: -1, ctimeMs: -1, size: -1, ino: -1 };
+    }
     this.logger.debug({ dir: this.dir, files: files.slice(0, 10), count: files.length }, 'manifest directory changed');
     for (const handler of [...this.handlers]) {
       try {
@@ -172,16 +175,25 @@ export class ManifestSource implements Source {
     try {
       text = await readFile(file, 'utf8');
     } catch (err) {
-      this.logger.warn({ file, err: (err as Error).message }, 'cannot read manifest file');
-      this.cache.delete(file);
-      return undefined;
+      this.logger.warn({ file, err: (err as Error).message }, cached === undefined ? 'cannot read manifest file' : 'cannot read manifest file; keeping its last endpoints');
+      return cached === undefined ? undefined : { file: cached, reparsed: false };
     }
-    const entry: CachedFile = { stamp, ...this.translateFile(file, text) };
+    const translated = this.translateFile(file, text);
+    const entry: CachedFile = { stamp, endpoints: translated.endpoints, problems: translated.problems };
+    if (translated.malformed && cached !== undefined && cached.endpoints.length > 0) {
+      // A half-saved or mistyped file must not delete the records it described: keep the last
+      // readable version's endpoints until the file parses again (or is deleted).
+      entry.endpoints = cached.endpoints;
+      const message = `${file}: keeping ${cached.endpoints.length} endpoint(s) from the last readable version until the file is fixed`;
+      entry.problems = [...translated.problems, { file, message }];
+      this.logger.warn({ file, endpoints: cached.endpoints.length }, message);
+      this.onProblem?.({ file, message });
+    }
     this.cache.set(file, entry);
     return { file: entry, reparsed: true };
   }
 
-  private translateFile(file: string, text: string): { endpoints: Endpoint[]; problems: SourceProblem[] } {
+  private translateFile(file: string, text: string): { endpoints: Endpoint[]; problems: SourceProblem[]; malformed: boolean } {
     const parsed = parseManifest(text);
     const endpoints: Endpoint[] = [];
     const problems: SourceProblem[] = [];
@@ -207,7 +219,7 @@ export class ManifestSource implements Source {
       }
       endpoints.push(...result.endpoints);
     }
-    return { endpoints, problems };
+    return { endpoints, problems, malformed: parsed.errors.length > 0 };
   }
 
   private async listFiles(): Promise<string[]> {
