@@ -71,7 +71,6 @@ interface Context {
   decisions: Decision[];
 }
 
-
 export function calculatePlan(input: PlanInput): PlanResult {
   const managed = new Set<RecordType>(input.managedRecordTypes);
   for (const t of input.excludeRecordTypes) managed.delete(t);
