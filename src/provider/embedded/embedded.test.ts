@@ -1,6 +1,6 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newEndpoint } from '../../endpoint/endpoint.ts';
@@ -88,6 +88,19 @@ describe('EmbeddedProvider', () => {
       await rejects(p, changes({ create: [ep({ dnsName: 'example.org', recordType: 'NS', targets: ['ns9.example.net'] })] }), 'PROVIDER_INVALID_CHANGES', /apex NS/);
       assert.equal(p.store.content('example.org').soa.serial, serial);
       assert.deepEqual(summary(await p.records()), ['www.example.org A 300 192.0.2.1']);
+    }));
+
+  test('records with targets the validator would refuse can still be deleted', () =>
+    withProvider(async (p, dir) => {
+      await p.close();
+      const file = join(dir, 'example.org.zone');
+      await writeFile(file, `${await readFile(file, 'utf8')}nomail.example.org. 300 IN MX 0 .\n`);
+      const again = await EmbeddedProvider.fromConfig({ dataDir: dir, zones: ['example.org'], logger: silentLogger() });
+      const [nullMx] = await again.records();
+      assert.deepEqual(nullMx?.targets, ['0 .']);
+      await again.applyChanges(changes({ delete: [nullMx as Endpoint] }));
+      assert.deepEqual(await again.records(), []);
+      await again.close();
     }));
 
   test('a batch may delete one type and create another at the same name', () =>

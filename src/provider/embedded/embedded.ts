@@ -12,9 +12,9 @@
  *   warning) by adjustEndpoints() and refused by applyChanges().
  */
 import { DomainFilter } from '../../endpoint/domain-filter.ts';
-import { describeEndpoint, endpointKey } from '../../endpoint/endpoint.ts';
+import { describeEndpoint, endpointKey, newEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
-import { tryNormalizeDnsName } from '../../endpoint/name.ts';
+import { normalizeDnsName, tryNormalizeDnsName } from '../../endpoint/name.ts';
 import { validateEndpoint } from '../../endpoint/validate.ts';
 import { ConfigError, ProviderError, errorMessage } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
@@ -38,7 +38,8 @@ export interface EmbeddedProviderConfig {
   hostmaster?: string;
 }
 
-type Op = { kind: 'delete'; old: RRSet; ep: Endpoint } | { kind: 'update'; old: RRSet; next: RRSet; ep: Endpoint } | { kind: 'create'; next: RRSet; ep: Endpoint };
+type SetKey = Pick<RRSet, 'name' | 'type'>;
+type Op = { kind: 'delete'; old: SetKey; ep: Endpoint } | { kind: 'update'; old: SetKey; next: RRSet; ep: Endpoint } | { kind: 'create'; next: RRSet; ep: Endpoint };
 
 export class EmbeddedProvider implements Provider {
   readonly name = PROVIDER_NAME;
@@ -122,20 +123,23 @@ export class EmbeddedProvider implements Provider {
     const problems: string[] = [];
     const byZone = new Map<string, Op[]>();
     const seen = new Set<string>();
-    const prepare = (raw: Endpoint, verb: string): { set: RRSet; zone: string; ep: Endpoint } | undefined => {
+    // Records being removed are named only by their key: their targets may be anything an operator
+    // once wrote into the file, and must not stop the planner from cleaning them up.
+    const prepare = (raw: Endpoint, verb: string, removing = false): { set: RRSet; zone: string; ep: Endpoint } | undefined => {
       const what = `cannot ${verb} ${describeEndpoint(raw)}`;
       const reason = this.unsupported(raw);
       if (reason !== undefined) return void problems.push(`${what}: ${reason}`);
       let ep: Endpoint;
       try {
-        ep = validateEndpoint(raw);
+        ep = removing ? newEndpoint({ ...raw, dnsName: normalizeDnsName(raw.dnsName) }) : validateEndpoint(raw);
       } catch (err) {
         // Validation messages start with the record already; do not name it twice.
         return void problems.push(`${what}: ${errorMessage(err).replace(`${describeEndpoint(raw)}: `, '')}`);
       }
       const zone = this.store.zoneFor(ep.dnsName);
       if (zone === undefined) return void problems.push(`${what}: the name is not in any zone (${this.store.zones().join(', ')})`);
-      return { set: endpointToRRSet(ep, this.store.defaultTTL), zone, ep };
+      const set = removing ? { name: ep.dnsName, type: ep.recordType, ttl: 0, rdata: [] } : endpointToRRSet(ep, this.store.defaultTTL);
+      return { set, zone, ep };
     };
     const claim = (ep: Endpoint): boolean => {
       const key = endpointKey(ep);
@@ -152,12 +156,12 @@ export class EmbeddedProvider implements Provider {
       else ops.push(op);
     };
     for (const raw of changes.delete) {
-      const p = prepare(raw, 'delete');
+      const p = prepare(raw, 'delete', true);
       if (p !== undefined && claim(p.ep)) push(p.zone, { kind: 'delete', old: p.set, ep: p.ep });
     }
     changes.updateNew.forEach((rawNew, i) => {
       const rawOld = changes.updateOld[i] as Endpoint;
-      const o = prepare(rawOld, 'update');
+      const o = prepare(rawOld, 'update', true);
       const n = prepare(rawNew, 'update');
       if (o === undefined || n === undefined) return;
       if (endpointKey(o.ep) !== endpointKey(n.ep)) {
