@@ -167,7 +167,7 @@ describe('Service translation', () => {
   });
 
   test('unknown kinds and non-objects are ignored quietly', () => {
-    for (const input of [{ kind: 'ConfigMap', metadata: { name: 'x' } }, null, 'text', [], { apiVersion: 'other.io/v1', kind: 'DNSEndpoint', metadata: { name: 'x' } }]) {
+    for (const input of [{ kind: 'ConfigMap', metadata: { name: 'x' } }, null, 'text', [], { apiVersion: 'other.io/v1', kind: 'DNSEndpoint', metadata: { name: 'x' } }, { apiVersion: 'serving.knative.dev/v1', kind: 'Service', metadata: { name: 'x' } }]) {
       const result = translateObject(input);
       assert.equal(result.outcome, 'unsupported-kind');
       assert.deepEqual(result.problems, []);

@@ -33,9 +33,22 @@ export interface TranslateResult {
   problems: SourceProblem[];
 }
 
+/**
+ * Kind plus API group, so that look-alikes (a Knative `Service`, someone's own `DNSEndpoint`) are
+ * not mistaken for the objects external-dns reads. An empty apiVersion is accepted for callers
+ * that only know the kind.
+ */
 export function isSupportedKind(apiVersion: string, kind: string): boolean {
-  if (kind === DNSENDPOINT_KIND) return isDNSEndpointApiVersion(apiVersion);
-  return kind === SERVICE_KIND || kind === INGRESS_KIND;
+  switch (kind) {
+    case SERVICE_KIND:
+      return apiVersion === '' || apiVersion === 'v1';
+    case INGRESS_KIND:
+      return apiVersion === '' || apiVersion.startsWith('networking.k8s.io/') || apiVersion.startsWith('extensions/');
+    case DNSENDPOINT_KIND:
+      return apiVersion === '' || isDNSEndpointApiVersion(apiVersion);
+    default:
+      return false;
+  }
 }
 
 export function translateObject(input: unknown, options: TranslateOptions = {}, origin: ObjectOrigin = {}): TranslateResult {
