@@ -26,6 +26,7 @@ export type ToWorker =
 
 /** Messages from worker to primary. */
 export type FromWorker =
+  | { type: 'hello' }
   | { type: 'ready'; addresses: { udp: BoundAddress; tcp: BoundAddress }[] }
   | { type: 'failed'; message: string }
   | { type: 'metrics'; snapshot: MetricsSnapshot };
@@ -102,7 +103,11 @@ export class WorkerPool {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('DNS worker did not start in time')), READY_TIMEOUT_MS);
       worker.on('message', (msg: FromWorker) => {
-        if (msg.type === 'ready') {
+        if (msg.type === 'hello') {
+          if (this.config === undefined) return;
+          worker.send({ type: 'config', config: this.config } satisfies ToWorker);
+          for (const zone of this.zones.values()) worker.send({ type: 'zone', zone } satisfies ToWorker);
+        } else if (msg.type === 'ready') {
           clearTimeout(timer);
           resolve(msg.addresses);
         } else if (msg.type === 'failed') {
@@ -111,11 +116,6 @@ export class WorkerPool {
         } else if (msg.type === 'metrics') {
           this.merge(msg.snapshot);
         }
-      });
-      worker.on('online', () => {
-        if (this.config === undefined) return;
-        worker.send({ type: 'config', config: this.config } satisfies ToWorker);
-        for (const zone of this.zones.values()) worker.send({ type: 'zone', zone } satisfies ToWorker);
       });
       worker.on('exit', (code, signal) => {
         clearTimeout(timer);

@@ -50,6 +50,8 @@ function main(): void {
     }
   });
   process.on('disconnect', () => process.exit(0));
+  // Messages sent before this process listens are lost, so the primary waits for this one.
+  send({ type: 'hello' });
 }
 
 main();
