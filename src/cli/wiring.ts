@@ -36,7 +36,15 @@ function zonesOf(cfg: Config): string[] {
 
 export const PROVIDERS: Readonly<Record<string, ProviderFactory>> = {
   embedded: (cfg, deps) =>
-    EmbeddedProvider.fromConfig({ dataDir: cfg.embeddedDataDir, zones: zonesOf(cfg), defaultTTL: cfg.embeddedDefaultTTL, logger: deps.logger.child({ provider: 'embedded' }) }),
+    EmbeddedProvider.fromConfig({
+      dataDir: cfg.embeddedDataDir,
+      zones: zonesOf(cfg),
+      defaultTTL: cfg.embeddedDefaultTTL,
+      logger: deps.logger.child({ provider: 'embedded' }),
+      ...(cfg.embeddedNameservers.length > 0 ? { nameservers: cfg.embeddedNameservers } : {}),
+      ...(cfg.embeddedNameserverAddresses.length > 0 ? { nameserverAddresses: cfg.embeddedNameserverAddresses } : {}),
+      ...(cfg.embeddedHostmaster !== '' ? { hostmaster: cfg.embeddedHostmaster } : {}),
+    }),
   inmemory: async (cfg) => InMemoryProvider.fromConfig({ zones: zonesOf(cfg) }),
 };
 

@@ -48,6 +48,9 @@ export interface Config {
   embeddedDataDir: string;
   embeddedZones: string[];
   embeddedDefaultTTL: number;
+  embeddedNameservers: string[];
+  embeddedNameserverAddresses: string[];
+  embeddedHostmaster: string;
   dnsListen: string[];
   dnsAllowTransfer: string[];
   dnsTsigKey: string[];
@@ -122,6 +125,9 @@ export function resolveConfig(args: ParsedArgs, choices: Choices): Config {
     embeddedDataDir: str('embedded-data-dir'),
     embeddedZones: list('embedded-zone'),
     embeddedDefaultTTL: num('embedded-default-ttl'),
+    embeddedNameservers: list('embedded-nameserver'),
+    embeddedNameserverAddresses: list('embedded-nameserver-address'),
+    embeddedHostmaster: str('embedded-hostmaster'),
     dnsListen: list('dns-listen'),
     dnsAllowTransfer: list('dns-allow-transfer'),
     dnsTsigKey: list('dns-tsig-key'),

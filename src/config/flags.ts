@@ -57,6 +57,9 @@ export const FLAGS: readonly FlagSpec[] = [
   // Embedded provider and DNS server.
   { name: 'embedded-data-dir', kind: 'string', default: './data', help: 'Directory of the embedded provider zone files.' },
   { name: 'embedded-zone', kind: 'list', default: [], help: 'Zone served by the embedded provider (repeatable; defaults to --domain-filter).' },
+  { name: 'embedded-nameserver', kind: 'list', default: [], help: 'NS of zones the embedded provider creates (repeatable; default ns1.<zone>).' },
+  { name: 'embedded-nameserver-address', kind: 'list', default: [], help: 'A/AAAA glue for in-zone nameservers of new zones (repeatable; BIND secondaries need it).' },
+  { name: 'embedded-hostmaster', kind: 'string', default: '', help: 'SOA mailbox of new zones (default hostmaster.<zone>).' },
   { name: 'embedded-default-ttl', kind: 'int', default: '300', help: 'TTL of embedded records whose endpoint sets none.' },
   { name: 'dns-listen', kind: 'list', default: ['127.0.0.1:5353'], help: 'UDP+TCP address the embedded DNS server listens on (repeatable; "" disables it).' },
   { name: 'dns-allow-transfer', kind: 'list', default: [], help: 'CIDR allowed to AXFR the zones (repeatable).' },
