@@ -50,7 +50,7 @@ export async function main(proc: Process): Promise<number> {
   }
 
   let cfg;
-  let positionals: string[] = [];
+  let positionals: string[];
   try {
     const parsed = parseArgs(args, proc.env);
     if (command !== 'explain' && parsed.positionals.length > 0) throw new ConfigError(`unexpected argument ${JSON.stringify(parsed.positionals[0])}`);
