@@ -53,5 +53,6 @@ function checkName(name: string, original: string): void {
 
 /** True when `name` equals `zone` or is below it (both normalised). */
 export function isInZone(name: string, zone: string): boolean {
-  return name === zone || name.endsWith(`.${zone}`);
+  // Called per record by providers, so no string is built: "below" means a dot right before the zone.
+  return name === zone || (name.length > zone.length && name.endsWith(zone) && name.charCodeAt(name.length - zone.length - 1) === 0x2e);
 }

@@ -65,54 +65,57 @@ export class InMemoryProvider implements Provider {
 
   /** The zone a name belongs to, or undefined when no configured zone contains it. */
   zoneFor(dnsName: string): string | undefined {
-    return this.zones.find((z) => isInZone(dnsName, z));
+    for (const zone of this.zones) if (isInZone(dnsName, zone)) return zone;
+    return undefined;
   }
 
   private applyChangesSync(changes: Changes): void {
-    this.validate(changes);
+    const keys = this.validate(changes);
     // Deletes first so that a batch may replace a record set of one type by another at a name.
-    for (const ep of changes.delete) this.store.delete(endpointKey(ep));
-    for (const ep of changes.updateOld) this.store.delete(endpointKey(ep));
-    for (const ep of changes.updateNew) this.store.set(endpointKey(ep), cloneEndpoint(ep));
-    for (const ep of changes.create) this.store.set(endpointKey(ep), cloneEndpoint(ep));
+    for (const key of keys.delete) this.store.delete(key);
+    changes.updateNew.forEach((ep, i) => this.store.set(keys.update[i] as string, cloneEndpoint(ep)));
+    changes.create.forEach((ep, i) => this.store.set(keys.create[i] as string, cloneEndpoint(ep)));
   }
 
   /** Checks the whole batch before touching anything, so a failed batch changes nothing. */
-  private validate(changes: Changes): void {
+  private validate(changes: Changes): { create: string[]; update: string[]; delete: string[] } {
     if (changes.updateOld.length !== changes.updateNew.length) {
       throw this.error(`update lists differ in length (${changes.updateOld.length} old, ${changes.updateNew.length} new)`, 'PROVIDER_INVALID_CHANGES');
     }
     const touched = new Set<string>();
-    const claim = (ep: Endpoint): void => {
+    const create = this.claimAll(changes.create, touched);
+    const update = this.claimAll(changes.updateNew, touched);
+    const del = this.claimAll(changes.delete, touched);
+    changes.create.forEach((ep, i) => {
+      if (this.store.has(create[i] as string)) throw this.error(`cannot create ${describeEndpoint(ep)}: record already exists`, 'PROVIDER_RECORD_EXISTS');
+    });
+    changes.updateNew.forEach((ep, i) => {
+      const old = changes.updateOld[i] as Endpoint;
+      if (endpointKey(old) !== update[i]) {
+        throw this.error(`cannot update ${describeEndpoint(old)} into a different record set ${describeEndpoint(ep)}`, 'PROVIDER_INVALID_CHANGES');
+      }
+      if (!this.store.has(update[i] as string)) throw this.error(`cannot update ${describeEndpoint(ep)}: record not found`, 'PROVIDER_RECORD_NOT_FOUND');
+    });
+    changes.delete.forEach((ep, i) => {
+      if (!this.store.has(del[i] as string)) throw this.error(`cannot delete ${describeEndpoint(ep)}: record not found`, 'PROVIDER_RECORD_NOT_FOUND');
+    });
+    return { create, update, delete: del };
+  }
+
+  /** Zone check and per-batch uniqueness; returns each endpoint's key so it is built once. */
+  private claimAll(endpoints: readonly Endpoint[], touched: Set<string>): string[] {
+    const keys = new Array<string>(endpoints.length);
+    for (let i = 0; i < endpoints.length; i++) {
+      const ep = endpoints[i] as Endpoint;
+      if (this.zoneFor(ep.dnsName) === undefined) {
+        throw this.error(`record ${describeEndpoint(ep)} is not in any zone (${this.zones.join(', ')})`, 'PROVIDER_ZONE_NOT_FOUND');
+      }
       const key = endpointKey(ep);
       if (touched.has(key)) throw this.error(`record ${describeEndpoint(ep)} appears more than once in one batch`, 'PROVIDER_DUPLICATE_RECORD');
       touched.add(key);
-    };
-    for (const ep of changes.create) {
-      this.checkZone(ep);
-      claim(ep);
-      if (this.store.has(endpointKey(ep))) throw this.error(`cannot create ${describeEndpoint(ep)}: record already exists`, 'PROVIDER_RECORD_EXISTS');
+      keys[i] = key;
     }
-    changes.updateNew.forEach((ep, i) => {
-      const old = changes.updateOld[i] as Endpoint;
-      this.checkZone(ep);
-      if (endpointKey(old) !== endpointKey(ep)) {
-        throw this.error(`cannot update ${describeEndpoint(old)} into a different record set ${describeEndpoint(ep)}`, 'PROVIDER_INVALID_CHANGES');
-      }
-      claim(ep);
-      if (!this.store.has(endpointKey(ep))) throw this.error(`cannot update ${describeEndpoint(ep)}: record not found`, 'PROVIDER_RECORD_NOT_FOUND');
-    });
-    for (const ep of changes.delete) {
-      this.checkZone(ep);
-      claim(ep);
-      if (!this.store.has(endpointKey(ep))) throw this.error(`cannot delete ${describeEndpoint(ep)}: record not found`, 'PROVIDER_RECORD_NOT_FOUND');
-    }
-  }
-
-  private checkZone(ep: Endpoint): void {
-    if (this.zoneFor(ep.dnsName) === undefined) {
-      throw this.error(`record ${describeEndpoint(ep)} is not in any zone (${this.zones.join(', ')})`, 'PROVIDER_ZONE_NOT_FOUND');
-    }
+    return keys;
   }
 
   private error(message: string, code: string): ProviderError {
