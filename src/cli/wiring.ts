@@ -61,6 +61,9 @@ export const SOURCES: Readonly<Record<string, SourceFactory>> = {
         ignoreHostnameAnnotation: cfg.ignoreHostnameAnnotation,
         ignoreIngressTLSSpec: cfg.ignoreIngressTLSSpec,
         ignoreIngressRulesSpec: cfg.ignoreIngressRulesSpec,
+        publishInternalServices: cfg.publishInternalServices,
+        serviceTypeFilter: cfg.serviceTypeFilter,
+        compatibility: cfg.compatibility,
         keepEmptyTargets: cfg.defaultTargets.length > 0,
       },
       { logger: deps.logger, ...(deps.onProblem === undefined ? {} : { onProblem: deps.onProblem }) },
@@ -80,7 +83,7 @@ export function buildSource(cfg: Config, deps: Deps): Source {
     return factory(cfg, deps);
   });
   let source: Source = sources.length === 1 && sources[0] !== undefined ? sources[0] : new MultiSource({ sources });
-  if (cfg.defaultTargets.length > 0) source = new DefaultTargetsSource({ source, defaultTargets: cfg.defaultTargets, logger: deps.logger.child({ source: 'default-targets' }) });
+  source = DefaultTargetsSource.fromConfig(cfg, { source, logger: deps.logger.child({ source: 'default-targets' }) });
   return new DedupSource({ source });
 }
 

@@ -38,6 +38,10 @@ export interface Config {
   ignoreIngressTLSSpec: boolean;
   ignoreIngressRulesSpec: boolean;
   defaultTargets: string[];
+  forceDefaultTargets: boolean;
+  publishInternalServices: boolean;
+  serviceTypeFilter: string[];
+  compatibility: string;
   intervalMs: number;
   minEventSyncIntervalMs: number;
   once: boolean;
@@ -115,6 +119,10 @@ export function resolveConfig(args: ParsedArgs, choices: Choices): Config {
     ignoreIngressTLSSpec: bool('ignore-ingress-tls-spec'),
     ignoreIngressRulesSpec: bool('ignore-ingress-rules-spec'),
     defaultTargets: list('default-targets'),
+    forceDefaultTargets: bool('force-default-targets'),
+    publishInternalServices: bool('publish-internal-services'),
+    serviceTypeFilter: list('service-type-filter'),
+    compatibility: str('compatibility'),
     intervalMs: num('interval'),
     minEventSyncIntervalMs: num('min-event-sync-interval'),
     once: bool('once'),

@@ -44,6 +44,10 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'ignore-hostname-annotation', kind: 'bool', default: false, help: 'Ignore hostname annotations (use --fqdn-template).' },
   { name: 'ignore-ingress-tls-spec', kind: 'bool', default: false, help: 'Ignore Ingress spec.tls hosts.' },
   { name: 'ignore-ingress-rules-spec', kind: 'bool', default: false, help: 'Ignore Ingress spec.rules hosts.' },
+  { name: 'publish-internal-services', kind: 'bool', default: false, help: 'Publish ClusterIP Services under their cluster IP.' },
+  { name: 'service-type-filter', kind: 'list', default: [], help: 'Only Services of these types (repeatable).' },
+  { name: 'compatibility', kind: 'string', default: '', choices: ['', 'mate', 'molecule', 'kops-dns-controller'], help: 'Also read annotations of older tools (mate: zalando.org/dnsname).' },
+  { name: 'force-default-targets', kind: 'bool', default: false, help: 'Use --default-targets even for endpoints that have targets.' },
   { name: 'default-targets', kind: 'list', default: [], help: 'Targets used for every endpoint instead of the ones the source found (repeatable).' },
   // The loop.
   { name: 'interval', kind: 'duration', default: '1m', help: 'Time between full synchronisations.' },
