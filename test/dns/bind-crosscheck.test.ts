@@ -12,7 +12,7 @@ import { namedAvailable, startBind } from '../support/bind.ts';
 import type { BindServer } from '../support/bind.ts';
 import { digAvailable, digBatch } from '../support/dig.ts';
 import type { DigResult } from '../support/dig.ts';
-import { sampleZone } from '../support/dns-zone.ts';
+import { sampleZone } from './sample-zone.ts';
 
 const ORIGIN = 'example.test';
 

@@ -5,7 +5,7 @@ import { createSocket } from 'node:dgram';
 import { DnsServer } from '../../src/dns/server.ts';
 import { silentLogger } from '../../src/log.ts';
 import { dig, digAvailable } from '../support/dig.ts';
-import { sampleZone } from '../support/dns-zone.ts';
+import { sampleZone } from './sample-zone.ts';
 
 function ipv6Loopback(): Promise<boolean> {
   return new Promise((resolve) => {

@@ -8,7 +8,7 @@ import { DnsServer } from '../../src/dns/server.ts';
 import { parseTsigKey } from '../../src/dns/tsig.ts';
 import { silentLogger } from '../../src/log.ts';
 import { dig, digAvailable } from '../support/dig.ts';
-import { sampleZone } from '../support/dns-zone.ts';
+import { sampleZone } from './sample-zone.ts';
 
 const SECRET = Buffer.from('hostwarden-test-secret-0123456789').toString('base64');
 
