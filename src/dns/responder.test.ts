@@ -28,10 +28,10 @@ function q(name: string, type: string, opts: { id?: number; rd?: boolean; edns?:
   return dnsPacket.encode(packet);
 }
 
-function ask(r: Responder, msg: Buffer, transport: 'udp' | 'tcp' = 'udp', from = '127.0.0.1'): Packet & { rcode?: string } {
+function ask(r: Responder, msg: Buffer, transport: 'udp' | 'tcp' = 'udp', from = '127.0.0.1'): Packet & { rcode?: string; opcode?: string } {
   const reply = r.handle(msg, transport, from);
   assert.ok(Buffer.isBuffer(reply));
-  return dnsPacket.decode(reply) as Packet & { rcode?: string };
+  return dnsPacket.decode(reply) as Packet & { rcode?: string; opcode?: string };
 }
 
 const data = (p: Packet): unknown[] => (p.answers ?? []).map((a) => (a as { data: unknown }).data);
