@@ -76,12 +76,13 @@ export class DnsServer implements ZoneListener {
       allowTransfer: options.allowTransfer ?? [],
       tsigKeys: options.tsigKeys ?? [],
     });
-    this.metrics = options.metrics === undefined ? undefined : new DnsMetrics(options.metrics);
-    this.counters = this.metrics?.local ?? new QueryCounters();
     this.notifier = new Notifier({
       targets: (options.notify ?? []).map((n) => parseHostPort(n, 53, '--dns-notify')),
       logger: options.logger,
     });
+    // Last, so that a configuration error leaves the registry untouched.
+    this.metrics = options.metrics === undefined ? undefined : new DnsMetrics(options.metrics);
+    this.counters = this.metrics?.local ?? new QueryCounters();
   }
 
   static fromConfig(cfg: DnsServerConfig, deps: { logger: Logger; metrics?: Registry }): DnsServer {
@@ -107,11 +108,16 @@ export class DnsServer implements ZoneListener {
   }
 
   zoneChanged(zone: ZoneContent): void {
-    const idx = this.responder.setZone(zone);
-    this.pool?.zoneChanged(zone);
-    this.updateGauges();
-    this.logger.debug({ zone: idx.origin, serial: idx.serial, records: idx.recordCount }, 'zone loaded');
-    this.notifier.zoneChanged(idx.origin, zone.soa);
+    // The store calls this right after a durable commit; a bad zone must not fail that commit.
+    try {
+      const idx = this.responder.setZone(zone);
+      this.pool?.zoneChanged(zone);
+      this.updateGauges();
+      this.logger.debug({ zone: idx.origin, serial: idx.serial, records: idx.recordCount }, 'zone loaded');
+      this.notifier.zoneChanged(idx.origin, zone.soa);
+    } catch (err) {
+      this.logger.error({ err, zone: zone.origin }, 'could not load zone into the DNS server');
+    }
   }
 
   zoneRemoved(origin: string): void {
@@ -164,9 +170,14 @@ export class DnsServer implements ZoneListener {
   /** Binds UDP and TCP on the same address and port (a free one for port 0). */
   private async listenPair(spec: string): Promise<{ udp: BoundAddress; tcp: BoundAddress }> {
     const { host: rawHost, port } = parseHostPort(spec, 53, '--dns-listen');
-    const host = rawHost === '' ? '::' : rawHost;
+    let host = rawHost === '' ? '::' : rawHost;
     for (let attempt = 0; ; attempt++) {
-      const udp = await this.bindUdp(host, port);
+      const udp = await this.bindUdp(host, port).catch((err: NodeJS.ErrnoException) => {
+        // ":53" means every interface: without IPv6 in the kernel, every IPv4 interface.
+        if (rawHost !== '' || (err.code !== 'EAFNOSUPPORT' && err.code !== 'EADDRNOTAVAIL')) throw err;
+        host = '0.0.0.0';
+        return this.bindUdp(host, port);
+      });
       try {
         const tcp = await this.bindTcp(host, udp.port);
         return { udp: { host, port: udp.port }, tcp: { host, port: tcp } };
