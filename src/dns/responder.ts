@@ -13,7 +13,7 @@ import type { TsigKey } from './tsig.ts';
 import { transferMessages } from './axfr.ts';
 import {
   CLASS_ANY, CLASS_IN, OPCODE_NOTIFY, OPCODE_QUERY, RCODE_BADVERS, RCODE_FORMERR, RCODE_NOERROR, RCODE_NOTAUTH,
-  RCODE_NOTIMP, RCODE_REFUSED, RCODE_SERVFAIL, T_AXFR, T_IXFR, T_OPT, T_SOA,
+  RCODE_NOTIMP, RCODE_REFUSED, RCODE_SERVFAIL, T_AXFR, T_DS, T_IXFR, T_OPT, T_SOA,
 } from './wire.ts';
 import { ZoneIndex, normalise } from './zone-index.ts';
 import type { ZoneNode } from './zone-index.ts';
@@ -116,7 +116,11 @@ export class Responder {
 
   private lookup(qname: string, qtype: number, minimal: boolean): Prepared | undefined {
     const node = this.names.get(qname);
-    if (node !== undefined) return node.cut !== undefined ? prepareReferral(node.cut) : prepareNode(node, qtype, minimal);
+    if (node !== undefined) {
+      // DS lives on the parent side of a cut (RFC 4035 3.1.4.1): answered here, not referred.
+      if (node.cut === undefined || (qtype === T_DS && node.cut === node)) return prepareNode(node, qtype, minimal);
+      return prepareReferral(node.cut);
+    }
     let rest = qname;
     while (rest !== '') {
       const dot = rest.indexOf('.');

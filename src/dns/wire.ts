@@ -13,6 +13,7 @@ export const T_MX = 15;
 export const T_TXT = 16;
 export const T_AAAA = 28;
 export const T_SRV = 33;
+export const T_DS = 43;
 export const T_OPT = 41;
 export const T_TSIG = 250;
 export const T_IXFR = 251;

@@ -27,10 +27,11 @@ function queries(zone: ZoneContent): string[][] {
   for (const r of zone.rrsets) out.push([r.name.toUpperCase(), r.type], [mixCase(r.name), r.type]);
   const extra = [
     'nx', 'nx.deep', 'deep', 'c.deep', 'b.c.deep', 'x.a.b.c.deep', 'foo.wild', 'bar.baz.wild', 'wild', 'exists.wild',
-    'x.exists.wild', 'FOO.Wild', 'towild', 'x.sub', 'a.b.sub', 'sub', '_tcp', 'rev', '2.0.192.rev', '*.wild',
+    'x.exists.wild', 'x.alias', 'x.www', 'x._sip._tcp', 'x.loop1', 'ns.sub', 'x.ns.sub', 'FOO.Wild', 'towild', 'x.sub', 'a.b.sub', 'sub', '_tcp', 'rev', '2.0.192.rev', '*.wild',
   ];
   for (const e of extra) for (const t of ['A', 'AAAA', 'TXT', 'NS', 'SOA', 'MX']) out.push([`${e}.${ORIGIN}`, t]);
   for (const t of ['A', 'SOA', 'NS']) out.push(['example.org', t], ['test', t], ['.', t], [`x${ORIGIN}`, t]);
+  out.push([`sub.${ORIGIN}`, 'DS'], [`sub.${ORIGIN}`, 'ANY'], [`x.sub.${ORIGIN}`, 'DS'], [`foo.wild.${ORIGIN}`, 'ANY'], [`towild.${ORIGIN}`, 'ANY']);
   out.push([ORIGIN, 'TYPE65'], [`www.${ORIGIN}`, 'TYPE99'], [`alias.${ORIGIN}`, 'TYPE99'], [`www.${ORIGIN}`, 'HINFO']);
   return out;
 }
