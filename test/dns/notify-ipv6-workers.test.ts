@@ -2,6 +2,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createSocket } from 'node:dgram';
+import { Registry } from 'prom-client';
 import { DnsServer } from '../../src/dns/server.ts';
 import { silentLogger } from '../../src/log.ts';
 import { dig, digAvailable } from '../support/dig.ts';
@@ -67,7 +68,8 @@ describe('DnsServer extras', async () => {
   });
 
   test('worker processes share the sockets and receive zone updates', { skip: hasDig ? false : 'needs dig', timeout: 60_000 }, async () => {
-    const server = new DnsServer({ listen: ['127.0.0.1:0'], workers: 2, allowTransfer: ['127.0.0.1/32'], logger: silentLogger() });
+    const metrics = new Registry();
+    const server = new DnsServer({ listen: ['127.0.0.1:0'], workers: 2, allowTransfer: ['127.0.0.1/32'], logger: silentLogger(), metrics });
     server.zoneChanged(sampleZone('example.test', 1));
     try {
       const { addresses } = await server.start();
@@ -86,6 +88,14 @@ describe('DnsServer extras', async () => {
         else await new Promise((res) => setTimeout(res, 50));
       }
       assert.equal(seen, 6);
+      // Workers ship their counters once a second.
+      let text = '';
+      for (let i = 0; i < 40 && !/transport="tcp"\} [1-9]/.test(text); i++) {
+        await new Promise((res) => setTimeout(res, 100));
+        text = await metrics.metrics();
+      }
+      assert.match(text, /hostwarden_dns_queries_total\{rcode="NOERROR",qtype="A",transport="udp"\} [1-9]/);
+      assert.match(text, /hostwarden_dns_queries_total\{rcode="NOERROR",qtype="A",transport="tcp"\} [1-9]/);
     } finally {
       await server.stop();
     }
