@@ -53,6 +53,7 @@ export interface DnsServerConfig {
 
 const DEFAULT_TCP_IDLE_MS = 10_000;
 const MAX_TCP_CONNECTIONS = 1024;
+const MAX_TCP_BACKLOG_BYTES = 4 << 20;
 
 export class DnsServer implements ZoneListener {
   private readonly options: DnsServerOptions;
@@ -257,6 +258,11 @@ export class DnsServer implements ZoneListener {
         this.counters.record(this.responder.last.rcode, this.responder.last.qtype, true, (performance.now() - t0) / 1000);
       }
       process.nextTick(() => socket.uncork());
+      // A client that sends but does not read must not grow our buffers without bound.
+      if (socket.writableLength > MAX_TCP_BACKLOG_BYTES) {
+        socket.pause();
+        socket.once('drain', () => socket.resume());
+      }
     });
   }
 }
