@@ -11,7 +11,7 @@ import { createLogger } from '../log.ts';
 import { explainCommand } from './explain.ts';
 import { planCommand } from './plan.ts';
 import { runCommand } from './run.ts';
-import { PROVIDER_NAMES, SOURCE_NAMES } from './wiring.ts';
+import { EXTRA_FLAGS, PROVIDER_NAMES, SOURCE_NAMES } from './wiring.ts';
 
 const COMMANDS = ['run', 'plan', 'explain', 'help', 'version'] as const;
 type Command = (typeof COMMANDS)[number];
@@ -52,7 +52,7 @@ export async function main(proc: Process): Promise<number> {
   let cfg;
   let positionals: string[];
   try {
-    const parsed = parseArgs(args, proc.env);
+    const parsed = parseArgs(args, proc.env, [...FLAGS, ...EXTRA_FLAGS]);
     if (command !== 'explain' && parsed.positionals.length > 0) throw new ConfigError(`unexpected argument ${JSON.stringify(parsed.positionals[0])}`);
     cfg = resolveConfig(parsed, { sources: SOURCE_NAMES, providers: PROVIDER_NAMES });
     positionals = parsed.positionals;
@@ -117,7 +117,7 @@ function helpText(): string {
     '',
     'Flags (each also read from EXTERNAL_DNS_<NAME>):',
   ];
-  for (const f of FLAGS) {
+  for (const f of [...FLAGS, ...EXTRA_FLAGS]) {
     const def = f.default === undefined || f.default === '' || (Array.isArray(f.default) && f.default.length === 0) ? '' : ` (default ${Array.isArray(f.default) ? f.default.join(',') : String(f.default)})`;
     lines.push(`  --${f.name}${f.kind === 'bool' ? '' : ' VALUE'}`.padEnd(38) + `${f.help}${def}`);
   }

@@ -4,6 +4,7 @@
  */
 import type { Registry as MetricsRegistry } from 'prom-client';
 import type { Config } from '../config/config.ts';
+import type { FlagSpec } from '../config/flags.ts';
 import type { Logger } from '../log.ts';
 import { EmbeddedProvider } from '../provider/embedded/embedded.ts';
 import { InMemoryProvider } from '../provider/inmemory/inmemory.ts';
@@ -28,6 +29,12 @@ export interface Deps {
 
 type ProviderFactory = (cfg: Config, deps: Deps) => Promise<Provider>;
 type SourceFactory = (cfg: Config, deps: Deps) => Source;
+
+/**
+ * Flags that belong to one provider or source (`--rfc2136-host`, `--kubeconfig`, …). Each folder
+ * exports its own table; list it here once and the CLI parses, documents and env-maps it.
+ */
+export const EXTRA_FLAGS: readonly FlagSpec[] = [];
 
 /** Zones for providers that serve their own zones: --embedded-zone, else the domain filter. */
 function zonesOf(cfg: Config): string[] {

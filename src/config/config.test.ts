@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { ConfigError } from '../errors.ts';
 import { resolveConfig } from './config.ts';
 import { parseDuration } from './duration.ts';
+import { FLAGS } from './flags.ts';
 import { parseArgs } from './parse.ts';
 
 const choices = { sources: ['manifest', 'service'], providers: ['embedded', 'inmemory'] };
@@ -86,6 +87,21 @@ describe('flag parsing', () => {
 
   test('positionals are returned for explain', () => {
     assert.deepEqual(parseArgs(['www.example.org', '--once'], {}).positionals, ['www.example.org']);
+  });
+});
+
+describe('flags declared by providers and sources', () => {
+  test('are parsed, env-mapped and read through cfg.flags', () => {
+    const extra = [
+      { name: 'demo-host', kind: 'string' as const, default: 'localhost', help: '' },
+      { name: 'demo-zone', kind: 'list' as const, default: [], help: '' },
+      { name: 'demo-timeout', kind: 'duration' as const, default: '10s', help: '' },
+    ];
+    const cfg = resolveConfig(parseArgs(['--demo-zone=a.org,b.org', '--demo-zone', 'c.org'], { EXTERNAL_DNS_DEMO_TIMEOUT: '1m' }, [...FLAGS, ...extra]), choices);
+    assert.equal(cfg.flags.str('demo-host'), 'localhost');
+    assert.deepEqual(cfg.flags.list('demo-zone'), ['a.org', 'b.org', 'c.org']);
+    assert.equal(cfg.flags.num('demo-timeout'), 60_000);
+    assertConfigError(() => parseArgs(['--demo-host=x'], {}), '--demo-host', /unknown flag/);
   });
 });
 

@@ -67,6 +67,37 @@ export interface Config {
   color: 'auto' | 'always' | 'never';
   /** Flags given explicitly (argv or environment), for commands that change defaults. */
   explicit: ReadonlySet<string>;
+  /** Every flag's value by name, for providers and sources that declare their own flags. */
+  flags: FlagValues;
+}
+
+/** Typed access to flags declared outside the core table (provider- and source-specific ones). */
+export class FlagValues {
+  private readonly values: ReadonlyMap<string, FlagValue>;
+  constructor(values: ReadonlyMap<string, FlagValue>) {
+    this.values = values;
+  }
+  has(name: string): boolean {
+    return this.values.has(name);
+  }
+  str(name: string): string {
+    const v = this.values.get(name);
+    return typeof v === 'string' ? v : v === undefined ? '' : String(v);
+  }
+  bool(name: string): boolean {
+    return this.values.get(name) === true;
+  }
+  /** Numbers, and durations in milliseconds. */
+  num(name: string): number {
+    const v = this.values.get(name);
+    return typeof v === 'number' ? v : 0;
+  }
+  /** Repeatable flags; comma-separated values are split as for --domain-filter. */
+  list(name: string): string[] {
+    const v = this.values.get(name);
+    const items = Array.isArray(v) ? v : typeof v === 'string' && v !== '' ? [v] : [];
+    return items.flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s !== '');
+  }
 }
 
 export interface Choices {
@@ -147,6 +178,7 @@ export function resolveConfig(args: ParsedArgs, choices: Choices): Config {
     output: str('output') as 'text' | 'json',
     color: str('color') as 'auto' | 'always' | 'never',
     explicit: args.explicit,
+    flags: new FlagValues(args.values),
   };
   validate(cfg);
   return cfg;

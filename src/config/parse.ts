@@ -19,8 +19,12 @@ export interface ParsedArgs {
 const TRUE = new Set(['true', '1', 'yes', 'on']);
 const FALSE = new Set(['false', '0', 'no', 'off']);
 
-export function parseArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): ParsedArgs {
-  const specs = new Map(FLAGS.map((f) => [f.name, f]));
+/**
+ * `flags` is the core table plus the flags that provider and source folders declare for
+ * themselves (see src/cli/wiring.ts), so adding a provider never touches the core table.
+ */
+export function parseArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, flags: readonly FlagSpec[] = FLAGS): ParsedArgs {
+  const specs = new Map(flags.map((f) => [f.name, f]));
   const values = new Map<string, FlagValue>();
   const explicit = new Set<string>();
   const fromArgv = new Set<string>();
@@ -69,7 +73,7 @@ export function parseArgs(argv: readonly string[], env: Readonly<Record<string, 
     explicit.add(name);
   }
 
-  for (const spec of FLAGS) {
+  for (const spec of flags) {
     if (fromArgv.has(spec.name)) continue;
     const envValue = env[envName(spec.name)];
     if (envValue !== undefined) {
