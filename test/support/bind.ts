@@ -77,11 +77,17 @@ ${zones.join('\n')}
 `;
   await writeFile(join(dir, 'named.conf'), conf);
   const child: ChildProcess = spawn('named', ['-g', '-4', '-n', String(options.threads ?? 1), '-c', join(dir, 'named.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // If the test process dies before stop() runs, take named with it.
+  const killOnExit = (): void => {
+    child.kill('SIGKILL');
+  };
+  process.once('exit', killOnExit);
   let log = '';
   child.stderr?.on('data', (d: Buffer) => {
     if (log.length < 100_000) log += d.toString();
   });
   const stop = async (): Promise<void> => {
+    process.off('exit', killOnExit);
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise<void>((r) => child.once('exit', () => r()));
       child.kill('SIGTERM');
