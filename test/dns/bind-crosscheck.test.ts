@@ -10,7 +10,7 @@ import type { ZoneContent } from '../../src/dns/zone-content.ts';
 import { silentLogger } from '../../src/log.ts';
 import { namedAvailable, startBind } from '../support/bind.ts';
 import type { BindServer } from '../support/bind.ts';
-import { digAvailable, digBatch } from '../support/dig.ts';
+import { dig, digAvailable, digBatch } from '../support/dig.ts';
 import type { DigResult } from '../support/dig.ts';
 import { sampleZone } from './sample-zone.ts';
 
@@ -90,12 +90,18 @@ describe('answers match BIND 9', async () => {
       assert.equal(ours.length, list.length, 'dig printed one answer per query (Hostwarden)');
       assert.equal(theirs.length, list.length, 'dig printed one answer per query (BIND)');
       const diffs: string[] = [];
-      list.forEach(([name, type], i) => {
-        const a = summary(ours[i] as DigResult);
-        const b = summary(theirs[i] as DigResult);
+      for (const [i, [name, type]] of list.entries()) {
+        let a = summary(ours[i] as DigResult);
+        let b = summary(theirs[i] as DigResult);
         const key = `${name} ${type}`;
+        if (a !== b) {
+          // On a loaded machine a reply can be lost (BIND works through CNAME loops slowly): ask again once.
+          const args = [...mode, name ?? '', type ?? ''];
+          a = summary(await dig(port, args));
+          b = summary(await dig(bind?.port ?? 0, args));
+        }
         if (a !== b && knownDifferences[key] === undefined) diffs.push(`${key}:\n--- BIND\n${b}\n--- Hostwarden\n${a}`);
-      });
+      }
       assert.deepEqual(diffs, [], `${diffs.length} of ${list.length} answers differ:\n${diffs.slice(0, 15).join('\n\n')}`);
     });
   }
