@@ -8,6 +8,8 @@ import type { FlagSpec } from '../config/flags.ts';
 import type { Logger } from '../log.ts';
 import { EmbeddedProvider } from '../provider/embedded/embedded.ts';
 import { InMemoryProvider } from '../provider/inmemory/inmemory.ts';
+import { PDNS_FLAGS } from '../provider/pdns/flags.ts';
+import { PdnsProvider } from '../provider/pdns/pdns.ts';
 import type { Provider } from '../provider/provider.ts';
 import { NoopRegistry } from '../registry/noop/noop-registry.ts';
 import type { Registry } from '../registry/registry.ts';
@@ -34,7 +36,9 @@ type SourceFactory = (cfg: Config, deps: Deps) => Source;
  * Flags that belong to one provider or source (`--rfc2136-host`, `--kubeconfig`, …). Each folder
  * exports its own table; list it here once and the CLI parses, documents and env-maps it.
  */
-export const EXTRA_FLAGS: readonly FlagSpec[] = [];
+export const EXTRA_FLAGS: readonly FlagSpec[] = [
+  ...PDNS_FLAGS,
+];
 
 /** Zones for providers that serve their own zones: --embedded-zone, else the domain filter. */
 function zonesOf(cfg: Config): string[] {
@@ -53,6 +57,7 @@ export const PROVIDERS: Readonly<Record<string, ProviderFactory>> = {
       ...(cfg.embeddedHostmaster !== '' ? { hostmaster: cfg.embeddedHostmaster } : {}),
     }),
   inmemory: async (cfg) => InMemoryProvider.fromConfig({ zones: zonesOf(cfg) }),
+  pdns: (cfg, deps) => PdnsProvider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'pdns' }) }),
 };
 
 export const SOURCES: Readonly<Record<string, SourceFactory>> = {

@@ -1,0 +1,203 @@
+/**
+ * Translation between endpoints and PowerDNS rrsets. PowerDNS speaks zone-file presentation
+ * format with absolute names: owner names and hostname targets end with a dot and TXT content is
+ * quoted (one quoted string per 255 bytes). Endpoints carry neither, so both directions convert.
+ */
+import { canonicalTarget, describeEndpoint, endpointKey, isRecordType, newEndpoint } from '../../endpoint/endpoint.ts';
+import type { Endpoint, RecordType } from '../../endpoint/endpoint.ts';
+import { isInZone, normalizeDnsName } from '../../endpoint/name.ts';
+import { quoteTxt } from '../../dns/master-file.ts';
+import { InvalidEndpointError } from '../../errors.ts';
+
+export interface PdnsRecord {
+  content: string;
+  disabled?: boolean;
+}
+
+export interface PdnsRRSet {
+  name: string;
+  type: string;
+  ttl?: number;
+  changetype?: 'REPLACE' | 'DELETE';
+  records?: PdnsRecord[];
+}
+
+/** The rrsets of one zone's PATCH: deletes and replacements, at most one entry per name and type. */
+export interface ZonePatch {
+  zone: string;
+  rrsets: PdnsRRSet[];
+  /** `name type` of each endpoint in the patch, for error messages. */
+  records: string[];
+}
+
+export function absoluteName(name: string): string {
+  return name.endsWith('.') ? name : `${name}.`;
+}
+
+/**
+ * Parses TXT presentation content (`"a" "b"`, escapes `\"`, `\\` and `\DDD`) and joins the
+ * character-strings, which is how external-dns reads a value split at 255 bytes.
+ */
+export function parseTxtContent(content: string): string {
+  const bytes: number[] = [];
+  let i = 0;
+  const s = content;
+  while (i < s.length) {
+    const c = s[i];
+    if (c === ' ' || c === '\t') {
+      i++;
+      continue;
+    }
+    const quoted = c === '"';
+    if (quoted) i++;
+    while (i < s.length) {
+      const ch = s[i] as string;
+      if (quoted ? ch === '"' : ch === ' ' || ch === '\t') break;
+      if (ch === '\\' && i + 1 < s.length) {
+        const digits = /^\d{3}/.exec(s.slice(i + 1, i + 4));
+        if (digits !== null) {
+          bytes.push(Number(digits[0]) & 0xff);
+          i += 4;
+        } else {
+          bytes.push(...Buffer.from(s[i + 1] as string, 'utf8'));
+          i += 2;
+        }
+        continue;
+      }
+      bytes.push(...Buffer.from(ch, 'utf8'));
+      i++;
+    }
+    if (quoted) i++;
+  }
+  return Buffer.from(bytes).toString('utf8');
+}
+
+/** PowerDNS content for one endpoint target. */
+export function toPdnsContent(recordType: RecordType, target: string): string {
+  switch (recordType) {
+    case 'TXT':
+      return quoteTxt(canonicalTarget('TXT', target));
+    case 'CNAME':
+    case 'NS':
+    case 'PTR':
+      return absoluteName(canonicalTarget(recordType, target.trim()));
+    case 'MX':
+    case 'SRV': {
+      const fields = target.trim().split(/\s+/);
+      const host = fields.pop() ?? '';
+      return [...fields, host === '.' ? '.' : absoluteName(canonicalTarget(recordType, host))].join(' ');
+    }
+    default:
+      return target.trim();
+  }
+}
+
+/** Endpoint target for PowerDNS content: TXT unquoted, hostnames without the trailing dot. */
+export function fromPdnsContent(recordType: RecordType, content: string): string {
+  switch (recordType) {
+    case 'TXT':
+      return parseTxtContent(content);
+    case 'CNAME':
+    case 'NS':
+    case 'PTR':
+      return canonicalTarget(recordType, content);
+    case 'MX':
+    case 'SRV': {
+      const fields = content.trim().split(/\s+/);
+      const host = fields.pop() ?? '';
+      return [...fields, host === '.' ? '.' : canonicalTarget(recordType, host)].join(' ');
+    }
+    default:
+      return content;
+  }
+}
+
+/** Endpoints of a zone's rrsets; types Hostwarden does not model (SOA, …) and disabled records are left out. */
+export function rrsetsToEndpoints(rrsets: readonly PdnsRRSet[]): Endpoint[] {
+  const out: Endpoint[] = [];
+  for (const set of rrsets) {
+    if (!isRecordType(set.type)) continue;
+    const type = set.type;
+    const targets = (set.records ?? []).filter((r) => r.disabled !== true).map((r) => fromPdnsContent(type, r.content));
+    if (targets.length === 0) continue;
+    out.push(newEndpoint({ dnsName: normalizeDnsName(set.name), recordType: type, targets, recordTTL: set.ttl ?? 0 }));
+  }
+  return out;
+}
+
+/** The zone holding `name`: the longest of `zones` (normalised, no trailing dot) that contains it. */
+export function zoneOf(name: string, zones: readonly string[]): string | undefined {
+  let best: string | undefined;
+  for (const zone of zones) if (isInZone(name, zone) && (best === undefined || zone.length > best.length)) best = zone;
+  return best;
+}
+
+export interface PatchPlan {
+  patches: ZonePatch[];
+  /** Endpoints no known zone contains. */
+  orphans: Endpoint[];
+}
+
+/**
+ * Groups changes into one PATCH per zone. Creates and new versions of updates become REPLACE of
+ * the whole rrset, with the targets of every endpoint sharing name and type merged (PowerDNS has
+ * no set identifiers); deletes become DELETE unless the same rrset is replaced in this batch.
+ * Old versions of updates need nothing: REPLACE overwrites them.
+ */
+export function planPatches(
+  changes: { create: readonly Endpoint[]; updateNew: readonly Endpoint[]; delete: readonly Endpoint[] },
+  zones: readonly string[],
+  defaultTTL: number,
+): PatchPlan {
+  const orphans: Endpoint[] = [];
+  const byZone = new Map<string, { replace: Map<string, PdnsRRSet>; remove: Map<string, PdnsRRSet>; records: string[] }>();
+  const entry = (ep: Endpoint): { replace: Map<string, PdnsRRSet>; remove: Map<string, PdnsRRSet>; records: string[] } | undefined => {
+    const name = normalizeDnsName(ep.dnsName);
+    const zone = zoneOf(name, zones);
+    if (zone === undefined) {
+      orphans.push(ep);
+      return undefined;
+    }
+    let e = byZone.get(zone);
+    if (e === undefined) {
+      e = { replace: new Map(), remove: new Map(), records: [] };
+      byZone.set(zone, e);
+    }
+    e.records.push(describeEndpoint(ep));
+    return e;
+  };
+  const key = (ep: Endpoint): string => endpointKey({ dnsName: normalizeDnsName(ep.dnsName), recordType: ep.recordType, setIdentifier: '' });
+
+  for (const ep of [...changes.create, ...changes.updateNew]) {
+    if (ep.targets.length === 0) throw new InvalidEndpointError(`${describeEndpoint(ep)}: no targets`);
+    const e = entry(ep);
+    if (e === undefined) continue;
+    const k = key(ep);
+    const contents = ep.targets.map((t) => toPdnsContent(ep.recordType, t));
+    const existing = e.replace.get(k);
+    if (existing === undefined) {
+      e.replace.set(k, {
+        name: absoluteName(normalizeDnsName(ep.dnsName)),
+        type: ep.recordType,
+        ttl: ep.recordTTL > 0 ? ep.recordTTL : defaultTTL,
+        changetype: 'REPLACE',
+        records: [...new Set(contents)].map((content) => ({ content, disabled: false })),
+      });
+    } else {
+      const seen = new Set((existing.records ?? []).map((r) => r.content));
+      for (const content of contents) if (!seen.has(content)) existing.records?.push({ content, disabled: false });
+    }
+  }
+  for (const ep of changes.delete) {
+    const e = entry(ep);
+    if (e === undefined) continue;
+    const k = key(ep);
+    if (!e.replace.has(k)) e.remove.set(k, { name: absoluteName(normalizeDnsName(ep.dnsName)), type: ep.recordType, changetype: 'DELETE', records: [] });
+  }
+  const patches: ZonePatch[] = [];
+  for (const [zone, e] of byZone) {
+    const rrsets = [...e.remove.values(), ...e.replace.values()];
+    if (rrsets.length > 0) patches.push({ zone, rrsets, records: e.records });
+  }
+  return { patches, orphans };
+}

@@ -1,0 +1,181 @@
+/**
+ * The pdns provider against a real PowerDNS Authoritative server (SQLite backend): changes go
+ * through the HTTP API, and what PowerDNS then answers on its own DNS port is checked with dig.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FlagValues } from '../../src/config/config.ts';
+import type { FlagValue } from '../../src/config/parse.ts';
+import { AllDomainFilters, DomainFilter } from '../../src/endpoint/domain-filter.ts';
+import { newEndpoint, sameTargets } from '../../src/endpoint/endpoint.ts';
+import type { Endpoint, EndpointInit } from '../../src/endpoint/endpoint.ts';
+import { ProviderError } from '../../src/errors.ts';
+import { silentLogger } from '../../src/log.ts';
+import { calculatePlan } from '../../src/plan/plan.ts';
+import { PdnsProvider } from '../../src/provider/pdns/pdns.ts';
+import { hasChanges } from '../../src/provider/provider.ts';
+import { TXTRegistry } from '../../src/registry/txt/txt-registry.ts';
+import { freePort } from '../support/bind.ts';
+import { dig } from '../support/dig.ts';
+import { pdnsUnavailable, startPdns } from '../support/pdns.ts';
+import type { PdnsServer } from '../support/pdns.ts';
+
+const ZONE = 'example.test';
+const OTHER = 'other.test';
+const skip = await pdnsUnavailable();
+const noSleep = (): Promise<void> => Promise.resolve();
+
+const ep = (init: Partial<EndpointInit> & Pick<EndpointInit, 'dnsName'>): Endpoint => newEndpoint({ recordType: 'A', targets: ['192.0.2.1'], ...init });
+const flags = (values: Record<string, FlagValue>): FlagValues => new FlagValues(new Map(Object.entries(values)));
+const noChanges = { create: [], updateOld: [], updateNew: [], delete: [] };
+
+function find(records: Endpoint[], name: string, type: string): Endpoint | undefined {
+  return records.find((r) => r.dnsName === name && r.recordType === type);
+}
+
+describe('pdns provider against PowerDNS', { skip: skip ?? false }, () => {
+  let server: PdnsServer;
+  let provider: PdnsProvider;
+
+  before(async () => {
+    server = await startPdns();
+    await server.createZone(ZONE);
+    await server.createZone(OTHER);
+    provider = await PdnsProvider.fromConfig(flags({ 'pdns-server': server.apiUrl, 'pdns-api-key': server.apiKey, 'pdns-server-id': 'localhost' }), { logger: silentLogger(), sleep: noSleep });
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  test('the zones PowerDNS serves become the domain filter', () => {
+    const filter = provider.domainFilter();
+    assert.ok(filter.match(`www.${ZONE}`));
+    assert.ok(filter.match(OTHER));
+    assert.ok(!filter.match('example.org'));
+  });
+
+  test('create A, AAAA, CNAME and TXT (long, quoted) in two zones; records() and dig agree', async () => {
+    const long = 'v='.padEnd(600, 'x');
+    const quoted = 'say "hi" \\ bye';
+    await provider.applyChanges({
+      ...noChanges,
+      create: [
+        ep({ dnsName: `www.${ZONE}`, targets: ['192.0.2.10', '192.0.2.11'], recordTTL: 120 }),
+        ep({ dnsName: `www.${ZONE}`, recordType: 'AAAA', targets: ['2001:db8::1'] }),
+        ep({ dnsName: `alias.${ZONE}`, recordType: 'CNAME', targets: [`www.${ZONE}`] }),
+        ep({ dnsName: `txt.${ZONE}`, recordType: 'TXT', targets: [`"${long}"`, quoted] }),
+        ep({ dnsName: `*.apps.${OTHER}`, targets: ['198.51.100.7'] }),
+      ],
+    });
+    const records = await provider.records();
+    const a = find(records, `www.${ZONE}`, 'A');
+    assert.ok(a !== undefined && sameTargets('A', a.targets, ['192.0.2.10', '192.0.2.11']));
+    assert.equal(a.recordTTL, 120);
+    assert.equal(find(records, `www.${ZONE}`, 'AAAA')?.recordTTL, 300);
+    assert.deepEqual(find(records, `alias.${ZONE}`, 'CNAME')?.targets, [`www.${ZONE}`]);
+    assert.deepEqual(find(records, `txt.${ZONE}`, 'TXT')?.targets.sort(), [long, quoted].sort());
+    assert.deepEqual(find(records, `*.apps.${OTHER}`, 'A')?.targets, ['198.51.100.7']);
+
+    assert.deepEqual((await dig(server.dnsPort, [`www.${ZONE}`, 'A', '+short'])).raw.trim().split('\n').sort(), ['192.0.2.10', '192.0.2.11']);
+    assert.equal((await dig(server.dnsPort, [`www.${ZONE}`, 'AAAA', '+short'])).raw.trim(), '2001:db8::1');
+    assert.deepEqual((await dig(server.dnsPort, [`alias.${ZONE}`, 'CNAME'])).answer, [`alias.${ZONE}. 300 IN CNAME www.${ZONE}.`]);
+    assert.equal((await dig(server.dnsPort, [`x.apps.${OTHER}`, 'A', '+short'])).raw.trim(), '198.51.100.7');
+    const txt = await dig(server.dnsPort, [`txt.${ZONE}`, 'TXT']);
+    // dig prints each character-string quoted: the 600-byte value arrives as three strings.
+    assert.ok(txt.answer.some((l) => l.includes(`"${long.slice(0, 255)}" "${long.slice(255, 510)}" "${long.slice(510)}"`)), txt.raw);
+    assert.ok(txt.answer.some((l) => l.includes('"say \\"hi\\" \\\\ bye"')), txt.raw);
+  });
+
+  test('update replaces the whole rrset; delete removes it; other records stay', async () => {
+    const records = await provider.records();
+    const oldA = find(records, `www.${ZONE}`, 'A') as Endpoint;
+    const oldCname = find(records, `alias.${ZONE}`, 'CNAME') as Endpoint;
+    await provider.applyChanges({ create: [], updateOld: [oldA], updateNew: [ep({ dnsName: `www.${ZONE}`, targets: ['203.0.113.5'], recordTTL: 60 })], delete: [oldCname] });
+    const after = await provider.records();
+    assert.deepEqual(find(after, `www.${ZONE}`, 'A')?.targets, ['203.0.113.5']);
+    assert.equal(find(after, `www.${ZONE}`, 'A')?.recordTTL, 60);
+    assert.equal(find(after, `alias.${ZONE}`, 'CNAME'), undefined);
+    assert.ok(find(after, `www.${ZONE}`, 'AAAA') !== undefined);
+    assert.equal((await dig(server.dnsPort, [`www.${ZONE}`, 'A', '+short'])).raw.trim(), '203.0.113.5');
+    assert.equal((await dig(server.dnsPort, [`alias.${ZONE}`, 'CNAME'])).answer.length, 0);
+  });
+
+  test('ownership records through the TXT registry: create, second sync idempotent, delete', async () => {
+    const registry = new TXTRegistry(provider, { ownerId: 'hw-test', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], logger: silentLogger() });
+    const sync = async (desired: Endpoint[]): Promise<boolean> => {
+      const { changes } = calculatePlan({
+        current: await registry.records(),
+        desired,
+        ownerId: registry.ownerId,
+        policy: 'sync',
+        managedRecordTypes: ['A', 'AAAA', 'CNAME'],
+        excludeRecordTypes: [],
+        domainFilter: new AllDomainFilters([new DomainFilter({ include: [OTHER] }), provider.domainFilter()]),
+      });
+      if (!hasChanges(changes)) return false;
+      await registry.applyChanges(changes);
+      return true;
+    };
+    const desired = [
+      ep({ dnsName: `api.${OTHER}`, targets: ['192.0.2.50'], labels: { resource: 'service/default/api' } }),
+      ep({ dnsName: `web.${OTHER}`, recordType: 'CNAME', targets: [`api.${OTHER}`], labels: { resource: 'ingress/default/web' } }),
+    ];
+    assert.equal(await sync(desired), true);
+    const txt = await dig(server.dnsPort, [`a-api.${OTHER}`, 'TXT', '+short']);
+    assert.equal(txt.raw.trim(), '"heritage=external-dns,external-dns/owner=hw-test,external-dns/resource=service/default/api"');
+    const owned = await registry.records();
+    assert.equal(find(owned, `api.${OTHER}`, 'A')?.labels['owner'], 'hw-test');
+    assert.equal(await sync(desired), false, 'a second sync changes nothing');
+    assert.equal(await sync([]), true);
+    const left = await provider.records();
+    assert.equal(find(left, `api.${OTHER}`, 'A'), undefined);
+    assert.equal(find(left, `a-api.${OTHER}`, 'TXT'), undefined);
+    assert.ok(find(left, `*.apps.${OTHER}`, 'A') !== undefined, 'unowned record left alone');
+  });
+
+  test('a zone PowerDNS rejects does not block the other zone; the error names zone and record', async () => {
+    // A CNAME next to an existing A record is refused by PowerDNS (422).
+    await assert.rejects(
+      provider.applyChanges({
+        ...noChanges,
+        create: [ep({ dnsName: `www.${ZONE}`, recordType: 'CNAME', targets: [`elsewhere.${OTHER}`] }), ep({ dnsName: `fine.${OTHER}`, targets: ['192.0.2.99'] })],
+      }),
+      (err: unknown) => {
+        assert.ok(err instanceof ProviderError);
+        assert.equal(err.provider, 'pdns');
+        assert.equal(err.zone, ZONE);
+        assert.equal(err.transient, false);
+        assert.match(err.message, new RegExp(`www\\.${ZONE} CNAME`));
+        assert.match(err.message, /HTTP 422/);
+        return true;
+      },
+    );
+    assert.ok(find(await provider.records(), `fine.${OTHER}`, 'A') !== undefined);
+  });
+
+  test('a wrong API key is a permanent error that says so', async () => {
+    await assert.rejects(
+      PdnsProvider.fromConfig(flags({ 'pdns-server': server.apiUrl, 'pdns-api-key': 'wrong' }), { logger: silentLogger(), sleep: noSleep }),
+      (err: unknown) => err instanceof ProviderError && !err.transient && err.code === 'PROVIDER_UNAUTHORIZED' && /HTTP 401.*--pdns-api-key/.test(err.message),
+    );
+  });
+
+  test('a server that is down is a transient error (after bounded start-up retries)', async () => {
+    const port = await freePort();
+    let sleeps = 0;
+    await assert.rejects(
+      PdnsProvider.fromConfig(flags({ 'pdns-server': `http://127.0.0.1:${port}`, 'pdns-api-key': 'x' }), {
+        logger: silentLogger(),
+        sleep: () => {
+          sleeps++;
+          return Promise.resolve();
+        },
+      }),
+      (err: unknown) => err instanceof ProviderError && err.transient && /cannot reach PowerDNS/.test(err.message),
+    );
+    assert.equal(sleeps, 4);
+    // A running provider whose server goes away: records() fails transiently too.
+    const gone = new PdnsProvider({ api: new (await import('../../src/provider/pdns/client.ts')).PdnsClient({ server: `http://127.0.0.1:${port}`, apiKey: 'x', serverId: 'localhost', timeoutMs: 2000 }), logger: silentLogger() });
+    await assert.rejects(gone.records(), (err: unknown) => err instanceof ProviderError && err.transient);
+  });
+});
