@@ -1,0 +1,258 @@
+/**
+ * The rfc2136 provider: records are read by zone transfer and changed by signed dynamic updates,
+ * so any RFC 2136 server (BIND, Knot, PowerDNS, Windows DNS) can hold them. Changes are sent in
+ * batches; each batch is one atomic UPDATE, and a failed batch does not stop the others.
+ */
+import { randomInt } from 'node:crypto';
+import { DomainFilter } from '../../endpoint/domain-filter.ts';
+import { describeEndpoint, newEndpoint } from '../../endpoint/endpoint.ts';
+import type { Endpoint } from '../../endpoint/endpoint.ts';
+import { isInZone, normalizeDnsName } from '../../endpoint/name.ts';
+import { endpointToRRSet } from '../../dns/rrset-endpoint.ts';
+import { findTsig, sign, verify } from '../../dns/tsig.ts';
+import type { TsigKey } from '../../dns/tsig.ts';
+import { RCODE_NAMES } from '../../dns/wire.ts';
+import { HostwardenError, ProviderError, errorMessage, isTransient } from '../../errors.ts';
+import type { Logger } from '../../log.ts';
+import type { Changes, Provider } from '../provider.ts';
+import type { FlagValues } from '../../config/config.ts';
+import { rfc2136Settings } from './flags.ts';
+import { NetworkTransport } from './transport.ts';
+import type { DnsTransport } from './transport.ts';
+import { encodeUpdate, readHeader, updateRRSize } from './update-message.ts';
+import type { UpdateRR } from './update-message.ts';
+import { transferZone, tsigErrorName } from './zone-transfer.ts';
+
+export const PROVIDER_NAME = 'rfc2136';
+
+/** Leaves room for the header, zone section and TSIG record under the 64 KiB TCP limit. */
+const MESSAGE_BUDGET = 60_000;
+
+export interface Rfc2136Options {
+  zones: readonly string[];
+  transport: DnsTransport;
+  /** Signs updates and transfers; undefined sends them unsigned (--rfc2136-insecure). */
+  key?: TsigKey;
+  /** Seconds; raises lower TTLs, and is the TTL of endpoints that set none. */
+  minTTL?: number;
+  /** Most record changes per UPDATE message. */
+  batchChangeSize?: number;
+  logger: Logger;
+  /** Milliseconds since the epoch (TSIG time). */
+  clock?: () => number;
+  /** For messages sent to the server only; a label to name it in errors. */
+  server?: string;
+}
+
+/** A provider error that also names the records it concerns. */
+export class Rfc2136Error extends ProviderError {
+  readonly records: readonly string[];
+  constructor(message: string, options: { zone?: string; transient: boolean; code: string; records: readonly string[]; cause?: unknown }) {
+    super(PROVIDER_NAME, message, options);
+    this.records = options.records;
+  }
+}
+
+/** One planned change: the update records that must travel together in one message. */
+interface Operation {
+  zone: string;
+  record: string;
+  updates: UpdateRR[];
+  size: number;
+}
+
+export class Rfc2136Provider implements Provider {
+  readonly name = PROVIDER_NAME;
+  readonly zones: readonly string[];
+  private readonly transport: DnsTransport;
+  private readonly key: TsigKey | undefined;
+  private readonly minTTL: number;
+  private readonly batchChangeSize: number;
+  private readonly logger: Logger;
+  private readonly clock: () => number;
+  private readonly server: string;
+  private readonly filter: DomainFilter;
+
+  constructor(options: Rfc2136Options) {
+    // Longest zone first so a name lands in its most specific zone.
+    this.zones = [...new Set(options.zones.map((z) => normalizeDnsName(z)))].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+    this.transport = options.transport;
+    this.key = options.key;
+    this.minTTL = options.minTTL ?? 0;
+    this.batchChangeSize = Math.max(1, options.batchChangeSize ?? 50);
+    this.logger = options.logger;
+    this.clock = options.clock ?? Date.now;
+    this.server = options.server ?? 'the server';
+    this.filter = new DomainFilter({ include: this.zones });
+  }
+
+  static fromConfig(flags: FlagValues, deps: { logger: Logger }): Rfc2136Provider {
+    const s = rfc2136Settings(flags);
+    const { host, port } = s.transport;
+    deps.logger.info({ server: `${host}:${port}`, zones: s.zones, tsig: s.key?.name ?? 'none', tls: s.transport.tls !== undefined }, 'rfc2136 provider configured');
+    return new Rfc2136Provider({
+      zones: s.zones, transport: new NetworkTransport(s.transport), minTTL: s.minTTL, batchChangeSize: s.batchChangeSize,
+      logger: deps.logger, server: `${host}:${port}`, ...(s.key === undefined ? {} : { key: s.key }),
+    });
+  }
+
+  zoneFor(name: string): string | undefined {
+    return this.zones.find((z) => isInZone(name, z));
+  }
+
+  async records(): Promise<Endpoint[]> {
+    const out: Endpoint[] = [];
+    for (const zone of this.zones) {
+      const sets = await transferZone(zone, {
+        transport: this.transport, key: this.key, now: () => Math.floor(this.clock() / 1000), id: () => randomInt(0, 0x10000), provider: PROVIDER_NAME,
+      }).catch((err: unknown) => {
+        throw this.wrap(err, zone, []);
+      });
+      for (const set of sets) {
+        // A name below a more specific configured zone is listed by that zone's transfer.
+        if (this.zoneFor(set.name) !== zone) continue;
+        out.push(newEndpoint({ dnsName: set.name, targets: set.rdata, recordType: set.type, recordTTL: set.ttl }));
+      }
+    }
+    return out;
+  }
+
+  adjustEndpoints(endpoints: Endpoint[]): Promise<Endpoint[]> {
+    // Without this, a TTL below the minimum would be planned as an update on every sync.
+    if (this.minTTL <= 0) return Promise.resolve(endpoints);
+    return Promise.resolve(endpoints.map((ep) => (ep.recordTTL > 0 && ep.recordTTL < this.minTTL ? { ...ep, recordTTL: this.minTTL } : ep)));
+  }
+
+  domainFilter(): DomainFilter {
+    return this.filter;
+  }
+
+  async applyChanges(changes: Changes): Promise<void> {
+    const ops: Operation[] = [];
+    // Deletes first, so a batch may replace a record set of one type by another at a name (A by CNAME).
+    for (const ep of changes.delete) this.plan(ops, ep, (name) => this.removals(name, ep));
+    changes.updateNew.forEach((ep, i) => {
+      const old = changes.updateOld[i] ?? ep;
+      this.plan(ops, ep, (name) => [...this.removals(name, old), ...this.additions(name, ep)]);
+    });
+    for (const ep of changes.create) this.plan(ops, ep, (name) => this.additions(name, ep));
+
+    const failures: Rfc2136Error[] = [];
+    for (const zone of this.zones) {
+      for (const batch of this.batches(ops.filter((o) => o.zone === zone))) {
+        try {
+          await this.send(zone, batch.flatMap((o) => o.updates));
+          this.logger.info({ zone, changes: batch.length }, 'rfc2136 update applied');
+        } catch (err) {
+          const records = batch.map((o) => o.record);
+          const wrapped = this.wrap(err, zone, records);
+          this.logger.warn({ zone, records: records.slice(0, 10), err: wrapped.message }, 'rfc2136 update failed; continuing with the other batches');
+          failures.push(wrapped);
+        }
+      }
+    }
+    if (failures.length === 0) return;
+    const first = failures[0] as Rfc2136Error;
+    if (failures.length === 1) throw first;
+    const records = failures.flatMap((f) => f.records);
+    const zones = [...new Set(failures.map((f) => f.zone))].join(', ');
+    throw new Rfc2136Error(
+      `${failures.length} of the update batches failed (${records.length} records in ${zones}); the other changes were applied. First: ${first.message}`,
+      { zone: first.zone, transient: failures.every((f) => f.transient), code: first.code, records, cause: first },
+    );
+  }
+
+  private plan(ops: Operation[], ep: Endpoint, build: (name: string) => UpdateRR[]): void {
+    const name = normalizeDnsName(ep.dnsName);
+    const zone = this.zoneFor(name);
+    if (zone === undefined) {
+      this.logger.warn({ record: describeEndpoint(ep) }, 'skipping a record outside the rfc2136 zones');
+      return;
+    }
+    const updates = build(name);
+    ops.push({ zone, record: describeEndpoint(ep), updates, size: updates.reduce((n, u) => n + updateRRSize(u), 0) });
+  }
+
+  private ttlOf(ep: Endpoint): number {
+    return Math.max(ep.recordTTL, this.minTTL);
+  }
+
+  private additions(name: string, ep: Endpoint): UpdateRR[] {
+    const ttl = this.ttlOf(ep);
+    return endpointToRRSet(ep, ttl).rdata.map((rdata) => ({ op: 'add', name, type: ep.recordType, ttl, rdata }));
+  }
+
+  /** Removes exactly the values we listed: a record someone added meanwhile survives. */
+  private removals(name: string, ep: Endpoint): UpdateRR[] {
+    if (ep.targets.length === 0) return [{ op: 'deleteRRset', name, type: ep.recordType }];
+    return endpointToRRSet(ep, 1).rdata.map((rdata) => ({ op: 'deleteRR', name, type: ep.recordType, rdata }));
+  }
+
+  private *batches(ops: readonly Operation[]): Generator<Operation[]> {
+    let batch: Operation[] = [];
+    let size = 0;
+    for (const op of ops) {
+      if (batch.length > 0 && (batch.length >= this.batchChangeSize || size + op.size > MESSAGE_BUDGET)) {
+        yield batch;
+        batch = [];
+        size = 0;
+      }
+      batch.push(op);
+      size += op.size;
+    }
+    if (batch.length > 0) yield batch;
+  }
+
+  private async send(zone: string, updates: UpdateRR[]): Promise<void> {
+    let request = encodeUpdate({ id: randomInt(0, 0x10000), zone, updates });
+    let mac: Buffer | undefined;
+    const now = (): number => Math.floor(this.clock() / 1000);
+    if (this.key !== undefined) ({ message: request, mac } = sign(request, this.key, now()));
+    const reply = await this.transport.exchange(request);
+    const header = readHeader(reply);
+    if (header === undefined || !header.qr || header.id !== request.readUInt16BE(0)) {
+      throw new ProviderError(PROVIDER_NAME, `malformed answer from ${this.server}`, { zone, transient: true });
+    }
+    const rcode = RCODE_NAMES[header.rcode] ?? `RCODE ${header.rcode}`;
+    const tsig = findTsig(reply);
+    if (this.key !== undefined && tsig !== undefined && tsig.error !== 0) {
+      throw new ProviderError(PROVIDER_NAME, `${this.server} rejected the TSIG key "${this.key.name}" for zone ${zone}: ${rcode}/${tsigErrorName(tsig.error)} (check --rfc2136-tsig-secret, --rfc2136-tsig-secret-alg and the clock)`, {
+        zone, transient: false, code: 'PROVIDER_TSIG',
+      });
+    }
+    if (header.rcode !== 0) throw rcodeError(header.rcode, rcode, zone, this.server);
+    if (this.key !== undefined && mac !== undefined) {
+      const key = this.key;
+      const result = verify(reply, (n) => (n === key.name ? key : undefined), { now: now(), requestMac: mac });
+      if (result.status !== 'ok') {
+        // The update was applied, but an unverifiable answer may come from anyone: say so loudly.
+        const why = result.status === 'unsigned' ? 'is not signed' : `fails TSIG verification (${tsigErrorName(result.error)})`;
+        throw new ProviderError(PROVIDER_NAME, `the answer of ${this.server} for zone ${zone} ${why}`, { zone, transient: false, code: 'PROVIDER_TSIG' });
+      }
+    }
+  }
+
+  private wrap(err: unknown, zone: string, records: readonly string[]): Rfc2136Error {
+    if (err instanceof Rfc2136Error) return err;
+    const code = err instanceof HostwardenError ? err.code : 'PROVIDER_FAILED';
+    const transient = isTransient(err);
+    const what = records.length === 0 ? '' : ` (${records.slice(0, 5).join(', ')}${records.length > 5 ? `, and ${records.length - 5} more` : ''})`;
+    const message = err instanceof ProviderError ? errorMessage(err) : `zone ${zone}: ${errorMessage(err)}`;
+    return new Rfc2136Error(`${message}${what}`, {
+      zone, transient, code: code === 'DNS_TRANSPORT_FAILED' ? 'PROVIDER_UNREACHABLE' : code, records, cause: err,
+    });
+  }
+}
+
+function rcodeError(code: number, name: string, zone: string, server: string): ProviderError {
+  const hint: Readonly<Record<string, string>> = {
+    REFUSED: 'the server does not allow this key (or an unsigned request) to update the zone',
+    NOTAUTH: 'the server is not authoritative for the zone, or did not accept the key',
+    NOTZONE: 'a record is outside the zone',
+    SERVFAIL: 'the server failed to apply the update',
+  };
+  const detail = hint[name] === undefined ? '' : `: ${hint[name]}`;
+  return new ProviderError(PROVIDER_NAME, `${server} answered ${name} to an update of zone ${zone}${detail}`, {
+    zone, transient: code === 2, code: `PROVIDER_${name}`,
+  });
+}

@@ -1,0 +1,221 @@
+/**
+ * The rfc2136 provider against a real BIND 9 primary: signed updates, zone transfers, errors and
+ * batching, verified with Debian's dig.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { newEndpoint } from '../../src/endpoint/endpoint.ts';
+import type { Endpoint, RecordType } from '../../src/endpoint/endpoint.ts';
+import { ProviderError } from '../../src/errors.ts';
+import { silentLogger } from '../../src/log.ts';
+import { emptyChanges } from '../../src/provider/provider.ts';
+import type { Changes } from '../../src/provider/provider.ts';
+import { Rfc2136Provider } from '../../src/provider/rfc2136/rfc2136.ts';
+import { NetworkTransport } from '../../src/provider/rfc2136/transport.ts';
+import type { DnsTransport } from '../../src/provider/rfc2136/transport.ts';
+import type { TsigAlgorithm, TsigKey } from '../../src/dns/tsig.ts';
+import { freePort, namedAvailable, startBind } from '../support/bind.ts';
+import type { BindServer } from '../support/bind.ts';
+import { dig } from '../support/dig.ts';
+import { bindZone, KEY_NAME } from '../support/bind-rfc2136.ts';
+
+const skip = !(await namedAvailable()) && 'named is not installed (apt-get install bind9 bind9-dnsutils)';
+
+function key(algorithm: TsigAlgorithm, secret: Buffer): TsigKey {
+  return { name: KEY_NAME, algorithm, secret };
+}
+
+function provider(port: number, options: { key?: TsigKey; zones?: string[]; batch?: number; transport?: DnsTransport; timeoutMs?: number; minTTL?: number } = {}): Rfc2136Provider {
+  return new Rfc2136Provider({
+    zones: options.zones ?? ['example.test'],
+    transport: options.transport ?? new NetworkTransport({ host: '127.0.0.1', port, timeoutMs: options.timeoutMs ?? 3000 }),
+    ...(options.key === undefined ? {} : { key: options.key }),
+    batchChangeSize: options.batch ?? 50,
+    minTTL: options.minTTL ?? 0,
+    logger: silentLogger(),
+    server: `127.0.0.1:${port}`,
+  });
+}
+
+function ep(dnsName: string, recordType: RecordType, targets: string[], recordTTL = 0): Endpoint {
+  return newEndpoint({ dnsName, recordType, targets, recordTTL });
+}
+
+function changes(part: Partial<Changes>): Changes {
+  return { ...emptyChanges(), ...part };
+}
+
+async function answers(port: number, name: string, type: string): Promise<{ status: string; values: string[] }> {
+  const r = await dig(port, [name, type, '+norec']);
+  return { status: r.status, values: r.answer.map((l) => l.split(' ').slice(4).join(' ')).sort() };
+}
+
+function find(records: Endpoint[], name: string, type: string): Endpoint | undefined {
+  return records.find((r) => r.dnsName === name && r.recordType === type);
+}
+
+describe('rfc2136 provider against BIND 9', { skip }, () => {
+  const secret = randomBytes(32);
+  let bind: BindServer;
+
+  before(async () => {
+    bind = await startBind({
+      zones: [bindZone('example.test')],
+      tsigKey: { name: KEY_NAME, algorithm: 'hmac-sha256', secret: secret.toString('base64') },
+      extraOptions: `allow-update { key "${KEY_NAME}"; };`,
+    });
+  });
+  after(async () => {
+    await bind?.stop();
+  });
+
+  test('creates, updates and deletes A, AAAA, CNAME and TXT records, as dig sees them', async () => {
+    const p = provider(bind.port, { key: key('hmac-sha256', secret) });
+    const long = `v=${'x'.repeat(400)}`;
+    await p.applyChanges(changes({
+      create: [
+        ep('www.example.test', 'A', ['192.0.2.1', '192.0.2.2'], 120),
+        ep('v6.example.test', 'AAAA', ['2001:db8::1']),
+        ep('alias.example.test', 'CNAME', ['www.example.test']),
+        ep('txt.example.test', 'TXT', ['"heritage=external-dns,external-dns/owner=default"']),
+        ep('long.example.test', 'TXT', [long]),
+      ],
+    }));
+    assert.deepEqual(await answers(bind.port, 'www.example.test', 'A'), { status: 'NOERROR', values: ['192.0.2.1', '192.0.2.2'] });
+    assert.deepEqual((await answers(bind.port, 'v6.example.test', 'AAAA')).values, ['2001:db8::1']);
+    assert.deepEqual((await answers(bind.port, 'alias.example.test', 'CNAME')).values, ['www.example.test.']);
+    assert.deepEqual((await answers(bind.port, 'txt.example.test', 'TXT')).values, ['"heritage=external-dns,external-dns/owner=default"']);
+    const longAnswer = (await answers(bind.port, 'long.example.test', 'TXT')).values[0] ?? '';
+    // dig prints the 255-byte character-strings separately.
+    assert.equal(longAnswer.split('" "').join('').replace(/^"|"$/g, ''), long);
+
+    const listed = await p.records();
+    assert.deepEqual(find(listed, 'www.example.test', 'A')?.targets.sort(), ['192.0.2.1', '192.0.2.2']);
+    assert.equal(find(listed, 'www.example.test', 'A')?.recordTTL, 120);
+    assert.deepEqual(find(listed, 'v6.example.test', 'AAAA')?.targets, ['2001:db8::1']);
+    assert.deepEqual(find(listed, 'alias.example.test', 'CNAME')?.targets, ['www.example.test']);
+    assert.deepEqual(find(listed, 'txt.example.test', 'TXT')?.targets, ['heritage=external-dns,external-dns/owner=default']);
+    assert.deepEqual(find(listed, 'long.example.test', 'TXT')?.targets, [long]);
+    assert.equal(find(listed, 'example.test', 'NS'), undefined, 'the apex NS set is not listed');
+
+    const oldA = find(listed, 'www.example.test', 'A') as Endpoint;
+    await p.applyChanges(changes({
+      updateOld: [oldA],
+      updateNew: [ep('www.example.test', 'A', ['192.0.2.3'], 60)],
+      delete: [find(listed, 'alias.example.test', 'CNAME') as Endpoint, find(listed, 'long.example.test', 'TXT') as Endpoint],
+    }));
+    const www = await dig(bind.port, ['www.example.test', 'A', '+norec']);
+    assert.deepEqual(www.answer, ['www.example.test. 60 IN A 192.0.2.3']);
+    assert.equal((await answers(bind.port, 'alias.example.test', 'CNAME')).status, 'NXDOMAIN');
+    assert.equal((await answers(bind.port, 'long.example.test', 'TXT')).status, 'NXDOMAIN');
+  });
+
+  test('a wrong TSIG secret is a clear permanent error and changes nothing', async () => {
+    const p = provider(bind.port, { key: key('hmac-sha256', randomBytes(32)) });
+    await assert.rejects(p.applyChanges(changes({ create: [ep('bad.example.test', 'A', ['192.0.2.9'])] })), (err: unknown) => {
+      assert.ok(err instanceof ProviderError);
+      assert.equal(err.transient, false);
+      assert.equal(err.code, 'PROVIDER_TSIG');
+      assert.equal(err.zone, 'example.test');
+      assert.match(err.message, /rejected the TSIG key "test-key" for zone example\.test/);
+      assert.match(err.message, /bad\.example\.test A/);
+      return true;
+    });
+    assert.equal((await answers(bind.port, 'bad.example.test', 'A')).status, 'NXDOMAIN');
+    await assert.rejects(p.records(), (err: unknown) => err instanceof ProviderError && !err.transient && /example\.test/.test(err.message) && /BADSIG|NOTAUTH/.test(err.message));
+  });
+
+  test('unsigned updates are REFUSED, surfaced with the zone name', async () => {
+    const p = provider(bind.port);
+    await assert.rejects(p.applyChanges(changes({ create: [ep('unsigned.example.test', 'A', ['192.0.2.9'])] })), (err: unknown) => {
+      assert.ok(err instanceof ProviderError);
+      assert.equal(err.code, 'PROVIDER_REFUSED');
+      assert.equal(err.transient, false);
+      assert.match(err.message, /REFUSED to an update of zone example\.test/);
+      return true;
+    });
+  });
+
+  test('a failed batch does not block the others: a zone BIND does not serve fails alone', async () => {
+    const p = provider(bind.port, { key: key('hmac-sha256', secret), zones: ['example.test', 'other.test'] });
+    await assert.rejects(p.applyChanges(changes({
+      create: [ep('x.other.test', 'A', ['192.0.2.7']), ep('ok.example.test', 'A', ['192.0.2.8'])],
+    })), (err: unknown) => {
+      assert.ok(err instanceof ProviderError);
+      assert.equal(err.zone, 'other.test');
+      assert.equal(err.transient, false);
+      assert.match(err.message, /NOTAUTH/);
+      assert.match(err.message, /x\.other\.test A/);
+      return true;
+    });
+    assert.deepEqual((await answers(bind.port, 'ok.example.test', 'A')).values, ['192.0.2.8']);
+  });
+
+  test('300 changes travel in batches of --rfc2136-batch-change-size', async () => {
+    const inner = new NetworkTransport({ host: '127.0.0.1', port: bind.port, timeoutMs: 5000 });
+    let updates = 0;
+    const counting: DnsTransport = {
+      exchange: (req) => {
+        updates++;
+        return inner.exchange(req);
+      },
+      transfer: (req, on) => inner.transfer(req, on),
+    };
+    const p = provider(bind.port, { key: key('hmac-sha256', secret), transport: counting, batch: 50 });
+    const create = Array.from({ length: 300 }, (_, i) => ep(`host${i}.bulk.example.test`, 'A', [`198.51.100.${i % 250}`]));
+    await p.applyChanges(changes({ create }));
+    assert.equal(updates, 6);
+    const listed = (await p.records()).filter((r) => r.dnsName.endsWith('.bulk.example.test'));
+    assert.equal(listed.length, 300);
+    assert.deepEqual((await answers(bind.port, 'host299.bulk.example.test', 'A')).values, ['198.51.100.49']);
+    await p.applyChanges(changes({ delete: listed }));
+    assert.equal((await p.records()).filter((r) => r.dnsName.endsWith('.bulk.example.test')).length, 0);
+    assert.equal(updates, 12);
+  });
+
+  test('--rfc2136-min-ttl raises low TTLs and is the TTL of records that set none', async () => {
+    const p = provider(bind.port, { key: key('hmac-sha256', secret), minTTL: 600 });
+    await p.applyChanges(changes({ create: [ep('minttl.example.test', 'A', ['192.0.2.4'], 30), ep('nottl.example.test', 'A', ['192.0.2.5'])] }));
+    const listed = await p.records();
+    assert.equal(find(listed, 'minttl.example.test', 'A')?.recordTTL, 600);
+    assert.equal(find(listed, 'nottl.example.test', 'A')?.recordTTL, 600);
+    const adjusted = await p.adjustEndpoints([ep('minttl.example.test', 'A', ['192.0.2.4'], 30)]);
+    assert.equal(adjusted[0]?.recordTTL, 600);
+  });
+});
+
+describe('rfc2136 TSIG algorithms against BIND 9', { skip }, () => {
+  for (const algorithm of ['hmac-sha512', 'hmac-sha1', 'hmac-md5'] as const) {
+    test(algorithm, async () => {
+      const secret = randomBytes(32);
+      const bind = await startBind({
+        zones: [bindZone('example.test')],
+        tsigKey: { name: KEY_NAME, algorithm, secret: secret.toString('base64') },
+        extraOptions: `allow-update { key "${KEY_NAME}"; };`,
+      });
+      try {
+        const p = provider(bind.port, { key: key(algorithm, secret) });
+        await p.applyChanges(changes({ create: [ep('alg.example.test', 'TXT', [algorithm])] }));
+        assert.deepEqual(find(await p.records(), 'alg.example.test', 'TXT')?.targets, [algorithm]);
+      } finally {
+        await bind.stop();
+      }
+    });
+  }
+});
+
+describe('rfc2136 with the server down', () => {
+  test('updates and transfers fail with a transient error naming the zone', async () => {
+    const port = await freePort();
+    const p = provider(port, { key: key('hmac-sha256', randomBytes(32)), timeoutMs: 1000 });
+    await assert.rejects(p.applyChanges(changes({ create: [ep('down.example.test', 'A', ['192.0.2.1'])] })), (err: unknown) => {
+      assert.ok(err instanceof ProviderError);
+      assert.equal(err.transient, true);
+      assert.equal(err.zone, 'example.test');
+      assert.match(err.message, /down\.example\.test A/);
+      return true;
+    });
+    await assert.rejects(p.records(), (err: unknown) => err instanceof ProviderError && err.transient && err.zone === 'example.test');
+  });
+});
