@@ -99,7 +99,7 @@ describe('hostwarden run (manifests → embedded store → DNS)', { skip: !(awai
   test('/metrics has the external-dns names and /healthz answers', async () => {
     const base = `http://127.0.0.1:${hw?.metricsPort ?? 0}`;
     const metrics = await (await fetch(`${base}/metrics`)).text();
-    for (const name of ['external_dns_controller_last_sync_timestamp_seconds', 'external_dns_registry_endpoints_total', 'external_dns_source_endpoints_total', 'external_dns_source_errors_total', 'external_dns_registry_errors_total', 'hostwarden_sync_duration_seconds']) {
+    for (const name of ['external_dns_controller_last_sync_timestamp_seconds', 'external_dns_registry_endpoints_total', 'external_dns_source_endpoints_total', 'external_dns_source_errors_total', 'external_dns_registry_errors_total', 'hostwarden_sync_duration_seconds', 'hostwarden_dns_queries_total', 'hostwarden_dns_query_duration_seconds', 'hostwarden_dns_zones']) {
       assert.match(metrics, new RegExp(`^${name}`, 'm'), name);
     }
     const health = await fetch(`${base}/healthz`);
