@@ -1,0 +1,210 @@
+/**
+ * An in-process Kubernetes API server for tests: real wire protocol over HTTP on 127.0.0.1, an
+ * in-memory store, and fault injection. Clients (`@kubernetes/client-node`, kubectl) talk to it as to
+ * kube-apiserver; tests can also reach the store directly.
+ *
+ *   const api = await startTestApiServer();
+ *   const core = api.kubeConfig().makeApiClient(CoreV1Api);
+ *   await core.createNamespacedService({ namespace: 'default', body: svc });
+ *   api.dropWatches();
+ *   await api.stop();
+ */
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { KubeConfig } from '@kubernetes/client-node';
+import { stringify as toYaml } from 'yaml';
+import { FaultPlan } from './faults.ts';
+import type { RequestFilter } from './faults.ts';
+import { createHandler } from './http.ts';
+import type { SubjectAccessReviewAnswer } from './http.ts';
+import { ResourceRegistry } from './resources.ts';
+import type { ResourceType } from './resources.ts';
+import { ObjectStore } from './store.ts';
+import { ApiError } from './types.ts';
+import type { KubeObject } from './types.ts';
+import { WatchHub } from './watch.ts';
+
+export type { KubeObject, RequestFilter, SubjectAccessReviewAnswer };
+
+export interface TestApiServerOptions {
+  /** Changes kept for watch replay and continue tokens (older ones get 410 Gone). Default 10000. */
+  historyLimit?: number;
+  /** Interval of BOOKMARK events on watches that allow them. Default 1000 ms. */
+  bookmarkIntervalMs?: number;
+  now?: () => Date;
+  /** Bearer token written into kubeconfigs (not checked). */
+  token?: string;
+  /** Namespaces created at start besides `default` and `kube-system`. */
+  namespaces?: string[];
+}
+
+export interface ObjectRefLike {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  namespace?: string;
+}
+
+export class TestApiServer {
+  readonly url: string;
+  private readonly token: string;
+  private sarAnswer: SubjectAccessReviewAnswer = () => ({ allowed: true, reason: 'test API server allows everything by default' });
+
+  constructor(
+    private readonly server: Server,
+    private readonly resources: ResourceRegistry,
+    private readonly store: ObjectStore,
+    private readonly watches: WatchHub,
+    private readonly faults: FaultPlan,
+    token: string,
+  ) {
+    const addr = server.address() as AddressInfo;
+    this.url = `http://127.0.0.1:${addr.port}`;
+    this.token = token;
+  }
+
+  /** A KubeConfig for client-node pointing at this server. */
+  kubeConfig(namespace = 'default'): KubeConfig {
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'test', server: this.url, skipTLSVerify: true }],
+      users: [{ name: 'test', token: this.token }],
+      contexts: [{ name: 'test', cluster: 'test', user: 'test', namespace }],
+      currentContext: 'test',
+    });
+    return kc;
+  }
+
+  /** Writes a kubeconfig file (for child processes and kubectl) into `dir`; returns its path. */
+  async writeKubeconfig(dir: string, namespace = 'default'): Promise<string> {
+    const doc = {
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'test', cluster: { server: this.url } }],
+      users: [{ name: 'test', user: { token: this.token } }],
+      contexts: [{ name: 'test', context: { cluster: 'test', user: 'test', namespace } }],
+      'current-context': 'test',
+      preferences: {},
+    };
+    const path = join(dir, 'kubeconfig');
+    await writeFile(path, toYaml(doc), { mode: 0o600 });
+    return path;
+  }
+
+  async stop(): Promise<void> {
+    this.watches.dropAll();
+    await new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+
+  private typeOf(apiVersion: string, kind: string): ResourceType {
+    const t = this.resources.byKind(apiVersion, kind);
+    if (t === undefined || t.createOnly) throw new ApiError(404, 'NotFound', `no resource for ${apiVersion} ${kind}`);
+    return t;
+  }
+
+  private nsOf(t: ResourceType, namespace: string | undefined): string {
+    return t.namespaced ? (namespace ?? 'default') : '';
+  }
+
+  /** Stores an object as given (status included), without HTTP; watches see it. */
+  create(obj: KubeObject): KubeObject {
+    const t = this.typeOf(obj.apiVersion ?? '', obj.kind ?? '');
+    return this.store.create(t, this.nsOf(t, obj.metadata.namespace), obj, { keepStatus: true });
+  }
+
+  get(ref: ObjectRefLike): KubeObject | undefined {
+    const t = this.typeOf(ref.apiVersion, ref.kind);
+    return this.store.tryGet(t, this.nsOf(t, ref.namespace), ref.name);
+  }
+
+  list(apiVersion: string, kind: string, namespace?: string): KubeObject[] {
+    return this.store.list(this.typeOf(apiVersion, kind), namespace) ?? [];
+  }
+
+  /** Replaces an object, status included; a stale metadata.resourceVersion throws 409 Conflict. */
+  update(obj: KubeObject): KubeObject {
+    const t = this.typeOf(obj.apiVersion ?? '', obj.kind ?? '');
+    return this.store.update(t, this.nsOf(t, obj.metadata.namespace), obj.metadata.name, obj, { keepStatus: true });
+  }
+
+  delete(ref: ObjectRefLike): KubeObject {
+    const t = this.typeOf(ref.apiVersion, ref.kind);
+    return this.store.delete(t, this.nsOf(t, ref.namespace), ref.name);
+  }
+
+  /** The current global resourceVersion. */
+  resourceVersion(): string {
+    return String(this.store.currentRv());
+  }
+
+  openWatches(): number {
+    return this.watches.openCount();
+  }
+
+  /** Closes every open watch stream (clients see the stream end and must re-watch). */
+  dropWatches(): void {
+    this.watches.dropAll();
+  }
+
+  /** While on, watch streams stay open but send nothing; the events they miss are lost to them. */
+  hangWatches(on: boolean): void {
+    this.watches.setHang(on);
+  }
+
+  /** The next `n` requests matching `filter` get a Status with this HTTP code. */
+  failNextRequests(n: number, status: number, filter?: RequestFilter): void {
+    this.faults.failNext(n, status, filter);
+  }
+
+  /** Forgets the change history: older resourceVersions and continue tokens get 410 Gone. */
+  compactHistory(): void {
+    this.store.compact();
+  }
+
+  setSubjectAccessReviewAnswer(fn: SubjectAccessReviewAnswer): void {
+    this.sarAnswer = fn;
+  }
+
+  /** For the HTTP layer, which reads the answer at request time. */
+  currentSubjectAccessReviewAnswer(): SubjectAccessReviewAnswer {
+    return this.sarAnswer;
+  }
+}
+
+export async function startTestApiServer(options: TestApiServerOptions = {}): Promise<TestApiServer> {
+  const now = options.now ?? (() => new Date());
+  const resources = new ResourceRegistry();
+  const store = new ObjectStore(resources, { historyLimit: options.historyLimit ?? 10000, now });
+  const watches = new WatchHub(store, { bookmarkIntervalMs: options.bookmarkIntervalMs ?? 1000 });
+  const faults = new FaultPlan();
+  const nsType = resources.lookup('', 'v1', 'namespaces')!;
+  for (const name of ['default', 'kube-system', ...(options.namespaces ?? [])]) {
+    store.create(nsType, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  }
+  const self: { api?: TestApiServer } = {};
+  const server = createServer(
+    createHandler({
+      resources,
+      store,
+      watches,
+      faults,
+      now,
+      sarAnswer: () => self.api?.currentSubjectAccessReviewAnswer() ?? (() => ({ allowed: false })),
+      hostPort: () => self.api?.url.replace(/^http:\/\//, '') ?? '127.0.0.1',
+    }),
+  );
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const api = new TestApiServer(server, resources, store, watches, faults, options.token ?? 'test-token');
+  self.api = api;
+  return api;
+}
