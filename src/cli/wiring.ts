@@ -11,6 +11,8 @@ import { InMemoryProvider } from '../provider/inmemory/inmemory.ts';
 import { PDNS_FLAGS } from '../provider/pdns/flags.ts';
 import { PdnsProvider } from '../provider/pdns/pdns.ts';
 import type { Provider } from '../provider/provider.ts';
+import { RFC2136_FLAGS } from '../provider/rfc2136/flags.ts';
+import { Rfc2136Provider } from '../provider/rfc2136/rfc2136.ts';
 import { NoopRegistry } from '../registry/noop/noop-registry.ts';
 import type { Registry } from '../registry/registry.ts';
 import { TXTRegistry } from '../registry/txt/txt-registry.ts';
@@ -38,6 +40,7 @@ type SourceFactory = (cfg: Config, deps: Deps) => Source;
  */
 export const EXTRA_FLAGS: readonly FlagSpec[] = [
   ...PDNS_FLAGS,
+  ...RFC2136_FLAGS,
 ];
 
 /** Zones for providers that serve their own zones: --embedded-zone, else the domain filter. */
@@ -58,6 +61,7 @@ export const PROVIDERS: Readonly<Record<string, ProviderFactory>> = {
     }),
   inmemory: async (cfg) => InMemoryProvider.fromConfig({ zones: zonesOf(cfg) }),
   pdns: (cfg, deps) => PdnsProvider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'pdns' }) }),
+  rfc2136: async (cfg, deps) => Rfc2136Provider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'rfc2136' }) }),
 };
 
 export const SOURCES: Readonly<Record<string, SourceFactory>> = {

@@ -4,6 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { newEndpoint } from '../../src/endpoint/endpoint.ts';
 import type { Endpoint, RecordType } from '../../src/endpoint/endpoint.ts';
@@ -17,6 +20,8 @@ import type { DnsTransport } from '../../src/provider/rfc2136/transport.ts';
 import type { TsigAlgorithm, TsigKey } from '../../src/dns/tsig.ts';
 import { freePort, namedAvailable, startBind } from '../support/bind.ts';
 import type { BindServer } from '../support/bind.ts';
+import { runCli } from '../support/cli.ts';
+import type { CliResult } from '../support/cli.ts';
 import { dig } from '../support/dig.ts';
 import { bindZone, KEY_NAME } from '../support/bind-rfc2136.ts';
 
@@ -219,3 +224,69 @@ describe('rfc2136 with the server down', () => {
     await assert.rejects(p.records(), (err: unknown) => err instanceof ProviderError && err.transient && err.zone === 'example.test');
   });
 });
+
+describe('hostwarden run --once --provider rfc2136 (manifests → BIND)', { skip }, () => {
+  const secret = randomBytes(32);
+  let bind: BindServer;
+  let dir: string;
+
+  before(async () => {
+    bind = await startBind({
+      zones: [bindZone('example.test')],
+      tsigKey: { name: KEY_NAME, algorithm: 'hmac-sha512', secret: secret.toString('base64') },
+      extraOptions: `allow-update { key "${KEY_NAME}"; };`,
+    });
+    dir = await mkdtemp(join(tmpdir(), 'hw-rfc2136-run-'));
+  });
+  after(async () => {
+    await bind?.stop();
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  const run = (): Promise<CliResult> => runCli([
+    'run', '--once', '--provider', 'rfc2136', '--manifests-dir', dir, '--domain-filter', 'example.test', '--txt-owner-id', 'hw-test',
+    '--metrics-address', '', '--log-format', 'json',
+    '--rfc2136-host', '127.0.0.1', '--rfc2136-port', String(bind.port), '--rfc2136-zone', 'example.test',
+    '--rfc2136-tsig-keyname', KEY_NAME, '--rfc2136-tsig-secret-alg', 'hmac-sha512', '--rfc2136-tsig-axfr',
+  ], { env: { EXTERNAL_DNS_RFC2136_TSIG_SECRET: secret.toString('base64') } });
+
+  test('creates the records and their ownership TXT, leaves unowned records alone, and deletes what it owns', async () => {
+    // Somebody else's record at a name the manifests ask for: it must survive every sync.
+    await provider(bind.port, { key: key('hmac-sha512', secret) }).applyChanges(changes({ create: [ep('theirs.example.test', 'A', ['203.0.113.1'])] }));
+    await writeFile(join(dir, 'web.yaml'), manifestService('web', 'web.example.test,theirs.example.test', '192.0.2.10'));
+    const first = await run();
+    assert.equal(first.code, 0, first.stderr);
+    assert.deepEqual((await answers(bind.port, 'web.example.test', 'A')).values, ['192.0.2.10']);
+    const owner = (await answers(bind.port, 'a-web.example.test', 'TXT')).values.join(' ');
+    assert.match(owner, /heritage=external-dns,external-dns\/owner=hw-test,external-dns\/resource=service\/default\/web/);
+    assert.deepEqual((await answers(bind.port, 'theirs.example.test', 'A')).values, ['203.0.113.1']);
+
+    const second = await run();
+    assert.equal(second.code, 0, second.stderr);
+    assert.doesNotMatch(second.stderr, /rfc2136 update applied/, 'a second sync has nothing to change');
+
+    await rm(join(dir, 'web.yaml'));
+    const third = await run();
+    assert.equal(third.code, 0, third.stderr);
+    assert.equal((await answers(bind.port, 'web.example.test', 'A')).status, 'NXDOMAIN');
+    assert.equal((await answers(bind.port, 'a-web.example.test', 'TXT')).status, 'NXDOMAIN');
+    assert.deepEqual((await answers(bind.port, 'theirs.example.test', 'A')).values, ['203.0.113.1']);
+  });
+});
+
+function manifestService(name: string, hostnames: string, ip: string): string {
+  return `apiVersion: v1
+kind: Service
+metadata:
+  name: ${name}
+  namespace: default
+  annotations:
+    external-dns.alpha.kubernetes.io/hostname: ${hostnames}
+spec:
+  type: LoadBalancer
+status:
+  loadBalancer:
+    ingress:
+      - ip: ${ip}
+`;
+}
