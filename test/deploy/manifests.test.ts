@@ -1,0 +1,99 @@
+/**
+ * The plain manifests in deploy/: they parse, every object is of a known kind, the Deployment is
+ * locked down and runs flags bin/hostwarden accepts, and the RBAC grants exactly what the code
+ * needs. kubectl (when installed) builds the kustomization offline.
+ */
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseYamlDocuments } from './chart.ts';
+import { checkShapes, checkWorkload, get, grantsOf, ofKind, parseContainerArgs } from './checks.ts';
+import type { Obj } from './checks.ts';
+import { expectedGrants, requiredPermissions, scanApiCalls, uncoveredCalls } from './rbac-required.ts';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const DEPLOY = join(ROOT, 'deploy');
+const NAMESPACE = 'hostwarden';
+
+function yamlFiles(dir: string): string[] {
+  return (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.yaml') || f.endsWith('.yml')).sort();
+}
+
+function loadAll(): { objs: Obj[]; files: string[] } {
+  const files = yamlFiles(DEPLOY).filter((f) => f !== 'kustomization.yaml');
+  const objs = files.flatMap((f) => parseYamlDocuments(readFileSync(join(DEPLOY, f), 'utf8'), `deploy/${f}`));
+  return { objs, files };
+}
+
+const sorted = (s: Set<string>): string[] => [...s].sort();
+
+describe('deploy/ manifests', () => {
+  test('every YAML file parses and every object has a known kind, a name and the right namespace', () => {
+    const { objs } = loadAll();
+    assert.ok(objs.length >= 10, `only ${objs.length} objects`);
+    assert.deepEqual(checkShapes(objs, NAMESPACE), []);
+    const ns = ofKind(objs, 'Namespace').map((o) => get(o, 'metadata', 'name'));
+    assert.deepEqual(ns, [NAMESPACE]);
+  });
+
+  test('the Deployment is non-root, read-only, probed on /healthz and runs flags bin/hostwarden accepts', () => {
+    const { objs } = loadAll();
+    const { problems, config } = checkWorkload(objs);
+    assert.deepEqual(problems, []);
+    assert.equal(config?.provider, 'embedded');
+    assert.deepEqual(config?.dnsListen, [':5353']);
+    assert.notEqual(config?.txtOwnerId, 'default', 'the example should set its own owner id');
+  });
+
+  test('the DNS Service maps port 53 over UDP and TCP to the server', () => {
+    const { objs } = loadAll();
+    const dns = ofKind(objs, 'Service').find((s) => get(s, 'metadata', 'name') === 'hostwarden-dns');
+    const ports = (get(dns, 'spec', 'ports') as Obj[]).map((p) => `${String(p['port'])}/${String(p['protocol'])}`).sort();
+    assert.deepEqual(ports, ['53/TCP', '53/UDP']);
+  });
+
+  test('a misspelt flag or a bad value fails the args check', () => {
+    assert.throws(() => parseContainerArgs(['--domain-filters=example.org']), /unknown flag --domain-filters/);
+    assert.throws(() => parseContainerArgs(['--policy=upsert']), /--policy/);
+    assert.throws(() => parseContainerArgs(['--source=services']), /--source/);
+    assert.throws(() => parseContainerArgs(['--interval=soon']), /--interval/);
+  });
+
+  test('RBAC grants exactly what the code needs: every source, events cluster-wide, the Lease in its namespace', async () => {
+    const { objs } = loadAll();
+    const table = await requiredPermissions(ROOT);
+    const grants = grantsOf(objs, { name: 'hostwarden', namespace: NAMESPACE });
+    assert.deepEqual(grants.problems, []);
+    const want = expectedGrants(table, 'all');
+    assert.deepEqual(sorted(grants.cluster), sorted(want.cluster), 'ClusterRole rules differ from the required permissions');
+    assert.deepEqual(sorted(grants.namespaced), sorted(want.namespaced), 'Role rules differ from the required permissions');
+    const sa = ofKind(objs, 'Deployment').map((d) => get(d, 'spec', 'template', 'spec', 'serviceAccountName'));
+    assert.deepEqual(sa, ['hostwarden']);
+  });
+
+  test('every Kubernetes API call in src/ is covered by a required permission', async () => {
+    const table = await requiredPermissions(ROOT);
+    assert.deepEqual(uncoveredCalls(scanApiCalls(ROOT), table), []);
+  });
+
+  test('the kustomization lists every manifest file', () => {
+    const { files } = loadAll();
+    const kustomization = parseYamlDocuments(readFileSync(join(DEPLOY, 'kustomization.yaml'), 'utf8'), 'deploy/kustomization.yaml')[0];
+    assert.deepEqual([...((kustomization?.['resources'] as string[]) ?? [])].sort(), files);
+  });
+
+  test('kubectl kustomize builds deploy/ offline into the same objects', { skip: !hasKubectl() && 'kubectl is not installed' }, () => {
+    const out = execFileSync('kubectl', ['kustomize', DEPLOY], { encoding: 'utf8', timeout: 30_000 });
+    const built = parseYamlDocuments(out, 'kubectl kustomize');
+    const key = (o: Obj): string => `${String(o['kind'])}/${String(get(o, 'metadata', 'namespace') ?? '')}/${String(get(o, 'metadata', 'name'))}`;
+    assert.deepEqual(built.map(key).sort(), loadAll().objs.map(key).sort());
+    assert.equal(built[0]?.['kind'], 'Namespace', 'the namespace must be created first');
+  });
+});
+
+function hasKubectl(): boolean {
+  return ['/usr/bin/kubectl', '/usr/local/bin/kubectl'].some((p) => existsSync(p));
+}
