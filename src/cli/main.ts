@@ -11,9 +11,10 @@ import { createLogger } from '../log.ts';
 import { explainCommand } from './explain.ts';
 import { planCommand } from './plan.ts';
 import { runCommand } from './run.ts';
+import { webhookServerCommand } from './webhook-server.ts';
 import { EXTRA_FLAGS, PROVIDER_NAMES, SOURCE_NAMES } from './wiring.ts';
 
-const COMMANDS = ['run', 'plan', 'explain', 'help', 'version'] as const;
+const COMMANDS = ['run', 'plan', 'explain', 'webhook-server', 'help', 'version'] as const;
 type Command = (typeof COMMANDS)[number];
 
 export interface Process {
@@ -75,6 +76,13 @@ export async function main(proc: Process): Promise<number> {
         return await planCommand(cfg, print);
       case 'explain':
         return await explainCommand(cfg, positionals[0], print);
+      case 'webhook-server': {
+        const stop = new AbortController();
+        const onStop = (): void => stop.abort();
+        proc.onSignal('SIGINT', onStop);
+        proc.onSignal('SIGTERM', onStop);
+        return await webhookServerCommand(cfg, { logger, stopSignal: stop.signal });
+      }
       case 'run': {
         const stop = new AbortController();
         let signalled = false;
@@ -86,7 +94,7 @@ export async function main(proc: Process): Promise<number> {
         };
         proc.onSignal('SIGINT', onStop);
         proc.onSignal('SIGTERM', onStop);
-        return await runCommand(cfg, { logger, stopSignal: stop.signal });
+        return await runCommand(cfg, { logger, stopSignal: stop.signal, env: proc.env });
       }
     }
   } catch (err) {
@@ -113,6 +121,7 @@ function helpText(): string {
     'Usage: hostwarden [run] [flags]            keep DNS records in sync (the default command)',
     '       hostwarden plan [flags]             show what would change (--records/--desired files or the configured source and provider)',
     '       hostwarden explain <name> [flags]   say what will happen to one name, and why',
+    '       hostwarden webhook-server [flags]   serve --provider over the external-dns webhook protocol on --listen',
     '       hostwarden version',
     '',
     'Flags (each also read from EXTERNAL_DNS_<NAME>):',

@@ -18,13 +18,15 @@ export interface RunIO {
   logger: Logger;
   /** Resolves when the process is asked to stop (SIGINT/SIGTERM in main). */
   stopSignal: AbortSignal;
+  /** Environment for sources that need it (KUBECONFIG, HOME, KUBERNETES_SERVICE_*); main passes its own. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
   const { logger } = io;
   const metrics = new MetricsRegistry();
   collectDefaultMetrics({ register: metrics });
-  const deps = { logger, metrics, watch: !cfg.once };
+  const deps = { logger, metrics, watch: !cfg.once, ...(io.env === undefined ? {} : { env: io.env }) };
 
   const provider = await buildProvider(cfg, deps);
   const registry = buildRegistry(cfg, provider, deps);

@@ -10,12 +10,16 @@ import { EmbeddedProvider } from '../provider/embedded/embedded.ts';
 import { InMemoryProvider } from '../provider/inmemory/inmemory.ts';
 import { PDNS_FLAGS } from '../provider/pdns/flags.ts';
 import { PdnsProvider } from '../provider/pdns/pdns.ts';
+import { WebhookProvider } from '../provider/webhook/client.ts';
+import { WEBHOOK_FLAGS } from '../provider/webhook/flags.ts';
 import type { Provider } from '../provider/provider.ts';
 import { RFC2136_FLAGS } from '../provider/rfc2136/flags.ts';
 import { Rfc2136Provider } from '../provider/rfc2136/rfc2136.ts';
 import { NoopRegistry } from '../registry/noop/noop-registry.ts';
 import type { Registry } from '../registry/registry.ts';
 import { TXTRegistry } from '../registry/txt/txt-registry.ts';
+import { kubeSourceFromConfig } from '../source/kube/factory.ts';
+import { KUBE_FLAGS } from '../source/kube/flags.ts';
 import { ManifestSource } from '../source/manifest/manifest-source.ts';
 import type { ProblemReporter, Source } from '../source/source.ts';
 import { DedupSource } from '../source/wrappers/dedup-source.ts';
@@ -29,6 +33,8 @@ export interface Deps {
   onProblem?: ProblemReporter;
   /** Long-running commands watch their inputs; plan/explain read once. */
   watch: boolean;
+  /** Environment variables a source may need (KUBECONFIG, HOME, KUBERNETES_SERVICE_*), passed down from main. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 type ProviderFactory = (cfg: Config, deps: Deps) => Promise<Provider>;
@@ -40,7 +46,9 @@ type SourceFactory = (cfg: Config, deps: Deps) => Source;
  */
 export const EXTRA_FLAGS: readonly FlagSpec[] = [
   ...PDNS_FLAGS,
+  ...WEBHOOK_FLAGS,
   ...RFC2136_FLAGS,
+  ...KUBE_FLAGS,
 ];
 
 /** Zones for providers that serve their own zones: --embedded-zone, else the domain filter. */
@@ -61,10 +69,15 @@ export const PROVIDERS: Readonly<Record<string, ProviderFactory>> = {
     }),
   inmemory: async (cfg) => InMemoryProvider.fromConfig({ zones: zonesOf(cfg) }),
   pdns: (cfg, deps) => PdnsProvider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'pdns' }) }),
+  webhook: (cfg, deps) => WebhookProvider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'webhook' }) }),
   rfc2136: async (cfg, deps) => Rfc2136Provider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'rfc2136' }) }),
 };
 
 export const SOURCES: Readonly<Record<string, SourceFactory>> = {
+  service: (cfg, deps) => kubeSourceFromConfig('service', cfg, deps),
+  ingress: (cfg, deps) => kubeSourceFromConfig('ingress', cfg, deps),
+  crd: (cfg, deps) => kubeSourceFromConfig('crd', cfg, deps),
+  'gateway-httproute': (cfg, deps) => kubeSourceFromConfig('gateway-httproute', cfg, deps),
   manifest: (cfg, deps) =>
     ManifestSource.fromConfig(
       {

@@ -1,0 +1,306 @@
+/**
+ * A list+watch cache of one resource type. Unlike client-node 1.4's informer it never gives up:
+ * any failure is retried with jittered backoff, a 410 (resourceVersion too old) re-lists, and a
+ * watchdog re-lists when a watch goes silent (not even a bookmark) for too long, since a hung TCP
+ * connection otherwise looks exactly like a quiet cluster. Objects pass through `transform`
+ * before they are kept, so the cache holds only what the sources read.
+ */
+import { errorMessage } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import type { KubeClient, WatchEvent } from './client.ts';
+import { KubeApiError } from './errors.ts';
+import { collectionPath, keyOf } from './resource.ts';
+import type { KubeObject, KubeResource } from './resource.ts';
+
+export type ChangeType = 'added' | 'modified' | 'deleted';
+export type ChangeHandler<T> = (type: ChangeType, key: string, obj: T | undefined, old: T | undefined) => void;
+
+/** The part of KubeClient a reflector uses. */
+export type ListWatchClient = Pick<KubeClient, 'request' | 'watch'>;
+
+export interface ReflectorOptions<T extends KubeObject> {
+  client: ListWatchClient;
+  resource: KubeResource;
+  /** '' watches every namespace. */
+  namespace: string;
+  logger: Logger;
+  /** Keeps only what the sources need; return undefined to drop the object. */
+  transform?: (raw: Record<string, unknown>) => T | undefined;
+  labelSelector?: string;
+  /** Re-list when nothing arrived on a watch for this long. */
+  inactivityTimeoutMs?: number;
+  pageSize?: number;
+  backoff?: { initialMs: number; maxMs: number };
+  random?: () => number;
+}
+
+interface ListAnswer {
+  metadata?: { resourceVersion?: string; continue?: string };
+  items?: Record<string, unknown>[];
+}
+
+class WatchGone extends Error {}
+
+export class Reflector<T extends KubeObject> {
+  private readonly opts: ReflectorOptions<T>;
+  private readonly log: Logger;
+  private readonly path: string;
+  private readonly random: () => number;
+  private readonly store = new Map<string, T>();
+  private readonly handlers = new Set<ChangeHandler<T>>();
+  private readonly syncWaiters = new Set<() => void>();
+  private resourceVersion: string | undefined;
+  private synced = false;
+  private running = false;
+  private stopped = false;
+  private current: AbortController | undefined;
+  private wakeSleep: (() => void) | undefined;
+  private loop: Promise<void> | undefined;
+  /** Counters for tests and metrics: how often the cache was rebuilt and why. */
+  readonly stats = { lists: 0, watches: 0, gone: 0, stalls: 0, failures: 0 };
+
+  constructor(opts: ReflectorOptions<T>) {
+    this.opts = opts;
+    this.log = opts.logger.child({ resource: opts.resource.plural });
+    this.path = collectionPath(opts.resource, opts.namespace);
+    this.random = opts.random ?? Math.random;
+  }
+
+  start(): void {
+    if (this.running || this.stopped) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.current?.abort();
+    this.wakeSleep?.();
+    for (const w of this.syncWaiters) w();
+    await this.loop;
+  }
+
+  hasSynced(): boolean {
+    return this.synced;
+  }
+
+  /** Resolves true once the first list completed, false on timeout or stop. */
+  waitForSync(timeoutMs: number): Promise<boolean> {
+    if (this.synced) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.syncWaiters.delete(done);
+        resolve(this.synced);
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.syncWaiters.add(done);
+    });
+  }
+
+  onChange(handler: ChangeHandler<T>): () => void {
+    this.handlers.add(handler);
+    return () => this.handlers.delete(handler);
+  }
+
+  get(key: string): T | undefined {
+    return this.store.get(key);
+  }
+
+  items(): IterableIterator<T> {
+    return this.store.values();
+  }
+
+  get size(): number {
+    return this.store.size;
+  }
+
+  private async run(): Promise<void> {
+    const backoff = this.opts.backoff ?? { initialMs: 500, maxMs: 30_000 };
+    let failures = 0;
+    while (!this.stopped) {
+      try {
+        if (this.resourceVersion === undefined) await this.list();
+        const progressed = await this.watchOnce();
+        if (progressed) failures = 0;
+      } catch (err) {
+        if (this.stopped) break;
+        if (err instanceof WatchGone || (err instanceof KubeApiError && err.status === 410)) {
+          this.stats.gone++;
+          this.log.info('resource version expired; listing again');
+          this.resourceVersion = undefined;
+          continue;
+        }
+        failures++;
+        this.stats.failures++;
+        const base = Math.min(backoff.maxMs, backoff.initialMs * 2 ** Math.min(failures - 1, 16));
+        const delay = base / 2 + (this.random() * base) / 2;
+        this.log.warn({ err: errorMessage(err), failures, retryInMs: Math.round(delay) }, 'list/watch failed; retrying');
+        await this.sleep(delay);
+      }
+    }
+  }
+
+  private async list(): Promise<void> {
+    const fresh = new Map<string, T>();
+    let cont: string | undefined;
+    let rv = '';
+    let pages = 0;
+    do {
+      const answer = await this.opts.client.request<ListAnswer>('GET', this.path, {
+        query: { limit: this.opts.pageSize ?? 500, continue: cont, labelSelector: this.opts.labelSelector },
+      });
+      for (const item of answer.items ?? []) {
+        const obj = this.convert(item);
+        if (obj !== undefined) fresh.set(keyOf(obj), obj);
+      }
+      rv = answer.metadata?.resourceVersion ?? rv;
+      cont = answer.metadata?.continue;
+      pages++;
+    } while (cont !== undefined && cont !== '' && !this.stopped && pages < 100_000);
+    this.stats.lists++;
+    const old = new Map(this.store);
+    this.store.clear();
+    for (const [key, obj] of fresh) this.store.set(key, obj);
+    this.resourceVersion = rv;
+    // Differences against the previous cache stand in for the watch events missed meanwhile.
+    for (const [key, obj] of fresh) {
+      const before = old.get(key);
+      if (before === undefined) this.emit('added', key, obj, undefined);
+      else if (before.metadata.resourceVersion !== obj.metadata.resourceVersion) this.emit('modified', key, obj, before);
+    }
+    for (const [key, before] of old) if (!fresh.has(key)) this.emit('deleted', key, undefined, before);
+    this.log.debug({ objects: fresh.size, resourceVersion: rv, pages }, 'listed');
+    if (!this.synced) {
+      this.synced = true;
+      for (const w of [...this.syncWaiters]) w();
+    }
+  }
+
+  /** Watches from the current resourceVersion until the stream ends; true when events arrived. */
+  private async watchOnce(): Promise<boolean> {
+    const controller = new AbortController();
+    this.current = controller;
+    const inactivity = this.opts.inactivityTimeoutMs ?? 180_000;
+    let stalled = false;
+    let progressed = false;
+    let gone = false;
+    let failure: unknown;
+    let timer: NodeJS.Timeout | undefined;
+    const arm = (): void => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        stalled = true;
+        controller.abort();
+      }, inactivity);
+    };
+    arm();
+    this.stats.watches++;
+    // The server ends watches after timeoutSeconds; spreading them keeps replicas from reconnecting in step.
+    const timeoutSeconds = Math.floor(300 + this.random() * 300);
+    try {
+      await this.opts.client.watch(
+        this.path,
+        { resourceVersion: this.resourceVersion, allowWatchBookmarks: true, timeoutSeconds, labelSelector: this.opts.labelSelector },
+        (event) => {
+          arm();
+          progressed = true;
+          if (gone || failure !== undefined) return;
+          try {
+            if (this.handleEvent(event)) {
+              gone = true;
+              controller.abort();
+            }
+          } catch (err) {
+            failure = err;
+            controller.abort();
+          }
+        },
+        controller.signal,
+      );
+    } catch (err) {
+      if (!stalled && !gone && failure === undefined && !this.stopped) throw err;
+    } finally {
+      clearTimeout(timer);
+      this.current = undefined;
+    }
+    if (gone) throw new WatchGone();
+    if (failure !== undefined) throw failure;
+    if (stalled && !this.stopped) {
+      this.stats.stalls++;
+      this.log.warn({ inactivityMs: inactivity }, 'watch silent for too long; listing again');
+      this.resourceVersion = undefined;
+    }
+    return progressed;
+  }
+
+  /** Applies one watch event; true when the server says our resourceVersion is gone. */
+  private handleEvent(event: WatchEvent): boolean {
+    const raw = event.object;
+    const rv = (raw['metadata'] as { resourceVersion?: string } | undefined)?.resourceVersion;
+    switch (event.type) {
+      case 'BOOKMARK':
+        if (rv !== undefined) this.resourceVersion = rv;
+        return false;
+      case 'ERROR': {
+        const code = raw['code'];
+        if (code === 410) return true;
+        throw new KubeApiError(`watch error: ${String(raw['message'] ?? 'unknown')}`, typeof code === 'number' ? code : 500, String(raw['reason'] ?? ''));
+      }
+      case 'ADDED':
+      case 'MODIFIED': {
+        const obj = this.convert(raw);
+        if (rv !== undefined) this.resourceVersion = rv;
+        if (obj === undefined) return false;
+        const key = keyOf(obj);
+        const before = this.store.get(key);
+        this.store.set(key, obj);
+        this.emit(before === undefined ? 'added' : 'modified', key, obj, before);
+        return false;
+      }
+      case 'DELETED': {
+        if (rv !== undefined) this.resourceVersion = rv;
+        const meta = raw['metadata'] as { name?: string; namespace?: string } | undefined;
+        if (meta?.name === undefined) return false;
+        const key = keyOf({ metadata: { name: meta.name, namespace: meta.namespace } });
+        const before = this.store.get(key);
+        if (before === undefined) return false;
+        this.store.delete(key);
+        this.emit('deleted', key, undefined, before);
+        return false;
+      }
+      default:
+        return false;
+    }
+  }
+
+  private convert(raw: Record<string, unknown>): T | undefined {
+    // List items carry no apiVersion/kind; the translators need them.
+    if (raw['kind'] === undefined) raw['kind'] = this.opts.resource.kind;
+    if (raw['apiVersion'] === undefined) raw['apiVersion'] = this.opts.resource.apiVersion;
+    const meta = raw['metadata'] as { name?: unknown } | undefined;
+    if (typeof meta?.name !== 'string') return undefined;
+    return this.opts.transform === undefined ? (raw as T) : this.opts.transform(raw);
+  }
+
+  private emit(type: ChangeType, key: string, obj: T | undefined, old: T | undefined): void {
+    for (const h of [...this.handlers]) {
+      try {
+        h(type, key, obj, old);
+      } catch (err) {
+        this.log.error({ err: errorMessage(err), key }, 'change handler failed');
+      }
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      this.wakeSleep = done;
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * Resource types and their REST paths. Types are named statically (no discovery round trip), as
+ * the sources know exactly what they read.
+ */
+
+export interface KubeResource {
+  /** `v1`, `networking.k8s.io/v1`, `externaldns.k8s.io/v1alpha1`. */
+  apiVersion: string;
+  kind: string;
+  plural: string;
+  namespaced: boolean;
+}
+
+/** Metadata fields every cached object keeps. */
+export interface KubeMeta {
+  name: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  deletionTimestamp?: string;
+}
+
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: KubeMeta;
+  [field: string]: unknown;
+}
+
+export const SERVICES: KubeResource = { apiVersion: 'v1', kind: 'Service', plural: 'services', namespaced: true };
+export const INGRESSES: KubeResource = { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', plural: 'ingresses', namespaced: true };
+export const HTTPROUTES: KubeResource = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', plural: 'httproutes', namespaced: true };
+export const GATEWAYS: KubeResource = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', plural: 'gateways', namespaced: true };
+export const LEASES: KubeResource = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', plural: 'leases', namespaced: true };
+export const EVENTS: KubeResource = { apiVersion: 'events.k8s.io/v1', kind: 'Event', plural: 'events', namespaced: true };
+
+/** The resource of a custom kind, with the plural Kubernetes derives by default (`DNSEndpoint` → `dnsendpoints`). */
+export function customResource(apiVersion: string, kind: string): KubeResource {
+  return { apiVersion, kind, plural: `${kind.toLowerCase()}s`, namespaced: true };
+}
+
+function groupPrefix(apiVersion: string): string {
+  return apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+}
+
+/** The collection, across namespaces when `namespace` is ''. */
+export function collectionPath(res: KubeResource, namespace: string): string {
+  const ns = res.namespaced && namespace !== '' ? `/namespaces/${encodeURIComponent(namespace)}` : '';
+  return `${groupPrefix(res.apiVersion)}${ns}/${res.plural}`;
+}
+
+export function objectPath(res: KubeResource, namespace: string, name: string): string {
+  return `${collectionPath(res, namespace)}/${encodeURIComponent(name)}`;
+}
+
+/** Cache key: `namespace/name`, or `name` for cluster-scoped objects. */
+export function keyOf(obj: { metadata: { name: string; namespace?: string | undefined } }): string {
+  const ns = obj.metadata.namespace ?? '';
+  return ns === '' ? obj.metadata.name : `${ns}/${obj.metadata.name}`;
+}

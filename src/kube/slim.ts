@@ -1,0 +1,116 @@
+/**
+ * Cache transforms: keep only the fields the sources read. An Ingress with its managedFields,
+ * last-applied annotation and path rules is easily 5 kB; what the translators need is a few
+ * hundred bytes. Unknown top-level fields are dropped, so new API fields cost nothing.
+ */
+import type { KubeMeta, KubeObject } from './resource.ts';
+
+const DROPPED_ANNOTATIONS = ['kubectl.kubernetes.io/last-applied-configuration'];
+
+type Raw = Record<string, unknown>;
+
+function rec(v: unknown): Raw | undefined {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Raw) : undefined;
+}
+
+function arr(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+function strMap(v: unknown, drop: readonly string[] = []): Record<string, string> | undefined {
+  const r = rec(v);
+  if (r === undefined) return undefined;
+  const out: Record<string, string> = {};
+  let any = false;
+  for (const [k, val] of Object.entries(r)) {
+    if (typeof val !== 'string' || drop.includes(k)) continue;
+    out[k] = val;
+    any = true;
+  }
+  return any ? out : undefined;
+}
+
+/** Only copies defined values, so slim objects have no `undefined` holes. */
+function pick(src: Raw | undefined, keys: readonly string[]): Raw {
+  const out: Raw = {};
+  if (src === undefined) return out;
+  for (const k of keys) if (src[k] !== undefined) out[k] = src[k];
+  return out;
+}
+
+export function slimMeta(raw: Raw): KubeMeta {
+  const m = rec(raw['metadata']) ?? {};
+  const meta: KubeMeta = { name: String(m['name'] ?? '') };
+  if (typeof m['namespace'] === 'string' && m['namespace'] !== '') meta.namespace = m['namespace'];
+  if (typeof m['uid'] === 'string') meta.uid = m['uid'];
+  if (typeof m['resourceVersion'] === 'string') meta.resourceVersion = m['resourceVersion'];
+  if (typeof m['generation'] === 'number') meta.generation = m['generation'];
+  if (typeof m['deletionTimestamp'] === 'string') meta.deletionTimestamp = m['deletionTimestamp'];
+  const labels = strMap(m['labels']);
+  if (labels !== undefined) meta.labels = labels;
+  const annotations = strMap(m['annotations'], DROPPED_ANNOTATIONS);
+  if (annotations !== undefined) meta.annotations = annotations;
+  return meta;
+}
+
+function base(raw: Raw): KubeObject {
+  return { apiVersion: String(raw['apiVersion'] ?? ''), kind: String(raw['kind'] ?? ''), metadata: slimMeta(raw) };
+}
+
+function loadBalancerStatus(raw: Raw): Raw | undefined {
+  const ingress = arr(rec(rec(raw['status'])?.['loadBalancer'])?.['ingress']).map((e) => pick(rec(e), ['ip', 'hostname']));
+  return ingress.length === 0 ? undefined : { loadBalancer: { ingress } };
+}
+
+export function slimService(raw: Raw): KubeObject {
+  const obj = base(raw);
+  const spec = rec(raw['spec']);
+  const s = pick(spec, ['type', 'clusterIP', 'clusterIPs', 'externalIPs', 'externalName', 'loadBalancerIP', 'selector', 'publishNotReadyAddresses', 'externalTrafficPolicy']);
+  const ports = arr(spec?.['ports']).map((p) => pick(rec(p), ['name', 'port', 'nodePort', 'protocol']));
+  if (ports.length > 0) s['ports'] = ports;
+  obj['spec'] = s;
+  const status = loadBalancerStatus(raw);
+  if (status !== undefined) obj['status'] = status;
+  return obj;
+}
+
+export function slimIngress(raw: Raw): KubeObject {
+  const obj = base(raw);
+  const spec = rec(raw['spec']);
+  // Rule paths and backends are most of an Ingress; only hosts matter for DNS.
+  const rules = arr(spec?.['rules']).map((r) => pick(rec(r), ['host']));
+  const tls = arr(spec?.['tls']).map((t) => pick(rec(t), ['hosts']));
+  const s = pick(spec, ['ingressClassName']);
+  if (rules.length > 0) s['rules'] = rules;
+  if (tls.length > 0) s['tls'] = tls;
+  obj['spec'] = s;
+  const status = loadBalancerStatus(raw);
+  if (status !== undefined) obj['status'] = status;
+  return obj;
+}
+
+/** DNSEndpoints are small and entirely meaningful: keep spec and status, drop metadata noise. */
+export function slimGeneric(raw: Raw): KubeObject {
+  const obj = base(raw);
+  if (raw['spec'] !== undefined) obj['spec'] = raw['spec'];
+  if (raw['status'] !== undefined) obj['status'] = raw['status'];
+  return obj;
+}
+
+export function slimGateway(raw: Raw): KubeObject {
+  const obj = base(raw);
+  const addresses = arr(rec(raw['status'])?.['addresses']).map((a) => pick(rec(a), ['type', 'value']));
+  obj['spec'] = pick(rec(raw['spec']), ['gatewayClassName']);
+  if (addresses.length > 0) obj['status'] = { addresses };
+  return obj;
+}
+
+export function slimHTTPRoute(raw: Raw): KubeObject {
+  const obj = base(raw);
+  const spec = rec(raw['spec']);
+  obj['spec'] = {
+    hostnames: arr(spec?.['hostnames']).filter((h) => typeof h === 'string'),
+    parentRefs: arr(spec?.['parentRefs']).map((p) => pick(rec(p), ['group', 'kind', 'namespace', 'name', 'sectionName'])),
+  };
+  return obj;
+}

@@ -1,0 +1,64 @@
+/**
+ * Builds a Kubernetes source from the CLI configuration (one line per source in wiring.ts).
+ */
+import type { Config } from '../../config/config.ts';
+import { KubeClient } from '../../kube/client.ts';
+import type { KubeEnv } from '../../kube/client.ts';
+import type { Logger } from '../../log.ts';
+import type { ProblemReporter } from '../source.ts';
+import { buildTranslateOptions } from '../translate/options.ts';
+import type { TranslateOptions } from '../translate/options.ts';
+import type { KubeObjectSource } from './kube-source.ts';
+import { crdSource, httpRouteSource, ingressSource, serviceSource } from './sources.ts';
+import type { KubeSourceDeps } from './sources.ts';
+
+export const KUBE_SOURCE_NAMES = ['service', 'ingress', 'crd', 'gateway-httproute'] as const;
+export type KubeSourceName = (typeof KUBE_SOURCE_NAMES)[number];
+
+export interface KubeFactoryDeps {
+  logger: Logger;
+  env?: KubeEnv | undefined;
+  onProblem?: ProblemReporter | undefined;
+}
+
+export function translateOptionsOf(cfg: Config): TranslateOptions {
+  return buildTranslateOptions({
+    annotationFilter: cfg.annotationFilter,
+    labelFilter: cfg.labelFilter,
+    fqdnTemplate: cfg.fqdnTemplate,
+    combineFqdnAnnotation: cfg.combineFqdnAnnotation,
+    ignoreHostnameAnnotation: cfg.ignoreHostnameAnnotation,
+    ignoreIngressTLSSpec: cfg.ignoreIngressTLSSpec,
+    ignoreIngressRulesSpec: cfg.ignoreIngressRulesSpec,
+    publishInternalServices: cfg.publishInternalServices,
+    serviceTypeFilter: cfg.serviceTypeFilter,
+    compatibility: cfg.compatibility,
+    keepEmptyTargets: cfg.defaultTargets.length > 0,
+  });
+}
+
+export function kubeClientFromConfig(cfg: Config, deps: KubeFactoryDeps): KubeClient {
+  return KubeClient.fromConfig({ kubeconfig: cfg.flags.str('kubeconfig'), env: deps.env ?? {} }, deps.logger.child({ component: 'kube' }));
+}
+
+export function kubeSourceFromConfig(name: KubeSourceName, cfg: Config, deps: KubeFactoryDeps): KubeObjectSource {
+  const inactivity = cfg.flags.num('kube-watch-inactivity-timeout');
+  const sourceDeps: KubeSourceDeps = {
+    client: kubeClientFromConfig(cfg, deps),
+    logger: deps.logger,
+    translateOptions: translateOptionsOf(cfg),
+    namespace: cfg.flags.str('namespace'),
+    ...(inactivity > 0 ? { inactivityTimeoutMs: inactivity } : {}),
+    ...(deps.onProblem === undefined ? {} : { onProblem: deps.onProblem }),
+  };
+  switch (name) {
+    case 'service':
+      return serviceSource(sourceDeps);
+    case 'ingress':
+      return ingressSource(sourceDeps, cfg.flags.list('ingress-class'));
+    case 'crd':
+      return crdSource(sourceDeps, cfg.flags.str('crd-source-apiversion') || 'externaldns.k8s.io/v1alpha1', cfg.flags.str('crd-source-kind') || 'DNSEndpoint');
+    case 'gateway-httproute':
+      return httpRouteSource(sourceDeps);
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * The common body of the Kubernetes sources: reflectors keep the objects, each object is
+ * translated once when it changes, and `endpoints()` only concatenates the cached results. A
+ * change fires the source's event handlers only when it changes the object's endpoints, so status
+ * churn (a DNSEndpoint's observedGeneration, a Service's unrelated fields) costs no sync.
+ */
+import { cloneEndpoint, endpointToJSON } from '../../endpoint/endpoint.ts';
+import type { Endpoint } from '../../endpoint/endpoint.ts';
+import { SourceError, errorMessage } from '../../errors.ts';
+import type { Reflector } from '../../kube/reflector.ts';
+import { keyOf } from '../../kube/resource.ts';
+import type { KubeObject } from '../../kube/resource.ts';
+import type { Logger } from '../../log.ts';
+import type { ProblemReporter, Source, SourceProblem } from '../source.ts';
+
+export interface Translation {
+  endpoints: Endpoint[];
+  problems: SourceProblem[];
+}
+
+export interface KubeObjectSourceOptions {
+  name: string;
+  /** The objects that produce endpoints. */
+  primary: Reflector<KubeObject>;
+  /** Objects the translation reads (Gateways for routes): any change re-translates everything. */
+  secondary?: readonly Reflector<KubeObject>[];
+  translate: (obj: KubeObject) => Translation;
+  logger: Logger;
+  onProblem?: ProblemReporter;
+  /** How long `endpoints()` waits for the first list before failing (transiently). */
+  syncTimeoutMs?: number;
+  /** Called with every cached object after each `endpoints()` (status writers). */
+  afterList?: (objects: Iterable<KubeObject>) => void;
+  /** Releases what the source owns besides its reflectors (the API client's sockets). */
+  onClose?: () => void;
+}
+
+interface Entry {
+  endpoints: Endpoint[];
+  signature: string;
+  problems: string;
+}
+
+export class KubeObjectSource implements Source {
+  readonly name: string;
+  private readonly opts: KubeObjectSourceOptions;
+  private readonly log: Logger;
+  private readonly entries = new Map<string, Entry>();
+  private readonly handlers = new Set<() => void>();
+  private readonly unsubscribe: (() => void)[] = [];
+  private started = false;
+  private stale = false;
+
+  constructor(opts: KubeObjectSourceOptions) {
+    this.name = opts.name;
+    this.opts = opts;
+    this.log = opts.logger;
+  }
+
+  private get reflectors(): Reflector<KubeObject>[] {
+    return [this.opts.primary, ...(this.opts.secondary ?? [])];
+  }
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.unsubscribe.push(this.opts.primary.onChange((_type, key, obj) => this.changed(key, obj)));
+    for (const r of this.opts.secondary ?? []) {
+      this.unsubscribe.push(
+        r.onChange(() => {
+          this.stale = true;
+          if (this.synced()) this.fire();
+        }),
+      );
+    }
+    for (const r of this.reflectors) r.start();
+    // The first complete list is one event, not one per object.
+    void Promise.all(this.reflectors.map((r) => r.waitForSync(24 * 3600_000))).then((ok) => {
+      if (ok.every(Boolean)) this.fire();
+    });
+  }
+
+  async endpoints(): Promise<Endpoint[]> {
+    this.start();
+    const timeout = this.opts.syncTimeoutMs ?? 60_000;
+    const synced = await Promise.all(this.reflectors.map((r) => r.waitForSync(timeout)));
+    if (!synced.every(Boolean)) throw new SourceError(`${this.name}: the Kubernetes API did not answer a list within ${Math.round(timeout / 1000)}s`, { transient: true });
+    if (this.stale) {
+      this.stale = false;
+      for (const obj of this.opts.primary.items()) this.changed(keyOf(obj), obj, false);
+    }
+    const out: Endpoint[] = [];
+    for (const e of this.entries.values()) for (const ep of e.endpoints) out.push(cloneEndpoint(ep));
+    if (this.opts.afterList !== undefined) {
+      try {
+        this.opts.afterList(this.opts.primary.items());
+      } catch (err) {
+        this.log.warn({ err: errorMessage(err) }, 'after-list hook failed');
+      }
+    }
+    return out;
+  }
+
+  addEventHandler(handler: () => void): () => void {
+    this.handlers.add(handler);
+    this.start();
+    return () => {
+      this.handlers.delete(handler);
+    };
+  }
+
+  async close(): Promise<void> {
+    for (const u of this.unsubscribe.splice(0)) u();
+    this.handlers.clear();
+    await Promise.all(this.reflectors.map((r) => r.stop()));
+    this.opts.onClose?.();
+  }
+
+  /** Objects cached by the primary reflector, for tests and status writers. */
+  objectCount(): number {
+    return this.opts.primary.size;
+  }
+
+  private synced(): boolean {
+    return this.reflectors.every((r) => r.hasSynced());
+  }
+
+  private changed(key: string, obj: KubeObject | undefined, notify = true): void {
+    const before = this.entries.get(key);
+    let next: Entry | undefined;
+    if (obj !== undefined) {
+      let t: Translation;
+      try {
+        t = this.opts.translate(obj);
+      } catch (err) {
+        t = { endpoints: [], problems: [{ message: `${this.name} ${key}: could not be translated: ${errorMessage(err)}` }] };
+      }
+      const problems = t.problems.map((p) => p.message).join('\n');
+      if (problems !== '' && problems !== before?.problems) {
+        for (const p of t.problems) {
+          this.log.warn({ object: key }, p.message);
+          this.opts.onProblem?.(p);
+        }
+      }
+      next = { endpoints: t.endpoints, signature: JSON.stringify(t.endpoints.map(endpointToJSON)), problems };
+    }
+    if (next === undefined || (next.endpoints.length === 0 && next.problems === '')) this.entries.delete(key);
+    else this.entries.set(key, next);
+    const changed = (before?.signature ?? '[]') !== (next?.signature ?? '[]');
+    if (changed && notify && this.synced()) this.fire();
+  }
+
+  private fire(): void {
+    for (const h of [...this.handlers]) {
+      try {
+        h();
+      } catch (err) {
+        this.log.error({ err: errorMessage(err) }, 'source event handler failed');
+      }
+    }
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * The Kubernetes sources (`service`, `ingress`, `crd`, `gateway-httproute`): a reflector per
+ * resource type feeding KubeObjectSource, translated by the same code as the manifest source.
+ */
+import { ConfigError, errorMessage } from '../../errors.ts';
+import type { KubeClient } from '../../kube/client.ts';
+import { Reflector } from '../../kube/reflector.ts';
+import { GATEWAYS, HTTPROUTES, INGRESSES, SERVICES, customResource, keyOf, objectPath } from '../../kube/resource.ts';
+import type { KubeObject, KubeResource } from '../../kube/resource.ts';
+import { slimGateway, slimGeneric, slimHTTPRoute, slimIngress, slimService } from '../../kube/slim.ts';
+import type { Logger } from '../../log.ts';
+import type { ProblemReporter } from '../source.ts';
+import type { TranslateOptions } from '../translate/options.ts';
+import { translateObject } from '../translate/translate.ts';
+import { translateHTTPRoute } from './httproute.ts';
+import { KubeObjectSource } from './kube-source.ts';
+import type { Translation } from './kube-source.ts';
+
+export interface KubeSourceDeps {
+  client: KubeClient;
+  logger: Logger;
+  translateOptions: TranslateOptions;
+  /** '' for every namespace. */
+  namespace: string;
+  inactivityTimeoutMs?: number;
+  onProblem?: ProblemReporter;
+  syncTimeoutMs?: number;
+}
+
+function reflector(deps: KubeSourceDeps, resource: KubeResource, transform: (raw: Record<string, unknown>) => KubeObject): Reflector<KubeObject> {
+  return new Reflector<KubeObject>({
+    client: deps.client,
+    resource,
+    namespace: deps.namespace,
+    logger: deps.logger,
+    transform,
+    ...(deps.inactivityTimeoutMs === undefined ? {} : { inactivityTimeoutMs: deps.inactivityTimeoutMs }),
+  });
+}
+
+function common(deps: KubeSourceDeps, name: string): Pick<ConstructorParameters<typeof KubeObjectSource>[0], 'name' | 'logger' | 'onProblem' | 'syncTimeoutMs' | 'onClose'> {
+  return {
+    name,
+    onClose: () => deps.client.close(),
+    logger: deps.logger.child({ source: name }),
+    ...(deps.onProblem === undefined ? {} : { onProblem: deps.onProblem }),
+    ...(deps.syncTimeoutMs === undefined ? {} : { syncTimeoutMs: deps.syncTimeoutMs }),
+  };
+}
+
+function translated(obj: KubeObject, options: TranslateOptions): Translation {
+  // Objects being deleted still hold their records until they are gone, as in external-dns.
+  const r = translateObject(obj, options);
+  return { endpoints: r.endpoints, problems: r.problems };
+}
+
+export function serviceSource(deps: KubeSourceDeps): KubeObjectSource {
+  return new KubeObjectSource({
+    ...common(deps, 'service'),
+    primary: reflector(deps, SERVICES, slimService),
+    translate: (obj) => translated(obj, deps.translateOptions),
+  });
+}
+
+const INGRESS_CLASS_ANNOTATION = 'kubernetes.io/ingress.class';
+
+export function ingressSource(deps: KubeSourceDeps, classes: readonly string[]): KubeObjectSource {
+  return new KubeObjectSource({
+    ...common(deps, 'ingress'),
+    primary: reflector(deps, INGRESSES, slimIngress),
+    translate: (obj) => {
+      if (classes.length > 0) {
+        const spec = obj['spec'] as { ingressClassName?: string } | undefined;
+        const cls = spec?.ingressClassName ?? obj.metadata.annotations?.[INGRESS_CLASS_ANNOTATION];
+        if (cls === undefined || !classes.includes(cls)) return { endpoints: [], problems: [] };
+      }
+      return translated(obj, deps.translateOptions);
+    },
+  });
+}
+
+export function crdSource(deps: KubeSourceDeps, apiVersion: string, kind: string): KubeObjectSource {
+  if (!/^[a-z0-9.-]+\/v[a-z0-9]+$/.test(apiVersion)) throw new ConfigError(`--crd-source-apiversion must look like group/version, got ${JSON.stringify(apiVersion)}`, '--crd-source-apiversion');
+  if (!/^[A-Z][A-Za-z0-9]*$/.test(kind)) throw new ConfigError(`--crd-source-kind must be a Kind name, got ${JSON.stringify(kind)}`, '--crd-source-kind');
+  const resource = customResource(apiVersion, kind);
+  const writer = new ObservedGenerationWriter(deps.client, resource, deps.logger.child({ source: 'crd' }));
+  return new KubeObjectSource({
+    ...common(deps, 'crd'),
+    primary: reflector(deps, resource, slimGeneric),
+    // The translator recognises DNSEndpoint by its group; a renamed CRD is read the same way.
+    translate: (obj) => translated({ ...obj, apiVersion: 'externaldns.k8s.io/v1alpha1', kind: 'DNSEndpoint' }, deps.translateOptions),
+    afterList: (objects) => writer.write(objects),
+  });
+}
+
+export function httpRouteSource(deps: KubeSourceDeps): KubeObjectSource {
+  const gateways = reflector(deps, GATEWAYS, slimGateway);
+  return new KubeObjectSource({
+    ...common(deps, 'gateway-httproute'),
+    primary: reflector(deps, HTTPROUTES, slimHTTPRoute),
+    secondary: [gateways],
+    translate: (obj) => translateHTTPRoute(obj, deps.translateOptions, (ns, name) => gateways.get(`${ns}/${name}`)),
+  });
+}
+
+/**
+ * Writes `status.observedGeneration` of every DNSEndpoint whose generation the sources have read,
+ * once per generation, through the status subresource (so spec writers never see a conflict).
+ */
+export class ObservedGenerationWriter {
+  private readonly client: KubeClient;
+  private readonly resource: KubeResource;
+  private readonly log: Logger;
+  private readonly written = new Map<string, number>();
+  private readonly inFlight = new Set<string>();
+
+  constructor(client: KubeClient, resource: KubeResource, logger: Logger) {
+    this.client = client;
+    this.resource = resource;
+    this.log = logger;
+  }
+
+  write(objects: Iterable<KubeObject>): void {
+    const seen = new Set<string>();
+    for (const obj of objects) {
+      const key = keyOf(obj);
+      seen.add(key);
+      const generation = obj.metadata.generation;
+      if (generation === undefined) continue;
+      const observed = (obj['status'] as { observedGeneration?: number } | undefined)?.observedGeneration;
+      if (observed === generation || this.written.get(key) === generation || this.inFlight.has(key)) continue;
+      this.inFlight.add(key);
+      const path = `${objectPath(this.resource, obj.metadata.namespace ?? '', obj.metadata.name)}/status`;
+      this.client
+        .request('PATCH', path, { body: { status: { observedGeneration: generation } }, contentType: 'application/merge-patch+json' })
+        .then(
+          () => this.written.set(key, generation),
+          (err: unknown) => this.log.warn({ object: key, err: errorMessage(err) }, 'cannot write status.observedGeneration'),
+        )
+        .finally(() => this.inFlight.delete(key));
+    }
+    for (const key of this.written.keys()) if (!seen.has(key)) this.written.delete(key);
+  }
+}
