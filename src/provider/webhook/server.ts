@@ -1,0 +1,164 @@
+/**
+ * The webhook server: any Hostwarden provider behind the external-dns webhook protocol v1, so an
+ * unmodified external-dns (`--provider webhook`) can use it. Also answers /healthz and /metrics.
+ * Requests that cannot be read are 400/413; provider failures are 500 when a retry may help and
+ * 422 (with the message) when it will not.
+ */
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Counter, Histogram } from 'prom-client';
+import type { Registry as MetricsRegistry } from 'prom-client';
+import { InvalidEndpointError, errorMessage, isTransient } from '../../errors.ts';
+import type { Logger } from '../../log.ts';
+import type { Provider } from '../provider.ts';
+import { DEFAULT_MAX_BODY_BYTES } from './client.ts';
+import { MEDIA_TYPE, changesFromWire, domainFilterToJSON, endpointsFromWire, endpointsToWire } from './protocol.ts';
+
+export interface WebhookServerOptions {
+  provider: Provider;
+  logger: Logger;
+  metrics: MetricsRegistry;
+  /** Whole-request read limit (headers and body). */
+  readTimeoutMs: number;
+  /** Socket inactivity limit while answering. */
+  writeTimeoutMs: number;
+  maxBodyBytes?: number;
+}
+
+class HttpError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+export class WebhookServer {
+  private readonly opts: WebhookServerOptions;
+  private readonly maxBodyBytes: number;
+  private readonly requests: Counter<'method' | 'path' | 'code'>;
+  private readonly duration: Histogram<'path'>;
+  private server: Server | undefined;
+  /** Changes are applied one batch at a time, in arrival order. */
+  private applying: Promise<unknown> = Promise.resolve();
+
+  constructor(opts: WebhookServerOptions) {
+    this.opts = opts;
+    this.maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    const registers = [opts.metrics];
+    this.requests = new Counter({ name: 'hostwarden_webhook_requests_total', help: 'Webhook API requests, by method, path and status code.', labelNames: ['method', 'path', 'code'], registers });
+    this.duration = new Histogram({ name: 'hostwarden_webhook_request_duration_seconds', help: 'Time to answer webhook API requests, by path.', labelNames: ['path'], buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5], registers });
+  }
+
+  async start(host: string, port: number): Promise<AddressInfo> {
+    const server = createServer((req, res) => void this.handle(req, res));
+    server.requestTimeout = this.opts.readTimeoutMs;
+    server.headersTimeout = this.opts.readTimeoutMs;
+    server.timeout = this.opts.writeTimeoutMs;
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host === '' ? undefined : host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const address = server.address() as AddressInfo;
+    this.opts.logger.info({ address: `${address.address}:${address.port}`, provider: this.opts.provider.name }, 'webhook server listening');
+    return address;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (server === undefined) return;
+    this.server = undefined;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** The request handler, usable on its own (tests, another server). */
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const method = req.method ?? 'GET';
+    const known = ['/', '/records', '/adjustendpoints', '/healthz', '/metrics'].includes(path) ? path : 'other';
+    const endTimer = this.duration.startTimer({ path: known });
+    let status = 500;
+    try {
+      status = await this.route(method, path, req, res);
+    } catch (err) {
+      status = err instanceof HttpError ? err.status : isTransient(err) ? 500 : err instanceof InvalidEndpointError ? 400 : 422;
+      if (status >= 500) this.opts.logger.error({ err: errorMessage(err), method, path, code: (err as { code?: string }).code }, 'webhook request failed');
+      else this.opts.logger.warn({ err: errorMessage(err), method, path }, 'webhook request refused');
+      if (!res.headersSent) res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(`${errorMessage(err)}\n`);
+      else res.destroy();
+    } finally {
+      endTimer();
+      this.requests.inc({ method, path: known, code: String(status) });
+    }
+  }
+
+  private async route(method: string, path: string, req: IncomingMessage, res: ServerResponse): Promise<number> {
+    const provider = this.opts.provider;
+    const allow = (methods: string[]): void => {
+      if (!methods.includes(method)) throw new HttpError(405, `${method} not allowed on ${path}; use ${methods.join(' or ')}`);
+    };
+    switch (path) {
+      case '/':
+        allow(['GET']);
+        return json(res, 200, domainFilterToJSON(provider.domainFilter()));
+      case '/records':
+        allow(['GET', 'POST']);
+        if (method === 'GET') return json(res, 200, endpointsToWire(await provider.records()));
+        {
+          const changes = changesFromWire(await this.readJSON(req));
+          const run = this.applying.then(() => provider.applyChanges(changes));
+          this.applying = run.catch(() => undefined);
+          await run;
+          this.opts.logger.info({ create: changes.create.length, update: changes.updateNew.length, delete: changes.delete.length }, 'changes applied');
+          res.writeHead(204).end();
+          return 204;
+        }
+      case '/adjustendpoints': {
+        allow(['POST']);
+        const read = endpointsFromWire(await this.readJSON(req), 'endpoints');
+        if (read.skipped.length > 0) throw new InvalidEndpointError(`unsupported record type in ${read.skipped.join(', ')}`);
+        return json(res, 200, endpointsToWire(await provider.adjustEndpoints(read.endpoints)));
+      }
+      case '/healthz':
+        allow(['GET', 'HEAD']);
+        res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('ok\n');
+        return 200;
+      case '/metrics': {
+        allow(['GET']);
+        const text = await this.opts.metrics.metrics();
+        res.writeHead(200, { 'content-type': this.opts.metrics.contentType }).end(text);
+        return 200;
+      }
+      default:
+        throw new HttpError(404, `no such path ${path}`);
+    }
+  }
+
+  private async readJSON(req: IncomingMessage): Promise<unknown> {
+    const declared = Number(req.headers['content-length'] ?? '-1');
+    if (declared > this.maxBodyBytes) throw new HttpError(413, `request body of ${declared} bytes exceeds the ${this.maxBodyBytes}-byte limit`);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > this.maxBodyBytes) throw new HttpError(413, `request body exceeds the ${this.maxBodyBytes}-byte limit`);
+      chunks.push(chunk);
+    }
+    try {
+      return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+    } catch (err) {
+      throw new HttpError(400, `request body is not JSON: ${errorMessage(err)}`);
+    }
+  }
+}
+
+function json(res: ServerResponse, status: number, body: unknown): number {
+  res.writeHead(status, { 'content-type': MEDIA_TYPE, vary: 'Content-Type' }).end(JSON.stringify(body));
+  return status;
+}
