@@ -6,12 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   ApiException,
-  AuthorizationV1Api,
-  CoordinationV1Api,
   CoreV1Api,
-  CustomObjectsApi,
-  ApiextensionsV1Api,
-  NetworkingV1Api,
   PatchStrategy,
   Watch,
   makeInformer,
