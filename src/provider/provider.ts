@@ -23,7 +23,10 @@ export function hasChanges(changes: Changes): boolean {
 export interface Provider {
   /** Short name used in logs, metrics and errors (`embedded`, `inmemory`, `aws`, …). */
   readonly name: string;
-  /** Every record the provider holds in the zones it manages, TXT ownership records included. */
+  /**
+   * Every record the provider holds in the zones it manages, TXT ownership records included.
+   * The objects are the caller's: fresh on every call, so the registry may label them in place.
+   */
   records(): Promise<Endpoint[]>;
   /** Applies all changes or throws a ProviderError (transient when a retry may help). */
   applyChanges(changes: Changes): Promise<void>;

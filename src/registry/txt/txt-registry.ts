@@ -109,7 +109,7 @@ export class TXTRegistry implements Registry {
 
     for (const record of all) {
       if (record.recordType !== 'TXT') {
-        records.push(cloneEndpoint(record));
+        records.push(record);
         continue;
       }
       const value = record.targets[0];
@@ -121,7 +121,7 @@ export class TXTRegistry implements Registry {
       const mapped = this.mapper.toEndpointName(record.dnsName);
       if (labels === undefined) {
         this.warnUnreadable(record, value, mapped?.recordType !== undefined);
-        records.push(cloneEndpoint(record));
+        records.push(record);
         continue;
       }
       index.addTXT(record, labels);
