@@ -94,7 +94,7 @@ export async function main(proc: Process): Promise<number> {
         };
         proc.onSignal('SIGINT', onStop);
         proc.onSignal('SIGTERM', onStop);
-        return await runCommand(cfg, { logger, stopSignal: stop.signal });
+        return await runCommand(cfg, { logger, stopSignal: stop.signal, env: proc.env });
       }
     }
   } catch (err) {
