@@ -1,0 +1,186 @@
+/**
+ * charts/hostwarden rendered with default and non-default values (test renderer, no helm binary):
+ * the values match values.schema.json, and every rendering keeps the invariants the plain
+ * manifests keep — locked-down pod, valid flags, probes, and RBAC that is exactly what the chosen
+ * sources need.
+ */
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { renderChart } from './chart.ts';
+import type { RenderedChart } from './chart.ts';
+import { checkShapes, checkWorkload, get, grantsOf, ofKind } from './checks.ts';
+import type { Obj } from './checks.ts';
+import { expectedGrants, requiredPermissions } from './rbac-required.ts';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const CHART = join(ROOT, 'charts/hostwarden');
+const RELEASE = { name: 'dns', namespace: 'infra' };
+
+type Values = Record<string, unknown>;
+
+function render(values: Values): RenderedChart {
+  return renderChart(CHART, values, RELEASE);
+}
+
+function deploymentArgs(objs: readonly Obj[]): string[] {
+  return get(ofKind(objs, 'Deployment')[0], 'spec', 'template', 'spec', 'containers', 0, 'args') as string[];
+}
+
+const sorted = (s: Set<string>): string[] => [...s].sort();
+
+interface Case {
+  name: string;
+  values: Values;
+  /** Extra expectations for this case. */
+  expect?: (r: RenderedChart) => void;
+}
+
+const CASES: readonly Case[] = [
+  {
+    name: 'defaults',
+    values: {},
+    expect: (r) => {
+      assert.equal(ofKind(r.objects, 'ServiceMonitor').length, 0);
+      assert.equal(ofKind(r.objects, 'PersistentVolumeClaim').length, 0);
+      assert.ok(deploymentArgs(r.objects).includes('--dns-listen=:5353'));
+      assert.match(r.notes, /dns-hostwarden-dns\.infra/);
+    },
+  },
+  {
+    name: 'every source, another provider, credentials, extra args and scheduling',
+    values: {
+      provider: 'inmemory',
+      sources: ['service', 'ingress', 'crd', 'gateway-httproute'],
+      txtOwnerId: 'cluster-a',
+      txtPrefix: '%{record_type}-',
+      domainFilters: ['example.org', 'example.net'],
+      excludeDomains: ['internal.example.org'],
+      managedRecordTypes: ['A', 'AAAA', 'CNAME', 'TXT'],
+      policy: 'sync',
+      interval: '30s',
+      credentials: { secretName: 'dns-credentials' },
+      env: [{ name: 'EXTERNAL_DNS_TXT_CACHE_INTERVAL', value: '1m' }],
+      extraArgs: ['--min-event-sync-interval=1s', '--exclude-record-types=MX'],
+      nodeSelector: { 'kubernetes.io/os': 'linux' },
+      tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'dns', effect: 'NoSchedule' }],
+      affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] }] } } },
+      podAnnotations: { 'example.org/team': 'dns' },
+      image: { repository: 'registry.example/hostwarden', tag: '1.2.3', pullPolicy: 'Always' },
+      serviceMonitor: { enabled: true, labels: { release: 'prometheus' } },
+    },
+    expect: (r) => {
+      const args = deploymentArgs(r.objects);
+      for (const a of ['--provider=inmemory', '--txt-prefix=%{record_type}-', '--domain-filter=example.net', '--source=gateway-httproute', '--min-event-sync-interval=1s']) {
+        assert.ok(args.includes(a), `${a} missing from ${args.join(' ')}`);
+      }
+      assert.ok(!args.some((a) => a.startsWith('--embedded') || a.startsWith('--dns-')), 'embedded flags without the embedded provider');
+      const pod = get(ofKind(r.objects, 'Deployment')[0], 'spec', 'template', 'spec');
+      assert.equal(get(pod, 'containers', 0, 'envFrom', 0, 'secretRef', 'name'), 'dns-credentials');
+      assert.equal(get(pod, 'containers', 0, 'image'), 'registry.example/hostwarden:1.2.3');
+      assert.equal(get(pod, 'tolerations', 0, 'key'), 'dedicated');
+      assert.equal(get(pod, 'nodeSelector', 'kubernetes.io/os'), 'linux');
+      assert.ok(get(pod, 'affinity', 'nodeAffinity') !== undefined);
+      assert.deepEqual(
+        ofKind(r.objects, 'Service').map((s) => get(s, 'metadata', 'name')),
+        ['dns-hostwarden-metrics'],
+        'no DNS Service without the embedded provider',
+      );
+      const sm = ofKind(r.objects, 'ServiceMonitor')[0];
+      assert.equal(get(sm, 'metadata', 'labels', 'release'), 'prometheus');
+      assert.equal(get(sm, 'spec', 'endpoints', 0, 'port'), 'metrics');
+      const metricsSvc = ofKind(r.objects, 'Service')[0];
+      for (const [k, v] of Object.entries(get(sm, 'spec', 'selector', 'matchLabels') as Values)) assert.equal(get(metricsSvc, 'metadata', 'labels', k), v, `ServiceMonitor selector ${k}`);
+    },
+  },
+  {
+    name: 'embedded with persistence, a LoadBalancer DNS Service and explicit zones',
+    values: {
+      sources: ['crd'],
+      domainFilters: ['example.org'],
+      embedded: { zones: ['example.org'], service: { type: 'LoadBalancer', annotations: { 'metallb.universe.tf/address-pool': 'dns' } } },
+      persistence: { enabled: true, storageClass: 'fast', size: '2Gi' },
+      fullnameOverride: 'hw',
+    },
+    expect: (r) => {
+      const pvc = ofKind(r.objects, 'PersistentVolumeClaim')[0];
+      assert.equal(get(pvc, 'metadata', 'name'), 'hw-data');
+      assert.equal(get(pvc, 'spec', 'storageClassName'), 'fast');
+      const volumes = get(ofKind(r.objects, 'Deployment')[0], 'spec', 'template', 'spec', 'volumes') as Obj[];
+      assert.equal(get(volumes.find((v) => v['name'] === 'data'), 'persistentVolumeClaim', 'claimName'), 'hw-data');
+      const dns = ofKind(r.objects, 'Service').find((s) => get(s, 'metadata', 'name') === 'hw-dns');
+      assert.equal(get(dns, 'spec', 'type'), 'LoadBalancer');
+      assert.ok(deploymentArgs(r.objects).includes('--embedded-zone=example.org'));
+    },
+  },
+  {
+    name: 'no RBAC and an existing service account',
+    values: { rbac: { create: false }, serviceAccount: { create: false, name: 'preexisting' }, metrics: { port: 9090, service: { enabled: false } } },
+    expect: (r) => {
+      assert.equal(ofKind(r.objects, 'ClusterRole').length + ofKind(r.objects, 'Role').length + ofKind(r.objects, 'ServiceAccount').length, 0);
+      assert.equal(get(ofKind(r.objects, 'Deployment')[0], 'spec', 'template', 'spec', 'serviceAccountName'), 'preexisting');
+      assert.ok(deploymentArgs(r.objects).includes('--metrics-address=:9090'));
+    },
+  },
+];
+
+describe('Helm chart', () => {
+  test('values.yaml matches values.schema.json and declares every key', () => {
+    const r = render({});
+    assert.deepEqual(r.valuesCheck.errors, []);
+    assert.deepEqual(r.valuesCheck.pruned, [], 'values without a schema entry');
+  });
+
+  for (const c of CASES) {
+    test(`renders with ${c.name}: known kinds, locked-down pod, valid flags, exact RBAC`, async () => {
+      const r = render(c.values);
+      assert.deepEqual(r.valuesCheck.errors, []);
+      assert.deepEqual(checkShapes([...r.objects], RELEASE.namespace), []);
+      const { problems } = checkWorkload(r.objects);
+      assert.deepEqual(problems, []);
+      for (const o of r.objects) {
+        assert.equal(get(o, 'metadata', 'labels', 'app.kubernetes.io/instance'), RELEASE.name, `${String(o['kind'])} labels`);
+        assert.ok(String(get(o, 'metadata', 'name')).length <= 63, `${String(o['kind'])} name too long`);
+      }
+      const values = r.values;
+      if ((values['rbac'] as Values)['create'] === true) {
+        const account = String(get(ofKind(r.objects, 'Deployment')[0], 'spec', 'template', 'spec', 'serviceAccountName'));
+        const grants = grantsOf(r.objects, { name: account, namespace: RELEASE.namespace });
+        assert.deepEqual(grants.problems, []);
+        const want = expectedGrants(await requiredPermissions(ROOT), values['sources'] as string[]);
+        assert.deepEqual(sorted(grants.cluster), sorted(want.cluster));
+        assert.deepEqual(sorted(grants.namespaced), sorted(want.namespaced));
+      }
+      assert.equal(r.crds.length, 1);
+      c.expect?.(r);
+    });
+  }
+
+  test('the checks catch a weakened security context and a misspelt extra arg', () => {
+    const weak = render({ securityContext: { readOnlyRootFilesystem: false, runAsUser: 0, allowPrivilegeEscalation: true, capabilities: { add: ['NET_ADMIN'] } } });
+    const problems = checkWorkload(weak.objects).problems.join('\n');
+    for (const p of ['readOnlyRootFilesystem', 'runAsUser', 'allowPrivilegeEscalation', 'capabilities are added']) {
+      assert.match(problems, new RegExp(p));
+    }
+    const keepsCaps = render({ securityContext: { capabilities: { drop: [] } } });
+    assert.match(checkWorkload(keepsCaps.objects).problems.join('\n'), /capabilities do not drop ALL/);
+    const typo = render({ extraArgs: ['--txt-cache-intervall=5m'] });
+    assert.match(checkWorkload(typo.objects).problems.join('\n'), /unknown flag --txt-cache-intervall/);
+  });
+
+  test('values.schema.json rejects bad values', () => {
+    assert.match(render({ policy: 'upsertonly' }).valuesCheck.errors.join('\n'), /policy/);
+    assert.match(render({ sources: ['services'] }).valuesCheck.errors.join('\n'), /sources\[0\]/);
+    assert.match(render({ sources: [] }).valuesCheck.errors.join('\n'), /sources/);
+    assert.match(render({ interval: 'often' }).valuesCheck.errors.join('\n'), /interval/);
+    assert.match(render({ extraArgs: ['txt-prefix=x'] }).valuesCheck.errors.join('\n'), /extraArgs/);
+  });
+
+  test('RBAC follows the sources: a crd-only install cannot read Services', () => {
+    const r = render({ sources: ['crd'] });
+    const grants = grantsOf(r.objects, { name: 'dns-hostwarden', namespace: RELEASE.namespace });
+    assert.ok(!grants.cluster.has('core/services:list'));
+    assert.ok(grants.cluster.has('externaldns.k8s.io/dnsendpoints/status:patch'));
+  });
+});
