@@ -51,7 +51,7 @@ function dnsEndpointCrd(scope: 'Namespaced' | 'Cluster' = 'Namespaced'): V1Custo
       group: 'externaldns.k8s.io',
       scope,
       names: { plural, singular: plural.slice(0, -1), kind: scope === 'Namespaced' ? 'DNSEndpoint' : 'ClusterThing', listKind: scope === 'Namespaced' ? 'DNSEndpointList' : 'ClusterThingList' },
-      versions: [{ name: 'v1alpha1', served: true, storage: true, subresources: scope === 'Namespaced' ? { status: {} } : undefined, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      versions: [{ name: 'v1alpha1', served: true, storage: true, subresources: scope === 'Namespaced' ? { status: {} } : undefined, schema: { openAPIV3Schema: { type: 'object' } } }],
     },
   };
 }
