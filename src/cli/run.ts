@@ -11,6 +11,7 @@ import { DnsServer } from '../dns/server.ts';
 import { errorMessage } from '../errors.ts';
 import { OpsServer } from '../http/ops-server.ts';
 import type { Logger } from '../log.ts';
+import { kubeRunHooks } from '../kube/run-hooks.ts';
 import { EmbeddedProvider } from '../provider/embedded/embedded.ts';
 import { buildProvider, buildRegistry, buildSource } from './wiring.ts';
 
@@ -31,6 +32,7 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
   const provider = await buildProvider(cfg, deps);
   const registry = buildRegistry(cfg, provider, deps);
   const source = buildSource(cfg, deps);
+  const kube = kubeRunHooks(cfg, deps);
   const controller = new Controller({
     source,
     registry,
@@ -46,6 +48,8 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
     dryRun: cfg.dryRun,
     logger: logger.child({ component: 'controller' }),
     metrics: new ControllerMetrics(metrics),
+    ...(kube?.canApply === undefined || cfg.once ? {} : { canApply: kube.canApply }),
+    ...(kube?.onSynced === undefined ? {} : { onSynced: kube.onSynced }),
   });
   logger.info({ provider: provider.name, sources: cfg.sources, registry: cfg.registry, ownerId: cfg.txtOwnerId, policy: cfg.policy, dryRun: cfg.dryRun }, 'hostwarden starting');
 
@@ -61,6 +65,10 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
   };
   closers.push(async () => source.close?.());
   closers.push(async () => provider.close?.());
+  if (kube !== undefined) {
+    closers.push(() => kube.stop());
+    if (!cfg.once) kube.start(() => controller.trigger());
+  }
 
   try {
     if (cfg.once) {

@@ -11,7 +11,7 @@ import type { Endpoint, RecordType } from '../endpoint/endpoint.ts';
 import { errorMessage, isTransient } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { calculatePlan } from '../plan/plan.ts';
-import type { Policy } from '../plan/plan.ts';
+import type { Decision, PlanInput, Policy } from '../plan/plan.ts';
 import type { Changes } from '../provider/provider.ts';
 import { hasChanges } from '../provider/provider.ts';
 import type { Registry } from '../registry/registry.ts';
@@ -40,6 +40,20 @@ export interface ControllerOptions {
   backoff?: { initialMs: number; maxMs: number };
   random?: () => number;
   now?: () => number;
+  /** Leader election: while it answers false the loop plans but applies nothing. */
+  canApply?: () => boolean;
+  /** Called after each successful sync that was allowed to apply (Kubernetes Events). Never fails a sync. */
+  onSynced?: (report: SyncReport) => void;
+}
+
+export interface SyncReport {
+  desired: readonly Endpoint[];
+  current: readonly Endpoint[];
+  changes: Changes;
+  applied: boolean;
+  ownerId: string;
+  /** The planner's decisions for these names, from the same inputs (costs one more plan). */
+  explain: (names: ReadonlySet<string>) => Decision[];
 }
 
 export interface SyncResult {
@@ -82,7 +96,7 @@ export class Controller {
     const current = await stage(() => registry.records(), () => metrics?.registryErrors.inc());
     metrics?.registryEndpoints.set(current.length);
 
-    const { changes } = calculatePlan({
+    const planInput: PlanInput = {
       current,
       desired: adjusted,
       ownerId: registry.ownerId,
@@ -91,14 +105,18 @@ export class Controller {
       excludeRecordTypes: this.opts.plan.excludeRecordTypes,
       domainFilter: new AllDomainFilters([this.opts.plan.domainFilter, registry.domainFilter()]),
       migrateFromOwner: this.opts.plan.migrateFromOwner === '' ? undefined : this.opts.plan.migrateFromOwner,
-    });
+    };
+    const { changes } = calculatePlan(planInput);
     this.recordVerified(adjusted, current, changes);
 
     let applied = false;
+    const leading = this.opts.canApply?.() ?? true;
     if (!hasChanges(changes)) {
       this.log.debug({ desired: adjusted.length, current: current.length }, 'all records are up to date');
     } else if (this.opts.dryRun) {
       this.log.info({ ...summariseChanges(changes), dryRun: true }, 'planned changes (dry run, nothing applied)');
+    } else if (!leading) {
+      this.log.info({ ...summariseChanges(changes), leader: false }, 'planned changes (not the leader, nothing applied)');
     } else {
       this.log.info(summariseChanges(changes), 'applying changes');
       await stage(() => registry.applyChanges(changes), () => metrics?.registryErrors.inc());
@@ -106,6 +124,13 @@ export class Controller {
       metrics?.changes.inc({ action: 'update' }, changes.updateNew.length);
       metrics?.changes.inc({ action: 'delete' }, changes.delete.length);
       applied = true;
+    }
+    if (this.opts.onSynced !== undefined && leading && !this.opts.dryRun) {
+      try {
+        this.opts.onSynced({ desired: adjusted, current, changes, applied, ownerId: registry.ownerId, explain: (names) => calculatePlan({ ...planInput, explainNames: names }).decisions });
+      } catch (err) {
+        this.log.warn({ err: errorMessage(err) }, 'sync report hook failed');
+      }
     }
     const finished = this.now();
     this.lastSuccessAt = finished;
@@ -143,6 +168,11 @@ export class Controller {
     } finally {
       unsubscribe();
     }
+  }
+
+  /** Asks for a sync as a source event does (leadership gained, for instance). */
+  trigger(): void {
+    this.onEvent();
   }
 
   private onEvent(): void {

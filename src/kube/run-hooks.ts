@@ -1,0 +1,107 @@
+/**
+ * What `hostwarden run` adds when it reads Kubernetes: Events about records on the source objects
+ * and leader election. Built from the flags in src/source/kube/flags.ts; run.ts only wires the
+ * returned hooks into the controller.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Config } from '../config/config.ts';
+import type { SyncReport } from '../controller/controller.ts';
+import { ConfigError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import { EVENT_TYPES } from '../source/kube/flags.ts';
+import { KUBE_SOURCE_NAMES } from '../source/kube/factory.ts';
+import { KubeClient, SERVICE_ACCOUNT_DIR, loadKubeConfig } from './client.ts';
+import type { KubeEnv } from './client.ts';
+import { EventRecorder } from './events.ts';
+import { LeaderElector, defaultIdentity } from './leader-election.ts';
+import { RecordEventReporter } from './record-events.ts';
+import type { RecordEventReason } from './record-events.ts';
+
+export interface KubeRunHooks {
+  /** Undefined without leader election: every replica applies. */
+  canApply: (() => boolean) | undefined;
+  onSynced: ((report: SyncReport) => void) | undefined;
+  /** Starts campaigning; `trigger` asks the controller for a sync (on gaining leadership). */
+  start(trigger: () => void): void;
+  stop(): Promise<void>;
+  readonly elector: LeaderElector | undefined;
+}
+
+/** Hooks when a Kubernetes source is configured or --leader-elect is set; undefined otherwise. */
+export function kubeRunHooks(cfg: Config, deps: { logger: Logger; env?: KubeEnv | undefined }): KubeRunHooks | undefined {
+  const usesKube = cfg.sources.some((s) => (KUBE_SOURCE_NAMES as readonly string[]).includes(s));
+  const electExplicit = cfg.explicit.has('leader-elect');
+  if (!usesKube && !(electExplicit && cfg.flags.bool('leader-elect'))) return undefined;
+
+  const log = deps.logger.child({ component: 'kube' });
+  const { config, inCluster } = loadKubeConfig({ kubeconfig: cfg.flags.str('kubeconfig'), env: deps.env ?? {} });
+  const client = new KubeClient({ config, logger: log });
+  const identity = defaultIdentity();
+
+  const reasons = cfg.flags.list('emit-events');
+  for (const r of reasons) if (!(EVENT_TYPES as readonly string[]).includes(r)) throw new ConfigError(`--emit-events: unknown event ${JSON.stringify(r)}; known: ${EVENT_TYPES.join(', ')}`, '--emit-events');
+  let reporter: RecordEventReporter | undefined;
+  let recorder: EventRecorder | undefined;
+  if (usesKube && reasons.length > 0) {
+    recorder = new EventRecorder({ client, logger: log, instance: identity });
+    reporter = new RecordEventReporter({
+      recorder,
+      enabled: new Set(reasons as RecordEventReason[]),
+      crd: { apiVersion: cfg.flags.str('crd-source-apiversion'), kind: cfg.flags.str('crd-source-kind') },
+    });
+  }
+
+  // As in external-dns's Helm chart, replicas in a cluster elect a leader unless told not to.
+  const elect = electExplicit ? cfg.flags.bool('leader-elect') : inCluster;
+  let elector: LeaderElector | undefined;
+  let trigger: (() => void) | undefined;
+  if (elect) {
+    const leaseMs = cfg.flags.num('leader-election-lease-duration');
+    const renewMs = cfg.flags.num('leader-election-renew-deadline');
+    const retryMs = cfg.flags.num('leader-election-retry-period');
+    if (retryMs <= 0) throw new ConfigError('--leader-election-retry-period must be positive', '--leader-election-retry-period');
+    if (renewMs <= retryMs) throw new ConfigError('--leader-election-renew-deadline must be longer than --leader-election-retry-period', '--leader-election-renew-deadline');
+    if (leaseMs <= renewMs) throw new ConfigError('--leader-election-lease-duration must be longer than --leader-election-renew-deadline', '--leader-election-lease-duration');
+    elector = new LeaderElector({
+      client,
+      logger: log,
+      namespace: leaseNamespace(cfg.flags.str('leader-election-namespace'), inCluster),
+      name: cfg.flags.str('leader-election-id') || 'hostwarden-leader',
+      identity,
+      leaseDurationMs: leaseMs,
+      renewDeadlineMs: renewMs,
+      retryPeriodMs: retryMs,
+      onStartedLeading: () => trigger?.(),
+    });
+  }
+  const el = elector;
+  return {
+    elector: el,
+    canApply: el === undefined ? undefined : () => el.isLeader(),
+    onSynced: reporter === undefined ? undefined : (report) => reporter.onSynced(report),
+    start(t: () => void): void {
+      trigger = t;
+      el?.start();
+    },
+    async stop(): Promise<void> {
+      await el?.stop(true);
+      // Pending events are worth a moment at shutdown, not a hang.
+      if (recorder !== undefined) await Promise.race([recorder.flush(), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+      client.close();
+    },
+  };
+}
+
+function leaseNamespace(flag: string, inCluster: boolean): string {
+  if (flag !== '') return flag;
+  if (inCluster) {
+    try {
+      const ns = readFileSync(join(SERVICE_ACCOUNT_DIR, 'namespace'), 'utf8').trim();
+      if (ns !== '') return ns;
+    } catch {
+      // no namespace file: fall through to the default
+    }
+  }
+  return 'default';
+}
