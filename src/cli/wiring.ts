@@ -6,6 +6,8 @@ import type { Registry as MetricsRegistry } from 'prom-client';
 import type { Config } from '../config/config.ts';
 import type { FlagSpec } from '../config/flags.ts';
 import type { Logger } from '../log.ts';
+import { CoreDnsProvider } from '../provider/coredns/coredns.ts';
+import { COREDNS_FLAGS } from '../provider/coredns/flags.ts';
 import { EmbeddedProvider } from '../provider/embedded/embedded.ts';
 import { InMemoryProvider } from '../provider/inmemory/inmemory.ts';
 import { PDNS_FLAGS } from '../provider/pdns/flags.ts';
@@ -48,6 +50,7 @@ export const EXTRA_FLAGS: readonly FlagSpec[] = [
   ...PDNS_FLAGS,
   ...WEBHOOK_FLAGS,
   ...RFC2136_FLAGS,
+  ...COREDNS_FLAGS,
   ...KUBE_FLAGS,
 ];
 
@@ -71,6 +74,7 @@ export const PROVIDERS: Readonly<Record<string, ProviderFactory>> = {
   pdns: (cfg, deps) => PdnsProvider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'pdns' }) }),
   webhook: (cfg, deps) => WebhookProvider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'webhook' }) }),
   rfc2136: async (cfg, deps) => Rfc2136Provider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'rfc2136' }) }),
+  coredns: async (cfg, deps) => CoreDnsProvider.fromConfig(cfg, { logger: deps.logger.child({ provider: 'coredns' }), ...(deps.env === undefined ? {} : { env: deps.env }) }),
 };
 
 export const SOURCES: Readonly<Record<string, SourceFactory>> = {
