@@ -1,0 +1,101 @@
+/**
+ * End to end, as a user would run it: `hostwarden webhook-server --provider embedded` holds the
+ * zone and answers DNS; `hostwarden run --once --provider webhook` syncs a manifest through it.
+ * The record and its ownership TXT must then be answered by the server's DNS port, and a second
+ * run must change nothing.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BIN, REPO_ROOT, runCli } from '../support/cli.ts';
+import { dig, digAvailable } from '../support/dig.ts';
+
+const hasDig = await digAvailable();
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  dnsPort: number;
+  stderr: () => string;
+}
+
+async function startWebhookServer(dataDir: string): Promise<Started> {
+  const child = spawn(
+    process.execPath,
+    [BIN, 'webhook-server', '--provider', 'embedded', '--embedded-zone', 'example.org', '--embedded-data-dir', dataDir, '--listen', '127.0.0.1:0', '--dns-listen', '127.0.0.1:0', '--log-format', 'json'],
+    { cwd: REPO_ROOT, env: { PATH: process.env['PATH'] ?? '' }, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let text = '';
+  let url = '';
+  let dnsPort = 0;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`webhook-server did not start:\n${text}`)), 60_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`webhook-server exited with ${code}:\n${text}`));
+    });
+    child.stderr?.on('data', (d: Buffer) => {
+      text += d.toString();
+      for (const line of text.split('\n')) {
+        if (!line.startsWith('{')) continue;
+        try {
+          const l = JSON.parse(line) as { msg?: string; address?: string; addresses?: string[] };
+          if (l.msg === 'webhook server listening' && l.address !== undefined) url = `http://${l.address}`;
+          if (l.msg === 'DNS server listening' && l.addresses?.[0] !== undefined) dnsPort = Number(l.addresses[0].slice(l.addresses[0].lastIndexOf(':') + 1));
+        } catch {
+          // a partial line: the rest arrives with the next chunk
+        }
+      }
+      if (url !== '' && dnsPort !== 0) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  return { child, url, dnsPort, stderr: () => text };
+}
+
+describe('run --provider webhook against webhook-server --provider embedded', { skip: hasDig ? false : 'dig is not installed' }, () => {
+  let dir: string;
+  let server: Started;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'hw-webhook-e2e-'));
+    await mkdir(join(dir, 'manifests'));
+    await copyFile(join(REPO_ROOT, 'examples', 'web.yaml'), join(dir, 'manifests', 'web.yaml'));
+    server = await startWebhookServer(join(dir, 'data'));
+  });
+  after(async () => {
+    if (server !== undefined && server.child.exitCode === null) {
+      server.child.kill('SIGKILL');
+    }
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('a manifest becomes a DNS answer of the webhook server; the second run is a no-op', async () => {
+    const args = ['run', '--once', '--provider', 'webhook', '--webhook-provider-url', server.url, '--manifests-dir', join(dir, 'manifests'), '--txt-owner-id', 'e2e', '--log-format', 'json'];
+    const first = await runCli(args, { timeoutMs: 90_000 });
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stderr, /"create":1/);
+
+    const a = await dig(server.dnsPort, ['www.example.org', 'A']);
+    assert.deepEqual(a.answer, ['www.example.org. 300 IN A 192.0.2.10']);
+    const txt = await dig(server.dnsPort, ['a-www.example.org', 'TXT']);
+    assert.deepEqual(txt.answer, ['a-www.example.org. 300 IN TXT "heritage=external-dns,external-dns/owner=e2e,external-dns/resource=service/default/web"']);
+
+    const second = await runCli(args, { timeoutMs: 90_000 });
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(second.stderr, /"create":0,"update":0,"delete":0/);
+  });
+
+  test('webhook-server stops cleanly on SIGTERM', async () => {
+    const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)));
+    server.child.kill('SIGTERM');
+    const killer = setTimeout(() => server.child.kill('SIGKILL'), 15_000);
+    assert.equal(await exited, 0, server.stderr());
+    clearTimeout(killer);
+  });
+});
