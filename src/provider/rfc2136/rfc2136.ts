@@ -129,15 +129,24 @@ export class Rfc2136Provider implements Provider {
 
   async applyChanges(changes: Changes): Promise<void> {
     const ops: Operation[] = [];
+    const failures: Rfc2136Error[] = [];
+    const plan = (ep: Endpoint, build: (name: string) => UpdateRR[]): void => {
+      try {
+        this.plan(ops, ep, build);
+      } catch (err) {
+        // A record that cannot be encoded fails on its own; it must not hold back the others.
+        const name = normalizeDnsName(ep.dnsName);
+        failures.push(this.wrap(err, this.zoneFor(name) ?? name, [describeEndpoint(ep)]));
+      }
+    };
     // Deletes first, so a batch may replace a record set of one type by another at a name (A by CNAME).
-    for (const ep of changes.delete) this.plan(ops, ep, (name) => this.removals(name, ep));
+    for (const ep of changes.delete) plan(ep, (name) => this.removals(name, ep));
     changes.updateNew.forEach((ep, i) => {
       const old = changes.updateOld[i] ?? ep;
-      this.plan(ops, ep, (name) => [...this.removals(name, old), ...this.additions(name, ep)]);
+      plan(ep, (name) => [...this.removals(name, old), ...this.additions(name, ep)]);
     });
-    for (const ep of changes.create) this.plan(ops, ep, (name) => this.additions(name, ep));
+    for (const ep of changes.create) plan(ep, (name) => this.additions(name, ep));
 
-    const failures: Rfc2136Error[] = [];
     for (const zone of this.zones) {
       for (const batch of this.batches(ops.filter((o) => o.zone === zone))) {
         try {
