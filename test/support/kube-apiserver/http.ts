@@ -156,6 +156,12 @@ async function handle(ctx: ApiContext, req: IncomingMessage, res: ServerResponse
     return;
   }
   const body = method === 'GET' || method === 'HEAD' ? '' : await readBody(req);
+  const contentType = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
+  // Protobuf and CBOR are not spoken here (kubectl's imperative generators such as `create configmap`
+  // send protobuf): a clear 415 beats a JSON parse error.
+  if ((method === 'POST' || method === 'PUT') && body !== '' && contentType !== '' && contentType !== 'application/json' && contentType !== '*/*') {
+    throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json (this test API server does not decode ${contentType})`);
+  }
   if (rp === undefined) {
     const doc = method === 'GET' ? nonResource(ctx, url.pathname) : undefined;
     if (doc === undefined) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
