@@ -1,0 +1,127 @@
+/**
+ * Kubernetes sources end to end: objects written over HTTP to the test API server, read by the
+ * real client's reflectors, planned and applied to the inmemory provider through the TXT registry,
+ * with Events written back on the objects.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { INGRESSES, SERVICES, customResource } from '../../src/kube/resource.ts';
+import { startTestApiServer } from '../support/kube-apiserver/server.ts';
+import type { TestApiServer } from '../support/kube-apiserver/server.ts';
+import { DNSENDPOINT_CRD, KubeWriter, eventsFor, sleep, startStack, waitFor } from './harness.ts';
+import type { Stack } from './harness.ts';
+
+const HOSTNAME = 'external-dns.alpha.kubernetes.io/hostname';
+const DNSENDPOINTS = customResource('externaldns.k8s.io/v1alpha1', 'DNSEndpoint');
+
+function lbService(name: string, hostname: string): Record<string, unknown> & { metadata: { name: string; namespace: string; annotations: Record<string, string> } } {
+  return { metadata: { name, namespace: 'default', annotations: { [HOSTNAME]: hostname } }, spec: { type: 'LoadBalancer', ports: [{ port: 80, protocol: 'TCP' }] } };
+}
+
+describe('kubernetes sources against the test API server', () => {
+  let api: TestApiServer;
+  let stack: Stack;
+  let kube: KubeWriter;
+
+  before(async () => {
+    api = await startTestApiServer({ bookmarkIntervalMs: 200 });
+    api.create(DNSENDPOINT_CRD);
+    stack = await startStack(api, { sources: ['service', 'ingress', 'crd'] });
+    kube = new KubeWriter(stack.client);
+  });
+
+  after(async () => {
+    await stack.stop();
+    await api.stop();
+  });
+
+  const record = async (name: string, type = 'A'): Promise<{ targets: string[]; owner: string | undefined; resource: string | undefined } | undefined> => {
+    const ep = (await stack.records()).find((e) => e.dnsName === name && e.recordType === type);
+    return ep === undefined ? undefined : { targets: [...ep.targets].sort(), owner: ep.labels['owner'], resource: ep.labels['resource'] };
+  };
+
+  test('a LoadBalancer Service with a hostname annotation is published, renamed and removed', async () => {
+    await kube.create(SERVICES, lbService('web', 'web.example.org'));
+    await kube.patch(SERVICES, 'default', 'web', { status: { loadBalancer: { ingress: [{ ip: '192.0.2.10' }] } } }, 'status');
+    const created = await waitFor('web.example.org A', () => record('web.example.org'));
+    assert.deepEqual(created, { targets: ['192.0.2.10'], owner: 'hostwarden-test', resource: 'service/default/web' });
+    await waitFor('RecordReady on web', () => (eventsFor(api, 'Service', 'web').some((e) => e.reason === 'RecordReady') ? true : undefined));
+
+    await kube.patch(SERVICES, 'default', 'web', { metadata: { annotations: { [HOSTNAME]: 'www.example.org' } } });
+    const renamed = await waitFor('www.example.org A', () => record('www.example.org'));
+    assert.deepEqual(renamed, { targets: ['192.0.2.10'], owner: 'hostwarden-test', resource: 'service/default/web' });
+    await waitFor('web.example.org gone', async () => ((await record('web.example.org')) === undefined ? true : undefined));
+    await waitFor('RecordDeleted on web', () => (eventsFor(api, 'Service', 'web').some((e) => e.reason === 'RecordDeleted' && e.note.includes('web.example.org')) ? true : undefined));
+
+    await kube.delete(SERVICES, 'default', 'web');
+    await waitFor('www.example.org gone', async () => ((await record('www.example.org')) === undefined ? true : undefined));
+    const txt = (await stack.provider.records()).filter((e) => e.dnsName.includes('www.example.org') || e.dnsName.includes('web.example.org'));
+    assert.deepEqual(txt, [], 'ownership records are removed with the records');
+  });
+
+  test('two Services claiming one name: the first keeps it, the second gets a RecordError event', async () => {
+    await kube.create(SERVICES, lbService('first', 'shared.example.org'));
+    await kube.patch(SERVICES, 'default', 'first', { status: { loadBalancer: { ingress: [{ ip: '192.0.2.21' }] } } }, 'status');
+    await waitFor('shared.example.org from first', async () => ((await record('shared.example.org'))?.resource === 'service/default/first' ? true : undefined));
+
+    await kube.create(SERVICES, lbService('second', 'shared.example.org'));
+    await kube.patch(SERVICES, 'default', 'second', { status: { loadBalancer: { ingress: [{ ip: '192.0.2.22' }] } } }, 'status');
+    const err = await waitFor('RecordError on second', () => eventsFor(api, 'Service', 'second').find((e) => e.reason === 'RecordError'));
+    assert.equal(err.type, 'Warning');
+    assert.match(err.note, /shared\.example\.org/);
+    assert.match(err.note, /service\/default\/first|conflict/i, err.note);
+    assert.deepEqual(await record('shared.example.org'), { targets: ['192.0.2.21'], owner: 'hostwarden-test', resource: 'service/default/first' });
+
+    // A steady state writes nothing more, however often it syncs.
+    await stack.recorder.flush();
+    const before = api.list('events.k8s.io/v1', 'Event').length;
+    const syncsBefore = stack.controller.lastSuccessAt;
+    for (let i = 0; i < 5; i++) {
+      stack.controller.trigger();
+      await sleep(60);
+    }
+    assert.ok(stack.controller.lastSuccessAt > syncsBefore, 'the loop synchronised again');
+    await stack.recorder.flush();
+    await sleep(100);
+    assert.equal(api.list('events.k8s.io/v1', 'Event').length, before);
+    await kube.delete(SERVICES, 'default', 'first');
+    await kube.delete(SERVICES, 'default', 'second');
+  });
+
+  test('Ingress rules and TLS hosts are published with the load balancer targets', async () => {
+    await kube.create(INGRESSES, {
+      metadata: { name: 'shop', namespace: 'default' },
+      spec: {
+        rules: [{ host: 'shop.example.org', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'shop', port: { number: 80 } } } }] } }],
+        tls: [{ hosts: ['secure.example.org'], secretName: 'tls' }],
+      },
+    });
+    await kube.patch(INGRESSES, 'default', 'shop', { status: { loadBalancer: { ingress: [{ hostname: 'lb.example.net' }] } } }, 'status');
+    const rule = await waitFor('shop CNAME', () => record('shop.example.org', 'CNAME'));
+    const tls = await waitFor('secure CNAME', () => record('secure.example.org', 'CNAME'));
+    assert.deepEqual(rule.targets, ['lb.example.net']);
+    assert.deepEqual(tls.targets, ['lb.example.net']);
+    assert.equal(rule.resource, 'ingress/default/shop');
+  });
+
+  test('a DNSEndpoint is published and its status.observedGeneration written', async () => {
+    await kube.create(DNSENDPOINTS, {
+      metadata: { name: 'api', namespace: 'default' },
+      spec: { endpoints: [{ dnsName: 'api.example.org', recordType: 'A', targets: ['192.0.2.30'], recordTTL: 60 }] },
+    });
+    await waitFor('api A', () => record('api.example.org'));
+    const obj = await waitFor('observedGeneration', async () => {
+      const o = await kube.get(DNSENDPOINTS, 'default', 'api');
+      const status = o['status'] as { observedGeneration?: number } | undefined;
+      return status?.observedGeneration === (o['metadata'] as { generation: number }).generation ? o : undefined;
+    });
+    assert.equal((obj['metadata'] as { generation: number }).generation, 1);
+
+    await kube.patch(DNSENDPOINTS, 'default', 'api', { spec: { endpoints: [{ dnsName: 'api.example.org', recordType: 'A', targets: ['192.0.2.31'] }] } });
+    await waitFor('api updated', async () => ((await record('api.example.org'))?.targets[0] === '192.0.2.31' ? true : undefined));
+    await waitFor('observedGeneration 2', async () => {
+      const o = await kube.get(DNSENDPOINTS, 'default', 'api');
+      return (o['status'] as { observedGeneration?: number } | undefined)?.observedGeneration === 2 ? true : undefined;
+    });
+  });
+});
