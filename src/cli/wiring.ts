@@ -9,6 +9,8 @@ import type { Logger } from '../log.ts';
 import { CoreDnsProvider } from '../provider/coredns/coredns.ts';
 import { COREDNS_FLAGS } from '../provider/coredns/flags.ts';
 import { EmbeddedProvider } from '../provider/embedded/embedded.ts';
+import { GOOGLE_FLAGS } from '../provider/google/flags.ts';
+import { GoogleProvider } from '../provider/google/google.ts';
 import { InMemoryProvider } from '../provider/inmemory/inmemory.ts';
 import { PDNS_FLAGS } from '../provider/pdns/flags.ts';
 import { PdnsProvider } from '../provider/pdns/pdns.ts';
@@ -48,6 +50,7 @@ type SourceFactory = (cfg: Config, deps: Deps) => Source;
  */
 export const EXTRA_FLAGS: readonly FlagSpec[] = [
   ...PDNS_FLAGS,
+  ...GOOGLE_FLAGS,
   ...WEBHOOK_FLAGS,
   ...RFC2136_FLAGS,
   ...COREDNS_FLAGS,
@@ -73,6 +76,7 @@ export const PROVIDERS: Readonly<Record<string, ProviderFactory>> = {
   inmemory: async (cfg) => InMemoryProvider.fromConfig({ zones: zonesOf(cfg) }),
   pdns: (cfg, deps) => PdnsProvider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'pdns' }) }),
   webhook: (cfg, deps) => WebhookProvider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'webhook' }) }),
+  google: (cfg, deps) => GoogleProvider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'google' }) }),
   rfc2136: async (cfg, deps) => Rfc2136Provider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'rfc2136' }) }),
   coredns: async (cfg, deps) => CoreDnsProvider.fromConfig(cfg, { logger: deps.logger.child({ provider: 'coredns' }), ...(deps.env === undefined ? {} : { env: deps.env }) }),
 };

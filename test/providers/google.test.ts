@@ -1,0 +1,206 @@
+/**
+ * The google provider driving the official @google-cloud/dns SDK against the Cloud DNS emulator
+ * over HTTPS. The SDK offers no way to trust a custom CA per client, and Node reads
+ * NODE_EXTRA_CA_CERTS only at start-up, so this file re-runs itself in a child process that
+ * trusts the emulator's throw-away certificate — the same setting a user with a private CA uses.
+ */
+import { spawn } from 'node:child_process';
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { OAuth2Client } from 'google-auth-library';
+import { FlagValues } from '../../src/config/config.ts';
+import type { FlagValue } from '../../src/config/parse.ts';
+import { Controller } from '../../src/controller/controller.ts';
+import { DomainFilter } from '../../src/endpoint/domain-filter.ts';
+import { newEndpoint } from '../../src/endpoint/endpoint.ts';
+import type { Endpoint, EndpointInit } from '../../src/endpoint/endpoint.ts';
+import { ConfigError, ProviderError } from '../../src/errors.ts';
+import { silentLogger } from '../../src/log.ts';
+import { SdkGoogleDnsApi } from '../../src/provider/google/client.ts';
+import { GoogleProvider } from '../../src/provider/google/google.ts';
+import { TXTRegistry } from '../../src/registry/txt/txt-registry.ts';
+import { FakeSource } from '../support/fakes.ts';
+import { CloudDnsEmulator } from '../support/google/cloud-dns-emulator.ts';
+import { loadSelfSignedCert, makeSelfSignedCert, opensslUnavailable } from '../support/tls.ts';
+
+const CHILD_ENV = 'HOSTWARDEN_TEST_GOOGLE_TLS_DIR';
+const PROJECT = 'hw-test-project';
+const TOKEN = 'static-test-token';
+const tlsDir = process.env[CHILD_ENV];
+
+if (tlsDir === undefined) {
+  const skip = await opensslUnavailable();
+  test('google provider against the Cloud DNS emulator (in a child process trusting its certificate)', { skip: skip ?? false, timeout: 180_000 }, async () => {
+    const cert = await makeSelfSignedCert();
+    try {
+      // Without NODE_TEST_CONTEXT the child reports in readable form instead of the runner's protocol.
+      const env: NodeJS.ProcessEnv = { ...process.env, [CHILD_ENV]: cert.dir, NODE_EXTRA_CA_CERTS: cert.certFile, METADATA_SERVER_DETECTION: 'none' };
+      delete env['NODE_TEST_CONTEXT'];
+      const { code, output } = await runChild(fileURLToPath(import.meta.url), env);
+      assert.equal(code, 0, output);
+    } finally {
+      await cert.cleanup();
+    }
+  });
+} else {
+  childSuite(tlsDir);
+}
+
+function runChild(file: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 170_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+const ep = (init: Partial<EndpointInit> & Pick<EndpointInit, 'dnsName'>): Endpoint => newEndpoint({ recordType: 'A', targets: ['192.0.2.1'], ...init });
+const flags = (values: Record<string, FlagValue>): FlagValues => new FlagValues(new Map(Object.entries(values)));
+const noSleep = (): Promise<void> => Promise.resolve();
+
+function staticToken(): OAuth2Client {
+  const client = new OAuth2Client();
+  client.setCredentials({ access_token: TOKEN, expiry_date: Date.now() + 3_600_000 });
+  return client;
+}
+
+function childSuite(dir: string): void {
+  describe('google provider against the Cloud DNS emulator', () => {
+    let emu: CloudDnsEmulator;
+    let cleanup: () => Promise<void> = () => Promise.resolve();
+
+    before(async () => {
+      const cert = await loadSelfSignedCert(dir);
+      emu = await CloudDnsEmulator.start({ project: PROJECT, cert, pageSize: 4, token: TOKEN });
+      emu.addZone('example-org', 'example.org', 'public');
+      emu.addZone('internal', 'internal.example', 'private');
+      emu.addZone('sub', 'sub.example.org', 'public');
+      cleanup = () => emu.stop();
+    });
+    after(() => cleanup());
+
+    const api = (): SdkGoogleDnsApi => new SdkGoogleDnsApi({ project: PROJECT, keyFile: '', apiEndpoint: emu.endpoint, authClient: staticToken() });
+    const provider = (visibility = '', batchChangeSize = 1000): GoogleProvider =>
+      new GoogleProvider({ api: api(), logger: silentLogger(), zoneVisibility: visibility, batchChangeSize, batchChangeIntervalMs: 0, sleep: noSleep });
+
+    test('zones are filtered by visibility; the domain filter is the zone names', async () => {
+      const pub = provider('public');
+      await pub.records();
+      assert.ok(pub.domainFilter().match('www.example.org'));
+      assert.ok(!pub.domainFilter().match('db.internal.example'));
+      const priv = provider('private');
+      await priv.records();
+      assert.ok(priv.domainFilter().match('db.internal.example'));
+      assert.ok(!priv.domainFilter().match('www.example.org'));
+    });
+
+    test('record listings are read across pages (4 rrsets per page)', async () => {
+      for (let i = 0; i < 9; i++) emu.put('internal', { name: `host${i}.internal.example.`, type: 'A', ttl: 60, rrdatas: [`10.0.0.${i}`] });
+      const before = emu.calls.rrsetLists;
+      const records = await provider('private').records();
+      assert.equal(records.filter((r) => r.dnsName.startsWith('host')).length, 9);
+      // 9 A + SOA + NS = 11 rrsets: 3 pages.
+      assert.equal(emu.calls.rrsetLists - before, 3);
+      assert.ok(records.some((r) => r.dnsName === 'internal.example' && r.recordType === 'NS'));
+    });
+
+    test('Cloud DNS rules reach the caller as permanent errors naming zone and record', async () => {
+      const p = provider('public');
+      await p.records();
+      await p.applyChanges({ create: [ep({ dnsName: 'dup.example.org' })], updateOld: [], updateNew: [], delete: [] });
+      await assert.rejects(p.applyChanges({ create: [ep({ dnsName: 'dup.example.org' })], updateOld: [], updateNew: [], delete: [] }), (err: unknown) => {
+        assert.ok(err instanceof ProviderError);
+        assert.equal(err.transient, false);
+        assert.equal(err.zone, 'example.org');
+        assert.match(err.message, /dup\.example\.org A.*HTTP 409 alreadyExists/);
+        return true;
+      });
+      const fresh = provider('public');
+      await fresh.records();
+      await assert.rejects(fresh.applyChanges({ create: [], updateOld: [], updateNew: [], delete: [ep({ dnsName: 'missing.example.org' })] }), /HTTP 404 notFound/);
+      // A stale view (the rrset changed behind our back) is refused with 412 and nothing applied.
+      emu.put('example-org', { name: 'dup.example.org.', type: 'A', ttl: 300, rrdatas: ['192.0.2.99'] });
+      await assert.rejects(
+        p.applyChanges({ create: [ep({ dnsName: 'new.example.org' })], updateOld: [], updateNew: [], delete: [ep({ dnsName: 'dup.example.org' })] }),
+        /HTTP 412 conditionNotMet/,
+      );
+      assert.equal(emu.get('example-org', 'new.example.org.', 'A'), undefined, 'the change was all or nothing');
+    });
+
+    test('a full sync through Controller and TXTRegistry: create, update, delete, ownership, conflicts, throttling', { timeout: 60_000 }, async () => {
+      // An unowned record another tool made: never touched, and its name accepts no new records.
+      emu.put('sub', { name: 'legacy.sub.example.org.', type: 'A', ttl: 300, rrdatas: ['198.51.100.1'] });
+      const p = provider('public', 3);
+      const registry = new TXTRegistry(p, { ownerId: 'hw', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], logger: silentLogger() });
+      const source = new FakeSource([
+        ep({ dnsName: 'www.sub.example.org', targets: ['192.0.2.10'], labels: { resource: 'service/default/www' } }),
+        ep({ dnsName: 'api.sub.example.org', recordType: 'CNAME', targets: ['www.sub.example.org'], labels: { resource: 'ingress/default/api' } }),
+        ep({ dnsName: 'v6.example.org', recordType: 'AAAA', targets: ['2001:db8::1'], recordTTL: 60, labels: { resource: 'service/default/v6' } }),
+        ep({ dnsName: 'legacy.sub.example.org', targets: ['192.0.2.66'], labels: { resource: 'service/default/legacy' } }),
+      ]);
+      const controller = new Controller({
+        source,
+        registry,
+        plan: { policy: 'sync', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], domainFilter: new DomainFilter({ include: ['example.org'] }), migrateFromOwner: '' },
+        intervalMs: 60_000,
+        minEventSyncIntervalMs: 0,
+        dryRun: false,
+        logger: silentLogger(),
+      });
+
+      const changesBefore = emu.calls.changes;
+      const first = await controller.runOnce();
+      assert.equal(first.changes.create.length, 3, 'legacy is blocked by the unowned record');
+      assert.deepEqual(emu.get('sub', 'www.sub.example.org.', 'A')?.rrdatas, ['192.0.2.10']);
+      assert.deepEqual(emu.get('sub', 'api.sub.example.org.', 'CNAME')?.rrdatas, ['www.sub.example.org.']);
+      assert.equal(emu.get('example-org', 'v6.example.org.', 'AAAA')?.ttl, 60);
+      assert.deepEqual(emu.get('sub', 'a-www.sub.example.org.', 'TXT')?.rrdatas, ['"heritage=external-dns,external-dns/owner=hw,external-dns/resource=service/default/www"']);
+      assert.ok(emu.get('example-org', 'aaaa-v6.example.org.', 'TXT') !== undefined);
+      assert.ok(emu.get('sub', 'cname-api.sub.example.org.', 'TXT') !== undefined);
+      assert.deepEqual(emu.get('sub', 'legacy.sub.example.org.', 'A')?.rrdatas, ['198.51.100.1'], 'unowned record left alone');
+      assert.equal(emu.get('sub', 'a-legacy.sub.example.org.', 'TXT'), undefined);
+      // Batches of at most 3 rrsets per zone, a record and its TXT record kept apart only by name.
+      assert.ok(emu.changeLog.slice(-(emu.calls.changes - changesBefore)).every((c) => c.additions.length + c.deletions.length <= 3));
+
+      const second = await controller.runOnce();
+      assert.equal(second.applied, false, 'nothing to do on a second sync');
+
+      // Update under throttling: the change request is refused once with 429 and retried.
+      source.desired = source.desired.map((d) => (d.dnsName === 'www.sub.example.org' ? { ...d, targets: ['192.0.2.20'] } : d));
+      emu.throttle(1, 'changes');
+      const throttledBefore = emu.calls.throttled;
+      await controller.runOnce();
+      assert.equal(emu.calls.throttled - throttledBefore, 1);
+      assert.deepEqual(emu.get('sub', 'www.sub.example.org.', 'A')?.rrdatas, ['192.0.2.20']);
+
+      // Delete: the record and its ownership record go; the unowned record stays.
+      source.desired = source.desired.filter((d) => d.dnsName !== 'api.sub.example.org');
+      await controller.runOnce();
+      assert.equal(emu.get('sub', 'api.sub.example.org.', 'CNAME'), undefined);
+      assert.equal(emu.get('sub', 'cname-api.sub.example.org.', 'TXT'), undefined);
+      assert.ok(emu.get('sub', 'legacy.sub.example.org.', 'A') !== undefined);
+      assert.equal((await controller.runOnce()).applied, false);
+    });
+
+    test('fromConfig reads the flags, lists zones and rejects bad values naming the flag', async () => {
+      const base = { 'google-project': PROJECT, 'google-api-endpoint': emu.endpoint, 'google-batch-change-size': 1000, 'google-batch-change-interval': 0, 'google-zone-visibility': 'private' };
+      const p = await GoogleProvider.fromConfig(flags(base), { logger: silentLogger(), authClient: staticToken() });
+      assert.ok(p.domainFilter().match('x.internal.example'));
+      assert.ok(!p.domainFilter().match('x.example.org'));
+      await assert.rejects(GoogleProvider.fromConfig(flags({ ...base, 'google-batch-change-size': 0 }), { logger: silentLogger() }), (err: unknown) => err instanceof ConfigError && err.flag === '--google-batch-change-size');
+      await assert.rejects(GoogleProvider.fromConfig(flags({ ...base, 'google-api-endpoint': 'https://x/' }), { logger: silentLogger() }), (err: unknown) => err instanceof ConfigError && err.flag === '--google-api-endpoint');
+      // A wrong token is a permanent error that points at the credentials.
+      const bad = new OAuth2Client();
+      bad.setCredentials({ access_token: 'wrong', expiry_date: Date.now() + 3_600_000 });
+      await assert.rejects(GoogleProvider.fromConfig(flags(base), { logger: silentLogger(), authClient: bad }), (err: unknown) => err instanceof ProviderError && !err.transient && /HTTP 401/.test(err.message));
+    });
+  });
+}
