@@ -181,6 +181,7 @@ describe('Helm chart', () => {
     const r = render({ sources: ['crd'] });
     const grants = grantsOf(r.objects, { name: 'dns-hostwarden', namespace: RELEASE.namespace });
     assert.ok(!grants.cluster.has('core/services:list'));
+    assert.ok(!grants.cluster.has('networking.k8s.io/ingresses:watch'));
     assert.ok(grants.cluster.has('externaldns.k8s.io/dnsendpoints/status:patch'));
   });
 });

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { parseYamlDocuments } from './chart.ts';
 import { checkShapes, checkWorkload, get, grantsOf, ofKind, parseContainerArgs } from './checks.ts';
 import type { Obj } from './checks.ts';
-import { expectedGrants, requiredPermissions, scanApiCalls, uncoveredCalls } from './rbac-required.ts';
+import { expectedGrants, permissionKey, requiredPermissions, scanApiCalls, uncoveredCalls, unusedPermissions } from './rbac-required.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const DEPLOY = join(ROOT, 'deploy');
@@ -62,7 +62,7 @@ describe('deploy/ manifests', () => {
     assert.throws(() => parseContainerArgs(['--interval=soon']), /--interval/);
   });
 
-  test('RBAC grants exactly what the code needs: every source, events cluster-wide, the Lease in its namespace', async () => {
+  test('RBAC grants exactly the required permissions: every source, events cluster-wide, the Lease in its namespace', async () => {
     const { objs } = loadAll();
     const table = await requiredPermissions(ROOT);
     const grants = grantsOf(objs, { name: 'hostwarden', namespace: NAMESPACE });
@@ -74,9 +74,26 @@ describe('deploy/ manifests', () => {
     assert.deepEqual(sa, ['hostwarden']);
   });
 
-  test('every Kubernetes API call in src/ is covered by a required permission', async () => {
+  test('every Kubernetes API call in src/ is covered by a required permission', async (t) => {
     const table = await requiredPermissions(ROOT);
-    assert.deepEqual(uncoveredCalls(scanApiCalls(ROOT), table), []);
+    const scan = scanApiCalls(ROOT);
+    assert.deepEqual(uncoveredCalls(scan.calls, table), []);
+    for (const u of scan.unresolved) t.diagnostic(`not resolved (generic code): ${u}`);
+  });
+
+  test('every required permission is used by the code that implements its feature', async (t) => {
+    const table = await requiredPermissions(ROOT);
+    const scan = scanApiCalls(ROOT);
+    const unused = new Set(unusedPermissions(scan.calls, table));
+    const usedFeatures = new Set(table.filter((p) => !unused.has(permissionKey(p))).map((p) => p.feature));
+    const problems: string[] = [];
+    for (const p of table) {
+      if (!unused.has(permissionKey(p))) continue;
+      // A feature with no call at all is not in src/ yet (work in progress): say so, do not fail.
+      if (usedFeatures.has(p.feature)) problems.push(`${p.feature}: ${permissionKey(p)} is granted but never used`);
+      else t.diagnostic(`${p.feature} has no API call in src/ yet; ${permissionKey(p)} kept from the table`);
+    }
+    assert.deepEqual(problems, []);
   });
 
   test('the kustomization lists every manifest file', () => {
