@@ -290,3 +290,28 @@ status:
       - ip: ${ip}
 `;
 }
+
+describe('rfc2136 over DNS over TLS (--rfc2136-use-tls) against BIND 9', { skip }, () => {
+  test('updates and transfers over TLS; an unverifiable certificate is a permanent error', async () => {
+    const secret = randomBytes(32);
+    const tlsPort = await freePort();
+    const bind = await startBind({
+      zones: [bindZone('example.test')],
+      tsigKey: { name: KEY_NAME, algorithm: 'hmac-sha256', secret: secret.toString('base64') },
+      // BIND makes up a self-signed certificate for "tls ephemeral".
+      extraOptions: `allow-update { key "${KEY_NAME}"; }; listen-on port ${tlsPort} tls ephemeral { 127.0.0.1; };`,
+    });
+    try {
+      const tls = (rejectUnauthorized: boolean): NetworkTransport => new NetworkTransport({ host: '127.0.0.1', port: tlsPort, timeoutMs: 3000, tls: { rejectUnauthorized } });
+      const p = provider(tlsPort, { key: key('hmac-sha256', secret), transport: tls(false) });
+      await p.applyChanges(changes({ create: [ep('tls.example.test', 'A', ['192.0.2.53'])] }));
+      assert.deepEqual(find(await p.records(), 'tls.example.test', 'A')?.targets, ['192.0.2.53']);
+      assert.deepEqual((await answers(bind.port, 'tls.example.test', 'A')).values, ['192.0.2.53']);
+
+      const strict = provider(tlsPort, { key: key('hmac-sha256', secret), transport: tls(true) });
+      await assert.rejects(strict.records(), (err: unknown) => err instanceof ProviderError && !err.transient && /certificate/i.test(err.message));
+    } finally {
+      await bind.stop();
+    }
+  });
+});

@@ -22,11 +22,17 @@ export interface TransportOptions {
   tls?: { rejectUnauthorized: boolean; servername?: string; ca?: Buffer };
 }
 
-/** A network failure talking to the server; always worth retrying. */
+/** A network failure talking to the server; worth retrying unless the server's certificate is refused. */
 export class DnsTransportError extends HostwardenError {
-  constructor(message: string, cause?: unknown) {
-    super('DNS_TRANSPORT_FAILED', message, { transient: true, cause });
+  constructor(message: string, cause?: unknown, transient = true) {
+    super('DNS_TRANSPORT_FAILED', message, { transient, cause });
   }
+}
+
+/** Certificate problems do not go away by retrying; they need configuration. */
+function isCertificateError(err: Error): boolean {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|HOSTNAME|ERR_TLS_/.test(code);
 }
 
 export interface DnsTransport {
@@ -115,7 +121,7 @@ export class NetworkTransport implements DnsTransport {
         else reject(err);
       };
       const timer = setTimeout(() => finish(new DnsTransportError(`timeout after ${timeoutMs} ms waiting for ${this.where()} (${proto})`)), timeoutMs);
-      sock.on('error', (err) => finish(new DnsTransportError(`${this.where()} (${proto}): ${err.message}`, err)));
+      sock.on('error', (err) => finish(new DnsTransportError(`${this.where()} (${proto}): ${err.message}`, err, !isCertificateError(err))));
       sock.on('close', () => finish(new DnsTransportError(`${this.where()} (${proto}) closed the connection before the answer was complete`)));
       sock.on('data', (chunk: Buffer) => {
         pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
