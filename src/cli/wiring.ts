@@ -8,6 +8,8 @@ import type { FlagSpec } from '../config/flags.ts';
 import type { Logger } from '../log.ts';
 import { CoreDnsProvider } from '../provider/coredns/coredns.ts';
 import { COREDNS_FLAGS } from '../provider/coredns/flags.ts';
+import { AWS_FLAGS } from '../provider/aws/flags.ts';
+import { Route53Provider } from '../provider/aws/route53.ts';
 import { EmbeddedProvider } from '../provider/embedded/embedded.ts';
 import { GOOGLE_FLAGS } from '../provider/google/flags.ts';
 import { GoogleProvider } from '../provider/google/google.ts';
@@ -53,6 +55,7 @@ export const EXTRA_FLAGS: readonly FlagSpec[] = [
   ...GOOGLE_FLAGS,
   ...WEBHOOK_FLAGS,
   ...RFC2136_FLAGS,
+  ...AWS_FLAGS,
   ...COREDNS_FLAGS,
   ...KUBE_FLAGS,
 ];
@@ -77,6 +80,7 @@ export const PROVIDERS: Readonly<Record<string, ProviderFactory>> = {
   pdns: (cfg, deps) => PdnsProvider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'pdns' }) }),
   webhook: (cfg, deps) => WebhookProvider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'webhook' }) }),
   google: (cfg, deps) => GoogleProvider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'google' }) }),
+  aws: (cfg, deps) => Route53Provider.fromConfig(cfg, { logger: deps.logger.child({ provider: 'aws' }) }),
   rfc2136: async (cfg, deps) => Rfc2136Provider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'rfc2136' }) }),
   coredns: async (cfg, deps) => CoreDnsProvider.fromConfig(cfg, { logger: deps.logger.child({ provider: 'coredns' }), ...(deps.env === undefined ? {} : { env: deps.env }) }),
 };

@@ -1,0 +1,46 @@
+/**
+ * Turns SDK errors into ProviderErrors that an operator can act on from one log line: the AWS
+ * action, the role in use when access is denied, and whether a retry may help.
+ */
+import { ProviderError, errorMessage } from '../errors.ts';
+import { awsErrorCode, httpStatusOf, isRetryable } from './retry.ts';
+
+export interface AwsCallContext {
+  provider: string;
+  /** IAM action, e.g. `route53:ChangeResourceRecordSets`. */
+  action: string;
+  /** The assumed role, when one is configured. */
+  role?: string | undefined;
+  zone?: string | undefined;
+}
+
+const DENIED = new Set(['AccessDenied', 'AccessDeniedException', 'UnauthorizedOperation', 'InvalidClientTokenId', 'SignatureDoesNotMatch', 'ExpiredToken']);
+
+export function isAccessDenied(err: unknown): boolean {
+  return DENIED.has(awsErrorCode(err)) || httpStatusOf(err) === 403;
+}
+
+export function toProviderError(err: unknown, ctx: AwsCallContext): ProviderError {
+  if (err instanceof ProviderError) return err;
+  const code = awsErrorCode(err);
+  const zone = ctx.zone === undefined ? {} : { zone: ctx.zone };
+  if (isAccessDenied(err)) {
+    // The credential provider fails inside the first real call: an STS refusal is about the role.
+    const stsDenied = /AssumeRole|sts:/i.test(errorMessage(err)) || (err as { $metadata?: unknown; $service?: unknown } | null)?.$service === 'STS';
+    const who = ctx.role === undefined ? 'the configured credentials' : `role ${ctx.role}`;
+    const action = stsDenied && ctx.role !== undefined ? 'sts:AssumeRole' : ctx.action;
+    return new ProviderError(ctx.provider, `access denied: ${action} for ${who} (${code || 'HTTP 403'}: ${errorMessage(err)})`, {
+      code: 'PROVIDER_ACCESS_DENIED',
+      transient: false,
+      cause: err,
+      ...zone,
+    });
+  }
+  const where = ctx.zone === undefined ? ctx.action : `${ctx.action} on zone ${ctx.zone}`;
+  return new ProviderError(ctx.provider, `${where} failed: ${code === '' ? '' : `${code}: `}${errorMessage(err)}`, {
+    code: code === 'InvalidChangeBatch' ? 'PROVIDER_INVALID_CHANGE' : 'PROVIDER_FAILED',
+    transient: isRetryable(err),
+    cause: err,
+    ...zone,
+  });
+}
