@@ -1,0 +1,38 @@
+# syntax=docker/dockerfile:1
+# Hostwarden runs its TypeScript sources through tsx (a production dependency), so "build" means:
+# install, type-check, and keep only what runs. The runtime image has production dependencies only
+# and runs as an unprivileged numeric user (Kubernetes can verify runAsNonRoot against it).
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# Full install: type-check the sources that go into the image; drop the tests.
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json ./
+COPY bin ./bin
+COPY src ./src
+RUN npx tsc --noEmit -p tsconfig.json \
+ && find src -name '*.test.ts' -delete
+
+# Production dependencies only, installed from the lock file.
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund \
+ && npm cache clean --force
+
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production
+# npm is not needed at run time; removing it removes its dependencies' CVEs from the image.
+RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/bin/npm /usr/local/bin/npx
+WORKDIR /app
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /app/package.json ./package.json
+COPY --from=build /app/bin ./bin
+COPY --from=build /app/src ./src
+USER 65532:65532
+# DNS (the Service maps 53 to 5353, so no privileged port or capability is needed) and metrics.
+EXPOSE 5353/udp 5353/tcp 7979/tcp
+ENTRYPOINT ["node","bin/hostwarden"]
