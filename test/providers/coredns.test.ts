@@ -207,3 +207,34 @@ status:
     assert.deepEqual(await values('/skydns/test/example/theirs/'), [{ host: '203.0.113.1', targetstrip: 1 }]);
   });
 });
+
+async function etcdPost(url: string, path: string, body: unknown): Promise<number> {
+  const res = await fetch(`${url}${path}`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  await res.text();
+  return res.status;
+}
+
+describe('coredns against etcd with authentication', { skip }, () => {
+  let etcd: EtcdServer;
+
+  before(async () => {
+    etcd = await startEtcd();
+    assert.equal(await etcdPost(etcd.url, '/v3/auth/user/add', { name: 'root', password: 'secret-pw' }), 200);
+    assert.equal(await etcdPost(etcd.url, '/v3/auth/user/grant', { user: 'root', role: 'root' }), 200);
+    assert.equal(await etcdPost(etcd.url, '/v3/auth/enable', {}), 200);
+  });
+  after(async () => {
+    await etcd?.stop();
+  });
+
+  test('ETCD_USERNAME/ETCD_PASSWORD authenticate; a wrong password is a permanent error', async () => {
+    const p = new CoreDnsProvider({ store: new EtcdClient({ urls: [etcd.url], username: 'root', password: 'secret-pw', timeoutMs: 5000 }), logger: silentLogger() });
+    await p.applyChanges(changes({ create: [ep('auth.example.test', 'A', ['192.0.2.77'])] }));
+    assert.deepEqual(find(await p.records(), 'auth.example.test', 'A')?.targets, ['192.0.2.77']);
+
+    const anonymous = new CoreDnsProvider({ store: new EtcdClient({ urls: [etcd.url], timeoutMs: 5000 }), logger: silentLogger() });
+    await assert.rejects(anonymous.records(), (err: unknown) => err instanceof ProviderError && !err.transient);
+    const wrong = new CoreDnsProvider({ store: new EtcdClient({ urls: [etcd.url], username: 'root', password: 'nope', timeoutMs: 5000 }), logger: silentLogger() });
+    await assert.rejects(wrong.records(), (err: unknown) => err instanceof ProviderError && !err.transient && /authentication failed/i.test(err.message));
+  });
+});
