@@ -139,10 +139,10 @@ export class AdmissionServer {
 
   private logDecision(req: AdmissionRequest | undefined, d: Decision): void {
     if (d.reason === 'not-applicable' || d.reason === 'no-external-ips' || d.reason === 'within-policy') {
-      if (this.log.isLevelEnabled('debug')) this.log.debug({ uid: req?.uid, namespace: req?.namespace, name: req?.name, reason: d.reason }, 'admitted');
+      if (this.log.isLevelEnabled('debug')) this.log.debug({ uid: req?.uid, namespace: req?.namespace, service: req?.name, reason: d.reason }, 'admitted');
       return;
     }
-    const fields = { uid: req?.uid, namespace: req?.namespace, name: req?.name, user: req?.userInfo?.username, reason: d.reason };
+    const fields = { uid: req?.uid, namespace: req?.namespace, service: req?.name, user: req?.userInfo?.username, reason: d.reason };
     if (d.allowed) this.log.info({ ...fields, warning: d.warnings[0] }, 'externalIPs admitted by the override');
     else this.log.info({ ...fields, message: d.message }, 'denied');
   }

@@ -12,9 +12,10 @@ import { explainCommand } from './explain.ts';
 import { planCommand } from './plan.ts';
 import { runCommand } from './run.ts';
 import { webhookServerCommand } from './webhook-server.ts';
+import { admissionWebhookCommand } from './admission-webhook.ts';
 import { EXTRA_FLAGS, PROVIDER_NAMES, SOURCE_NAMES } from './wiring.ts';
 
-const COMMANDS = ['run', 'plan', 'explain', 'webhook-server', 'help', 'version'] as const;
+const COMMANDS = ['run', 'plan', 'explain', 'webhook-server', 'admission-webhook', 'help', 'version'] as const;
 type Command = (typeof COMMANDS)[number];
 
 export interface Process {
@@ -83,6 +84,13 @@ export async function main(proc: Process): Promise<number> {
         proc.onSignal('SIGTERM', onStop);
         return await webhookServerCommand(cfg, { logger, stopSignal: stop.signal });
       }
+      case 'admission-webhook': {
+        const stop = new AbortController();
+        const onStop = (): void => stop.abort();
+        proc.onSignal('SIGINT', onStop);
+        proc.onSignal('SIGTERM', onStop);
+        return await admissionWebhookCommand(cfg, { logger, stopSignal: stop.signal, env: proc.env });
+      }
       case 'run': {
         const stop = new AbortController();
         let signalled = false;
@@ -122,6 +130,7 @@ function helpText(): string {
     '       hostwarden plan [flags]             show what would change (--records/--desired files or the configured source and provider)',
     '       hostwarden explain <name> [flags]   say what will happen to one name, and why',
     '       hostwarden webhook-server [flags]   serve --provider over the external-dns webhook protocol on --listen',
+    '       hostwarden admission-webhook [flags] keep Service externalIPs in allowed ranges (HTTPS admission webhook on --listen, default :9443)',
     '       hostwarden version',
     '',
     'Flags (each also read from EXTERNAL_DNS_<NAME>):',

@@ -3,6 +3,7 @@
  * a source means one folder and one line in a table here; nothing else changes.
  */
 import type { Registry as MetricsRegistry } from 'prom-client';
+import { ADMISSION_FLAGS } from '../admission/flags.ts';
 import type { Config } from '../config/config.ts';
 import type { FlagSpec } from '../config/flags.ts';
 import type { Logger } from '../log.ts';
@@ -58,6 +59,7 @@ export const EXTRA_FLAGS: readonly FlagSpec[] = [
   ...AWS_FLAGS,
   ...COREDNS_FLAGS,
   ...KUBE_FLAGS,
+  ...ADMISSION_FLAGS,
 ];
 
 /** Zones for providers that serve their own zones: --embedded-zone, else the domain filter. */
