@@ -205,8 +205,24 @@ export class KubeClient {
     const agent = this.agentFor(secure, opts);
     return new Promise<IncomingMessage>((resolve, reject) => {
       const fail = (err: Error): void => reject(new KubeApiError(`${method} ${path}: ${err.message}`, 0, 'Unreachable', { cause: err }));
-      const req = (secure ? httpsRequest : httpRequest)(url, { method, headers, agent, ...(spec.signal === undefined ? {} : { signal: spec.signal }) }, resolve);
+      const req = (secure ? httpsRequest : httpRequest)(url, { method, headers, agent }, (res) => {
+        // An abort can land before the caller attaches its own listeners; it must not be uncaught.
+        res.on('error', () => undefined);
+        resolve(res);
+      });
       req.on('error', fail);
+      // Destroying without an error ends a watch quietly ('close'); Node's own signal option would
+      // raise an AbortError on streams that may have no listener yet.
+      const signal = spec.signal;
+      if (signal !== undefined) {
+        const abort = (): void => {
+          req.destroy();
+          fail(new Error('aborted'));
+        };
+        if (signal.aborted) abort();
+        else signal.addEventListener('abort', abort, { once: true });
+        req.on('close', () => signal.removeEventListener('abort', abort));
+      }
       if (timeoutMs > 0) req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
       req.end(payload);
     });

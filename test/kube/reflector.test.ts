@@ -1,0 +1,119 @@
+/**
+ * The reflector against the test API server's fault injection: dropped watches, hung watches,
+ * expired resourceVersions (410) and failing requests. In every case the cache ends up equal to
+ * the server's objects: no change is missed.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { KubeClient } from '../../src/kube/client.ts';
+import { Reflector } from '../../src/kube/reflector.ts';
+import { SERVICES } from '../../src/kube/resource.ts';
+import type { KubeObject } from '../../src/kube/resource.ts';
+import { slimService } from '../../src/kube/slim.ts';
+import { silentLogger } from '../../src/log.ts';
+import { startTestApiServer } from '../support/kube-apiserver/server.ts';
+import type { KubeObject as StoredObject, TestApiServer } from '../support/kube-apiserver/server.ts';
+import { waitFor } from './harness.ts';
+
+function svc(name: string, ip = '192.0.2.1'): StoredObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name, namespace: 'default', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"big":"x"}', keep: 'me' }, managedFields: [{ manager: 'kubectl' }] },
+    spec: { type: 'LoadBalancer', ports: [{ port: 80 }] },
+    status: { loadBalancer: { ingress: [{ ip }] } },
+  };
+}
+
+describe('reflector', () => {
+  let api: TestApiServer;
+  let client: KubeClient;
+  let reflector: Reflector<KubeObject>;
+  const changes: string[] = [];
+
+  const serverNames = (): string[] => api.list('v1', 'Service', 'default').map((o) => o.metadata.name).sort();
+  const cachedNames = (): string[] => [...reflector.items()].map((o) => o.metadata.name).sort();
+  const inSync = (): true | undefined => (JSON.stringify(serverNames()) === JSON.stringify(cachedNames()) ? true : undefined);
+
+  before(async () => {
+    api = await startTestApiServer({ bookmarkIntervalMs: 100 });
+    client = new KubeClient({ config: api.kubeConfig(), logger: silentLogger() });
+    api.create(svc('initial'));
+    reflector = new Reflector<KubeObject>({
+      client,
+      resource: SERVICES,
+      namespace: '',
+      logger: silentLogger(),
+      transform: slimService,
+      inactivityTimeoutMs: 600,
+      pageSize: 2,
+      backoff: { initialMs: 50, maxMs: 200 },
+    });
+    reflector.onChange((type, key) => changes.push(`${type} ${key}`));
+    reflector.start();
+    assert.equal(await reflector.waitForSync(5000), true);
+  });
+
+  after(async () => {
+    await reflector.stop();
+    client.close();
+    await api.stop();
+  });
+
+  test('lists in pages and keeps only the fields sources need', () => {
+    const obj = reflector.get('default/initial');
+    assert.ok(obj !== undefined);
+    assert.equal(obj.metadata.annotations?.['keep'], 'me');
+    assert.equal(obj.metadata.annotations?.['kubectl.kubernetes.io/last-applied-configuration'], undefined);
+    assert.equal((obj.metadata as unknown as Record<string, unknown>)['managedFields'], undefined);
+    assert.deepEqual(obj['status'], { loadBalancer: { ingress: [{ ip: '192.0.2.1' }] } });
+  });
+
+  test('a dropped watch resumes from its resourceVersion without listing again', async () => {
+    const lists = reflector.stats.lists;
+    api.dropWatches();
+    api.create(svc('after-drop'));
+    await waitFor('after-drop cached', () => (reflector.get('default/after-drop') !== undefined ? true : undefined));
+    assert.equal(reflector.stats.lists, lists);
+    assert.ok(changes.includes('added default/after-drop'));
+  });
+
+  test('a hung watch is detected by the watchdog and the missed change is listed', async () => {
+    const stalls = reflector.stats.stalls;
+    api.hangWatches(true);
+    api.create(svc('during-hang'));
+    await waitFor('during-hang cached', () => (reflector.get('default/during-hang') !== undefined ? true : undefined));
+    assert.ok(reflector.stats.stalls > stalls);
+    api.hangWatches(false);
+    api.create(svc('after-hang'));
+    await waitFor('after-hang cached', () => (reflector.get('default/after-hang') !== undefined ? true : undefined));
+    await waitFor('cache equals server', inSync);
+  });
+
+  test('an expired resourceVersion (410) lists again and reports what changed meanwhile', async () => {
+    const gone = reflector.stats.gone;
+    // All synchronous: the reflector cannot re-watch before the history is compacted.
+    api.dropWatches();
+    api.create(svc('while-gone'));
+    api.delete({ apiVersion: 'v1', kind: 'Service', namespace: 'default', name: 'initial' });
+    const changed = svc('after-drop', '192.0.2.99');
+    const stored = api.get({ apiVersion: 'v1', kind: 'Service', namespace: 'default', name: 'after-drop' });
+    changed.metadata.resourceVersion = stored?.metadata.resourceVersion as string;
+    api.update(changed);
+    api.compactHistory();
+    await waitFor('cache equals server after 410', inSync);
+    assert.ok(reflector.stats.gone > gone, 'the reflector saw 410 Gone');
+    assert.ok(changes.includes('deleted default/initial'));
+    await waitFor('updated status cached', () => ((reflector.get('default/after-drop')?.['status'] as { loadBalancer: { ingress: { ip: string }[] } } | undefined)?.loadBalancer.ingress[0]?.ip === '192.0.2.99' ? true : undefined));
+  });
+
+  test('failing requests are retried with backoff', async () => {
+    const failures = reflector.stats.failures;
+    api.failNextRequests(3, 503, (r) => r.plural === 'services');
+    api.dropWatches();
+    api.create(svc('after-failures'));
+    await waitFor('after-failures cached', () => (reflector.get('default/after-failures') !== undefined ? true : undefined));
+    assert.ok(reflector.stats.failures >= failures + 3);
+    await waitFor('cache equals server', inSync);
+  });
+});
