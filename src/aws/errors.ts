@@ -26,7 +26,7 @@ export function toProviderError(err: unknown, ctx: AwsCallContext): ProviderErro
   const zone = ctx.zone === undefined ? {} : { zone: ctx.zone };
   if (isAccessDenied(err)) {
     // The credential provider fails inside the first real call: an STS refusal is about the role.
-    const stsDenied = /AssumeRole|sts:/i.test(errorMessage(err)) || (err as { $metadata?: unknown; $service?: unknown } | null)?.$service === 'STS';
+    const stsDenied = /\bsts:AssumeRole\b/.test(errorMessage(err));
     const who = ctx.role === undefined ? 'the configured credentials' : `role ${ctx.role}`;
     const action = stsDenied && ctx.role !== undefined ? 'sts:AssumeRole' : ctx.action;
     return new ProviderError(ctx.provider, `access denied: ${action} for ${who} (${code || 'HTTP 403'}: ${errorMessage(err)})`, {
