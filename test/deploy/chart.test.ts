@@ -45,6 +45,7 @@ const CASES: readonly Case[] = [
       assert.equal(ofKind(r.objects, 'ServiceMonitor').length, 0);
       assert.equal(ofKind(r.objects, 'PersistentVolumeClaim').length, 0);
       assert.ok(deploymentArgs(r.objects).includes('--dns-listen=:5353'));
+      assert.ok(deploymentArgs(r.objects).includes('--leader-elect=true'));
       assert.match(r.notes, /dns-hostwarden-dns\.infra/);
     },
   },
@@ -116,11 +117,12 @@ const CASES: readonly Case[] = [
   },
   {
     name: 'no RBAC and an existing service account',
-    values: { rbac: { create: false }, serviceAccount: { create: false, name: 'preexisting' }, metrics: { port: 9090, service: { enabled: false } } },
+    values: { leaderElection: false, rbac: { create: false }, serviceAccount: { create: false, name: 'preexisting' }, metrics: { port: 9090, service: { enabled: false } } },
     expect: (r) => {
       assert.equal(ofKind(r.objects, 'ClusterRole').length + ofKind(r.objects, 'Role').length + ofKind(r.objects, 'ServiceAccount').length, 0);
       assert.equal(get(ofKind(r.objects, 'Deployment')[0], 'spec', 'template', 'spec', 'serviceAccountName'), 'preexisting');
       assert.ok(deploymentArgs(r.objects).includes('--metrics-address=:9090'));
+      assert.ok(deploymentArgs(r.objects).includes('--leader-elect=false'));
     },
   },
 ];

@@ -46,6 +46,7 @@ describe('deploy/ manifests', () => {
     assert.equal(config?.provider, 'embedded');
     assert.deepEqual(config?.dnsListen, [':5353']);
     assert.notEqual(config?.txtOwnerId, 'default', 'the example should set its own owner id');
+    assert.equal(config?.flags.bool('leader-elect'), true);
   });
 
   test('the DNS Service maps port 53 over UDP and TCP to the server', () => {
