@@ -33,6 +33,8 @@ export interface ApiContext {
   watches: WatchHub;
   faults: FaultPlan;
   now: () => Date;
+  /** When set, requests must carry this bearer token. */
+  token: string | undefined;
   sarAnswer: () => SubjectAccessReviewAnswer;
   hostPort: () => string;
 }
@@ -149,6 +151,11 @@ async function handle(ctx: ApiContext, req: IncomingMessage, res: ServerResponse
     name: rp?.name ?? '',
     subresource: rp?.subresource ?? '',
   };
+  if (ctx.token !== undefined && req.headers.authorization !== `Bearer ${ctx.token}`) {
+    req.resume();
+    sendJson(res, 401, statusObject(401, 'Unauthorized', 'Unauthorized'));
+    return;
+  }
   const injected = ctx.faults.take(info);
   if (injected !== undefined) {
     req.resume();
@@ -199,6 +206,10 @@ function notAllowed(): ApiError {
 async function resourceRequest(ctx: ApiContext, req: IncomingMessage, res: ServerResponse, call: ResourceCall): Promise<void> {
   const { rp, t, q, verb } = call;
   const ns = rp.namespace ?? '';
+  // Writing on a dry run would be worse than refusing it.
+  if (q.get('dryRun') !== null && verb !== 'list' && verb !== 'get' && verb !== 'watch') {
+    throw badRequest('dryRun is not supported by the test API server');
+  }
   const apiVersion = apiVersionOf(t.group, rp.version);
   const render = (obj: KubeObject): KubeObject => ({ ...obj, apiVersion });
   if (t.createOnly) {

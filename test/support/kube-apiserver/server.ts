@@ -35,10 +35,20 @@ export interface TestApiServerOptions {
   /** Interval of BOOKMARK events on watches that allow them. Default 1000 ms. */
   bookmarkIntervalMs?: number;
   now?: () => Date;
-  /** Bearer token written into kubeconfigs (not checked). */
+  /** Bearer token written into kubeconfigs. Default 'test-token'. */
   token?: string;
+  /** Answer 401 to requests without `Authorization: Bearer <token>`. Default false. */
+  requireToken?: boolean;
   /** Namespaces created at start besides `default` and `kube-system`. */
   namespaces?: string[];
+}
+
+/** What the direct helpers accept: any object shape with apiVersion, kind and a name. */
+export interface ObjectInput {
+  apiVersion?: string;
+  kind?: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string>; finalizers?: string[]; resourceVersion?: string };
+  [field: string]: unknown;
 }
 
 export interface ObjectRefLike {
@@ -113,7 +123,8 @@ export class TestApiServer {
   }
 
   /** Stores an object as given (status included), without HTTP; watches see it. */
-  create(obj: KubeObject): KubeObject {
+  create(input: ObjectInput): KubeObject {
+    const obj = input as KubeObject;
     const t = this.typeOf(obj.apiVersion ?? '', obj.kind ?? '');
     return this.store.create(t, this.nsOf(t, obj.metadata.namespace), obj, { keepStatus: true });
   }
@@ -128,7 +139,8 @@ export class TestApiServer {
   }
 
   /** Replaces an object, status included; a stale metadata.resourceVersion throws 409 Conflict. */
-  update(obj: KubeObject): KubeObject {
+  update(input: ObjectInput): KubeObject {
+    const obj = input as KubeObject;
     const t = this.typeOf(obj.apiVersion ?? '', obj.kind ?? '');
     return this.store.update(t, this.nsOf(t, obj.metadata.namespace), obj.metadata.name, obj, { keepStatus: true });
   }
@@ -147,9 +159,12 @@ export class TestApiServer {
     return this.watches.openCount();
   }
 
-  /** Closes every open watch stream (clients see the stream end and must re-watch). */
-  dropWatches(): void {
-    this.watches.dropAll();
+  /**
+   * Closes every open watch stream (clients see the stream end and must re-watch); with `abrupt`
+   * the connections are reset instead of ended cleanly.
+   */
+  dropWatches(options: { abrupt?: boolean } = {}): void {
+    this.watches.dropAll(options.abrupt ?? false);
   }
 
   /** While on, watch streams stay open but send nothing; the events they miss are lost to them. */
@@ -195,6 +210,7 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
       watches,
       faults,
       now,
+      token: options.requireToken === true ? (options.token ?? 'test-token') : undefined,
       sarAnswer: () => self.api?.currentSubjectAccessReviewAnswer() ?? (() => ({ allowed: false })),
       hostPort: () => self.api?.url.replace(/^http:\/\//, '') ?? '127.0.0.1',
     }),

@@ -29,7 +29,7 @@ export interface WatchRequest {
 interface Session {
   res: ServerResponse;
   hung: boolean;
-  close: () => void;
+  close: (abrupt?: boolean) => void;
 }
 
 export interface WatchHubOptions {
@@ -49,9 +49,12 @@ export class WatchHub {
     return this.sessions.size;
   }
 
-  /** Ends every open watch stream, as an API server restart or a load balancer would. */
-  dropAll(): void {
-    for (const s of [...this.sessions]) s.close();
+  /**
+   * Ends every open watch stream: cleanly (the chunked body ends, as when kube-apiserver's request
+   * timeout fires) or abruptly (the connection is reset, as when a load balancer drops it).
+   */
+  dropAll(abrupt = false): void {
+    for (const s of [...this.sessions]) s.close(abrupt);
   }
 
   /** While on, open and new watch streams stay connected but receive nothing (events are lost). */
@@ -74,15 +77,16 @@ export class WatchHub {
     const session: Session = {
       res,
       hung: this.hangNew,
-      close: () => {
+      close: (abrupt = false) => {
         if (!this.sessions.delete(session)) return;
         unsubscribe();
         for (const t of timers) clearTimeout(t);
-        res.end();
+        if (abrupt) res.socket?.destroy();
+        else res.end();
       },
     };
     this.sessions.add(session);
-    res.on('close', session.close);
+    res.on('close', () => session.close());
 
     const send = (type: WatchEventType, object: unknown): void => {
       if (session.hung || res.writableEnded) return;
@@ -135,7 +139,7 @@ export class WatchHub {
       timers[0] = setTimeout(tick, this.options.bookmarkIntervalMs);
     }
     if (req.timeoutSeconds !== undefined && req.timeoutSeconds > 0) {
-      timers.push(setTimeout(session.close, req.timeoutSeconds * 1000));
+      timers.push(setTimeout(() => session.close(), req.timeoutSeconds * 1000));
     }
   }
 }
