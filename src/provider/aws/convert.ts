@@ -33,7 +33,7 @@ export function decodeRoute53Name(name: string): string {
 }
 
 export function isAlias(ep: Endpoint): boolean {
-  return ep.recordType === 'CNAME' && getProviderSpecific(ep, PS_ALIAS) === 'true';
+  return ep.recordType === 'CNAME' && getProviderSpecific(ep, PS_ALIAS)?.trim().toLowerCase() === 'true';
 }
 
 /** The record set's identity as the cache and the emulator key it. */
@@ -56,8 +56,14 @@ export function recordSetToEndpoint(rs: ResourceRecordSet): Endpoint | undefined
   }
   if (!isRecordType(rs.Type)) return undefined;
   const values = (rs.ResourceRecords ?? []).map((r) => r.Value ?? '');
-  const targets = rs.Type === 'TXT' ? values.map(parseTxtContent) : values.map((v) => (rs.Type === 'CNAME' ? canonicalTarget('CNAME', v) : v));
+  const targets = rs.Type === 'TXT' ? values.map(parseTxtValue) : values.map((v) => (rs.Type === 'CNAME' ? canonicalTarget('CNAME', v) : v));
   return newEndpoint({ dnsName, recordType: rs.Type, targets, setIdentifier, recordTTL: rs.TTL ?? 0, providerSpecific: ps });
+}
+
+/** Character-strings joined; plain quoted ASCII (ownership records) skips the byte-level parser. */
+export function parseTxtValue(value: string): string {
+  if (/^"[\x20-\x21\x23-\x5b\x5d-\x7e]*"( "[\x20-\x21\x23-\x5b\x5d-\x7e]*")*$/.test(value)) return value.slice(1, -1).split('" "').join('');
+  return parseTxtContent(value);
 }
 
 export interface ToRecordSetOptions {

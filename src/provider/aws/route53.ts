@@ -7,7 +7,7 @@
  */
 import type { Change, ResourceRecordSet } from '@aws-sdk/client-route-53';
 import type { DomainFilter } from '../../endpoint/domain-filter.ts';
-import { endpointKey } from '../../endpoint/endpoint.ts';
+import { cloneEndpoint, endpointKey } from '../../endpoint/endpoint.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import { ProviderError, errorMessage } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
@@ -69,6 +69,8 @@ export class Route53Provider implements Provider {
   private zones: ZoneIndex = new ZoneIndex([]);
   private zonesFetchedAt: number | undefined;
   private readonly cache = new Map<string, RecordCache>();
+  // Conversion of unchanged record sets is done once; records() hands out clones.
+  private readonly converted = new WeakMap<ResourceRecordSet, Endpoint | null>();
 
   constructor(opts: Route53ProviderOptions) {
     this.api = opts.api;
@@ -106,11 +108,15 @@ export class Route53Provider implements Provider {
     const out: Endpoint[] = [];
     for (const sets of lists) {
       for (const rs of sets.values()) {
-        const ep = recordSetToEndpoint(rs);
+        let ep = this.converted.get(rs);
+        if (ep === undefined) {
+          ep = recordSetToEndpoint(rs) ?? null;
+          this.converted.set(rs, ep);
+        }
         // A public and a private zone of the same name hold the same records: list them once.
-        if (ep === undefined || seen.has(endpointKey(ep))) continue;
+        if (ep === null || seen.has(endpointKey(ep))) continue;
         seen.add(endpointKey(ep));
-        out.push(ep);
+        out.push(cloneEndpoint(ep));
       }
     }
     return out;
