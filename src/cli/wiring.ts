@@ -11,6 +11,8 @@ import { CoreDnsProvider } from '../provider/coredns/coredns.ts';
 import { COREDNS_FLAGS } from '../provider/coredns/flags.ts';
 import { AWS_FLAGS } from '../provider/aws/flags.ts';
 import { Route53Provider } from '../provider/aws/route53.ts';
+import { AzureProvider } from '../provider/azure/azure.ts';
+import { AZURE_FLAGS } from '../provider/azure/flags.ts';
 import { EmbeddedProvider } from '../provider/embedded/embedded.ts';
 import { GOOGLE_FLAGS } from '../provider/google/flags.ts';
 import { GoogleProvider } from '../provider/google/google.ts';
@@ -54,6 +56,7 @@ type SourceFactory = (cfg: Config, deps: Deps) => Source;
 export const EXTRA_FLAGS: readonly FlagSpec[] = [
   ...PDNS_FLAGS,
   ...GOOGLE_FLAGS,
+  ...AZURE_FLAGS,
   ...WEBHOOK_FLAGS,
   ...RFC2136_FLAGS,
   ...AWS_FLAGS,
@@ -83,6 +86,8 @@ export const PROVIDERS: Readonly<Record<string, ProviderFactory>> = {
   webhook: (cfg, deps) => WebhookProvider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'webhook' }) }),
   google: (cfg, deps) => GoogleProvider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'google' }) }),
   aws: (cfg, deps) => Route53Provider.fromConfig(cfg, { logger: deps.logger.child({ provider: 'aws' }) }),
+  azure: (cfg, deps) => AzureProvider.fromConfig('public', cfg.flags, { logger: deps.logger.child({ provider: 'azure' }) }),
+  'azure-private-dns': (cfg, deps) => AzureProvider.fromConfig('private', cfg.flags, { logger: deps.logger.child({ provider: 'azure-private-dns' }) }),
   rfc2136: async (cfg, deps) => Rfc2136Provider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'rfc2136' }) }),
   coredns: async (cfg, deps) => CoreDnsProvider.fromConfig(cfg, { logger: deps.logger.child({ provider: 'coredns' }), ...(deps.env === undefined ? {} : { env: deps.env }) }),
 };

@@ -1,0 +1,198 @@
+/**
+ * The azure and azure-private-dns providers: records live in Azure DNS zones (public or private)
+ * of one subscription. Azure has no batch call: every record set is one PUT or DELETE, so a sync
+ * deletes first (a CNAME may replace an A at the same name), then updates, then creates. Each
+ * write is conditional — If-Match with the etag last listed, If-None-Match '*' for creates — so a
+ * record set someone changed in between is refused (412) instead of overwritten.
+ */
+import type { TokenCredential } from '@azure/identity';
+import type { FlagValues } from '../../config/config.ts';
+import { DomainFilter } from '../../endpoint/domain-filter.ts';
+import { describeEndpoint, endpointKey } from '../../endpoint/endpoint.ts';
+import type { Endpoint } from '../../endpoint/endpoint.ts';
+import { ConfigError, ProviderError, errorMessage, isTransient } from '../../errors.ts';
+import type { Logger } from '../../log.ts';
+import { zoneOf } from '../pdns/convert.ts';
+import type { Changes, Provider } from '../provider.ts';
+import { SdkAzureDnsApi, providerName } from './client.ts';
+import type { AzureCondition, AzureDnsApi, AzureHttpOptions, AzureZoneKind, AzureZoneRef } from './client.ts';
+import { PRIVATE_TYPES, PUBLIC_TYPES, endpointToRecordSet, recordSetToEndpoint, recordTypeOf, relativeName } from './convert.ts';
+import { credentialOf, readAzureSettings } from './settings.ts';
+
+/** What external-dns uses when an endpoint sets no TTL. */
+export const DEFAULT_TTL = 300;
+/** Writes in flight at once: enough for large change sets, few enough to stay under ARM's write quota. */
+const WRITE_CONCURRENCY = 4;
+
+export interface AzureProviderOptions {
+  api: AzureDnsApi;
+  logger: Logger;
+  zonesCacheMs?: number;
+  defaultTTL?: number;
+  now?: () => number;
+}
+
+interface Write {
+  ep: Endpoint;
+  zone: AzureZoneRef;
+  op: 'delete' | 'update' | 'create';
+}
+
+export class AzureProvider implements Provider {
+  readonly name: string;
+  private readonly api: AzureDnsApi;
+  private readonly logger: Logger;
+  private readonly zonesCacheMs: number;
+  private readonly defaultTTL: number;
+  private readonly now: () => number;
+  private zones: AzureZoneRef[] | undefined;
+  private zonesAt = 0;
+  private filter: DomainFilter = filterOf([]);
+  /** Etags of the record sets last listed, by endpoint key. */
+  private etags = new Map<string, string>();
+
+  constructor(opts: AzureProviderOptions) {
+    this.api = opts.api;
+    this.name = providerName(opts.api.kind);
+    this.logger = opts.logger;
+    this.zonesCacheMs = opts.zonesCacheMs ?? 0;
+    this.defaultTTL = opts.defaultTTL ?? DEFAULT_TTL;
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** Reads azure.json and the flags; `credential` and `http` replace the real login and transport in tests. */
+  static async fromConfig(kind: AzureZoneKind, flags: FlagValues, deps: { logger: Logger; credential?: TokenCredential; http?: AzureHttpOptions }): Promise<AzureProvider> {
+    const settings = await readAzureSettings(flags);
+    const cacheMs = flags.num('azure-zones-cache-duration');
+    if (cacheMs < 0) throw new ConfigError('--azure-zones-cache-duration must not be negative', '--azure-zones-cache-duration');
+    const retries = flags.has('azure-maxretries-count') ? flags.num('azure-maxretries-count') : 3;
+    if (!Number.isInteger(retries) || retries < 0) throw new ConfigError('--azure-maxretries-count must be a whole number ≥ 0', '--azure-maxretries-count');
+    const http: AzureHttpOptions = { ...deps.http, retryOptions: { ...deps.http?.retryOptions, maxRetries: retries } };
+    const api = new SdkAzureDnsApi({
+      kind,
+      credential: deps.credential ?? credentialOf(settings, http),
+      subscriptionId: settings.subscriptionId,
+      resourceGroup: settings.resourceGroup,
+      endpoint: settings.endpoint,
+      http,
+    });
+    const provider = new AzureProvider({ api, logger: deps.logger, zonesCacheMs: cacheMs });
+    const zones = await provider.currentZones(true);
+    provider.logger.info({ zones: zones.map((z) => z.name), resourceGroup: settings.resourceGroup, auth: settings.auth.kind }, 'Azure DNS zones');
+    return provider;
+  }
+
+  async records(): Promise<Endpoint[]> {
+    const zones = await this.currentZones(false);
+    const types = this.api.kind === 'public' ? PUBLIC_TYPES : PRIVATE_TYPES;
+    const lists = await Promise.all(zones.map(async (zone) => ({ zone, sets: await this.api.listRecordSets(zone) })));
+    const etags = new Map<string, string>();
+    const out: Endpoint[] = [];
+    for (const { zone, sets } of lists) {
+      for (const set of sets) {
+        const ep = recordSetToEndpoint(set, zone.name, types);
+        if (ep === undefined) continue;
+        if (set.etag !== undefined) etags.set(endpointKey(ep), set.etag);
+        out.push(ep);
+      }
+    }
+    this.etags = etags;
+    return out;
+  }
+
+  async applyChanges(changes: Changes): Promise<void> {
+    const zones = this.zones ?? (await this.currentZones(true));
+    const names = zones.map((z) => z.name);
+    const byName = new Map(zones.map((z) => [z.name, z]));
+    const failures: ProviderError[] = [];
+    const orphans: Endpoint[] = [];
+    const plan = (eps: readonly Endpoint[], op: Write['op']): Write[] =>
+      eps.flatMap((ep) => {
+        const zone = byName.get(zoneOf(ep.dnsName, names) ?? '');
+        if (zone === undefined) {
+          orphans.push(ep);
+          return [];
+        }
+        return [{ ep, zone, op }];
+      });
+    // A record set deleted and written again in one sync is simply replaced by the PUT.
+    const written = new Set([...changes.create, ...changes.updateNew].map(endpointKey));
+    const phases = [
+      plan(changes.delete.filter((ep) => !written.has(endpointKey(ep))), 'delete'),
+      plan(changes.updateNew, 'update'),
+      plan(changes.create, 'create'),
+    ];
+    if (orphans.length > 0) failures.push(new ProviderError(this.name, `no Azure DNS zone contains ${orphans.map(describeEndpoint).join(', ')}`, { code: 'PROVIDER_NO_ZONE' }));
+    for (const writes of phases) {
+      await runLimited(writes, WRITE_CONCURRENCY, async (w) => {
+        try {
+          await this.write(w);
+        } catch (err) {
+          failures.push(
+            new ProviderError(this.name, `${w.op} ${describeEndpoint(w.ep)}: ${errorMessage(err)}`, {
+              zone: w.zone.name,
+              transient: isTransient(err),
+              cause: err,
+              code: (err as { code?: string }).code ?? 'PROVIDER_FAILED',
+            }),
+          );
+        }
+      });
+    }
+    const total = phases.reduce((n, p) => n + p.length, 0);
+    if (total > 0) this.logger.info({ writes: total, failed: failures.length }, 'Azure DNS record sets written');
+    if (failures.length === 0) return;
+    if (failures.length === 1) throw failures[0] as ProviderError;
+    throw new ProviderError(this.name, `${failures.length} record sets failed: ${failures.map((f) => f.message).join('; ')}`, {
+      transient: failures.some((f) => f.transient),
+      cause: new AggregateError(failures),
+    });
+  }
+
+  adjustEndpoints(endpoints: Endpoint[]): Promise<Endpoint[]> {
+    return Promise.resolve(endpoints);
+  }
+
+  domainFilter(): DomainFilter {
+    return this.filter;
+  }
+
+  private async write(w: Write): Promise<void> {
+    const relative = relativeName(w.ep.dnsName, w.zone.name);
+    const etag = this.etags.get(endpointKey(w.ep));
+    const condition: AzureCondition = w.op === 'create' ? { ifNoneMatch: '*' } : etag === undefined ? {} : { ifMatch: etag };
+    if (w.op === 'delete') {
+      await this.api.deleteRecordSet(w.zone, relative, w.ep.recordType, condition);
+      return;
+    }
+    const set = endpointToRecordSet(w.ep, this.defaultTTL);
+    await this.api.putRecordSet(w.zone, relative, recordTypeOf({ type: w.ep.recordType }), set, condition);
+  }
+
+  /** The zone list, listed again unless `--azure-zones-cache-duration` says the last one is fresh. */
+  private async currentZones(force: boolean): Promise<AzureZoneRef[]> {
+    if (!force && this.zones !== undefined && this.zonesCacheMs > 0 && this.now() - this.zonesAt < this.zonesCacheMs) return this.zones;
+    const zones = await this.api.listZones();
+    this.zones = zones;
+    this.zonesAt = this.now();
+    this.filter = filterOf(zones.map((z) => z.name));
+    return zones;
+  }
+}
+
+async function runLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await fn(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+function filterOf(zones: readonly string[]): DomainFilter {
+  // No zone yet: match nothing rather than everything, so the planner touches no name.
+  if (zones.length === 0) return new DomainFilter({ regexInclude: /^\b$/ });
+  return new DomainFilter({ include: [...zones] });
+}

@@ -1,0 +1,215 @@
+/**
+ * The azure and azure-private-dns providers driving the official ARM SDKs (and @azure/identity
+ * for a client-secret login) against the ARM emulator over HTTPS. The SDK pipeline takes TLS
+ * settings per client, so the emulator's throw-away certificate is trusted in-process.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { TokenCredential } from '@azure/identity';
+import { FlagValues } from '../../src/config/config.ts';
+import type { FlagValue } from '../../src/config/parse.ts';
+import { Controller } from '../../src/controller/controller.ts';
+import { DomainFilter } from '../../src/endpoint/domain-filter.ts';
+import { newEndpoint } from '../../src/endpoint/endpoint.ts';
+import type { Endpoint, EndpointInit } from '../../src/endpoint/endpoint.ts';
+import { ConfigError, ProviderError } from '../../src/errors.ts';
+import { silentLogger } from '../../src/log.ts';
+import { AzureProvider } from '../../src/provider/azure/azure.ts';
+import { SdkAzureDnsApi } from '../../src/provider/azure/client.ts';
+import type { AzureHttpOptions, AzureZoneKind } from '../../src/provider/azure/client.ts';
+import { TXTRegistry } from '../../src/registry/txt/txt-registry.ts';
+import { ArmDnsEmulator } from '../support/azure/arm-dns-emulator.ts';
+import { FakeSource } from '../support/fakes.ts';
+import { makeSelfSignedCert, opensslUnavailable } from '../support/tls.ts';
+import type { SelfSignedCert } from '../support/tls.ts';
+
+const SUB = '00000000-0000-0000-0000-000000000001';
+const TOKEN = 'arm-static-token';
+const skip = await opensslUnavailable();
+
+const ep = (init: Partial<EndpointInit> & Pick<EndpointInit, 'dnsName'>): Endpoint => newEndpoint({ recordType: 'A', targets: ['192.0.2.1'], ...init });
+const flags = (values: Record<string, FlagValue>): FlagValues => new FlagValues(new Map(Object.entries(values)));
+const staticToken = (token = TOKEN): TokenCredential => ({ getToken: () => Promise.resolve({ token, expiresOnTimestamp: Date.now() + 3_600_000 }) });
+const find = (records: Endpoint[], name: string, type: string): Endpoint | undefined => records.find((r) => r.dnsName === name && r.recordType === type);
+
+describe('azure providers against the ARM emulator', { skip: skip ?? false }, () => {
+  let cert: SelfSignedCert;
+  let emu: ArmDnsEmulator;
+  let http: AzureHttpOptions;
+
+  before(async () => {
+    cert = await makeSelfSignedCert();
+    emu = await ArmDnsEmulator.start({ subscriptionId: SUB, cert, pageSize: 2, token: TOKEN });
+    emu.addZone('public', 'dns-rg', 'example.com');
+    emu.addZone('public', 'dns-rg', 'other.com');
+    emu.addZone('public', 'elsewhere-rg', 'foreign.com');
+    emu.addZone('private', 'dns-rg', 'corp.internal');
+    http = { tlsOptions: { ca: cert.cert }, retryOptions: { maxRetries: 3, retryDelayInMs: 1, maxRetryDelayInMs: 5 } };
+  });
+  after(async () => {
+    await emu?.stop();
+    await cert?.cleanup();
+  });
+
+  const provider = (kind: AzureZoneKind, resourceGroup = 'dns-rg'): AzureProvider =>
+    new AzureProvider({ api: new SdkAzureDnsApi({ kind, credential: staticToken(), subscriptionId: SUB, resourceGroup, endpoint: emu.url, http }), logger: silentLogger() });
+
+  test('zones: public and private kept apart, resource group honoured, listings paginated', async () => {
+    const pub = provider('public');
+    await pub.records();
+    assert.ok(pub.domainFilter().match('www.example.com'));
+    assert.ok(pub.domainFilter().match('other.com'));
+    assert.ok(!pub.domainFilter().match('x.foreign.com'), 'zone of another resource group');
+    assert.ok(!pub.domainFilter().match('db.corp.internal'));
+    const all = provider('public', '');
+    await all.records();
+    assert.ok(all.domainFilter().match('x.foreign.com'), 'no resource group: the whole subscription');
+    const priv = provider('private');
+    await priv.records();
+    assert.ok(priv.domainFilter().match('db.corp.internal'));
+    assert.ok(!priv.domainFilter().match('www.example.com'));
+
+    for (let i = 0; i < 5; i++) emu.put('private', 'corp.internal', { name: `host${i}`, type: 'A', properties: { ttl: 60, aRecords: [{ ipv4Address: `10.0.0.${i}` }] } });
+    const lists = emu.calls.recordSetLists;
+    const records = await priv.records();
+    assert.equal(records.filter((r) => r.dnsName.startsWith('host')).length, 5);
+    assert.equal(find(records, 'host3.corp.internal', 'A')?.recordTTL, 60);
+    // SOA + 5 A = 6 record sets, 2 per page.
+    assert.equal(emu.calls.recordSetLists - lists, 3);
+  });
+
+  test('record types, TXT split at 255 bytes and joined again, apex and wildcard names', async () => {
+    const p = provider('public');
+    await p.records();
+    const long = 'v='.padEnd(600, 'x');
+    await p.applyChanges({
+      create: [
+        ep({ dnsName: 'txt.example.com', recordType: 'TXT', targets: [`"${long}"`, 'short'] }),
+        ep({ dnsName: 'example.com', targets: ['192.0.2.5'], recordTTL: 120 }),
+        ep({ dnsName: '*.apps.example.com', recordType: 'AAAA', targets: ['2001:db8::1'] }),
+        ep({ dnsName: 'mail.example.com', recordType: 'MX', targets: ['10 mx.example.com.'] }),
+        ep({ dnsName: 'alias.example.com', recordType: 'CNAME', targets: ['www.example.com'] }),
+      ],
+      updateOld: [],
+      updateNew: [],
+      delete: [],
+    });
+    const stored = emu.get('public', 'example.com', 'txt', 'TXT')?.properties['TXTRecords'] as { value: string[] }[];
+    assert.deepEqual(stored.map((r) => r.value.map((v) => v.length)).sort(), [[255, 255, 90], [5]].sort());
+    assert.deepEqual(emu.get('public', 'example.com', '@', 'A')?.properties['ARecords'], [{ ipv4Address: '192.0.2.5' }]);
+    assert.deepEqual(emu.get('public', 'example.com', 'alias', 'CNAME')?.properties['CNAMERecord'], { cname: 'www.example.com' });
+    const records = await p.records();
+    assert.deepEqual(find(records, 'txt.example.com', 'TXT')?.targets.sort(), [long, 'short'].sort());
+    assert.equal(find(records, 'example.com', 'A')?.recordTTL, 120);
+    assert.deepEqual(find(records, '*.apps.example.com', 'AAAA')?.targets, ['2001:db8::1']);
+    assert.deepEqual(find(records, 'mail.example.com', 'MX')?.targets, ['10 mx.example.com']);
+    assert.deepEqual(find(records, 'alias.example.com', 'CNAME')?.targets, ['www.example.com']);
+    assert.deepEqual(find(records, 'example.com', 'NS')?.targets.length, 2);
+  });
+
+  test('writes are conditional: a record set changed behind our back is refused (412), permanently', async () => {
+    const p = provider('public');
+    const records = await p.records();
+    const old = find(records, 'example.com', 'A') as Endpoint;
+    emu.put('public', 'example.com', { name: '@', type: 'A', properties: { TTL: 120, ARecords: [{ ipv4Address: '198.51.100.9' }] } });
+    await assert.rejects(p.applyChanges({ create: [], updateOld: [old], updateNew: [{ ...old, targets: ['192.0.2.6'] }], delete: [] }), (err: unknown) => {
+      assert.ok(err instanceof ProviderError);
+      assert.equal(err.provider, 'azure');
+      assert.equal(err.zone, 'example.com');
+      assert.equal(err.transient, false);
+      assert.match(err.message, /update example\.com A.*HTTP 412 PreconditionFailed/);
+      return true;
+    });
+    assert.deepEqual(emu.get('public', 'example.com', '@', 'A')?.properties['ARecords'], [{ ipv4Address: '198.51.100.9' }]);
+    // Creating over an existing record set is refused too (If-None-Match: *).
+    await assert.rejects(p.applyChanges({ create: [ep({ dnsName: 'example.com' })], updateOld: [], updateNew: [], delete: [] }), /HTTP 412/);
+  });
+
+  for (const kind of ['public', 'private'] as const) {
+    const zone = kind === 'public' ? 'other.com' : 'corp.internal';
+    test(`${kind}: a full sync through Controller and TXTRegistry with throttling mid-sync`, { timeout: 60_000 }, async () => {
+      const unowned = kind === 'public' ? { TTL: 300, ARecords: [{ ipv4Address: '198.51.100.1' }] } : { ttl: 300, aRecords: [{ ipv4Address: '198.51.100.1' }] };
+      emu.put(kind, zone, { name: 'legacy', type: 'A', properties: unowned });
+      const p = provider(kind);
+      const registry = new TXTRegistry(p, { ownerId: 'hw', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], logger: silentLogger() });
+      const source = new FakeSource([
+        ep({ dnsName: `www.${zone}`, targets: ['192.0.2.10'], labels: { resource: 'service/default/www' } }),
+        ep({ dnsName: `api.${zone}`, recordType: 'CNAME', targets: [`www.${zone}`], labels: { resource: 'ingress/default/api' } }),
+        ep({ dnsName: `legacy.${zone}`, targets: ['192.0.2.66'], labels: { resource: 'service/default/legacy' } }),
+      ]);
+      const controller = new Controller({
+        source,
+        registry,
+        plan: { policy: 'sync', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], domainFilter: new DomainFilter({ include: [zone] }), migrateFromOwner: '' },
+        intervalMs: 60_000,
+        minEventSyncIntervalMs: 0,
+        dryRun: false,
+        logger: silentLogger(),
+      });
+      const privateField: Record<string, string> = { ARecords: 'aRecords', CNAMERecord: 'cnameRecord', TXTRecords: 'txtRecords' };
+      const field = (name: string, type: string, f: string): unknown => emu.get(kind, zone, name, type)?.properties[kind === 'public' ? f : (privateField[f] ?? f)];
+
+      const first = await controller.runOnce();
+      assert.equal(first.changes.create.length, 2, 'legacy is blocked by the unowned record');
+      assert.deepEqual(field('www', 'A', 'ARecords'), [{ ipv4Address: '192.0.2.10' }]);
+      assert.deepEqual(field('api', 'CNAME', 'CNAMERecord'), { cname: `www.${zone}` });
+      assert.deepEqual(field('a-www', 'TXT', 'TXTRecords'), [{ value: ['heritage=external-dns,external-dns/owner=hw,external-dns/resource=service/default/www'] }]);
+      assert.ok(field('cname-api', 'TXT', 'TXTRecords') !== undefined);
+      assert.deepEqual(field('legacy', 'A', 'ARecords'), [{ ipv4Address: '198.51.100.1' }], 'unowned record left alone');
+      assert.equal((await controller.runOnce()).applied, false, 'nothing to do on a second sync');
+
+      // Update while ARM throttles: two 429s are retried inside the SDK (Retry-After: 0).
+      source.desired = source.desired.map((d) => (d.dnsName === `www.${zone}` ? { ...d, targets: ['192.0.2.20'] } : d));
+      emu.throttle(2);
+      await controller.runOnce();
+      assert.deepEqual(field('www', 'A', 'ARecords'), [{ ipv4Address: '192.0.2.20' }]);
+
+      // Throttled beyond the SDK's retries: a transient error, and the next sync converges.
+      source.desired = source.desired.filter((d) => d.dnsName !== `api.${zone}`);
+      emu.throttle(100);
+      await assert.rejects(controller.runOnce(), (err: unknown) => err instanceof ProviderError && err.transient && /HTTP 429/.test(err.message));
+      emu.throttle(0);
+      await controller.runOnce();
+      assert.equal(emu.get(kind, zone, 'api', 'CNAME'), undefined);
+      assert.equal(emu.get(kind, zone, 'cname-api', 'TXT'), undefined);
+      assert.ok(emu.get(kind, zone, 'legacy', 'A') !== undefined);
+      assert.equal((await controller.runOnce()).applied, false);
+    });
+  }
+
+  test('fromConfig: azure.json with a client secret logs in through the authority and lists zones', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hw-azure-'));
+    try {
+      const file = join(dir, 'azure.json');
+      const config = { tenantId: 'tenant-1', subscriptionId: SUB, resourceGroup: 'dns-rg', aadClientId: 'test-client', aadClientSecret: 'test-secret', activeDirectoryAuthorityHost: emu.url, resourceManagerEndpoint: emu.url };
+      await writeFile(file, JSON.stringify(config));
+      const tokens = emu.calls.tokens;
+      const p = await AzureProvider.fromConfig('private', flags({ 'azure-config-file': file, 'azure-zones-cache-duration': 0, 'azure-maxretries-count': 1 }), { logger: silentLogger(), http: { tlsOptions: { ca: cert.cert } } });
+      assert.equal(p.name, 'azure-private-dns');
+      assert.ok(p.domainFilter().match('db.corp.internal'));
+      assert.ok(emu.calls.tokens > tokens, 'a token was fetched with the client secret');
+
+      await writeFile(file, JSON.stringify({ ...config, aadClientSecret: 'wrong' }));
+      await assert.rejects(AzureProvider.fromConfig('public', flags({ 'azure-config-file': file, 'azure-maxretries-count': 0 }), { logger: silentLogger(), http: { tlsOptions: { ca: cert.cert } } }), /invalid_client|Invalid client secret|AADSTS7000215/);
+
+      // The flags win over the file; bad values name the flag.
+      await writeFile(file, JSON.stringify({ ...config, resourceGroup: 'nope' }));
+      const q = await AzureProvider.fromConfig('public', flags({ 'azure-config-file': file, 'azure-resource-group': 'elsewhere-rg' }), { logger: silentLogger(), credential: staticToken(), http: { tlsOptions: { ca: cert.cert } } });
+      assert.ok(q.domainFilter().match('foreign.com'));
+      const isConfig = (flag: string) => (err: unknown) => err instanceof ConfigError && err.flag === flag;
+      await assert.rejects(AzureProvider.fromConfig('public', flags({ 'azure-config-file': join(dir, 'missing.json') }), { logger: silentLogger() }), isConfig('--azure-config-file'));
+      await writeFile(file, '{not json');
+      await assert.rejects(AzureProvider.fromConfig('public', flags({ 'azure-config-file': file }), { logger: silentLogger() }), isConfig('--azure-config-file'));
+      await writeFile(file, JSON.stringify({ tenantId: 't' }));
+      await assert.rejects(AzureProvider.fromConfig('public', flags({ 'azure-config-file': file }), { logger: silentLogger() }), isConfig('--azure-subscription-id'));
+      await writeFile(file, JSON.stringify({ subscriptionId: SUB, aadClientId: 'x' }));
+      await assert.rejects(AzureProvider.fromConfig('public', flags({ 'azure-config-file': file }), { logger: silentLogger() }), isConfig('--azure-config-file'));
+      await assert.rejects(AzureProvider.fromConfig('public', flags({ 'azure-config-file': file, 'azure-subscription-id': SUB, 'azure-endpoint': 'http://127.0.0.1:1' }), { logger: silentLogger() }), isConfig('--azure-endpoint'));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
