@@ -3,6 +3,7 @@
  * back to it), /version, and minimal OpenAPI v3 documents: enough for kubectl to find each kind and
  * to see that the server does field validation itself, so it skips client-side schema checks.
  */
+import { createHash } from 'node:crypto';
 import { apiVersionOf, verbsOf } from './resources.ts';
 import type { ResourceRegistry, ResourceType } from './resources.ts';
 
@@ -60,8 +61,9 @@ function groupVersions(resources: ResourceRegistry): { path: string; group: stri
 export function openApiV3Root(resources: ResourceRegistry): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
   for (const gv of groupVersions(resources)) {
-    const hash = typesIn(resources, gv.group, gv.version).map((t) => t.plural).sort().join('.').length.toString(16);
-    paths[gv.path] = { serverRelativeURL: `/openapi/v3/${gv.path}?hash=${hash}${typesIn(resources, gv.group, gv.version).length}` };
+    const served = typesIn(resources, gv.group, gv.version).map((t) => `${t.plural}:${t.hasStatus}`).sort().join(',');
+    const hash = createHash('sha256').update(served).digest('hex').slice(0, 32).toUpperCase();
+    paths[gv.path] = { serverRelativeURL: `/openapi/v3/${gv.path}?hash=${hash}` };
   }
   return { paths };
 }
