@@ -9,7 +9,9 @@ import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import type { IncomingMessage, OutgoingHttpHeaders, RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+// Type only: client-node takes seconds to import, so it is loaded when a client first needs it
+// and commands that never talk to Kubernetes do not pay for it.
+import type { KubeConfig } from '@kubernetes/client-node';
 import { ConfigError, errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { KubeApiError } from './errors.ts';
@@ -34,48 +36,49 @@ export interface KubeConfigSource {
 
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
-/** Finds the configuration the way kubectl and external-dns do; throws ConfigError naming the flag. */
-export function loadKubeConfig(source: KubeConfigSource): { config: KubeConfig; origin: string; inCluster: boolean } {
-  const kc = new KubeConfig();
-  const fromFile = (files: string[], flag: string): void => {
-    try {
-      kc.loadFromFile(files[0] ?? '');
-      for (const extra of files.slice(1)) {
-        const more = new KubeConfig();
-        more.loadFromFile(extra);
-        kc.mergeConfig(more, true);
-      }
-    } catch (err) {
-      throw new ConfigError(`cannot load kubeconfig ${files.join(':')}: ${errorMessage(err)}`, flag);
-    }
-  };
-  let origin: string;
-  let inCluster = false;
+export type KubeConfigLocation = { kind: 'files'; files: string[]; origin: string } | { kind: 'in-cluster'; serviceAccountDir: string };
+
+/** Where the configuration is, found the way kubectl and external-dns look; throws ConfigError naming the flag. */
+export function locateKubeConfig(source: KubeConfigSource): KubeConfigLocation {
   const envFiles = (source.env.KUBECONFIG ?? '').split(':').filter((f) => f !== '');
   const home = source.env.HOME ?? '';
   const saDir = source.serviceAccountDir ?? SERVICE_ACCOUNT_DIR;
   if (source.kubeconfig !== '') {
-    fromFile([source.kubeconfig], '--kubeconfig');
-    origin = source.kubeconfig;
-  } else if (envFiles.length > 0) {
-    fromFile(envFiles, '--kubeconfig');
-    origin = `$KUBECONFIG (${envFiles.join(':')})`;
-  } else if (home !== '' && existsSync(join(home, '.kube', 'config'))) {
-    fromFile([join(home, '.kube', 'config')], '--kubeconfig');
-    origin = join(home, '.kube', 'config');
-  } else if ((source.env.KUBERNETES_SERVICE_HOST ?? '') !== '' && existsSync(join(saDir, 'token'))) {
-    loadInCluster(kc, source.env, saDir);
-    origin = 'in-cluster service account';
-    inCluster = true;
+    if (!existsSync(source.kubeconfig)) throw new ConfigError(`kubeconfig ${source.kubeconfig} does not exist`, '--kubeconfig');
+    return { kind: 'files', files: [source.kubeconfig], origin: source.kubeconfig };
+  }
+  if (envFiles.length > 0) return { kind: 'files', files: envFiles, origin: `$KUBECONFIG (${envFiles.join(':')})` };
+  if (home !== '' && existsSync(join(home, '.kube', 'config'))) return { kind: 'files', files: [join(home, '.kube', 'config')], origin: join(home, '.kube', 'config') };
+  if ((source.env.KUBERNETES_SERVICE_HOST ?? '') !== '' && existsSync(join(saDir, 'token'))) return { kind: 'in-cluster', serviceAccountDir: saDir };
+  throw new ConfigError('no Kubernetes configuration: set --kubeconfig or $KUBECONFIG, create ~/.kube/config, or run in a cluster', '--kubeconfig');
+}
+
+/** Loads the located configuration with client-node (imported on first use). */
+export async function loadKubeConfig(source: KubeConfigSource, location: KubeConfigLocation = locateKubeConfig(source)): Promise<KubeConfig> {
+  const { KubeConfig: KubeConfigClass } = await import('@kubernetes/client-node');
+  const kc = new KubeConfigClass();
+  let origin = 'in-cluster service account';
+  if (location.kind === 'files') {
+    origin = location.origin;
+    try {
+      kc.loadFromFile(location.files[0] ?? '');
+      for (const extra of location.files.slice(1)) {
+        const more = new KubeConfigClass();
+        more.loadFromFile(extra);
+        kc.mergeConfig(more, true);
+      }
+    } catch (err) {
+      throw new ConfigError(`cannot load kubeconfig ${location.files.join(':')}: ${errorMessage(err)}`, '--kubeconfig');
+    }
   } else {
-    throw new ConfigError('no Kubernetes configuration: set --kubeconfig or $KUBECONFIG, create ~/.kube/config, or run in a cluster', '--kubeconfig');
+    loadInCluster(kc, source.env, location.serviceAccountDir);
   }
   if (source.context !== undefined && source.context !== '') {
     if (kc.getContextObject(source.context) === null) throw new ConfigError(`kubeconfig has no context ${JSON.stringify(source.context)}`, '--kube-context');
     kc.setCurrentContext(source.context);
   }
   if (kc.getCurrentCluster() === null) throw new ConfigError(`kubeconfig ${origin} has no current cluster`, '--kubeconfig');
-  return { config: kc, origin, inCluster };
+  return kc;
 }
 
 function loadInCluster(kc: KubeConfig, env: KubeEnv, saDir: string): void {
@@ -104,36 +107,41 @@ export interface WatchEvent {
 }
 
 export interface KubeClientOptions {
-  config: KubeConfig;
+  /** A loaded configuration, or a loader run on the first request. */
+  config: KubeConfig | (() => Promise<KubeConfig>);
   logger: Logger;
   /** Timeout of ordinary requests; watches have none (the reflector's watchdog covers them). */
   requestTimeoutMs?: number;
 }
 
 export class KubeClient {
-  private readonly kc: KubeConfig;
-  private readonly server: URL;
+  private readonly loader: () => Promise<KubeConfig>;
+  private loaded: Promise<{ kc: KubeConfig; server: URL }> | undefined;
   private readonly log: Logger;
   private readonly timeoutMs: number;
   private agent: HttpAgent | undefined;
 
   constructor(opts: KubeClientOptions) {
-    this.kc = opts.config;
-    const cluster = this.kc.getCurrentCluster();
-    if (cluster === null) throw new ConfigError('kubeconfig has no current cluster', '--kubeconfig');
-    this.server = new URL(cluster.server);
+    const config = opts.config;
+    this.loader = typeof config === 'function' ? config : () => Promise.resolve(config);
     this.log = opts.logger;
     this.timeoutMs = opts.requestTimeoutMs ?? 30_000;
   }
 
+  /** Finds the configuration now (a missing one is a ConfigError at start-up); loads it on first use. */
   static fromConfig(source: KubeConfigSource, logger: Logger): KubeClient {
-    const { config, origin } = loadKubeConfig(source);
-    logger.debug({ origin, server: config.getCurrentCluster()?.server }, 'kubernetes configuration loaded');
-    return new KubeClient({ config, logger });
+    const location = locateKubeConfig(source);
+    return new KubeClient({ config: () => loadKubeConfig(source, location), logger });
   }
 
-  get serverUrl(): string {
-    return this.server.toString();
+  private config(): Promise<{ kc: KubeConfig; server: URL }> {
+    this.loaded ??= this.loader().then((kc) => {
+      const cluster = kc.getCurrentCluster();
+      if (cluster === null) throw new ConfigError('kubeconfig has no current cluster', '--kubeconfig');
+      this.log.debug({ server: cluster.server }, 'kubernetes configuration loaded');
+      return { kc, server: new URL(cluster.server) };
+    });
+    return this.loaded;
   }
 
   /** One request; the parsed JSON answer, or KubeApiError with the Status reason. */
@@ -189,9 +197,10 @@ export class KubeClient {
   }
 
   private async open(method: string, path: string, spec: RequestSpec, timeoutMs: number): Promise<IncomingMessage> {
+    const { kc, server } = await this.config();
     const opts: RequestOptions & { agent?: unknown } = { headers: {} };
-    await this.kc.applyToHTTPSOptions(opts as never);
-    const url = new URL(this.server.toString().replace(/\/$/, '') + path);
+    await kc.applyToHTTPSOptions(opts as never);
+    const url = new URL(server.toString().replace(/\/$/, '') + path);
     for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const headers: OutgoingHttpHeaders = { ...(opts.headers as OutgoingHttpHeaders), accept: 'application/json' };
     let payload: string | undefined;

@@ -11,7 +11,7 @@ import { ConfigError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { EVENT_TYPES } from '../source/kube/flags.ts';
 import { KUBE_SOURCE_NAMES } from '../source/kube/factory.ts';
-import { KubeClient, SERVICE_ACCOUNT_DIR, loadKubeConfig } from './client.ts';
+import { KubeClient, SERVICE_ACCOUNT_DIR, locateKubeConfig } from './client.ts';
 import type { KubeEnv } from './client.ts';
 import { EventRecorder } from './events.ts';
 import { LeaderElector, defaultIdentity } from './leader-election.ts';
@@ -35,8 +35,9 @@ export function kubeRunHooks(cfg: Config, deps: { logger: Logger; env?: KubeEnv 
   if (!usesKube && !(electExplicit && cfg.flags.bool('leader-elect'))) return undefined;
 
   const log = deps.logger.child({ component: 'kube' });
-  const { config, inCluster } = loadKubeConfig({ kubeconfig: cfg.flags.str('kubeconfig'), env: deps.env ?? {} });
-  const client = new KubeClient({ config, logger: log });
+  const configSource = { kubeconfig: cfg.flags.str('kubeconfig'), env: deps.env ?? {} };
+  const inCluster = locateKubeConfig(configSource).kind === 'in-cluster';
+  const client = KubeClient.fromConfig(configSource, log);
   const identity = defaultIdentity();
 
   const reasons = cfg.flags.list('emit-events');
