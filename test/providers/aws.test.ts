@@ -4,6 +4,9 @@
  * bisection of refused batches, assume-role with ExternalId, alias records and pagination.
  */
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { Controller } from '../../src/controller/controller.ts';
 import { DomainFilter } from '../../src/endpoint/domain-filter.ts';
@@ -14,6 +17,7 @@ import { silentLogger } from '../../src/log.ts';
 import type { Route53Provider } from '../../src/provider/aws/route53.ts';
 import { emptyChanges } from '../../src/provider/provider.ts';
 import { TXTRegistry } from '../../src/registry/txt/txt-registry.ts';
+import { runCli } from '../support/cli.ts';
 import { FakeSource } from '../support/fakes.ts';
 import { awsProvider, isolateAwsSdk } from '../support/aws/provider.ts';
 import { startAwsEmulators } from '../support/aws/start.ts';
@@ -264,5 +268,64 @@ describe('aws provider against the Route53 emulator', () => {
     assert.ok(byId.domainFilter().match('a.dev.example.org') && !byId.domainFilter().match('a.example.org'));
     const parent = await awsProvider(e, {}, { domainFilters: ['app.example.org'] });
     assert.ok(parent.domainFilter().match('example.org'), 'the parent zone of a filtered subdomain is kept');
+  });
+
+  test('a record created behind our back: the refused CREATE is reported, the cache dropped, the next sync leaves it alone', async () => {
+    const provider = await awsProvider(e);
+    const source = new FakeSource([ep({ dnsName: 'one.example.org' })]);
+    const controller = controllerFor(provider, source);
+    await controller.runOnce();
+    // Someone else writes a record while ours are cached.
+    e.route53.put(zone, { name: 'two.example.org', type: 'A', ttl: 60, values: ['203.0.113.2'] });
+    source.desired.push(ep({ dnsName: 'two.example.org' }), ep({ dnsName: 'three.example.org' }));
+    await assert.rejects(controller.runOnce(), (err: unknown) => err instanceof ProviderError && !err.transient && /two\.example\.org A, a-two\.example\.org TXT in zone example\.org: .*already exists/.test(err.message));
+    assert.ok(e.route53.find(zone, 'three.example.org', 'A') !== undefined, 'the valid change landed');
+    assert.equal(e.route53.find(zone, 'a-two.example.org', 'TXT'), undefined, 'no ownership claim without the record');
+    e.aws.resetCounts();
+    assert.equal((await controller.runOnce()).applied, false, 'the unowned record is now seen and left alone');
+    assert.equal(e.aws.count('route53', 'ListResourceRecordSets'), 1, 'only the refused zone was re-listed');
+    assert.deepEqual(e.route53.find(zone, 'two.example.org', 'A')?.values, ['203.0.113.2']);
+  });
+
+  test('the CLI: run --once --provider aws with flags and EXTERNAL_DNS_* environment', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hw-aws-'));
+    try {
+      await writeFile(
+        join(dir, 'web.yaml'),
+        `apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  namespace: default
+  annotations:
+    external-dns.alpha.kubernetes.io/hostname: web.example.org
+spec:
+  type: LoadBalancer
+status:
+  loadBalancer:
+    ingress:
+      - ip: 192.0.2.80
+`,
+      );
+      e.sts.addRole({ arn: ROLE, externalId: 'cli' });
+      const args = ['run', '--once', '--provider', 'aws', '--manifests-dir', dir, '--domain-filter', 'example.org', '--txt-owner-id', 'cli', '--metrics-address', '', '--log-format', 'json'];
+      const result = await runCli([...args, '--aws-endpoint-url', e.url, '--aws-assume-role', ROLE, '--aws-assume-role-external-id', 'cli', '--aws-batch-change-interval', '0s'], {
+        env: {
+          EXTERNAL_DNS_AWS_ACCESS_KEY_ID: e.aws.rootIdentity.accessKeyId,
+          EXTERNAL_DNS_AWS_SECRET_ACCESS_KEY: e.aws.rootIdentity.secretAccessKey,
+          AWS_EC2_METADATA_DISABLED: 'true',
+          HOME: dir,
+        },
+        timeoutMs: 60_000,
+      });
+      assert.equal(result.code, 0, result.stderr);
+      assert.deepEqual(e.route53.find(zone, 'web.example.org', 'A')?.values, ['192.0.2.80']);
+      assert.deepEqual(e.route53.find(zone, 'a-web.example.org', 'TXT')?.values, ['"heritage=external-dns,external-dns/owner=cli,external-dns/resource=service/default/web"']);
+      const bad = await runCli([...args, '--aws-endpoint-url', e.url, '--aws-assume-role', 'not-an-arn'], { env: { AWS_EC2_METADATA_DISABLED: 'true', HOME: dir } });
+      assert.notEqual(bad.code, 0);
+      assert.match(bad.stderr, /--aws-assume-role/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
