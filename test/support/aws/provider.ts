@@ -10,7 +10,8 @@ import type { AwsEmulators } from './start.ts';
 /** The SDK would otherwise probe the instance metadata address for a region or credentials. */
 export function isolateAwsSdk(): void {
   process.env['AWS_EC2_METADATA_DISABLED'] = 'true';
-  process.env['AWS_NODEJS_SUPPRESS_NODE_VERSION_WARNING'] = '1';
+  // Tests know they run on Node 20; the SDK's once-per-process notice about Node 22 is noise here.
+  process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
 }
 
 /** Flags as `--name value` pairs; credentials of the emulator's test user unless overridden. */
