@@ -42,6 +42,19 @@ describe('hostname content', () => {
     ]);
     assert.deepEqual(eps, [ep({ dnsName: 'www.example.org', targets: ['192.0.2.1'], recordTTL: 60 })]);
   });
+
+  test('a name an endpoint cannot hold is skipped, not fatal', () => {
+    const skipped: string[] = [];
+    const eps = rrsetsToEndpoints(
+      [
+        { name: '0/26.2.0.192.in-addr.arpa.', type: 'NS', ttl: 60, records: [{ content: 'ns.example.org.' }] },
+        { name: '_dmarc.example.org.', type: 'TXT', ttl: 60, records: [{ content: '"v=DMARC1"' }] },
+      ],
+      skipped,
+    );
+    assert.deepEqual(skipped, ['0/26.2.0.192.in-addr.arpa. NS']);
+    assert.deepEqual(eps.map((e) => [e.dnsName, e.targets[0]]), [['_dmarc.example.org', 'v=DMARC1']]);
+  });
 });
 
 describe('planPatches', () => {

@@ -5,7 +5,7 @@
  */
 import { canonicalTarget, describeEndpoint, endpointKey, isRecordType, newEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint, RecordType } from '../../endpoint/endpoint.ts';
-import { isInZone, normalizeDnsName } from '../../endpoint/name.ts';
+import { isInZone, normalizeDnsName, tryNormalizeDnsName } from '../../endpoint/name.ts';
 import { quoteTxt } from '../../dns/master-file.ts';
 import { InvalidEndpointError } from '../../errors.ts';
 
@@ -112,15 +112,24 @@ export function fromPdnsContent(recordType: RecordType, content: string): string
   }
 }
 
-/** Endpoints of a zone's rrsets; types Hostwarden does not model (SOA, …) and disabled records are left out. */
-export function rrsetsToEndpoints(rrsets: readonly PdnsRRSet[]): Endpoint[] {
+/**
+ * Endpoints of a zone's rrsets; types Hostwarden does not model (SOA, …) and disabled records are
+ * left out. Names an endpoint cannot hold (e.g. RFC 2317 `0/26.2.0.192.in-addr.arpa`) are
+ * returned in `skipped` rather than failing the whole zone: Hostwarden never manages them anyway.
+ */
+export function rrsetsToEndpoints(rrsets: readonly PdnsRRSet[], skipped: string[] = []): Endpoint[] {
   const out: Endpoint[] = [];
   for (const set of rrsets) {
     if (!isRecordType(set.type)) continue;
     const type = set.type;
     const targets = (set.records ?? []).filter((r) => r.disabled !== true).map((r) => fromPdnsContent(type, r.content));
     if (targets.length === 0) continue;
-    out.push(newEndpoint({ dnsName: normalizeDnsName(set.name), recordType: type, targets, recordTTL: set.ttl ?? 0 }));
+    const dnsName = tryNormalizeDnsName(set.name);
+    if (dnsName === undefined) {
+      skipped.push(`${set.name} ${type}`);
+      continue;
+    }
+    out.push(newEndpoint({ dnsName, recordType: type, targets, recordTTL: set.ttl ?? 0 }));
   }
   return out;
 }

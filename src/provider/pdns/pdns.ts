@@ -83,7 +83,9 @@ export class PdnsProvider implements Provider {
 
   async records(): Promise<Endpoint[]> {
     await this.refreshZones();
-    const lists = await Promise.all(this.zones.map(async (zone) => rrsetsToEndpoints(await this.api.zoneRRSets(zone))));
+    const skipped: string[] = [];
+    const lists = await Promise.all(this.zones.map(async (zone) => rrsetsToEndpoints(await this.api.zoneRRSets(zone), skipped)));
+    if (skipped.length > 0) this.logger.debug({ skipped: skipped.slice(0, 20), count: skipped.length }, 'PowerDNS records with names Hostwarden does not manage ignored');
     return lists.flat();
   }
 
