@@ -284,7 +284,7 @@ async function resourceRequest(ctx: ApiContext, req: IncomingMessage, res: Serve
       return;
     }
     case 'deletecollection': {
-      const items = (ctx.store.list(t, rp.namespace) ?? []).filter((o) => labels(o) && fields(o));
+      const items = (ctx.store.scan(t, rp.namespace) ?? []).filter((o) => labels(o) && fields(o));
       const deleted = items.map((o) => render(ctx.store.delete(t, o.metadata.namespace ?? '', o.metadata.name)));
       sendJson(res, 200, { kind: t.listKind, apiVersion, metadata: { resourceVersion: String(ctx.store.currentRv()) }, items: deleted });
       return;
@@ -317,7 +317,7 @@ function listRequest(
     if (!Number.isInteger(atRv) || atRv < 0) throw badRequest('resourceVersionMatch=Exact needs a resourceVersion');
   }
   const listRv = atRv ?? ctx.store.currentRv();
-  const all = ctx.store.list(t, rp.namespace, atRv);
+  const all = ctx.store.scan(t, rp.namespace, atRv);
   if (all === undefined) {
     throw new ApiError(410, 'Expired', cont !== null
       ? 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.'

@@ -2,7 +2,8 @@
  * The object store of the test API server: objects per resource type, one global resourceVersion
  * counter (as etcd's revision), and a bounded history of changes that watches replay and paginated
  * lists read consistent snapshots from. Every write goes through here, so HTTP and the direct test
- * helpers behave the same.
+ * helpers behave the same. Stored objects (map values and history entries) are never mutated once
+ * stored, so the history shares them with the maps; callers outside get clones or read-only views.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
@@ -140,6 +141,11 @@ export class ObjectStore {
    * as they were at `atRv` when given (undefined when that is older than the history).
    */
   list(t: ResourceType, ns: string | undefined, atRv?: number): KubeObject[] | undefined {
+    return this.scan(t, ns, atRv)?.map((o) => deepClone(o));
+  }
+
+  /** As list(), but the stored objects themselves: read-only, for serializing. */
+  scan(t: ResourceType, ns: string | undefined, atRv?: number): readonly KubeObject[] | undefined {
     const snapshot = new Map(this.bucket(t));
     if (atRv !== undefined && atRv < this.rv) {
       const later = this.eventsSince(atRv);
@@ -153,7 +159,7 @@ export class ObjectStore {
       }
     }
     const keys = [...snapshot.keys()].filter((k) => ns === undefined || k.startsWith(`${ns}/`)).sort();
-    return keys.map((k) => deepClone(snapshot.get(k)!));
+    return keys.map((k) => snapshot.get(k)!);
   }
 
   private checkNamespace(t: ResourceType, ns: string): void {
@@ -197,7 +203,7 @@ export class ObjectStore {
     obj.metadata.resourceVersion = this.nextRv();
     bucket.set(key, obj);
     this.afterWrite(t, obj, false);
-    this.record(t, 'ADDED', deepClone(obj), undefined);
+    this.record(t, 'ADDED', obj, undefined);
     return deepClone(obj);
   }
 
@@ -237,7 +243,7 @@ export class ObjectStore {
 
   /** Removes every object of a type (in a namespace), with DELETED events. */
   private dropAll(t: ResourceType, ns: string | undefined): void {
-    for (const obj of this.list(t, ns) ?? []) {
+    for (const obj of this.scan(t, ns) ?? []) {
       const bucket = this.bucket(t);
       bucket.delete(objectKey(obj.metadata.namespace ?? '', obj.metadata.name));
       const gone = deepClone(obj);
@@ -248,6 +254,7 @@ export class ObjectStore {
 
   update(t: ResourceType, ns: string, name: string, input: KubeObject, opts: WriteOptions = {}): KubeObject {
     const existing = this.get(t, ns, name);
+    const stored = this.bucket(t).get(objectKey(t.namespaced ? ns : '', name))!;
     const body = deepClone(input);
     const meta = body.metadata ?? { name };
     if (meta.name !== undefined && meta.name !== name) {
@@ -280,13 +287,13 @@ export class ObjectStore {
     if (!isDeepStrictEqual(specPart(next), specPart(existing))) next.metadata.generation = (existing.metadata.generation ?? 0) + 1;
     next.metadata.resourceVersion = existing.metadata.resourceVersion;
     if (existing.metadata.deletionTimestamp !== undefined && (next.metadata.finalizers ?? []).length === 0) {
-      return this.remove(t, next, existing);
+      return this.remove(t, next, stored);
     }
     if (isDeepStrictEqual(withoutVolatile(next), withoutVolatile(existing))) return existing;
     next.metadata.resourceVersion = this.nextRv();
     this.bucket(t).set(objectKey(next.metadata.namespace ?? '', name), next);
     this.afterWrite(t, next, false);
-    this.record(t, 'MODIFIED', deepClone(next), existing);
+    this.record(t, 'MODIFIED', next, stored);
     return deepClone(next);
   }
 
@@ -298,8 +305,8 @@ export class ObjectStore {
       for (const other of this.resources.all()) if (other.namespaced) this.dropAll(other, gone.metadata.name);
     }
     this.afterWrite(t, gone, true);
-    this.record(t, 'DELETED', deepClone(gone), prev);
-    return gone;
+    this.record(t, 'DELETED', gone, prev);
+    return deepClone(gone);
   }
 
   /**
@@ -308,6 +315,7 @@ export class ObjectStore {
    */
   delete(t: ResourceType, ns: string, name: string, preconditions: { uid?: string; resourceVersion?: string } = {}): KubeObject {
     const existing = this.get(t, ns, name);
+    const stored = this.bucket(t).get(objectKey(t.namespaced ? ns : '', name))!;
     const what = t.group === '' ? t.plural : `${t.plural}.${t.group}`;
     if (preconditions.uid !== undefined && preconditions.uid !== existing.metadata.uid) {
       throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${what} "${name}": Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${String(existing.metadata.uid)}`, { name, group: t.group, kind: t.plural });
@@ -315,7 +323,7 @@ export class ObjectStore {
     if (preconditions.resourceVersion !== undefined && preconditions.resourceVersion !== existing.metadata.resourceVersion) {
       throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${what} "${name}": Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${String(existing.metadata.resourceVersion)}`, { name, group: t.group, kind: t.plural });
     }
-    if ((existing.metadata.finalizers ?? []).length === 0) return this.remove(t, existing, existing);
+    if ((existing.metadata.finalizers ?? []).length === 0) return this.remove(t, existing, stored);
     if (existing.metadata.deletionTimestamp !== undefined) return existing;
     const next = deepClone(existing);
     next.metadata.deletionTimestamp = timestamp(this.options.now());
@@ -323,7 +331,7 @@ export class ObjectStore {
     next.metadata.generation = (existing.metadata.generation ?? 0) + 1;
     next.metadata.resourceVersion = this.nextRv();
     this.bucket(t).set(objectKey(next.metadata.namespace ?? '', name), next);
-    this.record(t, 'MODIFIED', deepClone(next), existing);
+    this.record(t, 'MODIFIED', next, stored);
     return deepClone(next);
   }
 }

@@ -113,7 +113,7 @@ export class WatchHub {
     const rv = req.resourceVersion;
     const fromScratch = rv === undefined || rv === '' || rv === '0';
     if (fromScratch || req.sendInitialEvents) {
-      for (const obj of this.store.list(req.type, req.namespace) ?? []) if (matches(obj)) send('ADDED', req.render(obj));
+      for (const obj of this.store.scan(req.type, req.namespace) ?? []) if (matches(obj)) send('ADDED', req.render(obj));
       if (req.sendInitialEvents && req.bookmarks) bookmark({ 'k8s.io/initial-events-end': 'true' });
     } else {
       const n = Number(rv);
