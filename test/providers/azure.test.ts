@@ -3,7 +3,7 @@
  * for a client-secret login) against the ARM emulator over HTTPS. The SDK pipeline takes TLS
  * settings per client, so the emulator's throw-away certificate is trusted in-process.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -22,6 +22,7 @@ import { SdkAzureDnsApi } from '../../src/provider/azure/client.ts';
 import type { AzureHttpOptions, AzureZoneKind } from '../../src/provider/azure/client.ts';
 import { TXTRegistry } from '../../src/registry/txt/txt-registry.ts';
 import { ArmDnsEmulator } from '../support/azure/arm-dns-emulator.ts';
+import { runCli } from '../support/cli.ts';
 import { FakeSource } from '../support/fakes.ts';
 import { makeSelfSignedCert, opensslUnavailable } from '../support/tls.ts';
 import type { SelfSignedCert } from '../support/tls.ts';
@@ -212,4 +213,52 @@ describe('azure providers against the ARM emulator', { skip: skip ?? false }, ()
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  test('hostwarden run --once --provider azure: manifests to Azure DNS through the CLI wiring', { timeout: 120_000 }, async () => {
+    emu.addZone('public', 'dns-rg', 'cli.test');
+    emu.put('public', 'cli.test', { name: 'theirs', type: 'A', properties: { TTL: 300, ARecords: [{ ipv4Address: '203.0.113.1' }] } });
+    const dir = await mkdtemp(join(tmpdir(), 'hw-azure-cli-'));
+    try {
+      const manifests = join(dir, 'manifests');
+      await mkdir(manifests);
+      const file = join(dir, 'azure.json');
+      await writeFile(file, JSON.stringify({ tenantId: 'tenant-1', subscriptionId: SUB, resourceGroup: 'dns-rg', aadClientId: 'test-client', aadClientSecret: 'test-secret', activeDirectoryAuthorityHost: emu.url }));
+      await writeFile(join(manifests, 'web.yaml'), service('web.cli.test,theirs.cli.test', '192.0.2.10'));
+      const run = () =>
+        runCli(['run', '--once', '--provider', 'azure', '--azure-config-file', file, '--azure-endpoint', emu.url, '--manifests-dir', manifests, '--domain-filter', 'cli.test', '--txt-owner-id', 'hw-cli', '--metrics-address', '', '--log-format', 'json'], {
+          env: { NODE_EXTRA_CA_CERTS: cert.certFile },
+          timeoutMs: 60_000,
+        });
+      const first = await run();
+      assert.equal(first.code, 0, first.stderr);
+      assert.deepEqual(emu.get('public', 'cli.test', 'web', 'A')?.properties['ARecords'], [{ ipv4Address: '192.0.2.10' }]);
+      assert.deepEqual(emu.get('public', 'cli.test', 'a-web', 'TXT')?.properties['TXTRecords'], [{ value: ['heritage=external-dns,external-dns/owner=hw-cli,external-dns/resource=service/default/web'] }]);
+      assert.deepEqual(emu.get('public', 'cli.test', 'theirs', 'A')?.properties['ARecords'], [{ ipv4Address: '203.0.113.1' }]);
+      await rm(join(manifests, 'web.yaml'));
+      const second = await run();
+      assert.equal(second.code, 0, second.stderr);
+      assert.equal(emu.get('public', 'cli.test', 'web', 'A'), undefined);
+      assert.equal(emu.get('public', 'cli.test', 'a-web', 'TXT'), undefined);
+      assert.ok(emu.get('public', 'cli.test', 'theirs', 'A') !== undefined);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
+
+function service(hostnames: string, ip: string): string {
+  return `apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  namespace: default
+  annotations:
+    external-dns.alpha.kubernetes.io/hostname: ${hostnames}
+spec:
+  type: LoadBalancer
+status:
+  loadBalancer:
+    ingress:
+      - ip: ${ip}
+`;
+}
