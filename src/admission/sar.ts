@@ -3,8 +3,10 @@
  * timeout. It never throws; a failure or timeout is an answer (`ok: false`) that the decision
  * turns into a denial, so a slow API server cannot let a refused address through.
  */
-import { AuthorizationV1Api, Observable } from '@kubernetes/client-node';
-import type { KubeConfig, ObservableMiddleware, RequestContext, ResponseContext, V1SubjectAccessReview } from '@kubernetes/client-node';
+// Types only at load time: client-node takes seconds to import, and only this command needs it.
+import type { AuthorizationV1Api, KubeConfig, Observable, ObservableMiddleware, RequestContext, ResponseContext, V1SubjectAccessReview } from '@kubernetes/client-node';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import { errorMessage } from '../errors.ts';
 import type { OverrideAnswer, OverrideQuery } from './decision.ts';
 
@@ -31,24 +33,51 @@ export function subjectAccessReviewBody(q: OverrideQuery): V1SubjectAccessReview
   };
 }
 
-/** Hands the request our abort signal, so a timed-out review also closes its connection. */
-function signalMiddleware(signal: AbortSignal): ObservableMiddleware {
+type ObservableClass = typeof Observable;
+
+/**
+ * Hands the request our abort signal, so a timed-out review also closes its connection, and a
+ * shared keep-alive agent: client-node makes a new agent per request, which would cost a TCP and
+ * TLS handshake on every review.
+ */
+function requestMiddleware(ObservableImpl: ObservableClass, signal: AbortSignal, shared: (fresh: HttpAgent | undefined) => HttpAgent | undefined): ObservableMiddleware {
   return {
     pre: (ctx: RequestContext) => {
       ctx.setSignal(signal);
-      return new Observable(Promise.resolve(ctx));
+      const agent = shared(ctx.getAgent());
+      if (agent !== undefined) ctx.setAgent(agent);
+      return new ObservableImpl(Promise.resolve(ctx));
     },
-    post: (ctx: ResponseContext) => new Observable(Promise.resolve(ctx)),
+    post: (ctx: ResponseContext) => new ObservableImpl(Promise.resolve(ctx)),
   };
 }
 
 export class SubjectAccessReviewChecker implements OverrideChecker {
   private readonly api: AuthorizationV1Api;
+  private readonly observable: ObservableClass;
   private readonly timeoutMs: number;
+  private agent: HttpAgent | undefined;
 
-  constructor(opts: SubjectAccessReviewCheckerOptions) {
-    this.api = opts.config.makeApiClient(AuthorizationV1Api);
-    this.timeoutMs = opts.timeoutMs;
+  constructor(api: AuthorizationV1Api, observable: ObservableClass, timeoutMs: number) {
+    this.api = api;
+    this.observable = observable;
+    this.timeoutMs = timeoutMs;
+  }
+
+  static async create(opts: SubjectAccessReviewCheckerOptions): Promise<SubjectAccessReviewChecker> {
+    const clientNode = await import('@kubernetes/client-node');
+    return new SubjectAccessReviewChecker(opts.config.makeApiClient(clientNode.AuthorizationV1Api), clientNode.Observable, opts.timeoutMs);
+  }
+
+  close(): void {
+    this.agent?.destroy();
+    this.agent = undefined;
+  }
+
+  private sharedAgent(fresh: HttpAgent | undefined): HttpAgent | undefined {
+    this.agent ??= keepAliveLike(fresh);
+    if (this.agent !== undefined && fresh !== undefined && fresh !== this.agent) fresh.destroy();
+    return this.agent ?? fresh;
   }
 
   async check(query: OverrideQuery): Promise<OverrideAnswer> {
@@ -61,7 +90,7 @@ export class SubjectAccessReviewChecker implements OverrideChecker {
       }, this.timeoutMs);
     });
     const asked = this.api
-      .createSubjectAccessReview({ body: subjectAccessReviewBody(query) }, { middleware: [signalMiddleware(abort.signal)], middlewareMergeStrategy: 'append' })
+      .createSubjectAccessReview({ body: subjectAccessReviewBody(query) }, { middleware: [requestMiddleware(this.observable, abort.signal, (fresh) => this.sharedAgent(fresh))], middlewareMergeStrategy: 'append' })
       .then((review): OverrideAnswer => {
         const status = review.status;
         if (status === undefined) return { ok: false, error: 'the SubjectAccessReview came back without a status' };
@@ -77,6 +106,14 @@ export class SubjectAccessReviewChecker implements OverrideChecker {
       clearTimeout(timer);
     }
   }
+}
+
+/** Plain agents only (proxy agents are kept as client-node made them); TLS options are fixed per kubeconfig. */
+function keepAliveLike(fresh: HttpAgent | undefined): HttpAgent | undefined {
+  const base = { keepAlive: true, maxSockets: 64 };
+  if (fresh instanceof HttpsAgent && Object.getPrototypeOf(fresh) === HttpsAgent.prototype) return new HttpsAgent({ ...fresh.options, ...base });
+  if (fresh !== undefined && Object.getPrototypeOf(fresh) === HttpAgent.prototype) return new HttpAgent(base);
+  return undefined;
 }
 
 function shortError(err: unknown): string {

@@ -90,8 +90,8 @@ export class AdmissionWebhook {
     }
 
     const choice = await choosePolicy(cfg, logger);
-    const { config: kubeConfig, origin } = loadKubeConfig({ kubeconfig: cfg.flags.str('kubeconfig'), env: deps.env });
-    logger.debug({ origin }, 'kubernetes configuration loaded');
+    const kubeConfig = await loadKubeConfig({ kubeconfig: cfg.flags.str('kubeconfig'), env: deps.env });
+    logger.debug({ server: kubeConfig.getCurrentCluster()?.server }, 'kubernetes configuration loaded');
 
     const registry = deps.registry ?? new MetricsRegistry();
     if (deps.registry === undefined) collectDefaultMetrics({ register: registry });
@@ -122,10 +122,10 @@ export class AdmissionWebhook {
       logger.info({ origin: fixed.origin, policy: describePolicy(fixed) }, 'externalIP policy');
     }
 
-    const checker = new SubjectAccessReviewChecker({ config: kubeConfig, timeoutMs });
+    const checker = await SubjectAccessReviewChecker.create({ config: kubeConfig, timeoutMs });
     const server = new AdmissionServer({ policy, checker, tls, logger: logger.child({ component: 'admission' }), registry, metrics });
     const webhook = new AdmissionWebhook(server, host, port, logger, starters);
-    webhook.closers.push(...closers);
+    webhook.closers.push(() => checker.close(), ...closers);
     if (files !== undefined) {
       const watched = files;
       starters.push(async () => watched.watch((m) => server.setCertificate(m)));
