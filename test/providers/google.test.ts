@@ -5,6 +5,9 @@
  * trusts the emulator's throw-away certificate — the same setting a user with a private CA uses.
  */
 import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +23,7 @@ import { silentLogger } from '../../src/log.ts';
 import { SdkGoogleDnsApi } from '../../src/provider/google/client.ts';
 import { GoogleProvider } from '../../src/provider/google/google.ts';
 import { TXTRegistry } from '../../src/registry/txt/txt-registry.ts';
+import { runCli } from '../support/cli.ts';
 import { FakeSource } from '../support/fakes.ts';
 import { CloudDnsEmulator } from '../support/google/cloud-dns-emulator.ts';
 import { loadSelfSignedCert, makeSelfSignedCert, opensslUnavailable } from '../support/tls.ts';
@@ -202,5 +206,61 @@ function childSuite(dir: string): void {
       bad.setCredentials({ access_token: 'wrong', expiry_date: Date.now() + 3_600_000 });
       await assert.rejects(GoogleProvider.fromConfig(flags(base), { logger: silentLogger(), authClient: bad }), (err: unknown) => err instanceof ProviderError && !err.transient && /HTTP 401/.test(err.message));
     });
+
+    test('hostwarden run --once --provider google with an external_account key file (workload identity federation)', { timeout: 120_000 }, async () => {
+      emu.addZone('cli', 'cli.test', 'public');
+      emu.put('cli', { name: 'theirs.cli.test.', type: 'A', ttl: 300, rrdatas: ['203.0.113.1'] });
+      const work = await mkdtemp(join(tmpdir(), 'hw-google-cli-'));
+      try {
+        const manifests = join(work, 'manifests');
+        await mkdir(manifests);
+        await writeFile(join(work, 'subject-token'), 'test-subject-token');
+        const keyFile = join(work, 'credentials.json');
+        await writeFile(keyFile, JSON.stringify({
+          type: 'external_account',
+          audience: '//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/pool/providers/test',
+          subject_token_type: 'urn:ietf:params:oauth:token-type:jwt',
+          token_url: emu.tokenUrl,
+          credential_source: { file: join(work, 'subject-token') },
+        }));
+        await writeFile(join(manifests, 'web.yaml'), service('web.cli.test,theirs.cli.test', '192.0.2.10'));
+        const env: Record<string, string> = { NODE_EXTRA_CA_CERTS: process.env['NODE_EXTRA_CA_CERTS'] ?? '', METADATA_SERVER_DETECTION: 'none' };
+        const run = () =>
+          runCli(['run', '--once', '--provider', 'google', '--google-project', PROJECT, '--google-api-endpoint', emu.endpoint, '--google-key-file', keyFile, '--google-batch-change-interval', '0s',
+            '--manifests-dir', manifests, '--domain-filter', 'cli.test', '--txt-owner-id', 'hw-cli', '--metrics-address', '', '--log-format', 'json'], { env, timeoutMs: 60_000 });
+        const tokens = emu.calls.tokens;
+        const first = await run();
+        assert.equal(first.code, 0, first.stderr);
+        assert.ok(emu.calls.tokens > tokens, 'the subject token was exchanged for an access token');
+        assert.deepEqual(emu.get('cli', 'web.cli.test.', 'A')?.rrdatas, ['192.0.2.10']);
+        assert.deepEqual(emu.get('cli', 'a-web.cli.test.', 'TXT')?.rrdatas, ['"heritage=external-dns,external-dns/owner=hw-cli,external-dns/resource=service/default/web"']);
+        assert.deepEqual(emu.get('cli', 'theirs.cli.test.', 'A')?.rrdatas, ['203.0.113.1']);
+        await rm(join(manifests, 'web.yaml'));
+        const second = await run();
+        assert.equal(second.code, 0, second.stderr);
+        assert.equal(emu.get('cli', 'web.cli.test.', 'A'), undefined);
+        assert.equal(emu.get('cli', 'a-web.cli.test.', 'TXT'), undefined);
+        assert.ok(emu.get('cli', 'theirs.cli.test.', 'A') !== undefined);
+      } finally {
+        await rm(work, { recursive: true, force: true });
+      }
+    });
   });
+}
+
+function service(hostnames: string, ip: string): string {
+  return `apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  namespace: default
+  annotations:
+    external-dns.alpha.kubernetes.io/hostname: ${hostnames}
+spec:
+  type: LoadBalancer
+status:
+  loadBalancer:
+    ingress:
+      - ip: ${ip}
+`;
 }

@@ -3,7 +3,8 @@
  * documented rules that matter to a provider: listings are paginated with pageToken, a change is
  * applied all or nothing, deleting a missing rrset is 404 notFound, deleting one whose ttl or
  * rrdatas differ is 412 conditionNotMet, adding an existing one is 409 alreadyExists. Requests
- * without the bearer token get 401; `throttle(n)` answers the next n requests with 429.
+ * without the bearer token get 401; `throttle(n)` answers the next n requests with 429. It also
+ * answers the STS token exchange of an `external_account` (workload identity federation) login.
  */
 import { startJsonHttps } from '../tls.ts';
 import type { JsonReply, JsonRequest, SelfSignedCert } from '../tls.ts';
@@ -27,6 +28,7 @@ export interface CloudDnsCalls {
   rrsetLists: number;
   changes: number;
   throttled: number;
+  tokens: number;
 }
 
 export interface CloudDnsEmulatorOptions {
@@ -36,6 +38,8 @@ export interface CloudDnsEmulatorOptions {
   pageSize?: number;
   /** Bearer token the requests must carry. */
   token?: string;
+  /** Subject token an `external_account` login must present to the token exchange. */
+  subjectToken?: string;
 }
 
 const key = (name: string, type: string): string => `${name.toLowerCase()} ${type}`;
@@ -51,7 +55,7 @@ function sameRRSet(a: CloudDnsRRSet, b: CloudDnsRRSet): boolean {
 }
 
 export class CloudDnsEmulator {
-  readonly calls: CloudDnsCalls = { zoneLists: 0, rrsetLists: 0, changes: 0, throttled: 0 };
+  readonly calls: CloudDnsCalls = { zoneLists: 0, rrsetLists: 0, changes: 0, throttled: 0, tokens: 0 };
   /** Every change body accepted, in order. */
   readonly changeLog: { zone: string; additions: CloudDnsRRSet[]; deletions: CloudDnsRRSet[] }[] = [];
   private readonly zones = new Map<string, Zone>();
@@ -61,7 +65,7 @@ export class CloudDnsEmulator {
   private server: { port: number; close(): Promise<void> } | undefined;
 
   constructor(opts: CloudDnsEmulatorOptions) {
-    this.opts = { pageSize: 100, token: 'test-token', ...opts };
+    this.opts = { pageSize: 100, token: 'test-token', subjectToken: 'test-subject-token', ...opts };
   }
 
   static async start(opts: CloudDnsEmulatorOptions): Promise<CloudDnsEmulator> {
@@ -112,7 +116,13 @@ export class CloudDnsEmulator {
     return zone;
   }
 
+  /** URL of the STS token exchange, for an `external_account` credentials file. */
+  get tokenUrl(): string {
+    return `https://${this.endpoint}/v1/token`;
+  }
+
   private handle(req: JsonRequest): JsonReply {
+    if (req.url.pathname === '/v1/token' && req.method === 'POST') return this.exchange(req);
     if (req.headers.authorization !== `Bearer ${this.opts.token}`) return apiError(401, 'required', 'Request had invalid authentication credentials.');
     if (this.throttleLeft > 0 && (this.throttleOnly === 'all' || req.method === 'POST')) {
       this.throttleLeft--;
@@ -140,6 +150,14 @@ export class CloudDnsEmulator {
       return this.change(zone, req.body);
     }
     return apiError(404, 'notFound', `no route ${req.method} ${path}`);
+  }
+
+  /** Workload identity federation: trades the subject token for the access token. */
+  private exchange(req: JsonRequest): JsonReply {
+    const form = new URLSearchParams(typeof req.body === 'string' ? req.body : '');
+    if (form.get('subject_token') !== this.opts.subjectToken) return { status: 400, body: { error: 'invalid_grant', error_description: 'The subject token is not valid.' } };
+    this.calls.tokens++;
+    return { status: 200, body: { access_token: this.opts.token, issued_token_type: 'urn:ietf:params:oauth:token-type:access_token', token_type: 'Bearer', expires_in: 3600 } };
   }
 
   private page(req: JsonRequest, items: unknown[], field: string, kind: string): JsonReply {
