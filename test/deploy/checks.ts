@@ -7,18 +7,11 @@ import type { Config } from '../../src/config/config.ts';
 import { FLAGS, envName } from '../../src/config/flags.ts';
 import { parseArgs } from '../../src/config/parse.ts';
 import { EXTRA_FLAGS, PROVIDER_NAMES, SOURCE_NAMES } from '../../src/cli/wiring.ts';
-import { KUBE_FLAGS } from '../../src/source/kube/flags.ts';
 
 export type Obj = Record<string, unknown>;
 
-/**
- * Sources being added by issue 4 part 2 (src/source/kube). Until they are registered in SOURCES
- * the manifests may already name them; once registered, these entries change nothing.
- */
-export const PENDING_SOURCES: readonly string[] = ['service', 'ingress', 'crd', 'gateway-httproute'];
-
-/** The CLI's flags, plus the Kubernetes ones (--leader-elect, …) until wiring.ts lists them. */
-const CLI_FLAGS = [...FLAGS, ...EXTRA_FLAGS, ...KUBE_FLAGS.filter((k) => !EXTRA_FLAGS.some((e) => e.name === k.name))];
+/** Exactly the tables `bin/hostwarden` parses with (src/cli/main.ts). */
+const CLI_FLAGS = [...FLAGS, ...EXTRA_FLAGS];
 
 /** (apiVersion, kind) pairs the manifests may use, and whether the kind lives in a namespace. */
 const KNOWN_KINDS: Readonly<Record<string, boolean>> = {
@@ -84,7 +77,7 @@ export function checkShapes(objs: readonly Obj[], namespace: string): string[] {
 export function parseContainerArgs(args: readonly string[], env: Readonly<Record<string, string>> = {}): Config {
   const parsed = parseArgs(args, env, CLI_FLAGS);
   if (parsed.positionals.length > 0) throw new Error(`unexpected argument ${parsed.positionals[0] ?? ''}`);
-  return resolveConfig(parsed, { sources: [...new Set([...SOURCE_NAMES, ...PENDING_SOURCES])], providers: PROVIDER_NAMES });
+  return resolveConfig(parsed, { sources: SOURCE_NAMES, providers: PROVIDER_NAMES });
 }
 
 const KNOWN_ENV = new Set(CLI_FLAGS.map((f) => envName(f.name)));
