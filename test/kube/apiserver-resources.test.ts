@@ -134,6 +134,10 @@ describe('test API server resources through @kubernetes/client-node', () => {
     await core.deleteNamespacedConfigMap({ name: 'fin', namespace: 'default', propagationPolicy: 'Foreground' });
     const terminating = await core.readNamespacedConfigMap({ name: 'fin', namespace: 'default' });
     assert.ok(terminating.metadata?.deletionTimestamp);
+    const more = { ...terminating, metadata: { ...terminating.metadata, finalizers: ['hostwarden.io/cleanup', 'late.example/x'] } };
+    assert.equal(await codeOf(core.replaceNamespacedConfigMap({ name: 'fin', namespace: 'default', body: more })), 422, 'no new finalizers while deleting');
+    const otherUid = { ...terminating, metadata: { ...terminating.metadata, uid: '00000000-0000-0000-0000-000000000000' } };
+    assert.equal(await codeOf(core.replaceNamespacedConfigMap({ name: 'fin', namespace: 'default', body: otherUid })), 409, 'uid precondition');
     terminating.metadata!.finalizers = [];
     await core.replaceNamespacedConfigMap({ name: 'fin', namespace: 'default', body: terminating });
     assert.equal(await codeOf(core.readNamespacedConfigMap({ name: 'fin', namespace: 'default' })), 404);

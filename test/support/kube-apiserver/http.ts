@@ -220,7 +220,8 @@ async function resourceRequest(ctx: ApiContext, req: IncomingMessage, res: Serve
     return;
   }
   const labels = parseLabelSelector(q.get('labelSelector'));
-  const nameField = rp.legacyWatch && rp.name !== '' ? `metadata.name=${rp.name}` : null;
+  // A watch on an object's own path (legacy `/watch/…/name` or `…/name?watch=1`) watches that object.
+  const nameField = verb === 'watch' && rp.name !== '' ? `metadata.name=${rp.name}` : null;
   const fields = parseFieldSelector([q.get('fieldSelector'), nameField].filter((s) => s !== null && s !== '').join(',') || null);
   const status = rp.subresource === 'status' ? 'status' : undefined;
   switch (verb) {

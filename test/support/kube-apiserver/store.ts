@@ -11,7 +11,7 @@ import { ApiError, deepClone, notFound } from './types.ts';
 import type { KubeObject } from './types.ts';
 import { apiVersionOf, resourceTypeFromCrd, typeKey } from './resources.ts';
 import type { ResourceRegistry, ResourceType } from './resources.ts';
-import { validateForCreate, validateMetadataShape } from './validation.ts';
+import { invalid, validateForCreate, validateMetadataShape } from './validation.ts';
 
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -264,6 +264,10 @@ export class ObjectStore {
       const what = t.group === '' ? t.plural : `${t.plural}.${t.group}`;
       throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${what} "${name}": the object has been modified; please apply your changes to the latest version and try again`, { name, group: t.group, kind: t.plural });
     }
+    if (typeof meta.uid === 'string' && meta.uid !== '' && meta.uid !== existing.metadata.uid) {
+      const what = t.group === '' ? t.plural : `${t.plural}.${t.group}`;
+      throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${what} "${name}": Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${String(existing.metadata.uid)}`, { name, group: t.group, kind: t.plural });
+    }
     let next: KubeObject;
     if (opts.subresource === 'status') {
       next = deepClone(existing);
@@ -286,6 +290,10 @@ export class ObjectStore {
     next.kind = existing.kind;
     if (!isDeepStrictEqual(specPart(next), specPart(existing))) next.metadata.generation = (existing.metadata.generation ?? 0) + 1;
     next.metadata.resourceVersion = existing.metadata.resourceVersion;
+    const added = (next.metadata.finalizers ?? []).filter((f) => !(existing.metadata.finalizers ?? []).includes(f));
+    if (existing.metadata.deletionTimestamp !== undefined && added.length > 0) {
+      throw invalid(t, name, [`metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`]);
+    }
     if (existing.metadata.deletionTimestamp !== undefined && (next.metadata.finalizers ?? []).length === 0) {
       return this.remove(t, next, stored);
     }
