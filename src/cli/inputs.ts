@@ -34,7 +34,7 @@ export async function loadInputs(cfg: Config, logger: Logger): Promise<LoadedInp
   const problems: SourceProblem[] = [];
   const deps = { logger, metrics: new MetricsRegistry(), watch: false, onProblem: (p: SourceProblem) => problems.push(p) };
   const provider = await buildProvider(cfg, deps);
-  const source = buildSource(cfg, deps);
+  const source = await buildSource(cfg, deps);
   try {
     const registry = buildRegistry(cfg, provider, deps);
     const desired = await registry.adjustEndpoints(await source.endpoints());

@@ -8,11 +8,6 @@ import { FLAGS } from '../config/flags.ts';
 import { parseArgs } from '../config/parse.ts';
 import { ConfigError, errorMessage } from '../errors.ts';
 import { createLogger } from '../log.ts';
-import { explainCommand } from './explain.ts';
-import { planCommand } from './plan.ts';
-import { runCommand } from './run.ts';
-import { webhookServerCommand } from './webhook-server.ts';
-import { admissionWebhookCommand } from './admission-webhook.ts';
 import { EXTRA_FLAGS, PROVIDER_NAMES, SOURCE_NAMES } from './wiring.ts';
 
 const COMMANDS = ['run', 'plan', 'explain', 'webhook-server', 'admission-webhook', 'help', 'version'] as const;
@@ -72,24 +67,25 @@ export async function main(proc: Process): Promise<number> {
   const colour = cfg.color === 'always' || (cfg.color === 'auto' && proc.stdout.isTTY === true && proc.env['NO_COLOR'] === undefined);
   const print = { logger, colour, write: (text: string) => void proc.stdout.write(text) };
   try {
+    // Command modules load on demand: each pulls in only what its command needs.
     switch (command) {
       case 'plan':
-        return await planCommand(cfg, print);
+        return await (await import('./plan.ts')).planCommand(cfg, print);
       case 'explain':
-        return await explainCommand(cfg, positionals[0], print);
+        return await (await import('./explain.ts')).explainCommand(cfg, positionals[0], print);
       case 'webhook-server': {
         const stop = new AbortController();
         const onStop = (): void => stop.abort();
         proc.onSignal('SIGINT', onStop);
         proc.onSignal('SIGTERM', onStop);
-        return await webhookServerCommand(cfg, { logger, stopSignal: stop.signal });
+        return await (await import('./webhook-server.ts')).webhookServerCommand(cfg, { logger, stopSignal: stop.signal });
       }
       case 'admission-webhook': {
         const stop = new AbortController();
         const onStop = (): void => stop.abort();
         proc.onSignal('SIGINT', onStop);
         proc.onSignal('SIGTERM', onStop);
-        return await admissionWebhookCommand(cfg, { logger, stopSignal: stop.signal, env: proc.env });
+        return await (await import('./admission-webhook.ts')).admissionWebhookCommand(cfg, { logger, stopSignal: stop.signal, env: proc.env });
       }
       case 'run': {
         const stop = new AbortController();
@@ -102,7 +98,7 @@ export async function main(proc: Process): Promise<number> {
         };
         proc.onSignal('SIGINT', onStop);
         proc.onSignal('SIGTERM', onStop);
-        return await runCommand(cfg, { logger, stopSignal: stop.signal, env: proc.env });
+        return await (await import('./run.ts')).runCommand(cfg, { logger, stopSignal: stop.signal, env: proc.env });
       }
     }
   } catch (err) {

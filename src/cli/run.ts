@@ -31,7 +31,7 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
 
   const provider = await buildProvider(cfg, deps);
   const registry = buildRegistry(cfg, provider, deps);
-  const source = buildSource(cfg, deps);
+  const source = await buildSource(cfg, deps);
   const kube = kubeRunHooks(cfg, deps);
   const controller = new Controller({
     source,

@@ -7,29 +7,18 @@ import { ADMISSION_FLAGS } from '../admission/flags.ts';
 import type { Config } from '../config/config.ts';
 import type { FlagSpec } from '../config/flags.ts';
 import type { Logger } from '../log.ts';
-import { CoreDnsProvider } from '../provider/coredns/coredns.ts';
 import { COREDNS_FLAGS } from '../provider/coredns/flags.ts';
 import { AWS_FLAGS } from '../provider/aws/flags.ts';
-import { Route53Provider } from '../provider/aws/route53.ts';
-import { AzureProvider } from '../provider/azure/azure.ts';
 import { AZURE_FLAGS } from '../provider/azure/flags.ts';
-import { EmbeddedProvider } from '../provider/embedded/embedded.ts';
 import { GOOGLE_FLAGS } from '../provider/google/flags.ts';
-import { GoogleProvider } from '../provider/google/google.ts';
-import { InMemoryProvider } from '../provider/inmemory/inmemory.ts';
 import { PDNS_FLAGS } from '../provider/pdns/flags.ts';
-import { PdnsProvider } from '../provider/pdns/pdns.ts';
-import { WebhookProvider } from '../provider/webhook/client.ts';
 import { WEBHOOK_FLAGS } from '../provider/webhook/flags.ts';
 import type { Provider } from '../provider/provider.ts';
 import { RFC2136_FLAGS } from '../provider/rfc2136/flags.ts';
-import { Rfc2136Provider } from '../provider/rfc2136/rfc2136.ts';
 import { NoopRegistry } from '../registry/noop/noop-registry.ts';
 import type { Registry } from '../registry/registry.ts';
 import { TXTRegistry } from '../registry/txt/txt-registry.ts';
-import { kubeSourceFromConfig } from '../source/kube/factory.ts';
 import { KUBE_FLAGS } from '../source/kube/flags.ts';
-import { ManifestSource } from '../source/manifest/manifest-source.ts';
 import type { ProblemReporter, Source } from '../source/source.ts';
 import { DedupSource } from '../source/wrappers/dedup-source.ts';
 import { DefaultTargetsSource } from '../source/wrappers/default-targets-source.ts';
@@ -47,7 +36,7 @@ export interface Deps {
 }
 
 type ProviderFactory = (cfg: Config, deps: Deps) => Promise<Provider>;
-type SourceFactory = (cfg: Config, deps: Deps) => Source;
+type SourceFactory = (cfg: Config, deps: Deps) => Promise<Source>;
 
 /**
  * Flags that belong to one provider or source (`--rfc2136-host`, `--kubeconfig`, …). Each folder
@@ -70,9 +59,13 @@ function zonesOf(cfg: Config): string[] {
   return cfg.embeddedZones.length > 0 ? cfg.embeddedZones : cfg.domainFilters.map((d) => d.replace(/^\./, ''));
 }
 
+/**
+ * Provider modules are imported when chosen: the cloud SDKs take seconds to load, and a command
+ * should pay only for the provider it runs.
+ */
 export const PROVIDERS: Readonly<Record<string, ProviderFactory>> = {
-  embedded: (cfg, deps) =>
-    EmbeddedProvider.fromConfig({
+  embedded: async (cfg, deps) =>
+    (await import('../provider/embedded/embedded.ts')).EmbeddedProvider.fromConfig({
       dataDir: cfg.embeddedDataDir,
       zones: zonesOf(cfg),
       defaultTTL: cfg.embeddedDefaultTTL,
@@ -81,24 +74,24 @@ export const PROVIDERS: Readonly<Record<string, ProviderFactory>> = {
       ...(cfg.embeddedNameserverAddresses.length > 0 ? { nameserverAddresses: cfg.embeddedNameserverAddresses } : {}),
       ...(cfg.embeddedHostmaster !== '' ? { hostmaster: cfg.embeddedHostmaster } : {}),
     }),
-  inmemory: async (cfg) => InMemoryProvider.fromConfig({ zones: zonesOf(cfg) }),
-  pdns: (cfg, deps) => PdnsProvider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'pdns' }) }),
-  webhook: (cfg, deps) => WebhookProvider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'webhook' }) }),
-  google: (cfg, deps) => GoogleProvider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'google' }) }),
-  aws: (cfg, deps) => Route53Provider.fromConfig(cfg, { logger: deps.logger.child({ provider: 'aws' }) }),
-  azure: (cfg, deps) => AzureProvider.fromConfig('public', cfg.flags, { logger: deps.logger.child({ provider: 'azure' }) }),
-  'azure-private-dns': (cfg, deps) => AzureProvider.fromConfig('private', cfg.flags, { logger: deps.logger.child({ provider: 'azure-private-dns' }) }),
-  rfc2136: async (cfg, deps) => Rfc2136Provider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'rfc2136' }) }),
-  coredns: async (cfg, deps) => CoreDnsProvider.fromConfig(cfg, { logger: deps.logger.child({ provider: 'coredns' }), ...(deps.env === undefined ? {} : { env: deps.env }) }),
+  inmemory: async (cfg) => (await import('../provider/inmemory/inmemory.ts')).InMemoryProvider.fromConfig({ zones: zonesOf(cfg) }),
+  pdns: async (cfg, deps) => (await import('../provider/pdns/pdns.ts')).PdnsProvider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'pdns' }) }),
+  webhook: async (cfg, deps) => (await import('../provider/webhook/client.ts')).WebhookProvider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'webhook' }) }),
+  google: async (cfg, deps) => (await import('../provider/google/google.ts')).GoogleProvider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'google' }), domains: cfg.domainFilters }),
+  aws: async (cfg, deps) => (await import('../provider/aws/route53.ts')).Route53Provider.fromConfig(cfg, { logger: deps.logger.child({ provider: 'aws' }) }),
+  azure: async (cfg, deps) => (await import('../provider/azure/azure.ts')).AzureProvider.fromConfig('public', cfg.flags, { logger: deps.logger.child({ provider: 'azure' }), domains: cfg.domainFilters }),
+  'azure-private-dns': async (cfg, deps) => (await import('../provider/azure/azure.ts')).AzureProvider.fromConfig('private', cfg.flags, { logger: deps.logger.child({ provider: 'azure-private-dns' }), domains: cfg.domainFilters }),
+  rfc2136: async (cfg, deps) => (await import('../provider/rfc2136/rfc2136.ts')).Rfc2136Provider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'rfc2136' }) }),
+  coredns: async (cfg, deps) => (await import('../provider/coredns/coredns.ts')).CoreDnsProvider.fromConfig(cfg, { logger: deps.logger.child({ provider: 'coredns' }), ...(deps.env === undefined ? {} : { env: deps.env }) }),
 };
 
 export const SOURCES: Readonly<Record<string, SourceFactory>> = {
-  service: (cfg, deps) => kubeSourceFromConfig('service', cfg, deps),
-  ingress: (cfg, deps) => kubeSourceFromConfig('ingress', cfg, deps),
-  crd: (cfg, deps) => kubeSourceFromConfig('crd', cfg, deps),
-  'gateway-httproute': (cfg, deps) => kubeSourceFromConfig('gateway-httproute', cfg, deps),
-  manifest: (cfg, deps) =>
-    ManifestSource.fromConfig(
+  service: async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('service', cfg, deps),
+  ingress: async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('ingress', cfg, deps),
+  crd: async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('crd', cfg, deps),
+  'gateway-httproute': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('gateway-httproute', cfg, deps),
+  manifest: async (cfg, deps) =>
+    (await import('../source/manifest/manifest-source.ts')).ManifestSource.fromConfig(
       {
         manifestDir: cfg.manifestsDir,
         watch: deps.watch,
@@ -124,12 +117,13 @@ export async function buildProvider(cfg: Config, deps: Deps): Promise<Provider> 
   return factory(cfg, deps);
 }
 
-export function buildSource(cfg: Config, deps: Deps): Source {
-  const sources = cfg.sources.map((name) => {
+export async function buildSource(cfg: Config, deps: Deps): Promise<Source> {
+  const sources: Source[] = [];
+  for (const name of cfg.sources) {
     const factory = SOURCES[name];
     if (factory === undefined) throw new Error(`no source named ${name}`);
-    return factory(cfg, deps);
-  });
+    sources.push(await factory(cfg, deps));
+  }
   let source: Source = sources.length === 1 && sources[0] !== undefined ? sources[0] : new MultiSource({ sources });
   source = DefaultTargetsSource.fromConfig(cfg, { source, logger: deps.logger.child({ source: 'default-targets' }) });
   return new DedupSource({ source });
