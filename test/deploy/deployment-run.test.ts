@@ -40,9 +40,9 @@ function healthz(port: number): Promise<number> {
   });
 }
 
-async function eventually<T>(what: string | (() => string), probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+async function eventually<T>(what: string | (() => string), probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  for (let i = 0; i < 600; i++) {
+  for (let i = 0; i < 1200; i++) {
     const v = await probe();
     if (v !== undefined) return v;
     if (Date.now() > deadline) break;
