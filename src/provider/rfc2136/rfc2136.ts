@@ -40,7 +40,7 @@ export interface Rfc2136Options {
   logger: Logger;
   /** Milliseconds since the epoch (TSIG time). */
   clock?: () => number;
-  /** For messages sent to the server only; a label to name it in errors. */
+  /** How errors name the server ("host:port"). */
   server?: string;
 }
 
