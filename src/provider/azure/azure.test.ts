@@ -98,6 +98,15 @@ describe('AzureProvider', () => {
     assert.equal(api.zoneLists, 4);
   });
 
+  test('zones unrelated to --domain-filter are not read', async () => {
+    const api = new FakeApi();
+    api.zones.push({ name: 'other.net', resourceGroup: 'rg' });
+    const p = new AzureProvider({ api, logger: silentLogger(), domains: ['app.example.com'] });
+    await p.records();
+    assert.ok(p.domainFilter().match('app.example.com'));
+    assert.ok(!p.domainFilter().match('x.other.net'));
+  });
+
   test('names outside every zone are a permanent error naming them', async () => {
     const p = new AzureProvider({ api: new FakeApi(), logger: silentLogger() });
     await p.records();

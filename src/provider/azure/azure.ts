@@ -12,6 +12,7 @@ import { describeEndpoint, endpointKey } from '../../endpoint/endpoint.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import { ConfigError, ProviderError, errorMessage, isTransient } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
+import { zoneMatchesDomains } from '../google/convert.ts';
 import { zoneOf } from '../pdns/convert.ts';
 import type { Changes, Provider } from '../provider.ts';
 import { SdkAzureDnsApi, providerName } from './client.ts';
@@ -28,6 +29,8 @@ export interface AzureProviderOptions {
   api: AzureDnsApi;
   logger: Logger;
   zonesCacheMs?: number;
+  /** --domain-filter domains: zones unrelated to all of them are not read. */
+  domains?: readonly string[];
   defaultTTL?: number;
   now?: () => number;
 }
@@ -43,6 +46,7 @@ export class AzureProvider implements Provider {
   private readonly api: AzureDnsApi;
   private readonly logger: Logger;
   private readonly zonesCacheMs: number;
+  private readonly domains: readonly string[];
   private readonly defaultTTL: number;
   private readonly now: () => number;
   private zones: AzureZoneRef[] | undefined;
@@ -56,12 +60,13 @@ export class AzureProvider implements Provider {
     this.name = providerName(opts.api.kind);
     this.logger = opts.logger;
     this.zonesCacheMs = opts.zonesCacheMs ?? 0;
+    this.domains = opts.domains ?? [];
     this.defaultTTL = opts.defaultTTL ?? DEFAULT_TTL;
     this.now = opts.now ?? Date.now;
   }
 
   /** Reads azure.json and the flags; `credential` and `http` replace the real login and transport in tests. */
-  static async fromConfig(kind: AzureZoneKind, flags: FlagValues, deps: { logger: Logger; credential?: TokenCredential; http?: AzureHttpOptions }): Promise<AzureProvider> {
+  static async fromConfig(kind: AzureZoneKind, flags: FlagValues, deps: { logger: Logger; domains?: readonly string[]; credential?: TokenCredential; http?: AzureHttpOptions }): Promise<AzureProvider> {
     const settings = await readAzureSettings(flags);
     const cacheMs = flags.num('azure-zones-cache-duration');
     if (cacheMs < 0) throw new ConfigError('--azure-zones-cache-duration must not be negative', '--azure-zones-cache-duration');
@@ -76,7 +81,7 @@ export class AzureProvider implements Provider {
       endpoint: settings.endpoint,
       http,
     });
-    const provider = new AzureProvider({ api, logger: deps.logger, zonesCacheMs: cacheMs });
+    const provider = new AzureProvider({ api, logger: deps.logger, zonesCacheMs: cacheMs, domains: deps.domains ?? [] });
     const zones = await provider.currentZones(true);
     provider.logger.info({ zones: zones.map((z) => z.name), resourceGroup: settings.resourceGroup, auth: settings.auth.kind }, 'Azure DNS zones');
     return provider;
@@ -172,7 +177,7 @@ export class AzureProvider implements Provider {
   /** The zone list, listed again unless `--azure-zones-cache-duration` says the last one is fresh. */
   private async currentZones(force: boolean): Promise<AzureZoneRef[]> {
     if (!force && this.zones !== undefined && this.zonesCacheMs > 0 && this.now() - this.zonesAt < this.zonesCacheMs) return this.zones;
-    const zones = await this.api.listZones();
+    const zones = (await this.api.listZones()).filter((z) => zoneMatchesDomains(z.name, this.domains));
     this.zones = zones;
     this.zonesAt = this.now();
     this.filter = filterOf(zones.map((z) => z.name));

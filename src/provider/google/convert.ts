@@ -5,7 +5,7 @@
  */
 import { describeEndpoint, isRecordType, newEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
-import { normalizeDnsName } from '../../endpoint/name.ts';
+import { isInZone, normalizeDnsName } from '../../endpoint/name.ts';
 import type { Changes } from '../provider.ts';
 import { absoluteName, fromPdnsContent, toPdnsContent, zoneOf } from '../pdns/convert.ts';
 
@@ -40,6 +40,18 @@ export function endpointToRRSet(ep: Endpoint, defaultTTL: number): GoogleRRSet {
     ttl: ep.recordTTL > 0 ? ep.recordTTL : defaultTTL,
     rrdatas: ep.targets.map((t) => toPdnsContent(ep.recordType, t)),
   };
+}
+
+/**
+ * Whether a zone is worth reading for these --domain-filter domains: the zone lies inside one of
+ * them or holds one of them (a filter `app.example.org` needs zone `example.org`). No domains: every zone.
+ */
+export function zoneMatchesDomains(zone: string, domains: readonly string[]): boolean {
+  if (domains.length === 0) return true;
+  return domains.some((d) => {
+    const domain = d.replace(/^\./, '').replace(/\.$/, '').toLowerCase();
+    return domain === '' || isInZone(zone, domain) || isInZone(domain, zone);
+  });
 }
 
 export interface ChangePlan {

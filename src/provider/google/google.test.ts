@@ -5,7 +5,7 @@ import type { Endpoint, EndpointInit } from '../../endpoint/endpoint.ts';
 import { ProviderError } from '../../errors.ts';
 import { silentLogger } from '../../log.ts';
 import type { GoogleDnsApi, GoogleZone } from './client.ts';
-import { endpointToRRSet, planChanges, rrsetToEndpoint } from './convert.ts';
+import { endpointToRRSet, planChanges, rrsetToEndpoint, zoneMatchesDomains } from './convert.ts';
 import type { GoogleRRSet } from './convert.ts';
 import { GoogleProvider } from './google.ts';
 
@@ -65,6 +65,15 @@ describe('google conversions', () => {
     assert.deepEqual(shape, ['example.org:u.example.org.|u.example.org.', 'example.org:|a.example.org.,b.example.org.', 'corp.example:|c.corp.example.']);
   });
 
+  test('zones are read when they lie inside a filter domain or hold one', () => {
+    assert.ok(zoneMatchesDomains('example.org', []));
+    assert.ok(zoneMatchesDomains('example.org', ['app.example.org']));
+    assert.ok(zoneMatchesDomains('sub.example.org', ['.example.org']));
+    assert.ok(zoneMatchesDomains('example.org', ['Example.ORG.']));
+    assert.ok(!zoneMatchesDomains('example.net', ['example.org']));
+    assert.ok(!zoneMatchesDomains('myexample.org', ['example.org']));
+  });
+
   test('a deletion repeats the rrset exactly as listed', () => {
     const listed = new Map([['old.example.org A', { name: 'old.example.org.', type: 'A', ttl: 42, rrdatas: ['192.0.2.9'] }]]);
     const plan = planChanges({ ...none, delete: [ep({ dnsName: 'old.example.org', targets: ['192.0.2.9'] })] }, ['example.org'], { defaultTTL: 300, batchSize: 10, listed });
@@ -83,6 +92,8 @@ describe('GoogleProvider', () => {
     assert.ok(!priv.domainFilter().match('www.example.org'));
     const both = new GoogleProvider({ api, logger: silentLogger() });
     assert.equal((await both.records()).length, 2);
+    const filtered = new GoogleProvider({ api, logger: silentLogger(), domains: ['www.example.org'] });
+    assert.deepEqual((await filtered.records()).map((r) => r.dnsName), ['www.example.org']);
   });
 
   test('pauses between changes; a failed change does not stop the others; the error keeps transience', async () => {

@@ -13,7 +13,7 @@ import type { Logger } from '../../log.ts';
 import type { Changes, Provider } from '../provider.ts';
 import { PROVIDER_NAME, SdkGoogleDnsApi } from './client.ts';
 import type { GoogleClientOptions, GoogleDnsApi, GoogleZone } from './client.ts';
-import { planChanges, rrsetKey, rrsetToEndpoint } from './convert.ts';
+import { planChanges, rrsetKey, rrsetToEndpoint, zoneMatchesDomains } from './convert.ts';
 import type { GoogleRRSet } from './convert.ts';
 
 /** What external-dns uses when an endpoint sets no TTL. */
@@ -24,6 +24,8 @@ export interface GoogleProviderOptions {
   logger: Logger;
   /** 'public', 'private' or '' for both. */
   zoneVisibility?: string;
+  /** --domain-filter domains: zones unrelated to all of them are not read. */
+  domains?: readonly string[];
   batchChangeSize?: number;
   batchChangeIntervalMs?: number;
   defaultTTL?: number;
@@ -35,6 +37,7 @@ export class GoogleProvider implements Provider {
   private readonly api: GoogleDnsApi;
   private readonly logger: Logger;
   private readonly visibility: string;
+  private readonly domains: readonly string[];
   private readonly batchSize: number;
   private readonly intervalMs: number;
   private readonly defaultTTL: number;
@@ -48,13 +51,17 @@ export class GoogleProvider implements Provider {
     this.api = opts.api;
     this.logger = opts.logger;
     this.visibility = opts.zoneVisibility ?? '';
+    this.domains = opts.domains ?? [];
     this.batchSize = opts.batchChangeSize ?? 1000;
     this.intervalMs = opts.batchChangeIntervalMs ?? 1000;
     this.defaultTTL = opts.defaultTTL ?? DEFAULT_TTL;
     this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
   }
 
-  static async fromConfig(flags: FlagValues, deps: { logger: Logger; authClient?: GoogleClientOptions['authClient'] }): Promise<GoogleProvider> {
+  static async fromConfig(
+    flags: FlagValues,
+    deps: { logger: Logger; domains?: readonly string[]; authClient?: GoogleClientOptions['authClient'] },
+  ): Promise<GoogleProvider> {
     const batchSize = flags.has('google-batch-change-size') ? flags.num('google-batch-change-size') : 1000;
     if (!Number.isInteger(batchSize) || batchSize < 1) throw new ConfigError('--google-batch-change-size must be a positive integer', '--google-batch-change-size');
     const interval = flags.has('google-batch-change-interval') ? flags.num('google-batch-change-interval') : 1000;
@@ -69,7 +76,7 @@ export class GoogleProvider implements Provider {
       apiEndpoint: endpoint,
       ...(deps.authClient === undefined ? {} : { authClient: deps.authClient }),
     });
-    const provider = new GoogleProvider({ api, logger: deps.logger, zoneVisibility: visibility, batchChangeSize: batchSize, batchChangeIntervalMs: interval });
+    const provider = new GoogleProvider({ api, logger: deps.logger, zoneVisibility: visibility, batchChangeSize: batchSize, batchChangeIntervalMs: interval, domains: deps.domains ?? [] });
     await provider.refreshZones();
     provider.logger.info({ zones: provider.zones.map((z) => z.dnsName) }, 'Cloud DNS zones');
     return provider;
@@ -135,7 +142,7 @@ export class GoogleProvider implements Provider {
   }
 
   private async refreshZones(): Promise<void> {
-    const zones = (await this.api.listZones()).filter((z) => this.visibility === '' || z.visibility === this.visibility);
+    const zones = (await this.api.listZones()).filter((z) => (this.visibility === '' || z.visibility === this.visibility) && zoneMatchesDomains(z.dnsName, this.domains));
     this.zones = zones;
     this.filter = filterOf(zones.map((z) => z.dnsName));
   }
