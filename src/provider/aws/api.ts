@@ -20,6 +20,8 @@ export interface Route53Port {
   zoneTags(zoneId: string): Promise<Record<string, string>>;
   listRecordSets(zoneId: string): Promise<ResourceRecordSet[]>;
   changeRecordSets(zoneId: string, changes: Change[]): Promise<void>;
+  /** Releases sockets kept alive by the HTTP client. */
+  close?(): void;
 }
 
 export interface Route53ApiOptions {
@@ -94,6 +96,10 @@ export class Route53Api implements Route53Port {
 
   async changeRecordSets(zoneId: string, changes: Change[]): Promise<void> {
     await this.call('route53:ChangeResourceRecordSets', zoneId, (c) => c.send(new ChangeResourceRecordSetsCommand({ HostedZoneId: zoneId, ChangeBatch: { Changes: changes } })));
+  }
+
+  close(): void {
+    this.opts.client.destroy();
   }
 
   private async call<T>(action: string, zone: string | undefined, send: (c: Route53Client) => Promise<T>): Promise<T> {

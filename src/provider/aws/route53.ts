@@ -165,6 +165,11 @@ export class Route53Provider implements Provider {
     return this.zones.domainFilter();
   }
 
+  close(): Promise<void> {
+    this.api.close?.();
+    return Promise.resolve();
+  }
+
   /** Forgets cached records, e.g. after a change made outside Hostwarden. */
   invalidate(zoneId?: string): void {
     if (zoneId === undefined) this.cache.clear();
