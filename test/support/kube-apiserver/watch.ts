@@ -139,7 +139,8 @@ export class WatchHub {
       timers[0] = setTimeout(tick, this.options.bookmarkIntervalMs);
     }
     if (req.timeoutSeconds !== undefined && req.timeoutSeconds > 0) {
-      timers.push(setTimeout(() => session.close(), req.timeoutSeconds * 1000));
+      // A hung stream models a dead connection: the client never hears the timeout either.
+      timers.push(setTimeout(() => session.hung || session.close(), req.timeoutSeconds * 1000));
     }
   }
 }
