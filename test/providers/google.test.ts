@@ -87,6 +87,8 @@ function childSuite(dir: string): void {
       emu.addZone('example-org', 'example.org', 'public');
       emu.addZone('internal', 'internal.example', 'private');
       emu.addZone('sub', 'sub.example.org', 'public');
+      emu.addZone('unrelated-1', 'unrelated-1.test', 'public');
+      emu.addZone('unrelated-2', 'unrelated-2.test', 'public');
       cleanup = () => emu.stop();
     });
     after(() => cleanup());
@@ -95,9 +97,12 @@ function childSuite(dir: string): void {
     const provider = (visibility = '', batchChangeSize = 1000): GoogleProvider =>
       new GoogleProvider({ api: api(), logger: silentLogger(), zoneVisibility: visibility, batchChangeSize, batchChangeIntervalMs: 0, sleep: noSleep });
 
-    test('zones are filtered by visibility; the domain filter is the zone names', async () => {
+    test('zones are filtered by visibility and listed across pages; the domain filter is the zone names', async () => {
       const pub = provider('public');
+      const lists = emu.calls.zoneLists;
       await pub.records();
+      assert.equal(emu.calls.zoneLists - lists, 2, 'five zones, four per page');
+      assert.ok(pub.domainFilter().match('x.unrelated-1.test'));
       assert.ok(pub.domainFilter().match('www.example.org'));
       assert.ok(!pub.domainFilter().match('db.internal.example'));
       const priv = provider('private');
