@@ -71,12 +71,16 @@ describe('test API server driven by kubectl', { skip: KUBECTL === undefined ? 'k
   let dir: string;
   let base: string[];
 
-  function run(args: string[], input?: string, timeoutMs = 30_000): Promise<Result> {
+  /** Runs kubectl; `until` ends a long-running one (get -w) once its output satisfies it. */
+  function run(args: string[], input?: string, timeoutMs = 30_000, until?: (stdout: string) => boolean): Promise<Result> {
     return new Promise((resolve, reject) => {
       const child = spawn(KUBECTL!, [...base, ...args], { stdio: ['pipe', 'pipe', 'pipe'], timeout: timeoutMs, killSignal: 'SIGKILL' });
       let stdout = '';
       let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+        if (until?.(stdout) === true) child.kill('SIGKILL');
+      });
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       child.on('error', reject);
       child.on('close', (code) => resolve({ code, stdout, stderr }));
@@ -130,9 +134,9 @@ describe('test API server driven by kubectl', { skip: KUBECTL === undefined ? 'k
   test('get -w streams changes', async () => {
     // `kubectl create configmap` would send protobuf, which the test server does not decode.
     await ok(['create', '-f', '-'], 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: watched}\ndata: {k: v}\n');
-    const watcher = run(['get', 'configmaps', '-w', '--output-watch-events'], undefined, 4000);
+    const watcher = run(['get', 'configmaps', '-w', '--output-watch-events'], undefined, 30_000, (out) => /DELETED\s+watched/.test(out));
     // Give kubectl time to list and open its watch; the change below must arrive over the watch.
-    for (let i = 0; i < 100 && api.openWatches() === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 400 && api.openWatches() === 0; i++) await new Promise((r) => setTimeout(r, 50));
     assert.ok(api.openWatches() > 0, 'kubectl opened a watch');
     await ok(['patch', 'configmap', 'watched', '--type=merge', '-p', '{"data":{"k":"w"}}']);
     await ok(['delete', 'configmap', 'watched']);
