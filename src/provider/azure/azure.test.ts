@@ -70,6 +70,7 @@ describe('AzureProvider', () => {
     api.sets = [
       { name: 'old', type: 'Microsoft.Network/dnszones/A', etag: 'e1', ttl: 300, aRecords: [{ ipv4Address: '192.0.2.1' }] },
       { name: 'upd', type: 'Microsoft.Network/dnszones/A', etag: 'e2', ttl: 300, aRecords: [{ ipv4Address: '192.0.2.1' }] },
+      { name: 'gone', type: 'Microsoft.Network/dnszones/TXT', etag: 'e3', ttl: 300, txtRecords: [{ value: ['y'] }] },
     ];
     const p = new AzureProvider({ api, logger: silentLogger() });
     await p.records();
@@ -79,7 +80,7 @@ describe('AzureProvider', () => {
       updateNew: [ep({ dnsName: 'upd.example.com', targets: ['192.0.2.2'] })],
       delete: [ep({ dnsName: 'old.example.com' }), ep({ dnsName: 'gone.example.com', recordType: 'TXT', targets: ['y'] })],
     });
-    assert.deepEqual(api.writes, ['delete old A {"ifMatch":"e1"}', 'put upd A {"ifMatch":"e2"}', 'put new A {"ifNoneMatch":"*"}', 'put gone TXT {"ifNoneMatch":"*"}']);
+    assert.deepEqual(api.writes, ['delete old A {"ifMatch":"e1"}', 'put upd A {"ifMatch":"e2"}', 'put gone TXT {"ifMatch":"e3"}', 'put new A {"ifNoneMatch":"*"}']);
   });
 
   test('the zone list is cached for --azure-zones-cache-duration', async () => {

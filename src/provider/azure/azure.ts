@@ -120,12 +120,14 @@ export class AzureProvider implements Provider {
         }
         return [{ ep, zone, op }];
       });
-    // A record set deleted and written again in one sync is simply replaced by the PUT.
+    // A record set deleted and written again in one sync is simply replaced by the PUT, which is
+    // then an update of the existing set rather than a create.
     const written = new Set([...changes.create, ...changes.updateNew].map(endpointKey));
+    const deleted = new Set(changes.delete.map(endpointKey));
     const phases = [
       plan(changes.delete.filter((ep) => !written.has(endpointKey(ep))), 'delete'),
-      plan(changes.updateNew, 'update'),
-      plan(changes.create, 'create'),
+      plan([...changes.updateNew, ...changes.create.filter((ep) => deleted.has(endpointKey(ep)))], 'update'),
+      plan(changes.create.filter((ep) => !deleted.has(endpointKey(ep))), 'create'),
     ];
     if (orphans.length > 0) failures.push(new ProviderError(this.name, `no Azure DNS zone contains ${orphans.map(describeEndpoint).join(', ')}`, { code: 'PROVIDER_NO_ZONE' }));
     for (const writes of phases) {
