@@ -199,7 +199,13 @@ export class KubeClient {
   private async open(method: string, path: string, spec: RequestSpec, timeoutMs: number): Promise<IncomingMessage> {
     const { kc, server } = await this.config();
     const opts: RequestOptions & { agent?: unknown } = { headers: {} };
-    await kc.applyToHTTPSOptions(opts as never);
+    try {
+      await kc.applyToHTTPSOptions(opts as never);
+    } catch (err) {
+      // client-node refuses to build an agent for plain-HTTP servers (kubectl proxy, test servers)
+      // unless TLS checks are off; its auth headers are set before that check, and we bring our own agent.
+      if (server.protocol !== 'http:') throw err;
+    }
     const url = new URL(server.toString().replace(/\/$/, '') + path);
     for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const headers: OutgoingHttpHeaders = { ...(opts.headers as OutgoingHttpHeaders), accept: 'application/json' };
