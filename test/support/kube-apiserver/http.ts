@@ -124,6 +124,8 @@ function decodeContinue(token: string): { rv: number; start: string } {
 
 export function createHandler(ctx: ApiContext): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
+    // A client that went away while we answered is not the server's failure.
+    res.on('error', () => res.destroy());
     handle(ctx, req, res).catch((err: unknown) => {
       if (res.headersSent) {
         res.destroy();

@@ -87,9 +87,11 @@ export class WatchHub {
     };
     this.sessions.add(session);
     res.on('close', () => session.close());
+    // A write racing a client disconnect must not become an unhandled 'error' event.
+    res.on('error', () => session.close());
 
     const send = (type: WatchEventType, object: unknown): void => {
-      if (session.hung || res.writableEnded) return;
+      if (session.hung || res.writableEnded || res.destroyed) return;
       res.write(`${JSON.stringify({ type, object })}\n`);
     };
     const onEvent = (ev: StoredEvent): void => {
