@@ -55,7 +55,7 @@ export class SdkGoogleDnsApi implements GoogleDnsApi {
 
   async listZones(): Promise<GoogleZone[]> {
     try {
-      const [zones] = await this.dns.getZones({ autoPaginate: true } as Parameters<DNS['getZones']>[0]);
+      const [zones] = await this.dns.getZones({ autoPaginate: true });
       return zones.map((z) => {
         const meta = (z.metadata ?? {}) as { name?: string; dnsName?: string; visibility?: string };
         return { id: meta.name ?? z.name, dnsName: (meta.dnsName ?? '').replace(/\.$/, '').toLowerCase(), visibility: meta.visibility ?? 'public' };
