@@ -25,14 +25,14 @@ export interface LoadedInputs {
   problems: SourceProblem[];
 }
 
-export async function loadInputs(cfg: Config, logger: Logger): Promise<LoadedInputs> {
+export async function loadInputs(cfg: Config, logger: Logger, env?: Readonly<Record<string, string | undefined>>): Promise<LoadedInputs> {
   if (cfg.records !== '' || cfg.desired !== '') {
     const current = cfg.records === '' ? [] : (await readEndpointsFile(cfg.records, '--records')).map(normaliseRecord);
     const desired = cfg.desired === '' ? [] : (await readEndpointsFile(cfg.desired, '--desired')).map((ep, i) => validated(ep, `${cfg.desired}[${i}]`));
     return { current, desired, ownerId: cfg.txtOwnerId, domainFilter: domainFilterOf(cfg), problems: [] };
   }
   const problems: SourceProblem[] = [];
-  const deps = { logger, metrics: new MetricsRegistry(), watch: false, onProblem: (p: SourceProblem) => problems.push(p) };
+  const deps = { logger, metrics: new MetricsRegistry(), watch: false, onProblem: (p: SourceProblem) => problems.push(p), ...(env === undefined ? {} : { env }) };
   const provider = await buildProvider(cfg, deps);
   const source = await buildSource(cfg, deps);
   try {

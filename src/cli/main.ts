@@ -65,7 +65,7 @@ export async function main(proc: Process): Promise<number> {
   const quiet = (command === 'plan' || command === 'explain') && !cfg.explicit.has('log-level');
   const logger = createLogger(quiet ? 'warn' : cfg.logLevel, cfg.logFormat, proc.stderr);
   const colour = cfg.color === 'always' || (cfg.color === 'auto' && proc.stdout.isTTY === true && proc.env['NO_COLOR'] === undefined);
-  const print = { logger, colour, write: (text: string) => void proc.stdout.write(text) };
+  const print = { logger, colour, env: proc.env, write: (text: string) => void proc.stdout.write(text) };
   try {
     // Command modules load on demand: each pulls in only what its command needs.
     switch (command) {

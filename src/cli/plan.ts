@@ -14,10 +14,12 @@ export interface PrintIO {
   logger: Logger;
   write: (text: string) => void;
   colour: boolean;
+  /** Environment variables providers and sources may read (ETCD_*, KUBECONFIG), passed from main. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 export async function planCommand(cfg: Config, io: PrintIO): Promise<number> {
-  const inputs = await loadInputs(cfg, io.logger);
+  const inputs = await loadInputs(cfg, io.logger, io.env);
   const { changes } = calculatePlan(planInputOf(cfg, inputs));
   if (cfg.output === 'json') {
     io.write(`${JSON.stringify(changesToJSON(changes), null, 2)}\n`);
