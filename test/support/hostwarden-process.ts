@@ -66,8 +66,8 @@ export async function startHostwarden(args: readonly string[], options: { timeou
 
   const portOf = (text: string): number => Number(text.slice(text.lastIndexOf(':') + 1));
   try {
-    const dnsLine = await waitForLog((l) => l['msg'] === 'DNS server listening', options.timeoutMs ?? 20_000);
-    const opsLine = await waitForLog((l) => l['msg'] === 'serving /metrics and /healthz', options.timeoutMs ?? 20_000);
+    const dnsLine = await waitForLog((l) => l['msg'] === 'DNS server listening', options.timeoutMs ?? 60_000);
+    const opsLine = await waitForLog((l) => l['msg'] === 'serving /metrics and /healthz', options.timeoutMs ?? 60_000);
     const dnsPort = portOf(String((dnsLine['addresses'] as string[])[0]));
     const metricsPort = portOf(String(opsLine['address']));
     return {
