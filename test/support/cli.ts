@@ -25,7 +25,7 @@ export function runCli(args: readonly string[], options: { env?: Record<string, 
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`hostwarden ${args.join(' ')} did not finish in time\n${stderr}`));
-    }, options.timeoutMs ?? 30_000);
+    }, options.timeoutMs ?? 90_000);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);

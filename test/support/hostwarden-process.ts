@@ -51,7 +51,7 @@ export async function startHostwarden(args: readonly string[], options: { timeou
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
 
-  const waitForLog = (pred: (line: Record<string, unknown>) => boolean, timeoutMs = 15_000): Promise<Record<string, unknown>> => {
+  const waitForLog = (pred: (line: Record<string, unknown>) => boolean, timeoutMs = 30_000): Promise<Record<string, unknown>> => {
     const found = logs.find(pred);
     if (found !== undefined) return Promise.resolve(found);
     return new Promise((resolve, reject) => {
