@@ -12,6 +12,16 @@ import type { OverrideAnswer, OverrideQuery } from './decision.ts';
 
 export interface OverrideChecker {
   check(query: OverrideQuery): Promise<OverrideAnswer>;
+  close(): void;
+}
+
+/** Without an API server to ask: every override check fails, so refusals stand. */
+export class NoOverrideChecker implements OverrideChecker {
+  constructor(private readonly why: string) {}
+  async check(): Promise<OverrideAnswer> {
+    return { ok: false, error: this.why };
+  }
+  close(): void {}
 }
 
 export interface SubjectAccessReviewCheckerOptions {

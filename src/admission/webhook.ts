@@ -16,7 +16,7 @@ import { AdmissionMetrics } from './metrics.ts';
 import { NetworkPolicySource } from './network-source.ts';
 import { PolicyError, describePolicy, emptyPolicy, parsePolicyFile, policyFromFlags } from './policy.ts';
 import type { ExternalIPPolicy } from './policy.ts';
-import { SubjectAccessReviewChecker } from './sar.ts';
+import { NoOverrideChecker, SubjectAccessReviewChecker } from './sar.ts';
 import { AdmissionServer } from './server.ts';
 import { CertificateFiles, selfSignedCertificate } from './tls.ts';
 import type { TlsMaterial } from './tls.ts';
@@ -90,8 +90,14 @@ export class AdmissionWebhook {
     }
 
     const choice = await choosePolicy(cfg, logger);
-    const kubeConfig = await loadKubeConfig({ kubeconfig: cfg.flags.str('kubeconfig'), env: deps.env });
-    logger.debug({ server: kubeConfig.getCurrentCluster()?.server }, 'kubernetes configuration loaded');
+    const kubeConfig = await loadKubeConfig({ kubeconfig: cfg.flags.str('kubeconfig'), env: deps.env }).catch((err: unknown) => {
+      // Outside a cluster and without --kubeconfig (a local trial) the webhook still runs; no
+      // override can be checked, so every refusal stands.
+      if (!(err instanceof ConfigError) || cfg.flags.str('kubeconfig') !== '' || choice.kind === 'network') throw err;
+      logger.warn({ err: err.message }, 'no Kubernetes configuration: overrides cannot be checked, every refused externalIP is denied');
+      return undefined;
+    });
+    if (kubeConfig !== undefined) logger.debug({ server: kubeConfig.getCurrentCluster()?.server }, 'kubernetes configuration loaded');
 
     const registry = deps.registry ?? new MetricsRegistry();
     if (deps.registry === undefined) collectDefaultMetrics({ register: registry });
@@ -111,6 +117,7 @@ export class AdmissionWebhook {
     const starters: (() => Promise<void>)[] = [];
     const closers: (() => void)[] = [];
     if (choice.kind === 'network') {
+      if (kubeConfig === undefined) throw new ConfigError('--openshift-network needs a Kubernetes configuration', '--kubeconfig');
       const client = new KubeClient({ config: kubeConfig, logger: logger.child({ component: 'kube' }), requestTimeoutMs: 10_000 });
       const source = new NetworkPolicySource({ client, name: choice.name, intervalMs: choice.intervalMs, logger: logger.child({ component: 'policy' }), metrics });
       policy = () => source.current();
@@ -122,7 +129,7 @@ export class AdmissionWebhook {
       logger.info({ origin: fixed.origin, policy: describePolicy(fixed) }, 'externalIP policy');
     }
 
-    const checker = await SubjectAccessReviewChecker.create({ config: kubeConfig, timeoutMs });
+    const checker = kubeConfig === undefined ? new NoOverrideChecker('no Kubernetes configuration was found (--kubeconfig)') : await SubjectAccessReviewChecker.create({ config: kubeConfig, timeoutMs });
     const server = new AdmissionServer({ policy, checker, tls, logger: logger.child({ component: 'admission' }), registry, metrics });
     const webhook = new AdmissionWebhook(server, host, port, logger, starters);
     webhook.closers.push(() => checker.close(), ...closers);

@@ -75,8 +75,8 @@ export interface HttpsAnswer {
   peer: string;
 }
 
-/** One request over a new TLS connection (unless an agent is given), trusting only `ca`. */
-export function httpsCall(port: number, ca: Buffer, opts: { method?: string; path?: string; body?: string; agent?: Agent } = {}): Promise<HttpsAnswer> {
+/** One request over a new TLS connection (unless an agent is given), trusting only `ca` ('insecure': anything). */
+export function httpsCall(port: number, ca: Buffer | 'insecure', opts: { method?: string; path?: string; body?: string; agent?: Agent } = {}): Promise<HttpsAnswer> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
@@ -84,7 +84,7 @@ export function httpsCall(port: number, ca: Buffer, opts: { method?: string; pat
         port,
         method: opts.method ?? 'POST',
         path: opts.path ?? '/validate-services-externalips',
-        ca,
+        ...(ca === 'insecure' ? { rejectUnauthorized: false } : { ca }),
         agent: opts.agent ?? false,
         headers: opts.body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(opts.body) },
         timeout: 10_000,

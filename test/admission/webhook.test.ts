@@ -213,6 +213,23 @@ describe('admission webhook: a SubjectAccessReview that never answers', { skip }
   });
 });
 
+describe('admission webhook: local trial', { skip }, () => {
+  test('--tls-self-signed without any Kubernetes configuration: serves, and refusals stand', async () => {
+    const { webhook, port } = await startWebhook(['--tls-self-signed', '--allowed-cidrs', '10.0.0.0/8'], silentLogger());
+    try {
+      const health = await httpsCall(port, 'insecure', { method: 'GET', path: '/healthz' });
+      assert.equal(health.status, 200);
+      assert.equal(responseOf(await httpsCall(port, 'insecure', { body: serviceReview({ externalIPs: ['10.0.0.1'] }) })).allowed, true);
+      const res = responseOf(await httpsCall(port, 'insecure', { body: serviceReview({ externalIPs: ['192.0.2.1'], groups: ['system:masters'] }) }));
+      assert.equal(res.allowed, false);
+      assert.match(res.status?.message ?? '', /could not be checked: no Kubernetes configuration/);
+    } finally {
+      await webhook.stop();
+    }
+    await assert.rejects(startWebhook(['--tls-self-signed', '--kubeconfig', '/nonexistent/kubeconfig'], silentLogger()), /kubeconfig/);
+  });
+});
+
 describe('admission webhook: policy sources', { skip }, () => {
   let dir = '';
   let api: TestApiServer;
