@@ -5,6 +5,11 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { spawnTestApiServer } from '../support/kube-apiserver/process.ts';
 import { startTestApiServer } from '../support/kube-apiserver/server.ts';
 import type { TestApiServer } from '../support/kube-apiserver/server.ts';
 
@@ -161,5 +166,20 @@ describe('test API server wire details', () => {
     } finally {
       await locked.stop();
     }
+  });
+
+  test('runs as a child process with a kubeconfig file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hw-apiserver-'));
+    const child = await spawnTestApiServer(dir);
+    try {
+      const kc = new KubeConfig();
+      kc.loadFromFile(child.kubeconfig);
+      const namespaces = await kc.makeApiClient(CoreV1Api).listNamespace();
+      assert.deepEqual(namespaces.items.map((n) => n.metadata?.name), ['default', 'kube-system']);
+    } finally {
+      await child.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+    await assert.rejects(fetch(`${child.url}/version`));
   });
 });

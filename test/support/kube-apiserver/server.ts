@@ -88,12 +88,15 @@ export class TestApiServer {
     return kc;
   }
 
-  /** Writes a kubeconfig file (for child processes and kubectl) into `dir`; returns its path. */
+  /**
+   * Writes a kubeconfig file (for child processes and kubectl) into `dir`; returns its path. It sets
+   * insecure-skip-tls-verify because client-node refuses plain-HTTP servers without it.
+   */
   async writeKubeconfig(dir: string, namespace = 'default'): Promise<string> {
     const doc = {
       apiVersion: 'v1',
       kind: 'Config',
-      clusters: [{ name: 'test', cluster: { server: this.url } }],
+      clusters: [{ name: 'test', cluster: { server: this.url, 'insecure-skip-tls-verify': true } }],
       users: [{ name: 'test', user: { token: this.token } }],
       contexts: [{ name: 'test', context: { cluster: 'test', user: 'test', namespace } }],
       'current-context': 'test',
