@@ -3,7 +3,7 @@
  * hosted zones in the emulator, through the Controller and the TXT registry with the provider's
  * defaults (5 requests/s, 1s between batches of a zone, records cached between syncs):
  *
- *   first sync · steady state · one Service changed · 10k changes
+ *   first sync · steady state · one Service changed · 10k changes · a restart over the full zones
  *
  *   npm run bench:route53
  *   node --import tsx bench/route53/bench.ts --records 2000 --zones 4     # quicker
@@ -95,6 +95,11 @@ try {
   const half = Math.floor(RECORDS / 4);
   source.desired.push(...Array.from({ length: half }, (_, i) => service(RECORDS + i)));
   await measure(e, `${half * 2} changes: ${half} Services added (A + TXT each)`, async () => countChanges(await c.runOnce()));
+
+  // A restart: a new process knows nothing and lists every zone once, as external-dns does on every sync.
+  const restarted = await provider(e, Array.from({ length: ZONES }, (_, z) => `zone${z}.bench`).join(','));
+  const again = controller(source, new TXTRegistry(restarted, { ownerId: 'bench', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], logger: silentLogger() }));
+  await measure(e, `restart: first sync over ${source.desired.length} Services`, async () => countChanges(await again.runOnce()));
 
   // The same volume without ownership records: only the record values count against the limits.
   const flat = await provider(e, Array.from({ length: ZONES }, (_, z) => `flat${z}.bench`).join(','));
