@@ -192,6 +192,10 @@ describe('test API server resources through @kubernetes/client-node', () => {
     const denied = await ask('delete');
     assert.equal(denied.status?.allowed, false);
     assert.equal(denied.status?.reason, 'read-only');
+    const self = await authz.createSelfSubjectAccessReview({ body: { spec: { resourceAttributes: { verb: 'get', resource: 'leases' } } } });
+    assert.equal(self.status?.allowed, true);
+    const local = await authz.createNamespacedLocalSubjectAccessReview({ namespace: 'default', body: { spec: { user: 'bob', resourceAttributes: { verb: 'list', namespace: 'default' } } } });
+    assert.equal(local.status?.allowed, false);
   });
 
   test('Events (core and events.k8s.io), Deployments, discovery and the direct store helpers', async () => {

@@ -18,7 +18,7 @@ export interface ResourceType {
   readonly shortNames: readonly string[];
   readonly categories: readonly string[];
   readonly hasStatus: boolean;
-  /** Only `create` is served (SubjectAccessReview): nothing is stored. */
+  /** Only `create` is served (the access reviews, answered by the configured function): nothing is stored. */
   readonly createOnly: boolean;
   /** Set for types that a CRD defines; its name (`plural.group`). */
   readonly crd?: string;
@@ -67,6 +67,8 @@ const BUILTINS: readonly BuiltinSpec[] = [
   { g: 'coordination.k8s.io', v: 'v1', plural: 'leases', kind: 'Lease', ns: true },
   { g: 'apiextensions.k8s.io', v: 'v1', plural: 'customresourcedefinitions', kind: 'CustomResourceDefinition', ns: false, status: true, short: ['crd', 'crds'] },
   { g: 'authorization.k8s.io', v: 'v1', plural: 'subjectaccessreviews', kind: 'SubjectAccessReview', ns: false, createOnly: true },
+  { g: 'authorization.k8s.io', v: 'v1', plural: 'selfsubjectaccessreviews', kind: 'SelfSubjectAccessReview', ns: false, createOnly: true },
+  { g: 'authorization.k8s.io', v: 'v1', plural: 'localsubjectaccessreviews', kind: 'LocalSubjectAccessReview', ns: true, createOnly: true },
   { g: 'apps', v: 'v1', plural: 'deployments', kind: 'Deployment', ns: true, status: true, short: ['deploy'] },
   { g: 'rbac.authorization.k8s.io', v: 'v1', plural: 'roles', kind: 'Role', ns: true },
   { g: 'rbac.authorization.k8s.io', v: 'v1', plural: 'rolebindings', kind: 'RoleBinding', ns: true },
