@@ -105,6 +105,14 @@ export function slimGateway(raw: Raw): KubeObject {
   return obj;
 }
 
+/** Nodes: only their addresses (NodePort targets); heartbeats and conditions are dropped. */
+export function slimNode(raw: Raw): KubeObject {
+  const obj = base(raw);
+  const addresses = arr(rec(raw['status'])?.['addresses']).map((a) => pick(rec(a), ['type', 'address']));
+  obj['status'] = { addresses };
+  return obj;
+}
+
 export function slimHTTPRoute(raw: Raw): KubeObject {
   const obj = base(raw);
   const spec = rec(raw['spec']);

@@ -104,6 +104,22 @@ describe('kubernetes sources against the test API server', () => {
     assert.equal(rule.resource, 'ingress/default/shop');
   });
 
+  test('a NodePort Service points at the nodes: ExternalIP by default, InternalIP with access=private', async () => {
+    for (const [name, internal, external] of [['node-a', '10.0.0.1', '198.51.100.1'], ['node-b', '10.0.0.2', '198.51.100.2']] as const) {
+      api.create({ apiVersion: 'v1', kind: 'Node', metadata: { name }, status: { addresses: [{ type: 'InternalIP', address: internal }, { type: 'ExternalIP', address: external }, { type: 'Hostname', address: name }] } });
+    }
+    await kube.create(SERVICES, { metadata: { name: 'np', namespace: 'default', annotations: { [HOSTNAME]: 'np.example.org' } }, spec: { type: 'NodePort', ports: [{ name: 'http', port: 80, nodePort: 30080, protocol: 'TCP' }] } });
+    await kube.create(SERVICES, {
+      metadata: { name: 'np-private', namespace: 'default', annotations: { [HOSTNAME]: 'np-private.example.org', 'external-dns.alpha.kubernetes.io/access': 'private' } },
+      spec: { type: 'NodePort', ports: [{ port: 80, nodePort: 30081, protocol: 'TCP' }] },
+    });
+    assert.deepEqual((await waitFor('np A', () => record('np.example.org'))).targets, ['198.51.100.1', '198.51.100.2']);
+    assert.deepEqual((await waitFor('np-private A', () => record('np-private.example.org'))).targets, ['10.0.0.1', '10.0.0.2']);
+    // A node leaving changes the targets.
+    api.delete({ apiVersion: 'v1', kind: 'Node', name: 'node-b' });
+    await waitFor('np follows the nodes', async () => ((await record('np.example.org'))?.targets.join() === '198.51.100.1' ? true : undefined));
+  });
+
   test('a DNSEndpoint is published and its status.observedGeneration written', async () => {
     await kube.create(DNSENDPOINTS, {
       metadata: { name: 'api', namespace: 'default' },

@@ -67,7 +67,10 @@ export class KubeObjectSource implements Source {
     this.unsubscribe.push(this.opts.primary.onChange((_type, key, obj) => this.changed(key, obj)));
     for (const r of this.opts.secondary ?? []) {
       this.unsubscribe.push(
-        r.onChange(() => {
+        r.onChange((_type, _key, obj, old) => {
+          // Secondary objects are slimmed to what translation reads; a change elsewhere (a node's
+          // heartbeat, a resourceVersion) must not re-translate every primary object.
+          if (obj !== undefined && old !== undefined && sameContent(obj, old)) return;
           this.stale = true;
           if (this.synced()) this.fire();
         }),
@@ -159,4 +162,8 @@ export class KubeObjectSource implements Source {
       }
     }
   }
+}
+
+function sameContent(a: KubeObject, b: KubeObject): boolean {
+  return JSON.stringify({ ...a, metadata: { ...a.metadata, resourceVersion: '' } }) === JSON.stringify({ ...b, metadata: { ...b.metadata, resourceVersion: '' } });
 }

@@ -5,15 +5,16 @@
 import { ConfigError, errorMessage } from '../../errors.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { Reflector } from '../../kube/reflector.ts';
-import { GATEWAYS, HTTPROUTES, INGRESSES, SERVICES, customResource, keyOf, objectPath } from '../../kube/resource.ts';
+import { GATEWAYS, HTTPROUTES, INGRESSES, NODES, SERVICES, customResource, keyOf, objectPath } from '../../kube/resource.ts';
 import type { KubeObject, KubeResource } from '../../kube/resource.ts';
-import { slimGateway, slimGeneric, slimHTTPRoute, slimIngress, slimService } from '../../kube/slim.ts';
+import { slimGateway, slimGeneric, slimHTTPRoute, slimIngress, slimNode, slimService } from '../../kube/slim.ts';
 import type { Logger } from '../../log.ts';
 import type { ProblemReporter } from '../source.ts';
 import type { TranslateOptions } from '../translate/options.ts';
 import { translateObject } from '../translate/translate.ts';
 import { translateHTTPRoute } from './httproute.ts';
 import { KubeObjectSource } from './kube-source.ts';
+import { isNodePort, translateNodePort } from './nodeport.ts';
 import type { Translation } from './kube-source.ts';
 
 export interface KubeSourceDeps {
@@ -31,7 +32,7 @@ function reflector(deps: KubeSourceDeps, resource: KubeResource, transform: (raw
   return new Reflector<KubeObject>({
     client: deps.client,
     resource,
-    namespace: deps.namespace,
+    namespace: resource.namespaced ? deps.namespace : '',
     logger: deps.logger,
     transform,
     ...(deps.inactivityTimeoutMs === undefined ? {} : { inactivityTimeoutMs: deps.inactivityTimeoutMs }),
@@ -55,10 +56,20 @@ function translated(obj: KubeObject, options: TranslateOptions): Translation {
 }
 
 export function serviceSource(deps: KubeSourceDeps): KubeObjectSource {
+  const nodes = reflector(deps, NODES, slimNode);
   return new KubeObjectSource({
     ...common(deps, 'service'),
     primary: reflector(deps, SERVICES, slimService),
-    translate: (obj) => translated(obj, deps.translateOptions),
+    secondary: [nodes],
+    translate: (obj) => {
+      const r = translateObject(obj, deps.translateOptions);
+      // Filters and the controller annotation apply to NodePort Services as to the rest.
+      if (r.outcome === 'translated' && r.endpoints.length === 0 && isNodePort(obj)) {
+        const np = translateNodePort(obj, deps.translateOptions, nodes.items());
+        return { endpoints: np.endpoints, problems: [...r.problems, ...np.problems] };
+      }
+      return { endpoints: r.endpoints, problems: r.problems };
+    },
   });
 }
 
