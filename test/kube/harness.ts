@@ -126,7 +126,7 @@ export function sleep(ms: number): Promise<void> {
 export class KubeWriter {
   constructor(private readonly client: KubeClient) {}
 
-  create(res: KubeResource, obj: Record<string, unknown> & { metadata: { name: string; namespace?: string } }): Promise<Record<string, unknown>> {
+  create(res: KubeResource, obj: Record<string, unknown> & { metadata: { name: string; namespace?: string; [field: string]: unknown } }): Promise<Record<string, unknown>> {
     return this.client.request('POST', collectionPath(res, obj.metadata.namespace ?? 'default'), { body: { apiVersion: res.apiVersion, kind: res.kind, ...obj } });
   }
 
