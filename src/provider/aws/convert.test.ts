@@ -73,7 +73,7 @@ describe('Route53 record sets and endpoints', () => {
 describe('TXT parsing', () => {
   test('the quick path and the full parser agree', async () => {
     const { parseTxtValue } = await import('./convert.ts');
-    const { parseTxtContent } = await import('../pdns/convert.ts');
+    const { parseTxtContent } = await import('../presentation.ts');
     for (const v of ['"heritage=external-dns,external-dns/owner=a"', '"a" "b"', '""', '"say \\"hi\\""', '"\\229\\164\\167"', '"a\\\\b"']) assert.equal(parseTxtValue(v), parseTxtContent(v), v);
   });
 });

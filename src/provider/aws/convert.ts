@@ -10,7 +10,7 @@ import { canonicalTarget, getProviderSpecific, isRecordType, newEndpoint } from 
 import type { Endpoint, ProviderSpecificProperty } from '../../endpoint/endpoint.ts';
 import { tryNormalizeDnsName } from '../../endpoint/name.ts';
 import { InvalidEndpointError } from '../../errors.ts';
-import { parseTxtContent } from '../pdns/convert.ts';
+import { parseTxtContent } from '../presentation.ts';
 
 export const PS_ALIAS = 'alias';
 export const PS_EVALUATE_TARGET_HEALTH = 'aws/evaluate-target-health';

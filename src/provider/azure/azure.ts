@@ -13,7 +13,7 @@ import type { Endpoint } from '../../endpoint/endpoint.ts';
 import { ConfigError, ProviderError, errorMessage, isTransient } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { zoneMatchesDomains } from '../google/convert.ts';
-import { zoneOf } from '../pdns/convert.ts';
+import { zoneOf } from '../presentation.ts';
 import type { Changes, Provider } from '../provider.ts';
 import { SdkAzureDnsApi, providerName } from './client.ts';
 import type { AzureCondition, AzureDnsApi, AzureHttpOptions, AzureZoneKind, AzureZoneRef } from './client.ts';

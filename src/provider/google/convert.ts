@@ -7,7 +7,7 @@ import { describeEndpoint, isRecordType, newEndpoint } from '../../endpoint/endp
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import { isInZone, normalizeDnsName } from '../../endpoint/name.ts';
 import type { Changes } from '../provider.ts';
-import { absoluteName, fromPdnsContent, toPdnsContent, zoneOf } from '../pdns/convert.ts';
+import { absoluteName, fromPresentation, toPresentation, zoneOf } from '../presentation.ts';
 
 export interface GoogleRRSet {
   name: string;
@@ -30,7 +30,7 @@ export const rrsetKey = (name: string, type: string): string => `${normalizeDnsN
 export function rrsetToEndpoint(set: GoogleRRSet): Endpoint | undefined {
   if (!isRecordType(set.type) || set.rrdatas.length === 0) return undefined;
   const type = set.type;
-  return newEndpoint({ dnsName: normalizeDnsName(set.name), recordType: type, targets: set.rrdatas.map((d) => fromPdnsContent(type, d)), recordTTL: set.ttl });
+  return newEndpoint({ dnsName: normalizeDnsName(set.name), recordType: type, targets: set.rrdatas.map((d) => fromPresentation(type, d)), recordTTL: set.ttl });
 }
 
 export function endpointToRRSet(ep: Endpoint, defaultTTL: number): GoogleRRSet {
@@ -38,7 +38,7 @@ export function endpointToRRSet(ep: Endpoint, defaultTTL: number): GoogleRRSet {
     name: absoluteName(ep.dnsName),
     type: ep.recordType,
     ttl: ep.recordTTL > 0 ? ep.recordTTL : defaultTTL,
-    rrdatas: ep.targets.map((t) => toPdnsContent(ep.recordType, t)),
+    rrdatas: ep.targets.map((t) => toPresentation(ep.recordType, t)),
   };
 }
 

@@ -2,7 +2,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { newEndpoint } from '../../endpoint/endpoint.ts';
 import type { EndpointInit } from '../../endpoint/endpoint.ts';
-import { fromPdnsContent, parseTxtContent, planPatches, rrsetsToEndpoints, toPdnsContent, zoneOf } from './convert.ts';
+import { fromPresentation as fromPdnsContent, parseTxtContent, toPresentation as toPdnsContent, zoneOf } from '../presentation.ts';
+import { planPatches, rrsetsToEndpoints } from './convert.ts';
 
 const ep = (init: Partial<EndpointInit> & Pick<EndpointInit, 'dnsName'>): ReturnType<typeof newEndpoint> => newEndpoint({ recordType: 'A', targets: ['192.0.2.1'], ...init });
 

@@ -3,11 +3,11 @@
  * format with absolute names: owner names and hostname targets end with a dot and TXT content is
  * quoted (one quoted string per 255 bytes). Endpoints carry neither, so both directions convert.
  */
-import { canonicalTarget, describeEndpoint, endpointKey, isRecordType, newEndpoint } from '../../endpoint/endpoint.ts';
-import type { Endpoint, RecordType } from '../../endpoint/endpoint.ts';
-import { isInZone, normalizeDnsName, tryNormalizeDnsName } from '../../endpoint/name.ts';
-import { quoteTxt } from '../../dns/master-file.ts';
+import { describeEndpoint, endpointKey, isRecordType, newEndpoint } from '../../endpoint/endpoint.ts';
+import type { Endpoint } from '../../endpoint/endpoint.ts';
+import { normalizeDnsName, tryNormalizeDnsName } from '../../endpoint/name.ts';
 import { InvalidEndpointError } from '../../errors.ts';
+import { absoluteName, fromPresentation, toPresentation, zoneOf } from '../presentation.ts';
 
 export interface PdnsRecord {
   content: string;
@@ -30,88 +30,6 @@ export interface ZonePatch {
   records: string[];
 }
 
-export function absoluteName(name: string): string {
-  return name.endsWith('.') ? name : `${name}.`;
-}
-
-/**
- * Parses TXT presentation content (`"a" "b"`, escapes `\"`, `\\` and `\DDD`) and joins the
- * character-strings, which is how external-dns reads a value split at 255 bytes.
- */
-export function parseTxtContent(content: string): string {
-  const bytes: number[] = [];
-  let i = 0;
-  const s = content;
-  while (i < s.length) {
-    const c = s[i];
-    if (c === ' ' || c === '\t') {
-      i++;
-      continue;
-    }
-    const quoted = c === '"';
-    if (quoted) i++;
-    while (i < s.length) {
-      const ch = s[i] as string;
-      if (quoted ? ch === '"' : ch === ' ' || ch === '\t') break;
-      if (ch === '\\' && i + 1 < s.length) {
-        const digits = /^\d{3}/.exec(s.slice(i + 1, i + 4));
-        if (digits !== null) {
-          bytes.push(Number(digits[0]) & 0xff);
-          i += 4;
-        } else {
-          bytes.push(...Buffer.from(s[i + 1] as string, 'utf8'));
-          i += 2;
-        }
-        continue;
-      }
-      bytes.push(...Buffer.from(ch, 'utf8'));
-      i++;
-    }
-    if (quoted) i++;
-  }
-  return Buffer.from(bytes).toString('utf8');
-}
-
-/** PowerDNS content for one endpoint target. */
-export function toPdnsContent(recordType: RecordType, target: string): string {
-  switch (recordType) {
-    case 'TXT':
-      return quoteTxt(canonicalTarget('TXT', target));
-    case 'CNAME':
-    case 'NS':
-    case 'PTR':
-      return absoluteName(canonicalTarget(recordType, target.trim()));
-    case 'MX':
-    case 'SRV': {
-      const fields = target.trim().split(/\s+/);
-      const host = fields.pop() ?? '';
-      return [...fields, host === '.' ? '.' : absoluteName(canonicalTarget(recordType, host))].join(' ');
-    }
-    default:
-      return target.trim();
-  }
-}
-
-/** Endpoint target for PowerDNS content: TXT unquoted, hostnames without the trailing dot. */
-export function fromPdnsContent(recordType: RecordType, content: string): string {
-  switch (recordType) {
-    case 'TXT':
-      return parseTxtContent(content);
-    case 'CNAME':
-    case 'NS':
-    case 'PTR':
-      return canonicalTarget(recordType, content);
-    case 'MX':
-    case 'SRV': {
-      const fields = content.trim().split(/\s+/);
-      const host = fields.pop() ?? '';
-      return [...fields, host === '.' ? '.' : canonicalTarget(recordType, host)].join(' ');
-    }
-    default:
-      return content;
-  }
-}
-
 /**
  * Endpoints of a zone's rrsets; types Hostwarden does not model (SOA, …) and disabled records are
  * left out. Names an endpoint cannot hold (e.g. RFC 2317 `0/26.2.0.192.in-addr.arpa`) are
@@ -122,7 +40,7 @@ export function rrsetsToEndpoints(rrsets: readonly PdnsRRSet[], skipped: string[
   for (const set of rrsets) {
     if (!isRecordType(set.type)) continue;
     const type = set.type;
-    const targets = (set.records ?? []).filter((r) => r.disabled !== true).map((r) => fromPdnsContent(type, r.content));
+    const targets = (set.records ?? []).filter((r) => r.disabled !== true).map((r) => fromPresentation(type, r.content));
     if (targets.length === 0) continue;
     const dnsName = tryNormalizeDnsName(set.name);
     if (dnsName === undefined) {
@@ -134,12 +52,6 @@ export function rrsetsToEndpoints(rrsets: readonly PdnsRRSet[], skipped: string[
   return out;
 }
 
-/** The zone holding `name`: the longest of `zones` (normalised, no trailing dot) that contains it. */
-export function zoneOf(name: string, zones: readonly string[]): string | undefined {
-  let best: string | undefined;
-  for (const zone of zones) if (isInZone(name, zone) && (best === undefined || zone.length > best.length)) best = zone;
-  return best;
-}
 
 export interface PatchPlan {
   patches: ZonePatch[];
@@ -182,7 +94,7 @@ export function planPatches(
     const e = entry(ep);
     if (e === undefined) continue;
     const k = key(ep);
-    const contents = ep.targets.map((t) => toPdnsContent(ep.recordType, t));
+    const contents = ep.targets.map((t) => toPresentation(ep.recordType, t));
     const existing = e.replace.get(k);
     if (existing === undefined) {
       e.replace.set(k, {
