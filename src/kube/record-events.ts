@@ -48,36 +48,47 @@ function describe(ep: Endpoint): string {
   return `${ep.recordType} ${ep.dnsName}${id}`;
 }
 
+interface Written {
+  /** Reason and targets: what decides whether a new event is due. */
+  state: string;
+  /** The sync that last saw this record set desired, so stale entries can be dropped cheaply. */
+  round: number;
+}
+
 export class RecordEventReporter {
   private readonly opts: RecordEventsOptions;
-  /** Last state written per (resource, record set): reason + note. */
-  private readonly last = new Map<string, string>();
+  /** Last state written per (resource, record set). */
+  private readonly last = new Map<string, Written>();
+  private round = 0;
 
   constructor(opts: RecordEventsOptions) {
     this.opts = opts;
   }
 
   onSynced(report: SyncReport): void {
+    // Runs after every sync over every desired endpoint: it must cost little when nothing changed,
+    // so notes are only built when an event is actually written.
+    const round = ++this.round;
     const changed = new Map<string, Endpoint>();
     if (report.applied) for (const ep of [...report.changes.create, ...report.changes.updateNew]) changed.set(endpointKey(ep), ep);
     const pending = new Set([...report.changes.create, ...report.changes.updateNew].map(endpointKey));
     const current = new Map<string, Endpoint>();
     for (const ep of report.current) current.set(endpointKey(ep), ep);
 
-    const seen = new Set<string>();
     const unresolved: Endpoint[] = [];
     for (const ep of report.desired) {
       const resource = ep.labels[LABEL_RESOURCE] ?? '';
       if (resource === '') continue;
-      const key = endpointKey(ep);
-      seen.add(`${resource}\u0001${key}`);
-      const done = changed.get(key);
-      const cur = current.get(key);
+      const key = `${resource}\u0001${endpointKey(ep)}`;
+      const seen = this.last.get(key);
+      if (seen !== undefined) seen.round = round;
+      const done = changed.get(endpointKey(ep));
+      const cur = current.get(endpointKey(ep));
       const ours = cur !== undefined && (report.ownerId === '' || cur.labels[LABEL_OWNER] === report.ownerId);
       if (done !== undefined && (done.labels[LABEL_RESOURCE] ?? resource) === resource) {
-        this.emit(resource, key, 'RecordReady', `${describe(ep)} → ${ep.targets.join(', ')}`);
-      } else if (ours && !pending.has(key) && (cur.labels[LABEL_RESOURCE] ?? resource) === resource) {
-        this.emit(resource, key, 'RecordReady', `${describe(ep)} → ${cur.targets.join(', ')}`);
+        this.emit(resource, key, round, 'RecordReady', ep.targets, () => `${describe(ep)} → ${ep.targets.join(', ')}`);
+      } else if (ours && !pending.has(endpointKey(ep)) && (cur.labels[LABEL_RESOURCE] ?? resource) === resource) {
+        this.emit(resource, key, round, 'RecordReady', cur.targets, () => `${describe(ep)} → ${cur.targets.join(', ')}`);
       } else {
         unresolved.push(ep);
       }
@@ -90,7 +101,7 @@ export class RecordEventReporter {
         const d = decisions.find(
           (x) => x.action === 'skip' && ERROR_REASONS.has(x.reasonCode) && x.dnsName === ep.dnsName && x.recordType === ep.recordType && x.setIdentifier === ep.setIdentifier && (x.resource === undefined || x.resource === resource),
         );
-        if (d !== undefined) this.emit(resource, endpointKey(ep), 'RecordError', `${describe(ep)} not published: ${d.reason}`);
+        if (d !== undefined) this.emit(resource, `${resource}\u0001${endpointKey(ep)}`, round, 'RecordError', [d.reason], () => `${describe(ep)} not published: ${d.reason}`);
       }
     }
 
@@ -98,22 +109,22 @@ export class RecordEventReporter {
       for (const ep of report.changes.delete) {
         const resource = ep.labels[LABEL_RESOURCE] ?? '';
         if (resource === '') continue;
-        const key = endpointKey(ep);
-        if (seen.has(`${resource}\u0001${key}`)) continue;
-        this.last.delete(`${resource}\u0001${key}`);
+        const key = `${resource}\u0001${endpointKey(ep)}`;
+        if (this.last.get(key)?.round === round) continue;
+        this.last.delete(key);
         this.write(resource, 'RecordDeleted', `${describe(ep)} deleted`);
       }
     }
     // Forget record sets no object asks for any more, so the map tracks only live ones.
-    for (const k of this.last.keys()) if (!seen.has(k)) this.last.delete(k);
+    for (const [k, w] of this.last) if (w.round !== round) this.last.delete(k);
   }
 
-  private emit(resource: string, key: string, reason: RecordEventReason, note: string): void {
-    const k = `${resource}\u0001${key}`;
-    const state = `${reason}\u0001${note}`;
-    if (this.last.get(k) === state) return;
-    this.last.set(k, state);
-    this.write(resource, reason, note);
+  private emit(resource: string, key: string, round: number, reason: RecordEventReason, detail: readonly string[], note: () => string): void {
+    const prev = this.last.get(key);
+    const state = detail.length === 1 ? `${reason}\u0001${detail[0] ?? ''}` : `${reason}\u0001${detail.join(',')}`;
+    if (prev !== undefined && prev.state === state) return;
+    this.last.set(key, { state, round });
+    this.write(resource, reason, note());
   }
 
   private write(resource: string, reason: RecordEventReason, note: string): void {
