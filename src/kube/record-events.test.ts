@@ -1,0 +1,68 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { newEndpoint } from '../endpoint/endpoint.ts';
+import type { Endpoint } from '../endpoint/endpoint.ts';
+import type { SyncReport } from '../controller/controller.ts';
+import type { Decision } from '../plan/plan.ts';
+import { emptyChanges } from '../provider/provider.ts';
+import type { Changes } from '../provider/provider.ts';
+import { microTime } from './events.ts';
+import { RecordEventReporter, involvedObjectOf } from './record-events.ts';
+
+const ep = (name: string, target: string, resource: string, owner?: string): Endpoint =>
+  newEndpoint({ dnsName: name, targets: [target], recordType: 'A', labels: owner === undefined ? { resource } : { resource, owner } });
+
+function report(desired: Endpoint[], current: Endpoint[], changes: Changes = emptyChanges(), decisions: Decision[] = []): SyncReport {
+  return { desired, current, changes, applied: true, ownerId: 'me', explain: () => decisions };
+}
+
+describe('RecordEventReporter', () => {
+  const setup = (): { reporter: RecordEventReporter; written: string[] } => {
+    const written: string[] = [];
+    const reporter = new RecordEventReporter({
+      recorder: { record: (obj, type, reason, note) => void written.push(`${obj.kind}/${obj.name} ${type} ${reason}: ${note}`) },
+      enabled: new Set(['RecordReady', 'RecordDeleted', 'RecordError']),
+    });
+    return { reporter, written };
+  };
+
+  test('a created record is Ready once; a steady state writes nothing; new targets are Ready again', () => {
+    const { reporter, written } = setup();
+    const want = ep('www.example.org', '192.0.2.1', 'service/default/web');
+    reporter.onSynced(report([want], [], { ...emptyChanges(), create: [want] }));
+    assert.deepEqual(written, ['Service/web Normal RecordReady: A www.example.org → 192.0.2.1']);
+    for (let i = 0; i < 3; i++) reporter.onSynced(report([want], [ep('www.example.org', '192.0.2.1', 'service/default/web', 'me')]));
+    assert.equal(written.length, 1);
+    const moved = ep('www.example.org', '192.0.2.2', 'service/default/web');
+    reporter.onSynced(report([moved], [ep('www.example.org', '192.0.2.1', 'service/default/web', 'me')], { ...emptyChanges(), updateOld: [want], updateNew: [moved] }));
+    assert.equal(written.length, 2);
+    assert.match(written[1] ?? '', /192\.0\.2\.2/);
+  });
+
+  test('a deleted record is reported on the object that had it', () => {
+    const { reporter, written } = setup();
+    const old = ep('old.example.org', '192.0.2.1', 'ingress/shop/front', 'me');
+    reporter.onSynced(report([], [old], { ...emptyChanges(), delete: [old] }));
+    assert.deepEqual(written, ['Ingress/front Normal RecordDeleted: A old.example.org deleted']);
+  });
+
+  test('a refused record is a Warning with the planner reason, written once', () => {
+    const { reporter, written } = setup();
+    const want = ep('shared.example.org', '192.0.2.9', 'crd/default/second');
+    const theirs = ep('shared.example.org', '192.0.2.1', 'service/default/first', 'cluster-b');
+    const decision: Decision = { dnsName: 'shared.example.org', recordType: 'A', setIdentifier: '', action: 'skip', reason: 'owned by another owner "cluster-b"', reasonCode: 'owned-by-other', resource: 'crd/default/second' };
+    reporter.onSynced(report([want], [theirs], emptyChanges(), [decision]));
+    reporter.onSynced(report([want], [theirs], emptyChanges(), [decision]));
+    assert.deepEqual(written, ['DNSEndpoint/second Warning RecordError: A shared.example.org not published: owned by another owner "cluster-b"']);
+  });
+
+  test('resource labels map to the objects external-dns names them after', () => {
+    assert.deepEqual(involvedObjectOf('service/ns/web'), { apiVersion: 'v1', kind: 'Service', namespace: 'ns', name: 'web' });
+    assert.deepEqual(involvedObjectOf('httproute/ns/r'), { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', namespace: 'ns', name: 'r' });
+    assert.equal(involvedObjectOf('manifest'), undefined);
+  });
+
+  test('event times are MicroTime', () => {
+    assert.equal(microTime(new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 678))), '2026-01-02T03:04:05.678000Z');
+  });
+});
