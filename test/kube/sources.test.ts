@@ -5,10 +5,10 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { INGRESSES, SERVICES, customResource } from '../../src/kube/resource.ts';
+import { GATEWAYS, HTTPROUTES, INGRESSES, SERVICES, customResource } from '../../src/kube/resource.ts';
 import { startTestApiServer } from '../support/kube-apiserver/server.ts';
 import type { TestApiServer } from '../support/kube-apiserver/server.ts';
-import { DNSENDPOINT_CRD, KubeWriter, eventsFor, sleep, startStack, waitFor } from './harness.ts';
+import { DNSENDPOINT_CRD, KubeWriter, eventsFor, gatewayCrd, sleep, startStack, waitFor } from './harness.ts';
 import type { Stack } from './harness.ts';
 
 const HOSTNAME = 'external-dns.alpha.kubernetes.io/hostname';
@@ -26,7 +26,9 @@ describe('kubernetes sources against the test API server', () => {
   before(async () => {
     api = await startTestApiServer({ bookmarkIntervalMs: 200 });
     api.create(DNSENDPOINT_CRD);
-    stack = await startStack(api, { sources: ['service', 'ingress', 'crd'] });
+    api.create(gatewayCrd('gateways', 'Gateway'));
+    api.create(gatewayCrd('httproutes', 'HTTPRoute'));
+    stack = await startStack(api, { sources: ['service', 'ingress', 'crd', 'gateway-httproute'] });
     kube = new KubeWriter(stack.client);
   });
 
@@ -118,6 +120,16 @@ describe('kubernetes sources against the test API server', () => {
     // A node leaving changes the targets.
     api.delete({ apiVersion: 'v1', kind: 'Node', name: 'node-b' });
     await waitFor('np follows the nodes', async () => ((await record('np.example.org'))?.targets.join() === '198.51.100.1' ? true : undefined));
+  });
+
+  test('an HTTPRoute is published at the addresses of its parent Gateway, and follows them', async () => {
+    await kube.create(GATEWAYS, { metadata: { name: 'gw', namespace: 'default' }, spec: { gatewayClassName: 'test', listeners: [{ name: 'http', port: 80, protocol: 'HTTP' }] } });
+    await kube.patch(GATEWAYS, 'default', 'gw', { status: { addresses: [{ type: 'IPAddress', value: '192.0.2.50' }] } }, 'status');
+    await kube.create(HTTPROUTES, { metadata: { name: 'route', namespace: 'default' }, spec: { hostnames: ['route.example.org'], parentRefs: [{ name: 'gw' }], rules: [{ backendRefs: [{ name: 'web', port: 80 }] }] } });
+    const rec = await waitFor('route A', () => record('route.example.org'));
+    assert.deepEqual(rec, { targets: ['192.0.2.50'], owner: 'hostwarden-test', resource: 'httproute/default/route' });
+    await kube.patch(GATEWAYS, 'default', 'gw', { status: { addresses: [{ type: 'IPAddress', value: '192.0.2.51' }] } }, 'status');
+    await waitFor('route follows the gateway', async () => ((await record('route.example.org'))?.targets.join() === '192.0.2.51' ? true : undefined));
   });
 
   test('a DNSEndpoint is published and its status.observedGeneration written', async () => {
