@@ -156,7 +156,7 @@ export const DNSENDPOINT_CRD = {
   },
 };
 
-export function gatewayCrd(plural: string, kind: string): Record<string, unknown> {
+export function gatewayCrd(plural: string, kind: string): typeof DNSENDPOINT_CRD {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
