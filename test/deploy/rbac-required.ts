@@ -40,6 +40,8 @@ function perms(feature: Feature, group: string, resources: string[], verbs: stri
  */
 export const PERMISSIONS_TABLE: readonly Permission[] = [
   ...perms('source:service', '', ['services'], LIST_WATCH),
+  // NodePort Services publish the nodes' addresses, so the service source follows Nodes too.
+  ...perms('source:service', '', ['nodes'], LIST_WATCH),
   ...perms('source:ingress', 'networking.k8s.io', ['ingresses'], LIST_WATCH),
   ...perms('source:crd', 'externaldns.k8s.io', ['dnsendpoints'], LIST_WATCH),
   ...perms('source:crd', 'externaldns.k8s.io', ['dnsendpoints/status'], ['patch']),
