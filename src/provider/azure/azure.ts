@@ -10,7 +10,7 @@ import type { FlagValues } from '../../config/config.ts';
 import { DomainFilter } from '../../endpoint/domain-filter.ts';
 import { describeEndpoint, endpointKey } from '../../endpoint/endpoint.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
-import { ConfigError, ProviderError, errorMessage, isTransient } from '../../errors.ts';
+import { ConfigError, ProviderError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { zoneMatchesDomains } from '../google/convert.ts';
 import { zoneOf } from '../presentation.ts';
@@ -19,6 +19,7 @@ import { SdkAzureDnsApi, providerName } from './client.ts';
 import type { AzureCondition, AzureDnsApi, AzureHttpOptions, AzureZoneKind, AzureZoneRef } from './client.ts';
 import { PRIVATE_TYPES, PUBLIC_TYPES, endpointToRecordSet, recordSetToEndpoint, recordTypeOf, relativeName } from './convert.ts';
 import { credentialOf, readAzureSettings } from './settings.ts';
+import { partFailure, throwFailures } from '../failures.ts';
 
 /** What external-dns uses when an endpoint sets no TTL. */
 export const DEFAULT_TTL = 300;
@@ -135,25 +136,13 @@ export class AzureProvider implements Provider {
         try {
           await this.write(w);
         } catch (err) {
-          failures.push(
-            new ProviderError(this.name, `${w.op} ${describeEndpoint(w.ep)}: ${errorMessage(err)}`, {
-              zone: w.zone.name,
-              transient: isTransient(err),
-              cause: err,
-              code: (err as { code?: string }).code ?? 'PROVIDER_FAILED',
-            }),
-          );
+          failures.push(partFailure(this.name, w.zone.name, `${w.op} ${describeEndpoint(w.ep)}`, err));
         }
       });
     }
     const total = phases.reduce((n, p) => n + p.length, 0);
     if (total > 0) this.logger.info({ writes: total, failed: failures.length }, 'Azure DNS record sets written');
-    if (failures.length === 0) return;
-    if (failures.length === 1) throw failures[0] as ProviderError;
-    throw new ProviderError(this.name, `${failures.length} record sets failed: ${failures.map((f) => f.message).join('; ')}`, {
-      transient: failures.some((f) => f.transient),
-      cause: new AggregateError(failures),
-    });
+    throwFailures(this.name, failures, 'record sets');
   }
 
   adjustEndpoints(endpoints: Endpoint[]): Promise<Endpoint[]> {

@@ -8,13 +8,14 @@ import type { FlagValues } from '../../config/config.ts';
 import { DomainFilter } from '../../endpoint/domain-filter.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import { describeEndpoint } from '../../endpoint/endpoint.ts';
-import { ConfigError, ProviderError, errorMessage, isTransient } from '../../errors.ts';
+import { ConfigError, ProviderError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import type { Changes, Provider } from '../provider.ts';
 import { PROVIDER_NAME, SdkGoogleDnsApi } from './client.ts';
 import type { GoogleClientOptions, GoogleDnsApi, GoogleZone } from './client.ts';
 import { planChanges, rrsetKey, rrsetToEndpoint, zoneMatchesDomains } from './convert.ts';
 import type { GoogleRRSet } from './convert.ts';
+import { partFailure, throwFailures } from '../failures.ts';
 
 /** What external-dns uses when an endpoint sets no TTL. */
 export const DEFAULT_TTL = 300;
@@ -115,22 +116,10 @@ export class GoogleProvider implements Provider {
         this.logger.info({ zone: zone.dnsName, additions: change.additions.length, deletions: change.deletions.length }, 'Cloud DNS change applied');
       } catch (err) {
         // A rejected change is all or nothing; the other changes are independent and still go out.
-        failures.push(
-          new ProviderError(PROVIDER_NAME, `zone ${zone.dnsName} (${change.records.join(', ')}): ${errorMessage(err)}`, {
-            zone: zone.dnsName,
-            transient: isTransient(err),
-            cause: err,
-            code: (err as { code?: string }).code ?? 'PROVIDER_FAILED',
-          }),
-        );
+        failures.push(partFailure(PROVIDER_NAME, zone.dnsName, `zone ${zone.dnsName} (${change.records.join(', ')})`, err));
       }
     }
-    if (failures.length === 0) return;
-    if (failures.length === 1) throw failures[0] as ProviderError;
-    throw new ProviderError(PROVIDER_NAME, `${failures.length} changes failed: ${failures.map((f) => f.message).join('; ')}`, {
-      transient: failures.some((f) => f.transient),
-      cause: new AggregateError(failures),
-    });
+    throwFailures(PROVIDER_NAME, failures, 'changes');
   }
 
   adjustEndpoints(endpoints: Endpoint[]): Promise<Endpoint[]> {

@@ -15,6 +15,7 @@ import type { Changes, Provider } from '../provider.ts';
 import { PROVIDER_NAME, PdnsClient } from './client.ts';
 import type { PdnsTLS, PdnsZoneInfo } from './client.ts';
 import { planPatches, rrsetsToEndpoints } from './convert.ts';
+import { partFailure, throwFailures } from '../failures.ts';
 
 /** What external-dns uses when an endpoint sets no TTL. */
 export const DEFAULT_TTL = 300;
@@ -104,23 +105,10 @@ export class PdnsProvider implements Provider {
         await this.api.patchZone(zone, patch.rrsets);
         this.logger.info({ zone: zone.name, rrsets: patch.rrsets.length }, 'PowerDNS zone patched');
       } catch (err) {
-        failures.push(
-          new ProviderError(PROVIDER_NAME, `zone ${patch.zone} (${patch.records.join(', ')}): ${errorMessage(err)}`, {
-            zone: patch.zone,
-            transient: isTransient(err),
-            cause: err,
-            code: (err as { code?: string }).code ?? 'PROVIDER_FAILED',
-          }),
-        );
+        failures.push(partFailure(PROVIDER_NAME, patch.zone, `zone ${patch.zone} (${patch.records.join(', ')})`, err));
       }
     }
-    if (failures.length === 0) return;
-    if (failures.length === 1) throw failures[0] as ProviderError;
-    // Retrying helps whenever one part failed for a passing reason; applied zones are then in sync.
-    throw new ProviderError(PROVIDER_NAME, `${failures.length} zones failed: ${failures.map((f) => f.message).join('; ')}`, {
-      transient: failures.some((f) => f.transient),
-      cause: new AggregateError(failures),
-    });
+    throwFailures(PROVIDER_NAME, failures, 'zones');
   }
 
   adjustEndpoints(endpoints: Endpoint[]): Promise<Endpoint[]> {
