@@ -92,21 +92,7 @@ export const SOURCES: Readonly<Record<string, SourceFactory>> = {
   'gateway-httproute': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('gateway-httproute', cfg, deps),
   manifest: async (cfg, deps) =>
     (await import('../source/manifest/manifest-source.ts')).ManifestSource.fromConfig(
-      {
-        manifestDir: cfg.manifestsDir,
-        watch: deps.watch,
-        annotationFilter: cfg.annotationFilter,
-        labelFilter: cfg.labelFilter,
-        fqdnTemplate: cfg.fqdnTemplate,
-        combineFqdnAnnotation: cfg.combineFqdnAnnotation,
-        ignoreHostnameAnnotation: cfg.ignoreHostnameAnnotation,
-        ignoreIngressTLSSpec: cfg.ignoreIngressTLSSpec,
-        ignoreIngressRulesSpec: cfg.ignoreIngressRulesSpec,
-        publishInternalServices: cfg.publishInternalServices,
-        serviceTypeFilter: cfg.serviceTypeFilter,
-        compatibility: cfg.compatibility,
-        keepEmptyTargets: cfg.defaultTargets.length > 0,
-      },
+      { manifestDir: cfg.manifestsDir, watch: deps.watch, ...(await import('../source/translate/options.ts')).translateFlagsOf(cfg) },
       { logger: deps.logger, ...(deps.onProblem === undefined ? {} : { onProblem: deps.onProblem }) },
     ),
 };

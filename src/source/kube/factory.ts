@@ -6,7 +6,7 @@ import { KubeClient } from '../../kube/client.ts';
 import type { KubeEnv } from '../../kube/client.ts';
 import type { Logger } from '../../log.ts';
 import type { ProblemReporter } from '../source.ts';
-import { buildTranslateOptions } from '../translate/options.ts';
+import { buildTranslateOptions, translateFlagsOf } from '../translate/options.ts';
 import type { TranslateOptions } from '../translate/options.ts';
 import type { KubeObjectSource } from './kube-source.ts';
 import { crdSource, httpRouteSource, ingressSource, serviceSource } from './sources.ts';
@@ -22,19 +22,7 @@ export interface KubeFactoryDeps {
 }
 
 export function translateOptionsOf(cfg: Config): TranslateOptions {
-  return buildTranslateOptions({
-    annotationFilter: cfg.annotationFilter,
-    labelFilter: cfg.labelFilter,
-    fqdnTemplate: cfg.fqdnTemplate,
-    combineFqdnAnnotation: cfg.combineFqdnAnnotation,
-    ignoreHostnameAnnotation: cfg.ignoreHostnameAnnotation,
-    ignoreIngressTLSSpec: cfg.ignoreIngressTLSSpec,
-    ignoreIngressRulesSpec: cfg.ignoreIngressRulesSpec,
-    publishInternalServices: cfg.publishInternalServices,
-    serviceTypeFilter: cfg.serviceTypeFilter,
-    compatibility: cfg.compatibility,
-    keepEmptyTargets: cfg.defaultTargets.length > 0,
-  });
+  return buildTranslateOptions(translateFlagsOf(cfg));
 }
 
 export function kubeClientFromConfig(cfg: Config, deps: KubeFactoryDeps): KubeClient {

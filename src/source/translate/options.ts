@@ -3,6 +3,7 @@
  * flags with external-dns names; `buildTranslateOptions` compiles the textual ones once so bad
  * flags fail at start-up with a ConfigError naming the flag.
  */
+import type { Config } from '../../config/config.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import { ConfigError } from '../../errors.ts';
 import { parseSelector } from '../selector.ts';
@@ -46,6 +47,24 @@ export interface TranslateFlags extends Omit<TranslateOptions, 'annotationFilter
   annotationFilter?: string;
   labelFilter?: string;
   fqdnTemplate?: string;
+}
+
+/** The translation flags out of the resolved configuration, shared by the manifest and Kubernetes sources. */
+export function translateFlagsOf(cfg: Config): TranslateFlags {
+  return {
+    annotationFilter: cfg.annotationFilter,
+    labelFilter: cfg.labelFilter,
+    fqdnTemplate: cfg.fqdnTemplate,
+    combineFqdnAnnotation: cfg.combineFqdnAnnotation,
+    ignoreHostnameAnnotation: cfg.ignoreHostnameAnnotation,
+    ignoreIngressTLSSpec: cfg.ignoreIngressTLSSpec,
+    ignoreIngressRulesSpec: cfg.ignoreIngressRulesSpec,
+    publishInternalServices: cfg.publishInternalServices,
+    serviceTypeFilter: cfg.serviceTypeFilter,
+    compatibility: cfg.compatibility,
+    // --default-targets fills in DNSEndpoint entries that have no targets.
+    keepEmptyTargets: cfg.defaultTargets.length > 0,
+  };
 }
 
 export function buildTranslateOptions(flags: TranslateFlags): TranslateOptions {
