@@ -13,26 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import dnsPacket from 'dns-packet';
 import { startHostwarden } from '../../test/support/hostwarden-process.ts';
+import { loadBalancerService } from '../../test/support/manifests.ts';
 
 const POLL_MS = 5;
 const TIMEOUT_MS = 10_000;
 
-function service(ip: string): string {
-  return `apiVersion: v1
-kind: Service
-metadata:
-  name: web
-  namespace: default
-  annotations:
-    external-dns.alpha.kubernetes.io/hostname: www.example.org
-spec:
-  type: LoadBalancer
-status:
-  loadBalancer:
-    ingress:
-      - ip: ${ip}
-`;
-}
 
 function queryA(port: number, name: string): Promise<string | undefined> {
   return new Promise((resolve) => {
@@ -61,7 +46,7 @@ async function main(): Promise<void> {
   const root = await mkdtemp(join(tmpdir(), 'hw-change-'));
   const manifests = join(root, 'manifests');
   await mkdir(manifests);
-  await writeFile(join(manifests, 'web.yaml'), service('192.0.2.1'));
+  await writeFile(join(manifests, 'web.yaml'), loadBalancerService('web', 'www.example.org', '192.0.2.1'));
   const hw = await startHostwarden(['--manifests-dir', manifests, '--embedded-data-dir', join(root, 'data'), '--embedded-zone', 'example.org', '--min-event-sync-interval', '0s', '--log-level', 'info']);
   try {
     await hw.waitForLog((l) => l['msg'] === 'changes committed to zone files');
@@ -69,7 +54,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < changes; i++) {
       const ip = `198.51.100.${(i % 250) + 1}`;
       const start = performance.now();
-      await writeFile(join(manifests, 'web.yaml'), service(ip));
+      await writeFile(join(manifests, 'web.yaml'), loadBalancerService('web', 'www.example.org', ip));
       let seen = false;
       while (performance.now() - start < TIMEOUT_MS) {
         if ((await queryA(hw.dnsPort, 'www.example.org')) === ip) {

@@ -11,25 +11,10 @@ import { after, describe, test } from 'node:test';
 import { dig, digAvailable } from '../support/dig.ts';
 import { startHostwarden } from '../support/hostwarden-process.ts';
 import type { RunningHostwarden } from '../support/hostwarden-process.ts';
+import { loadBalancerService } from '../support/manifests.ts';
 
 const BURST = 60;
 
-function service(i: number): string {
-  return `apiVersion: v1
-kind: Service
-metadata:
-  name: burst-${i}
-  namespace: default
-  annotations:
-    external-dns.alpha.kubernetes.io/hostname: burst-${i}.example.org
-spec:
-  type: LoadBalancer
-status:
-  loadBalancer:
-    ingress:
-      - ip: 192.0.2.${(i % 250) + 1}
-`;
-}
 
 describe('kill -9 during a burst of changes, with the DNS server running', { skip: !(await digAvailable()) && 'dig is not installed (apt-get install bind9-dnsutils)' }, () => {
   let root: string | undefined;
@@ -51,7 +36,7 @@ describe('kill -9 during a burst of changes, with the DNS server running', { ski
     const answered = new Set<number>();
     const deadline = Date.now() + 20_000;
     for (let i = 0; i < BURST && Date.now() < deadline; i++) {
-      await writeFile(join(manifests, `burst-${i}.yaml`), service(i));
+      await writeFile(join(manifests, `burst-${i}.yaml`), loadBalancerService(`burst-${i}`, `burst-${i}.example.org`, `192.0.2.${(i % 250) + 1}`));
       // Probe an earlier name while the burst goes on; what answers has been committed.
       const probe = Math.max(0, i - 3);
       if (!answered.has(probe) && (await dig(port, [`burst-${probe}.example.org`, 'A', '+norec'])).status === 'NOERROR') answered.add(probe);

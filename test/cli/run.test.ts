@@ -11,23 +11,8 @@ import { dig, digAvailable } from '../support/dig.ts';
 import { startHostwarden } from '../support/hostwarden-process.ts';
 import type { RunningHostwarden } from '../support/hostwarden-process.ts';
 import { runCli } from '../support/cli.ts';
+import { loadBalancerService } from '../support/manifests.ts';
 
-function service(name: string, hostname: string, ip: string): string {
-  return `apiVersion: v1
-kind: Service
-metadata:
-  name: ${name}
-  namespace: default
-  annotations:
-    external-dns.alpha.kubernetes.io/hostname: ${hostname}
-spec:
-  type: LoadBalancer
-status:
-  loadBalancer:
-    ingress:
-      - ip: ${ip}
-`;
-}
 
 async function answerOf(port: number, name: string, type = 'A'): Promise<{ status: string; answer: string[] }> {
   const r = await dig(port, [name, type, '+norec']);
@@ -57,7 +42,7 @@ describe('hostwarden run (manifests → embedded store → DNS)', { skip: !(awai
     manifests = join(root, 'manifests');
     data = join(root, 'data');
     await import('node:fs/promises').then((fs) => fs.mkdir(manifests));
-    await writeFile(join(manifests, 'web.yaml'), service('web', 'www.example.org', '192.0.2.10'));
+    await writeFile(join(manifests, 'web.yaml'), loadBalancerService('web', 'www.example.org', '192.0.2.10'));
     await writeFile(join(manifests, 'broken.yaml'), 'kind: Service\nmetadata: [unclosed\n');
     hw = await startHostwarden(args());
     await hw.waitForLog((l) => l['msg'] === 'changes committed to zone files');
@@ -82,14 +67,14 @@ describe('hostwarden run (manifests → embedded store → DNS)', { skip: !(awai
 
   test('editing a manifest changes the answer without a restart', async () => {
     const port = hw?.dnsPort ?? 0;
-    await writeFile(join(manifests, 'web.yaml'), service('web', 'www.example.org', '192.0.2.11'));
+    await writeFile(join(manifests, 'web.yaml'), loadBalancerService('web', 'www.example.org', '192.0.2.11'));
     const ms = await waitForAnswer(port, 'www.example.org', (a) => a.answer[0] === '192.0.2.11');
     process.stdout.write(`# change-to-answer: ${ms} ms\n`);
   });
 
   test('a new file adds a record; deleting it removes the record and its TXT', async () => {
     const port = hw?.dnsPort ?? 0;
-    await writeFile(join(manifests, 'api.yaml'), service('api', 'api.example.org', '192.0.2.12'));
+    await writeFile(join(manifests, 'api.yaml'), loadBalancerService('api', 'api.example.org', '192.0.2.12'));
     await waitForAnswer(port, 'api.example.org', (a) => a.answer[0] === '192.0.2.12');
     await unlink(join(manifests, 'api.yaml'));
     await waitForAnswer(port, 'api.example.org', (a) => a.status === 'NXDOMAIN');
@@ -118,7 +103,7 @@ describe('hostwarden run (manifests → embedded store → DNS)', { skip: !(awai
   test('run --once syncs and exits 0; a foreign record is left alone', async () => {
     const other = join(root, 'other');
     await import('node:fs/promises').then((fs) => fs.mkdir(other));
-    await writeFile(join(other, 'web.yaml'), service('web', 'www.example.org', '198.51.100.1'));
+    await writeFile(join(other, 'web.yaml'), loadBalancerService('web', 'www.example.org', '198.51.100.1'));
     await hw?.stop();
     hw = undefined;
     const r = await runCli(['run', '--once', '--manifests-dir', other, '--embedded-data-dir', data, '--embedded-zone', 'example.org', '--txt-owner-id', 'intruder', '--metrics-address', '']);

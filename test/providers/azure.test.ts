@@ -26,6 +26,7 @@ import { runCli } from '../support/cli.ts';
 import { FakeSource } from '../support/fakes.ts';
 import { makeSelfSignedCert, opensslUnavailable } from '../support/tls.ts';
 import type { SelfSignedCert } from '../support/tls.ts';
+import { loadBalancerService } from '../support/manifests.ts';
 
 const SUB = '00000000-0000-0000-0000-000000000001';
 const TOKEN = 'arm-static-token';
@@ -223,7 +224,7 @@ describe('azure providers against the ARM emulator', { skip: skip ?? false }, ()
       await mkdir(manifests);
       const file = join(dir, 'azure.json');
       await writeFile(file, JSON.stringify({ tenantId: 'tenant-1', subscriptionId: SUB, resourceGroup: 'dns-rg', aadClientId: 'test-client', aadClientSecret: 'test-secret', activeDirectoryAuthorityHost: emu.url }));
-      await writeFile(join(manifests, 'web.yaml'), service('web.cli.test,theirs.cli.test', '192.0.2.10'));
+      await writeFile(join(manifests, 'web.yaml'), loadBalancerService('web', 'web.cli.test,theirs.cli.test', '192.0.2.10'));
       const run = () =>
         runCli(['run', '--once', '--provider', 'azure', '--azure-config-file', file, '--azure-endpoint', emu.url, '--manifests-dir', manifests, '--domain-filter', 'cli.test', '--txt-owner-id', 'hw-cli', '--metrics-address', '', '--log-format', 'json'], {
           env: { NODE_EXTRA_CA_CERTS: cert.certFile },
@@ -246,19 +247,3 @@ describe('azure providers against the ARM emulator', { skip: skip ?? false }, ()
   });
 });
 
-function service(hostnames: string, ip: string): string {
-  return `apiVersion: v1
-kind: Service
-metadata:
-  name: web
-  namespace: default
-  annotations:
-    external-dns.alpha.kubernetes.io/hostname: ${hostnames}
-spec:
-  type: LoadBalancer
-status:
-  loadBalancer:
-    ingress:
-      - ip: ${ip}
-`;
-}

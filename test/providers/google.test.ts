@@ -27,6 +27,7 @@ import { runCli } from '../support/cli.ts';
 import { FakeSource } from '../support/fakes.ts';
 import { CloudDnsEmulator } from '../support/google/cloud-dns-emulator.ts';
 import { loadSelfSignedCert, makeSelfSignedCert, opensslUnavailable } from '../support/tls.ts';
+import { loadBalancerService } from '../support/manifests.ts';
 
 const CHILD_ENV = 'HOSTWARDEN_TEST_GOOGLE_TLS_DIR';
 const PROJECT = 'hw-test-project';
@@ -228,7 +229,7 @@ function childSuite(dir: string): void {
           token_url: emu.tokenUrl,
           credential_source: { file: join(work, 'subject-token') },
         }));
-        await writeFile(join(manifests, 'web.yaml'), service('web.cli.test,theirs.cli.test', '192.0.2.10'));
+        await writeFile(join(manifests, 'web.yaml'), loadBalancerService('web', 'web.cli.test,theirs.cli.test', '192.0.2.10'));
         const env: Record<string, string> = { NODE_EXTRA_CA_CERTS: process.env['NODE_EXTRA_CA_CERTS'] ?? '', METADATA_SERVER_DETECTION: 'none' };
         const run = () =>
           runCli(['run', '--once', '--provider', 'google', '--google-project', PROJECT, '--google-api-endpoint', emu.endpoint, '--google-key-file', keyFile, '--google-batch-change-interval', '0s',
@@ -253,19 +254,3 @@ function childSuite(dir: string): void {
   });
 }
 
-function service(hostnames: string, ip: string): string {
-  return `apiVersion: v1
-kind: Service
-metadata:
-  name: web
-  namespace: default
-  annotations:
-    external-dns.alpha.kubernetes.io/hostname: ${hostnames}
-spec:
-  type: LoadBalancer
-status:
-  loadBalancer:
-    ingress:
-      - ip: ${ip}
-`;
-}

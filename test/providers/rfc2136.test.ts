@@ -24,6 +24,7 @@ import { runCli } from '../support/cli.ts';
 import type { CliResult } from '../support/cli.ts';
 import { dig } from '../support/dig.ts';
 import { bindZone, KEY_NAME } from '../support/bind-rfc2136.ts';
+import { loadBalancerService } from '../support/manifests.ts';
 
 const skip = !(await namedAvailable()) && 'named is not installed (apt-get install bind9 bind9-dnsutils)';
 
@@ -253,7 +254,7 @@ describe('hostwarden run --once --provider rfc2136 (manifests → BIND)', { skip
   test('creates the records and their ownership TXT, leaves unowned records alone, and deletes what it owns', async () => {
     // Somebody else's record at a name the manifests ask for: it must survive every sync.
     await provider(bind.port, { key: key('hmac-sha512', secret) }).applyChanges(changes({ create: [ep('theirs.example.test', 'A', ['203.0.113.1'])] }));
-    await writeFile(join(dir, 'web.yaml'), manifestService('web', 'web.example.test,theirs.example.test', '192.0.2.10'));
+    await writeFile(join(dir, 'web.yaml'), loadBalancerService('web', 'web.example.test,theirs.example.test', '192.0.2.10'));
     const first = await run();
     assert.equal(first.code, 0, first.stderr);
     assert.deepEqual((await answers(bind.port, 'web.example.test', 'A')).values, ['192.0.2.10']);
@@ -274,22 +275,6 @@ describe('hostwarden run --once --provider rfc2136 (manifests → BIND)', { skip
   });
 });
 
-function manifestService(name: string, hostnames: string, ip: string): string {
-  return `apiVersion: v1
-kind: Service
-metadata:
-  name: ${name}
-  namespace: default
-  annotations:
-    external-dns.alpha.kubernetes.io/hostname: ${hostnames}
-spec:
-  type: LoadBalancer
-status:
-  loadBalancer:
-    ingress:
-      - ip: ${ip}
-`;
-}
 
 describe('rfc2136 over DNS over TLS (--rfc2136-use-tls) against BIND 9', { skip }, () => {
   test('updates and transfers over TLS; an unverifiable certificate is a permanent error', async () => {
