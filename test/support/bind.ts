@@ -4,8 +4,9 @@
  */
 import { spawn, execFile } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { supervise } from './server-process.ts';
 import { createSocket } from 'node:dgram';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,26 +78,7 @@ ${zones.join('\n')}
 `;
   await writeFile(join(dir, 'named.conf'), conf);
   const child: ChildProcess = spawn('named', ['-g', '-4', '-n', String(options.threads ?? 1), '-c', join(dir, 'named.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
-  // If the test process dies before stop() runs, take named with it.
-  const killOnExit = (): void => {
-    child.kill('SIGKILL');
-  };
-  process.once('exit', killOnExit);
-  let log = '';
-  child.stderr?.on('data', (d: Buffer) => {
-    if (log.length < 100_000) log += d.toString();
-  });
-  const stop = async (): Promise<void> => {
-    process.off('exit', killOnExit);
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise<void>((r) => child.once('exit', () => r()));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
-      await exited;
-      clearTimeout(timer);
-    }
-    await rm(dir, { recursive: true, force: true });
-  };
+  const { log, stop } = supervise(child, dir);
   const origin = options.zones[0]?.origin ?? '.';
   const deadline = Date.now() + 10_000;
   for (let i = 0; i < 200 && Date.now() < deadline; i++) {
@@ -106,5 +88,5 @@ ${zones.join('\n')}
     await new Promise((r) => setTimeout(r, 50));
   }
   await stop();
-  throw new Error(`named did not start:\n${log}`);
+  throw new Error(`named did not start:\n${log()}`);
 }

@@ -2,10 +2,11 @@
  * A throw-away etcd member for tests: own temp data directory, client and peer ports free on
  * 127.0.0.1, stopped by PID. Configuration follows ../shared/notes/test-servers.md.
  */
+import { supervise } from './server-process.ts';
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { get } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -46,25 +47,7 @@ export async function startEtcd(): Promise<EtcdServer> {
     '--listen-peer-urls', `http://127.0.0.1:${peer}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${peer}`,
     '--initial-cluster', `hw-test=http://127.0.0.1:${peer}`, '--log-level', 'error',
   ], { stdio: ['ignore', 'ignore', 'pipe'] });
-  const killOnExit = (): void => {
-    child.kill('SIGKILL');
-  };
-  process.once('exit', killOnExit);
-  let log = '';
-  child.stderr?.on('data', (d: Buffer) => {
-    if (log.length < 100_000) log += d.toString();
-  });
-  const stop = async (): Promise<void> => {
-    process.off('exit', killOnExit);
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise<void>((r) => child.once('exit', () => r()));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
-      await exited;
-      clearTimeout(timer);
-    }
-    await rm(dir, { recursive: true, force: true });
-  };
+  const { log, stop } = supervise(child, dir);
   const deadline = Date.now() + 15_000;
   for (let i = 0; i < 300 && Date.now() < deadline; i++) {
     if (child.exitCode !== null) break;
@@ -72,5 +55,5 @@ export async function startEtcd(): Promise<EtcdServer> {
     await new Promise((r) => setTimeout(r, 50));
   }
   await stop();
-  throw new Error(`etcd did not start:\n${log}`);
+  throw new Error(`etcd did not start:\n${log()}`);
 }

@@ -3,9 +3,10 @@
  * directory, 127.0.0.1 only, free DNS and API ports, stopped by PID. Configuration follows
  * ../shared/notes/test-servers.md.
  */
+import { supervise } from './server-process.ts';
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -65,16 +66,7 @@ export async function startPdns(): Promise<PdnsServer> {
     ].join('\n'),
   );
   const child: ChildProcess = spawn('pdns_server', [`--config-dir=${dir}`], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const killOnExit = (): void => {
-    child.kill('SIGKILL');
-  };
-  process.once('exit', killOnExit);
-  let log = '';
-  const collect = (d: Buffer): void => {
-    if (log.length < 100_000) log += d.toString();
-  };
-  child.stdout?.on('data', collect);
-  child.stderr?.on('data', collect);
+  const { log, stop } = supervise(child, dir);
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   const api = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> => {
     const res = await fetch(`${apiUrl}/api/v1/servers/localhost/${path}`, {
@@ -92,17 +84,6 @@ export async function startPdns(): Promise<PdnsServer> {
     }
     return { status: res.status, body: parsed };
   };
-  const stop = async (): Promise<void> => {
-    process.off('exit', killOnExit);
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise<void>((r) => child.once('exit', () => r()));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
-      await exited;
-      clearTimeout(timer);
-    }
-    await rm(dir, { recursive: true, force: true });
-  };
   const createZone = async (name: string): Promise<void> => {
     const res = await api('POST', 'zones', { name: `${name}.`, kind: 'Native', nameservers: [`ns1.${name}.`] });
     if (res.status !== 201) throw new Error(`creating zone ${name}: HTTP ${res.status} ${JSON.stringify(res.body)}`);
@@ -115,5 +96,5 @@ export async function startPdns(): Promise<PdnsServer> {
     await new Promise((r) => setTimeout(r, 50));
   }
   await stop();
-  throw new Error(`pdns_server did not start:\n${log}`);
+  throw new Error(`pdns_server did not start:\n${log()}`);
 }
