@@ -129,7 +129,7 @@ export class AdmissionWebhook {
       logger.info({ origin: fixed.origin, policy: describePolicy(fixed) }, 'externalIP policy');
     }
 
-    const checker = kubeConfig === undefined ? new NoOverrideChecker('no Kubernetes configuration was found (--kubeconfig)') : await SubjectAccessReviewChecker.create({ config: kubeConfig, timeoutMs });
+    const checker = kubeConfig === undefined ? new NoOverrideChecker('no Kubernetes configuration was found (--kubeconfig)') : await SubjectAccessReviewChecker.create({ config: kubeConfig, timeoutMs, logger: logger.child({ component: 'sar' }) });
     const server = new AdmissionServer({ policy, checker, tls, logger: logger.child({ component: 'admission' }), registry, metrics });
     const webhook = new AdmissionWebhook(server, host, port, logger, starters);
     webhook.closers.push(() => checker.close(), ...closers);
