@@ -196,6 +196,9 @@ export function scanApiCalls(root: string): Scan {
   for (const file of sourceFiles(join(root, 'src'))) {
     const text = readFileSync(file, 'utf8');
     const rel = file.slice(root.length + 1);
+    // The admission webhook runs as its own Deployment with its own RBAC (deploy/admission/,
+    // checked by test/admission/deploy.test.ts); its calls are not the sync engine's.
+    if (rel.startsWith('src/admission/')) continue;
     scanRestClient(rel, text, constants, out);
     if (!text.includes('@kubernetes/client-node') && !/['"`]\/apis?\//.test(text)) continue;
     for (const m of text.matchAll(CALL)) {
