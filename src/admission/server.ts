@@ -18,6 +18,7 @@ import type { ExternalIPPolicy } from './policy.ts';
 import { readReview, writeReview } from './review.ts';
 import type { OverrideChecker } from './sar.ts';
 import type { TlsMaterial } from './tls.ts';
+import { closeServer, listen } from '../http/listen.ts';
 
 export const WEBHOOK_PATH = '/validate-services-externalips';
 /** An AdmissionReview holds the object twice (object, oldObject); Kubernetes objects stay under 1.5 MiB. */
@@ -61,14 +62,7 @@ export class AdmissionServer {
     server.headersTimeout = this.opts.readTimeoutMs ?? 10_000;
     server.on('tlsClientError', (err) => this.log.debug({ err: errorMessage(err) }, 'TLS handshake failed'));
     this.server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host === '' ? undefined : host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    const address = server.address() as AddressInfo;
+    const address = await listen(server, host, port);
     this.log.info({ address: `${address.address}:${address.port}`, path: WEBHOOK_PATH }, 'admission webhook listening (HTTPS)');
     return address;
   }
@@ -84,8 +78,7 @@ export class AdmissionServer {
     const server = this.server;
     if (server === undefined) return;
     this.server = undefined;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeServer(server);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

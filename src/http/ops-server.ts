@@ -7,6 +7,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry as MetricsRegistry } from 'prom-client';
 import type { Logger } from '../log.ts';
+import { closeServer, listen } from './listen.ts';
 
 export interface HealthReport {
   ok: boolean;
@@ -51,14 +52,7 @@ export class OpsServer {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
     });
     this.server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.opts.port, this.opts.host === '' ? undefined : this.opts.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    const address = server.address() as AddressInfo;
+    const address = await listen(server, this.opts.host, this.opts.port);
     this.opts.logger.info({ address: `${address.address}:${address.port}` }, 'serving /metrics and /healthz');
     return address;
   }
@@ -67,7 +61,6 @@ export class OpsServer {
     const server = this.server;
     if (server === undefined) return;
     this.server = undefined;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeServer(server);
   }
 }

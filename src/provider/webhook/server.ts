@@ -14,6 +14,7 @@ import type { Logger } from '../../log.ts';
 import type { Provider } from '../provider.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './client.ts';
 import { MEDIA_TYPE, changesFromWire, domainFilterToJSON, endpointsFromWire, endpointsToWire } from './protocol.ts';
+import { closeServer, listen } from '../../http/listen.ts';
 
 export interface WebhookServerOptions {
   provider: Provider;
@@ -57,14 +58,7 @@ export class WebhookServer {
     server.headersTimeout = this.opts.readTimeoutMs;
     server.timeout = this.opts.writeTimeoutMs;
     this.server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host === '' ? undefined : host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    const address = server.address() as AddressInfo;
+    const address = await listen(server, host, port);
     this.opts.logger.info({ address: `${address.address}:${address.port}`, provider: this.opts.provider.name }, 'webhook server listening');
     return address;
   }
@@ -73,8 +67,7 @@ export class WebhookServer {
     const server = this.server;
     if (server === undefined) return;
     this.server = undefined;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeServer(server);
   }
 
   /** The request handler, usable on its own (tests, another server). */
