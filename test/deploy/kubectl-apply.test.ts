@@ -6,7 +6,6 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -15,19 +14,13 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { startTestApiServer } from '../support/kube-apiserver/server.ts';
 import type { TestApiServer } from '../support/kube-apiserver/server.ts';
+import { findKubectl, kubectlRunner } from '../support/kubectl.ts';
 import { parseYamlDocuments, renderChart } from './chart.ts';
 import { get } from './checks.ts';
 import type { Obj } from './checks.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 
-function findKubectl(): string | undefined {
-  try {
-    return execFileSync('sh', ['-c', 'command -v kubectl'], { encoding: 'utf8' }).trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 const KUBECTL = findKubectl();
 
@@ -48,11 +41,6 @@ spec:
     providerSpecific: [{name: aws/weight, value: "10"}]
 `;
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 function deployObjects(): Obj[] {
   const dir = join(ROOT, 'deploy');
@@ -71,24 +59,8 @@ describe('kubectl apply to the test API server', { skip: KUBECTL === undefined ?
   let dir: string;
   let base: string[];
 
-  function run(args: string[], input?: string): Promise<Result> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(KUBECTL ?? 'kubectl', [...base, ...args], { stdio: ['pipe', 'pipe', 'pipe'], timeout: 60_000, killSignal: 'SIGKILL' });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-      child.stdin.end(input ?? '');
-    });
-  }
 
-  async function ok(args: string[], input?: string): Promise<string> {
-    const r = await run(args, input);
-    assert.equal(r.code, 0, `kubectl ${args.join(' ')} failed: ${r.stderr}`);
-    return r.stdout;
-  }
+  const { ok } = kubectlRunner(KUBECTL ?? 'kubectl', () => base, 60_000);
 
   before(async () => {
     api = await startTestApiServer();

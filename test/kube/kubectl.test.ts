@@ -5,28 +5,16 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestApiServer } from '../support/kube-apiserver/server.ts';
 import type { TestApiServer } from '../support/kube-apiserver/server.ts';
+import { findKubectl, kubectlRunner } from '../support/kubectl.ts';
 
-function findKubectl(): string | undefined {
-  try {
-    return execFileSync('sh', ['-c', 'command -v kubectl'], { encoding: 'utf8' }).trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 const KUBECTL = findKubectl();
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 const SERVICE = `apiVersion: v1
 kind: Service
@@ -71,28 +59,8 @@ describe('test API server driven by kubectl', { skip: KUBECTL === undefined ? 'k
   let dir: string;
   let base: string[];
 
-  /** Runs kubectl; `until` ends a long-running one (get -w) once its output satisfies it. */
-  function run(args: string[], input?: string, timeoutMs = 30_000, until?: (stdout: string) => boolean): Promise<Result> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(KUBECTL!, [...base, ...args], { stdio: ['pipe', 'pipe', 'pipe'], timeout: timeoutMs, killSignal: 'SIGKILL' });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => {
-        stdout += d.toString();
-        if (until?.(stdout) === true) child.kill('SIGKILL');
-      });
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-      child.stdin.end(input ?? '');
-    });
-  }
 
-  async function ok(args: string[], input?: string): Promise<string> {
-    const r = await run(args, input);
-    assert.equal(r.code, 0, `kubectl ${args.join(' ')} failed: ${r.stderr}`);
-    return r.stdout;
-  }
+  const { run, ok } = kubectlRunner(KUBECTL ?? 'kubectl', () => base);
 
   before(async () => {
     api = await startTestApiServer();
