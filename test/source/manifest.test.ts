@@ -12,6 +12,7 @@ import { createLogger } from '../../src/log.ts';
 import type { Logger } from '../../src/log.ts';
 import { ManifestSource } from '../../src/source/manifest/manifest-source.ts';
 import type { SourceProblem } from '../../src/source/source.ts';
+import { loadBalancerService } from '../support/manifests.ts';
 
 const EXAMPLES = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'examples');
 const A = 'external-dns.alpha.kubernetes.io/';
@@ -36,22 +37,6 @@ function capturingLogger(): { logger: Logger; lines: LogLine[] } {
   return { logger: createLogger('debug', 'json', stream), lines };
 }
 
-function service(name: string, hostname: string, ip: string): string {
-  return `apiVersion: v1
-kind: Service
-metadata:
-  name: ${name}
-  namespace: default
-  annotations:
-    ${A}hostname: "${hostname}"
-spec:
-  type: LoadBalancer
-status:
-  loadBalancer:
-    ingress:
-      - ip: ${ip}
-`;
-}
 
 function summary(eps: Endpoint[]): string[] {
   return eps.map((e) => `${e.dnsName} ${e.recordType} ${e.targets.join(',')}`).sort();
@@ -104,9 +89,9 @@ describe('ManifestSource', () => {
 
   test('a malformed file is reported with file and line; every other file is still processed', async () => {
     const dir = await newDir();
-    await writeFile(join(dir, 'good.yaml'), service('good', 'good.example.org', '192.0.2.1'));
+    await writeFile(join(dir, 'good.yaml'), loadBalancerService('good', 'good.example.org', '192.0.2.1'));
     await writeFile(join(dir, 'broken.yaml'), 'apiVersion: v1\nkind: Service\nmetadata:\n  name: [unclosed\n  namespace: x\n');
-    await writeFile(join(dir, 'z-good.yml'), service('other', 'other.example.org', '192.0.2.2'));
+    await writeFile(join(dir, 'z-good.yml'), loadBalancerService('other', 'other.example.org', '192.0.2.2'));
     const { logger, lines } = capturingLogger();
     const problems: SourceProblem[] = [];
     const source = new ManifestSource({ dir, logger, watch: false, onProblem: (p) => problems.push(p) });
@@ -123,7 +108,7 @@ describe('ManifestSource', () => {
 
   test('one bad document in a multi-document file does not hide the others', async () => {
     const dir = await newDir();
-    await writeFile(join(dir, 'multi.yaml'), `${service('a', 'a.example.org', '192.0.2.1')}---\nfoo: [1, 2\nbar: x\n---\n${service('b', 'b.example.org', '192.0.2.2')}`);
+    await writeFile(join(dir, 'multi.yaml'), `${loadBalancerService('a', 'a.example.org', '192.0.2.1')}---\nfoo: [1, 2\nbar: x\n---\n${loadBalancerService('b', 'b.example.org', '192.0.2.2')}`);
     const problems: SourceProblem[] = [];
     const source = new ManifestSource({ dir, logger: capturingLogger().logger, watch: false, onProblem: (p) => problems.push(p) });
     assert.deepEqual(summary(await source.endpoints()), ['a.example.org A 192.0.2.1', 'b.example.org A 192.0.2.2']);
@@ -133,15 +118,15 @@ describe('ManifestSource', () => {
   test('a file that becomes malformed keeps its last endpoints until fixed or deleted', async () => {
     const dir = await newDir();
     const file = join(dir, 'svc.yaml');
-    await writeFile(file, service('web', 'keep.example.org', '192.0.2.5'));
+    await writeFile(file, loadBalancerService('web', 'keep.example.org', '192.0.2.5'));
     const problems: SourceProblem[] = [];
     const source = new ManifestSource({ dir, logger: capturingLogger().logger, watch: false, onProblem: (p) => problems.push(p) });
     assert.deepEqual(summary(await source.endpoints()), ['keep.example.org A 192.0.2.5']);
-    await writeFile(file, `${service('web', 'keep.example.org', '192.0.2.6')}  bad: [\n`);
+    await writeFile(file, `${loadBalancerService('web', 'keep.example.org', '192.0.2.6')}  bad: [\n`);
     assert.deepEqual(summary(await source.endpoints()), ['keep.example.org A 192.0.2.5']);
     assert.ok(problems.some((p) => p.file === file && p.line !== undefined));
     assert.ok(problems.some((p) => /keeping 1 endpoint/.test(p.message)));
-    await writeFile(file, service('web', 'keep.example.org', '192.0.2.7'));
+    await writeFile(file, loadBalancerService('web', 'keep.example.org', '192.0.2.7'));
     assert.deepEqual(summary(await source.endpoints()), ['keep.example.org A 192.0.2.7']);
     await unlink(file);
     assert.deepEqual(await source.endpoints(), []);
@@ -149,7 +134,7 @@ describe('ManifestSource', () => {
 
   test('an invalid hostname annotation is skipped with a warning naming the object', async () => {
     const dir = await newDir();
-    await writeFile(join(dir, 'svc.yaml'), service('web', 'bad_name!.example.org,ok.example.org', '192.0.2.3'));
+    await writeFile(join(dir, 'svc.yaml'), loadBalancerService('web', 'bad_name!.example.org,ok.example.org', '192.0.2.3'));
     const { logger, lines } = capturingLogger();
     const problems: SourceProblem[] = [];
     const source = new ManifestSource({ dir, logger, watch: false, onProblem: (p) => problems.push(p) });
@@ -172,7 +157,7 @@ describe('ManifestSource', () => {
     await mkdir(join(dir, '..data'), { recursive: true });
     await writeFile(
       join(dir, 'list.yaml'),
-      `apiVersion: v1\nkind: List\nitems:\n${service('l1', 'l1.example.org', '192.0.2.11').replace(/^/gm, '    ').replace(/^ {4}apiVersion/, '  - apiVersion')}`,
+      `apiVersion: v1\nkind: List\nitems:\n${loadBalancerService('l1', 'l1.example.org', '192.0.2.11').replace(/^/gm, '    ').replace(/^ {4}apiVersion/, '  - apiVersion')}`,
     );
     await writeFile(
       join(dir, 'team', 'nested', 'svclist.json'),
@@ -183,8 +168,8 @@ describe('ManifestSource', () => {
       }),
     );
     await writeFile(join(dir, 'team', 'cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\ndata:\n  a: b\n');
-    await writeFile(join(dir, 'team', 'notes.txt'), service('txt', 'ignored.example.org', '192.0.2.99'));
-    await writeFile(join(dir, '..data', 'dup.yaml'), service('dup', 'dup.example.org', '192.0.2.98'));
+    await writeFile(join(dir, 'team', 'notes.txt'), loadBalancerService('txt', 'ignored.example.org', '192.0.2.99'));
+    await writeFile(join(dir, '..data', 'dup.yaml'), loadBalancerService('dup', 'dup.example.org', '192.0.2.98'));
     const problems: SourceProblem[] = [];
     const source = new ManifestSource({ dir, logger: capturingLogger().logger, watch: false, onProblem: (p) => problems.push(p) });
     assert.deepEqual(summary(await source.endpoints()), ['j1.example.org A 192.0.2.12', 'l1.example.org A 192.0.2.11']);
@@ -196,7 +181,7 @@ describe('ManifestSource', () => {
     const count = 500;
     for (let i = 0; i < count; i += 100) {
       await Promise.all(
-        Array.from({ length: 100 }, (_, j) => writeFile(join(dir, `svc-${i + j}.yaml`), service(`s${i + j}`, `s${i + j}.example.org`, '192.0.2.1'))),
+        Array.from({ length: 100 }, (_, j) => writeFile(join(dir, `svc-${i + j}.yaml`), loadBalancerService(`s${i + j}`, `s${i + j}.example.org`, '192.0.2.1'))),
       );
     }
     const source = new ManifestSource({ dir, logger: capturingLogger().logger, watch: false });
@@ -204,7 +189,7 @@ describe('ManifestSource', () => {
     assert.deepEqual(source.lastSync(), { files: count, reparsed: count });
     assert.equal((await source.endpoints()).length, count);
     assert.deepEqual(source.lastSync(), { files: count, reparsed: 0 });
-    await writeFile(join(dir, 'svc-7.yaml'), service('s7', 's7.example.org', '192.0.2.77'));
+    await writeFile(join(dir, 'svc-7.yaml'), loadBalancerService('s7', 's7.example.org', '192.0.2.77'));
     const eps = await source.endpoints();
     assert.deepEqual(source.lastSync(), { files: count, reparsed: 1 });
     assert.deepEqual(eps.find((e) => e.dnsName === 's7.example.org')?.targets, ['192.0.2.77']);
@@ -223,7 +208,7 @@ describe('ManifestSource', () => {
       const dir = await newDir();
       await mkdir(join(dir, 'sub'));
       const file = join(dir, 'sub', 'svc.yaml');
-      await writeFile(file, service('web', 'edit.example.org', '192.0.2.1'));
+      await writeFile(file, loadBalancerService('web', 'edit.example.org', '192.0.2.1'));
       const source = new ManifestSource({ dir, logger: capturingLogger().logger, watch: true, poll });
       let events = 0;
       const unsubscribe = source.addEventHandler(() => {
@@ -234,12 +219,12 @@ describe('ManifestSource', () => {
         // The polling watcher takes its baseline asynchronously; give it one interval.
         await new Promise((resolve) => setTimeout(resolve, poll ? 300 : 50));
 
-        await writeFile(file, service('web', 'edit.example.org', '192.0.2.2'));
+        await writeFile(file, loadBalancerService('web', 'edit.example.org', '192.0.2.2'));
         await waitFor('an event after editing', () => events >= 1);
         assert.deepEqual(summary(await source.endpoints()), ['edit.example.org A 192.0.2.2']);
 
         const before = events;
-        await writeFile(join(dir, 'new.yaml'), service('new', 'new.example.org', '192.0.2.3'));
+        await writeFile(join(dir, 'new.yaml'), loadBalancerService('new', 'new.example.org', '192.0.2.3'));
         await waitFor('an event after adding', () => events > before);
         await waitFor('the new endpoint', async () => summary(await source.endpoints()).includes('new.example.org A 192.0.2.3'));
 
@@ -262,7 +247,7 @@ describe('ManifestSource', () => {
       events += 1;
     });
     await source.close();
-    await writeFile(join(dir, 'late.yaml'), service('late', 'late.example.org', '192.0.2.4'));
+    await writeFile(join(dir, 'late.yaml'), loadBalancerService('late', 'late.example.org', '192.0.2.4'));
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal(events, 0);
   });
