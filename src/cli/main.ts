@@ -10,7 +10,7 @@ import { ConfigError, errorMessage } from '../errors.ts';
 import { createLogger } from '../log.ts';
 import { EXTRA_FLAGS, PROVIDER_NAMES, SOURCE_NAMES } from './wiring.ts';
 
-const COMMANDS = ['run', 'plan', 'explain', 'webhook-server', 'admission-webhook', 'help', 'version'] as const;
+const COMMANDS = ['run', 'plan', 'explain', 'webhook-server', 'admission-webhook', 'dnsrecord-controller', 'operator', 'privatelink-controller', 'help', 'version'] as const;
 type Command = (typeof COMMANDS)[number];
 
 export interface Process {
@@ -80,12 +80,19 @@ export async function main(proc: Process): Promise<number> {
         proc.onSignal('SIGTERM', onStop);
         return await (await import('./webhook-server.ts')).webhookServerCommand(cfg, { logger, stopSignal: stop.signal });
       }
-      case 'admission-webhook': {
+      case 'admission-webhook':
+      case 'dnsrecord-controller':
+      case 'operator':
+      case 'privatelink-controller': {
         const stop = new AbortController();
         const onStop = (): void => stop.abort();
         proc.onSignal('SIGINT', onStop);
         proc.onSignal('SIGTERM', onStop);
-        return await (await import('./admission-webhook.ts')).admissionWebhookCommand(cfg, { logger, stopSignal: stop.signal, env: proc.env });
+        const io = { logger, stopSignal: stop.signal, env: proc.env };
+        if (command === 'admission-webhook') return await (await import('./admission-webhook.ts')).admissionWebhookCommand(cfg, io);
+        if (command === 'dnsrecord-controller') return await (await import('./dnsrecord-controller.ts')).dnsrecordControllerCommand(cfg, io);
+        if (command === 'operator') return await (await import('./operator.ts')).operatorCommand(cfg, io);
+        return await (await import('./privatelink-controller.ts')).privatelinkControllerCommand(cfg, io);
       }
       case 'run': {
         const stop = new AbortController();
@@ -127,6 +134,9 @@ function helpText(): string {
     '       hostwarden explain <name> [flags]   say what will happen to one name, and why',
     '       hostwarden webhook-server [flags]   serve --provider over the external-dns webhook protocol on --listen',
     '       hostwarden admission-webhook [flags] keep Service externalIPs in allowed ranges (HTTPS admission webhook on --listen, default :9443)',
+    '       hostwarden dnsrecord-controller [flags] make Gardener DNSRecord objects real with any provider',
+    '       hostwarden operator [flags]         turn ExternalDNS objects into Hostwarden deployments',
+    '       hostwarden privatelink-controller [flags] AWS PrivateLink access to private Hive clusters',
     '       hostwarden version',
     '',
     'Flags (each also read from EXTERNAL_DNS_<NAME>):',

@@ -4,6 +4,9 @@
  */
 import type { Registry as MetricsRegistry } from 'prom-client';
 import { ADMISSION_FLAGS } from '../admission/flags.ts';
+import { DNSRECORD_FLAGS } from '../dnsrecord/flags.ts';
+import { OPERATOR_FLAGS } from '../operator/flags.ts';
+import { PRIVATELINK_FLAGS } from '../privatelink/flags.ts';
 import type { Config } from '../config/config.ts';
 import type { FlagSpec } from '../config/flags.ts';
 import type { Logger } from '../log.ts';
@@ -52,6 +55,9 @@ export const EXTRA_FLAGS: readonly FlagSpec[] = [
   ...COREDNS_FLAGS,
   ...KUBE_FLAGS,
   ...ADMISSION_FLAGS,
+  ...DNSRECORD_FLAGS,
+  ...OPERATOR_FLAGS,
+  ...PRIVATELINK_FLAGS,
 ];
 
 /** Zones for providers that serve their own zones: --embedded-zone, else the domain filter. */

@@ -1,0 +1,14 @@
+/** `hostwarden operator`: not built yet; being written (see the open issue). */
+import type { Config } from '../config/config.ts';
+import type { Logger } from '../log.ts';
+
+export interface ServiceIO {
+  logger: Logger;
+  stopSignal: AbortSignal;
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+export function operatorCommand(_cfg: Config, io: ServiceIO): Promise<number> {
+  io.logger.error('operator is not available in this build yet');
+  return Promise.resolve(1);
+}
