@@ -44,6 +44,8 @@ export interface ControllerOptions {
   canApply?: () => boolean;
   /** Called after each successful sync that was allowed to apply (Kubernetes Events). Never fails a sync. */
   onSynced?: (report: SyncReport) => void;
+  /** Called after each failed sync with the error (a status report to an owner object, for instance). Never throws. */
+  onSyncFailed?: (err: unknown) => void;
 }
 
 export interface SyncReport {
@@ -162,6 +164,11 @@ export class Controller {
             this.opts.metrics?.retries.inc();
           }
           this.log.error({ err: errorMessage(err), code: (err as { code?: string }).code, transient, failures, retryInMs: Math.round(delay) }, 'synchronisation failed');
+          try {
+            this.opts.onSyncFailed?.(err);
+          } catch (hookErr) {
+            this.log.warn({ err: errorMessage(hookErr) }, 'sync failure hook failed');
+          }
         }
         await this.waitForNextSync(delay, signal);
       }
