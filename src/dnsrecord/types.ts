@@ -1,0 +1,90 @@
+/**
+ * The Gardener `extensions.gardener.cloud/v1alpha1` DNSRecord as Hostwarden reads and writes it,
+ * and the names of the contract (finalizer, operation annotation, condition, error codes) that
+ * Gardener's gardenlet expects an extension controller to honour.
+ */
+import type { Condition } from '../kube/conditions.ts';
+import type { KubeResource } from '../kube/resource.ts';
+
+export const DNSRECORDS: KubeResource = { apiVersion: 'extensions.gardener.cloud/v1alpha1', kind: 'DNSRecord', plural: 'dnsrecords', namespaced: true };
+export const SECRETS: KubeResource = { apiVersion: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true };
+
+export const FINALIZER = 'extensions.gardener.cloud/dnsrecord';
+export const OPERATION_ANNOTATION = 'gardener.cloud/operation';
+export const OP_RECONCILE = 'reconcile';
+export const OP_RESTORE = 'restore';
+export const OP_MIGRATE = 'migrate';
+export const OP_WAIT_FOR_STATE = 'wait-for-state';
+
+export const CONDITION_CREATED = 'Created';
+export const REASON_CREATED = 'RecordSetCreated';
+export const REASON_NOT_CREATED = 'RecordSetNotCreated';
+
+/** Gardener's error codes (gardencorev1beta1.ErrorCode), the ones this controller reports. */
+export const ERR_CONFIGURATION_PROBLEM = 'ERR_CONFIGURATION_PROBLEM';
+export const ERR_INFRA_UNAUTHENTICATED = 'ERR_INFRA_UNAUTHENTICATED';
+export const ERR_INFRA_UNAUTHORIZED = 'ERR_INFRA_UNAUTHORIZED';
+export const ERR_INFRA_RATE_LIMITS_EXCEEDED = 'ERR_INFRA_RATE_LIMITS_EXCEEDED';
+export const ERR_INFRA_DEPENDENCIES = 'ERR_INFRA_DEPENDENCIES';
+
+export type OperationType = 'Create' | 'Reconcile' | 'Delete' | 'Migrate' | 'Restore';
+export type OperationState = 'Processing' | 'Succeeded' | 'Error' | 'Failed';
+
+export const RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'TXT'] as const;
+export type DNSRecordType = (typeof RECORD_TYPES)[number];
+
+/** Gardener's default when spec.ttl is unset. */
+export const DEFAULT_TTL = 120;
+
+export interface DNSRecordSpec {
+  type: string;
+  secretRef: { name: string; namespace?: string };
+  region?: string;
+  zone?: string;
+  name: string;
+  recordType: string;
+  values: string[];
+  ttl?: number;
+  class?: string;
+  providerConfig?: unknown;
+}
+
+export interface LastOperation {
+  type: OperationType;
+  state: OperationState;
+  description: string;
+  lastUpdateTime: string;
+  progress: number;
+}
+
+export interface LastError {
+  description: string;
+  codes?: string[];
+  lastUpdateTime: string;
+}
+
+export interface DNSRecordStatus {
+  zone?: string;
+  lastOperation?: LastOperation;
+  lastError?: LastError | null;
+  conditions?: Condition[];
+  observedGeneration?: number;
+}
+
+export interface DNSRecord {
+  apiVersion?: string;
+  kind?: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+    generation?: number;
+    annotations?: Record<string, string>;
+    finalizers?: string[];
+    deletionTimestamp?: string;
+    [k: string]: unknown;
+  };
+  spec: DNSRecordSpec;
+  status?: DNSRecordStatus;
+}
