@@ -1,0 +1,65 @@
+/**
+ * Removes what the controller made for one infraID: the private zone's records (all but SOA and
+ * NS) and the zone, the hub's endpoints and the user's endpoint services carrying the tag.
+ * Whatever is already gone counts as removed, so a cleanup interrupted anywhere can simply run again.
+ */
+import type { Logger } from '../log.ts';
+import type { Ec2Port, Route53Port } from './aws-ports.ts';
+import { isNotFound } from './errors.ts';
+import { removeAuthorizations } from './associations.ts';
+import { ACCESS_TAG } from './types.ts';
+
+export interface CleanupInput {
+  infraID: string;
+  /** The zone recorded in status, when any. */
+  zoneId?: string | undefined;
+  /** The API host, when known: zones with that exact name are removed too. */
+  host?: string | undefined;
+}
+
+export interface CleanupAccounts {
+  hubEc2: Ec2Port;
+  hubRoute53: Route53Port;
+  /** Undefined when the user's credentials are unusable (e.g. the Secret is gone): services stay. */
+  userEc2: Ec2Port | undefined;
+}
+
+async function ignoreNotFound(fn: () => Promise<unknown>): Promise<void> {
+  try {
+    await fn();
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+}
+
+export async function deleteZone(r53: Route53Port, zoneId: string): Promise<void> {
+  await ignoreNotFound(async () => {
+    const extra = (await r53.listRecords(zoneId)).filter((r) => r.type !== 'SOA' && r.type !== 'NS');
+    if (extra.length > 0) await r53.deleteRecords(zoneId, extra);
+    await removeAuthorizations(r53, zoneId);
+    await r53.deleteZone(zoneId);
+  });
+}
+
+export async function cleanupAccess(accounts: CleanupAccounts, input: CleanupInput, log: Logger): Promise<void> {
+  const zones = new Set<string>();
+  if (input.zoneId !== undefined && input.zoneId !== '') zones.add(input.zoneId);
+  if (input.host !== undefined) for (const id of await accounts.hubRoute53.findPrivateZones(input.host)) zones.add(id);
+  for (const id of zones) {
+    await deleteZone(accounts.hubRoute53, id);
+    log.info({ zone: id }, 'deleted private hosted zone');
+  }
+  const tag = { key: ACCESS_TAG, value: input.infraID };
+  const endpoints = (await accounts.hubEc2.findEndpoints(tag)).filter((e) => e.state !== 'deleted');
+  if (endpoints.length > 0) {
+    await ignoreNotFound(() => accounts.hubEc2.deleteEndpoints(endpoints.map((e) => e.id)));
+    log.info({ endpoints: endpoints.map((e) => e.id) }, 'deleted VPC endpoints');
+  }
+  if (accounts.userEc2 !== undefined) {
+    const services = (await accounts.userEc2.findEndpointServices(tag)).filter((s) => s.state !== 'Deleted');
+    if (services.length > 0) {
+      await ignoreNotFound(() => accounts.userEc2!.deleteEndpointServices(services.map((s) => s.id)));
+      log.info({ services: services.map((s) => s.id) }, 'deleted VPC endpoint services');
+    }
+  }
+}

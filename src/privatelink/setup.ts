@@ -1,0 +1,76 @@
+/**
+ * Steps 4–8 in order, for one cluster: NLB, endpoint service (user account), endpoint (hub),
+ * private zone and record (hub), zone associations. Each step is state-based and idempotent, so
+ * running this again after a crash anywhere converges on the same resources. `status` is filled
+ * in as steps succeed, so the caller can record partial progress when a later step fails.
+ */
+import type { Logger } from '../log.ts';
+import type { AwsAccount } from './aws-ports.ts';
+import { reconcileAssociations } from './associations.ts';
+import type { WantedVpc } from './associations.ts';
+import { reconcileEndpoint } from './endpoint.ts';
+import { reconcileEndpointService } from './endpoint-service.ts';
+import { step } from './errors.ts';
+import { desiredRecord, ensurePrivateZone, ensureRecord } from './hosted-zone.ts';
+import { discoverNlb } from './nlb.ts';
+import { REASONS } from './types.ts';
+import type { InventoryVPC, PrivateLinkStatus } from './types.ts';
+
+export interface SetupInput {
+  infraID: string;
+  region: string;
+  additionalAllowedPrincipals: readonly string[];
+  inventory: readonly InventoryVPC[];
+  /** HiveConfig's associatedVPCs, each with the Route53 of its account when that is not the hub. */
+  associatedVPCs: readonly WantedVpc[];
+  dnsRecordType: 'Alias' | 'ARecord';
+  /** The API host, read from the admin kubeconfig only when needed. */
+  apiHost: () => Promise<string>;
+}
+
+export interface SetupDeps {
+  user: AwsAccount;
+  hub: AwsAccount;
+  log: Logger;
+  sleep: (ms: number) => Promise<void>;
+  waitAttempts: number;
+  waitDelayMs: number;
+}
+
+export type SetupOutcome =
+  | { kind: 'ready'; principalsChanged: boolean }
+  | { kind: 'waiting'; reason: string; message: string; retryAfterMs: number };
+
+export const NLB_RETRY_MS = 60_000;
+export const ENDPOINT_RETRY_MS = 30_000;
+
+export async function setUpAccess(deps: SetupDeps, input: SetupInput, status: PrivateLinkStatus): Promise<SetupOutcome> {
+  const { user, hub, log } = deps;
+  const nlb = await step(REASONS.discoveringNLBFailed, () => discoverNlb(user.elbv2, input.infraID));
+  if (nlb.kind === 'missing') return { kind: 'waiting', reason: REASONS.nlbNotReady, message: `load balancer ${nlb.name} not found yet`, retryAfterMs: NLB_RETRY_MS };
+  if (nlb.kind === 'notActive') return { kind: 'waiting', reason: REASONS.nlbNotReady, message: `load balancer ${nlb.name} is ${nlb.state}`, retryAfterMs: NLB_RETRY_MS };
+
+  const hubArn = await step(REASONS.endpointServiceFailed, () => hub.sts.callerArn());
+  const additional = [...new Set(input.additionalAllowedPrincipals)].filter((p) => p !== hubArn).sort();
+  const svc = await step(REASONS.endpointServiceFailed, () => reconcileEndpointService(user.ec2, { infraID: input.infraID, nlbArn: nlb.lb.arn, principals: [hubArn, ...additional] }, log));
+  status.vpcEndpointService = { name: svc.service.name, id: svc.service.id, defaultAllowedPrincipal: hubArn, ...(additional.length > 0 ? { additionalAllowedPrincipals: additional } : {}) };
+
+  const ep = await step(REASONS.endpointFailed, () =>
+    reconcileEndpoint({ ec2: hub.ec2, log, sleep: deps.sleep, waitAttempts: deps.waitAttempts, waitDelayMs: deps.waitDelayMs }, { infraID: input.infraID, serviceName: svc.service.name, inventory: input.inventory }),
+  );
+  status.vpcEndpointID = ep.endpoint.id;
+  if (ep.kind === 'waiting') return { kind: 'waiting', reason: REASONS.endpointNotAvailable, message: `VPC endpoint ${ep.endpoint.id} is ${ep.endpoint.state}`, retryAfterMs: ENDPOINT_RETRY_MS };
+
+  const host = await step(REASONS.apiDomainFailed, input.apiHost);
+  const endpointVpc = { vpcId: ep.endpoint.vpcId, region: input.region };
+  const zoneId = await step(REASONS.hostedZoneFailed, async () => {
+    const id = await ensurePrivateZone(hub.route53, { host, vpc: endpointVpc, knownZoneId: status.hostedZoneID }, log);
+    status.hostedZoneID = id;
+    const ips = input.dnsRecordType === 'ARecord' ? await hub.ec2.privateIps(ep.endpoint.eniIds) : [];
+    await ensureRecord(hub.route53, id, desiredRecord(host, input.dnsRecordType, ep.endpoint, ips));
+    return id;
+  });
+
+  await step(REASONS.associationsFailed, () => reconcileAssociations(hub.route53, zoneId, [endpointVpc, ...input.associatedVPCs], log));
+  return { kind: 'ready', principalsChanged: svc.principalsChanged };
+}

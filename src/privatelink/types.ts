@@ -1,0 +1,140 @@
+/**
+ * The Hive objects the PrivateLink controller reads and writes (the subset it uses), and the names
+ * it shares with Hive: finalizer, condition types and reasons, the tag that marks its AWS resources.
+ */
+import type { Condition } from '../kube/conditions.ts';
+import type { KubeMeta, KubeResource } from '../kube/resource.ts';
+
+export const HIVE_API_VERSION = 'hive.openshift.io/v1';
+
+export const CLUSTER_DEPLOYMENTS: KubeResource = { apiVersion: 'hive.openshift.io/v1', kind: 'ClusterDeployment', plural: 'clusterdeployments', namespaced: true };
+export const CLUSTER_PROVISIONS: KubeResource = { apiVersion: 'hive.openshift.io/v1', kind: 'ClusterProvision', plural: 'clusterprovisions', namespaced: true };
+export const CLUSTER_DEPROVISIONS: KubeResource = { apiVersion: 'hive.openshift.io/v1', kind: 'ClusterDeprovision', plural: 'clusterdeprovisions', namespaced: true };
+export const HIVE_CONFIGS: KubeResource = { apiVersion: 'hive.openshift.io/v1', kind: 'HiveConfig', plural: 'hiveconfigs', namespaced: false };
+export const PL_SECRETS: KubeResource = { apiVersion: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true };
+
+/** Hive's only HiveConfig is named `hive`. */
+export const HIVE_CONFIG_NAME = 'hive';
+
+export const FINALIZER = 'hive.openshift.io/aws-private-link';
+/** Every endpoint service (user account) and endpoint (hub account) carries it, valued with the infraID. */
+export const ACCESS_TAG = 'hive.openshift.io/private-link-access-for';
+/** The prevInfraID whose resources were already removed, so a retried install cleans it once. */
+export const CLEANED_PREV_ANNOTATION = 'hive.openshift.io/aws-private-link-cleaned-prev-infra-id';
+
+export const READY = 'AWSPrivateLinkReady';
+export const FAILED = 'AWSPrivateLinkFailed';
+
+export const REASONS = {
+  initialized: 'Initialized',
+  ready: 'PrivateLinkAccessReady',
+  unsupportedRegion: 'UnsupportedRegion',
+  waitingForProvision: 'WaitingForProvision',
+  nlbNotReady: 'NLBNotYetReady',
+  endpointNotAvailable: 'VPCEndpointNotYetAvailable',
+  discoveringNLBFailed: 'DiscoveringNLBFailed',
+  endpointServiceFailed: 'VPCEndpointServiceReconcileFailed',
+  endpointFailed: 'VPCEndpointReconcileFailed',
+  apiDomainFailed: 'CouldNotCalculateAPIDomain',
+  hostedZoneFailed: 'PrivateHostedZoneReconcileFailed',
+  associationsFailed: 'AssociatingVPCsToHostedZoneFailed',
+  cleanupFailed: 'CleanupForPreviousProvisionFailed',
+  deprovisionCleanupFailed: 'CleanupForDeprovisionFailed',
+  credentialsFailed: 'CredentialsFailed',
+  noFailure: 'NoFailure',
+  disabled: 'PrivateLinkDisabled',
+  deprovisioned: 'DeprovisionCleanupComplete',
+} as const;
+
+export type FailureReason = (typeof REASONS)[keyof typeof REASONS];
+
+export interface SecretRef {
+  name: string;
+}
+
+export interface AssumeRole {
+  roleARN: string;
+  externalID?: string;
+}
+
+export interface PrivateLinkStatus {
+  vpcEndpointService?: { name: string; id: string; defaultAllowedPrincipal?: string; additionalAllowedPrincipals?: string[] };
+  vpcEndpointID?: string;
+  hostedZoneID?: string;
+}
+
+export interface ClusterDeployment {
+  apiVersion?: string;
+  kind?: string;
+  metadata: KubeMeta & { finalizers?: string[] };
+  spec: {
+    clusterName?: string;
+    installed?: boolean;
+    preserveOnDelete?: boolean;
+    platform?: {
+      aws?: {
+        region?: string;
+        credentialsSecretRef?: SecretRef;
+        credentialsAssumeRole?: AssumeRole;
+        privateLink?: { enabled?: boolean; additionalAllowedPrincipals?: string[] };
+      };
+    };
+    clusterMetadata?: { infraID?: string; adminKubeconfigSecretRef?: SecretRef };
+  };
+  status?: {
+    provisionRef?: { name: string };
+    conditions?: Condition[];
+    platform?: { aws?: { privateLink?: PrivateLinkStatus } };
+    [field: string]: unknown;
+  };
+}
+
+export interface ClusterProvision {
+  metadata: KubeMeta;
+  spec: {
+    clusterDeploymentRef?: { name: string };
+    infraID?: string;
+    prevInfraID?: string;
+    adminKubeconfigSecretRef?: SecretRef;
+    stage?: string;
+  };
+}
+
+export interface ClusterDeprovision {
+  metadata: KubeMeta;
+  spec: { infraID?: string; clusterID?: string; platform?: { aws?: { region?: string } } };
+  status?: { completed?: boolean };
+}
+
+export interface InventoryVPC {
+  vpcID: string;
+  region: string;
+  subnets: { subnetID: string; availabilityZone: string }[];
+}
+
+export interface AssociatedVPC {
+  vpcID: string;
+  region: string;
+  credentialsSecretRef?: SecretRef;
+}
+
+export interface HiveConfig {
+  metadata: KubeMeta;
+  spec: {
+    awsPrivateLink?: {
+      credentialsSecretRef?: SecretRef;
+      endpointVPCInventory?: InventoryVPC[];
+      associatedVPCs?: AssociatedVPC[];
+      dnsRecordType?: 'Alias' | 'ARecord';
+    };
+  };
+}
+
+export function isPrivateLinkEnabled(cd: ClusterDeployment): boolean {
+  return cd.spec.platform?.aws?.privateLink?.enabled === true;
+}
+
+/** The inventory VPCs of `region`. */
+export function inventoryFor(hive: HiveConfig | undefined, region: string): InventoryVPC[] {
+  return (hive?.spec.awsPrivateLink?.endpointVPCInventory ?? []).filter((v) => v.region === region);
+}
