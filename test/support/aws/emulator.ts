@@ -20,6 +20,8 @@ export interface EmulatedRequest {
   accessKeyId: string;
   /** ARN of the caller: a user, or an assumed-role session. */
   principal: string;
+  /** The caller's account: resources it creates belong there. */
+  account: string;
   region: string;
 }
 
@@ -88,6 +90,22 @@ export class AwsEmulator {
 
   addIdentity(identity: Identity): void {
     this.identities.set(identity.accessKeyId, identity);
+  }
+
+  /**
+   * A user in `account` (`arn:aws:iam::<account>:user/<userName>`) with its own access key, so a
+   * test can act as several accounts (a hub and its clusters' accounts) against one emulator.
+   */
+  addAccount(account: string, userName = 'tester'): Identity {
+    if (!/^\d{12}$/.test(account)) throw new Error(`an AWS account id has 12 digits: ${account}`);
+    const identity: Identity = {
+      accessKeyId: `AKID${account}${String(this.identities.size).padStart(4, '0')}`,
+      secretAccessKey: `secret-${account}-${userName}`,
+      arn: `arn:aws:iam::${account}:user/${userName}`,
+      account,
+    };
+    this.addIdentity(identity);
+    return identity;
   }
 
   /** Session credentials for an assumed role, as STS would issue them. */
@@ -164,7 +182,7 @@ export class AwsEmulator {
       return;
     }
     const url = new URL(req.url ?? '/', 'http://localhost');
-    const request: EmulatedRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, body: Buffer.concat(chunks).toString('utf8'), headers: req.headers, accessKeyId, principal: identity.arn, region };
+    const request: EmulatedRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, body: Buffer.concat(chunks).toString('utf8'), headers: req.headers, accessKeyId, principal: identity.arn, account: identity.account, region };
     let op: string;
     try {
       op = handler.operation(request);

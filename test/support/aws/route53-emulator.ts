@@ -7,6 +7,7 @@
  * and requests over 1000 changes, 1000 values or 32,000 value characters (UPSERT counting twice).
  */
 import { randomBytes } from 'node:crypto';
+import type { NetworkModel } from './ec2-model.ts';
 import type { AwsEmulator, EmulatedRequest, EmulatedResponse, ServiceHandler } from './emulator.ts';
 import { child, children, el, parseXml, textOf } from './xml.ts';
 import type { XmlNode } from './xml.ts';
@@ -39,7 +40,11 @@ export class Route53Emulator implements ServiceHandler {
   private readonly changes = new Map<string, string>();
   private nextZone = 1;
 
-  constructor(aws: AwsEmulator) {
+  /** VPC ownership for private zones; absent when only public zones are emulated. */
+  readonly network: NetworkModel | undefined;
+
+  constructor(aws: AwsEmulator, network?: NetworkModel) {
+    this.network = network;
     aws.register(this);
   }
 
