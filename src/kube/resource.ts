@@ -35,6 +35,9 @@ export const INGRESSES: KubeResource = { apiVersion: 'networking.k8s.io/v1', kin
 export const HTTPROUTES: KubeResource = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', plural: 'httproutes', namespaced: true };
 export const GATEWAYS: KubeResource = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', plural: 'gateways', namespaced: true };
 export const NODES: KubeResource = { apiVersion: 'v1', kind: 'Node', plural: 'nodes', namespaced: false };
+export const PODS: KubeResource = { apiVersion: 'v1', kind: 'Pod', plural: 'pods', namespaced: true };
+export const NAMESPACES: KubeResource = { apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false };
+export const ENDPOINTSLICES: KubeResource = { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', plural: 'endpointslices', namespaced: true };
 export const LEASES: KubeResource = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', plural: 'leases', namespaced: true };
 export const EVENTS: KubeResource = { apiVersion: 'events.k8s.io/v1', kind: 'Event', plural: 'events', namespaced: true };
 

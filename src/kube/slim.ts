@@ -97,11 +97,50 @@ export function slimGeneric(raw: Raw): KubeObject {
   return obj;
 }
 
+/** Gateways: addresses, the target annotation (in metadata) and what route attachment reads of the listeners. */
 export function slimGateway(raw: Raw): KubeObject {
   const obj = base(raw);
+  const spec = rec(raw['spec']);
   const addresses = arr(rec(raw['status'])?.['addresses']).map((a) => pick(rec(a), ['type', 'value']));
-  obj['spec'] = pick(rec(raw['spec']), ['gatewayClassName']);
+  const s = pick(spec, ['gatewayClassName']);
+  const listeners = arr(spec?.['listeners']).map((l) => pick(rec(l), ['name', 'hostname', 'port', 'protocol', 'allowedRoutes']));
+  if (listeners.length > 0) s['listeners'] = listeners;
+  obj['spec'] = s;
   if (addresses.length > 0) obj['status'] = { addresses };
+  return obj;
+}
+
+/** Namespaces: only their labels matter (listener `allowedRoutes.namespaces.selector`). */
+export function slimNamespace(raw: Raw): KubeObject {
+  return base(raw);
+}
+
+/**
+ * EndpointSlices: per endpoint its first address, readiness, hostname, node and Pod reference;
+ * ports, zones and hints are dropped.
+ */
+export function slimEndpointSlice(raw: Raw): KubeObject {
+  const obj = base(raw);
+  if (typeof raw['addressType'] === 'string') obj['addressType'] = raw['addressType'];
+  obj['endpoints'] = arr(raw['endpoints']).map((e) => {
+    const ep = rec(e);
+    const out = pick(ep, ['hostname', 'nodeName']);
+    const addresses = arr(ep?.['addresses']).filter((a) => typeof a === 'string');
+    if (addresses.length > 0) out['addresses'] = addresses;
+    const ready = rec(ep?.['conditions'])?.['ready'];
+    if (typeof ready === 'boolean') out['conditions'] = { ready };
+    const ref = pick(rec(ep?.['targetRef']), ['kind', 'name', 'namespace']);
+    if (Object.keys(ref).length > 0) out['targetRef'] = ref;
+    return out;
+  });
+  return obj;
+}
+
+/** Pods: labels (in metadata), hostname, node and host IP; containers and conditions are dropped. */
+export function slimPod(raw: Raw): KubeObject {
+  const obj = base(raw);
+  obj['spec'] = pick(rec(raw['spec']), ['hostname', 'nodeName']);
+  obj['status'] = pick(rec(raw['status']), ['hostIP']);
   return obj;
 }
 
@@ -113,12 +152,20 @@ export function slimNode(raw: Raw): KubeObject {
   return obj;
 }
 
+/** Only the Accepted condition of each parent is kept: it decides whether the route is published. */
 export function slimHTTPRoute(raw: Raw): KubeObject {
   const obj = base(raw);
   const spec = rec(raw['spec']);
   obj['spec'] = {
     hostnames: arr(spec?.['hostnames']).filter((h) => typeof h === 'string'),
-    parentRefs: arr(spec?.['parentRefs']).map((p) => pick(rec(p), ['group', 'kind', 'namespace', 'name', 'sectionName'])),
+    parentRefs: arr(spec?.['parentRefs']).map((p) => pick(rec(p), ['group', 'kind', 'namespace', 'name', 'sectionName', 'port'])),
   };
+  const parents = arr(rec(raw['status'])?.['parents']).map((p) => ({
+    parentRef: pick(rec(rec(p)?.['parentRef']), ['group', 'kind', 'namespace', 'name', 'sectionName', 'port']),
+    conditions: arr(rec(p)?.['conditions'])
+      .map((c) => pick(rec(c), ['type', 'status']))
+      .filter((c) => c['type'] === 'Accepted'),
+  }));
+  if (parents.length > 0) obj['status'] = { parents };
   return obj;
 }

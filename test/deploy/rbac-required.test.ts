@@ -8,7 +8,7 @@ import { PERMISSIONS_TABLE, expectedGrants, scanApiCalls, uncoveredCalls, unused
 const RESOURCES = `
 export const SERVICES: KubeResource = { apiVersion: 'v1', kind: 'Service', plural: 'services', namespaced: true };
 export const LEASES: KubeResource = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', plural: 'leases', namespaced: true };
-export const PODS: KubeResource = { apiVersion: 'v1', kind: 'Pod', plural: 'pods', namespaced: true };
+export const SECRETS: KubeResource = { apiVersion: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true };
 `;
 
 const CODE = `
@@ -19,7 +19,7 @@ const path = objectPath(LEASES, ns, name);
 await client.request('PUT', path, { body });
 await client.request<Lease>('GET', objectPath(LEASES, ns, name));
 await this.client.request('PATCH', \`\${objectPath(this.resource, ns, n)}/status\`, {});
-await client.request('GET', collectionPath(PODS, ''));
+await client.request('GET', collectionPath(SECRETS, ''));
 `;
 
 function withTree(files: Record<string, string>, fn: (root: string) => void): void {
@@ -41,7 +41,7 @@ describe('RBAC scan of src/', () => {
       const scan = scanApiCalls(root);
       const needs = scan.calls.flatMap((c) => c.needs.map((n) => `${n.group ?? '?'}/${n.resource ?? '?'}:${n.verb}`)).sort();
       assert.deepEqual(needs, [
-        '/pods:list',
+        '/secrets:list',
         '/services:list',
         '/services:watch',
         'coordination.k8s.io/leases:get',
@@ -51,8 +51,8 @@ describe('RBAC scan of src/', () => {
         'externaldns.k8s.io/dnsendpoints:watch',
       ]);
       assert.deepEqual(scan.unresolved, []);
-      // Listing pods is not in the table: the test would fail until it is listed and granted.
-      assert.deepEqual(uncoveredCalls(scan.calls, PERMISSIONS_TABLE), ["src/source/x.ts:9: GET collectionPath(PODS, '') needs core/pods:list, which no permission lists"]);
+      // Listing secrets is not in the table: the test would fail until it is listed and granted.
+      assert.deepEqual(uncoveredCalls(scan.calls, PERMISSIONS_TABLE), ["src/source/x.ts:9: GET collectionPath(SECRETS, '') needs core/secrets:list, which no permission lists"]);
       assert.ok(unusedPermissions(scan.calls, PERMISSIONS_TABLE).includes('events.k8s.io/events:create'));
     });
   });

@@ -45,10 +45,16 @@ export const PERMISSIONS_TABLE: readonly Permission[] = [
   ...perms('source:service', '', ['services'], LIST_WATCH),
   // NodePort Services publish the nodes' addresses, so the service source follows Nodes too.
   ...perms('source:service', '', ['nodes'], LIST_WATCH),
+  // Headless Services publish their EndpointSlices' addresses; Pods are read for host IPs
+  // (endpoints-type HostIP, --publish-host-ip) and their hostname and target annotation.
+  ...perms('source:service', 'discovery.k8s.io', ['endpointslices'], LIST_WATCH),
+  ...perms('source:service', '', ['pods'], LIST_WATCH),
   ...perms('source:ingress', 'networking.k8s.io', ['ingresses'], LIST_WATCH),
   ...perms('source:crd', 'externaldns.k8s.io', ['dnsendpoints'], LIST_WATCH),
   ...perms('source:crd', 'externaldns.k8s.io', ['dnsendpoints/status'], ['patch']),
   ...perms('source:gateway-httproute', 'gateway.networking.k8s.io', ['gateways', 'httproutes'], LIST_WATCH),
+  // Listener allowedRoutes.namespaces.selector matches the route's Namespace labels.
+  ...perms('source:gateway-httproute', '', ['namespaces'], LIST_WATCH),
   ...perms('events', 'events.k8s.io', ['events'], ['create']),
   ...perms('leader-election', 'coordination.k8s.io', ['leases'], ['get', 'create', 'update'], 'namespace'),
 ];

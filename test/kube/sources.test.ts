@@ -126,6 +126,9 @@ describe('kubernetes sources against the test API server', () => {
     await kube.create(GATEWAYS, { metadata: { name: 'gw', namespace: 'default' }, spec: { gatewayClassName: 'test', listeners: [{ name: 'http', port: 80, protocol: 'HTTP' }] } });
     await kube.patch(GATEWAYS, 'default', 'gw', { status: { addresses: [{ type: 'IPAddress', value: '192.0.2.50' }] } }, 'status');
     await kube.create(HTTPROUTES, { metadata: { name: 'route', namespace: 'default' }, spec: { hostnames: ['route.example.org'], parentRefs: [{ name: 'gw' }], rules: [{ backendRefs: [{ name: 'web', port: 80 }] }] } });
+    // Published only once the Gateway accepted the route.
+    const accepted = { parents: [{ parentRef: { name: 'gw' }, controllerName: 'example.org/gateway', conditions: [{ type: 'Accepted', status: 'True', reason: 'Accepted', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }] }] };
+    await kube.patch(HTTPROUTES, 'default', 'route', { status: accepted }, 'status');
     const rec = await waitFor('route A', () => record('route.example.org'));
     assert.deepEqual(rec, { targets: ['192.0.2.50'], owner: 'hostwarden-test', resource: 'httproute/default/route' });
     await kube.patch(GATEWAYS, 'default', 'gw', { status: { addresses: [{ type: 'IPAddress', value: '192.0.2.51' }] } }, 'status');

@@ -1,24 +1,38 @@
 /**
- * Gateway API HTTPRoute → endpoints, as external-dns's gateway-httproute source: the route's
- * `spec.hostnames` (plus the hostname annotation) pointing at the addresses in the parent
- * Gateways' `status.addresses`, or at the route's or Gateway's `target` annotation. Wildcard
- * route hostnames are published as written.
+ * Gateway API HTTPRoute → endpoints, as external-dns's gateway-httproute source. A route is
+ * published only through parents that accepted it (`status.parents[]` with `Accepted=True` for a
+ * parentRef the route's spec also lists), on the listeners its `sectionName`/`port` select whose
+ * protocol is HTTP(S) and whose `allowedRoutes` let it in. Each route hostname is intersected with
+ * the listener hostname (a `*.` wildcard matches any deeper name, never the bare suffix) and the
+ * more specific name is published, pointing at the Gateway's `target` annotation or else its
+ * `status.addresses`. A route without hostnames takes the listener's.
  */
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import type { KubeObject } from '../../kube/resource.ts';
 import type { SourceProblem } from '../source.ts';
-import { isControllerMismatch, parseAnnotations } from '../translate/annotations.ts';
-import { endpointsForHostname, finalizeEndpoints, problemFor, uniqueHostnames } from '../translate/hostname.ts';
+import { annotationValue, isControllerMismatch, parseAnnotations } from '../translate/annotations.ts';
+import { endpointsForHostname, finalizeEndpoints, problemFor, suitableType } from '../translate/hostname.ts';
 import { DEFAULT_NAMESPACE, asArray, asRecord, asString, readMeta, refOf, stringArray } from '../translate/object.ts';
+import type { JsonRecord, ObjectMeta } from '../translate/object.ts';
 import { templateOf } from '../translate/options.ts';
 import type { TranslateOptions } from '../translate/options.ts';
 import { commonOf } from '../translate/service.ts';
+import { labelSelectorMatches } from './label-selector.ts';
 
 const GATEWAY_GROUP = 'gateway.networking.k8s.io';
+const ROUTE_KIND = 'HTTPRoute';
 
-export type GatewayLookup = (namespace: string, name: string) => KubeObject | undefined;
+/** Values of the `gateway-hostname-source` annotation. */
+export const HOSTNAME_SOURCE_ANNOTATION_ONLY = 'annotation-only';
+export const HOSTNAME_SOURCE_DEFINED_HOSTS_ONLY = 'defined-hosts-only';
 
-export function translateHTTPRoute(obj: KubeObject, options: TranslateOptions, gateway: GatewayLookup): { endpoints: Endpoint[]; problems: SourceProblem[] } {
+export interface GatewayLookups {
+  gateway: (namespace: string, name: string) => KubeObject | undefined;
+  /** Labels of a namespace, undefined when unknown (a `Selector` listener then admits nothing). */
+  namespaceLabels: (namespace: string) => Readonly<Record<string, string>> | undefined;
+}
+
+export function translateHTTPRoute(obj: KubeObject, options: TranslateOptions, lookups: GatewayLookups): { endpoints: Endpoint[]; problems: SourceProblem[] } {
   const problems: SourceProblem[] = [];
   const meta = readMeta(obj);
   if (meta === undefined) return { endpoints: [], problems };
@@ -29,28 +43,134 @@ export function translateHTTPRoute(obj: KubeObject, options: TranslateOptions, g
   const ann = parseAnnotations(meta.annotations, options.defaultTTL ?? 0, (m) => problems.push(problemFor(ref, m)));
   const common = commonOf(ann, `httproute/${meta.namespace}/${meta.name}`);
 
-  let targets = ann.targets;
-  if (targets.length === 0) {
-    const seen = new Set<string>();
-    for (const parent of asArray(asRecord(obj['spec'])?.['parentRefs'])) {
-      const p = asRecord(parent);
-      if (p === undefined) continue;
-      const group = asString(p['group']) ?? GATEWAY_GROUP;
-      const kind = asString(p['kind']) ?? 'Gateway';
-      if (group !== GATEWAY_GROUP || kind !== 'Gateway') continue;
-      const gw = gateway(asString(p['namespace']) ?? meta.namespace ?? DEFAULT_NAMESPACE, asString(p['name']) ?? '');
+  const routeHosts = routeHostnames(obj, meta, options, ann.hostnames, (m) => problems.push(problemFor(ref, m)));
+  const specRefs = asArray(asRecord(obj['spec'])?.['parentRefs']).map(asRecord).filter((p): p is JsonRecord => p !== undefined);
+  const targetsByHost = new Map<string, Set<string>>();
+  if (specRefs.length > 0) {
+    for (const status of asArray(asRecord(obj['status'])?.['parents'])) {
+      const parentRef = asRecord(asRecord(status)?.['parentRef']);
+      if (parentRef === undefined || !specRefs.some((r) => sameParent(r, parentRef, meta.namespace))) continue;
+      if ((asString(parentRef['group']) || GATEWAY_GROUP) !== GATEWAY_GROUP || (asString(parentRef['kind']) || 'Gateway') !== 'Gateway') continue;
+      if (!accepted(asRecord(status)?.['conditions'])) continue;
+      const gwNamespace = asString(parentRef['namespace']) || meta.namespace;
+      const gw = lookups.gateway(gwNamespace, asString(parentRef['name']) ?? '');
       if (gw === undefined) continue;
-      const gwTargets = parseAnnotations(gw.metadata.annotations ?? {}, 0, () => undefined).targets;
-      const addresses = gwTargets.length > 0 ? gwTargets : asArray(asRecord(gw['status'])?.['addresses']).map((a) => asString(asRecord(a)?.['value']) ?? '');
-      for (const t of addresses) if (t !== '') seen.add(t);
+      const section = asString(parentRef['sectionName']) ?? '';
+      const port = parentRef['port'];
+      const listeners = asArray(asRecord(gw['spec'])?.['listeners'])
+        .map(asRecord)
+        .filter((l): l is JsonRecord => l !== undefined && (section === '' || asString(l['name']) === section));
+      for (const lis of listeners) {
+        if (!httpProtocol(asString(lis['protocol']))) continue;
+        if (typeof port === 'number' && lis['port'] !== port) continue;
+        if (!routeAllowed(lis, gwNamespace, meta.namespace, lookups)) continue;
+        const lisHost = asString(lis['hostname']) ?? '';
+        for (const rtHost of routeHosts) {
+          if (lisHost === '' && rtHost === '') continue;
+          const host = matchingHost(lisHost, rtHost);
+          if (host === undefined) continue;
+          const set = targetsByHost.get(host) ?? new Set<string>();
+          for (const t of gatewayTargets(gw)) set.add(t);
+          targetsByHost.set(host, set);
+        }
+      }
     }
-    targets = [...seen];
   }
+  const candidates = [...targetsByHost.keys()].sort().flatMap((h) => endpointsForHostname(h, [...(targetsByHost.get(h) ?? [])].sort(), common));
+  return { endpoints: finalizeEndpoints(ref, candidates, problems), problems };
+}
 
-  const hostnames: string[] = stringArray(asRecord(obj['spec'])?.['hostnames']);
-  if (options.ignoreHostnameAnnotation !== true) hostnames.push(...ann.hostnames);
+/** Route hostnames; '' stands for "whatever the listener says" (a route without hostnames). */
+function routeHostnames(obj: KubeObject, meta: ObjectMeta, options: TranslateOptions, annotated: readonly string[], problem: (m: string) => void): string[] {
+  const specHosts = stringArray(asRecord(obj['spec'])?.['hostnames']);
+  const hostnames = [...specHosts];
   const template = templateOf(options);
   if (template !== undefined && (hostnames.length === 0 || options.combineFqdnAnnotation === true)) hostnames.push(...template.execute(obj, meta));
-  const candidates = targets.length === 0 ? [] : uniqueHostnames(hostnames).flatMap((h) => endpointsForHostname(h, targets, common));
-  return { endpoints: finalizeEndpoints(ref, candidates, problems), problems };
+  const source = annotationValue(meta.annotations, 'gateway-hostname-source');
+  switch (source?.toLowerCase()) {
+    case HOSTNAME_SOURCE_ANNOTATION_ONLY:
+      return options.ignoreHostnameAnnotation === true ? [] : [...annotated];
+    case HOSTNAME_SOURCE_DEFINED_HOSTS_ONLY:
+      return hostnames;
+    case undefined:
+      break;
+    default:
+      problem(`gateway-hostname-source ${JSON.stringify(source)} is neither ${HOSTNAME_SOURCE_ANNOTATION_ONLY} nor ${HOSTNAME_SOURCE_DEFINED_HOSTS_ONLY}; ignored`);
+  }
+  if (specHosts.length === 0) hostnames.push('');
+  if (options.ignoreHostnameAnnotation !== true) hostnames.push(...annotated);
+  return hostnames;
+}
+
+function sameParent(spec: JsonRecord, status: JsonRecord, routeNamespace: string): boolean {
+  const g = (r: JsonRecord): string => asString(r['group']) || GATEWAY_GROUP;
+  const k = (r: JsonRecord): string => asString(r['kind']) || 'Gateway';
+  const ns = (r: JsonRecord): string => asString(r['namespace']) || routeNamespace || DEFAULT_NAMESPACE;
+  return g(spec) === g(status) && k(spec) === k(status) && asString(spec['name']) === asString(status['name']) && ns(spec) === ns(status);
+}
+
+function accepted(conditions: unknown): boolean {
+  const c = asArray(conditions).map(asRecord).find((x) => asString(x?.['type']) === 'Accepted');
+  return asString(c?.['status']) === 'True';
+}
+
+function httpProtocol(protocol: string | undefined): boolean {
+  return protocol === 'HTTP' || protocol === 'HTTPS';
+}
+
+function routeAllowed(lis: JsonRecord, gwNamespace: string, routeNamespace: string, lookups: GatewayLookups): boolean {
+  const allowed = asRecord(lis['allowedRoutes']);
+  const namespaces = asRecord(allowed?.['namespaces']);
+  const from = asString(namespaces?.['from']) ?? 'Same';
+  switch (from) {
+    case 'All':
+      break;
+    case 'Same':
+      if (gwNamespace !== routeNamespace) return false;
+      break;
+    case 'Selector': {
+      const labels = lookups.namespaceLabels(routeNamespace);
+      if (labels === undefined || !labelSelectorMatches(asRecord(namespaces?.['selector']), labels)) return false;
+      break;
+    }
+    default:
+      return false;
+  }
+  const kinds = asArray(allowed?.['kinds']).map(asRecord);
+  if (kinds.length === 0) return true;
+  return kinds.some((k) => (asString(k?.['group']) || GATEWAY_GROUP) === GATEWAY_GROUP && asString(k?.['kind']) === ROUTE_KIND);
+}
+
+function gatewayTargets(gw: KubeObject): string[] {
+  const override = parseAnnotations(gw.metadata.annotations ?? {}, 0, () => undefined).targets;
+  if (override.length > 0) return override;
+  return asArray(asRecord(gw['status'])?.['addresses'])
+    .map((a) => asString(asRecord(a)?.['value']) ?? '')
+    .filter((v) => v !== '');
+}
+
+/**
+ * The more specific of two overlapping hostnames, or undefined when they do not overlap: '' matches
+ * anything, and `*.example.org` matches `a.example.org` and `a.b.example.org`, not `example.org`.
+ * IP addresses and invalid names match nothing.
+ */
+export function matchingHost(a: string, b: string): string | undefined {
+  let x = canonicalHost(a);
+  let y = canonicalHost(b);
+  if (x === undefined || y === undefined) return undefined;
+  if (x === '') return y;
+  if (y === '' || x === y) return x;
+  // Put the shorter (or, at equal length, the wildcard) one first: only it can be the pattern.
+  if (y.length < x.length || (x.length === y.length && y.startsWith('*.'))) [x, y] = [y, x];
+  return x.startsWith('*.') && y.endsWith(x.slice(1)) ? y : undefined;
+}
+
+const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+function canonicalHost(host: string): string | undefined {
+  if (host === '') return '';
+  const lower = host.toLowerCase();
+  const bare = lower.startsWith('*.') ? lower.slice(2) : lower;
+  if (suitableType(bare) !== 'CNAME' || bare.length > 253 || !bare.split('.').every((l) => l.length <= 63 && LABEL.test(l))) return undefined;
+  return lower;
 }

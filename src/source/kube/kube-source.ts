@@ -18,12 +18,24 @@ export interface Translation {
   problems: SourceProblem[];
 }
 
+/** A reflector whose objects the translation reads (Gateways for routes, EndpointSlices for Services). */
+export interface Dependency {
+  reflector: Reflector<KubeObject>;
+  /**
+   * Keys of the primary objects a change of this object affects; without it, any change
+   * re-translates every primary object.
+   */
+  affects?: (obj: KubeObject | undefined, old: KubeObject | undefined) => Iterable<string>;
+  /** Started only once `need()` asks for it (Pods, read only by a few Services). */
+  lazy?: boolean;
+}
+
 export interface KubeObjectSourceOptions {
   name: string;
   /** The objects that produce endpoints. */
   primary: Reflector<KubeObject>;
-  /** Objects the translation reads (Gateways for routes): any change re-translates everything. */
-  secondary?: readonly Reflector<KubeObject>[];
+  /** Objects the translation reads. */
+  secondary?: readonly (Reflector<KubeObject> | Dependency)[];
   translate: (obj: KubeObject) => Translation;
   logger: Logger;
   onProblem?: ProblemReporter;
@@ -48,6 +60,9 @@ export class KubeObjectSource implements Source {
   private readonly entries = new Map<string, Entry>();
   private readonly handlers = new Set<() => void>();
   private readonly unsubscribe: (() => void)[] = [];
+  private readonly dependencies: Dependency[];
+  /** Lazy dependencies someone asked for; they count as part of the source from then on. */
+  private readonly needed = new Set<Reflector<KubeObject>>();
   private started = false;
   private stale = false;
 
@@ -55,24 +70,32 @@ export class KubeObjectSource implements Source {
     this.name = opts.name;
     this.opts = opts;
     this.log = opts.logger;
+    this.dependencies = (opts.secondary ?? []).map((d) => ('reflector' in d ? d : { reflector: d }));
   }
 
   private get reflectors(): Reflector<KubeObject>[] {
-    return [this.opts.primary, ...(this.opts.secondary ?? [])];
+    return [this.opts.primary, ...this.dependencies.filter((d) => d.lazy !== true || this.needed.has(d.reflector)).map((d) => d.reflector)];
   }
 
   start(): void {
     if (this.started) return;
     this.started = true;
     this.unsubscribe.push(this.opts.primary.onChange((_type, key, obj) => this.changed(key, obj)));
-    for (const r of this.opts.secondary ?? []) {
+    for (const dep of this.dependencies) {
       this.unsubscribe.push(
-        r.onChange((_type, _key, obj, old) => {
+        dep.reflector.onChange((_type, _key, obj, old) => {
           // Secondary objects are slimmed to what translation reads; a change elsewhere (a node's
           // heartbeat, a resourceVersion) must not re-translate every primary object.
           if (obj !== undefined && old !== undefined && sameContent(obj, old)) return;
-          this.stale = true;
-          if (this.synced()) this.fire();
+          if (dep.affects === undefined) {
+            this.stale = true;
+            if (this.synced()) this.fire();
+            return;
+          }
+          for (const key of new Set(dep.affects(obj, old))) {
+            const primary = this.opts.primary.get(key);
+            if (primary !== undefined) this.changed(key, primary);
+          }
         }),
       );
     }
@@ -83,14 +106,35 @@ export class KubeObjectSource implements Source {
     });
   }
 
+  /** Starts a lazy dependency; once it has listed, every primary object is translated again. */
+  need(reflector: Reflector<KubeObject>): void {
+    if (this.needed.has(reflector)) return;
+    this.needed.add(reflector);
+    reflector.start();
+    void reflector.waitForSync(24 * 3600_000).then((ok) => {
+      if (!ok) return;
+      this.stale = true;
+      if (this.synced()) this.fire();
+    });
+  }
+
   async endpoints(): Promise<Endpoint[]> {
     this.start();
     const timeout = this.opts.syncTimeoutMs ?? 60_000;
-    const synced = await Promise.all(this.reflectors.map((r) => r.waitForSync(timeout)));
-    if (!synced.every(Boolean)) throw new SourceError(`${this.name}: the Kubernetes API did not answer a list within ${Math.round(timeout / 1000)}s`, { transient: true });
-    if (this.stale) {
-      this.stale = false;
-      for (const obj of this.opts.primary.items()) this.changed(keyOf(obj), obj, false);
+    // Translating again may need a lazy dependency for the first time: wait for it too, so a
+    // half-known state is never returned (it would delete records until the next sync).
+    let required = this.reflectors;
+    for (let round = 0; round < 3; round++) {
+      const synced = await Promise.all(required.map((r) => r.waitForSync(timeout)));
+      if (!synced.every(Boolean)) throw new SourceError(`${this.name}: the Kubernetes API did not answer a list within ${Math.round(timeout / 1000)}s`, { transient: true });
+      if (this.stale) {
+        this.stale = false;
+        for (const obj of this.opts.primary.items()) this.changed(keyOf(obj), obj, false);
+      }
+      const now = this.reflectors;
+      if (now.length === required.length) break;
+      this.stale = true;
+      required = now;
     }
     const out: Endpoint[] = [];
     for (const e of this.entries.values()) for (const ep of e.endpoints) out.push(cloneEndpoint(ep));
@@ -115,7 +159,7 @@ export class KubeObjectSource implements Source {
   async close(): Promise<void> {
     for (const u of this.unsubscribe.splice(0)) u();
     this.handlers.clear();
-    await Promise.all(this.reflectors.map((r) => r.stop()));
+    await Promise.all([this.opts.primary, ...this.dependencies.map((d) => d.reflector)].map((r) => r.stop()));
     this.opts.onClose?.();
   }
 

@@ -1,14 +1,19 @@
 /**
  * NodePort Services, which the pure translator cannot handle because their targets are the nodes'
  * addresses: ExternalIP addresses by default (InternalIP when no node has one), or as the `access`
- * annotation says (`public` → ExternalIP, `private` → InternalIP), as external-dns does. SRV
- * records for the ports are not produced yet.
+ * annotation says (`public` → ExternalIP, `private` → InternalIP), as external-dns does. Beside
+ * them, each port with a nodePort gets an SRV record `_<service name>._<protocol>.<hostname>` →
+ * `0 50 <nodePort> <hostname>` (external-dns names it after the Service, not the port, so ports of
+ * one protocol share one SRV record with a target each).
  */
+import { isIPv6 } from 'node:net';
+import { LABEL_RESOURCE, newEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import type { KubeObject } from '../../kube/resource.ts';
 import type { SourceProblem } from '../source.ts';
 import { parseAnnotations } from '../translate/annotations.ts';
-import { endpointsForHostname, finalizeEndpoints, problemFor, uniqueHostnames } from '../translate/hostname.ts';
+import { endpointsForHostname, finalizeEndpoints, uniqueHostnames } from '../translate/hostname.ts';
+import type { EndpointCommon } from '../translate/hostname.ts';
 import { asArray, asRecord, asString, readMeta, refOf } from '../translate/object.ts';
 import { templateOf } from '../translate/options.ts';
 import type { TranslateOptions } from '../translate/options.ts';
@@ -36,21 +41,61 @@ export function nodePortTargets(nodes: Iterable<KubeObject>, access: string | un
   const list = [...nodes];
   if (access === 'private') return addresses(list, 'InternalIP');
   const external = addresses(list, 'ExternalIP');
-  if (access === 'public' || external.length > 0) return external;
-  return addresses(list, 'InternalIP');
+  const internal = addresses(list, 'InternalIP');
+  // Internal IPv6 addresses are usually globally routable, so external-dns publishes them as public too.
+  if (access === 'public' || external.length > 0) return [...external, ...internal.filter((ip) => isIPv6(ip))];
+  return internal;
 }
 
-export function translateNodePort(obj: KubeObject, options: TranslateOptions, nodes: Iterable<KubeObject>): { endpoints: Endpoint[]; problems: SourceProblem[] } {
+/**
+ * Endpoints of a NodePort Service, or undefined when its `target` annotation decides the targets
+ * (the generic Service translation handles that case, without SRV records, as external-dns).
+ */
+export function translateNodePort(obj: KubeObject, options: TranslateOptions, nodes: Iterable<KubeObject>): { endpoints: Endpoint[]; problems: SourceProblem[] } | undefined {
   const problems: SourceProblem[] = [];
   const meta = readMeta(obj);
   if (meta === undefined) return { endpoints: [], problems };
   const ref = refOf(meta);
-  const ann = parseAnnotations(meta.annotations, options.defaultTTL ?? 0, (m) => problems.push(problemFor(ref, m)));
-  const targets = ann.targets.length > 0 ? ann.targets : nodePortTargets(nodes, ann.access);
-  const hostnames = options.ignoreHostnameAnnotation === true ? [] : [...ann.hostnames];
-  const template = templateOf(options);
-  if (template !== undefined && (hostnames.length === 0 || options.combineFqdnAnnotation === true)) hostnames.push(...template.execute(obj, meta));
+  // Annotation problems were already reported by the generic translation of the same object.
+  const ann = parseAnnotations(meta.annotations, options.defaultTTL ?? 0, () => undefined);
+  if (ann.targets.length > 0) return undefined;
+  const targets = nodePortTargets(nodes, ann.access);
   const common = commonOf(ann, `service/${meta.namespace}/${meta.name}`);
-  const candidates = targets.length === 0 ? [] : uniqueHostnames(hostnames).flatMap((h) => endpointsForHostname(h, targets, common));
+  const forHostnames = (hostnames: readonly string[]): Endpoint[] =>
+    uniqueHostnames(hostnames).flatMap((h) => {
+      const name = h.replace(/\.$/, '');
+      return [...(targets.length === 0 ? [] : endpointsForHostname(name, targets, common)), ...srvEndpoints(obj, meta.name, name, common)];
+    });
+  // external-dns treats internal-hostname on a NodePort Service like hostname: node addresses.
+  let candidates = options.ignoreHostnameAnnotation === true ? [] : forHostnames([...ann.hostnames, ...ann.internalHostnames]);
+  const template = templateOf(options);
+  if (template !== undefined && (candidates.length === 0 || options.combineFqdnAnnotation === true)) candidates = [...candidates, ...forHostnames(template.execute(obj, meta))];
   return { endpoints: finalizeEndpoints(ref, candidates, problems), problems };
+}
+
+/** One SRV endpoint per protocol, with a target per port that has a nodePort. */
+export function srvEndpoints(svc: KubeObject, serviceName: string, hostname: string, common: EndpointCommon): Endpoint[] {
+  const byName = new Map<string, string[]>();
+  for (const p of asArray(asRecord(svc['spec'])?.['ports'])) {
+    const port = asRecord(p);
+    const nodePort = Number(port?.['nodePort'] ?? 0);
+    if (!Number.isInteger(nodePort) || nodePort <= 0) continue;
+    const protocol = (asString(port?.['protocol']) ?? '').toLowerCase() || 'tcp';
+    const name = `_${serviceName}._${protocol}.${hostname}`;
+    const list = byName.get(name) ?? [];
+    const target = `0 50 ${nodePort} ${hostname}`;
+    if (!list.includes(target)) list.push(target);
+    byName.set(name, list);
+  }
+  return [...byName].map(([dnsName, targets]) =>
+    newEndpoint({
+      dnsName,
+      targets,
+      recordType: 'SRV',
+      setIdentifier: common.setIdentifier,
+      recordTTL: common.ttl,
+      labels: { [LABEL_RESOURCE]: common.resource },
+      providerSpecific: common.providerSpecific,
+    }),
+  );
 }

@@ -5,13 +5,14 @@
 import { ConfigError, errorMessage } from '../../errors.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { Reflector } from '../../kube/reflector.ts';
-import { GATEWAYS, HTTPROUTES, INGRESSES, NODES, SERVICES, customResource, keyOf, objectPath } from '../../kube/resource.ts';
+import { ENDPOINTSLICES, GATEWAYS, HTTPROUTES, INGRESSES, NAMESPACES, NODES, PODS, SERVICES, customResource, keyOf, objectPath } from '../../kube/resource.ts';
 import type { KubeObject, KubeResource } from '../../kube/resource.ts';
-import { slimGateway, slimGeneric, slimHTTPRoute, slimIngress, slimNode, slimService } from '../../kube/slim.ts';
+import { slimEndpointSlice, slimGateway, slimGeneric, slimHTTPRoute, slimIngress, slimNamespace, slimNode, slimPod, slimService } from '../../kube/slim.ts';
 import type { Logger } from '../../log.ts';
 import type { ProblemReporter } from '../source.ts';
 import type { TranslateOptions } from '../translate/options.ts';
 import { translateObject } from '../translate/translate.ts';
+import { SliceIndex, headlessNeedsPods, isHeadless, translateHeadless } from './headless.ts';
 import { translateHTTPRoute } from './httproute.ts';
 import { KubeObjectSource } from './kube-source.ts';
 import { isNodePort, translateNodePort } from './nodeport.ts';
@@ -55,22 +56,48 @@ function translated(obj: KubeObject, options: TranslateOptions): Translation {
   return { endpoints: r.endpoints, problems: r.problems };
 }
 
+/**
+ * Services, with the Nodes (NodePort targets, NodeExternalIP), the EndpointSlices (headless
+ * Services) and, only once a Service reads host IPs, the Pods they depend on.
+ */
 export function serviceSource(deps: KubeSourceDeps): KubeObjectSource {
+  const options = deps.translateOptions;
   const nodes = reflector(deps, NODES, slimNode);
-  return new KubeObjectSource({
+  const slices = reflector(deps, ENDPOINTSLICES, slimEndpointSlice);
+  const pods = reflector(deps, PODS, slimPod);
+  const index = new SliceIndex();
+  // Registered before the source's own handlers, so the index is current when they ask it.
+  slices.onChange((_type, key, obj) => index.update(key, obj));
+  const source: KubeObjectSource = new KubeObjectSource({
     ...common(deps, 'service'),
     primary: reflector(deps, SERVICES, slimService),
-    secondary: [nodes],
+    secondary: [
+      nodes,
+      { reflector: slices, affects: (obj, old) => [obj, old].flatMap((s) => (s === undefined ? [] : index.serviceOf(s))) },
+      { reflector: pods, lazy: options.publishHostIP !== true, affects: (obj, old) => index.servicesOfPod(keyOf((obj ?? old) as KubeObject)) },
+    ],
     translate: (obj) => {
-      const r = translateObject(obj, deps.translateOptions);
-      // Filters and the controller annotation apply to NodePort Services as to the rest.
-      if (r.outcome === 'translated' && r.endpoints.length === 0 && isNodePort(obj)) {
-        const np = translateNodePort(obj, deps.translateOptions, nodes.items());
-        return { endpoints: np.endpoints, problems: [...r.problems, ...np.problems] };
+      const r = translateObject(obj, options);
+      if (r.outcome !== 'translated') return { endpoints: r.endpoints, problems: r.problems };
+      let special: Translation | undefined;
+      if (isNodePort(obj)) {
+        special = translateNodePort(obj, options, nodes.items());
+      } else if (isHeadless(obj)) {
+        const readsPods = headlessNeedsPods(obj, options);
+        if (readsPods) source.need(pods);
+        const sliceKeys = index.slicesOf(keyOf(obj));
+        special = translateHeadless(obj, options, {
+          slices: sliceKeys.flatMap((k) => slices.get(k) ?? []),
+          pod: readsPods ? (k) => pods.get(k) : undefined,
+          node: (name) => nodes.get(name),
+        });
       }
-      return { endpoints: r.endpoints, problems: r.problems };
+      // Filters and the controller annotation apply to NodePort and headless Services as to the rest.
+      if (special === undefined) return { endpoints: r.endpoints, problems: r.problems };
+      return { endpoints: special.endpoints, problems: [...r.problems, ...special.problems] };
     },
   });
+  return source;
 }
 
 const INGRESS_CLASS_ANNOTATION = 'kubernetes.io/ingress.class';
@@ -104,13 +131,22 @@ export function crdSource(deps: KubeSourceDeps, apiVersion: string, kind: string
   });
 }
 
+/** HTTPRoutes, with their parent Gateways and the Namespaces (listener `allowedRoutes` selectors). */
 export function httpRouteSource(deps: KubeSourceDeps): KubeObjectSource {
   const gateways = reflector(deps, GATEWAYS, slimGateway);
+  const namespaces = reflector(deps, NAMESPACES, slimNamespace);
   return new KubeObjectSource({
     ...common(deps, 'gateway-httproute'),
     primary: reflector(deps, HTTPROUTES, slimHTTPRoute),
-    secondary: [gateways],
-    translate: (obj) => translateHTTPRoute(obj, deps.translateOptions, (ns, name) => gateways.get(`${ns}/${name}`)),
+    secondary: [gateways, namespaces],
+    translate: (obj) =>
+      translateHTTPRoute(obj, deps.translateOptions, {
+        gateway: (ns, name) => gateways.get(`${ns}/${name}`),
+        namespaceLabels: (ns) => {
+          const n = namespaces.get(ns);
+          return n === undefined ? undefined : (n.metadata.labels ?? {});
+        },
+      }),
   });
 }
 

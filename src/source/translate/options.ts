@@ -35,6 +35,10 @@ export interface TranslateOptions {
   serviceTypeFilter?: readonly string[];
   /** `--compatibility`: `mate` also reads `zalando.org/dnsname`. */
   compatibility?: string;
+  /** `--publish-host-ip`: headless Services publish their Pods' host IPs (Kubernetes service source). */
+  publishHostIP?: boolean;
+  /** `--always-publish-not-ready-addresses`: headless Services publish not-ready endpoints too. */
+  alwaysPublishNotReadyAddresses?: boolean;
   /**
    * Let DNSEndpoint A/AAAA/CNAME entries without targets through (name checked only) so that
    * `--default-targets` can fill them in, as external-dns does; otherwise they are problems.
