@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ProviderError } from '../errors.ts';
-import { toProviderError } from './errors.ts';
+import { AwsAccessDeniedError, toProviderError } from './errors.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import { backoffDelay, isRetryable, withRetry } from './retry.ts';
 
@@ -34,9 +34,11 @@ describe('AWS retries, errors and rate limit', () => {
     const role = 'arn:aws:iam::123456789012:role/dns';
     const r53 = toProviderError(awsError('AccessDenied', 403), { provider: 'aws', action: 'route53:ListHostedZones', role });
     assert.ok(r53 instanceof ProviderError && r53.code === 'PROVIDER_ACCESS_DENIED' && !r53.transient);
+    assert.ok(r53 instanceof AwsAccessDeniedError && r53.action === 'route53:ListHostedZones' && r53.role === role);
     assert.match(r53.message, /route53:ListHostedZones for role arn:aws:iam::123456789012:role\/dns/);
     const sts = toProviderError(Object.assign(awsError('AccessDenied', 403), { message: `not authorized to perform: sts:AssumeRole on resource: ${role}` }), { provider: 'aws', action: 'route53:ListHostedZones', role });
     assert.match(sts.message, /^access denied: sts:AssumeRole for role/);
+    assert.ok(sts instanceof AwsAccessDeniedError && sts.action === 'sts:AssumeRole');
     assert.equal(toProviderError(awsError('Throttling', 400), { provider: 'aws', action: 'x' }).transient, true);
   });
 
