@@ -128,10 +128,13 @@ export class KubeClient {
     this.timeoutMs = opts.requestTimeoutMs ?? 30_000;
   }
 
-  /** Finds the configuration now (a missing one is a ConfigError at start-up); loads it on first use. */
-  static fromConfig(source: KubeConfigSource, logger: Logger): KubeClient {
+  /**
+   * Finds the configuration now (a missing one is a ConfigError at start-up); loads it on first
+   * use. `requestTimeoutMs` is `--request-timeout` (0: none).
+   */
+  static fromConfig(source: KubeConfigSource, logger: Logger, requestTimeoutMs?: number): KubeClient {
     const location = locateKubeConfig(source);
-    return new KubeClient({ config: () => loadKubeConfig(source, location), logger });
+    return new KubeClient({ config: () => loadKubeConfig(source, location), logger, ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }) });
   }
 
   private config(): Promise<{ kc: KubeConfig; server: URL }> {

@@ -3,7 +3,8 @@
  */
 import type { Config } from '../../config/config.ts';
 import { KubeClient } from '../../kube/client.ts';
-import type { KubeEnv } from '../../kube/client.ts';
+import type { KubeConfigSource, KubeEnv } from '../../kube/client.ts';
+import { ConfigError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import type { ProblemReporter } from '../source.ts';
 import { buildTranslateOptions, translateFlagsOf } from '../translate/options.ts';
@@ -22,11 +23,22 @@ export interface KubeFactoryDeps {
 }
 
 export function translateOptionsOf(cfg: Config): TranslateOptions {
-  return buildTranslateOptions(translateFlagsOf(cfg));
+  return {
+    ...buildTranslateOptions(translateFlagsOf(cfg)),
+    publishHostIP: cfg.flags.bool('publish-host-ip'),
+    alwaysPublishNotReadyAddresses: cfg.flags.bool('always-publish-not-ready-addresses'),
+  };
+}
+
+/** Where the Kubernetes configuration comes from: --kubeconfig, --kube-context and the environment. */
+export function kubeConfigSourceOf(cfg: Config, env: KubeEnv | undefined): KubeConfigSource {
+  return { kubeconfig: cfg.flags.str('kubeconfig'), context: cfg.flags.str('kube-context'), env: env ?? {} };
 }
 
 export function kubeClientFromConfig(cfg: Config, deps: KubeFactoryDeps): KubeClient {
-  return KubeClient.fromConfig({ kubeconfig: cfg.flags.str('kubeconfig'), env: deps.env ?? {} }, deps.logger.child({ component: 'kube' }));
+  const timeout = cfg.flags.num('request-timeout');
+  if (!(timeout >= 0)) throw new ConfigError('--request-timeout must not be negative', '--request-timeout');
+  return KubeClient.fromConfig(kubeConfigSourceOf(cfg, deps.env), deps.logger.child({ component: 'kube' }), timeout);
 }
 
 export function kubeSourceFromConfig(name: KubeSourceName, cfg: Config, deps: KubeFactoryDeps): KubeObjectSource {

@@ -8,7 +8,11 @@ export const EVENT_TYPES = ['RecordReady', 'RecordDeleted', 'RecordError'] as co
 
 export const KUBE_FLAGS: readonly FlagSpec[] = [
   { name: 'kubeconfig', kind: 'string', default: '', help: 'Kubeconfig file (else $KUBECONFIG, ~/.kube/config, or the in-cluster service account).' },
+  { name: 'kube-context', kind: 'string', default: '', help: 'Context of the kubeconfig to use (empty: its current context).' },
+  { name: 'request-timeout', kind: 'duration', default: '30s', help: 'Timeout of Kubernetes API requests other than watches (0s: none).' },
   { name: 'namespace', kind: 'string', default: '', help: 'Watch objects in this namespace only (empty: all namespaces).' },
+  { name: 'publish-host-ip', kind: 'bool', default: false, help: 'Headless Services publish the host IP of their Pods instead of the Pod IP.' },
+  { name: 'always-publish-not-ready-addresses', kind: 'bool', default: false, help: 'Headless Services publish not-ready endpoints too, as if every Service set publishNotReadyAddresses.' },
   { name: 'ingress-class', kind: 'list', default: [], help: 'Only Ingresses of these classes (spec.ingressClassName or the kubernetes.io/ingress.class annotation).' },
   { name: 'crd-source-apiversion', kind: 'string', default: 'externaldns.k8s.io/v1alpha1', help: 'API version of the DNSEndpoint custom resource read by the crd source.' },
   { name: 'crd-source-kind', kind: 'string', default: 'DNSEndpoint', help: 'Kind of the custom resource read by the crd source.' },

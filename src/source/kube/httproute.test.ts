@@ -1,0 +1,103 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KubeObject } from '../../kube/resource.ts';
+import { translateHTTPRoute, matchingHost } from './httproute.ts';
+import type { GatewayLookups } from './httproute.ts';
+import { labelSelectorMatches } from './label-selector.ts';
+
+const A = 'external-dns.alpha.kubernetes.io/';
+const ACCEPTED = [{ type: 'Accepted', status: 'True' }];
+
+function gateway(name: string, namespace: string, listeners: Record<string, unknown>[], annotations: Record<string, string> = {}): KubeObject {
+  return { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', metadata: { name, namespace, annotations }, spec: { listeners }, status: { addresses: [{ type: 'IPAddress', value: `192.0.2.${name.length}` }] } };
+}
+
+const GATEWAYS = new Map<string, KubeObject>([
+  ['infra/shared', gateway('shared', 'infra', [
+    { name: 'apps', hostname: '*.apps.example.org', port: 443, protocol: 'HTTPS', allowedRoutes: { namespaces: { from: 'All' } } },
+    { name: 'team', hostname: 'team.example.org', port: 80, protocol: 'HTTP', allowedRoutes: { namespaces: { from: 'Selector', selector: { matchLabels: { team: 'a' } } } } },
+    { name: 'tcp', port: 5432, protocol: 'TCP', allowedRoutes: { namespaces: { from: 'All' } } },
+  ])],
+  ['web/own', gateway('own', 'web', [{ name: 'http', port: 80, protocol: 'HTTP' }], { [`${A}target`]: 'lb.example.net' })],
+]);
+
+const LOOKUPS: GatewayLookups = {
+  gateway: (ns, name) => GATEWAYS.get(`${ns}/${name}`),
+  namespaceLabels: (ns) => (ns === 'web' ? { team: 'a' } : ns === 'other' ? {} : undefined),
+};
+
+function route(namespace: string, hostnames: string[], parentRefs: Record<string, unknown>[], parents: { ref: Record<string, unknown>; conditions: unknown[] }[], annotations: Record<string, string> = {}): KubeObject {
+  return {
+    apiVersion: 'gateway.networking.k8s.io/v1',
+    kind: 'HTTPRoute',
+    metadata: { name: 'r', namespace, annotations },
+    spec: { hostnames, parentRefs },
+    status: { parents: parents.map((p) => ({ parentRef: p.ref, conditions: p.conditions })) },
+  };
+}
+
+function names(obj: KubeObject): string[] {
+  return translateHTTPRoute(obj, {}, LOOKUPS).endpoints.map((e) => `${e.dnsName} ${e.recordType} ${e.targets.join(',')}`);
+}
+
+const SHARED = { name: 'shared', namespace: 'infra' };
+
+describe('gateway-httproute', () => {
+  test('published only for parents whose status says Accepted=True', () => {
+    assert.deepEqual(names(route('web', ['x.apps.example.org'], [SHARED], [])), []);
+    assert.deepEqual(names(route('web', ['x.apps.example.org'], [SHARED], [{ ref: SHARED, conditions: [{ type: 'Accepted', status: 'False' }] }])), []);
+    assert.deepEqual(names(route('web', ['x.apps.example.org'], [SHARED], [{ ref: SHARED, conditions: ACCEPTED }])), ['x.apps.example.org A 192.0.2.6']);
+    // A status entry for a parent the spec no longer lists does not count.
+    assert.deepEqual(names(route('web', ['x.apps.example.org'], [{ name: 'own' }], [{ ref: SHARED, conditions: ACCEPTED }])), []);
+  });
+
+  test('route hostnames are intersected with the listener hostname', () => {
+    const r = route('web', ['a.apps.example.org', 'b.c.apps.example.org', 'apps.example.org', 'other.example.org', '*.apps.example.org'], [SHARED], [{ ref: SHARED, conditions: ACCEPTED }]);
+    assert.deepEqual(names(r), ['*.apps.example.org A 192.0.2.6', 'a.apps.example.org A 192.0.2.6', 'b.c.apps.example.org A 192.0.2.6']);
+    // Without route hostnames the listener's own hostname is published.
+    assert.deepEqual(names(route('web', [], [{ ...SHARED, sectionName: 'team' }], [{ ref: { ...SHARED, sectionName: 'team' }, conditions: ACCEPTED }])), ['team.example.org A 192.0.2.6']);
+  });
+
+  test('sectionName and port select the listener; allowedRoutes namespaces Same, All and Selector are honoured', () => {
+    const team = { ...SHARED, sectionName: 'team' };
+    assert.deepEqual(names(route('web', ['team.example.org'], [team], [{ ref: team, conditions: ACCEPTED }])), ['team.example.org A 192.0.2.6']);
+    assert.deepEqual(names(route('other', ['team.example.org'], [team], [{ ref: team, conditions: ACCEPTED }])), [], 'namespace labels do not match the selector');
+    assert.deepEqual(names(route('unknown', ['team.example.org'], [team], [{ ref: team, conditions: ACCEPTED }])), [], 'namespace not known');
+    const apps = { ...SHARED, sectionName: 'apps' };
+    assert.deepEqual(names(route('web', ['team.example.org'], [apps], [{ ref: apps, conditions: ACCEPTED }])), [], 'the selected listener does not match the hostname');
+    const wrongPort = { ...SHARED, port: 80 };
+    assert.deepEqual(names(route('web', ['x.apps.example.org'], [wrongPort], [{ ref: wrongPort, conditions: ACCEPTED }])), []);
+    // Listener without allowedRoutes: Same namespace only. The Gateway's target annotation wins over its addresses.
+    const own = { name: 'own', namespace: 'web' };
+    assert.deepEqual(names(route('web', ['own.example.org'], [{ name: 'own' }], [{ ref: own, conditions: ACCEPTED }])), ['own.example.org CNAME lb.example.net']);
+    assert.deepEqual(names(route('other', ['own.example.org'], [own], [{ ref: own, conditions: ACCEPTED }])), []);
+  });
+
+  test('annotation hostnames must match a listener too; gateway-hostname-source narrows the names', () => {
+    const ann = { [`${A}hostname`]: 'extra.apps.example.org,nope.example.org' };
+    const accepted = [{ ref: SHARED, conditions: ACCEPTED }];
+    assert.deepEqual(names(route('web', ['x.apps.example.org'], [SHARED], accepted, ann)), ['extra.apps.example.org A 192.0.2.6', 'x.apps.example.org A 192.0.2.6']);
+    assert.deepEqual(names(route('web', ['x.apps.example.org'], [SHARED], accepted, { ...ann, [`${A}gateway-hostname-source`]: 'annotation-only' })), ['extra.apps.example.org A 192.0.2.6']);
+    assert.deepEqual(names(route('web', ['x.apps.example.org'], [SHARED], accepted, { ...ann, [`${A}gateway-hostname-source`]: 'defined-hosts-only' })), ['x.apps.example.org A 192.0.2.6']);
+  });
+
+  test('host matching follows the Gateway API wildcard rules', () => {
+    assert.equal(matchingHost('*.example.org', 'a.b.example.org'), 'a.b.example.org');
+    assert.equal(matchingHost('a.example.org', '*.example.org'), 'a.example.org');
+    assert.equal(matchingHost('*.example.org', 'example.org'), undefined);
+    assert.equal(matchingHost('*.example.org', '*.a.example.org'), '*.a.example.org');
+    assert.equal(matchingHost('', 'A.Example.org'), 'a.example.org');
+    assert.equal(matchingHost('192.0.2.1', ''), undefined);
+    assert.equal(matchingHost('x.example.org', 'y.example.org'), undefined);
+  });
+
+  test('label selectors: matchLabels and matchExpressions', () => {
+    const labels = { team: 'a', env: 'prod' };
+    assert.equal(labelSelectorMatches({}, labels), true);
+    assert.equal(labelSelectorMatches(undefined, labels), false);
+    assert.equal(labelSelectorMatches({ matchLabels: { team: 'a' }, matchExpressions: [{ key: 'env', operator: 'In', values: ['prod', 'stage'] }] }, labels), true);
+    assert.equal(labelSelectorMatches({ matchExpressions: [{ key: 'env', operator: 'NotIn', values: ['prod'] }] }, labels), false);
+    assert.equal(labelSelectorMatches({ matchExpressions: [{ key: 'x', operator: 'DoesNotExist' }, { key: 'team', operator: 'Exists' }] }, labels), true);
+    assert.equal(labelSelectorMatches({ matchExpressions: [{ key: 'team', operator: 'Bogus' }] }, labels), false);
+  });
+});

@@ -1,0 +1,60 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KubeObject } from '../../kube/resource.ts';
+import { nodePortTargets, translateNodePort } from './nodeport.ts';
+
+const A = 'external-dns.alpha.kubernetes.io/';
+
+function svc(annotations: Record<string, string>, ports: Record<string, unknown>[]): KubeObject {
+  return { apiVersion: 'v1', kind: 'Service', metadata: { name: 'game', namespace: 'default', annotations }, spec: { type: 'NodePort', clusterIP: '10.96.0.9', ports } };
+}
+
+const NODES: KubeObject[] = [
+  { metadata: { name: 'a' }, status: { addresses: [{ type: 'InternalIP', address: '10.0.0.1' }, { type: 'ExternalIP', address: '198.51.100.1' }] } },
+  { metadata: { name: 'b' }, status: { addresses: [{ type: 'InternalIP', address: '10.0.0.2' }, { type: 'InternalIP', address: '2001:db8::2' }] } },
+];
+
+function summary(r: ReturnType<typeof translateNodePort>): string[] {
+  assert.ok(r !== undefined);
+  return r.endpoints.map((e) => `${e.dnsName} ${e.recordType} ${e.targets.join(',')} ttl=${e.recordTTL}`).sort();
+}
+
+describe('NodePort Services', () => {
+  test('node addresses: external (plus internal IPv6) by default, internal with access=private', () => {
+    assert.deepEqual(nodePortTargets(NODES, undefined), ['198.51.100.1', '2001:db8::2']);
+    assert.deepEqual(nodePortTargets(NODES, 'public'), ['198.51.100.1', '2001:db8::2']);
+    assert.deepEqual(nodePortTargets(NODES, 'private'), ['10.0.0.1', '10.0.0.2', '2001:db8::2']);
+    assert.deepEqual(nodePortTargets([NODES[1] as KubeObject], undefined), ['10.0.0.2', '2001:db8::2']);
+  });
+
+  test('an SRV record per protocol named after the Service, a target per port with a nodePort', () => {
+    const r = translateNodePort(
+      svc({ [`${A}hostname`]: 'game.example.org.', [`${A}ttl`]: '120' }, [
+        { name: 'http', port: 80, nodePort: 30080, protocol: 'TCP' },
+        { name: 'admin', port: 81, nodePort: 30081 },
+        { name: 'voice', port: 9000, nodePort: 30900, protocol: 'UDP' },
+        { name: 'none', port: 9001 },
+      ]),
+      {},
+      NODES,
+    );
+    assert.deepEqual(summary(r), [
+      '_game._tcp.game.example.org SRV 0 50 30080 game.example.org,0 50 30081 game.example.org ttl=120',
+      '_game._udp.game.example.org SRV 0 50 30900 game.example.org ttl=120',
+      'game.example.org A 198.51.100.1 ttl=120',
+      'game.example.org AAAA 2001:db8::2 ttl=120',
+    ]);
+    assert.ok(r?.endpoints.every((e) => e.labels['resource'] === 'service/default/game'));
+  });
+
+  test('internal-hostname also points at the nodes; no ports with a nodePort means no SRV', () => {
+    const r = translateNodePort(svc({ [`${A}internal-hostname`]: 'game.internal.example.org' }, [{ port: 80 }]), {}, NODES);
+    assert.deepEqual(summary(r), ['game.internal.example.org A 198.51.100.1 ttl=0', 'game.internal.example.org AAAA 2001:db8::2 ttl=0']);
+  });
+
+  test('SRV records are published even before any node has an address; the target annotation leaves the Service to the generic translation', () => {
+    const r = translateNodePort(svc({ [`${A}hostname`]: 'game.example.org' }, [{ port: 80, nodePort: 30080, protocol: 'TCP' }]), {}, []);
+    assert.deepEqual(summary(r), ['_game._tcp.game.example.org SRV 0 50 30080 game.example.org ttl=0']);
+    assert.equal(translateNodePort(svc({ [`${A}hostname`]: 'game.example.org', [`${A}target`]: '192.0.2.1' }, [{ port: 80, nodePort: 30080 }]), {}, NODES), undefined);
+  });
+});
