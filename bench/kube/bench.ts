@@ -1,52 +1,70 @@
 /**
- * Kubernetes benchmark: N Services + N Ingresses in the test API server (a child process), read
- * by the service and ingress sources over HTTP, planned through the TXT registry into the inmemory
- * provider by the controller, with Events on. Prints the initial sync time, object change → apply
- * latency (p50/p99 over `--changes` sequential changes, each a PATCH of one Service's target
- * annotation) and this process's RSS.
+ * Kubernetes benchmark: N Services + N Ingresses in the test API server (one child process), read by
+ * the shipped `bin/hostwarden run --source service --source ingress` (a second child process, so its
+ * RSS is Hostwarden's alone), which plans through the TXT registry and applies through the webhook
+ * provider to an in-memory provider served by this process. Events and /metrics stay on, as in a
+ * cluster. Prints the initial sync time, object change → apply latency (p50/p99 over `--changes`
+ * sequential changes, each a PATCH of one Service's target annotation) and Hostwarden's RSS (peak
+ * from the kernel's VmHWM), beside the goals of issue #4.
  *
- *   npm run bench:kube                               # 10k + 10k, 1,000 changes
+ *   npm run bench:kube                                   # 10k + 10k, 1,000 changes
  *   node --import tsx bench/kube/bench.ts --objects 2000 --changes 200
+ *   BENCH_CHANGES=200 npm run bench:kube                 # fewer changes, same objects
+ *   ... --min-event-sync-interval 100ms --txt-cache-interval 1h   # the knobs under test (defaults shown)
+ *   ... --hostwarden-arg --foo=bar                       # any further flag for Hostwarden (repeatable)
+ *   ... --node-arg --cpu-prof --node-arg --cpu-prof-dir=/tmp/prof   # node flags for Hostwarden (profiles)
  */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { fork } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { Controller } from '../../src/controller/controller.ts';
-import { AllDomainFilters } from '../../src/endpoint/domain-filter.ts';
+import { Registry as MetricsRegistry } from 'prom-client';
+import type { Endpoint } from '../../src/endpoint/endpoint.ts';
 import { KubeClient } from '../../src/kube/client.ts';
-import { EventRecorder } from '../../src/kube/events.ts';
-import { RecordEventReporter } from '../../src/kube/record-events.ts';
 import { SERVICES, objectPath } from '../../src/kube/resource.ts';
 import { silentLogger } from '../../src/log.ts';
 import { InMemoryProvider } from '../../src/provider/inmemory/inmemory.ts';
 import type { Changes } from '../../src/provider/provider.ts';
-import { TXTRegistry } from '../../src/registry/txt/txt-registry.ts';
-import { ingressSource, serviceSource } from '../../src/source/kube/sources.ts';
-import { MultiSource } from '../../src/source/wrappers/multi-source.ts';
+import { WebhookServer } from '../../src/provider/webhook/server.ts';
 
-function arg(name: string, fallback: number): number {
+const BIN = fileURLToPath(new URL('../../bin/hostwarden', import.meta.url));
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+  return i >= 0 ? (process.argv[i + 1] ?? fallback) : fallback;
+}
+function args(name: string): string[] {
+  return process.argv.flatMap((a, i) => (a === `--${name}` && process.argv[i + 1] !== undefined ? [process.argv[i + 1] as string] : []));
 }
 
-const objects = arg('objects', 10_000);
-const changeCount = arg('changes', 1000);
-const minEventMs = arg('min-event-sync-interval-ms', 100);
-const mb = (bytes: number): number => Math.round(bytes / 1024 / 1024);
-
-const child = fork(fileURLToPath(new URL('./apiserver-child.ts', import.meta.url)), [String(objects)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-const kubeconfig = await new Promise<string>((resolve, reject) => {
-  child.once('message', (m) => resolve((m as { kubeconfig: string }).kubeconfig));
-  child.once('exit', (code) => reject(new Error(`API server child exited with ${code}`)));
-});
+const objects = Number(arg('objects', process.env['BENCH_OBJECTS'] ?? '10000'));
+const changeCount = Number(arg('changes', process.env['BENCH_CHANGES'] ?? '1000'));
+const minEventSyncInterval = arg('min-event-sync-interval', '100ms');
+const txtCacheInterval = arg('txt-cache-interval', '1h');
+const GOAL_P99_MS = 1000;
+const GOAL_RSS_MB = 150;
+const CHANGE_TIMEOUT_MS = 30_000;
+const mb = (kib: number): number => Math.round(kib / 1024);
 
 /** Resolves waiters when an applied change gives a name the expected target. */
 class WatchedProvider extends InMemoryProvider {
   private readonly waiters = new Map<string, { target: string; resolve: () => void }>();
+  applies = 0;
+  recordReads = 0;
+  firstApplyDone: (() => void) | undefined;
   waitFor(name: string, target: string): Promise<void> {
     return new Promise((resolve) => this.waiters.set(name, { target, resolve }));
   }
+  override records(): Promise<Endpoint[]> {
+    this.recordReads++;
+    return super.records();
+  }
   override async applyChanges(changes: Changes): Promise<void> {
     await super.applyChanges(changes);
+    this.applies++;
+    this.firstApplyDone?.();
     for (const ep of [...changes.create, ...changes.updateNew]) {
       const w = this.waiters.get(ep.dnsName);
       if (w !== undefined && ep.targets.includes(w.target)) {
@@ -57,78 +75,114 @@ class WatchedProvider extends InMemoryProvider {
   }
 }
 
-const logger = silentLogger();
-const client = KubeClient.fromConfig({ kubeconfig, env: {} }, logger);
-const writer = KubeClient.fromConfig({ kubeconfig, env: {} }, logger);
-const provider = new WatchedProvider({ zones: ['example.org'] });
-const registry = new TXTRegistry(provider, { ownerId: 'bench', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], logger });
-const deps = { client, logger, translateOptions: {}, namespace: '', syncTimeoutMs: 600_000 };
-const sources = [serviceSource(deps), ingressSource(deps, [])];
-const recorder = new EventRecorder({ client, logger, instance: 'bench', maxQueue: 50_000 });
-const reporter = new RecordEventReporter({ recorder, enabled: new Set(['RecordReady', 'RecordDeleted', 'RecordError']) });
-const syncMs: number[] = [];
-const controller = new Controller({
-  source: new MultiSource({ sources }),
-  registry,
-  plan: { policy: 'sync', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], domainFilter: new AllDomainFilters([]), migrateFromOwner: '' },
-  intervalMs: 3_600_000,
-  minEventSyncIntervalMs: minEventMs,
-  dryRun: false,
-  logger,
-  onSynced: (r) => reporter.onSynced(r),
-});
-
-// client-node is imported on the first request; that cost (seconds under tsx) is start-up, not sync.
-const tImport = performance.now();
-await client.request('GET', '/api');
-await writer.request('GET', '/api');
-const importMs = performance.now() - tImport;
-const rssBaseline = process.memoryUsage().rss;
-const t0 = performance.now();
-const initial = await controller.runOnce();
-const initialMs = performance.now() - t0;
-const rssAfterSync = process.memoryUsage().rss;
-process.stdout.write(`objects: ${objects} Services + ${objects} Ingresses\n`);
-process.stdout.write(`client start-up (client-node import + first request): ${Math.round(importMs)} ms\n`);
-process.stdout.write(`initial sync (list both types, translate, plan, apply): ${Math.round(initialMs)} ms, ${initial.changes.create.length} records planned\n`);
-await recorder.flush();
-process.stdout.write(`events written after the first sync: ${recorder.stats.sent} (failed ${recorder.stats.failed}, dropped ${recorder.stats.dropped})\n`);
-
-const stop = new AbortController();
-const loop = controller.run(stop.signal);
-// The loop's own first sync finds nothing to do; let it pass before measuring.
-await new Promise((r) => setTimeout(r, 1000));
-
-const latencies: number[] = [];
-let peakRss = process.memoryUsage().rss;
-for (let i = 0; i < changeCount; i++) {
-  const n = (i * 7919) % objects;
-  const target = `172.16.${(i >> 8) & 255}.${i & 255}`;
-  const applied = provider.waitFor(`svc-${n}.example.org`, target);
-  const started = performance.now();
-  await writer.request('PATCH', objectPath(SERVICES, `ns-${n % 20}`, `svc-${n}`), {
-    body: { metadata: { annotations: { 'external-dns.alpha.kubernetes.io/target': target } } },
-    contentType: 'application/merge-patch+json',
-  });
-  await applied;
-  latencies.push(performance.now() - started);
-  if (i % 50 === 0) peakRss = Math.max(peakRss, process.memoryUsage().rss);
+/** VmRSS and VmHWM (peak) of a process, in KiB, from /proc. */
+async function memoryOf(pid: number): Promise<{ rss: number; peak: number }> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  const field = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? '0');
+  return { rss: field('VmRSS'), peak: field('VmHWM') };
 }
-const t1 = performance.now();
-await controller.runOnce();
-syncMs.push(performance.now() - t1);
-peakRss = Math.max(peakRss, process.memoryUsage().rss);
 
-latencies.sort((a, b) => a - b);
-const pct = (p: number): number => Math.round(latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0);
-process.stdout.write(`event → apply latency over ${latencies.length} changes (min-event-sync-interval ${minEventMs} ms): p50 ${pct(50)} ms, p99 ${pct(99)} ms, max ${pct(100)} ms\n`);
-process.stdout.write(`steady-state full sync: ${Math.round(syncMs[0] ?? 0)} ms\n`);
-process.stdout.write(`RSS: ${mb(rssBaseline)} MB before listing (node + tsx + client-node), ${mb(rssAfterSync)} MB after the first sync, ${mb(peakRss)} MB peak while changing (heap used ${mb(process.memoryUsage().heapUsed)} MB)\n`);
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
+}
 
-stop.abort();
-await loop;
-await Promise.all(sources.map((s) => s.close()));
-await recorder.flush();
-client.close();
-writer.close();
-child.disconnect();
+const tApi = performance.now();
+const apiChild = fork(fileURLToPath(new URL('./apiserver-child.ts', import.meta.url)), [String(objects)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const kubeconfig = await new Promise<string>((resolve, reject) => {
+  apiChild.once('message', (m) => resolve((m as { kubeconfig: string }).kubeconfig));
+  apiChild.once('exit', (code) => reject(new Error(`API server child exited with ${code}`)));
+});
+process.stdout.write(`objects: ${objects} Services + ${objects} Ingresses (test API server filled in ${Math.round(performance.now() - tApi)} ms, its own process)\n`);
+
+const logger = silentLogger();
+const provider = new WatchedProvider({ zones: ['example.org'] });
+const webhook = new WebhookServer({ provider, logger, metrics: new MetricsRegistry(), readTimeoutMs: 60_000, writeTimeoutMs: 60_000, maxBodyBytes: 256 << 20 });
+const address = await webhook.start('127.0.0.1', 0);
+
+const hostwardenArgs = [
+  'run',
+  '--source', 'service',
+  '--source', 'ingress',
+  '--provider', 'webhook',
+  '--webhook-provider-url', `http://127.0.0.1:${address.port}`,
+  '--kubeconfig', kubeconfig,
+  '--txt-owner-id', 'bench',
+  '--interval', '1h',
+  '--min-event-sync-interval', minEventSyncInterval,
+  '--txt-cache-interval', txtCacheInterval,
+  '--metrics-address', '127.0.0.1:0',
+  '--log-level', 'warn',
+  ...args('hostwarden-arg'),
+];
+process.stdout.write(`hostwarden ${hostwardenArgs.join(' ')}\n`);
+const firstApply = new Promise<void>((resolve) => (provider.firstApplyDone = resolve));
+const tSpawn = performance.now();
+const hostwarden: ChildProcess = spawn(process.execPath, [...args('node-arg'), BIN, ...hostwardenArgs], {
+  cwd: REPO_ROOT,
+  env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '' },
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+const hostwardenExit = new Promise<number | null>((resolve) => hostwarden.once('exit', (code) => resolve(code)));
+const pid = hostwarden.pid ?? 0;
+let samples: { rss: number; peak: number }[] = [];
+const sampler = setInterval(() => void memoryOf(pid).then((m) => samples.push(m)), 250);
+
+const writer = KubeClient.fromConfig({ kubeconfig, env: {} }, logger);
+let failed = false;
+try {
+  await withTimeout(Promise.race([firstApply, hostwardenExit.then((code) => Promise.reject(new Error(`hostwarden exited with ${code}`)))]), 600_000, 'the first apply');
+  const initialMs = performance.now() - tSpawn;
+  const afterSync = await memoryOf(pid);
+  process.stdout.write(`initial sync (process start, list both types, translate, plan, apply ${(await provider.records()).length} records incl. TXT): ${Math.round(initialMs)} ms\n`);
+  // Events for 20k objects and the loop's own first sync settle before measuring.
+  await new Promise((r) => setTimeout(r, 3000));
+  const readsBefore = provider.recordReads;
+  const appliesBefore = provider.applies;
+  samples = [];
+
+  await writer.request('GET', '/api');
+  const latencies: number[] = [];
+  for (let i = 0; i < changeCount; i++) {
+    const n = (i * 7919) % objects;
+    const target = `172.16.${(i >> 8) & 255}.${i & 255}`;
+    const applied = provider.waitFor(`svc-${n}.example.org`, target);
+    const started = performance.now();
+    await writer.request('PATCH', objectPath(SERVICES, `ns-${n % 20}`, `svc-${n}`), {
+      body: { metadata: { annotations: { 'external-dns.alpha.kubernetes.io/target': target } } },
+      contentType: 'application/merge-patch+json',
+    });
+    await withTimeout(applied, CHANGE_TIMEOUT_MS, `change ${i} (svc-${n} → ${target})`);
+    latencies.push(performance.now() - started);
+  }
+  const end = await memoryOf(pid);
+  const steadyRss = samples.length === 0 ? end.rss : Math.max(...samples.map((s) => s.rss));
+
+  latencies.sort((a, b) => a - b);
+  const pct = (p: number): number => Math.round(latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0);
+  const load = (await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ');
+  process.stdout.write(
+    `event → apply over ${latencies.length} changes (--min-event-sync-interval ${minEventSyncInterval}, --txt-cache-interval ${txtCacheInterval}): p50 ${pct(50)} ms, p99 ${pct(99)} ms, max ${pct(100)} ms; ` +
+      `${provider.applies - appliesBefore} applies, ${provider.recordReads - readsBefore} provider reads\n`,
+  );
+  process.stdout.write(`Hostwarden RSS: ${mb(afterSync.rss)} MB after the first sync, ${mb(steadyRss)} MB highest while changing, ${mb(end.peak)} MB peak over the whole run (VmHWM)\n`);
+  process.stdout.write(`load average at the end: ${load}\n\n`);
+  const row = (what: string, goal: string, measured: string, ok: boolean): string => `${what.padEnd(32)}${goal.padEnd(12)}${measured.padEnd(12)}${ok ? 'met' : 'MISSED'}\n`;
+  process.stdout.write(row('goal (issue #4)', 'target', 'measured', true).replace('met', ''));
+  process.stdout.write(row('event → apply p99', `≤ ${GOAL_P99_MS} ms`, `${pct(99)} ms`, pct(99) <= GOAL_P99_MS));
+  process.stdout.write(row('RSS while changing', `≤ ${GOAL_RSS_MB} MB`, `${mb(steadyRss)} MB`, mb(steadyRss) <= GOAL_RSS_MB));
+  process.stdout.write(row('RSS peak, whole run (VmHWM)', `≤ ${GOAL_RSS_MB} MB`, `${mb(end.peak)} MB`, mb(end.peak) <= GOAL_RSS_MB));
+} catch (err) {
+  failed = true;
+  process.stderr.write(`benchmark failed: ${(err as Error).message}\n`);
+} finally {
+  clearInterval(sampler);
+  if (hostwarden.exitCode === null && hostwarden.signalCode === null) hostwarden.kill('SIGTERM');
+  const killer = setTimeout(() => hostwarden.kill('SIGKILL'), 10_000);
+  await hostwardenExit;
+  clearTimeout(killer);
+  writer.close();
+  await webhook.stop();
+  apiChild.disconnect();
+}
+process.exitCode = failed ? 1 : 0;
