@@ -23,7 +23,7 @@ const GATEWAYS = new Map<string, KubeObject>([
 
 const LOOKUPS: GatewayLookups = {
   gateway: (ns, name) => GATEWAYS.get(`${ns}/${name}`),
-  namespaceLabels: (ns) => (ns === 'web' ? { team: 'a' } : ns === 'other' ? {} : undefined),
+  namespaceLabels: (ns): Record<string, string> | undefined => (ns === 'web' ? { team: 'a' } : ns === 'other' ? {} : undefined),
 };
 
 function route(namespace: string, hostnames: string[], parentRefs: Record<string, unknown>[], parents: { ref: Record<string, unknown>; conditions: unknown[] }[], annotations: Record<string, string> = {}): KubeObject {
