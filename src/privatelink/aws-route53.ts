@@ -31,7 +31,7 @@ function toRecord(r: ResourceRecordSet): RecordSet {
     name: bare(r.Name ?? ''),
     type: r.Type ?? '',
     ...(r.TTL === undefined ? {} : { ttl: r.TTL }),
-    ...(r.ResourceRecords === undefined ? {} : { values: r.ResourceRecords.map((v) => v.Value ?? '') }),
+    ...(r.ResourceRecords === undefined || r.ResourceRecords.length === 0 ? {} : { values: r.ResourceRecords.map((v) => v.Value ?? '') }),
     ...(r.AliasTarget === undefined ? {} : { alias: { hostedZoneId: r.AliasTarget.HostedZoneId ?? '', dnsName: bare(r.AliasTarget.DNSName ?? ''), evaluateTargetHealth: r.AliasTarget.EvaluateTargetHealth === true } }),
   };
 }
