@@ -5,6 +5,9 @@
  * InvalidChangeBatch for a CREATE of an existing set, a DELETE of a missing or different set,
  * names outside the zone, CNAMEs beside other types, routing policies without set identifier,
  * and requests over 1000 changes, 1000 values or 32,000 value characters (UPSERT counting twice).
+ * Zones belong to an account: a caller lists and changes only its own (ListHostedZones is scoped,
+ * another account's zone answers AccessDenied). Private zones, their VPC associations and
+ * authorizations, CreateHostedZone and DeleteHostedZone live in route53-zones.ts.
  */
 import { randomBytes } from 'node:crypto';
 import type { NetworkModel } from './ec2-model.ts';
@@ -13,23 +16,42 @@ import { child, children, el, parseXml, textOf } from './xml.ts';
 import type { XmlNode } from './xml.ts';
 import { recordSetFromXml, recordSetToXml, sameRecordSet, sortKey } from './route53-model.ts';
 import type { RecordSet } from './route53-model.ts';
+import { delegationSetXml, ownZone, Route53Fault, vpcXml, ZoneOperations, zoneXml } from './route53-zones.ts';
+import type { EmulatedZone, ZoneOptions } from './route53-zones.ts';
 
 const NS = 'https://route53.amazonaws.com/doc/2013-04-01/';
-const BASE = '/2013-04-01';
 
-export interface EmulatedZone {
-  id: string;
-  name: string;
-  private: boolean;
-  tags: Record<string, string>;
-  sets: Map<string, RecordSet>;
-}
+export type { EmulatedZone, ZoneVpc } from './route53-zones.ts';
 
 export interface Route53Limits {
   changes: number;
   values: number;
   characters: number;
 }
+
+const ROUTES: readonly { method: string; path: RegExp; op: string }[] = [
+  { method: 'GET', path: /^\/2013-04-01\/hostedzone$/, op: 'ListHostedZones' },
+  { method: 'POST', path: /^\/2013-04-01\/hostedzone$/, op: 'CreateHostedZone' },
+  { method: 'GET', path: /^\/2013-04-01\/hostedzonesbyname$/, op: 'ListHostedZonesByName' },
+  { method: 'GET', path: /^\/2013-04-01\/hostedzone\/[^/]+\/rrset$/, op: 'ListResourceRecordSets' },
+  { method: 'POST', path: /^\/2013-04-01\/hostedzone\/[^/]+\/rrset$/, op: 'ChangeResourceRecordSets' },
+  { method: 'GET', path: /^\/2013-04-01\/hostedzone\/[^/]+$/, op: 'GetHostedZone' },
+  { method: 'DELETE', path: /^\/2013-04-01\/hostedzone\/[^/]+$/, op: 'DeleteHostedZone' },
+  { method: 'POST', path: /^\/2013-04-01\/hostedzone\/[^/]+\/associatevpc$/, op: 'AssociateVPCWithHostedZone' },
+  { method: 'POST', path: /^\/2013-04-01\/hostedzone\/[^/]+\/disassociatevpc$/, op: 'DisassociateVPCFromHostedZone' },
+  { method: 'POST', path: /^\/2013-04-01\/hostedzone\/[^/]+\/authorizevpcassociation$/, op: 'CreateVPCAssociationAuthorization' },
+  { method: 'GET', path: /^\/2013-04-01\/hostedzone\/[^/]+\/authorizevpcassociation$/, op: 'ListVPCAssociationAuthorizations' },
+  { method: 'POST', path: /^\/2013-04-01\/hostedzone\/[^/]+\/deauthorizevpcassociation$/, op: 'DeleteVPCAssociationAuthorization' },
+  { method: 'GET', path: /^\/2013-04-01\/change\/[^/]+$/, op: 'GetChange' },
+  { method: 'GET', path: /^\/2013-04-01\/tags\/hostedzone\/[^/]+$/, op: 'ListTagsForResource' },
+  { method: 'POST', path: /^\/2013-04-01\/tags\/hostedzone\/[^/]+$/, op: 'ChangeTagsForResource' },
+];
+
+/** Operations on zones as objects (route53-zones.ts); the rest work on records. */
+const ZONE_OPS = new Set(['CreateHostedZone', 'DeleteHostedZone', 'ListHostedZonesByName', 'AssociateVPCWithHostedZone', 'DisassociateVPCFromHostedZone', 'CreateVPCAssociationAuthorization', 'ListVPCAssociationAuthorizations', 'DeleteVPCAssociationAuthorization', 'ChangeTagsForResource']);
+
+/** The root identity's account: zones made by `createZone` belong to it unless told otherwise. */
+const DEFAULT_ACCOUNT = '111122223333';
 
 export class Route53Emulator implements ServiceHandler {
   readonly service = 'route53';
@@ -38,6 +60,7 @@ export class Route53Emulator implements ServiceHandler {
   /** Largest page ListResourceRecordSets returns (Route53: 300). */
   maxRecordPage = 300;
   private readonly changes = new Map<string, string>();
+  private readonly zoneOps: ZoneOperations;
   private nextZone = 1;
 
   /** VPC ownership for private zones; absent when only public zones are emulated. */
@@ -45,17 +68,40 @@ export class Route53Emulator implements ServiceHandler {
 
   constructor(aws: AwsEmulator, network?: NetworkModel) {
     this.network = network;
+    this.zoneOps = new ZoneOperations(this);
     aws.register(this);
   }
 
-  createZone(name: string, opts: { private?: boolean; tags?: Record<string, string>; id?: string } = {}): EmulatedZone {
+  createZone(name: string, opts: ZoneOptions = {}): EmulatedZone {
     const id = opts.id ?? `Z${String(this.nextZone++).padStart(4, '0')}EMULATED`;
     const fqdn = name.toLowerCase().replace(/\.?$/, '.');
-    const zone: EmulatedZone = { id, name: fqdn, private: opts.private === true, tags: { ...(opts.tags ?? {}) }, sets: new Map() };
+    const zone: EmulatedZone = {
+      id,
+      name: fqdn,
+      private: opts.private === true,
+      account: opts.account ?? DEFAULT_ACCOUNT,
+      callerReference: opts.callerReference ?? id,
+      comment: opts.comment ?? '',
+      tags: { ...(opts.tags ?? {}) },
+      vpcs: [...(opts.vpcs ?? [])],
+      authorizations: [],
+      sets: new Map(),
+    };
     this.put(zone, { name: fqdn, type: 'SOA', ttl: 900, values: [`ns-1.awsdns.test. awsdns-hostmaster.amazon.com. 1 7200 900 1209600 86400`] });
     this.put(zone, { name: fqdn, type: 'NS', ttl: 172800, values: ['ns-1.awsdns.test.', 'ns-2.awsdns.test.'] });
     this.zones.set(id, zone);
     return zone;
+  }
+
+  /** End state for assertions: the zones `account` owns. */
+  zonesOf(account: string): EmulatedZone[] {
+    return [...this.zones.values()].filter((z) => z.account === account);
+  }
+
+  recordChange(): string {
+    const id = `C${randomBytes(6).toString('hex').toUpperCase()}`;
+    this.changes.set(id, new Date().toISOString());
+    return id;
   }
 
   /** Adds or replaces a record set directly, as another tool writing to the zone would. */
@@ -69,36 +115,49 @@ export class Route53Emulator implements ServiceHandler {
 
   operation(req: EmulatedRequest): string {
     const p = req.path.replace(/\/$/, '');
-    if (req.method === 'GET' && p === `${BASE}/hostedzone`) return 'ListHostedZones';
-    if (req.method === 'GET' && /^\/2013-04-01\/hostedzone\/[^/]+\/rrset$/.test(p)) return 'ListResourceRecordSets';
-    if (req.method === 'POST' && /^\/2013-04-01\/hostedzone\/[^/]+\/rrset$/.test(p)) return 'ChangeResourceRecordSets';
-    if (req.method === 'GET' && /^\/2013-04-01\/hostedzone\/[^/]+$/.test(p)) return 'GetHostedZone';
-    if (req.method === 'GET' && /^\/2013-04-01\/change\/[^/]+$/.test(p)) return 'GetChange';
-    if (req.method === 'GET' && /^\/2013-04-01\/tags\/hostedzone\/[^/]+$/.test(p)) return 'ListTagsForResource';
-    throw new Error(`unsupported request ${req.method} ${req.path}`);
+    const route = ROUTES.find((r) => r.method === req.method && r.path.test(p));
+    if (route === undefined) throw new Error(`unsupported request ${req.method} ${req.path}`);
+    return route.op;
   }
 
   handle(req: EmulatedRequest, op: string): EmulatedResponse {
     const parts = req.path.replace(/\/$/, '').split('/');
+    // `/2013-04-01/hostedzone/<id>/…` and `/2013-04-01/tags/hostedzone/<id>`
+    const zoneId = (parts[2] === 'tags' ? parts[4] : parts[3]) ?? '';
+    try {
+      if (ZONE_OPS.has(op)) {
+        const r = this.zoneOps.handle(req, op, zoneId);
+        return { ...ok(op, r.content), status: r.status };
+      }
+      if (op !== 'ListHostedZones' && op !== 'GetChange') ownZone(this, req, zoneId);
+      return this.recordOperation(req, op, zoneId);
+    } catch (err) {
+      if (err instanceof Route53Fault) return this.error(err.status, err.code, err.message);
+      throw err;
+    }
+  }
+
+  private recordOperation(req: EmulatedRequest, op: string, zoneId: string): EmulatedResponse {
     switch (op) {
       case 'ListHostedZones':
-        return this.listZones(req.query);
+        return this.listZones(req);
       case 'GetHostedZone': {
-        const zone = this.zones.get(parts[3] ?? '');
-        return zone === undefined ? this.noZone(parts[3] ?? '') : ok(op, [zoneXml(zone), el('DelegationSet', [el('NameServers', [el('NameServer', 'ns-1.awsdns.test')])])]);
+        const zone = this.zones.get(zoneId);
+        if (zone === undefined) return this.noZone(zoneId);
+        return ok(op, [zoneXml(zone), zone.private ? el('VPCs', zone.vpcs.map(vpcXml)) : delegationSetXml()]);
       }
       case 'ListResourceRecordSets':
-        return this.listSets(parts[3] ?? '', req.query);
+        return this.listSets(zoneId, req.query);
       case 'ChangeResourceRecordSets':
-        return this.change(parts[3] ?? '', req.body);
+        return this.change(zoneId, req.body);
       case 'GetChange': {
-        const id = parts[3] ?? '';
+        const id = zoneId;
         const at = this.changes.get(id);
         return at === undefined ? this.error(404, 'NoSuchChange', `A change with the specified change ID does not exist: ${id}`) : ok(op, [changeInfo(id, at)]);
       }
       case 'ListTagsForResource': {
-        const zone = this.zones.get(parts[4] ?? '');
-        if (zone === undefined) return this.noZone(parts[4] ?? '');
+        const zone = this.zones.get(zoneId);
+        if (zone === undefined) return this.noZone(zoneId);
         const tags = Object.entries(zone.tags).map(([k, v]) => el('Tag', [el('Key', k), el('Value', v)]));
         return ok(op, [el('ResourceTagSet', [el('ResourceType', 'hostedzone'), el('ResourceId', zone.id), el('Tags', tags)])]);
       }
@@ -118,9 +177,10 @@ export class Route53Emulator implements ServiceHandler {
     return this.error(404, 'NoSuchHostedZone', `No hosted zone found with ID: ${id}`);
   }
 
-  private listZones(q: URLSearchParams): EmulatedResponse {
+  private listZones(req: EmulatedRequest): EmulatedResponse {
+    const q = req.query;
     const max = Math.min(100, Number(q.get('maxitems') ?? '100') || 100);
-    const all = [...this.zones.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const all = this.zonesOf(req.account).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const marker = q.get('marker');
     const start = marker === null ? 0 : all.findIndex((z) => z.id === marker);
     if (start < 0) return this.error(400, 'InvalidInput', `invalid marker ${marker ?? ''}`);
@@ -240,10 +300,6 @@ function cnameConflict(types: readonly string[], name: string): string | undefin
   const other = types.find((t) => t !== 'CNAME');
   if (!types.includes('CNAME') || other === undefined) return undefined;
   return `RRSet of type CNAME with DNS name ${name} is not permitted because a conflicting RRSet of type ${other} with the same DNS name already exists`;
-}
-
-function zoneXml(z: EmulatedZone): string {
-  return el('HostedZone', [el('Id', `/hostedzone/${z.id}`), el('Name', z.name), el('CallerReference', z.id), el('Config', [el('Comment', ''), el('PrivateZone', z.private)]), el('ResourceRecordSetCount', z.sets.size)]);
 }
 
 function changeInfo(id: string, at: string): string {
