@@ -29,7 +29,16 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
   collectDefaultMetrics({ register: metrics });
   const deps = { logger, metrics, watch: !cfg.once, ...(io.env === undefined ? {} : { env: io.env }) };
 
-  const provider = await buildProvider(cfg, deps);
+  // An operand of `hostwarden operator` tells its ExternalDNS object whether the provider lets it in.
+  const status = cfg.flags.str('status-externaldns') === '' ? undefined : (await import('../operator/operand-status.ts')).OperandStatusReporter.fromConfig(cfg, deps);
+  let provider;
+  try {
+    provider = await buildProvider(cfg, deps);
+  } catch (err) {
+    status?.onSyncFailed(err);
+    await status?.flush();
+    throw err;
+  }
   const registry = buildRegistry(cfg, provider, deps);
   const source = await buildSource(cfg, deps);
   const kube = kubeRunHooks(cfg, deps);
@@ -49,7 +58,15 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
     logger: logger.child({ component: 'controller' }),
     metrics: new ControllerMetrics(metrics),
     ...(kube?.canApply === undefined || cfg.once ? {} : { canApply: kube.canApply }),
-    ...(kube?.onSynced === undefined ? {} : { onSynced: kube.onSynced }),
+    ...(kube?.onSynced === undefined && status === undefined
+      ? {}
+      : {
+          onSynced: (report) => {
+            kube?.onSynced?.(report);
+            status?.onSynced();
+          },
+        }),
+    ...(status === undefined ? {} : { onSyncFailed: (err) => status.onSyncFailed(err) }),
   });
   logger.info({ provider: provider.name, sources: cfg.sources, registry: cfg.registry, ownerId: cfg.txtOwnerId, policy: cfg.policy, dryRun: cfg.dryRun }, 'hostwarden starting');
 
@@ -65,6 +82,7 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
   };
   closers.push(async () => source.close?.());
   closers.push(async () => provider.close?.());
+  if (status !== undefined) closers.push(() => status.flush());
   if (kube !== undefined) {
     closers.push(() => kube.stop());
     if (!cfg.once) kube.start(() => controller.trigger());
