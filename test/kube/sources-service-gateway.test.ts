@@ -29,7 +29,9 @@ interface Ep {
   node?: string;
 }
 
-function slice(name: string, service: string, eps: Ep[]): Record<string, unknown> & { metadata: { name: string; namespace: string } } {
+type Obj = Record<string, unknown> & { metadata: { name: string; namespace: string; [field: string]: unknown } };
+
+function slice(name: string, service: string, eps: Ep[]): Obj {
   return {
     metadata: { name, namespace: 'default', labels: { 'kubernetes.io/service-name': service } },
     addressType: 'IPv4',
@@ -44,7 +46,7 @@ function slice(name: string, service: string, eps: Ep[]): Record<string, unknown
   };
 }
 
-function headless(name: string, annotations: Record<string, string>): Record<string, unknown> & { metadata: { name: string; namespace: string } } {
+function headless(name: string, annotations: Record<string, string>): Obj {
   return { metadata: { name, namespace: 'default', annotations }, spec: { clusterIP: 'None', selector: { app: name }, ports: [{ port: 9092 }] } };
 }
 
