@@ -1,9 +1,8 @@
 /**
  * Kubernetes benchmark: N Services + N Ingresses in the test API server (one child process), read by
- * the shipped `bin/hostwarden run --source service --source ingress` (a second child process, so its
- * RSS is Hostwarden's alone), which plans through the TXT registry and applies through the webhook
- * provider to an in-memory provider served by this process. Events and /metrics stay on, as in a
- * cluster. Prints the initial sync time, object change → apply latency (p50/p99 over `--changes`
+ * the shipped `bin/hostwarden run --source service --source ingress --provider inmemory` (a second
+ * child process, so its RSS is Hostwarden's alone), which plans through the TXT registry; applies are
+ * seen in its JSON log. Events and /metrics stay on, as in a cluster. Prints the initial sync time, object change → apply latency (p50/p99 over `--changes`
  * sequential changes, each a PATCH of one Service's target annotation) and Hostwarden's RSS (peak
  * from the kernel's VmHWM), beside the goals of issue #4.
  *
@@ -19,14 +18,9 @@ import type { ChildProcess } from 'node:child_process';
 import { fork } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { Registry as MetricsRegistry } from 'prom-client';
-import type { Endpoint } from '../../src/endpoint/endpoint.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { SERVICES, objectPath } from '../../src/kube/resource.ts';
 import { silentLogger } from '../../src/log.ts';
-import { InMemoryProvider } from '../../src/provider/inmemory/inmemory.ts';
-import type { Changes } from '../../src/provider/provider.ts';
-import { WebhookServer } from '../../src/provider/webhook/server.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/hostwarden', import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -48,30 +42,53 @@ const GOAL_RSS_MB = 150;
 const CHANGE_TIMEOUT_MS = 30_000;
 const mb = (kib: number): number => Math.round(kib / 1024);
 
-/** Resolves waiters when an applied change gives a name the expected target. */
-class WatchedProvider extends InMemoryProvider {
-  private readonly waiters = new Map<string, { target: string; resolve: () => void }>();
+/**
+ * Follows Hostwarden's JSON log: the controller logs "applying changes" with the names it updates
+ * right before the inmemory provider applies them (synchronously, in the same tick).
+ */
+class ApplyLog {
+  private readonly waiters = new Map<string, () => void>();
+  private buffer = '';
   applies = 0;
-  recordReads = 0;
-  firstApplyDone: (() => void) | undefined;
-  waitFor(name: string, target: string): Promise<void> {
-    return new Promise((resolve) => this.waiters.set(name, { target, resolve }));
-  }
-  override records(): Promise<Endpoint[]> {
-    this.recordReads++;
-    return super.records();
-  }
-  override async applyChanges(changes: Changes): Promise<void> {
-    await super.applyChanges(changes);
-    this.applies++;
-    this.firstApplyDone?.();
-    for (const ep of [...changes.create, ...changes.updateNew]) {
-      const w = this.waiters.get(ep.dnsName);
-      if (w !== undefined && ep.targets.includes(w.target)) {
-        this.waiters.delete(ep.dnsName);
-        w.resolve();
+  firstApply: { create: number } | undefined;
+  private firstApplyDone: (() => void) | undefined;
+  readonly firstApplied = new Promise<void>((resolve) => (this.firstApplyDone = resolve));
+
+  feed(chunk: Buffer): void {
+    this.buffer += chunk.toString();
+    let nl = this.buffer.indexOf('\n');
+    while (nl >= 0) {
+      const line = this.buffer.slice(0, nl);
+      this.buffer = this.buffer.slice(nl + 1);
+      nl = this.buffer.indexOf('\n');
+      let entry: { msg?: string; create?: number; updated?: string[]; level?: number };
+      try {
+        entry = JSON.parse(line) as typeof entry;
+      } catch {
+        process.stderr.write(`${line}\n`);
+        continue;
+      }
+      if (entry.msg !== 'applying changes') {
+        if ((entry.level ?? 0) >= 40) process.stderr.write(`${line}\n`);
+        continue;
+      }
+      this.applies++;
+      if (this.firstApply === undefined) {
+        this.firstApply = { create: entry.create ?? 0 };
+        this.firstApplyDone?.();
+      }
+      for (const name of entry.updated ?? []) {
+        const w = this.waiters.get(name);
+        if (w === undefined) continue;
+        this.waiters.delete(name);
+        w();
       }
     }
+  }
+
+  /** `describeEndpoint` form: "name TYPE". */
+  waitFor(record: string): Promise<void> {
+    return new Promise((resolve) => this.waiters.set(record, resolve));
   }
 }
 
@@ -96,33 +113,32 @@ const kubeconfig = await new Promise<string>((resolve, reject) => {
 process.stdout.write(`objects: ${objects} Services + ${objects} Ingresses (test API server filled in ${Math.round(performance.now() - tApi)} ms, its own process)\n`);
 
 const logger = silentLogger();
-const provider = new WatchedProvider({ zones: ['example.org'] });
-const webhook = new WebhookServer({ provider, logger, metrics: new MetricsRegistry(), readTimeoutMs: 60_000, writeTimeoutMs: 60_000, maxBodyBytes: 256 << 20 });
-const address = await webhook.start('127.0.0.1', 0);
 
 const hostwardenArgs = [
   'run',
   '--source', 'service',
   '--source', 'ingress',
-  '--provider', 'webhook',
-  '--webhook-provider-url', `http://127.0.0.1:${address.port}`,
+  '--provider', 'inmemory',
+  '--domain-filter', 'example.org',
   '--kubeconfig', kubeconfig,
   '--txt-owner-id', 'bench',
   '--interval', '1h',
   '--min-event-sync-interval', minEventSyncInterval,
   '--txt-cache-interval', txtCacheInterval,
   '--metrics-address', '127.0.0.1:0',
-  '--log-level', 'warn',
+  '--log-level', 'info',
+  '--log-format', 'json',
   ...args('hostwarden-arg'),
 ];
 process.stdout.write(`hostwarden ${hostwardenArgs.join(' ')}\n`);
-const firstApply = new Promise<void>((resolve) => (provider.firstApplyDone = resolve));
+const applyLog = new ApplyLog();
 const tSpawn = performance.now();
 const hostwarden: ChildProcess = spawn(process.execPath, [...args('node-arg'), BIN, ...hostwardenArgs], {
   cwd: REPO_ROOT,
   env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '' },
-  stdio: ['ignore', 'ignore', 'inherit'],
+  stdio: ['ignore', 'ignore', 'pipe'],
 });
+hostwarden.stderr?.on('data', (chunk: Buffer) => applyLog.feed(chunk));
 const hostwardenExit = new Promise<number | null>((resolve) => hostwarden.once('exit', (code) => resolve(code)));
 const pid = hostwarden.pid ?? 0;
 let samples: { rss: number; peak: number }[] = [];
@@ -131,14 +147,13 @@ const sampler = setInterval(() => void memoryOf(pid).then((m) => samples.push(m)
 const writer = KubeClient.fromConfig({ kubeconfig, env: {} }, logger);
 let failed = false;
 try {
-  await withTimeout(Promise.race([firstApply, hostwardenExit.then((code) => Promise.reject(new Error(`hostwarden exited with ${code}`)))]), 600_000, 'the first apply');
+  await withTimeout(Promise.race([applyLog.firstApplied, hostwardenExit.then((code) => Promise.reject(new Error(`hostwarden exited with ${code}`)))]), 600_000, 'the first apply');
   const initialMs = performance.now() - tSpawn;
   const afterSync = await memoryOf(pid);
-  process.stdout.write(`initial sync (process start, list both types, translate, plan, apply ${(await provider.records()).length} records incl. TXT): ${Math.round(initialMs)} ms\n`);
+  process.stdout.write(`initial sync (process start, list both types, translate, plan, apply ${applyLog.firstApply?.create ?? 0} records and their TXT): ${Math.round(initialMs)} ms\n`);
   // Events for 20k objects and the loop's own first sync settle before measuring.
   await new Promise((r) => setTimeout(r, 3000));
-  const readsBefore = provider.recordReads;
-  const appliesBefore = provider.applies;
+  const appliesBefore = applyLog.applies;
   samples = [];
 
   await writer.request('GET', '/api');
@@ -146,7 +161,7 @@ try {
   for (let i = 0; i < changeCount; i++) {
     const n = (i * 7919) % objects;
     const target = `172.16.${(i >> 8) & 255}.${i & 255}`;
-    const applied = provider.waitFor(`svc-${n}.example.org`, target);
+    const applied = applyLog.waitFor(`svc-${n}.example.org A`);
     const started = performance.now();
     await writer.request('PATCH', objectPath(SERVICES, `ns-${n % 20}`, `svc-${n}`), {
       body: { metadata: { annotations: { 'external-dns.alpha.kubernetes.io/target': target } } },
@@ -163,7 +178,7 @@ try {
   const load = (await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ');
   process.stdout.write(
     `event → apply over ${latencies.length} changes (--min-event-sync-interval ${minEventSyncInterval}, --txt-cache-interval ${txtCacheInterval}): p50 ${pct(50)} ms, p99 ${pct(99)} ms, max ${pct(100)} ms; ` +
-      `${provider.applies - appliesBefore} applies, ${provider.recordReads - readsBefore} provider reads\n`,
+      `${applyLog.applies - appliesBefore} applies\n`,
   );
   process.stdout.write(`Hostwarden RSS: ${mb(afterSync.rss)} MB after the first sync, ${mb(steadyRss)} MB highest while changing, ${mb(end.peak)} MB peak over the whole run (VmHWM)\n`);
   process.stdout.write(`load average at the end: ${load}\n\n`);
@@ -182,7 +197,6 @@ try {
   await hostwardenExit;
   clearTimeout(killer);
   writer.close();
-  await webhook.stop();
   apiChild.disconnect();
 }
 process.exitCode = failed ? 1 : 0;
