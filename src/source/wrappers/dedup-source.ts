@@ -13,9 +13,24 @@ export function dedupKey(ep: Endpoint): string {
 }
 
 export function dedupEndpoints(endpoints: readonly Endpoint[]): Endpoint[] {
-  const seen = new Set<string>();
+  // Runs over every desired endpoint on every sync: endpoints are grouped by the cheap part of the
+  // key first, and targets are only canonicalised for the rare group with more than one member.
+  const firstByIdentity = new Map<string, Endpoint>();
+  const fullKeys = new Map<string, Set<string>>();
   const out: Endpoint[] = [];
   for (const ep of endpoints) {
+    const identity = `${ep.dnsName}\u0000${ep.recordType}\u0000${ep.setIdentifier}\u0000${ep.labels[LABEL_RESOURCE] ?? ''}`;
+    const first = firstByIdentity.get(identity);
+    if (first === undefined) {
+      firstByIdentity.set(identity, ep);
+      out.push(ep);
+      continue;
+    }
+    let seen = fullKeys.get(identity);
+    if (seen === undefined) {
+      seen = new Set([dedupKey(first)]);
+      fullKeys.set(identity, seen);
+    }
     const key = dedupKey(ep);
     if (seen.has(key)) continue;
     seen.add(key);

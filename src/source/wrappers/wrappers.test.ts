@@ -5,7 +5,8 @@ import type { Endpoint, EndpointInit } from '../../endpoint/endpoint.ts';
 import { ConfigError, SourceError } from '../../errors.ts';
 import { silentLogger } from '../../log.ts';
 import type { Source } from '../source.ts';
-import { DedupSource } from './dedup-source.ts';
+import fc from 'fast-check';
+import { DedupSource, dedupEndpoints, dedupKey } from './dedup-source.ts';
 import { DefaultTargetsSource } from './default-targets-source.ts';
 import { MultiSource } from './multi-source.ts';
 
@@ -80,6 +81,27 @@ describe('DedupSource', () => {
     ]);
     const out = await new DedupSource({ source: inner }).endpoints();
     assert.equal(out.length, 4);
+  });
+
+  test('keeps the same endpoints, in the same order, as comparing every full key', () => {
+    const reference = (eps: readonly Endpoint[]): Endpoint[] => {
+      const seen = new Set<string>();
+      return eps.filter((e) => !seen.has(dedupKey(e)) && seen.add(dedupKey(e)) !== undefined);
+    };
+    const arbEp = fc.record({
+      dnsName: fc.constantFrom('a.example.org', 'b.example.org'),
+      recordType: fc.constantFrom<Endpoint['recordType']>('A', 'CNAME'),
+      targets: fc.array(fc.constantFrom('192.0.2.1', '192.0.2.2', 'LB.example.net', 'lb.example.net.'), { maxLength: 3 }),
+      setIdentifier: fc.constantFrom('', 'eu'),
+      labels: fc.constantFrom({}, { resource: 'service/d/a' }, { resource: 'service/d/b' }),
+    });
+    fc.assert(
+      fc.property(fc.array(arbEp, { maxLength: 30 }), (inits) => {
+        const eps = inits.map((i) => newEndpoint(i));
+        assert.deepEqual(dedupEndpoints(eps), reference(eps));
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
