@@ -1,0 +1,127 @@
+/**
+ * Install retries, deprovision, deletion, preserveOnDelete, disabling and unsupported regions: the
+ * end state in every account after the reconciler ran.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { findCondition } from '../../src/kube/conditions.ts';
+import { RESYNC_INSTALLING_MS, WAIT_PROVISION_MS } from '../../src/privatelink/reconciler.ts';
+import { CLEANED_PREV_ANNOTATION, FAILED, FINALIZER, READY } from '../../src/privatelink/types.ts';
+import { endState, isEmpty, writes } from './end-state.ts';
+import { CD_NAME, NS, startWorld } from './world.ts';
+import type { World } from './world.ts';
+
+async function withWorld(opts: Parameters<typeof startWorld>[0], fn: (w: World) => Promise<void>): Promise<void> {
+  const w = await startWorld(opts);
+  try {
+    await fn(w);
+  } finally {
+    await w.stop();
+  }
+}
+
+function provision(w: World, name: string, infraID: string, prevInfraID?: string): void {
+  w.api.create({
+    apiVersion: 'hive.openshift.io/v1',
+    kind: 'ClusterProvision',
+    metadata: { name, namespace: NS },
+    spec: { clusterDeploymentRef: { name: CD_NAME }, infraID, ...(prevInfraID === undefined ? {} : { prevInfraID }), adminKubeconfigSecretRef: { name: 'admin-kubeconfig' }, stage: 'Provisioning' },
+  } as never);
+  w.patchCd((cd) => {
+    cd.status = { ...cd.status, provisionRef: { name } };
+  });
+}
+
+async function converge(w: World): Promise<void> {
+  await w.reconcile();
+  await w.reconcile();
+  assert.equal(findCondition(w.cd().status?.conditions, READY)?.status, 'True');
+}
+
+describe('PrivateLink lifecycle', () => {
+  test('while installing: waits for the provision, then a retried install removes the previous attempt first', () =>
+    withWorld({ installed: false, nlb: false, associateOther: true }, async (w) => {
+      assert.deepEqual(await w.reconcile(), { requeueAfterMs: WAIT_PROVISION_MS });
+      assert.equal(findCondition(w.cd().status?.conditions, READY)?.reason, 'WaitingForProvision');
+      w.addNlb('attempt-one');
+      provision(w, 'p1', 'attempt-one');
+      await w.reconcile();
+      assert.deepEqual(await w.reconcile(), { requeueAfterMs: RESYNC_INSTALLING_MS });
+      assert.deepEqual(endState(w).endpoints.map((e) => e.tag), ['attempt-one']);
+
+      w.addNlb('attempt-two');
+      provision(w, 'p2', 'attempt-two', 'attempt-one');
+      await w.reconcile();
+      const s = endState(w);
+      assert.deepEqual(s.services.map((x) => x.tag), ['attempt-two']);
+      assert.deepEqual(s.endpoints.map((x) => x.tag), ['attempt-two']);
+      assert.equal(s.zones.length, 1);
+      assert.deepEqual(s.zones[0]!.vpcs, [s.endpoints[0]!.vpcId, w.vpcs.other].sort());
+      assert.equal(w.cd().metadata.annotations?.[CLEANED_PREV_ANNOTATION], 'attempt-one');
+      assert.equal(w.cd().status?.platform?.aws?.privateLink?.vpcEndpointID, s.endpoints[0]!.id);
+      const mark = w.aws.aws.log.length;
+      await w.reconcile();
+      assert.deepEqual(writes(w, mark), [], 'the previous attempt is cleaned once');
+    }));
+
+  test('a ClusterDeprovision removes everything in every account and clears status', () =>
+    withWorld({ associateOther: true }, async (w) => {
+      await converge(w);
+      w.api.create({ apiVersion: 'hive.openshift.io/v1', kind: 'ClusterDeprovision', metadata: { name: CD_NAME, namespace: NS }, spec: { infraID: 'mycluster-x7k2p' } } as never);
+      assert.deepEqual(await w.reconcile(), {});
+      assert.ok(isEmpty(endState(w)), JSON.stringify(endState(w)));
+      assert.equal(w.cd().status?.platform?.aws?.privateLink, undefined);
+      assert.equal(findCondition(w.cd().status?.conditions, READY)?.reason, 'DeprovisionCleanupComplete');
+      const mark = w.aws.aws.log.length;
+      await w.reconcile();
+      assert.deepEqual(writes(w, mark), [], 'cleaning up again finds nothing to remove');
+    }));
+
+  test('deletion cleans up and releases the finalizer; with preserveOnDelete the resources stay', async () => {
+    await withWorld({ associateOther: true }, async (w) => {
+      await converge(w);
+      w.api.delete({ apiVersion: 'hive.openshift.io/v1', kind: 'ClusterDeployment', namespace: NS, name: CD_NAME });
+      assert.ok(w.cd().metadata.deletionTimestamp !== undefined, 'held by the finalizer');
+      await w.reconcile();
+      assert.equal(w.cd(), undefined, 'finalizer removed, object gone');
+      assert.ok(isEmpty(endState(w)), JSON.stringify(endState(w)));
+    });
+    await withWorld({}, async (w) => {
+      await converge(w);
+      const before = endState(w);
+      w.patchCd((cd) => {
+        cd.spec.preserveOnDelete = true;
+      });
+      w.api.delete({ apiVersion: 'hive.openshift.io/v1', kind: 'ClusterDeployment', namespace: NS, name: CD_NAME });
+      await w.reconcile();
+      assert.equal(w.cd(), undefined);
+      assert.deepEqual(endState(w), before);
+    });
+  });
+
+  test('enabled=false removes the resources, the status and the finalizer', () =>
+    withWorld({}, async (w) => {
+      await converge(w);
+      w.patchCd((cd) => {
+        cd.spec.platform!.aws!.privateLink!.enabled = false;
+      });
+      await w.reconcile();
+      assert.ok(isEmpty(endState(w)));
+      assert.ok(!(w.cd().metadata.finalizers ?? []).includes(FINALIZER));
+      assert.equal(w.cd().status?.platform?.aws?.privateLink, undefined);
+    }));
+
+  test('a region outside the inventory fails with UnsupportedRegion, touches no AWS API and is not retried', () =>
+    withWorld({}, async (w) => {
+      w.patchCd((cd) => {
+        cd.spec.platform!.aws!.region = 'eu-west-1';
+      });
+      assert.deepEqual(await w.reconcile(), {});
+      const failed = findCondition(w.cd().status?.conditions, FAILED);
+      assert.deepEqual([failed?.status, failed?.reason], ['True', 'UnsupportedRegion']);
+      assert.equal(w.aws.aws.log.length, 0);
+      const rv = w.cd().metadata.resourceVersion;
+      await w.reconcile();
+      assert.equal(w.cd().metadata.resourceVersion, rv, 'the same failure writes nothing again');
+    }));
+});
