@@ -17,7 +17,7 @@ import type { XmlNode } from './xml.ts';
 import { recordSetFromXml, recordSetToXml, sameRecordSet, sortKey } from './route53-model.ts';
 import type { RecordSet } from './route53-model.ts';
 import { delegationSetXml, ownZone, Route53Fault, vpcXml, ZoneOperations, zoneXml } from './route53-zones.ts';
-import type { EmulatedZone, ZoneOptions } from './route53-zones.ts';
+import type { EmulatedZone, ZoneOptions, ZoneVpc } from './route53-zones.ts';
 
 const NS = 'https://route53.amazonaws.com/doc/2013-04-01/';
 
@@ -96,6 +96,18 @@ export class Route53Emulator implements ServiceHandler {
   /** End state for assertions: the zones `account` owns. */
   zonesOf(account: string): EmulatedZone[] {
     return [...this.zones.values()].filter((z) => z.account === account);
+  }
+
+  /** The zone's record sets other than its apex SOA and NS (what a test created or expects). */
+  recordsOf(zoneId: string): RecordSet[] {
+    const zone = this.zones.get(zoneId);
+    if (zone === undefined) return [];
+    return [...zone.sets.values()].filter((rs) => !(rs.name === zone.name && (rs.type === 'SOA' || rs.type === 'NS')));
+  }
+
+  /** VPCs of other accounts the zone's owner has authorized (and not yet deauthorized). */
+  authorizationsOf(zoneId: string): ZoneVpc[] {
+    return [...(this.zones.get(zoneId)?.authorizations ?? [])];
   }
 
   recordChange(): string {
