@@ -1,4 +1,19 @@
-/** Flags of `hostwarden dnsrecord-controller`. Listed once in EXTRA_FLAGS (src/cli/wiring.ts). */
+/**
+ * Flags of `hostwarden dnsrecord-controller`. Listed once in EXTRA_FLAGS (src/cli/wiring.ts). It
+ * also reads shared flags: --kubeconfig, --leader-elect and --leader-election-*, --metrics-address,
+ * --embedded-data-dir, --embedded-zone and --dns-listen (embedded type), --aws-region,
+ * --aws-endpoint-url, --aws-api-retries and --aws-requests-per-second (aws-route53 type), and
+ * --listen with --tls-cert-file/--tls-private-key-file or --tls-self-signed (the validating webhook).
+ */
 import type { FlagSpec } from '../config/flags.ts';
 
-export const DNSRECORD_FLAGS: readonly FlagSpec[] = [];
+export const DNSRECORD_TYPES = ['aws-route53', 'rfc2136', 'embedded'] as const;
+
+export const DNSRECORD_FLAGS: readonly FlagSpec[] = [
+  { name: 'dnsrecord-types', kind: 'list', default: [...DNSRECORD_TYPES], help: `dnsrecord-controller: DNSRecord spec.type values this instance serves (repeatable; ${DNSRECORD_TYPES.join(', ')}).` },
+  { name: 'dnsrecord-class', kind: 'string', default: '', help: 'dnsrecord-controller: serve only DNSRecords with this spec.class (default: those without a class).' },
+  { name: 'dnsrecord-concurrency', kind: 'int', default: '5', help: 'dnsrecord-controller: DNSRecords reconciled at the same time.' },
+  { name: 'dnsrecord-config-retry', kind: 'duration', default: '1m', help: 'dnsrecord-controller: retry delay after a configuration problem (missing Secret key, no zone).' },
+  { name: 'dnsrecord-throttle-retry', kind: 'duration', default: '10s', help: 'dnsrecord-controller: retry delay after the DNS provider throttled requests.' },
+  { name: 'dnsrecord-rfc2136-timeout', kind: 'duration', default: '10s', help: 'dnsrecord-controller: time allowed for one rfc2136 update.' },
+];

@@ -87,4 +87,5 @@ export interface DNSRecord {
   };
   spec: DNSRecordSpec;
   status?: DNSRecordStatus;
+  [field: string]: unknown;
 }

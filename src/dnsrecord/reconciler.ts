@@ -1,0 +1,230 @@
+/**
+ * The DNSRecord reconciler, in the kubebuilder shape: read the object by key (gone: stop), honour
+ * the operation annotation, handle deletion through the finalizer, make the one record set real,
+ * and report in status what happened, in the terms gardenlet waits for (lastOperation, lastError
+ * codes, the Created condition, observedGeneration).
+ */
+import { ProviderError, errorMessage } from '../errors.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { hasFinalizer, patchFinalizers } from '../kube/conditions.ts';
+import { isStatus } from '../kube/errors.ts';
+import { objectPath } from '../kube/resource.ts';
+import type { ReconcileResult } from '../kube/work-queue.ts';
+import { isInZone, tryNormalizeDnsName } from '../endpoint/name.ts';
+import type { Logger } from '../log.ts';
+import { ConfigurationProblem, isThrottled } from './backend.ts';
+import type { BackendFactory, RecordSet, RecordSetBackend } from './backend.ts';
+import type { CredentialLimiters } from './limiters.ts';
+import { failed, isMigrated, operationType, succeeded, wasCreated } from './status.ts';
+import {
+  DEFAULT_TTL, DNSRECORDS, ERR_CONFIGURATION_PROBLEM, ERR_INFRA_DEPENDENCIES, ERR_INFRA_RATE_LIMITS_EXCEEDED, ERR_INFRA_UNAUTHORIZED,
+  FINALIZER, OPERATION_ANNOTATION, OP_MIGRATE, OP_RECONCILE, OP_RESTORE, OP_WAIT_FOR_STATE, SECRETS,
+} from './types.ts';
+import type { DNSRecord, DNSRecordStatus, DNSRecordType, OperationType } from './types.ts';
+import { describeProblems, validateSpec } from './validate.ts';
+
+export interface BackendType {
+  /** False for types that hold no credentials (embedded): the Secret is not read. */
+  needsSecret: boolean;
+  build: BackendFactory;
+}
+
+export interface DNSRecordReconcilerOptions {
+  client: Pick<KubeClient, 'request'>;
+  backends: Readonly<Record<string, BackendType>>;
+  limiters: CredentialLimiters;
+  logger: Logger;
+  /** Requeue delay after a configuration problem (a Secret may be fixed without touching the record). */
+  configRetryMs?: number;
+  /** Requeue delay after the provider throttled us. */
+  throttleRetryMs?: number;
+  now?: () => Date;
+}
+
+interface Secret {
+  metadata: { resourceVersion?: string };
+  data?: Record<string, string>;
+}
+
+export class DNSRecordReconciler {
+  private readonly opts: DNSRecordReconcilerOptions;
+  private readonly log: Logger;
+  private readonly now: () => Date;
+  /** Backends by type, Secret and its resourceVersion, and region: a changed Secret builds a new one. */
+  private readonly backends = new Map<string, RecordSetBackend>();
+  /** Zone listings made, for metrics and tests (a second reconcile must make none). */
+  zoneListings = 0;
+
+  constructor(opts: DNSRecordReconcilerOptions) {
+    this.opts = opts;
+    this.log = opts.logger;
+    this.now = opts.now ?? (() => new Date());
+  }
+
+  async reconcile(key: string): Promise<ReconcileResult> {
+    const [namespace = '', name = ''] = key.includes('/') ? key.split('/', 2) : ['', key];
+    const obj = await this.get(namespace, name);
+    if (obj === undefined) return {};
+    const op = obj.metadata.annotations?.[OPERATION_ANNOTATION];
+    if (op === OP_WAIT_FOR_STATE) return {};
+    if (op === OP_MIGRATE) return this.migrate(obj);
+    if (obj.metadata.deletionTimestamp !== undefined) return (await this.run(obj, 'Delete', () => this.delete(obj))).requeue;
+    if (isMigrated(obj) && op !== OP_RESTORE) return {};
+    let current = obj;
+    if (op === OP_RECONCILE) current = await this.dropAnnotation(obj);
+    const type = operationType(current);
+    const result = await this.run(current, type, () => this.write(current, type));
+    if (op === OP_RESTORE && result.ok) await this.dropAnnotation(result.obj);
+    return result.requeue;
+  }
+
+  async close(): Promise<void> {
+    for (const b of this.backends.values()) await b.close?.();
+    this.backends.clear();
+  }
+
+  /** Runs one operation and reports its outcome; throws only what the queue should retry with backoff. */
+  private async run(obj: DNSRecord, type: OperationType, body: () => Promise<{ status: DNSRecordStatus | undefined; obj: DNSRecord }>): Promise<{ ok: boolean; obj: DNSRecord; requeue: ReconcileResult }> {
+    try {
+      const done = await body();
+      return { ok: true, obj: done.obj, requeue: {} };
+    } catch (err) {
+      const { description, codes, requeueAfterMs } = this.classify(err);
+      this.log.warn({ dnsrecord: `${obj.metadata.namespace ?? ''}/${obj.metadata.name}`, operation: type, codes, err: description }, 'DNSRecord operation failed');
+      await this.patchStatus(obj, failed(obj, type, description, codes, this.now())).catch((e: unknown) => {
+        if (!isStatus(e, 404)) throw e;
+      });
+      if (requeueAfterMs !== undefined) return { ok: false, obj, requeue: { requeueAfterMs } };
+      throw err;
+    }
+  }
+
+  private classify(err: unknown): { description: string; codes: string[]; requeueAfterMs?: number } {
+    const message = errorMessage(err);
+    if (err instanceof ConfigurationProblem) return { description: message, codes: [...err.codes], requeueAfterMs: this.opts.configRetryMs ?? 60_000 };
+    if (isThrottled(err)) {
+      const after = this.opts.throttleRetryMs ?? 10_000;
+      return { description: `the DNS provider throttled our requests, retrying in ${Math.round(after / 1000)}s: ${message}`, codes: [ERR_INFRA_RATE_LIMITS_EXCEEDED], requeueAfterMs: after };
+    }
+    if (err instanceof ProviderError && err.code === 'PROVIDER_ACCESS_DENIED') return { description: message, codes: [ERR_INFRA_UNAUTHORIZED] };
+    if (err instanceof ProviderError && err.transient) return { description: message, codes: [ERR_INFRA_DEPENDENCIES] };
+    return { description: message, codes: [] };
+  }
+
+  private async write(obj: DNSRecord, type: OperationType): Promise<{ status: DNSRecordStatus; obj: DNSRecord }> {
+    const problems = validateSpec(obj.spec);
+    if (problems.length > 0) throw new ConfigurationProblem(`invalid DNSRecord: ${describeProblems(problems)}`);
+    let current = obj;
+    if (!hasFinalizer(current, FINALIZER)) current = await patchFinalizers(this.opts.client, DNSRECORDS, current, { add: FINALIZER });
+    const backend = await this.backendFor(current);
+    const rrset = recordSetOf(current);
+    const zone = await this.zoneFor(current, backend, rrset.name, true);
+    await backend.upsert(zone as string, rrset);
+    const status = succeeded(current, type, `the ${rrset.type} record set ${rrset.name} is up to date`, this.now(), { zone: zone as string });
+    current = await this.patchStatus(current, status);
+    this.log.info({ dnsrecord: `${current.metadata.namespace ?? ''}/${current.metadata.name}`, operation: type, zone, name: rrset.name, type: rrset.type }, 'DNS record set written');
+    return { status, obj: current };
+  }
+
+  private async delete(obj: DNSRecord): Promise<{ status: DNSRecordStatus | undefined; obj: DNSRecord }> {
+    if (!hasFinalizer(obj, FINALIZER)) return { status: undefined, obj };
+    if (wasCreated(obj)) {
+      const backend = await this.backendFor(obj);
+      const rrset = recordSetOf(obj);
+      const zone = await this.zoneFor(obj, backend, rrset.name, false);
+      if (zone !== undefined) await backend.remove(zone, rrset);
+    }
+    const status = succeeded(obj, 'Delete', 'the DNS record set is deleted', this.now());
+    const reported = await this.patchStatus(obj, status);
+    const after = await patchFinalizers(this.opts.client, DNSRECORDS, reported, { remove: FINALIZER }).catch((e: unknown) => {
+      if (isStatus(e, 404)) return obj;
+      throw e;
+    });
+    return { status, obj: after };
+  }
+
+  /** Migrate: the record stays in DNS for the new owner; only our hold on the object goes. */
+  private async migrate(obj: DNSRecord): Promise<ReconcileResult> {
+    const reported = await this.patchStatus(obj, succeeded(obj, 'Migrate', 'migrated: the DNS record set is left in place', this.now()));
+    const path = objectPath(DNSRECORDS, obj.metadata.namespace ?? '', obj.metadata.name);
+    await this.opts.client.request('PATCH', path, {
+      body: { metadata: { resourceVersion: reported.metadata.resourceVersion, finalizers: (obj.metadata.finalizers ?? []).filter((f) => f !== FINALIZER), annotations: { [OPERATION_ANNOTATION]: null } } },
+      contentType: 'application/merge-patch+json',
+    });
+    return {};
+  }
+
+  /** spec.zone, else status.zone, else the longest zone of the account that holds the name. */
+  private async zoneFor(obj: DNSRecord, backend: RecordSetBackend, name: string, required: boolean): Promise<string | undefined> {
+    const known = obj.spec.zone ?? obj.status?.zone;
+    if (known !== undefined && known !== '') return known;
+    this.zoneListings++;
+    const zones = await backend.listZones();
+    let best: { id: string; name: string } | undefined;
+    for (const z of zones) {
+      const zoneName = tryNormalizeDnsName(z.name);
+      if (zoneName !== undefined && isInZone(name, zoneName) && (best === undefined || zoneName.length > best.name.length)) best = { id: z.id, name: zoneName };
+    }
+    if (best === undefined && required) throw new ConfigurationProblem(`no zone found for ${name} among the ${zones.length} zones the credentials can see; set spec.zone`, [ERR_CONFIGURATION_PROBLEM]);
+    return best?.id;
+  }
+
+  private async backendFor(obj: DNSRecord): Promise<RecordSetBackend> {
+    const type = this.opts.backends[obj.spec.type];
+    if (type === undefined) throw new ConfigurationProblem(`DNSRecord type ${JSON.stringify(obj.spec.type)} is not supported by this controller`);
+    const ns = obj.spec.secretRef.namespace ?? obj.metadata.namespace ?? '';
+    const secretName = `${ns}/${obj.spec.secretRef.name}`;
+    let data: Record<string, string> = {};
+    let version = '';
+    if (type.needsSecret) {
+      const secret = await this.opts.client.request<Secret>('GET', objectPath(SECRETS, ns, obj.spec.secretRef.name)).catch((err: unknown) => {
+        if (isStatus(err, 404)) throw new ConfigurationProblem(`secret ${secretName} not found`);
+        throw err;
+      });
+      version = secret.metadata.resourceVersion ?? '';
+      data = Object.fromEntries(Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
+    }
+    const cacheKey = `${obj.spec.type}|${secretName}|${obj.spec.region ?? ''}`;
+    const cached = this.backends.get(`${cacheKey}|${version}`);
+    if (cached !== undefined) return cached;
+    for (const [k, b] of this.backends) {
+      if (k.startsWith(`${cacheKey}|`)) {
+        this.backends.delete(k);
+        await b.close?.();
+      }
+    }
+    const backend = await type.build({ spec: obj.spec, secret: data, secretName, logger: this.log.child({ type: obj.spec.type }), limiters: this.opts.limiters });
+    this.backends.set(`${cacheKey}|${version}`, backend);
+    return backend;
+  }
+
+  private async get(namespace: string, name: string): Promise<DNSRecord | undefined> {
+    try {
+      return await this.opts.client.request<DNSRecord>('GET', objectPath(DNSRECORDS, namespace, name));
+    } catch (err) {
+      if (isStatus(err, 404)) return undefined;
+      throw err;
+    }
+  }
+
+  /** Writes status through the subresource; returns the object as stored (its new resourceVersion). */
+  private async patchStatus(obj: DNSRecord, status: DNSRecordStatus): Promise<DNSRecord> {
+    return this.opts.client.request<DNSRecord>('PATCH', `${objectPath(DNSRECORDS, obj.metadata.namespace ?? '', obj.metadata.name)}/status`, {
+      body: { status },
+      contentType: 'application/merge-patch+json',
+    });
+  }
+
+  private async dropAnnotation(obj: DNSRecord): Promise<DNSRecord> {
+    return this.opts.client.request<DNSRecord>('PATCH', objectPath(DNSRECORDS, obj.metadata.namespace ?? '', obj.metadata.name), {
+      body: { metadata: { annotations: { [OPERATION_ANNOTATION]: null } } },
+      contentType: 'application/merge-patch+json',
+    });
+  }
+}
+
+/** The record set a DNSRecord asks for: name normalised, TTL defaulted as Gardener does. */
+export function recordSetOf(obj: DNSRecord): RecordSet {
+  const raw = obj.spec.name.toLowerCase();
+  return { name: raw.endsWith('.') ? raw.slice(0, -1) : raw, type: obj.spec.recordType as DNSRecordType, ttl: obj.spec.ttl ?? DEFAULT_TTL, values: [...obj.spec.values] };
+}
