@@ -1,6 +1,11 @@
-/** `hostwarden operator`: not built yet; being written (see the open issue). */
+/**
+ * `hostwarden operator`: turns ExternalDNS objects (externaldns.olm.openshift.io) into Hostwarden
+ * deployments and serves their validating and conversion webhooks (see docs/operator.md). Runs
+ * until SIGINT/SIGTERM.
+ */
 import type { Config } from '../config/config.ts';
 import type { Logger } from '../log.ts';
+import { Operator } from '../operator/operator.ts';
 
 export interface ServiceIO {
   logger: Logger;
@@ -8,7 +13,17 @@ export interface ServiceIO {
   env: Readonly<Record<string, string | undefined>>;
 }
 
-export function operatorCommand(_cfg: Config, io: ServiceIO): Promise<number> {
-  io.logger.error('operator is not available in this build yet');
-  return Promise.resolve(1);
+export async function operatorCommand(cfg: Config, io: ServiceIO): Promise<number> {
+  const operator = await Operator.fromConfig(cfg, { logger: io.logger, env: io.env });
+  try {
+    await operator.start();
+    await new Promise<void>((resolve) => {
+      if (io.stopSignal.aborted) resolve();
+      else io.stopSignal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    io.logger.info('operator stopping');
+    return 0;
+  } finally {
+    await operator.stop();
+  }
 }

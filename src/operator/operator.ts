@@ -1,0 +1,150 @@
+/**
+ * `hostwarden operator` assembled from flags: the Kubernetes client, platform detection, the
+ * controller (behind a Lease when electing), the HTTPS webhooks and /metrics + /healthz. Every flag
+ * is checked before anything starts.
+ */
+import { Registry as MetricsRegistry, collectDefaultMetrics } from 'prom-client';
+import { CertificateFiles, selfSignedCertificate } from '../admission/tls.ts';
+import type { TlsMaterial } from '../admission/tls.ts';
+import type { Config } from '../config/config.ts';
+import { parseListenAddress } from '../config/config.ts';
+import { ConfigError, errorMessage } from '../errors.ts';
+import { OpsServer } from '../http/ops-server.ts';
+import { KubeClient, locateKubeConfig } from '../kube/client.ts';
+import type { KubeEnv } from '../kube/client.ts';
+import { LeaderElector, defaultIdentity } from '../kube/leader-election.ts';
+import type { Logger } from '../log.ts';
+import { ExternalDNSController } from './controller.ts';
+import type { OperandSettings } from './operand.ts';
+import { PROXY_VARIABLES } from './operand.ts';
+import { detectPlatform } from './platform.ts';
+import { ExternalDNSReconciler } from './reconciler.ts';
+import { OperatorWebhookServer } from './webhook.ts';
+
+export interface OperatorDeps {
+  logger: Logger;
+  env: KubeEnv & Readonly<Record<string, string | undefined>>;
+}
+
+export class Operator {
+  private readonly closers: (() => Promise<void> | void)[] = [];
+
+  private constructor(
+    private readonly cfg: Config,
+    private readonly deps: OperatorDeps,
+    private readonly client: KubeClient,
+    private readonly tls: { material: TlsMaterial; files: CertificateFiles | undefined } | undefined,
+    private readonly elect: boolean,
+  ) {}
+
+  static async fromConfig(cfg: Config, deps: OperatorDeps): Promise<Operator> {
+    const f = cfg.flags;
+    for (const flag of ['operator-namespace', 'operand-namespace', 'operand-image']) {
+      if (f.str(flag) === '') throw new ConfigError(`--${flag} cannot be empty`, `--${flag}`);
+    }
+    if (f.str('webhook-listen') !== '') parseListenAddress(f.str('webhook-listen'), '--webhook-listen');
+    if (cfg.metricsAddress !== '') parseListenAddress(cfg.metricsAddress, '--metrics-address');
+    const source = { kubeconfig: f.str('kubeconfig'), env: deps.env };
+    const inCluster = locateKubeConfig(source).kind === 'in-cluster';
+    const elect = cfg.explicit.has('leader-elect') ? f.bool('leader-elect') : inCluster;
+    let tls: { material: TlsMaterial; files: CertificateFiles | undefined } | undefined;
+    if (f.str('webhook-listen') !== '') {
+      const certFile = f.str('tls-cert-file');
+      const keyFile = f.str('tls-private-key-file');
+      const selfSigned = f.bool('tls-self-signed');
+      if (selfSigned && (certFile !== '' || keyFile !== '')) throw new ConfigError('--tls-self-signed cannot be used with --tls-cert-file/--tls-private-key-file', '--tls-self-signed');
+      if (!selfSigned && (certFile === '' || keyFile === '')) {
+        throw new ConfigError('the operator webhooks serve HTTPS: set --tls-cert-file and --tls-private-key-file, --tls-self-signed for local use, or --webhook-listen "" to serve none', certFile === '' ? '--tls-cert-file' : '--tls-private-key-file');
+      }
+      if (selfSigned) tls = { material: await selfSignedCertificate(['localhost', '127.0.0.1', '::1']), files: undefined };
+      else {
+        const files = new CertificateFiles({ certFile, keyFile, logger: deps.logger.child({ component: 'tls' }) });
+        tls = { material: await files.load(), files };
+      }
+    }
+    const client = KubeClient.fromConfig(source, deps.logger.child({ component: 'kube' }));
+    return new Operator(cfg, deps, client, tls, elect);
+  }
+
+  /** Starts everything; resolves once serving. */
+  async start(): Promise<void> {
+    const { cfg, deps, client } = this;
+    const f = cfg.flags;
+    const log = deps.logger;
+    const platform = await detectPlatform(client);
+    log.info({ openshift: platform.openshift }, 'platform detected');
+    const proxy: Record<string, string> = {};
+    for (const v of PROXY_VARIABLES) if ((deps.env[v] ?? '') !== '') proxy[v] = deps.env[v] ?? '';
+    const operand: OperandSettings = {
+      namespace: f.str('operand-namespace'),
+      image: f.str('operand-image'),
+      platform,
+      proxy,
+      ...(f.str('trusted-ca-configmap') === '' ? {} : { trustedCAConfigMap: f.str('trusted-ca-configmap') }),
+    };
+    const operatorNamespace = f.str('operator-namespace');
+    const reconciler = new ExternalDNSReconciler({ client, logger: log.child({ component: 'reconciler' }), operand, operatorNamespace });
+    let elector: LeaderElector | undefined;
+    const controller = new ExternalDNSController({
+      client,
+      logger: log.child({ component: 'controller' }),
+      reconciler,
+      operandNamespace: operand.namespace,
+      operatorNamespace,
+      ...(this.elect ? { canRun: () => elector?.isLeader() ?? false } : {}),
+    });
+    if (this.elect) {
+      elector = new LeaderElector({
+        client,
+        logger: log.child({ component: 'leader' }),
+        namespace: f.str('leader-election-namespace') || operatorNamespace,
+        name: f.str('leader-election-id') === 'hostwarden-leader' ? 'hostwarden-operator' : f.str('leader-election-id'),
+        identity: defaultIdentity(),
+        leaseDurationMs: f.num('leader-election-lease-duration'),
+        renewDeadlineMs: f.num('leader-election-renew-deadline'),
+        retryPeriodMs: f.num('leader-election-retry-period'),
+        onStartedLeading: () => controller.kick(),
+      });
+    }
+    controller.start();
+    elector?.start();
+    const el = elector;
+    this.closers.push(async () => {
+      await el?.stop(true);
+      await controller.stop();
+      client.close();
+    });
+
+    if (this.tls !== undefined) {
+      const { host, port } = parseListenAddress(f.str('webhook-listen'), '--webhook-listen');
+      const server = new OperatorWebhookServer({ tls: this.tls.material, logger: log.child({ component: 'webhook' }), openshift: () => platform.openshift });
+      await server.start(host, port);
+      this.closers.push(() => server.stop());
+      const files = this.tls.files;
+      if (files !== undefined) {
+        files.watch((m) => server.setCertificate(m));
+        this.closers.push(() => files.stop());
+      }
+    }
+    if (cfg.metricsAddress !== '') {
+      const { host, port } = parseListenAddress(cfg.metricsAddress, '--metrics-address');
+      const metrics = new MetricsRegistry();
+      collectDefaultMetrics({ register: metrics });
+      const ops = new OpsServer({ host, port, metrics, logger: log, health: () => ({ ok: true, detail: 'ok' }) });
+      await ops.start();
+      this.closers.push(() => ops.stop());
+    }
+    log.info({ operandNamespace: operand.namespace, operatorNamespace, leaderElection: this.elect }, 'operator started');
+  }
+
+  async stop(): Promise<void> {
+    for (const close of this.closers.reverse()) {
+      try {
+        await close();
+      } catch (err) {
+        this.deps.logger.warn({ err: errorMessage(err) }, 'error while shutting down');
+      }
+    }
+    this.closers.length = 0;
+  }
+}
