@@ -93,7 +93,7 @@ describe('DedupSource', () => {
       recordType: fc.constantFrom<Endpoint['recordType']>('A', 'CNAME'),
       targets: fc.array(fc.constantFrom('192.0.2.1', '192.0.2.2', 'LB.example.net', 'lb.example.net.'), { maxLength: 3 }),
       setIdentifier: fc.constantFrom('', 'eu'),
-      labels: fc.constantFrom({}, { resource: 'service/d/a' }, { resource: 'service/d/b' }),
+      labels: fc.constantFrom<Record<string, string>>({}, { resource: 'service/d/a' }, { resource: 'service/d/b' }),
     });
     fc.assert(
       fc.property(fc.array(arbEp, { maxLength: 30 }), (inits) => {
