@@ -66,6 +66,28 @@ describe('Controller.runOnce', () => {
     assert.equal(registry.applied.length, 0);
   });
 
+  test('verified records count desired record sets the provider already holds as wanted, by type', async () => {
+    const owned = { owner: 'me', resource: 'service/default/web' };
+    const api = newEndpoint({ dnsName: 'api.example.org', recordType: 'A', targets: ['192.0.2.2'], labels: { resource: 'service/default/api' } });
+    const apiV6 = newEndpoint({ dnsName: 'api.example.org', recordType: 'AAAA', targets: ['2001:db8::1'], labels: { resource: 'service/default/api' } });
+    const eu = newEndpoint({ dnsName: 'api.example.org', recordType: 'A', setIdentifier: 'eu', targets: ['192.0.2.3'], labels: { resource: 'service/default/api' } });
+    const txt = newEndpoint({ dnsName: 'txt.example.org', recordType: 'TXT', targets: ['"x"'], labels: { resource: 'service/default/api' } });
+    const registry = new FakeRegistry('me', [
+      newEndpoint({ ...www, labels: owned }),
+      newEndpoint({ ...api, targets: ['192.0.2.99'], labels: { ...api.labels, owner: 'me' } }),
+      newEndpoint({ ...apiV6, labels: { ...apiV6.labels, owner: 'me' } }),
+      newEndpoint({ ...txt, labels: { ...txt.labels, owner: 'me' } }),
+    ]);
+    const { c, metrics } = controller(new FakeSource([www, api, apiV6, eu, txt]), registry);
+    await c.runOnce();
+    const byType = async (): Promise<Record<string, number>> =>
+      Object.fromEntries(((await metrics.getMetricsAsJSON()).find((m) => m.name === 'external_dns_controller_verified_records')?.values ?? []).map((v) => [String(v.labels['record_type']), v.value]));
+    // www and the AAAA are held as wanted; api's A is updated and the eu set created; TXT is not managed.
+    assert.deepEqual(await byType(), { A: 1, AAAA: 1 });
+    await c.runOnce();
+    assert.deepEqual(await byType(), { A: 3, AAAA: 1 });
+  });
+
   test('source failures count as source errors and propagate', async () => {
     const source = new FakeSource([www]);
     source.failures.push(new Error('boom'));

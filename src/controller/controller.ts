@@ -6,7 +6,6 @@
  */
 import type { DomainMatcher } from '../endpoint/domain-filter.ts';
 import { AllDomainFilters } from '../endpoint/domain-filter.ts';
-import { endpointKey } from '../endpoint/endpoint.ts';
 import type { Endpoint, RecordType } from '../endpoint/endpoint.ts';
 import { errorMessage, isTransient } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -213,18 +212,35 @@ export class Controller {
     const metrics = this.opts.metrics;
     if (metrics === undefined) return;
     // A desired record is verified when the provider already holds it as wanted: it is managed,
-    // exists, and the plan neither creates nor updates it.
+    // exists, and the plan neither creates nor updates it. This runs over every record on every
+    // sync, so records are looked up by their (existing) name string instead of a built key.
     const managed = new Set(this.opts.plan.managedRecordTypes.filter((t) => !this.opts.plan.excludeRecordTypes.includes(t)));
-    const existing = new Set(current.map(endpointKey));
-    const changed = new Set([...changes.create, ...changes.updateNew].map(endpointKey));
+    const existing = byName(current);
+    const changed = byName([...changes.create, ...changes.updateNew]);
     const counts = new Map<string, number>();
     for (const ep of desired) {
-      const key = endpointKey(ep);
-      if (managed.has(ep.recordType) && existing.has(key) && !changed.has(key)) counts.set(ep.recordType, (counts.get(ep.recordType) ?? 0) + 1);
+      if (managed.has(ep.recordType) && holds(existing, ep) && !holds(changed, ep)) counts.set(ep.recordType, (counts.get(ep.recordType) ?? 0) + 1);
     }
     metrics.verifiedRecords.reset();
     for (const [type, n] of counts) metrics.verifiedRecords.set({ record_type: type }, n);
   }
+}
+
+/** Record sets by name; a name rarely has more than a few. */
+function byName(endpoints: readonly Endpoint[]): Map<string, Endpoint[]> {
+  const out = new Map<string, Endpoint[]>();
+  for (const ep of endpoints) {
+    const list = out.get(ep.dnsName);
+    if (list === undefined) out.set(ep.dnsName, [ep]);
+    else list.push(ep);
+  }
+  return out;
+}
+
+/** Whether the index holds the record set of `ep` (same name, type and set identifier, as endpointKey). */
+function holds(index: ReadonlyMap<string, readonly Endpoint[]>, ep: Endpoint): boolean {
+  const list = index.get(ep.dnsName);
+  return list !== undefined && list.some((x) => x.recordType === ep.recordType && x.setIdentifier === ep.setIdentifier);
 }
 
 async function stage<T>(fn: () => Promise<T>, onError: () => void): Promise<T> {
