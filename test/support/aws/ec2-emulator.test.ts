@@ -253,6 +253,35 @@ describe('EC2 and ELBv2 emulators', () => {
     assert.equal(e.ec2.endpointServices(USER).some((s) => s.id === svcId), false);
   });
 
+  test('paging with MaxResults/NextToken; a retried create with the same ClientToken returns the same resource', async () => {
+    const vpc = e.network.addVpc('777777777777', 'eu-west-1');
+    for (let i = 0; i < 5; i++) e.network.addSubnet(vpc.id, { azId: `euw1-az${(i % 3) + 1}` });
+    const me = e.aws.addAccount('777777777777');
+    const client = ec2(e, me, 'eu-west-1');
+    const seen: string[] = [];
+    let token: string | undefined;
+    for (let i = 0; i < 10; i++) {
+      const res = await client.send(new DescribeSubnetsCommand({ MaxResults: 2, ...(token === undefined ? {} : { NextToken: token }) }));
+      seen.push(...(res.Subnets ?? []).map((s) => s.SubnetId ?? ''));
+      token = res.NextToken;
+      if (token === undefined) break;
+    }
+    assert.deepEqual(seen, e.ec2.subnets('777777777777').map((s) => s.id));
+    assert.equal(seen.length, 5);
+
+    const lb = e.elbv2.addNetworkLoadBalancer('777777777777', 'eu-west-1', 'token-int', [seen[0] ?? '']);
+    const once = await client.send(new CreateVpcEndpointServiceConfigurationCommand({ NetworkLoadBalancerArns: [lb.arn], ClientToken: 'tok-1' }));
+    const twice = await client.send(new CreateVpcEndpointServiceConfigurationCommand({ NetworkLoadBalancerArns: [lb.arn], ClientToken: 'tok-1' }));
+    assert.equal(twice.ServiceConfiguration?.ServiceId, once.ServiceConfiguration?.ServiceId);
+    assert.equal(once.ServiceConfiguration?.AcceptanceRequired, true);
+    assert.equal(once.ServiceConfiguration?.AvailabilityZones?.[0], 'eu-west-1a');
+    assert.equal(e.ec2.endpointServices('777777777777').length, 1);
+
+    await client.send(new CreateTagsCommand({ Resources: [vpc.id], Tags: [{ Key: 'a', Value: '1' }, { Key: 'b', Value: '2' }] }));
+    await client.send(new DeleteTagsCommand({ Resources: [vpc.id], Tags: [{ Key: 'a', Value: 'other' }, { Key: 'b', Value: '2' }] }));
+    assert.deepEqual(e.ec2.vpcs('777777777777')[0]?.tags, [{ key: 'a', value: '1' }]);
+  });
+
   test('knobs: an endpoint can end failed; setEndpointState rejects one; faults by operation name', async () => {
     const uv = e.network.addVpc(USER, 'us-east-1');
     const us = e.network.addSubnet(uv.id, { azId: 'use1-az1' });
