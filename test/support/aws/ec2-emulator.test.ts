@@ -310,5 +310,11 @@ describe('EC2 and ELBv2 emulators', () => {
     e.aws.fail({ code: 'Throttling', operations: ['DescribeLoadBalancers'], count: 1 });
     await assert.rejects(elb(e, user).send(new DescribeLoadBalancersCommand({})), code('Throttling'));
     assert.ok(e.aws.count('ec2', 'DescribeVpcEndpoints') >= 1);
+
+    // The answer is lost but the service exists: a re-run must find it by tag, not make another.
+    e.aws.fail({ code: 'InternalError', status: 500, operations: ['CreateVpcEndpointServiceConfiguration'], count: 1, afterApplying: true });
+    const before = e.ec2.endpointServices(USER).length;
+    await assert.rejects(userEc2.send(new CreateVpcEndpointServiceConfigurationCommand({ NetworkLoadBalancerArns: [lb.arn] })), code('InternalError'));
+    assert.equal(e.ec2.endpointServices(USER).length, before + 1);
   });
 });

@@ -56,6 +56,11 @@ export interface Fault {
   operations?: readonly string[];
   /** How many matching requests fail. */
   count: number;
+  /**
+   * The request takes effect and only its answer is lost (a timeout or a crash after AWS acted),
+   * so a retry or a re-run meets what the first attempt created.
+   */
+  afterApplying?: boolean;
 }
 
 /** Returns false to refuse `action` (`route53:ListHostedZones`) to `principal`. */
@@ -196,6 +201,7 @@ export class AwsEmulator {
     const fault = this.faults.find((f) => f.count > 0 && (f.operations === undefined || f.operations.length === 0 || f.operations.includes(op)));
     if (fault !== undefined) {
       fault.count--;
+      if (fault.afterApplying === true) await Promise.resolve(handler.handle(request, op)).catch(() => undefined);
       reply(handler.error(fault.status ?? 400, fault.code, fault.message ?? 'Rate exceeded'));
       return;
     }
