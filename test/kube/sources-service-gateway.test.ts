@@ -9,10 +9,16 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { Registry as MetricsRegistry } from 'prom-client';
+import { EXTRA_FLAGS, PROVIDER_NAMES, SOURCE_NAMES } from '../../src/cli/wiring.ts';
+import { resolveConfig } from '../../src/config/config.ts';
+import { FLAGS } from '../../src/config/flags.ts';
+import { parseArgs } from '../../src/config/parse.ts';
 import { KubeClient, loadKubeConfig } from '../../src/kube/client.ts';
 import { ENDPOINTSLICES, GATEWAYS, HTTPROUTES, PODS, SERVICES } from '../../src/kube/resource.ts';
 import { silentLogger } from '../../src/log.ts';
 import type { KubeObjectSource } from '../../src/source/kube/kube-source.ts';
+import { kubeSourceFromConfig } from '../../src/source/kube/factory.ts';
 import { httpRouteSource, serviceSource } from '../../src/source/kube/sources.ts';
 import type { TranslateOptions } from '../../src/source/translate/options.ts';
 import { startTestApiServer } from '../support/kube-apiserver/server.ts';
@@ -212,6 +218,18 @@ describe('service and gateway-httproute sources against the test API server', ()
       }
       assert.equal((await loadKubeConfig({ kubeconfig: file, env: {} })).getCurrentCluster()?.name, 'nowhere');
       await assert.rejects(loadKubeConfig({ kubeconfig: file, context: 'missing', env: {} }), /no context "missing"/);
+
+      // The same through the flags, with the caches measured on the run command's registry.
+      const cfg = resolveConfig(parseArgs(['--source', 'service', '--kubeconfig', file, '--kube-context', 'test', '--request-timeout', '5s'], {}, [...FLAGS, ...EXTRA_FLAGS]), { sources: SOURCE_NAMES, providers: PROVIDER_NAMES });
+      const metrics = new MetricsRegistry();
+      const source = kubeSourceFromConfig('service', cfg, { logger, metrics });
+      sources.push(source);
+      assert.ok((await source.endpoints()).some((e) => e.dnsName === 'game.example.org'));
+      const text = await metrics.metrics();
+      assert.match(text, /hostwarden_kube_reflector_lists_total\{source="service",resource="services"\} 1/);
+      assert.match(text, /hostwarden_kube_reflector_synced\{source="service",resource="endpointslices"\} 1/);
+      // The HostIP Service of an earlier test reads Pods, so this source watches them too.
+      assert.match(text, /hostwarden_kube_reflector_synced\{source="service",resource="pods"\} 1/);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -5,11 +5,15 @@ import type { Config } from '../../config/config.ts';
 import { KubeClient } from '../../kube/client.ts';
 import type { KubeConfigSource, KubeEnv } from '../../kube/client.ts';
 import { ConfigError } from '../../errors.ts';
+import type { Registry as MetricsRegistry } from 'prom-client';
+import type { Reflector } from '../../kube/reflector.ts';
+import type { KubeObject, KubeResource } from '../../kube/resource.ts';
 import type { Logger } from '../../log.ts';
 import type { ProblemReporter } from '../source.ts';
 import { buildTranslateOptions, translateFlagsOf } from '../translate/options.ts';
 import type { TranslateOptions } from '../translate/options.ts';
 import type { KubeObjectSource } from './kube-source.ts';
+import { registerReflectorMetrics } from './metrics.ts';
 import { crdSource, httpRouteSource, ingressSource, serviceSource } from './sources.ts';
 import type { KubeSourceDeps } from './sources.ts';
 
@@ -18,6 +22,8 @@ export type KubeSourceName = (typeof KUBE_SOURCE_NAMES)[number];
 
 export interface KubeFactoryDeps {
   logger: Logger;
+  /** The run command's registry: the sources' caches are measured on it. */
+  metrics?: MetricsRegistry | undefined;
   env?: KubeEnv | undefined;
   onProblem?: ProblemReporter | undefined;
 }
@@ -43,6 +49,7 @@ export function kubeClientFromConfig(cfg: Config, deps: KubeFactoryDeps): KubeCl
 
 export function kubeSourceFromConfig(name: KubeSourceName, cfg: Config, deps: KubeFactoryDeps): KubeObjectSource {
   const inactivity = cfg.flags.num('kube-watch-inactivity-timeout');
+  const metrics = deps.metrics;
   const sourceDeps: KubeSourceDeps = {
     client: kubeClientFromConfig(cfg, deps),
     logger: deps.logger,
@@ -50,6 +57,7 @@ export function kubeSourceFromConfig(name: KubeSourceName, cfg: Config, deps: Ku
     namespace: cfg.flags.str('namespace'),
     ...(inactivity > 0 ? { inactivityTimeoutMs: inactivity } : {}),
     ...(deps.onProblem === undefined ? {} : { onProblem: deps.onProblem }),
+    ...(metrics === undefined ? {} : { onReflector: (resource: KubeResource, r: Reflector<KubeObject>) => registerReflectorMetrics(metrics, name, resource.plural, r) }),
   };
   switch (name) {
     case 'service':

@@ -27,10 +27,12 @@ export interface KubeSourceDeps {
   inactivityTimeoutMs?: number;
   onProblem?: ProblemReporter;
   syncTimeoutMs?: number;
+  /** Told about every reflector a source creates (metrics). */
+  onReflector?: (resource: KubeResource, reflector: Reflector<KubeObject>) => void;
 }
 
 function reflector(deps: KubeSourceDeps, resource: KubeResource, transform: (raw: Record<string, unknown>) => KubeObject): Reflector<KubeObject> {
-  return new Reflector<KubeObject>({
+  const r = new Reflector<KubeObject>({
     client: deps.client,
     resource,
     namespace: resource.namespaced ? deps.namespace : '',
@@ -38,6 +40,8 @@ function reflector(deps: KubeSourceDeps, resource: KubeResource, transform: (raw
     transform,
     ...(deps.inactivityTimeoutMs === undefined ? {} : { inactivityTimeoutMs: deps.inactivityTimeoutMs }),
   });
+  deps.onReflector?.(resource, r);
+  return r;
 }
 
 function common(deps: KubeSourceDeps, name: string): Pick<ConstructorParameters<typeof KubeObjectSource>[0], 'name' | 'logger' | 'onProblem' | 'syncTimeoutMs' | 'onClose'> {
