@@ -8,7 +8,7 @@
  * - without Pods, the per-pod name comes from the endpoint's `hostname` (which Kubernetes fills
  *   from the Pod's `spec.hostname` when its `spec.subdomain` names the Service, as StatefulSets do)
  *   and the node from the endpoint's `nodeName`;
- * - a `target` annotation on a Pod is honoured only while Pods are watched.
+ * - a `target` annotation on a Pod is honoured only for Services that read Pods (host IPs).
  */
 import { LABEL_RESOURCE, newEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
