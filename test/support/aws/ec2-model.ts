@@ -77,9 +77,9 @@ export interface Endpoint extends Owned {
 }
 
 /** Route53's hosted zone id for VPC endpoint DNS names, per region (`*.vpce.amazonaws.com`). */
-const VPCE_ZONES: Record<string, string> = { 'us-east-1': 'Z7HUB22UULQXV', 'us-east-2': 'ZC8PG0KIFKBRI', 'us-west-2': 'Z1YSA3EXCYUU9Z', 'eu-west-1': 'Z38GZ743OKFT7T' };
+const VPCE_ZONES: Readonly<Record<string, string>> = { 'us-east-1': 'Z7HUB22UULQXV', 'us-east-2': 'ZC8PG0KIFKBRI', 'us-west-2': 'Z1YSA3EXCYUU9Z', 'eu-west-1': 'Z38GZ743OKFT7T' };
 /** ... and for network load balancers (`*.elb.<region>.amazonaws.com`). */
-const NLB_ZONES: Record<string, string> = { 'us-east-1': 'Z26RNL4JYFTOTI', 'us-east-2': 'ZLMOA37VPKANP', 'us-west-2': 'Z18D5FSROUN65G', 'eu-west-1': 'Z2IFOLAFXWLO4F' };
+const NLB_ZONES: Readonly<Record<string, string>> = { 'us-east-1': 'Z26RNL4JYFTOTI', 'us-east-2': 'ZLMOA37VPKANP', 'us-west-2': 'Z18D5FSROUN65G', 'eu-west-1': 'Z2IFOLAFXWLO4F' };
 
 export function vpceHostedZoneId(region: string): string {
   return VPCE_ZONES[region] ?? 'ZVPCEEMULATED';

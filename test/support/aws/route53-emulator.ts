@@ -48,7 +48,7 @@ const ROUTES: readonly { method: string; path: RegExp; op: string }[] = [
 ];
 
 /** Operations on zones as objects (route53-zones.ts); the rest work on records. */
-const ZONE_OPS = new Set(['CreateHostedZone', 'DeleteHostedZone', 'ListHostedZonesByName', 'AssociateVPCWithHostedZone', 'DisassociateVPCFromHostedZone', 'CreateVPCAssociationAuthorization', 'ListVPCAssociationAuthorizations', 'DeleteVPCAssociationAuthorization', 'ChangeTagsForResource']);
+const ZONE_OPS: ReadonlySet<string> = new Set(['CreateHostedZone', 'DeleteHostedZone', 'ListHostedZonesByName', 'AssociateVPCWithHostedZone', 'DisassociateVPCFromHostedZone', 'CreateVPCAssociationAuthorization', 'ListVPCAssociationAuthorizations', 'DeleteVPCAssociationAuthorization', 'ChangeTagsForResource']);
 
 /** The root identity's account: zones made by `createZone` belong to it unless told otherwise. */
 const DEFAULT_ACCOUNT = '111122223333';
