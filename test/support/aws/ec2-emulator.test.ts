@@ -304,6 +304,13 @@ describe('EC2 and ELBv2 emulators', () => {
     e.ec2.setEndpointState(ep?.VpcEndpointId ?? '', 'rejected');
     const rejected = await hubEc2.send(new DescribeVpcEndpointsCommand({ VpcEndpointIds: [ep?.VpcEndpointId ?? ''] }));
     assert.equal(rejected.VpcEndpoints?.[0]?.State, 'rejected');
+    e.ec2.knobs.keepDeleted = true;
+    await hubEc2.send(new DeleteVpcEndpointsCommand({ VpcEndpointIds: [ep?.VpcEndpointId ?? ''] }));
+    e.ec2.knobs.keepDeleted = false;
+    const deleted = await hubEc2.send(new DescribeVpcEndpointsCommand({ VpcEndpointIds: [ep?.VpcEndpointId ?? ''] }));
+    assert.deepEqual(deleted.VpcEndpoints?.map((x) => [x.State, x.NetworkInterfaceIds]), [['deleted', []]]);
+    const again = await hubEc2.send(new DeleteVpcEndpointsCommand({ VpcEndpointIds: [ep?.VpcEndpointId ?? ''] }));
+    assert.deepEqual(again.Unsuccessful, []);
 
     e.aws.fail({ code: 'RequestLimitExceeded', operations: ['DescribeVpcEndpoints'], count: 1, status: 503 });
     await assert.rejects(hubEc2.send(new DescribeVpcEndpointsCommand({})), code('RequestLimitExceeded'));

@@ -19,12 +19,17 @@ export interface EndpointKnobs {
   pendingDescribes: number;
   /** Where new endpoints end up after `pending`: `available`, or `failed` / `rejected` to test recovery. */
   outcome: EndpointState;
+  /**
+   * Keep deleted endpoints listed as `deleted` (with their tags), as AWS does for a while, so a
+   * controller finding endpoints by tag must skip them. Off: deleted endpoints vanish at once.
+   */
+  keepDeleted: boolean;
 }
 
 export class Ec2Emulator implements ServiceHandler {
   readonly service = 'ec2';
   readonly model: NetworkModel;
-  readonly knobs: EndpointKnobs = { pendingDescribes: 1, outcome: 'available' };
+  readonly knobs: EndpointKnobs = { pendingDescribes: 1, outcome: 'available', keepDeleted: false };
   private readonly endpointOps: EndpointOperations;
 
   constructor(aws: AwsEmulator, model: NetworkModel) {

@@ -8,7 +8,8 @@
  * Consumer side: DescribeVpcEndpointServices (only services the caller owns or is allowed on, zone
  * names in the caller's mapping), CreateVpcEndpoint (Interface only; one network interface with a
  * private address per subnet; subnets must be in the service's zones), DescribeVpcEndpoints
- * (`pending` for `knobs.pendingDescribes` describes, then `knobs.outcome`), DeleteVpcEndpoints.
+ * (`pending` for `knobs.pendingDescribes` describes, then `knobs.outcome`), DeleteVpcEndpoints
+ * (gone at once, or left `deleted` with `knobs.keepDeleted`).
  */
 import type { EmulatedRequest } from './emulator.ts';
 import { describe, next } from './ec2-describe.ts';
@@ -202,7 +203,8 @@ export class EndpointOperations {
   private deleteEndpoint(req: EmulatedRequest, id: string): { id: string; code: string; message: string }[] {
     const e = this.model.endpoints.get(id);
     if (e === undefined || e.account !== req.account || e.region !== req.region) return [{ id, code: 'InvalidVpcEndpoint.NotFound', message: `The VPC endpoint '${id}' does not exist` }];
-    this.model.deleteEndpoint(e);
+    if (e.state === 'deleted') return [];
+    this.model.deleteEndpoint(e, this.knobs.keepDeleted);
     return [];
   }
 }

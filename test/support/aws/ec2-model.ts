@@ -238,9 +238,12 @@ export class NetworkModel {
     lb.state = 'active';
   }
 
-  deleteEndpoint(e: Endpoint): void {
+  /** Frees the endpoint's interfaces; the endpoint itself goes, or stays as `deleted` when `keep`. */
+  deleteEndpoint(e: Endpoint, keep = false): void {
     for (const id of e.eniIds) this.interfaces.delete(id);
-    this.endpoints.delete(e.id);
+    e.eniIds = [];
+    if (keep) e.state = 'deleted';
+    else this.endpoints.delete(e.id);
   }
 }
 
