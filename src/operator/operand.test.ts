@@ -72,8 +72,8 @@ describe('operand objects', () => {
     const tpl = (o: Obj): Obj => o['spec'].template;
     assert.equal(tpl(a.deployment)['metadata'].annotations[SECRET_HASH_ANNOTATION], secretHash(one));
     assert.notEqual(secretHash(one), secretHash(two));
-    assert.deepEqual(tpl(a.deployment)['spec'].volumes, [{ name: 'credentials', secret: { secretName: 'hostwarden-sample-credentials' } }]);
-    assert.deepEqual(tpl(a.deployment)['spec'].containers[0].volumeMounts, [{ name: 'credentials', mountPath: '/etc/hostwarden/credentials', readOnly: true }]);
+    assert.deepEqual(tpl(a.deployment)['spec'].volumes, [{ name: 'tmp', emptyDir: {} }, { name: 'credentials', secret: { secretName: 'hostwarden-sample-credentials' } }]);
+    assert.deepEqual(tpl(a.deployment)['spec'].containers[0].volumeMounts, [{ name: 'tmp', mountPath: '/tmp' }, { name: 'credentials', mountPath: '/etc/hostwarden/credentials', readOnly: true }]);
     assert.ok(tpl(b.deployment)['spec'].containers[0].args.includes('--aws-shared-credentials-file=/etc/hostwarden/credentials/credentials'));
     const copy = copiedSecret(ed({ provider: aws, source: svc }), settings, one) as Obj;
     assert.equal(Buffer.from(copy['data'].credentials, 'base64').toString(), '[default]\naws_access_key_id = AKID\naws_secret_access_key = s1\n');
@@ -88,7 +88,7 @@ describe('operand objects', () => {
       { name: 'NO_PROXY', value: '.cluster.local' },
       { name: 'NODE_EXTRA_CA_CERTS', value: '/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem' },
     ]);
-    assert.deepEqual(spec.volumes, [{ name: 'trusted-ca', configMap: { name: 'trusted-ca', items: [{ key: 'ca-bundle.crt', path: 'tls-ca-bundle.pem' }] } }]);
+    assert.deepEqual(spec.volumes.slice(1), [{ name: 'trusted-ca', configMap: { name: 'trusted-ca', items: [{ key: 'ca-bundle.crt', path: 'tls-ca-bundle.pem' }] } }]);
     assert.equal(o.secret, undefined);
   });
 

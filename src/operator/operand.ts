@@ -250,8 +250,9 @@ export function buildOperand(ed: ExternalDNS, s: OperandSettings, secret: Secret
     ...(s.trustedCAConfigMap === undefined ? [] : [{ name: 'NODE_EXTRA_CA_CERTS', value: `${TRUSTED_CA_DIR}/tls-ca-bundle.pem` }]),
     ...(hasSecret ? secretEnv(spec, secretName) : []),
   ];
-  const mounts: Obj[] = [];
-  const volumes: Obj[] = [];
+  // The root filesystem is read-only; the TypeScript runtime compiles into /tmp.
+  const mounts: Obj[] = [{ name: 'tmp', mountPath: '/tmp' }];
+  const volumes: Obj[] = [{ name: 'tmp', emptyDir: {} }];
   if (fileSecret) {
     volumes.push({ name: 'credentials', secret: { secretName } });
     mounts.push({ name: 'credentials', mountPath: CREDENTIALS_DIR, readOnly: true });
@@ -270,7 +271,7 @@ export function buildOperand(ed: ExternalDNS, s: OperandSettings, secret: Secret
     imagePullPolicy: 'IfNotPresent',
     args: ['run', ...operandArgs(ed, s, seq, zone, hasSecret)],
     ...(env.length === 0 ? {} : { env }),
-    ...(mounts.length === 0 ? {} : { volumeMounts: mounts }),
+    volumeMounts: mounts,
     terminationMessagePolicy: 'FallbackToLogsOnError',
     securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
   }));
@@ -288,7 +289,7 @@ export function buildOperand(ed: ExternalDNS, s: OperandSettings, secret: Secret
           serviceAccountName: name,
           securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
           containers,
-          ...(volumes.length === 0 ? {} : { volumes }),
+          volumes,
         },
       },
     },

@@ -144,7 +144,7 @@ describe('operator reconciler', () => {
     assert.deepEqual(await r.reconcile('ocp'), {});
     const dep = await client.request<Obj>('GET', objectPath(DEPLOYMENTS, OPERAND_NS, 'hostwarden-ocp'));
     assert.ok(dep['spec'].template.spec.containers[0].args.includes('--aws-shared-credentials-file=/etc/hostwarden/credentials/credentials'));
-    assert.equal(dep['spec'].template.spec.volumes[0].secret.secretName, 'hostwarden-ocp-credentials');
+    assert.equal(dep['spec'].template.spec.volumes[1].secret.secretName, 'hostwarden-ocp-credentials');
     await client.request('DELETE', objectPath(EXTERNALDNSES, '', 'ocp'));
     await r.reconcile('ocp');
     await assert.rejects(client.request('GET', objectPath(CREDENTIALS_REQUESTS, CCO_NAMESPACE, 'hostwarden-ocp')), /not found/);
