@@ -65,9 +65,10 @@ describe('PrivateLink controller', () => {
     const seen = new Set<string>();
     const client = recording(w.client, seen);
     const reconciler = new PrivateLinkReconciler({ client, accounts: (s) => w.accounts.account(s), hiveNamespace: HIVE_NS, logger: silentLogger(), endpointWait: { attempts: 5, delayMs: 10 } });
-    let controller: PrivateLinkController | undefined;
-    const elector = new LeaderElector({ client, logger: silentLogger(), namespace: 'default', name: 'hostwarden-privatelink', retryPeriodMs: 50, renewDeadlineMs: 2000, leaseDurationMs: 3000, onStartedLeading: () => controller?.queue.kick() });
-    controller = new PrivateLinkController({ client, reconcile: (k) => reconciler.reconcile(k), logger: silentLogger(), canRun: () => elector.isLeader(), backoff: { initialMs: 20, maxMs: 200 } });
+    const onLead: { kick?: () => void } = {};
+    const elector = new LeaderElector({ client, logger: silentLogger(), namespace: 'default', name: 'hostwarden-privatelink', retryPeriodMs: 50, renewDeadlineMs: 2000, leaseDurationMs: 3000, onStartedLeading: () => onLead.kick?.() });
+    const controller = new PrivateLinkController({ client, reconcile: (k) => reconciler.reconcile(k), logger: silentLogger(), canRun: () => elector.isLeader(), backoff: { initialMs: 20, maxMs: 200 } });
+    onLead.kick = () => controller.queue.kick();
     try {
       controller.start();
       elector.start();
