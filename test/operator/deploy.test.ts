@@ -85,7 +85,7 @@ function uncovered(calls: readonly Call[], cluster: readonly Rule[], byNamespace
 }
 
 describe('deploy/operator', () => {
-  const docs = ['namespaces.yaml', 'crd.yaml', 'rbac.yaml', 'deployment.yaml', 'webhook.yaml'].flatMap((f) => deployDocs(f)) as Obj[];
+  const docs = ['namespaces.json', 'crd.json', 'rbac.json', 'deployment.json', 'webhook.json'].flatMap((f) => deployDocs(f)) as Obj[];
   const one = (kind: string, name?: string, namespace?: string): Obj => {
     const found = docs.filter((d) => d['kind'] === kind && (name === undefined || d['metadata'].name === name) && (namespace === undefined || d['metadata'].namespace === namespace));
     assert.equal(found.length, 1, `${kind} ${name ?? ''} ${namespace ?? ''}`);

@@ -1,7 +1,6 @@
 /** The test API server with the ExternalDNS CRD from deploy/operator, a client, and object helpers. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import { KubeClient } from '../../src/kube/client.ts';
 import { objectPath } from '../../src/kube/resource.ts';
 import { silentLogger } from '../../src/log.ts';
@@ -16,9 +15,10 @@ export const OPERAND_NS = 'hostwarden';
 export const OPERATOR_NS = 'hostwarden-operator';
 export const ROLE = 'arn:aws:iam::444455556666:role/external-dns';
 
+/** The objects of one deploy/operator file (JSON, a List or one object, like deploy/admission). */
 export function deployDocs(file: string): Record<string, unknown>[] {
-  const text = readFileSync(join(REPO_ROOT, 'deploy/operator', file), 'utf8');
-  return parseAllDocuments(text).map((d) => d.toJSON() as Record<string, unknown>).filter((d) => d !== null);
+  const doc = JSON.parse(readFileSync(join(REPO_ROOT, 'deploy/operator', file), 'utf8')) as Record<string, unknown>;
+  return doc['kind'] === 'List' ? (doc['items'] as Record<string, unknown>[]) : [doc];
 }
 
 export interface OperatorEnv {
@@ -31,7 +31,7 @@ export interface OperatorEnv {
 export async function startOperatorEnv(): Promise<OperatorEnv> {
   const api = await startTestApiServer({ namespaces: [OPERAND_NS, OPERATOR_NS], bookmarkIntervalMs: 200 });
   const client = new KubeClient({ config: api.kubeConfig(), logger: silentLogger() });
-  const crd = deployDocs('crd.yaml')[0];
+  const crd = deployDocs('crd.json')[0];
   await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd });
   return {
     api,
