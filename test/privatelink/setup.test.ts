@@ -165,3 +165,38 @@ describe('PrivateLink setup', () => {
       assert.equal(KEY, `${NS}/${CD_NAME}`);
     }));
 });
+
+describe('PrivateLink accounts', () => {
+  test('credentialsAssumeRole: the cluster account is reached through the role (with its external id)', () =>
+    withWorld({ nlb: false }, async (w) => {
+      const role = 'arn:aws:iam::555555555555:role/hive-installer';
+      w.aws.sts.addRole({ arn: role, externalId: 'ext-123', trusted: [w.user.arn] });
+      w.aws.network.addVpc('555555555555', 'us-east-1');
+      const vpc = [...w.aws.network.vpcs.values()].find((v) => v.account === '555555555555')!;
+      const subnets = ['us-east-1a', 'us-east-1b'].map((az) => w.aws.network.addSubnet(vpc.id, { az }).id);
+      w.aws.network.addLoadBalancer('555555555555', 'us-east-1', `${INFRA}-int`, subnets);
+      w.patchCd((cd) => {
+        cd.spec.platform!.aws!.credentialsAssumeRole = { roleARN: role, externalID: 'wrong' };
+      });
+      await assert.rejects(w.reconcile(), /AccessDenied|not authorized|ExternalId/i);
+      w.patchCd((cd) => {
+        cd.spec.platform!.aws!.credentialsAssumeRole = { roleARN: role, externalID: 'ext-123' };
+      });
+      await w.reconcile();
+      assert.equal(findCondition(w.cd().status?.conditions, READY)?.status, 'True');
+      const services = [...w.aws.network.services.values()];
+      assert.deepEqual(services.map((s) => s.account), ['555555555555']);
+    }));
+
+  test('availability zones are matched by the names the hub uses, not the cluster account\'s', () =>
+    withWorld({ nlb: false }, async (w) => {
+      // The cluster account calls use1-az1 "us-east-1c"; the hub calls it "us-east-1a" (the default).
+      w.aws.network.setAzNames(w.user.account, 'us-east-1', { 'use1-az1': 'us-east-1c', 'use1-az3': 'us-east-1a' });
+      const vpc = w.aws.network.addVpc(w.user.account, 'us-east-1').id;
+      w.aws.network.addLoadBalancer(w.user.account, 'us-east-1', `${INFRA}-int`, [w.aws.network.addSubnet(vpc, { azId: 'use1-az1' }).id]);
+      await w.reconcile();
+      const ep = endState(w).endpoints;
+      // Hub name us-east-1a: only vpc-a has a subnet there.
+      assert.deepEqual(ep.map((e) => [e.vpcId, e.subnets]), [[w.vpcs.a, 1]]);
+    }));
+});
