@@ -29,7 +29,8 @@ interface TXTChanges {
 }
 
 interface RecordsCache {
-  records: Endpoint[];
+  /** By record key, so applying a few changes costs a few map operations, not a pass over every record. */
+  records: Map<string, Endpoint[]>;
   readAt: number;
 }
 
@@ -100,7 +101,9 @@ export class TXTRegistry implements Registry {
 
   async records(): Promise<Endpoint[]> {
     if (this.cache !== undefined && this.now() - this.cache.readAt < this.cacheIntervalMs) {
-      return this.cache.records.map(cloneEndpoint);
+      const out: Endpoint[] = [];
+      for (const list of this.cache.records.values()) for (const r of list) out.push(cloneEndpoint(r));
+      return out;
     }
     const all = await this.provider.records();
     const index = new OwnershipIndex();
@@ -145,7 +148,7 @@ export class TXTRegistry implements Registry {
     this.logOldFormat(records, index);
 
     this.index = index;
-    this.cache = this.cacheIntervalMs > 0 ? { records: records.map(cloneEndpoint), readAt: this.now() } : undefined;
+    this.cache = this.cacheIntervalMs > 0 ? { records: byKey(records.map(cloneEndpoint)), readAt: this.now() } : undefined;
     return records;
   }
 
@@ -314,9 +317,14 @@ export class TXTRegistry implements Registry {
       for (const key of released) index.releaseOldFormat(key);
     }
     if (this.cache === undefined) return;
-    const gone = new Set([...records.delete, ...records.updateOld].map(endpointKey));
-    const kept = this.cache.records.filter((r) => !gone.has(endpointKey(r)));
-    this.cache = { records: [...kept, ...[...records.create, ...records.updateNew].map(cloneEndpoint)], readAt: this.cache.readAt };
+    const cached = this.cache.records;
+    for (const r of [...records.delete, ...records.updateOld]) cached.delete(endpointKey(r));
+    for (const r of [...records.create, ...records.updateNew]) {
+      const key = endpointKey(r);
+      const list = cached.get(key);
+      if (list === undefined) cached.set(key, [cloneEndpoint(r)]);
+      else list.push(cloneEndpoint(r));
+    }
   }
 
   /** Pairs updateOld with updateNew: by position when the lists line up, else by record key. */
@@ -397,6 +405,17 @@ export class TXTRegistry implements Registry {
       this.logger.info({ records: upgradable }, 'records owned through old-format TXT records; they move to the new format on their next update');
     }
   }
+}
+
+function byKey(records: readonly Endpoint[]): Map<string, Endpoint[]> {
+  const out = new Map<string, Endpoint[]>();
+  for (const r of records) {
+    const key = endpointKey(r);
+    const list = out.get(key);
+    if (list === undefined) out.set(key, [r]);
+    else list.push(r);
+  }
+  return out;
 }
 
 function ownerKey(dnsName: string, recordType: string, setIdentifier: string): string {
