@@ -11,11 +11,13 @@
  *   BENCH_CHANGES=200 npm run bench:kube                 # fewer changes, same objects
  *   ... --min-event-sync-interval 100ms --txt-cache-interval 1h   # the knobs under test (defaults shown)
  *   ... --hostwarden-arg --foo=bar                       # any further flag for Hostwarden (repeatable)
+ *   ... --runtime tsx|dist                               # force the sources through tsx, or dist/ as built (default: what bin/hostwarden picks)
  *   ... --node-arg --cpu-prof --node-arg --cpu-prof-dir=/tmp/prof   # node flags for Hostwarden (profiles)
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { fork } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { KubeClient } from '../../src/kube/client.ts';
@@ -37,6 +39,7 @@ const objects = Number(arg('objects', process.env['BENCH_OBJECTS'] ?? '10000'));
 const changeCount = Number(arg('changes', process.env['BENCH_CHANGES'] ?? '1000'));
 const minEventSyncInterval = arg('min-event-sync-interval', '100ms');
 const txtCacheInterval = arg('txt-cache-interval', '1h');
+const runtime = arg('runtime', 'auto');
 const GOAL_P99_MS = 1000;
 const GOAL_RSS_MB = 150;
 const CHANGE_TIMEOUT_MS = 30_000;
@@ -49,6 +52,8 @@ const mb = (kib: number): number => Math.round(kib / 1024);
 class ApplyLog {
   private readonly waiters = new Map<string, () => void>();
   private buffer = '';
+  /** Set once the figures are taken: shutdown noise (events cut short) is not worth printing. */
+  quiet = false;
   applies = 0;
   firstApply: { create: number } | undefined;
   private firstApplyDone: (() => void) | undefined;
@@ -69,7 +74,7 @@ class ApplyLog {
         continue;
       }
       if (entry.msg !== 'applying changes') {
-        if ((entry.level ?? 0) >= 40) process.stderr.write(`${line}\n`);
+        if ((entry.level ?? 0) >= 40 && !this.quiet) process.stderr.write(`${line}\n`);
         continue;
       }
       this.applies++;
@@ -90,6 +95,15 @@ class ApplyLog {
   waitFor(record: string): Promise<void> {
     return new Promise((resolve) => this.waiters.set(record, resolve));
   }
+}
+
+/** What bin/hostwarden will run: dist/ when `npm run build` made it after the last change under src/. */
+async function builtRuntime(): Promise<string> {
+  const newest = (dir: string): number =>
+    readdirSync(dir, { withFileTypes: true }).reduce((m, e) => Math.max(m, e.isDirectory() ? newest(`${dir}/${e.name}`) : statSync(`${dir}/${e.name}`).mtimeMs), statSync(dir).mtimeMs);
+  const stamp = await readFile(`${REPO_ROOT}dist/.build.json`, 'utf8').catch(() => '');
+  if (stamp === '') return 'tsx (no dist/: npm run build)';
+  return newest(`${REPO_ROOT}src`) < (JSON.parse(stamp) as { startedAt: number }).startedAt ? 'dist (compiled JS, plain node)' : 'tsx (dist/ is older than src/: npm run build)';
 }
 
 /** VmRSS and VmHWM (peak) of a process, in KiB, from /proc. */
@@ -130,12 +144,14 @@ const hostwardenArgs = [
   '--log-format', 'json',
   ...args('hostwarden-arg'),
 ];
-process.stdout.write(`hostwarden ${hostwardenArgs.join(' ')}\n`);
+const runtimeNote = runtime === 'tsx' ? 'tsx (forced)' : runtime === 'dist' ? 'dist (forced, as last built)' : await builtRuntime();
+const entry = runtime === 'dist' ? `${REPO_ROOT}dist/cli/bin.js` : BIN;
+process.stdout.write(`hostwarden ${hostwardenArgs.join(' ')}\nruntime: ${runtimeNote}\n`);
 const applyLog = new ApplyLog();
 const tSpawn = performance.now();
-const hostwarden: ChildProcess = spawn(process.execPath, [...args('node-arg'), BIN, ...hostwardenArgs], {
+const hostwarden: ChildProcess = spawn(process.execPath, [...args('node-arg'), entry, ...hostwardenArgs], {
   cwd: REPO_ROOT,
-  env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '' },
+  env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...(runtime === 'tsx' ? { HOSTWARDEN_TSX: '1' } : {}) },
   stdio: ['ignore', 'ignore', 'pipe'],
 });
 hostwarden.stderr?.on('data', (chunk: Buffer) => applyLog.feed(chunk));
@@ -181,7 +197,7 @@ try {
       `${applyLog.applies - appliesBefore} applies\n`,
   );
   process.stdout.write(`Hostwarden RSS: ${mb(afterSync.rss)} MB after the first sync, ${mb(steadyRss)} MB highest while changing, ${mb(end.peak)} MB peak over the whole run (VmHWM)\n`);
-  process.stdout.write(`load average at the end: ${load}\n\n`);
+  process.stdout.write(`runtime: ${runtimeNote}; load average at the end: ${load}\n\n`);
   const row = (what: string, goal: string, measured: string, ok: boolean): string => `${what.padEnd(32)}${goal.padEnd(12)}${measured.padEnd(12)}${ok ? 'met' : 'MISSED'}\n`;
   process.stdout.write(row('goal (issue #4)', 'target', 'measured', true).replace('met', ''));
   process.stdout.write(row('event → apply p99', `≤ ${GOAL_P99_MS} ms`, `${pct(99)} ms`, pct(99) <= GOAL_P99_MS));
@@ -192,8 +208,9 @@ try {
   process.stderr.write(`benchmark failed: ${(err as Error).message}\n`);
 } finally {
   clearInterval(sampler);
+  applyLog.quiet = true;
   if (hostwarden.exitCode === null && hostwarden.signalCode === null) hostwarden.kill('SIGTERM');
-  const killer = setTimeout(() => hostwarden.kill('SIGKILL'), 10_000);
+  const killer = setTimeout(() => hostwarden.kill('SIGKILL'), 30_000);
   await hostwardenExit;
   clearTimeout(killer);
   writer.close();
