@@ -116,7 +116,7 @@ export function slimNamespace(raw: Raw): KubeObject {
 }
 
 /**
- * EndpointSlices: per endpoint its first address, readiness, hostname, node and Pod reference;
+ * EndpointSlices: per endpoint its addresses, conditions, hostname, node and Pod reference;
  * ports, zones and hints are dropped.
  */
 export function slimEndpointSlice(raw: Raw): KubeObject {
@@ -127,8 +127,10 @@ export function slimEndpointSlice(raw: Raw): KubeObject {
     const out = pick(ep, ['hostname', 'nodeName']);
     const addresses = arr(ep?.['addresses']).filter((a) => typeof a === 'string');
     if (addresses.length > 0) out['addresses'] = addresses;
-    const ready = rec(ep?.['conditions'])?.['ready'];
-    if (typeof ready === 'boolean') out['conditions'] = { ready };
+    const conditions = rec(ep?.['conditions']);
+    const kept: Raw = {};
+    for (const c of ['ready', 'serving', 'terminating']) if (typeof conditions?.[c] === 'boolean') kept[c] = conditions[c];
+    if (Object.keys(kept).length > 0) out['conditions'] = kept;
     const ref = pick(rec(ep?.['targetRef']), ['kind', 'name', 'namespace']);
     if (Object.keys(ref).length > 0) out['targetRef'] = ref;
     return out;

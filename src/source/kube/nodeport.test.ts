@@ -52,6 +52,18 @@ describe('NodePort Services', () => {
     assert.deepEqual(summary(r), ['game.internal.example.org A 198.51.100.1 ttl=0', 'game.internal.example.org AAAA 2001:db8::2 ttl=0']);
   });
 
+  test('externalTrafficPolicy Local: only nodes with ready endpoints, else serving ones, else any', () => {
+    const local = (eps: { node: string; ready?: boolean; serving?: boolean }[]): string[] => {
+      const slice: KubeObject = { metadata: { name: 's', namespace: 'default' }, endpoints: eps.map((e) => ({ nodeName: e.node, conditions: { ready: e.ready ?? true, ...(e.serving === undefined ? {} : { serving: e.serving }) } })) };
+      const service = { ...svc({ [`${A}hostname`]: 'game.example.org', [`${A}access`]: 'private' }, []), spec: { type: 'NodePort', externalTrafficPolicy: 'Local', ports: [] } };
+      return summary(translateNodePort(service, {}, NODES, [slice]));
+    };
+    assert.deepEqual(local([{ node: 'a' }, { node: 'b', ready: false }]), ['game.example.org A 10.0.0.1 ttl=0']);
+    assert.deepEqual(local([{ node: 'a', ready: false, serving: false }, { node: 'b', ready: false, serving: true }]), ['game.example.org A 10.0.0.2 ttl=0', 'game.example.org AAAA 2001:db8::2 ttl=0']);
+    assert.deepEqual(local([{ node: 'a', ready: false, serving: false }]), ['game.example.org A 10.0.0.1 ttl=0']);
+    assert.deepEqual(local([]), []);
+  });
+
   test('SRV records are published even before any node has an address; the target annotation leaves the Service to the generic translation', () => {
     const r = translateNodePort(svc({ [`${A}hostname`]: 'game.example.org' }, [{ port: 80, nodePort: 30080, protocol: 'TCP' }]), {}, []);
     assert.deepEqual(summary(r), ['_game._tcp.game.example.org SRV 0 50 30080 game.example.org ttl=0']);

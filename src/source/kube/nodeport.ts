@@ -51,7 +51,12 @@ export function nodePortTargets(nodes: Iterable<KubeObject>, access: string | un
  * Endpoints of a NodePort Service, or undefined when its `target` annotation decides the targets
  * (the generic Service translation handles that case, without SRV records, as external-dns).
  */
-export function translateNodePort(obj: KubeObject, options: TranslateOptions, nodes: Iterable<KubeObject>): { endpoints: Endpoint[]; problems: SourceProblem[] } | undefined {
+export function translateNodePort(
+  obj: KubeObject,
+  options: TranslateOptions,
+  nodes: Iterable<KubeObject>,
+  slices: Iterable<KubeObject> = [],
+): { endpoints: Endpoint[]; problems: SourceProblem[] } | undefined {
   const problems: SourceProblem[] = [];
   const meta = readMeta(obj);
   if (meta === undefined) return { endpoints: [], problems };
@@ -59,7 +64,8 @@ export function translateNodePort(obj: KubeObject, options: TranslateOptions, no
   // Annotation problems were already reported by the generic translation of the same object.
   const ann = parseAnnotations(meta.annotations, options.defaultTTL ?? 0, () => undefined);
   if (ann.targets.length > 0) return undefined;
-  const targets = nodePortTargets(nodes, ann.access);
+  const local = asString(asRecord(obj['spec'])?.['externalTrafficPolicy']) === 'Local';
+  const targets = nodePortTargets(local ? nodesWithEndpoints(nodes, slices) : nodes, ann.access);
   const common = commonOf(ann, `service/${meta.namespace}/${meta.name}`);
   const forHostnames = (hostnames: readonly string[]): Endpoint[] =>
     uniqueHostnames(hostnames).flatMap((h) => {
@@ -71,6 +77,28 @@ export function translateNodePort(obj: KubeObject, options: TranslateOptions, no
   const template = templateOf(options);
   if (template !== undefined && (candidates.length === 0 || options.combineFqdnAnnotation === true)) candidates = [...candidates, ...forHostnames(template.execute(obj, meta))];
   return { endpoints: finalizeEndpoints(ref, candidates, problems), problems };
+}
+
+/**
+ * With `externalTrafficPolicy: Local` only nodes running the Service's Pods answer. As external-dns,
+ * prefer nodes with ready endpoints, then serving (terminating but still serving) ones, then any;
+ * the nodes come from the EndpointSlices' `nodeName` rather than from a Pod cache.
+ */
+export function nodesWithEndpoints(nodes: Iterable<KubeObject>, slices: Iterable<KubeObject>): KubeObject[] {
+  const tiers: Set<string>[] = [new Set(), new Set(), new Set()];
+  for (const slice of slices) {
+    for (const raw of asArray(slice['endpoints'])) {
+      const ep = asRecord(raw);
+      const name = asString(ep?.['nodeName']);
+      if (name === undefined || name === '') continue;
+      const conditions = asRecord(ep?.['conditions']);
+      if (conditions?.['ready'] !== false) tiers[0]?.add(name);
+      if (conditions?.['serving'] ?? conditions?.['ready'] !== false) tiers[1]?.add(name);
+      tiers[2]?.add(name);
+    }
+  }
+  const chosen = tiers.find((t) => t.size > 0) ?? new Set<string>();
+  return [...nodes].filter((n) => chosen.has(n.metadata.name));
 }
 
 /** One SRV endpoint per protocol, with a target per port that has a nodePort. */

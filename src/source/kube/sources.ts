@@ -72,6 +72,7 @@ export function serviceSource(deps: KubeSourceDeps): KubeObjectSource {
   const index = new SliceIndex();
   // Registered before the source's own handlers, so the index is current when they ask it.
   slices.onChange((_type, key, obj) => index.update(key, obj));
+  const slicesOf = (svc: KubeObject): KubeObject[] => index.slicesOf(keyOf(svc)).flatMap((k) => slices.get(k) ?? []);
   const source: KubeObjectSource = new KubeObjectSource({
     ...common(deps, 'service'),
     primary: reflector(deps, SERVICES, slimService),
@@ -85,13 +86,12 @@ export function serviceSource(deps: KubeSourceDeps): KubeObjectSource {
       if (r.outcome !== 'translated') return { endpoints: r.endpoints, problems: r.problems };
       let special: Translation | undefined;
       if (isNodePort(obj)) {
-        special = translateNodePort(obj, options, nodes.items());
+        special = translateNodePort(obj, options, nodes.items(), slicesOf(obj));
       } else if (isHeadless(obj)) {
         const readsPods = headlessNeedsPods(obj, options);
         if (readsPods) source.need(pods);
-        const sliceKeys = index.slicesOf(keyOf(obj));
         special = translateHeadless(obj, options, {
-          slices: sliceKeys.flatMap((k) => slices.get(k) ?? []),
+          slices: slicesOf(obj),
           pod: readsPods ? (k) => pods.get(k) : undefined,
           node: (name) => nodes.get(name),
         });
