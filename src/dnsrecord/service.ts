@@ -1,0 +1,199 @@
+/**
+ * Assembles `hostwarden dnsrecord-controller` from the flags: the Kubernetes client, the backends
+ * of the served types (with the embedded zone store and DNS server when `embedded` is served),
+ * per-credential rate limits, leader election, the optional validating webhook and /metrics.
+ * Every flag is checked before anything starts.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Counter, Histogram, Registry as MetricsRegistry, collectDefaultMetrics } from 'prom-client';
+import { CertificateFiles, selfSignedCertificate } from '../admission/tls.ts';
+import type { TlsMaterial } from '../admission/tls.ts';
+import type { Config } from '../config/config.ts';
+import { parseListenAddress } from '../config/config.ts';
+import { DnsServer } from '../dns/server.ts';
+import { ConfigError, errorMessage } from '../errors.ts';
+import { OpsServer } from '../http/ops-server.ts';
+import { KubeClient, SERVICE_ACCOUNT_DIR, locateKubeConfig } from '../kube/client.ts';
+import type { KubeEnv } from '../kube/client.ts';
+import { LeaderElector } from '../kube/leader-election.ts';
+import type { Logger } from '../log.ts';
+import { ZoneStore } from '../provider/embedded/zone-store.ts';
+import { backendTypes } from './backend-types.ts';
+import { DNSRecordController } from './controller.ts';
+import { DNSRECORD_TYPES } from './flags.ts';
+import { CredentialLimiters } from './limiters.ts';
+import { DNSRecordWebhook } from './webhook.ts';
+
+type Step = () => Promise<void> | void;
+
+export class DNSRecordService {
+  readonly controller: DNSRecordController;
+  private readonly starters: Step[];
+  private readonly closers: Step[] = [];
+  private readonly logger: Logger;
+
+  private constructor(controller: DNSRecordController, starters: Step[], closers: Step[], logger: Logger) {
+    this.controller = controller;
+    this.starters = starters;
+    this.closers = closers;
+    this.logger = logger;
+  }
+
+  static async fromConfig(cfg: Config, deps: { logger: Logger; env: KubeEnv }): Promise<DNSRecordService> {
+    const { logger } = deps;
+    const f = cfg.flags;
+    const types = f.list('dnsrecord-types');
+    const unknown = types.find((t) => !(DNSRECORD_TYPES as readonly string[]).includes(t));
+    if (unknown !== undefined) throw new ConfigError(`--dnsrecord-types: unknown type ${JSON.stringify(unknown)}; known: ${DNSRECORD_TYPES.join(', ')}`, '--dnsrecord-types');
+    if (types.length === 0) throw new ConfigError('--dnsrecord-types must name at least one type', '--dnsrecord-types');
+    const concurrency = f.num('dnsrecord-concurrency');
+    if (!Number.isInteger(concurrency) || concurrency < 1) throw new ConfigError('--dnsrecord-concurrency must be at least 1', '--dnsrecord-concurrency');
+    for (const name of ['dnsrecord-config-retry', 'dnsrecord-throttle-retry', 'dnsrecord-rfc2136-timeout']) {
+      if (f.num(name) <= 0) throw new ConfigError(`--${name} must be greater than 0`, `--${name}`);
+    }
+    const rps = f.num('aws-requests-per-second');
+    if (!Number.isFinite(rps) || rps < 0) throw new ConfigError('--aws-requests-per-second must be 0 or more', '--aws-requests-per-second');
+    const retries = f.num('aws-api-retries');
+    if (!Number.isInteger(retries) || retries < 0 || retries > 20) throw new ConfigError('--aws-api-retries must be from 0 to 20', '--aws-api-retries');
+
+    const starters: Step[] = [];
+    const closers: Step[] = [];
+    const registry = new MetricsRegistry();
+    collectDefaultMetrics({ register: registry });
+
+    let store: ZoneStore | undefined;
+    if (types.includes('embedded')) {
+      const zones = cfg.embeddedZones.length > 0 ? cfg.embeddedZones : cfg.domainFilters.map((d) => d.replace(/^\./, ''));
+      if (zones.length === 0) throw new ConfigError('the embedded DNSRecord type needs the zones it serves: set --embedded-zone (or drop embedded from --dnsrecord-types)', '--embedded-zone');
+      const opened = new ZoneStore({ dataDir: cfg.embeddedDataDir, zones, defaultTTL: cfg.embeddedDefaultTTL, logger: logger.child({ component: 'zone-store' }) });
+      store = opened;
+      starters.push(() => opened.open());
+      closers.push(() => opened.close());
+      if (cfg.dnsListen.length > 0) {
+        const dns = DnsServer.fromConfig(cfg, { logger: logger.child({ component: 'dns' }), metrics: registry });
+        starters.push(async () => {
+          await dns.start();
+          opened.addListener(dns);
+        });
+        closers.push(() => dns.stop());
+      }
+    }
+
+    const source = { kubeconfig: f.str('kubeconfig'), env: deps.env };
+    const inCluster = locateKubeConfig(source).kind === 'in-cluster';
+    const client = KubeClient.fromConfig(source, logger.child({ component: 'kube' }));
+    closers.push(() => client.close());
+
+    let elector: LeaderElector | undefined;
+    const elect = cfg.explicit.has('leader-elect') ? f.bool('leader-elect') : inCluster;
+    if (elect) {
+      elector = new LeaderElector({
+        client,
+        logger: logger.child({ component: 'leader' }),
+        namespace: f.str('leader-election-namespace') || (inCluster ? serviceAccountNamespace() : 'default'),
+        name: cfg.explicit.has('leader-election-id') ? f.str('leader-election-id') : 'hostwarden-dnsrecord-controller',
+        leaseDurationMs: f.num('leader-election-lease-duration'),
+        renewDeadlineMs: f.num('leader-election-renew-deadline'),
+        retryPeriodMs: f.num('leader-election-retry-period'),
+        onStartedLeading: () => controller.kick(),
+      });
+    }
+
+    const reconciles = new Counter({ name: 'hostwarden_dnsrecord_reconciles_total', help: 'DNSRecord reconciles by outcome.', labelNames: ['outcome'], registers: [registry] });
+    const duration = new Histogram({ name: 'hostwarden_dnsrecord_reconcile_duration_seconds', help: 'Time of one DNSRecord reconcile.', registers: [registry], buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 30] });
+    const requests = new Counter({ name: 'hostwarden_dnsrecord_provider_requests_total', help: 'Provider API requests admitted by the per-credential rate limiter.', labelNames: ['credential_type'], registers: [registry] });
+    const limiters = new CredentialLimiters({ ratePerSecond: rps, onTake: (key) => requests.inc({ credential_type: key.split(':')[0] ?? '' }) });
+
+    const controller = new DNSRecordController({
+      client,
+      logger: logger.child({ component: 'dnsrecord' }),
+      limiters,
+      types,
+      recordClass: f.str('dnsrecord-class'),
+      concurrency,
+      configRetryMs: f.num('dnsrecord-config-retry'),
+      throttleRetryMs: f.num('dnsrecord-throttle-retry'),
+      backends: backendTypes(types, { aws: { region: f.str('aws-region') || 'us-east-1', endpointUrl: f.str('aws-endpoint-url'), retries }, rfc2136TimeoutMs: f.num('dnsrecord-rfc2136-timeout'), ...(store === undefined ? {} : { store }) }),
+      ...(elector === undefined ? {} : { canRun: () => elector.isLeader() }),
+      onResult: (_key, outcome, ms) => {
+        reconciles.inc({ outcome });
+        duration.observe(ms / 1000);
+      },
+    });
+
+    if (cfg.explicit.has('listen')) starters.push(...(await webhookSteps(cfg, logger, closers)));
+    starters.push(() => controller.start());
+    if (elector !== undefined) {
+      const e = elector;
+      starters.push(() => e.start());
+      closers.push(() => e.stop());
+    }
+    closers.push(() => controller.stop());
+
+    if (cfg.metricsAddress !== '') {
+      const { host, port } = parseListenAddress(cfg.metricsAddress, '--metrics-address');
+      const ops = new OpsServer({
+        host, port, metrics: registry, logger,
+        health: () => (controller.reflector.hasSynced() ? { ok: true, detail: 'ok' } : { ok: false, detail: 'DNSRecords not listed yet' }),
+      });
+      starters.push(async () => void (await ops.start()));
+      closers.push(() => ops.stop());
+    }
+    logger.info({ types, class: f.str('dnsrecord-class') || '(none)', leaderElection: elect }, 'dnsrecord-controller starting');
+    return new DNSRecordService(controller, starters, closers, logger);
+  }
+
+  async start(): Promise<void> {
+    for (const s of this.starters) await s();
+  }
+
+  async stop(): Promise<void> {
+    for (const close of [...this.closers].reverse()) {
+      try {
+        await close();
+      } catch (err) {
+        this.logger.warn({ err: errorMessage(err) }, 'error while shutting down');
+      }
+    }
+  }
+}
+
+/** The webhook's serving certificate (files re-read on change, or self-signed) and its server. */
+async function webhookSteps(cfg: Config, logger: Logger, closers: Step[]): Promise<Step[]> {
+  const f = cfg.flags;
+  const { host, port } = parseListenAddress(f.str('listen'), '--listen');
+  const certFile = f.str('tls-cert-file');
+  const keyFile = f.str('tls-private-key-file');
+  const selfSigned = f.bool('tls-self-signed');
+  if (selfSigned && (certFile !== '' || keyFile !== '')) throw new ConfigError('--tls-self-signed cannot be used with --tls-cert-file/--tls-private-key-file', '--tls-self-signed');
+  if (!selfSigned && (certFile === '' || keyFile === '')) {
+    throw new ConfigError('the DNSRecord webhook (--listen) serves HTTPS: set --tls-cert-file and --tls-private-key-file (or --tls-self-signed for local use)', certFile === '' ? '--tls-cert-file' : '--tls-private-key-file');
+  }
+  let tls: TlsMaterial;
+  let files: CertificateFiles | undefined;
+  if (selfSigned) tls = await selfSignedCertificate(['localhost', '127.0.0.1', '::1']);
+  else {
+    files = new CertificateFiles({ certFile, keyFile, logger: logger.child({ component: 'tls' }) });
+    tls = await files.load();
+  }
+  const webhook = new DNSRecordWebhook({ tls, logger: logger.child({ component: 'webhook' }) });
+  closers.push(() => webhook.stop());
+  const watched = files;
+  if (watched !== undefined) closers.push(() => watched.stop());
+  return [
+    async () => {
+      await webhook.start(host, port);
+      watched?.watch((m) => webhook.setCertificate(m));
+    },
+  ];
+}
+
+/** The Lease lives beside the controller: its own namespace when running in a cluster. */
+function serviceAccountNamespace(): string {
+  try {
+    return readFileSync(join(SERVICE_ACCOUNT_DIR, 'namespace'), 'utf8').trim() || 'default';
+  } catch {
+    return 'default';
+  }
+}
