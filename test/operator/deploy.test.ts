@@ -176,6 +176,27 @@ describe('deploy/operator', () => {
     assert.equal(volume.secret.secretName, one('Certificate')['spec'].secretName);
   });
 
+  test('the generated operand args are flags `hostwarden run` accepts, for every provider and source', () => {
+    const svc = { type: 'Service' as const, fqdnTemplate: ['{{.Name}}.example.org'], labelFilter: { matchLabels: { a: 'b' } }, service: { serviceType: ['ClusterIP'] }, namespace: 'apps' };
+    const specs: NonNullable<Parameters<typeof awsExternalDNS>[1]>[] = [
+      { provider: { type: 'AWS', aws: { credentials: { name: 'c' }, assumeRole: { arn: 'arn:aws:iam::123456789012:role/dns', externalID: 'ext' } } }, source: svc, domains: [{ name: 'a.org' }, { filterType: 'Exclude', name: 'b.a.org' }, { matchType: 'Pattern', pattern: 'x$' }, { filterType: 'Exclude', matchType: 'Pattern', pattern: '^y' }], intervalSeconds: 300 },
+      { provider: { type: 'GCP', gcp: { project: 'p', credentials: { name: 'g' } } }, source: { type: 'CRD', hostnameAnnotation: 'Allow', crd: { apiVersion: 'externaldns.k8s.io/v1alpha1', kind: 'DNSEndpoint' } } },
+      { provider: { type: 'Azure', azure: { configFile: { name: 'a' } } }, source: svc },
+      { provider: { type: 'RFC2136', rfc2136: { host: 'ns1', zone: 'example.org', port: 5353, tsigKeyName: 'k', tsigAlgorithm: 'hmac-sha256', tsigSecret: { name: 't' } } }, source: svc },
+      { provider: { type: 'PowerDNS', powerDNS: { server: 'http://pdns:8081', apiKey: { name: 'k' } } }, source: svc },
+      { provider: { type: 'Embedded' }, source: svc },
+    ];
+    for (const spec of specs) {
+      const dep = buildOperand(awsExternalDNS('args', spec), env.settings, { data: { x: 'eA==' } }).deployment as Obj;
+      for (const c of dep['spec'].template.spec.containers as Obj[]) {
+        assert.equal(c['args'][0], 'run');
+        const cfg = resolveConfig(parseArgs(c['args'].slice(1), {}, [...FLAGS, ...EXTRA_FLAGS]), { sources: SOURCE_NAMES, providers: PROVIDER_NAMES });
+        assert.equal(cfg.flags.str('status-externaldns'), 'args');
+        assert.equal(cfg.txtOwnerId, 'external-dns-args');
+      }
+    }
+  });
+
   test('the CRD: cluster scope, v1beta1 stored, v1alpha1 served without assumeRole, status subresource, limits', () => {
     const crd = one('CustomResourceDefinition');
     assert.equal(crd['spec'].scope, 'Cluster');

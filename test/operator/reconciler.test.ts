@@ -95,6 +95,16 @@ describe('operator reconciler', () => {
     await assert.rejects(client.request('GET', objectPath(DEPLOYMENTS, OPERAND_NS, 'hostwarden-nosecret')), /not found/);
   });
 
+  test('an object the webhook would refuse gets DeploymentAvailable=False UnsupportedSpec and no operand', async () => {
+    const { client, settings } = env;
+    await client.request('POST', '/apis/externaldns.olm.openshift.io/v1beta1/externaldnses', { body: awsExternalDNS('route', { source: { type: 'OpenShiftRoute' } }) });
+    const r = new ExternalDNSReconciler({ client, logger: silentLogger(), operand: settings, operatorNamespace: OPERATOR_NS });
+    assert.deepEqual(await r.reconcile('route'), {});
+    const c = findCondition((await getExternalDNS(client, 'route')).status?.conditions, CONDITION.deploymentAvailable);
+    assert.deepEqual([c?.status, c?.reason, c?.message], ['False', REASON.unsupportedSpec, 'spec.source.type: Unsupported value: "OpenShiftRoute": Hostwarden has no route source; supported values: "Service", "CRD"']);
+    await assert.rejects(client.request('GET', objectPath(DEPLOYMENTS, OPERAND_NS, 'hostwarden-route')), /not found/);
+  });
+
   test('controller: a created Secret starts the operand, a rotated Secret changes the pod template hash', async () => {
     const { client, settings } = env;
     const reconciler = new ExternalDNSReconciler({ client, logger: silentLogger(), operand: settings, operatorNamespace: OPERATOR_NS });
