@@ -1,0 +1,126 @@
+/**
+ * deploy/dnsrecord: the CRD matches what the code reads and what Gardener ships (names, short name,
+ * printer columns, status subresource); RBAC grants exactly DNSRECORD_PERMISSIONS, and a scan of
+ * the controller's source finds no API call outside that table; the Deployment's args are flags
+ * bin/hostwarden accepts; the webhook points at the path the server serves.
+ */
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { DNSRECORD_PERMISSIONS, permissionKey } from '../../src/dnsrecord/permissions.ts';
+import { DNSRECORDS } from '../../src/dnsrecord/types.ts';
+import { WEBHOOK_PATH } from '../../src/dnsrecord/webhook.ts';
+import { REPO_ROOT } from '../support/cli.ts';
+import { get, grantsOf, ofKind, parseContainerArgs } from '../deploy/checks.ts';
+import type { Obj } from '../deploy/checks.ts';
+import { deployJson } from './harness.ts';
+
+const NAMESPACE = 'hostwarden';
+const ACCOUNT = 'hostwarden-dnsrecord-controller';
+
+function objects(): Obj[] {
+  return readdirSync(join(REPO_ROOT, 'deploy/dnsrecord'))
+    .filter((f) => f.endsWith('.json'))
+    .flatMap((f) => {
+      const doc = deployJson(f) as Obj;
+      return doc['kind'] === 'List' ? (doc['items'] as Obj[]) : [doc];
+    });
+}
+
+const TARGETS: Readonly<Record<string, { group: string; resource: string }>> = {
+  DNSRECORDS: { group: 'extensions.gardener.cloud', resource: 'dnsrecords' },
+  SECRETS: { group: 'core', resource: 'secrets' },
+};
+const VERBS: Readonly<Record<string, string>> = { GET: 'get', PATCH: 'patch', PUT: 'update', POST: 'create', DELETE: 'delete' };
+
+/** The API calls in the controller's source, as `group/resource:verb`, with the ones the scan could not read. */
+function scan(): { needs: Map<string, string>; unresolved: string[] } {
+  const files = [
+    ...(readdirSync(join(REPO_ROOT, 'src/dnsrecord'), { recursive: true }) as string[]).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts')).map((f) => join('src/dnsrecord', f)),
+    'src/cli/dnsrecord-controller.ts',
+  ];
+  const needs = new Map<string, string>();
+  const unresolved: string[] = [];
+  for (const rel of files) {
+    const text = readFileSync(join(REPO_ROOT, rel), 'utf8');
+    const at = (i: number | undefined): string => `${rel}:${text.slice(0, i).split('\n').length}`;
+    for (const m of text.matchAll(/\.request(?:<[^>(]*>)?\(\s*'([A-Z]+)',\s*([^\n]+)/g)) {
+      let expr = m[2] ?? '';
+      const local = /^(\w+)[,)]/.exec(expr)?.[1];
+      if (local !== undefined) expr = [...text.slice(0, m.index).matchAll(new RegExp(`const ${local}\\s*=\\s*([^;\\n]+)`, 'g'))].pop()?.[1] ?? expr;
+      const target = TARGETS[/(?:objectPath|collectionPath)\((\w+)/.exec(expr)?.[1] ?? ''];
+      const verb = VERBS[m[1] ?? ''];
+      if (target === undefined || verb === undefined) {
+        unresolved.push(`${at(m.index)}: ${m[0]}`);
+        continue;
+      }
+      needs.set(`${target.group}/${target.resource}${/\)\}\/status`/.test(expr) ? '/status' : ''}:${verb}`, at(m.index));
+    }
+    for (const m of text.matchAll(/patchFinalizers\([^,]+,\s*(\w+)/g)) {
+      const target = TARGETS[m[1] ?? ''];
+      if (target === undefined) unresolved.push(`${at(m.index)}: ${m[0]}`);
+      else needs.set(`${target.group}/${target.resource}:patch`, at(m.index));
+    }
+    for (const m of text.matchAll(/new Reflector<\w+>\(\{[^}]*resource: (\w+)/g)) {
+      const target = TARGETS[m[1] ?? ''];
+      if (target === undefined) unresolved.push(`${at(m.index)}: ${m[0]}`);
+      else for (const verb of ['list', 'watch']) needs.set(`${target.group}/${target.resource}:${verb}`, at(m.index));
+    }
+    for (const m of text.matchAll(/new LeaderElector\(/g)) for (const verb of ['get', 'create', 'update']) needs.set(`coordination.k8s.io/leases:${verb}`, at(m.index));
+  }
+  return { needs, unresolved };
+}
+
+describe('deploy/dnsrecord', () => {
+  test('the CRD: extensions.gardener.cloud DNSRecord, namespaced, short name dns, status subresource, printer columns', () => {
+    const crd = deployJson('crd.json');
+    assert.equal(get(crd, 'metadata', 'name'), `${DNSRECORDS.plural}.extensions.gardener.cloud`);
+    assert.equal(get(crd, 'spec', 'scope'), 'Namespaced');
+    assert.deepEqual(get(crd, 'spec', 'names', 'shortNames'), ['dns']);
+    assert.equal(get(crd, 'spec', 'names', 'kind'), DNSRECORDS.kind);
+    const version = (get(crd, 'spec', 'versions') as Obj[])[0] as Obj;
+    assert.equal(`extensions.gardener.cloud/${String(version['name'])}`, DNSRECORDS.apiVersion);
+    assert.deepEqual(get(version, 'subresources'), { status: {} });
+    const columns = (version['additionalPrinterColumns'] as Obj[]).map((c) => c['jsonPath']);
+    assert.deepEqual(columns, ['.spec.type', '.spec.name', '.spec.recordType', '.status.lastOperation.state', '.metadata.creationTimestamp']);
+    assert.deepEqual(get(version, 'schema', 'openAPIV3Schema', 'properties', 'spec', 'required'), ['type', 'secretRef', 'name', 'recordType', 'values']);
+  });
+
+  test('RBAC grants exactly the permission table: cluster-wide records and Secrets, the Lease in its namespace', () => {
+    const grants = grantsOf(objects(), { name: ACCOUNT, namespace: NAMESPACE });
+    assert.deepEqual(grants.problems, []);
+    const want = (scope: string): string[] => DNSRECORD_PERMISSIONS.filter((p) => p.scope === scope).map(permissionKey).sort();
+    assert.deepEqual([...grants.cluster].sort(), want('cluster'));
+    assert.deepEqual([...grants.namespaced].sort(), want('namespace'));
+  });
+
+  test('every API call in the controller is in the table, and every table entry is used', () => {
+    const { needs, unresolved } = scan();
+    assert.deepEqual(unresolved, []);
+    const table = new Set(DNSRECORD_PERMISSIONS.map(permissionKey));
+    assert.deepEqual([...needs.keys()].filter((k) => !table.has(k)).map((k) => `${needs.get(k) ?? ''}: ${k}`), []);
+    assert.deepEqual([...table].filter((k) => !needs.has(k)), []);
+  });
+
+  test('the Deployment runs dnsrecord-controller with flags bin/hostwarden accepts, as its ServiceAccount', () => {
+    const deployment = ofKind(objects(), 'Deployment')[0];
+    const pod = get(deployment, 'spec', 'template', 'spec');
+    assert.equal(get(pod, 'serviceAccountName'), ACCOUNT);
+    const args = get(pod, 'containers', 0, 'args') as string[];
+    assert.equal(args[0], 'dnsrecord-controller');
+    const cfg = parseContainerArgs(args.slice(1));
+    assert.deepEqual(cfg.flags.list('dnsrecord-types'), ['aws-route53', 'rfc2136']);
+    assert.equal(cfg.flags.bool('leader-elect'), true);
+    assert.equal(get(pod, 'containers', 0, 'securityContext', 'readOnlyRootFilesystem'), true);
+  });
+
+  test('the ValidatingWebhookConfiguration calls the served path for CREATE and UPDATE of dnsrecords, failing closed', () => {
+    const hook = get(ofKind(objects(), 'ValidatingWebhookConfiguration')[0], 'webhooks', 0) as Obj;
+    assert.equal(get(hook, 'clientConfig', 'service', 'path'), WEBHOOK_PATH);
+    assert.equal(get(hook, 'clientConfig', 'service', 'name'), ACCOUNT);
+    assert.equal(hook['failurePolicy'], 'Fail');
+    assert.deepEqual(get(hook, 'rules', 0, 'operations'), ['CREATE', 'UPDATE']);
+    assert.deepEqual(get(hook, 'rules', 0, 'resources'), ['dnsrecords']);
+  });
+});
