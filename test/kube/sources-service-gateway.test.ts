@@ -198,6 +198,16 @@ describe('service and gateway-httproute sources against the test API server', ()
 
     await kube.patch(HTTPROUTES, 'team-a', 'shop', status('True'), 'status');
     await until('accepted route, intersected with the listener hostname', source, '', ['shop.apps.example.org A 192.0.2.60']);
+
+    // --gateway-name, --gateway-label-filter and --gateway-namespace narrow the Gateways routes attach to.
+    const named = open((d) => httpRouteSource(d, { name: 'shared' }));
+    const otherName = open((d) => httpRouteSource(d, { name: 'edge' }));
+    const labelled = open((d) => httpRouteSource(d, { labelSelector: 'tier=edge' }));
+    const otherNamespace = open((d) => httpRouteSource(d, { namespace: 'other' }));
+    assert.deepEqual(await view(named, ''), ['shop.apps.example.org A 192.0.2.60']);
+    for (const s of [otherName, labelled, otherNamespace]) assert.deepEqual(await view(s, ''), []);
+    await kube.patch(GATEWAYS, 'apps', 'shared', { metadata: { labels: { tier: 'edge' } } });
+    await until('the Gateway now matches the label filter', labelled, '', ['shop.apps.example.org A 192.0.2.60']);
   });
 
   test('--kube-context picks the context of a kubeconfig with several', async () => {

@@ -10,12 +10,13 @@ import type { Reflector } from '../../kube/reflector.ts';
 import type { KubeObject, KubeResource } from '../../kube/resource.ts';
 import type { Logger } from '../../log.ts';
 import type { ProblemReporter } from '../source.ts';
+import { parseSelector } from '../selector.ts';
 import { buildTranslateOptions, translateFlagsOf } from '../translate/options.ts';
 import type { TranslateOptions } from '../translate/options.ts';
 import type { KubeObjectSource } from './kube-source.ts';
 import { registerReflectorMetrics } from './metrics.ts';
 import { crdSource, httpRouteSource, ingressSource, serviceSource } from './sources.ts';
-import type { KubeSourceDeps } from './sources.ts';
+import type { GatewayScope, KubeSourceDeps } from './sources.ts';
 
 export const KUBE_SOURCE_NAMES = ['service', 'ingress', 'crd', 'gateway-httproute'] as const;
 export type KubeSourceName = (typeof KUBE_SOURCE_NAMES)[number];
@@ -67,6 +68,13 @@ export function kubeSourceFromConfig(name: KubeSourceName, cfg: Config, deps: Ku
     case 'crd':
       return crdSource(sourceDeps, cfg.flags.str('crd-source-apiversion') || 'externaldns.k8s.io/v1alpha1', cfg.flags.str('crd-source-kind') || 'DNSEndpoint');
     case 'gateway-httproute':
-      return httpRouteSource(sourceDeps);
+      return httpRouteSource(sourceDeps, gatewayScopeOf(cfg));
   }
+}
+
+function gatewayScopeOf(cfg: Config): GatewayScope {
+  const labelSelector = cfg.flags.str('gateway-label-filter');
+  // Checked here so a typo stops start-up with the flag named, not every list with a 400.
+  if (labelSelector !== '') parseSelector(labelSelector, '--gateway-label-filter');
+  return { namespace: cfg.flags.str('gateway-namespace'), labelSelector, name: cfg.flags.str('gateway-name') };
 }

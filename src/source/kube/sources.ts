@@ -31,13 +31,19 @@ export interface KubeSourceDeps {
   onReflector?: (resource: KubeResource, reflector: Reflector<KubeObject>) => void;
 }
 
-function reflector(deps: KubeSourceDeps, resource: KubeResource, transform: (raw: Record<string, unknown>) => KubeObject): Reflector<KubeObject> {
+function reflector(
+  deps: KubeSourceDeps,
+  resource: KubeResource,
+  transform: (raw: Record<string, unknown>) => KubeObject,
+  scope: { namespace?: string; labelSelector?: string } = {},
+): Reflector<KubeObject> {
   const r = new Reflector<KubeObject>({
     client: deps.client,
     resource,
-    namespace: resource.namespaced ? deps.namespace : '',
+    namespace: resource.namespaced ? (scope.namespace ?? deps.namespace) : '',
     logger: deps.logger,
     transform,
+    ...(scope.labelSelector === undefined || scope.labelSelector === '' ? {} : { labelSelector: scope.labelSelector }),
     ...(deps.inactivityTimeoutMs === undefined ? {} : { inactivityTimeoutMs: deps.inactivityTimeoutMs }),
   });
   deps.onReflector?.(resource, r);
@@ -135,9 +141,17 @@ export function crdSource(deps: KubeSourceDeps, apiVersion: string, kind: string
   });
 }
 
+/** Which Gateways routes attach to: external-dns's --gateway-namespace, --gateway-label-filter, --gateway-name. */
+export interface GatewayScope {
+  /** '' for every namespace (not --namespace: routes may attach to Gateways elsewhere). */
+  namespace?: string;
+  labelSelector?: string;
+  name?: string;
+}
+
 /** HTTPRoutes, with their parent Gateways and the Namespaces (listener `allowedRoutes` selectors). */
-export function httpRouteSource(deps: KubeSourceDeps): KubeObjectSource {
-  const gateways = reflector(deps, GATEWAYS, slimGateway);
+export function httpRouteSource(deps: KubeSourceDeps, scope: GatewayScope = {}): KubeObjectSource {
+  const gateways = reflector(deps, GATEWAYS, slimGateway, { namespace: scope.namespace ?? '', ...(scope.labelSelector === undefined ? {} : { labelSelector: scope.labelSelector }) });
   const namespaces = reflector(deps, NAMESPACES, slimNamespace);
   return new KubeObjectSource({
     ...common(deps, 'gateway-httproute'),
@@ -145,7 +159,7 @@ export function httpRouteSource(deps: KubeSourceDeps): KubeObjectSource {
     secondary: [gateways, namespaces],
     translate: (obj) =>
       translateHTTPRoute(obj, deps.translateOptions, {
-        gateway: (ns, name) => gateways.get(`${ns}/${name}`),
+        gateway: (ns, name) => (scope.name === undefined || scope.name === '' || scope.name === name ? gateways.get(`${ns}/${name}`) : undefined),
         namespaceLabels: (ns) => {
           const n = namespaces.get(ns);
           return n === undefined ? undefined : (n.metadata.labels ?? {});
