@@ -14,7 +14,7 @@ export interface ServiceIO {
 
 export async function privatelinkControllerCommand(cfg: Config, io: ServiceIO): Promise<number> {
   const env = { KUBECONFIG: io.env['KUBECONFIG'], HOME: io.env['HOME'], KUBERNETES_SERVICE_HOST: io.env['KUBERNETES_SERVICE_HOST'], KUBERNETES_SERVICE_PORT: io.env['KUBERNETES_SERVICE_PORT'] };
-  const service = PrivateLinkService.fromConfig(cfg, { logger: io.logger, env });
+  const service = await PrivateLinkService.fromConfig(cfg, { logger: io.logger, env });
   try {
     await service.start();
     await new Promise<void>((resolve) => {

@@ -12,7 +12,8 @@ import { keyOf } from '../kube/resource.ts';
 import type { KubeObject, KubeResource } from '../kube/resource.ts';
 import { WorkQueue } from '../kube/work-queue.ts';
 import type { ReconcileResult } from '../kube/work-queue.ts';
-import { CLUSTER_DEPLOYMENTS, CLUSTER_DEPROVISIONS, CLUSTER_PROVISIONS, FINALIZER, HIVE_CONFIGS } from './types.ts';
+import { CLUSTER_DEPLOYMENTS, CLUSTER_DEPROVISIONS, CLUSTER_PROVISIONS, FINALIZER, HIVE_CONFIGS, HIVE_CONFIG_NAME } from './types.ts';
+import type { HiveConfig } from './types.ts';
 
 export interface PrivateLinkControllerOptions {
   client: ListWatchClient;
@@ -37,6 +38,7 @@ export class PrivateLinkController {
   readonly queue: WorkQueue;
   private readonly reflectors: Reflector<Obj>[] = [];
   private readonly deployments: Reflector<Obj>;
+  private readonly hiveConfigs: Reflector<Obj>;
   private readonly log: Logger;
 
   constructor(opts: PrivateLinkControllerOptions) {
@@ -69,7 +71,8 @@ export class PrivateLinkController {
       if (owner !== undefined) this.queue.add(owner);
     });
     reflector(CLUSTER_DEPROVISIONS).onChange((_type, key) => this.queue.add(key));
-    reflector(HIVE_CONFIGS).onChange(() => {
+    this.hiveConfigs = reflector(HIVE_CONFIGS);
+    this.hiveConfigs.onChange(() => {
       for (const cd of this.deployments.items()) {
         if (cd.spec?.platform?.aws?.privateLink?.enabled === true || (cd.metadata.finalizers ?? []).includes(FINALIZER)) this.queue.add(keyOf(cd));
       }
@@ -80,6 +83,11 @@ export class PrivateLinkController {
     for (const r of this.reflectors) r.start();
     this.queue.start();
     this.log.info('PrivateLink controller started');
+  }
+
+  /** HiveConfig `hive` from the cache, for the admission check; `loaded` once the cache listed. */
+  hiveConfig(): { loaded: boolean; config: HiveConfig | undefined } {
+    return { loaded: this.hiveConfigs.hasSynced(), config: this.hiveConfigs.get(HIVE_CONFIG_NAME) as unknown as HiveConfig | undefined };
   }
 
   /** True once every cache has listed once. */

@@ -2,7 +2,10 @@
  * The `privatelink-controller` process: Kubernetes client, AWS accounts, reconciler, controller,
  * optional leader election and the /metrics + /healthz server, built from flags by fromConfig().
  */
+import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
+import { CertificateFiles, selfSignedCertificate } from '../admission/tls.ts';
+import type { TlsMaterial } from '../admission/tls.ts';
 import type { Config } from '../config/config.ts';
 import { parseListenAddress } from '../config/config.ts';
 import { ConfigError } from '../errors.ts';
@@ -13,8 +16,10 @@ import type { KubeEnv } from '../kube/client.ts';
 import { LeaderElector } from '../kube/leader-election.ts';
 import { AwsAccounts } from './aws-clients.ts';
 import { PrivateLinkController } from './controller.ts';
+import { PrivateLinkAdmissionServer } from './admission-server.ts';
 import { PRIVATELINK_LEASE } from './flags.ts';
 import { PrivateLinkReconciler } from './reconciler.ts';
+import type { HiveConfig } from './types.ts';
 
 export interface PrivateLinkServiceParts {
   client: KubeClient;
@@ -22,6 +27,7 @@ export interface PrivateLinkServiceParts {
   controller: PrivateLinkController;
   elector: LeaderElector | undefined;
   ops: OpsServer | undefined;
+  admission: { server: PrivateLinkAdmissionServer; host: string; port: number; files: CertificateFiles | undefined } | undefined;
   logger: Logger;
 }
 
@@ -32,7 +38,7 @@ export class PrivateLinkService {
     this.parts = parts;
   }
 
-  static fromConfig(cfg: Config, deps: { logger: Logger; env: KubeEnv }): PrivateLinkService {
+  static async fromConfig(cfg: Config, deps: { logger: Logger; env: KubeEnv }): Promise<PrivateLinkService> {
     const flags = cfg.flags;
     const logger = deps.logger.child({ component: 'privatelink' });
     const endpointUrl = flags.str('aws-endpoint-url');
@@ -85,11 +91,20 @@ export class PrivateLinkService {
       const { host, port } = parseListenAddress(cfg.metricsAddress, '--metrics-address');
       ops = new OpsServer({ host, port, metrics, logger, health: () => (controller.synced() ? { ok: true, detail: 'ok' } : { ok: false, detail: 'caches not synced yet' }) });
     }
-    return new PrivateLinkService({ client, accounts, controller, elector, ops, logger });
+    const admission = await admissionFromConfig(cfg, logger, () => controller.hiveConfig());
+    return new PrivateLinkService({ client, accounts, controller, elector, ops, admission, logger });
   }
+
+  /** The admission server's address, when it runs. */
+  admissionAddress: AddressInfo | undefined;
 
   async start(): Promise<void> {
     await this.parts.ops?.start();
+    const adm = this.parts.admission;
+    if (adm !== undefined) {
+      this.admissionAddress = await adm.server.start(adm.host, adm.port);
+      adm.files?.watch((m) => adm.server.setCertificate(m));
+    }
     this.parts.controller.start();
     this.parts.elector?.start();
   }
@@ -98,7 +113,31 @@ export class PrivateLinkService {
     await this.parts.elector?.stop(true);
     await this.parts.controller.stop();
     await this.parts.ops?.stop();
+    this.parts.admission?.files?.stop();
+    await this.parts.admission?.server.stop();
     this.parts.accounts.close();
     this.parts.client.close();
   }
+}
+
+async function admissionFromConfig(cfg: Config, logger: Logger, hiveConfig: () => { loaded: boolean; config: HiveConfig | undefined }): Promise<PrivateLinkServiceParts['admission']> {
+  const listenAt = cfg.flags.str('privatelink-admission-listen');
+  if (listenAt === '') return undefined;
+  const { host, port } = parseListenAddress(listenAt, '--privatelink-admission-listen');
+  const certFile = cfg.flags.str('tls-cert-file');
+  const keyFile = cfg.flags.str('tls-private-key-file');
+  const selfSigned = cfg.flags.bool('tls-self-signed');
+  if (selfSigned && (certFile !== '' || keyFile !== '')) throw new ConfigError('--tls-self-signed cannot be used with --tls-cert-file/--tls-private-key-file', '--tls-self-signed');
+  if (!selfSigned && (certFile === '' || keyFile === '')) throw new ConfigError('--privatelink-admission-listen serves HTTPS: set --tls-cert-file and --tls-private-key-file (or --tls-self-signed for local use)', certFile === '' ? '--tls-cert-file' : '--tls-private-key-file');
+  let files: CertificateFiles | undefined;
+  let tls: TlsMaterial;
+  if (selfSigned) {
+    tls = await selfSignedCertificate(['localhost', '127.0.0.1', '::1']);
+    logger.warn('admission serves a self-signed certificate: for local use only');
+  } else {
+    files = new CertificateFiles({ certFile, keyFile, logger: logger.child({ component: 'tls' }) });
+    tls = await files.load();
+  }
+  const server = new PrivateLinkAdmissionServer({ tls, hiveConfig, logger: logger.child({ component: 'admission' }) });
+  return { server, host, port, files };
 }

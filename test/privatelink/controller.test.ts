@@ -14,14 +14,17 @@ import { findCondition } from '../../src/kube/conditions.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
 import { LeaderElector } from '../../src/kube/leader-election.ts';
 import { silentLogger } from '../../src/log.ts';
+import { PRIVATELINK_WEBHOOK_PATH } from '../../src/privatelink/admission-server.ts';
 import { PrivateLinkController } from '../../src/privatelink/controller.ts';
 import { PRIVATELINK_PERMISSIONS } from '../../src/privatelink/permissions.ts';
 import { PrivateLinkReconciler } from '../../src/privatelink/reconciler.ts';
 import { READY } from '../../src/privatelink/types.ts';
+import { httpsCall, opensslMissing, responseOf } from '../admission/harness.ts';
 import { endState, isEmpty } from './end-state.ts';
 import { CD_NAME, HIVE_NS, NS, startWorld } from './world.ts';
 import type { World } from './world.ts';
 
+const NO_OPENSSL = (await opensslMissing()) || false;
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '../../bin/hostwarden');
 
 async function until(what: string, cond: () => boolean, timeoutMs = 20_000): Promise<void> {
@@ -94,11 +97,11 @@ describe('PrivateLink controller', () => {
     assert.deepEqual(unused.sort(), [], 'permissions never used');
   });
 
-  test('`hostwarden privatelink-controller` runs from flags, converges a cluster and stops on SIGTERM', async () => {
+  test('`hostwarden privatelink-controller` runs from flags, converges a cluster, answers admission reviews and stops on SIGTERM', { skip: NO_OPENSSL }, async () => {
     const w = await startWorld({});
     const dir = await mkdtemp(join(tmpdir(), 'hw-pl-'));
     const kubeconfig = await w.api.writeKubeconfig(dir);
-    const child = spawn(process.execPath, [BIN, 'privatelink-controller', '--kubeconfig', kubeconfig, '--aws-endpoint-url', w.aws.url, '--hive-namespace', HIVE_NS, '--metrics-address', '127.0.0.1:0', '--leader-elect=false', '--privatelink-endpoint-wait', '1s', '--log-format', 'json'], {
+    const child = spawn(process.execPath, [BIN, 'privatelink-controller', '--kubeconfig', kubeconfig, '--aws-endpoint-url', w.aws.url, '--hive-namespace', HIVE_NS, '--metrics-address', '127.0.0.1:0', '--leader-elect=false', '--privatelink-endpoint-wait', '1s', '--log-format', 'json', '--privatelink-admission-listen', '127.0.0.1:0', '--tls-self-signed'], {
       env: { PATH: process.env['PATH'] ?? '', AWS_REGION: 'us-east-1' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -108,6 +111,26 @@ describe('PrivateLink controller', () => {
     try {
       await until('the cluster is ready', () => ready(w), 30_000).catch((err: unknown) => assert.fail(`${String(err)}\n${stderr.slice(-2000)}`));
       assert.equal(endState(w).endpoints.length, 1);
+
+      const port = Number(/"address":"127\.0\.0\.1:(\d+)","path":"\/validate-clusterdeployments-privatelink"/.exec(stderr)?.[1]);
+      assert.ok(port > 0, 'the admission address is logged');
+      const review = (region: string): string =>
+        JSON.stringify({
+          apiVersion: 'admission.k8s.io/v1',
+          kind: 'AdmissionReview',
+          request: {
+            uid: `uid-${region}`,
+            operation: 'CREATE',
+            resource: { group: 'hive.openshift.io', version: 'v1', resource: 'clusterdeployments' },
+            namespace: NS,
+            name: 'new',
+            object: { apiVersion: 'hive.openshift.io/v1', kind: 'ClusterDeployment', metadata: { name: 'new', namespace: NS }, spec: { platform: { aws: { region, privateLink: { enabled: true } } } } },
+          },
+        });
+      const denied = responseOf(await httpsCall(port, 'insecure', { path: PRIVATELINK_WEBHOOK_PATH, body: review('eu-west-1') }));
+      assert.deepEqual([denied.uid, denied.allowed, denied.status?.code], ['uid-eu-west-1', false, 403]);
+      assert.match(denied.status?.message ?? '', /not available in region "eu-west-1"/);
+      assert.equal(responseOf(await httpsCall(port, 'insecure', { path: PRIVATELINK_WEBHOOK_PATH, body: review('us-east-1') })).allowed, true);
       child.kill('SIGTERM');
       assert.equal(await exited, 0, stderr.slice(-2000));
     } finally {

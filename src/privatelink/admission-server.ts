@@ -1,0 +1,120 @@
+/**
+ * The ClusterDeployment admission check over HTTPS (AdmissionReview admission.k8s.io/v1, read and
+ * written with src/admission/review.ts): enabling PrivateLink is refused when HiveConfig's
+ * inventory cannot serve the region. An update that keeps what the old object already had is
+ * always allowed, so a later inventory change never blocks edits or the finalizer's removal.
+ * Fails closed: an unreadable review, or a HiveConfig not loaded yet, is denied.
+ */
+import { createServer } from 'node:https';
+import type { Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { AdmissionRequest, Decision } from '../admission/decision.ts';
+import { malformed } from '../admission/decision.ts';
+import { readReview, writeReview } from '../admission/review.ts';
+import type { TlsMaterial } from '../admission/tls.ts';
+import { errorMessage } from '../errors.ts';
+import { closeServer, listen } from '../http/listen.ts';
+import type { Logger } from '../log.ts';
+import { privateLinkDenial } from './admission.ts';
+import { isPrivateLinkEnabled } from './types.ts';
+import type { ClusterDeployment, HiveConfig } from './types.ts';
+
+export const PRIVATELINK_WEBHOOK_PATH = '/validate-clusterdeployments-privatelink';
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+const allow = (): Decision => ({ allowed: true, reason: 'not-applicable', fieldErrors: [], needsOverrideCheck: false, message: '', warnings: [] });
+
+/** `hive` is undefined while HiveConfig is not known yet; `loaded` says whether it was looked up. */
+export function reviewClusterDeployment(req: AdmissionRequest, hive: { loaded: boolean; config: HiveConfig | undefined }): Decision {
+  const r = req.resource;
+  if (r?.group !== 'hive.openshift.io' || r.resource !== 'clusterdeployments' || (req.subResource ?? '') !== '') return allow();
+  if (req.operation !== 'CREATE' && req.operation !== 'UPDATE') return allow();
+  const cd = req.object as ClusterDeployment | undefined;
+  if (cd?.spec === undefined || !isPrivateLinkEnabled(cd)) return allow();
+  const old = req.oldObject as ClusterDeployment | undefined;
+  if (req.operation === 'UPDATE' && old?.spec !== undefined && isPrivateLinkEnabled(old) && old.spec.platform?.aws?.region === cd.spec.platform?.aws?.region) return allow();
+  if (!hive.loaded) return { ...malformed('HiveConfig is not loaded yet; enabling PrivateLink cannot be checked, so it is denied: retry shortly'), reason: 'refused' };
+  const denial = privateLinkDenial(cd, hive.config);
+  if (denial === undefined) return allow();
+  return {
+    allowed: false,
+    reason: 'refused',
+    fieldErrors: [{ field: 'spec.platform.aws.privateLink.enabled', type: 'Invalid value', value: 'true', detail: denial }],
+    needsOverrideCheck: false,
+    message: denial,
+    warnings: [],
+  };
+}
+
+export interface PrivateLinkAdmissionOptions {
+  tls: TlsMaterial;
+  hiveConfig: () => { loaded: boolean; config: HiveConfig | undefined };
+  logger: Logger;
+}
+
+export class PrivateLinkAdmissionServer {
+  private readonly opts: PrivateLinkAdmissionOptions;
+  private server: Server | undefined;
+
+  constructor(opts: PrivateLinkAdmissionOptions) {
+    this.opts = opts;
+  }
+
+  async start(host: string, port: number): Promise<AddressInfo> {
+    const server = createServer({ key: this.opts.tls.key, cert: this.opts.tls.cert }, (req, res) => {
+      this.handle(req, res).catch((err: unknown) => {
+        this.opts.logger.error({ err: errorMessage(err) }, 'admission request failed unexpectedly');
+        if (!res.headersSent) res.writeHead(500).end();
+        else res.destroy();
+      });
+    });
+    server.requestTimeout = 10_000;
+    server.headersTimeout = 10_000;
+    this.server = server;
+    const address = await listen(server, host, port);
+    this.opts.logger.info({ address: `${address.address}:${address.port}`, path: PRIVATELINK_WEBHOOK_PATH }, 'ClusterDeployment admission listening (HTTPS)');
+    return address;
+  }
+
+  setCertificate(material: TlsMaterial): void {
+    this.server?.setSecureContext({ key: material.key, cert: material.cert });
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (server !== undefined) await closeServer(server);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === '/healthz') {
+      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('ok\n');
+      return;
+    }
+    if (path !== PRIVATELINK_WEBHOOK_PATH) {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
+      return;
+    }
+    if (req.method !== 'POST') {
+      res.writeHead(405, { allow: 'POST' }).end();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_BODY_BYTES) {
+        res.writeHead(413, { connection: 'close' }).end();
+        return;
+      }
+      chunks.push(chunk as Buffer);
+    }
+    const read = readReview(Buffer.concat(chunks).toString('utf8'));
+    const decision = read.ok ? reviewClusterDeployment(read.request, this.opts.hiveConfig()) : malformed(`the request could not be read, so it is denied: ${read.error}`);
+    const uid = read.ok ? read.request.uid : read.uid;
+    if (!decision.allowed) this.opts.logger.info({ uid, namespace: read.ok ? read.request.namespace : undefined, name: read.ok ? read.request.name : undefined, message: decision.message }, 'denied');
+    res.writeHead(200, { 'content-type': 'application/json' }).end(writeReview(uid, decision));
+  }
+}
