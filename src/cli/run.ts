@@ -36,7 +36,7 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
     provider = await buildProvider(cfg, deps);
   } catch (err) {
     status?.onSyncFailed(err);
-    await status?.flush();
+    await status?.close();
     throw err;
   }
   const registry = buildRegistry(cfg, provider, deps);
@@ -82,7 +82,7 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
   };
   closers.push(async () => source.close?.());
   closers.push(async () => provider.close?.());
-  if (status !== undefined) closers.push(() => status.flush());
+  if (status !== undefined) closers.push(() => status.close());
   if (kube !== undefined) {
     closers.push(() => kube.stop());
     if (!cfg.once) kube.start(() => controller.trigger());

@@ -23,6 +23,8 @@ export interface OperandStatusOptions {
   name: string;
   logger: Logger;
   now?: () => Date;
+  /** Releases the client (its keep-alive sockets) at shutdown. */
+  closeClient?: () => void;
 }
 
 /** The condition for a sync failure, or undefined when the failure is not a refusal. */
@@ -52,7 +54,7 @@ export class OperandStatusReporter {
     if (name === '') return undefined;
     const logger = deps.logger.child({ component: 'operand-status' });
     const client = KubeClient.fromConfig({ kubeconfig: cfg.flags.str('kubeconfig'), env: deps.env ?? {} }, logger);
-    return new OperandStatusReporter({ client, name, logger });
+    return new OperandStatusReporter({ client, name, logger, closeClient: () => client.close() });
   }
 
   onSynced(): void {
@@ -64,9 +66,14 @@ export class OperandStatusReporter {
     if (c !== undefined) this.report(c);
   }
 
-  /** Waits for writes in flight (at shutdown, or before exiting on a start-up failure). */
+  /** Waits for writes in flight (before exiting on a start-up failure). */
   flush(): Promise<void> {
     return this.chain;
+  }
+
+  async close(): Promise<void> {
+    await this.chain;
+    this.opts.closeClient?.();
   }
 
   private report(c: ConditionInput): void {

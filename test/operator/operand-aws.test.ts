@@ -1,7 +1,7 @@
 /**
  * The seed scenario end to end: the operator builds the operand of an AWS ExternalDNS with an
- * assumed role in another account; bin/hostwarden runs with exactly the generated args (the
- * mounted Secret materialised as a file, the emulator's URL added) and writes records into the
+ * assumed role in another account; the CLI entry point runs in process with exactly the generated
+ * args (the mounted Secret materialised as a file, the emulator's URL added, --once) and writes records into the
  * other account's zone through the role (ExternalId checked). When the role may not list zones,
  * the ExternalDNS object says so: ProviderAuthorized=False with the role ARN and the action.
  */
@@ -10,6 +10,8 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { main } from '../../src/cli/main.ts';
 import { findCondition } from '../../src/kube/conditions.ts';
 import { objectPath } from '../../src/kube/resource.ts';
 import { silentLogger } from '../../src/log.ts';
@@ -18,7 +20,6 @@ import { DEPLOYMENTS, SECRETS } from '../../src/operator/resources.ts';
 import { CONDITION, REASON } from '../../src/operator/types.ts';
 import { startAwsEmulators } from '../support/aws/start.ts';
 import type { AwsEmulators } from '../support/aws/start.ts';
-import { runCli } from '../support/cli.ts';
 import { OPERAND_NS, OPERATOR_NS, ROLE, awsExternalDNS, awsSecret, getExternalDNS, startOperatorEnv } from './harness.ts';
 import type { OperatorEnv } from './harness.ts';
 
@@ -56,10 +57,22 @@ describe('operand with an assumed role (Route53 emulator)', () => {
     const args = (dep.spec.template.spec.containers[0]?.args ?? []).map((a) =>
       a.startsWith('--aws-shared-credentials-file=') ? `--aws-shared-credentials-file=${credentials}` : a.startsWith('--metrics-address=') ? '--metrics-address=' : a,
     );
-    return runCli([...args, '--once', '--kubeconfig', kubeconfig, '--aws-endpoint-url', aws.url, '--aws-batch-change-interval', '0s', '--log-format', 'json'], {
+    let stderr = '';
+    const sink = (collect: boolean): NodeJS.WriteStream =>
+      new Writable({
+        write(chunk: Buffer, _enc, done) {
+          if (collect) stderr += chunk.toString();
+          done();
+        },
+      }) as unknown as NodeJS.WriteStream;
+    const code = await main({
+      argv: [...args, '--once', '--kubeconfig', kubeconfig, '--aws-endpoint-url', aws.url, '--aws-batch-change-interval', '0s', '--log-format', 'json'],
       env: { AWS_EC2_METADATA_DISABLED: 'true', HOME: dir },
-      timeoutMs: 60_000,
+      stdout: sink(false),
+      stderr: sink(true),
+      onSignal: () => undefined,
     });
+    return { code, stderr };
   }
 
   test('the generated args assume the role with its ExternalId and write into the other account\'s zone; ProviderAuthorized=True', async () => {
