@@ -1,7 +1,7 @@
 /**
  * deploy/privatelink/: the CRDs serve the resources the code uses, the RBAC grants exactly
- * PRIVATELINK_PERMISSIONS (which controller.test.ts checks against the requests really made), and
- * the Deployment runs flags the CLI accepts.
+ * PRIVATELINK_PERMISSIONS (which controller.test.ts checks against the requests really made), the
+ * Deployment runs flags the CLI accepts, and the admission webhook reaches what it serves.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +12,7 @@ import { parseListenAddress, resolveConfig } from '../../src/config/config.ts';
 import { FLAGS } from '../../src/config/flags.ts';
 import { parseArgs } from '../../src/config/parse.ts';
 import { EXTRA_FLAGS, PROVIDER_NAMES, SOURCE_NAMES } from '../../src/cli/wiring.ts';
+import { PRIVATELINK_WEBHOOK_PATH } from '../../src/privatelink/admission-server.ts';
 import { PRIVATELINK_PERMISSIONS } from '../../src/privatelink/permissions.ts';
 import { CLUSTER_DEPLOYMENTS, CLUSTER_DEPROVISIONS, CLUSTER_PROVISIONS, HIVE_CONFIGS } from '../../src/privatelink/types.ts';
 
@@ -76,5 +77,34 @@ describe('deploy/privatelink manifests', () => {
     for (const probe of ['readinessProbe', 'livenessProbe']) assert.equal(get(container, probe, 'httpGet', 'path'), '/healthz');
     assert.equal(get(container, 'securityContext', 'readOnlyRootFilesystem'), true);
     assert.ok((get(container, 'volumeMounts') as Obj[]).some((m) => m['mountPath'] === '/tmp'), '/tmp is writable for tsx');
+  });
+});
+
+describe('deploy/privatelink admission webhook', () => {
+  const objs = load();
+  const container = (get(ofKind(objs, 'Deployment')[0], 'spec', 'template', 'spec', 'containers') as Obj[])[0]!;
+  const pod = get(ofKind(objs, 'Deployment')[0], 'spec', 'template', 'spec') as Obj;
+
+  test('ClusterDeployments CREATE/UPDATE go to the path and port the controller serves, with a certificate cert-manager issues', () => {
+    const hooks = get(ofKind(objs, 'ValidatingWebhookConfiguration')[0], 'webhooks') as Obj[];
+    assert.equal(hooks.length, 1);
+    const h = hooks[0]!;
+    assert.deepEqual(get(h, 'rules'), [{ apiGroups: ['hive.openshift.io'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['clusterdeployments'], scope: 'Namespaced' }]);
+    assert.equal(h['failurePolicy'], 'Fail');
+    assert.equal(h['sideEffects'], 'None');
+    assert.equal(get(h, 'clientConfig', 'service', 'path'), PRIVATELINK_WEBHOOK_PATH);
+    const svc = ofKind(objs, 'Service').find((s) => get(s, 'metadata', 'name') === get(h, 'clientConfig', 'service', 'name'))!;
+    const port = (get(svc, 'spec', 'ports') as Obj[]).find((p) => p['port'] === get(h, 'clientConfig', 'service', 'port'))!;
+    const args = get(container, 'args') as string[];
+    const cfg = resolveConfig(parseArgs(args.slice(1), {}, [...FLAGS, ...EXTRA_FLAGS]), { sources: SOURCE_NAMES, providers: PROVIDER_NAMES });
+    const containerPort = (get(container, 'ports') as Obj[]).find((p) => p['name'] === port['targetPort']);
+    assert.equal(containerPort?.['containerPort'], parseListenAddress(cfg.flags.str('privatelink-admission-listen'), '--privatelink-admission-listen').port);
+    const cert = ofKind(objs, 'Certificate')[0]!;
+    assert.ok((get(cert, 'spec', 'dnsNames') as string[]).includes(`${String(get(svc, 'metadata', 'name'))}.${String(get(svc, 'metadata', 'namespace'))}.svc`));
+    const mount = (get(container, 'volumeMounts') as Obj[]).find((m) => cfg.flags.str('tls-cert-file').startsWith(`${String(m['mountPath'])}/`))!;
+    const volume = (get(pod, 'volumes') as Obj[]).find((v) => v['name'] === mount['name'])!;
+    assert.equal(get(volume, 'secret', 'secretName'), get(cert, 'spec', 'secretName'));
+    assert.ok(cfg.flags.str('tls-private-key-file').startsWith(`${String(mount['mountPath'])}/`));
+    assert.equal(get(ofKind(objs, 'ValidatingWebhookConfiguration')[0], 'metadata', 'annotations', 'cert-manager.io/inject-ca-from'), `${String(get(cert, 'metadata', 'namespace'))}/${String(get(cert, 'metadata', 'name'))}`);
   });
 });
