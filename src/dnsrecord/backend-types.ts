@@ -6,6 +6,7 @@
 import type { ZoneStore } from '../provider/embedded/zone-store.ts';
 import type { AwsBackendDefaults } from './backends/aws-route53.ts';
 import { EmbeddedBackend } from './backends/embedded.ts';
+import { PowerDnsBackend } from './backends/powerdns.ts';
 import { Rfc2136Backend } from './backends/rfc2136.ts';
 import type { BackendType } from './reconciler.ts';
 
@@ -23,6 +24,7 @@ export function backendTypes(types: readonly string[], d: BackendDefaults): Reco
       build: async (ctx) => (await import('./backends/aws-route53.ts')).AwsRoute53Backend.build(ctx, d.aws),
     },
     rfc2136: { needsSecret: true, build: (ctx) => new Rfc2136Backend(ctx, { timeoutMs: d.rfc2136TimeoutMs }) },
+    powerdns: { needsSecret: true, build: (ctx) => new PowerDnsBackend(ctx) },
   };
   const store = d.store;
   if (store !== undefined) all['embedded'] = { needsSecret: false, build: () => new EmbeddedBackend(store) };
