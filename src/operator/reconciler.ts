@@ -90,6 +90,8 @@ export class ExternalDNSReconciler {
     await this.apply(CLUSTER_ROLES, '', objects.clusterRole as unknown as Obj);
     await this.apply(CLUSTER_ROLE_BINDINGS, '', objects.clusterRoleBinding as unknown as Obj);
     if (objects.secret !== undefined) await this.apply(SECRETS, ns, objects.secret);
+    // Credentials taken out of the spec: their copy goes too (unless the platform minted it).
+    else if (!platformSuppliesCredentials(ed, this.opts.operand.platform)) await this.deleteIfPresent(objectPath(SECRETS, ns, credentialsSecretName(ed)));
     const deployment = (await this.apply(DEPLOYMENTS, ns, objects.deployment)) as DeploymentView;
     const pods = await this.client.request<{ items?: PodView[] }>('GET', collectionPath(PODS, ns), { query: { labelSelector: `app.kubernetes.io/instance=${operandName(ed)}` } });
     conditions.push(...deploymentConditions(deployment, pods.items ?? [], ed.metadata.generation));
@@ -157,12 +159,14 @@ export class ExternalDNSReconciler {
       objectPath(CLUSTER_ROLES, '', roleName),
     ];
     if (platformSuppliesCredentials(ed, this.opts.operand.platform)) paths.push(credentialsRequestPath(ed));
-    for (const path of paths) {
-      try {
-        await this.client.request('DELETE', path);
-      } catch (err) {
-        if (!isStatus(err, 404)) throw err;
-      }
+    for (const path of paths) await this.deleteIfPresent(path);
+  }
+
+  private async deleteIfPresent(path: string): Promise<void> {
+    try {
+      await this.client.request('DELETE', path);
+    } catch (err) {
+      if (!isStatus(err, 404)) throw err;
     }
   }
 

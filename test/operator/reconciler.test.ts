@@ -77,6 +77,13 @@ describe('operator reconciler', () => {
     await r.reconcile('one');
     assert.equal((await getExternalDNS(client, 'one')).metadata.resourceVersion, rv);
 
+    // Credentials taken out of the spec (the role alone, platform credentials): the copy goes.
+    await client.request('PATCH', objectPath(EXTERNALDNSES, '', 'one'), { body: { spec: { provider: { aws: { credentials: { name: '' } } } } }, contentType: 'application/merge-patch+json' });
+    await r.reconcile('one');
+    await assert.rejects(client.request('GET', objectPath(SECRETS, OPERAND_NS, 'hostwarden-one-credentials')), /not found/);
+    const after = await client.request<Obj>('GET', objectPath(DEPLOYMENTS, OPERAND_NS, 'hostwarden-one'));
+    assert.ok(!after['spec'].template.spec.containers[0].args.some((a: string) => a.startsWith('--aws-shared-credentials-file')));
+
     await client.request('DELETE', objectPath(EXTERNALDNSES, '', 'one'));
     await r.reconcile('one');
     await assert.rejects(getExternalDNS(client, 'one'), /not found/);
