@@ -72,6 +72,7 @@ function translated(obj: KubeObject, options: TranslateOptions): Translation {
  */
 export function serviceSource(deps: KubeSourceDeps): KubeObjectSource {
   const options = deps.translateOptions;
+  const services = reflector(deps, SERVICES, slimService);
   const nodes = reflector(deps, NODES, slimNode);
   const slices = reflector(deps, ENDPOINTSLICES, slimEndpointSlice);
   const pods = reflector(deps, PODS, slimPod);
@@ -79,17 +80,28 @@ export function serviceSource(deps: KubeSourceDeps): KubeObjectSource {
   // Registered before the source's own handlers, so the index is current when they ask it.
   slices.onChange((_type, key, obj) => index.update(key, obj));
   const slicesOf = (svc: KubeObject): KubeObject[] => index.slicesOf(keyOf(svc)).flatMap((k) => slices.get(k) ?? []);
+  /** Keys of the Services whose translation reads Nodes (NodePort, headless); deleted ones are skipped by the source. */
+  const readsNodes = new Set<string>();
   const source: KubeObjectSource = new KubeObjectSource({
     ...common(deps, 'service'),
-    primary: reflector(deps, SERVICES, slimService),
+    primary: services,
     secondary: [
-      nodes,
+      // Most Services never read Nodes: a node joining or leaving re-translates only those that do.
+      {
+        reflector: nodes,
+        affects: () => {
+          for (const k of readsNodes) if (services.get(k) === undefined) readsNodes.delete(k);
+          return [...readsNodes];
+        },
+      },
       { reflector: slices, affects: (obj, old) => [obj, old].flatMap((s) => (s === undefined ? [] : index.serviceOf(s))) },
       { reflector: pods, lazy: options.publishHostIP !== true, affects: (obj, old) => index.servicesOfPod(keyOf((obj ?? old) as KubeObject)) },
     ],
     translate: (obj) => {
+      readsNodes.delete(keyOf(obj));
       const r = translateObject(obj, options);
       if (r.outcome !== 'translated') return { endpoints: r.endpoints, problems: r.problems };
+      if (isNodePort(obj) || isHeadless(obj)) readsNodes.add(keyOf(obj));
       let special: Translation | undefined;
       if (isNodePort(obj)) {
         special = translateNodePort(obj, options, nodes.items(), slicesOf(obj));
