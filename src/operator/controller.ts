@@ -24,6 +24,8 @@ export interface ControllerOptions {
   /** Leader gate; every replica watches, only the leader reconciles. */
   canRun?: () => boolean;
   backoff?: { initialMs: number; maxMs: number };
+  /** Each reconcile's outcome and duration, for metrics. */
+  onResult?: (key: string, outcome: 'success' | 'requeue' | 'error', ms: number) => void;
 }
 
 export class ExternalDNSController {
@@ -39,6 +41,7 @@ export class ExternalDNSController {
       reconcile: async (key) => opts.reconciler.reconcile(key),
       ...(opts.canRun === undefined ? {} : { canRun: opts.canRun }),
       ...(opts.backoff === undefined ? {} : { backoff: opts.backoff }),
+      ...(opts.onResult === undefined ? {} : { onResult: opts.onResult }),
     });
     const reflector = (resource: KubeResource, namespace: string, labelSelector?: string): Reflector<KubeObject> =>
       new Reflector<KubeObject>({ client: opts.client, resource, namespace, logger: log, ...(labelSelector === undefined ? {} : { labelSelector }) });

@@ -3,7 +3,7 @@
  * controller (behind a Lease when electing), the HTTPS webhooks and /metrics + /healthz. Every flag
  * is checked before anything starts.
  */
-import { Registry as MetricsRegistry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Histogram, Registry as MetricsRegistry, collectDefaultMetrics } from 'prom-client';
 import { CertificateFiles, selfSignedCertificate } from '../admission/tls.ts';
 import type { TlsMaterial } from '../admission/tls.ts';
 import type { Config } from '../config/config.ts';
@@ -84,8 +84,16 @@ export class Operator {
     };
     const operatorNamespace = f.str('operator-namespace');
     const reconciler = new ExternalDNSReconciler({ client, logger: log.child({ component: 'reconciler' }), operand, operatorNamespace });
+    const metrics = new MetricsRegistry();
+    collectDefaultMetrics({ register: metrics });
+    const reconciles = new Counter({ name: 'hostwarden_operator_reconciles_total', help: 'ExternalDNS reconciles by outcome.', labelNames: ['outcome'], registers: [metrics] });
+    const duration = new Histogram({ name: 'hostwarden_operator_reconcile_duration_seconds', help: 'Time of one ExternalDNS reconcile.', buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [metrics] });
     let elector: LeaderElector | undefined;
     const controller = new ExternalDNSController({
+      onResult: (_key, outcome, ms) => {
+        reconciles.inc({ outcome });
+        duration.observe(ms / 1000);
+      },
       client,
       logger: log.child({ component: 'controller' }),
       reconciler,
@@ -128,10 +136,9 @@ export class Operator {
     }
     if (cfg.metricsAddress !== '') {
       const { host, port } = parseListenAddress(cfg.metricsAddress, '--metrics-address');
-      const metrics = new MetricsRegistry();
-      collectDefaultMetrics({ register: metrics });
       const ops = new OpsServer({ host, port, metrics, logger: log, health: () => ({ ok: true, detail: 'ok' }) });
-      await ops.start();
+      const address = await ops.start();
+      log.info({ address: `${address.address}:${address.port}` }, 'metrics listening');
       this.closers.push(() => ops.stop());
     }
     log.info({ operandNamespace: operand.namespace, operatorNamespace, leaderElection: this.elect }, 'operator started');

@@ -106,7 +106,7 @@ describe('hostwarden operator (the command)', () => {
   test('serves the webhooks and turns an ExternalDNS into a Deployment; stops on SIGTERM', async () => {
     const env = await startOperatorEnv();
     const dir = await mkdtemp(join(tmpdir(), 'hw-operator-'));
-    const child = spawn(process.execPath, [BIN, 'operator', '--kubeconfig', await env.api.writeKubeconfig(dir), '--webhook-listen', '127.0.0.1:0', '--tls-self-signed', '--metrics-address', '', '--leader-elect', '--leader-election-namespace', OPERATOR_NS, '--operand-image', 'hostwarden:e2e', '--log-format', 'json'], {
+    const child = spawn(process.execPath, [BIN, 'operator', '--kubeconfig', await env.api.writeKubeconfig(dir), '--webhook-listen', '127.0.0.1:0', '--tls-self-signed', '--metrics-address', '127.0.0.1:0', '--leader-elect', '--leader-election-namespace', OPERATOR_NS, '--operand-image', 'hostwarden:e2e', '--log-format', 'json'], {
       cwd: REPO_ROOT,
       env: { PATH: process.env['PATH'] ?? '', HTTPS_PROXY: 'http://proxy.example:3128' },
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -127,8 +127,13 @@ describe('hostwarden operator (the command)', () => {
       assert.deepEqual(c.env, [{ name: 'HTTPS_PROXY', value: 'http://proxy.example:3128' }]);
       const lease = await env.client.request<Obj>('GET', `/apis/coordination.k8s.io/v1/namespaces/${OPERATOR_NS}/leases/hostwarden-operator`);
       assert.match(lease['spec'].holderIdentity, /./);
-      const line = logs.split('\n').map((l) => { try { return JSON.parse(l) as Obj; } catch { return {}; } }).find((l) => l['msg'] === 'ExternalDNS webhooks listening (HTTPS)');
-      const port = Number(String(line?.['address'] ?? '').split(':').pop());
+      const portOf = (msg: string): number => {
+        const line = logs.split('\n').map((l) => { try { return JSON.parse(l) as Obj; } catch { return {}; } }).find((l) => l['msg'] === msg);
+        return Number(String(line?.['address'] ?? '').split(':').pop());
+      };
+      const port = portOf('ExternalDNS webhooks listening (HTTPS)');
+      const metrics = await (await fetch(`http://127.0.0.1:${portOf('metrics listening')}/metrics`)).text();
+      assert.match(metrics, /hostwarden_operator_reconciles_total\{outcome="success"\} [1-9]/);
       const answer = await post(port, undefined, VALIDATE_PATH, review('cli', obj({ provider: { type: 'AWS' }, source: svc })));
       assert.equal(answer['response'].allowed, false);
       assert.match(answer['response'].status.message, /spec\.provider\.aws\.credentials\.name: Required value/);
