@@ -5,7 +5,7 @@
  * account. Crashing after a read leaves AWS as the write before it did, so writes cover every
  * state a crash can leave behind.
  */
-import { describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { findCondition } from '../../src/kube/conditions.ts';
 import { silentLogger } from '../../src/log.ts';
@@ -75,6 +75,7 @@ function assertConverged(w: World, s: EndState, what: string): void {
   assert.deepEqual([pl?.vpcEndpointService?.id, pl?.vpcEndpointID, pl?.hostedZoneID], [s.services[0]!.id, s.endpoints[0]!.id, s.zones[0]!.id], `${what}: status`);
 }
 
+/** Writes of an uninterrupted setup and of a cleanup. */
 async function callsOfCleanRun(): Promise<{ setup: number; cleanup: number }> {
   const w = await startWorld({ associateOther: true });
   try {
@@ -93,8 +94,11 @@ async function callsOfCleanRun(): Promise<{ setup: number; cleanup: number }> {
 }
 
 describe('PrivateLink crash safety', () => {
+  const clean = { setup: 0, cleanup: 0 };
+  before(async () => Object.assign(clean, await callsOfCleanRun()));
+
   test('a crash after any AWS write of the setup, then a re-run: one of everything, nothing leaked', async () => {
-    const { setup } = await callsOfCleanRun();
+    const { setup } = clean;
     // service, principals, endpoint, zone, record, authorization, association, authorization removed
     assert.equal(setup, 8, `a full setup makes ${setup} AWS writes`);
     for (let at = 1; at <= setup; at++) {
@@ -110,7 +114,7 @@ describe('PrivateLink crash safety', () => {
   });
 
   test('a crash after any AWS write of the deprovision cleanup, then a re-run: nothing left in any account', async () => {
-    const { cleanup } = await callsOfCleanRun();
+    const { cleanup } = clean;
     // records, zone, endpoint, service
     assert.equal(cleanup, 4, `a cleanup makes ${cleanup} AWS writes`);
     for (let at = 1; at <= cleanup; at++) {
