@@ -89,6 +89,8 @@ export class DNSRecordReconciler {
       const done = await body();
       return { ok: true, obj: done.obj, requeue: {} };
     } catch (err) {
+      // A write race with another client (stale resourceVersion) is not the record's problem: retry quietly.
+      if (isStatus(err, 409)) throw err;
       const { description, codes, requeueAfterMs } = this.classify(err);
       this.log.warn({ dnsrecord: `${obj.metadata.namespace ?? ''}/${obj.metadata.name}`, operation: type, codes, err: description }, 'DNSRecord operation failed');
       await this.patchStatus(obj, failed(obj, type, description, codes, this.now())).catch((e: unknown) => {

@@ -7,14 +7,18 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DNSRECORD_PERMISSIONS, permissionKey } from '../../src/dnsrecord/permissions.ts';
 import { DNSRECORDS } from '../../src/dnsrecord/types.ts';
+import { objectPath } from '../../src/kube/resource.ts';
 import { WEBHOOK_PATH } from '../../src/dnsrecord/webhook.ts';
 import { REPO_ROOT } from '../support/cli.ts';
+import { findKubectl, kubectlRunner } from '../support/kubectl.ts';
 import { get, grantsOf, ofKind, parseContainerArgs } from '../deploy/checks.ts';
 import type { Obj } from '../deploy/checks.ts';
-import { deployJson } from './harness.ts';
+import { NS, deployJson, dnsRecord, startEnv } from './harness.ts';
 
 const NAMESPACE = 'hostwarden';
 const ACCOUNT = 'hostwarden-dnsrecord-controller';
@@ -122,5 +126,31 @@ describe('deploy/dnsrecord', () => {
     assert.equal(hook['failurePolicy'], 'Fail');
     assert.deepEqual(get(hook, 'rules', 0, 'operations'), ['CREATE', 'UPDATE']);
     assert.deepEqual(get(hook, 'rules', 0, 'resources'), ['dnsrecords']);
+  });
+});
+
+const KUBECTL = findKubectl();
+
+describe('kubectl with the DNSRecord CRD', { skip: KUBECTL === undefined ? 'kubectl not installed' : false }, () => {
+  test('kubectl creates a DNSRecord from the CRD and finds it by its short name dns', async () => {
+    const env = await startEnv();
+    const dir = await mkdtemp(join(tmpdir(), 'hw-dnsrecord-kubectl-'));
+    try {
+      const kubeconfig = await env.api.writeKubeconfig(dir);
+      const kubectl = kubectlRunner(KUBECTL as string, () => ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'cache'), '--request-timeout', '10s']);
+      await kubectl.ok(['create', '-f', '-'], JSON.stringify(dnsRecord('api', { type: 'aws-route53', name: 'api.example.org' })));
+      await env.client.request('PATCH', `${objectPath(DNSRECORDS, NS, 'api')}/status`, { body: { status: { lastOperation: { type: 'Create', state: 'Succeeded', description: '', lastUpdateTime: new Date().toISOString(), progress: 100 } } }, contentType: 'application/merge-patch+json' });
+      const out = await kubectl.ok(['get', 'dns', '-n', NS]);
+      // The test API server prints CRDs with NAME and AGE only (no additionalPrinterColumns); the
+      // columns themselves are checked in the CRD test above.
+      const [header, row] = out.trim().split('\n').map((l) => l.trim().split(/\s{2,}/));
+      assert.equal(header?.[0], 'NAME');
+      assert.equal(row?.[0], 'api');
+      const state = await kubectl.ok(['get', 'dns', 'api', '-n', NS, '-o', 'jsonpath={.spec.type} {.status.lastOperation.state}']);
+      assert.equal(state, 'aws-route53 Succeeded');
+    } finally {
+      await env.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
