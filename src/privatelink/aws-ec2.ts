@@ -1,4 +1,5 @@
 /** The EC2 port over the SDK: endpoint services (user account), endpoints and ENIs (hub account). */
+import { randomUUID } from 'node:crypto';
 import {
   CreateVpcEndpointCommand,
   CreateVpcEndpointServiceConfigurationCommand,
@@ -76,9 +77,12 @@ export class SdkEc2 implements Ec2Port {
   }
 
   async createEndpointService(nlbArn: string, tag: Tag): Promise<EndpointService> {
+    // One token for every retry of this create: a retry after a lost answer gets the same service.
+    const token = randomUUID();
     const res = await this.call('ec2:CreateVpcEndpointServiceConfiguration', () =>
       this.client.send(
         new CreateVpcEndpointServiceConfigurationCommand({
+          ClientToken: token,
           NetworkLoadBalancerArns: [nlbArn],
           AcceptanceRequired: false,
           TagSpecifications: [{ ResourceType: 'vpc-endpoint-service', Tags: [{ Key: tag.key, Value: tag.value }] }],
@@ -180,9 +184,11 @@ export class SdkEc2 implements Ec2Port {
   }
 
   async createEndpoint(input: { vpcId: string; serviceName: string; subnetIds: string[]; tag: Tag }): Promise<VpcEndpoint> {
+    const token = randomUUID();
     const res = await this.call('ec2:CreateVpcEndpoint', () =>
       this.client.send(
         new CreateVpcEndpointCommand({
+          ClientToken: token,
           VpcEndpointType: 'Interface',
           VpcId: input.vpcId,
           ServiceName: input.serviceName,

@@ -131,6 +131,19 @@ describe('PrivateLink crash safety', () => {
     }
   });
 
+  test('answers lost after AWS applied a create: retried with the same client token, or found again — never duplicated', async () => {
+    for (const op of ['CreateVpcEndpointServiceConfiguration', 'CreateVpcEndpoint', 'CreateHostedZone', 'AssociateVPCWithHostedZone']) {
+      const w = await startWorld({ associateOther: true, retries: 2 });
+      try {
+        w.aws.aws.fail({ code: 'InternalFailure', status: 500, message: 'lost', operations: [op], count: 1, afterApplying: true });
+        await converge(w);
+        assertConverged(w, endState(w), `answer of ${op} lost`);
+      } finally {
+        await w.stop();
+      }
+    }
+  });
+
   test('a failed status write after the AWS work: the re-run finds the same resources', () =>
     (async () => {
       const w = await startWorld({ associateOther: true });

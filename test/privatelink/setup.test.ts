@@ -125,6 +125,24 @@ describe('PrivateLink setup', () => {
       assert.equal(w.cd().status?.platform?.aws?.privateLink?.vpcEndpointID, after.endpoints[0]!.id);
     }));
 
+  test('a rejected endpoint fails the step and is replaced on the next run; deleted ones still listed are ignored', () =>
+    withWorld({}, async (w) => {
+      w.aws.ec2.knobs.keepDeleted = true;
+      w.aws.ec2.knobs.outcome = 'rejected';
+      await assert.rejects(w.reconcile(), (e: unknown) => e instanceof StepError && e.reason === 'VPCEndpointReconcileFailed' && /rejected/.test(e.message));
+      w.aws.ec2.knobs.outcome = 'available';
+      await w.reconcile();
+      const states = endState(w).endpoints.map((e) => e.state).sort();
+      assert.deepEqual(states, ['available', 'deleted']);
+      assert.equal(findCondition(w.cd().status?.conditions, READY)?.status, 'True');
+      w.patchCd((cd) => {
+        cd.spec.platform!.aws!.privateLink!.enabled = false;
+      });
+      await w.reconcile();
+      assert.deepEqual(endState(w).endpoints.map((e) => e.state), ['deleted', 'deleted']);
+      assert.deepEqual(endState(w).services, []);
+    }));
+
   test('cross-account association: authorized, associated by the other account, authorization removed; dropped when unwanted', () =>
     withWorld({ associateOther: true }, async (w) => {
       await w.reconcile();

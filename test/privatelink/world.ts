@@ -65,6 +65,8 @@ export interface WorldOptions {
   installed?: boolean;
   nlb?: boolean;
   associateOther?: boolean;
+  /** Retries of failed AWS calls (default 0: a failure reaches the reconciler at once). */
+  retries?: number;
 }
 
 export async function startWorld(opts: WorldOptions = {}): Promise<World> {
@@ -143,7 +145,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
       return raw.request<T>(method, path, spec);
     },
   };
-  const accounts = new AwsAccounts({ logger, endpointUrl: aws.url, retries: 0, requestsPerSecond: 0 });
+  const accounts = new AwsAccounts({ logger, endpointUrl: aws.url, retries: opts.retries ?? 0, requestsPerSecond: 0, sleep: async () => undefined });
   const reconciler = new PrivateLinkReconciler({
     client,
     accounts: (spec) => accounts.account(spec),
