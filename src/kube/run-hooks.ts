@@ -10,8 +10,8 @@ import type { SyncReport } from '../controller/controller.ts';
 import { ConfigError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { EVENT_TYPES } from '../source/kube/flags.ts';
-import { KUBE_SOURCE_NAMES } from '../source/kube/factory.ts';
-import { KubeClient, SERVICE_ACCOUNT_DIR, locateKubeConfig } from './client.ts';
+import { KUBE_SOURCE_NAMES, kubeClientFromConfig, kubeConfigSourceOf } from '../source/kube/factory.ts';
+import { SERVICE_ACCOUNT_DIR, locateKubeConfig } from './client.ts';
 import type { KubeEnv } from './client.ts';
 import { EventRecorder } from './events.ts';
 import { LeaderElector, defaultIdentity } from './leader-election.ts';
@@ -35,9 +35,10 @@ export function kubeRunHooks(cfg: Config, deps: { logger: Logger; env?: KubeEnv 
   if (!usesKube && !(electExplicit && cfg.flags.bool('leader-elect'))) return undefined;
 
   const log = deps.logger.child({ component: 'kube' });
-  const configSource = { kubeconfig: cfg.flags.str('kubeconfig'), env: deps.env ?? {} };
+  // The same cluster, context and timeout as the sources: Events and the Lease must not go elsewhere.
+  const configSource = kubeConfigSourceOf(cfg, deps.env);
   const inCluster = locateKubeConfig(configSource).kind === 'in-cluster';
-  const client = KubeClient.fromConfig(configSource, log);
+  const client = kubeClientFromConfig(cfg, { logger: deps.logger, env: deps.env });
   const identity = defaultIdentity();
 
   const reasons = cfg.flags.list('emit-events');
