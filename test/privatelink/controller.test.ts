@@ -97,6 +97,30 @@ describe('PrivateLink controller', () => {
     assert.deepEqual(unused.sort(), [], 'permissions never used');
   });
 
+  test('a ClusterProvision appearing brings its installing cluster back at once (not after the minute of waiting)', async () => {
+    const w = await startWorld({ installed: false });
+    const controller = new PrivateLinkController({ client: w.client, reconcile: (k) => w.reconciler.reconcile(k), logger: silentLogger(), backoff: { initialMs: 20, maxMs: 200 } });
+    try {
+      w.patchCd((cd) => {
+        cd.status = { ...cd.status, provisionRef: { name: 'p1' } };
+      });
+      controller.start();
+      await until('waiting for the provision', () => findCondition(w.cd().status?.conditions, READY)?.reason === 'WaitingForProvision');
+      await controller.queue.idle();
+      assert.ok((controller.queue.pendingDelays().get(`${NS}/${CD_NAME}`) ?? 0) > 30_000, 'parked for a minute');
+      w.api.create({
+        apiVersion: 'hive.openshift.io/v1',
+        kind: 'ClusterProvision',
+        metadata: { name: 'p1', namespace: NS },
+        spec: { clusterDeploymentRef: { name: CD_NAME }, infraID: 'mycluster-x7k2p', adminKubeconfigSecretRef: { name: 'admin-kubeconfig' }, stage: 'Provisioning' },
+      } as never);
+      await until('the cluster is ready', () => ready(w));
+    } finally {
+      await controller.stop();
+      await w.stop();
+    }
+  });
+
   test('`hostwarden privatelink-controller` runs from flags, converges a cluster, answers admission reviews and stops on SIGTERM', { skip: NO_OPENSSL }, async () => {
     const w = await startWorld({});
     const dir = await mkdtemp(join(tmpdir(), 'hw-pl-'));
