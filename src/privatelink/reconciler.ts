@@ -68,20 +68,20 @@ export class PrivateLinkReconciler {
 
     if (cd.metadata.deletionTimestamp !== undefined) {
       if (!hasFinalizer(cd, FINALIZER)) return {};
-      if (cd.spec.preserveOnDelete !== true) await this.cleanup(cd, hive, log);
+      if (cd.spec.preserveOnDelete !== true) await this.cleanupOrReport(cd, hive, log);
       else log.info('preserveOnDelete: leaving the PrivateLink resources in place');
       await patchFinalizers(this.client, CLUSTER_DEPLOYMENTS, cd, { remove: FINALIZER });
       return {};
     }
     if (!isPrivateLinkEnabled(cd)) {
       if (!hasFinalizer(cd, FINALIZER)) return {};
-      await this.cleanup(cd, hive, log);
+      await this.cleanupOrReport(cd, hive, log);
       cd = await this.writeStatus(cd, null, undefined);
       await patchFinalizers(this.client, CLUSTER_DEPLOYMENTS, cd, { remove: FINALIZER });
       return {};
     }
     if ((await readDeprovision(this.client, namespace, name)) !== undefined) {
-      if (cd.spec.preserveOnDelete !== true) await this.cleanup(cd, hive, log);
+      if (cd.spec.preserveOnDelete !== true) await this.cleanupOrReport(cd, hive, log);
       await this.writeStatus(cd, null, conditions({ status: 'False', reason: REASONS.deprovisioned, message: 'the cluster is being deprovisioned' }, false));
       return {};
     }
@@ -200,6 +200,17 @@ export class PrivateLinkReconciler {
       associated.push({ vpcId: v.vpcID, region: v.region, ...(secret === undefined ? {} : { account: this.opts.accounts({ region: v.region, secret }).route53 }) });
     }
     return { user, hub, associated };
+  }
+
+  /** The cluster's cleanup; a failure is recorded in the conditions before the queue retries it. */
+  private async cleanupOrReport(cd: ClusterDeployment, hive: HiveConfig | undefined, log: Logger): Promise<void> {
+    try {
+      await this.cleanup(cd, hive, log);
+    } catch (err) {
+      log.warn({ err: errorMessage(err) }, 'PrivateLink cleanup failed');
+      await this.writeStatus(cd, undefined, conditions({ status: 'False', reason: REASONS.deprovisionCleanupFailed, message: errorMessage(err) }, true)).catch(() => undefined);
+      throw err;
+    }
   }
 
   /** Removes the resources of `infraID` (the cluster's current one by default). */

@@ -99,6 +99,21 @@ describe('PrivateLink lifecycle', () => {
     });
   });
 
+  test('a failing cleanup is reported in the conditions, keeps the finalizer and succeeds on a later run', () =>
+    withWorld({}, async (w) => {
+      await converge(w);
+      w.aws.aws.fail({ code: 'InternalFailure', status: 500, message: 'try later', operations: ['DeleteVpcEndpoints'], count: 1 });
+      w.api.delete({ apiVersion: 'hive.openshift.io/v1', kind: 'ClusterDeployment', namespace: NS, name: CD_NAME });
+      await assert.rejects(w.reconcile(), /try later/);
+      const failed = findCondition(w.cd().status?.conditions, FAILED);
+      assert.deepEqual([failed?.status, failed?.reason], ['True', 'CleanupForDeprovisionFailed']);
+      assert.match(failed?.message ?? '', /ec2:DeleteVpcEndpoints: InternalFailure: try later/);
+      assert.ok(w.cd().metadata.finalizers?.includes(FINALIZER));
+      await w.reconcile();
+      assert.equal(w.cd(), undefined);
+      assert.ok(isEmpty(endState(w)));
+    }));
+
   test('enabled=false removes the resources, the status and the finalizer', () =>
     withWorld({}, async (w) => {
       await converge(w);
