@@ -1,7 +1,7 @@
 /**
  * Every Kubernetes API call the DNSRecord controller makes, as RBAC needs it. deploy/dnsrecord
  * grants exactly these; test/dnsrecord/deploy.test.ts checks both the grants and that the code
- * makes no call outside this table. Events are not written, so not listed.
+ * makes no call outside this table.
  */
 export interface DNSRecordPermission {
   /** `core` for the core group. */
@@ -20,6 +20,8 @@ export const DNSRECORD_PERMISSIONS: readonly DNSRecordPermission[] = [
   ...p('extensions.gardener.cloud', 'dnsrecords', ['get', 'list', 'watch', 'patch']),
   ...p('extensions.gardener.cloud', 'dnsrecords/status', ['patch']),
   ...p('core', 'secrets', ['get']),
+  // Events on the DNSRecords, written through events.k8s.io.
+  ...p('events.k8s.io', 'events', ['create']),
   ...p('coordination.k8s.io', 'leases', ['get', 'create', 'update'], 'namespace'),
 ];
 

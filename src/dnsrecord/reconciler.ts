@@ -6,6 +6,7 @@
  */
 import { ProviderError, errorMessage } from '../errors.ts';
 import type { KubeClient } from '../kube/client.ts';
+import type { EventRecorder } from '../kube/events.ts';
 import { hasFinalizer, patchFinalizers } from '../kube/conditions.ts';
 import { isStatus } from '../kube/errors.ts';
 import { objectPath } from '../kube/resource.ts';
@@ -38,6 +39,8 @@ export interface DNSRecordReconcilerOptions {
   configRetryMs?: number;
   /** Requeue delay after the provider throttled us. */
   throttleRetryMs?: number;
+  /** Events on the DNSRecord: `<Operation>Succeeded` (Normal) and `<Operation>Failed` (Warning). */
+  events?: Pick<EventRecorder, 'record'>;
   now?: () => Date;
 }
 
@@ -87,12 +90,14 @@ export class DNSRecordReconciler {
   private async run(obj: DNSRecord, type: OperationType, body: () => Promise<{ status: DNSRecordStatus | undefined; obj: DNSRecord }>): Promise<{ ok: boolean; obj: DNSRecord; requeue: ReconcileResult }> {
     try {
       const done = await body();
+      if (done.status !== undefined) this.event(obj, 'Normal', `${type}Succeeded`, done.status.lastOperation?.description ?? '');
       return { ok: true, obj: done.obj, requeue: {} };
     } catch (err) {
       // A write race with another client (stale resourceVersion) is not the record's problem: retry quietly.
       if (isStatus(err, 409)) throw err;
       const { description, codes, requeueAfterMs } = this.classify(err);
       this.log.warn({ dnsrecord: `${obj.metadata.namespace ?? ''}/${obj.metadata.name}`, operation: type, codes, err: description }, 'DNSRecord operation failed');
+      this.event(obj, 'Warning', `${type}Failed`, description);
       await this.patchStatus(obj, failed(obj, type, description, codes, this.now())).catch((e: unknown) => {
         if (!isStatus(e, 404)) throw e;
       });
@@ -198,6 +203,10 @@ export class DNSRecordReconciler {
     const backend = await type.build({ spec: obj.spec, secret: data, secretName, logger: this.log.child({ type: obj.spec.type }), limiters: this.opts.limiters });
     this.backends.set(`${cacheKey}|${version}`, backend);
     return backend;
+  }
+
+  private event(obj: DNSRecord, type: 'Normal' | 'Warning', reason: string, note: string): void {
+    this.opts.events?.record({ apiVersion: DNSRECORDS.apiVersion, kind: DNSRECORDS.kind, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name, ...(obj.metadata.uid === undefined ? {} : { uid: obj.metadata.uid }) }, type, reason, note);
   }
 
   private async get(namespace: string, name: string): Promise<DNSRecord | undefined> {

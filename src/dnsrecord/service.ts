@@ -16,7 +16,8 @@ import { ConfigError, errorMessage } from '../errors.ts';
 import { OpsServer } from '../http/ops-server.ts';
 import { KubeClient, SERVICE_ACCOUNT_DIR, locateKubeConfig } from '../kube/client.ts';
 import type { KubeEnv } from '../kube/client.ts';
-import { LeaderElector } from '../kube/leader-election.ts';
+import { EventRecorder } from '../kube/events.ts';
+import { LeaderElector, defaultIdentity } from '../kube/leader-election.ts';
 import type { Logger } from '../log.ts';
 import { ZoneStore } from '../provider/embedded/zone-store.ts';
 import { backendTypes } from './backend-types.ts';
@@ -85,6 +86,9 @@ export class DNSRecordService {
     const client = KubeClient.fromConfig(source, logger.child({ component: 'kube' }));
     closers.push(() => client.close());
 
+    const identity = defaultIdentity();
+    const events = new EventRecorder({ client, logger: logger.child({ component: 'events' }), controller: 'hostwarden-dnsrecord-controller', instance: identity });
+    closers.push(() => events.flush());
     let elector: LeaderElector | undefined;
     const elect = cfg.explicit.has('leader-elect') ? f.bool('leader-elect') : inCluster;
     if (elect) {
@@ -93,6 +97,7 @@ export class DNSRecordService {
         logger: logger.child({ component: 'leader' }),
         namespace: f.str('leader-election-namespace') || (inCluster ? serviceAccountNamespace() : 'default'),
         name: cfg.explicit.has('leader-election-id') ? f.str('leader-election-id') : 'hostwarden-dnsrecord-controller',
+        identity,
         leaseDurationMs: f.num('leader-election-lease-duration'),
         renewDeadlineMs: f.num('leader-election-renew-deadline'),
         retryPeriodMs: f.num('leader-election-retry-period'),
@@ -114,6 +119,7 @@ export class DNSRecordService {
       concurrency,
       configRetryMs: f.num('dnsrecord-config-retry'),
       throttleRetryMs: f.num('dnsrecord-throttle-retry'),
+      events,
       backends: backendTypes(types, { aws: { region: f.str('aws-region') || 'us-east-1', endpointUrl: f.str('aws-endpoint-url'), retries }, rfc2136TimeoutMs: f.num('dnsrecord-rfc2136-timeout'), ...(store === undefined ? {} : { store }) }),
       ...(elector === undefined ? {} : { canRun: () => elector.isLeader() }),
       onResult: (_key, outcome, ms) => {

@@ -12,10 +12,11 @@ import { backendTypes } from '../../src/dnsrecord/backend-types.ts';
 import type { DNSRecordController } from '../../src/dnsrecord/controller.ts';
 import { CONDITION_CREATED, ERR_CONFIGURATION_PROBLEM, FINALIZER, OPERATION_ANNOTATION } from '../../src/dnsrecord/types.ts';
 import { DnsServer } from '../../src/dns/server.ts';
+import { EventRecorder } from '../../src/kube/events.ts';
 import { silentLogger } from '../../src/log.ts';
 import { ZoneStore } from '../../src/provider/embedded/zone-store.ts';
 import { dig, digAvailable } from '../support/dig.ts';
-import { create, dnsRecord, get, patch, remove, settled, startController, startEnv, waitFor } from './harness.ts';
+import { NS, create, dnsRecord, get, patch, remove, settled, startController, startEnv, waitFor } from './harness.ts';
 import type { Env } from './harness.ts';
 
 const skip = !(await digAvailable()) && 'dig is not installed (apt-get install bind9-dnsutils)';
@@ -27,6 +28,7 @@ describe('dnsrecord-controller, embedded type', { skip }, () => {
   let server: DnsServer;
   let port: number;
   let controller: DNSRecordController;
+  let events: EventRecorder;
 
   const answer = async (name: string, type = 'A'): Promise<string[]> => (await dig(port, [name, type, '+norec'])).answer.map((l) => l.split(' ').slice(3).join(' '));
 
@@ -38,7 +40,8 @@ describe('dnsrecord-controller, embedded type', { skip }, () => {
     server = new DnsServer({ listen: ['127.0.0.1:0'], logger: silentLogger() });
     port = (await server.start()).addresses[0]?.udp.port ?? 0;
     store.addListener(server);
-    controller = startController(env, { backends: backendTypes(['embedded'], { aws: { region: 'us-east-1', endpointUrl: '', retries: 0 }, rfc2136TimeoutMs: 2000, store }) });
+    events = new EventRecorder({ client: env.client, logger: silentLogger(), instance: 'test' });
+    controller = startController(env, { events, backends: backendTypes(['embedded'], { aws: { region: 'us-east-1', endpointUrl: '', retries: 0 }, rfc2136TimeoutMs: 2000, store }) });
   });
 
   after(async () => {
@@ -98,6 +101,10 @@ describe('dnsrecord-controller, embedded type', { skip }, () => {
     assert.deepEqual(rec.status?.lastError?.codes, [ERR_CONFIGURATION_PROBLEM]);
     assert.match(rec.status?.lastError?.description ?? '', /no zone found for www\.elsewhere\.test/);
     assert.notEqual(rec.status?.conditions?.find((c) => c.type === CONDITION_CREATED)?.status, 'True');
+    await events.flush();
+    const list = await env.client.request<{ items: { reason?: string; type?: string; regarding?: { name?: string } }[] }>('GET', `/apis/events.k8s.io/v1/namespaces/${NS}/events`);
+    assert.ok(list.items.some((e) => e.regarding?.name === 'nozone' && e.type === 'Warning' && e.reason === 'CreateFailed'));
+    assert.ok(list.items.some((e) => e.regarding?.name === 'api' && e.type === 'Normal' && e.reason === 'CreateSucceeded'));
     await remove(env.client, 'nozone');
     await waitFor('nozone gone', async () => ((await get(env.client, 'nozone')) === undefined ? true : undefined));
   });
