@@ -5,8 +5,6 @@
 import type { Condition } from '../kube/conditions.ts';
 import type { KubeMeta, KubeResource } from '../kube/resource.ts';
 
-export const HIVE_API_VERSION = 'hive.openshift.io/v1';
-
 export const CLUSTER_DEPLOYMENTS: KubeResource = { apiVersion: 'hive.openshift.io/v1', kind: 'ClusterDeployment', plural: 'clusterdeployments', namespaced: true };
 export const CLUSTER_PROVISIONS: KubeResource = { apiVersion: 'hive.openshift.io/v1', kind: 'ClusterProvision', plural: 'clusterprovisions', namespaced: true };
 export const CLUSTER_DEPROVISIONS: KubeResource = { apiVersion: 'hive.openshift.io/v1', kind: 'ClusterDeprovision', plural: 'clusterdeprovisions', namespaced: true };
@@ -42,7 +40,6 @@ export const REASONS = {
   deprovisionCleanupFailed: 'CleanupForDeprovisionFailed',
   credentialsFailed: 'CredentialsFailed',
   noFailure: 'NoFailure',
-  disabled: 'PrivateLinkDisabled',
   deprovisioned: 'DeprovisionCleanupComplete',
 } as const;
 
