@@ -44,7 +44,7 @@ export class DNSRecordService {
   static async fromConfig(cfg: Config, deps: { logger: Logger; env: KubeEnv }): Promise<DNSRecordService> {
     const { logger } = deps;
     const f = cfg.flags;
-    const types = f.list('dnsrecord-types');
+    let types = f.list('dnsrecord-types');
     const unknown = types.find((t) => !(DNSRECORD_TYPES as readonly string[]).includes(t));
     if (unknown !== undefined) throw new ConfigError(`--dnsrecord-types: unknown type ${JSON.stringify(unknown)}; known: ${DNSRECORD_TYPES.join(', ')}`, '--dnsrecord-types');
     if (types.length === 0) throw new ConfigError('--dnsrecord-types must name at least one type', '--dnsrecord-types');
@@ -64,8 +64,13 @@ export class DNSRecordService {
     collectDefaultMetrics({ register: registry });
 
     let store: ZoneStore | undefined;
+    const zones = cfg.embeddedZones.length > 0 ? cfg.embeddedZones : cfg.domainFilters.map((d) => d.replace(/^\./, ''));
+    if (types.includes('embedded') && zones.length === 0 && !cfg.explicit.has('dnsrecord-types')) {
+      // The default list names every type; embedded needs zones, so without them it is simply not served.
+      types = types.filter((t) => t !== 'embedded');
+      logger.info('embedded DNSRecords are not served: no --embedded-zone');
+    }
     if (types.includes('embedded')) {
-      const zones = cfg.embeddedZones.length > 0 ? cfg.embeddedZones : cfg.domainFilters.map((d) => d.replace(/^\./, ''));
       if (zones.length === 0) throw new ConfigError('the embedded DNSRecord type needs the zones it serves: set --embedded-zone (or drop embedded from --dnsrecord-types)', '--embedded-zone');
       const opened = new ZoneStore({ dataDir: cfg.embeddedDataDir, zones, defaultTTL: cfg.embeddedDefaultTTL, logger: logger.child({ component: 'zone-store' }) });
       store = opened;
