@@ -97,6 +97,15 @@ describe('dnsrecord-controller, aws-route53 type', () => {
     assert.deepEqual(emu.route53.find(parent, 'slow.example.com', 'A')?.values, ['192.0.2.10']);
   });
 
+  test('a zone deleted at the provider: deleting the DNSRecord succeeds', async () => {
+    const doomed = emu.route53.createZone('doomed.example.net');
+    await create(env.client, dnsRecord('doomed', { type: 'aws-route53', name: 'www.doomed.example.net', secretRef: { name: 'gardener-naming' } }));
+    await settled(env.client, 'doomed', 'Create', 'Succeeded');
+    emu.route53.zones.delete(doomed.id);
+    await remove(env.client, 'doomed');
+    await waitFor('doomed gone', async () => ((await get(env.client, 'doomed')) === undefined ? true : undefined));
+  });
+
   test('delete removes the record set (alias too), then the finalizer; a vanished record is success', async () => {
     await remove(env.client, 'lb');
     await remove(env.client, 'api');
