@@ -15,7 +15,7 @@ export const AWS_FLAGS: readonly FlagSpec[] = [
   { name: 'aws-access-key-id', kind: 'string', default: '', help: 'aws: static access key id (prefer the default chain or a profile).' },
   { name: 'aws-secret-access-key', kind: 'string', default: '', help: 'aws: secret of --aws-access-key-id.' },
   { name: 'aws-region', kind: 'string', default: 'us-east-1', help: 'aws: region of the API clients (Route53 itself is global).' },
-  { name: 'aws-endpoint-url', kind: 'string', default: '', help: 'aws: send Route53 and STS calls to this URL (emulators, tests).' },
+  { name: 'aws-endpoint-url', kind: 'string', default: '', help: 'aws: send every AWS call (Route53, STS; EC2 and ELBv2 for the PrivateLink controller) to this URL (emulators, tests).' },
   { name: 'aws-batch-change-size', kind: 'int', default: '1000', help: 'aws: most changes in one ChangeResourceRecordSets request.' },
   { name: 'aws-batch-change-size-bytes', kind: 'int', default: '32000', help: 'aws: most characters of record values in one request (UPSERT counts twice).' },
   { name: 'aws-batch-change-size-values', kind: 'int', default: '1000', help: 'aws: most record values in one request (UPSERT counts twice).' },
