@@ -53,9 +53,12 @@ export type BackendFactory = (ctx: BackendContext) => RecordSetBackend | Promise
  */
 export class ConfigurationProblem extends HostwardenError {
   readonly codes: readonly string[];
-  constructor(message: string, codes: readonly string[] = [ERR_CONFIGURATION_PROBLEM]) {
+  /** False when only a change of the DNSRecord itself can fix it (then it waits for that change). */
+  readonly retry: boolean;
+  constructor(message: string, codes: readonly string[] = [ERR_CONFIGURATION_PROBLEM], opts: { retry?: boolean } = {}) {
     super('DNSRECORD_CONFIGURATION', message);
     this.codes = codes;
+    this.retry = opts.retry ?? true;
   }
 }
 

@@ -101,14 +101,15 @@ export class DNSRecordReconciler {
       await this.patchStatus(obj, failed(obj, type, description, codes, this.now())).catch((e: unknown) => {
         if (!isStatus(e, 404)) throw e;
       });
-      if (requeueAfterMs !== undefined) return { ok: false, obj, requeue: { requeueAfterMs } };
+      // Negative: nothing to retry until the DNSRecord changes (the watch brings that change).
+      if (requeueAfterMs !== undefined) return { ok: false, obj, requeue: requeueAfterMs >= 0 ? { requeueAfterMs } : {} };
       throw err;
     }
   }
 
   private classify(err: unknown): { description: string; codes: string[]; requeueAfterMs?: number } {
     const message = errorMessage(err);
-    if (err instanceof ConfigurationProblem) return { description: message, codes: [...err.codes], requeueAfterMs: this.opts.configRetryMs ?? 60_000 };
+    if (err instanceof ConfigurationProblem) return { description: message, codes: [...err.codes], requeueAfterMs: err.retry ? (this.opts.configRetryMs ?? 60_000) : -1 };
     if (isThrottled(err)) {
       const after = this.opts.throttleRetryMs ?? 10_000;
       return { description: `the DNS provider throttled our requests, retrying in ${Math.round(after / 1000)}s: ${message}`, codes: [ERR_INFRA_RATE_LIMITS_EXCEEDED], requeueAfterMs: after };
@@ -120,7 +121,7 @@ export class DNSRecordReconciler {
 
   private async write(obj: DNSRecord, type: OperationType): Promise<{ status: DNSRecordStatus; obj: DNSRecord }> {
     const problems = validateSpec(obj.spec);
-    if (problems.length > 0) throw new ConfigurationProblem(`invalid DNSRecord: ${describeProblems(problems)}`);
+    if (problems.length > 0) throw new ConfigurationProblem(`invalid DNSRecord: ${describeProblems(problems)}`, [ERR_CONFIGURATION_PROBLEM], { retry: false });
     let current = obj;
     if (!hasFinalizer(current, FINALIZER)) current = await patchFinalizers(this.opts.client, DNSRECORDS, current, { add: FINALIZER });
     const backend = await this.backendFor(current);

@@ -114,6 +114,8 @@ describe('dnsrecord-controller, embedded type', { skip }, () => {
     const rec = await settled(env.client, 'bad', 'Create', 'Error');
     assert.deepEqual(rec.status?.lastError?.codes, [ERR_CONFIGURATION_PROBLEM]);
     assert.match(rec.status?.lastError?.description ?? '', /spec\.values\[1\]/);
+    await controller.queue.idle();
+    assert.equal(controller.queue.pendingDelays().has(`${NS}/bad`), false, 'an invalid spec waits for its next change, not for a timer');
     assert.deepEqual(await answer('bad.example.test'), []);
   });
 
