@@ -9,7 +9,7 @@ import { WorkQueue } from '../kube/work-queue.ts';
 import type { WorkQueueOptions } from '../kube/work-queue.ts';
 import { DNSRecordReconciler } from './reconciler.ts';
 import type { DNSRecordReconcilerOptions } from './reconciler.ts';
-import { DNSRECORDS, OPERATION_ANNOTATION } from './types.ts';
+import { DNSRECORDS, OPERATION_ANNOTATION, OP_WAIT_FOR_STATE } from './types.ts';
 import type { DNSRecord } from './types.ts';
 
 export interface DNSRecordControllerOptions extends Omit<DNSRecordReconcilerOptions, 'client'> {
@@ -77,14 +77,18 @@ export class DNSRecordController {
 }
 
 /**
- * Spec (generation) changed, deletion started, or an operation annotation was set. Status-only
- * updates, and the removal of the annotation that we do ourselves, are not new work.
+ * Spec (generation) changed, deletion started, an operation annotation was set, or wait-for-state
+ * was lifted. Status-only updates, and the removal of the annotation that we do ourselves, are not
+ * new work.
  */
 function changed(old: DNSRecord, obj: DNSRecord): boolean {
   const op = obj.metadata.annotations?.[OPERATION_ANNOTATION];
+  const was = old.metadata.annotations?.[OPERATION_ANNOTATION];
   return (
     old.metadata.generation !== obj.metadata.generation ||
-    (op !== undefined && op !== old.metadata.annotations?.[OPERATION_ANNOTATION]) ||
+    (op !== undefined && op !== was) ||
+    // Changes held back by wait-for-state are acted on once it is lifted.
+    (was === OP_WAIT_FOR_STATE && op === undefined) ||
     old.metadata.deletionTimestamp !== obj.metadata.deletionTimestamp
   );
 }

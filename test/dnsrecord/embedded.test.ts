@@ -127,6 +127,12 @@ describe('dnsrecord-controller, embedded type', { skip }, () => {
     assert.deepEqual(await answer('api.sub.example.test'), ['A 192.0.2.99']);
   });
 
+  test('lifting wait-for-state acts on the change held back', async () => {
+    await patch(env.client, 'api', { metadata: { annotations: { [OPERATION_ANNOTATION]: null } } });
+    await settled(env.client, 'api', 'Reconcile', 'Succeeded');
+    assert.deepEqual(await answer('api.sub.example.test'), ['A 192.0.2.50']);
+  });
+
   test('migrate leaves the record in DNS and drops finalizer and annotation; restore brings it back', async () => {
     await patch(env.client, 'api', { metadata: { annotations: { [OPERATION_ANNOTATION]: 'migrate' } } });
     const migrated = await waitFor('migrated', async () => {
@@ -135,7 +141,7 @@ describe('dnsrecord-controller, embedded type', { skip }, () => {
     });
     assert.equal(migrated.status?.lastOperation?.state, 'Succeeded');
     assert.ok(!(migrated.metadata.finalizers ?? []).includes(FINALIZER));
-    assert.deepEqual(await answer('api.sub.example.test'), ['A 192.0.2.99']);
+    assert.deepEqual(await answer('api.sub.example.test'), ['A 192.0.2.50']);
 
     await patch(env.client, 'api', { metadata: { annotations: { [OPERATION_ANNOTATION]: 'restore' } } });
     const restored = await waitFor('restored', async () => {
