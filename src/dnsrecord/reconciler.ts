@@ -14,7 +14,7 @@ import type { ReconcileResult } from '../kube/work-queue.ts';
 import { isInZone, tryNormalizeDnsName } from '../endpoint/name.ts';
 import type { Logger } from '../log.ts';
 import { ConfigurationProblem, isThrottled } from './backend.ts';
-import type { BackendFactory, RecordSet, RecordSetBackend } from './backend.ts';
+import type { BackendFactory, BackendZone, RecordSet, RecordSetBackend } from './backend.ts';
 import type { CredentialLimiters } from './limiters.ts';
 import { failed, isMigrated, operationType, succeeded, wasCreated } from './status.ts';
 import {
@@ -39,6 +39,8 @@ export interface DNSRecordReconcilerOptions {
   configRetryMs?: number;
   /** Requeue delay after the provider throttled us. */
   throttleRetryMs?: number;
+  /** How long one zone listing of a backend serves other records that need one (default 5 s). */
+  zoneCacheMs?: number;
   /** Events on the DNSRecord: `<Operation>Succeeded` (Normal) and `<Operation>Failed` (Warning). */
   events?: Pick<EventRecorder, 'record'>;
   now?: () => Date;
@@ -55,6 +57,8 @@ export class DNSRecordReconciler {
   private readonly now: () => Date;
   /** Backends by type, Secret and its resourceVersion, and region: a changed Secret builds a new one. */
   private readonly backends = new Map<string, RecordSetBackend>();
+  /** One zone listing per backend at a time, reused briefly: 500 new records need not list 500 times. */
+  private readonly zoneLists = new WeakMap<RecordSetBackend, { at: number; zones: Promise<BackendZone[]> }>();
   /** Zone listings made, for metrics and tests (a second reconcile must make none). */
   zoneListings = 0;
 
@@ -166,15 +170,28 @@ export class DNSRecordReconciler {
   private async zoneFor(obj: DNSRecord, backend: RecordSetBackend, name: string, required: boolean): Promise<string | undefined> {
     const known = obj.spec.zone ?? obj.status?.zone;
     if (known !== undefined && known !== '') return known;
-    this.zoneListings++;
-    const zones = await backend.listZones();
-    let best: { id: string; name: string } | undefined;
-    for (const z of zones) {
-      const zoneName = tryNormalizeDnsName(z.name);
-      if (zoneName !== undefined && isInZone(name, zoneName) && (best === undefined || zoneName.length > best.name.length)) best = { id: z.id, name: zoneName };
+    const listing = this.listZones(backend, false);
+    let zones = await listing.zones;
+    let best = longestZone(zones, name);
+    // A zone made after a shared listing: a miss is checked against a fresh one.
+    if (best === undefined && listing.reused) {
+      zones = await this.listZones(backend, true).zones;
+      best = longestZone(zones, name);
     }
     if (best === undefined && required) throw new ConfigurationProblem(`no zone found for ${name} among the ${zones.length} zones the credentials can see; set spec.zone`, [ERR_CONFIGURATION_PROBLEM]);
     return best?.id;
+  }
+
+  private listZones(backend: RecordSetBackend, fresh: boolean): { zones: Promise<BackendZone[]>; reused: boolean } {
+    const at = Date.now();
+    const cached = this.zoneLists.get(backend);
+    if (!fresh && cached !== undefined && at - cached.at < (this.opts.zoneCacheMs ?? 5_000)) return { zones: cached.zones, reused: true };
+    this.zoneListings++;
+    const zones = backend.listZones();
+    this.zoneLists.set(backend, { at, zones });
+    // A failed listing is not kept: the next reconcile asks again.
+    zones.catch(() => this.zoneLists.delete(backend));
+    return { zones, reused: false };
   }
 
   private async backendFor(obj: DNSRecord): Promise<RecordSetBackend> {
@@ -233,6 +250,16 @@ export class DNSRecordReconciler {
       contentType: 'application/merge-patch+json',
     });
   }
+}
+
+/** The zone with the longest name that holds `name` on a label boundary. */
+function longestZone(zones: readonly BackendZone[], name: string): BackendZone | undefined {
+  let best: BackendZone | undefined;
+  for (const z of zones) {
+    const zoneName = tryNormalizeDnsName(z.name);
+    if (zoneName !== undefined && isInZone(name, zoneName) && (best === undefined || zoneName.length > best.name.length)) best = { id: z.id, name: zoneName };
+  }
+  return best;
 }
 
 /** The record set a DNSRecord asks for: name normalised, TTL defaulted as Gardener does. */
