@@ -4,12 +4,9 @@
  * cannot be read or an override check that fails is answered with a denial that says why, and no
  * request can take the process down.
  */
-import { createServer } from 'node:https';
-import type { Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry as MetricsRegistry } from 'prom-client';
-import { errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { applyOverride, decide, malformed, overrideQuery } from './decision.ts';
 import type { AdmissionRequest, Decision } from './decision.ts';
@@ -18,7 +15,7 @@ import type { ExternalIPPolicy } from './policy.ts';
 import { readReview, writeReview } from './review.ts';
 import type { OverrideChecker } from './sar.ts';
 import type { TlsMaterial } from './tls.ts';
-import { closeServer, listen } from '../http/listen.ts';
+import { HttpsServer, readBody } from '../http/https-server.ts';
 
 export const WEBHOOK_PATH = '/validate-services-externalips';
 /** An AdmissionReview holds the object twice (object, oldObject); Kubernetes objects stay under 1.5 MiB. */
@@ -41,52 +38,40 @@ export class AdmissionServer {
   private readonly opts: AdmissionServerOptions;
   private readonly log: Logger;
   private readonly maxBodyBytes: number;
-  private server: Server | undefined;
+  private readonly server: HttpsServer;
 
   constructor(opts: AdmissionServerOptions) {
     this.opts = opts;
     this.log = opts.logger;
     this.maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     opts.metrics.certificateExpiry.set(opts.tls.notAfter);
+    this.server = new HttpsServer({
+      tls: opts.tls,
+      logger: opts.logger,
+      name: 'admission webhook',
+      requestLabel: 'admission',
+      logFields: { path: WEBHOOK_PATH },
+      ...(opts.readTimeoutMs === undefined ? {} : { readTimeoutMs: opts.readTimeoutMs }),
+      handle: (req, res, path) => this.handle(req, res, path),
+    });
   }
 
-  async start(host: string, port: number): Promise<AddressInfo> {
-    const server = createServer({ key: this.opts.tls.key, cert: this.opts.tls.cert }, (req, res) => {
-      this.handle(req, res).catch((err: unknown) => {
-        this.log.error({ err: errorMessage(err) }, 'admission request failed unexpectedly');
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('internal error\n');
-        else res.destroy();
-      });
-    });
-    server.requestTimeout = this.opts.readTimeoutMs ?? 10_000;
-    server.headersTimeout = this.opts.readTimeoutMs ?? 10_000;
-    server.on('tlsClientError', (err) => this.log.debug({ err: errorMessage(err) }, 'TLS handshake failed'));
-    this.server = server;
-    const address = await listen(server, host, port);
-    this.log.info({ address: `${address.address}:${address.port}`, path: WEBHOOK_PATH }, 'admission webhook listening (HTTPS)');
-    return address;
+  start(host: string, port: number): Promise<AddressInfo> {
+    return this.server.start(host, port);
   }
 
   /** New connections get the new certificate; open ones keep theirs. */
   setCertificate(material: TlsMaterial): void {
-    this.server?.setSecureContext({ key: material.key, cert: material.cert });
+    this.server.setCertificate(material);
     this.opts.metrics.certificateReloads.inc();
     this.opts.metrics.certificateExpiry.set(material.notAfter);
   }
 
-  async stop(): Promise<void> {
-    const server = this.server;
-    if (server === undefined) return;
-    this.server = undefined;
-    await closeServer(server);
+  stop(): Promise<void> {
+    return this.server.stop();
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? '/').split('?')[0];
-    if (path === '/healthz' || path === '/readyz') {
-      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('ok\n');
-      return;
-    }
+  private async handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     if (path === '/metrics') {
       const text = await this.opts.registry.metrics();
       res.writeHead(200, { 'content-type': this.opts.registry.contentType }).end(text);
@@ -100,7 +85,7 @@ export class AdmissionServer {
       res.writeHead(405, { allow: 'POST', 'content-type': 'text/plain; charset=utf-8' }).end('POST an AdmissionReview\n');
       return;
     }
-    const body = await this.readBody(req);
+    const body = await readBody(req, this.maxBodyBytes);
     if (body === undefined) {
       res.writeHead(413, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end(`request body larger than ${this.maxBodyBytes} bytes: denied\n`);
       return;
@@ -138,21 +123,5 @@ export class AdmissionServer {
     const fields = { uid: req?.uid, namespace: req?.namespace, service: req?.name, user: req?.userInfo?.username, reason: d.reason };
     if (d.allowed) this.log.info({ ...fields, warning: d.warnings[0] }, 'externalIPs admitted by the override');
     else this.log.info({ ...fields, message: d.message }, 'denied');
-  }
-
-  /** The body as text, or undefined when it is larger than allowed. */
-  private readBody(req: IncomingMessage): Promise<string | undefined> {
-    return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let over = false;
-      req.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > this.maxBodyBytes) over = true;
-        else chunks.push(chunk);
-      });
-      req.on('end', () => resolve(over ? undefined : Buffer.concat(chunks).toString('utf8')));
-      req.on('error', reject);
-    });
   }
 }

@@ -4,14 +4,11 @@
  * read with the admission webhook's reader; a review that cannot be read is denied, as a
  * validating webhook must fail closed. Denials are 422 Invalid with one cause per field.
  */
-import { createServer } from 'node:https';
-import type { Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ADMISSION_API_VERSION, readReview } from '../admission/review.ts';
 import type { TlsMaterial } from '../admission/tls.ts';
-import { errorMessage } from '../errors.ts';
-import { closeServer, listen } from '../http/listen.ts';
+import { HttpsServer, readBody } from '../http/https-server.ts';
 import type { Logger } from '../log.ts';
 import type { FieldProblem } from './validate.ts';
 import { validateSpec, validateUpdate } from './validate.ts';
@@ -37,49 +34,36 @@ export function reviewResponse(uid: string, name: string, problems: readonly Fie
 }
 
 export class DNSRecordWebhook {
-  private readonly tls: TlsMaterial;
   private readonly log: Logger;
-  private server: Server | undefined;
+  private readonly server: HttpsServer;
   /** Decisions made, for metrics and tests. */
   readonly counts = { allowed: 0, denied: 0 };
 
   constructor(opts: { tls: TlsMaterial; logger: Logger }) {
-    this.tls = opts.tls;
     this.log = opts.logger;
+    this.server = new HttpsServer({
+      tls: opts.tls,
+      logger: opts.logger,
+      name: 'DNSRecord validating webhook',
+      requestLabel: 'DNSRecord admission',
+      logFields: { path: WEBHOOK_PATH },
+      handle: (req, res, path) => this.handle(req, res, path),
+    });
   }
 
-  async start(host: string, port: number): Promise<AddressInfo> {
-    const server = createServer({ key: this.tls.key, cert: this.tls.cert }, (req, res) => {
-      this.handle(req, res).catch((err: unknown) => {
-        this.log.error({ err: errorMessage(err) }, 'DNSRecord admission request failed unexpectedly');
-        if (!res.headersSent) res.writeHead(500).end('internal error\n');
-        else res.destroy();
-      });
-    });
-    server.requestTimeout = 10_000;
-    server.headersTimeout = 10_000;
-    this.server = server;
-    const address = await listen(server, host, port);
-    this.log.info({ address: `${address.address}:${address.port}`, path: WEBHOOK_PATH }, 'DNSRecord validating webhook listening (HTTPS)');
-    return address;
+  start(host: string, port: number): Promise<AddressInfo> {
+    return this.server.start(host, port);
   }
 
   setCertificate(material: TlsMaterial): void {
-    this.server?.setSecureContext({ key: material.key, cert: material.cert });
+    this.server.setCertificate(material);
   }
 
-  async stop(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    if (server !== undefined) await closeServer(server);
+  stop(): Promise<void> {
+    return this.server.stop();
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? '/').split('?')[0];
-    if (path === '/healthz' || path === '/readyz') {
-      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('ok\n');
-      return;
-    }
+  private async handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     if (path !== WEBHOOK_PATH) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
       return;
@@ -88,7 +72,7 @@ export class DNSRecordWebhook {
       res.writeHead(405, { allow: 'POST' }).end();
       return;
     }
-    const body = await readBody(req);
+    const body = await readBody(req, MAX_BODY_BYTES);
     if (body === undefined) {
       res.writeHead(413, { connection: 'close' }).end(`request body larger than ${MAX_BODY_BYTES} bytes: denied\n`);
       return;
@@ -107,17 +91,4 @@ export class DNSRecordWebhook {
     this.counts[allowed ? 'allowed' : 'denied']++;
     res.writeHead(200, { 'content-type': 'application/json' }).end(payload);
   }
-}
-
-function readBody(req: IncomingMessage): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-    });
-    req.on('end', () => resolve(size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }

@@ -3,15 +3,13 @@
  * wire format shared with the external-IP admission webhook in src/admission/review.ts) and the
  * CRD conversion webhook (ConversionReview v1). Fails closed: what cannot be read is denied.
  */
-import { createServer } from 'node:https';
-import type { Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Decision } from '../admission/decision.ts';
 import { readReview, writeReview } from '../admission/review.ts';
 import type { TlsMaterial } from '../admission/tls.ts';
 import { errorMessage } from '../errors.ts';
-import { closeServer, listen } from '../http/listen.ts';
+import { HttpsServer, readBody } from '../http/https-server.ts';
 import type { Logger } from '../log.ts';
 import { answerConversionReview, convertTo } from './convert.ts';
 import { V1BETA1 } from './types.ts';
@@ -59,45 +57,32 @@ export interface OperatorWebhookOptions {
 
 export class OperatorWebhookServer {
   private readonly opts: OperatorWebhookOptions;
-  private server: Server | undefined;
+  private readonly server: HttpsServer;
 
   constructor(opts: OperatorWebhookOptions) {
     this.opts = opts;
+    this.server = new HttpsServer({
+      tls: opts.tls,
+      logger: opts.logger,
+      name: 'ExternalDNS webhooks',
+      requestLabel: 'webhook',
+      handle: (req, res, path) => this.handle(req, res, path),
+    });
   }
 
-  async start(host: string, port: number): Promise<AddressInfo> {
-    const server = createServer({ key: this.opts.tls.key, cert: this.opts.tls.cert }, (req, res) => {
-      this.handle(req, res).catch((err: unknown) => {
-        this.opts.logger.error({ err: errorMessage(err) }, 'webhook request failed unexpectedly');
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('internal error\n');
-        else res.destroy();
-      });
-    });
-    server.requestTimeout = 10_000;
-    server.headersTimeout = 10_000;
-    server.on('tlsClientError', (err) => this.opts.logger.debug({ err: errorMessage(err) }, 'TLS handshake failed'));
-    this.server = server;
-    const address = await listen(server, host, port);
-    this.opts.logger.info({ address: `${address.address}:${address.port}` }, 'ExternalDNS webhooks listening (HTTPS)');
-    return address;
+  start(host: string, port: number): Promise<AddressInfo> {
+    return this.server.start(host, port);
   }
 
   setCertificate(material: TlsMaterial): void {
-    this.server?.setSecureContext({ key: material.key, cert: material.cert });
+    this.server.setCertificate(material);
   }
 
-  async stop(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    if (server !== undefined) await closeServer(server);
+  stop(): Promise<void> {
+    return this.server.stop();
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? '/').split('?')[0];
-    if (path === '/healthz' || path === '/readyz') {
-      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('ok\n');
-      return;
-    }
+  private async handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     if (path !== VALIDATE_PATH && path !== '/validate' && path !== CONVERT_PATH) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
       return;
@@ -106,7 +91,7 @@ export class OperatorWebhookServer {
       res.writeHead(405, { allow: 'POST', 'content-type': 'text/plain; charset=utf-8' }).end('POST a review\n');
       return;
     }
-    const body = await readBody(req);
+    const body = await readBody(req, MAX_BODY_BYTES);
     if (body === undefined) {
       res.writeHead(413, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end(`request body larger than ${MAX_BODY_BYTES} bytes\n`);
       return;
@@ -119,17 +104,4 @@ export class OperatorWebhookServer {
     res.writeHead(200, { 'content-type': 'application/json' }).end(writeReview(uid, d));
     if (!d.allowed) this.opts.logger.info({ uid, message: d.message }, 'ExternalDNS denied');
   }
-}
-
-function readBody(req: IncomingMessage): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-    });
-    req.on('end', () => resolve(size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }

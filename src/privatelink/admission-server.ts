@@ -5,16 +5,13 @@
  * always allowed, so a later inventory change never blocks edits or the finalizer's removal.
  * Fails closed: an unreadable review, or a HiveConfig not loaded yet, is denied.
  */
-import { createServer } from 'node:https';
-import type { Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AdmissionRequest, Decision } from '../admission/decision.ts';
 import { malformed } from '../admission/decision.ts';
 import { readReview, writeReview } from '../admission/review.ts';
 import type { TlsMaterial } from '../admission/tls.ts';
-import { errorMessage } from '../errors.ts';
-import { closeServer, listen } from '../http/listen.ts';
+import { HttpsServer, readBody } from '../http/https-server.ts';
 import type { Logger } from '../log.ts';
 import { privateLinkDenial } from './admission.ts';
 import { isPrivateLinkEnabled } from './types.ts';
@@ -55,44 +52,34 @@ export interface PrivateLinkAdmissionOptions {
 
 export class PrivateLinkAdmissionServer {
   private readonly opts: PrivateLinkAdmissionOptions;
-  private server: Server | undefined;
+  private readonly server: HttpsServer;
 
   constructor(opts: PrivateLinkAdmissionOptions) {
     this.opts = opts;
+    this.server = new HttpsServer({
+      tls: opts.tls,
+      logger: opts.logger,
+      name: 'ClusterDeployment admission',
+      requestLabel: 'admission',
+      logFields: { path: PRIVATELINK_WEBHOOK_PATH },
+      healthPaths: ['/healthz'],
+      handle: (req, res, path) => this.handle(req, res, path),
+    });
   }
 
-  async start(host: string, port: number): Promise<AddressInfo> {
-    const server = createServer({ key: this.opts.tls.key, cert: this.opts.tls.cert }, (req, res) => {
-      this.handle(req, res).catch((err: unknown) => {
-        this.opts.logger.error({ err: errorMessage(err) }, 'admission request failed unexpectedly');
-        if (!res.headersSent) res.writeHead(500).end();
-        else res.destroy();
-      });
-    });
-    server.requestTimeout = 10_000;
-    server.headersTimeout = 10_000;
-    this.server = server;
-    const address = await listen(server, host, port);
-    this.opts.logger.info({ address: `${address.address}:${address.port}`, path: PRIVATELINK_WEBHOOK_PATH }, 'ClusterDeployment admission listening (HTTPS)');
-    return address;
+  start(host: string, port: number): Promise<AddressInfo> {
+    return this.server.start(host, port);
   }
 
   setCertificate(material: TlsMaterial): void {
-    this.server?.setSecureContext({ key: material.key, cert: material.cert });
+    this.server.setCertificate(material);
   }
 
-  async stop(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    if (server !== undefined) await closeServer(server);
+  stop(): Promise<void> {
+    return this.server.stop();
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? '/').split('?')[0];
-    if (path === '/healthz') {
-      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('ok\n');
-      return;
-    }
+  private async handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     if (path !== PRIVATELINK_WEBHOOK_PATH) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
       return;
@@ -101,17 +88,12 @@ export class PrivateLinkAdmissionServer {
       res.writeHead(405, { allow: 'POST' }).end();
       return;
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of req) {
-      size += (chunk as Buffer).length;
-      if (size > MAX_BODY_BYTES) {
-        res.writeHead(413, { connection: 'close' }).end();
-        return;
-      }
-      chunks.push(chunk as Buffer);
+    const body = await readBody(req, MAX_BODY_BYTES);
+    if (body === undefined) {
+      res.writeHead(413, { connection: 'close' }).end();
+      return;
     }
-    const read = readReview(Buffer.concat(chunks).toString('utf8'));
+    const read = readReview(body);
     const decision = read.ok ? reviewClusterDeployment(read.request, this.opts.hiveConfig()) : malformed(`the request could not be read, so it is denied: ${read.error}`);
     const uid = read.ok ? read.request.uid : read.uid;
     if (!decision.allowed) this.opts.logger.info({ uid, namespace: read.ok ? read.request.namespace : undefined, name: read.ok ? read.request.name : undefined, message: decision.message }, 'denied');

@@ -1,0 +1,97 @@
+/**
+ * The HTTPS plumbing the project's webhooks share (Service externalIPs admission, DNSRecord,
+ * ExternalDNS operator, ClusterDeployment PrivateLink): TLS material that can be replaced while
+ * serving, bounded read times, health paths, and a last-resort 500 so that no request can take the
+ * process down. Each webhook only supplies `handle` for its own paths.
+ */
+import { createServer } from 'node:https';
+import type { Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { TlsMaterial } from '../admission/tls.ts';
+import { errorMessage } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import { closeServer, listen } from './listen.ts';
+
+export const DEFAULT_HEALTH_PATHS: readonly string[] = ['/healthz', '/readyz'];
+
+export interface HttpsServerOptions {
+  tls: TlsMaterial;
+  logger: Logger;
+  /** What is listening, for the log line: `<name> listening (HTTPS)`. */
+  name: string;
+  /** Answers every path but the health paths; `path` is the URL without its query. */
+  handle: (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void>;
+  /** Prefix of the log line for a request that threw: `<requestLabel> request failed unexpectedly`. */
+  requestLabel?: string;
+  /** Extra fields for the listening log line (e.g. the webhook path). */
+  logFields?: Record<string, unknown>;
+  /** Paths answered 200 `ok` without calling `handle`. */
+  healthPaths?: readonly string[];
+  /** Time allowed to receive headers and the whole request. */
+  readTimeoutMs?: number;
+}
+
+export class HttpsServer {
+  private readonly opts: HttpsServerOptions;
+  private readonly healthPaths: readonly string[];
+  private server: Server | undefined;
+
+  constructor(opts: HttpsServerOptions) {
+    this.opts = opts;
+    this.healthPaths = opts.healthPaths ?? DEFAULT_HEALTH_PATHS;
+  }
+
+  async start(host: string, port: number): Promise<AddressInfo> {
+    const log = this.opts.logger;
+    const server = createServer({ key: this.opts.tls.key, cert: this.opts.tls.cert }, (req, res) => {
+      this.dispatch(req, res).catch((err: unknown) => {
+        log.error({ err: errorMessage(err) }, `${this.opts.requestLabel ?? this.opts.name} request failed unexpectedly`);
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('internal error\n');
+        else res.destroy();
+      });
+    });
+    const timeout = this.opts.readTimeoutMs ?? 10_000;
+    server.requestTimeout = timeout;
+    server.headersTimeout = timeout;
+    server.on('tlsClientError', (err) => log.debug({ err: errorMessage(err) }, 'TLS handshake failed'));
+    this.server = server;
+    const address = await listen(server, host, port);
+    log.info({ address: `${address.address}:${address.port}`, ...this.opts.logFields }, `${this.opts.name} listening (HTTPS)`);
+    return address;
+  }
+
+  /** New connections get the new certificate; open ones keep theirs. */
+  setCertificate(material: TlsMaterial): void {
+    this.server?.setSecureContext({ key: material.key, cert: material.cert });
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (server !== undefined) await closeServer(server);
+  }
+
+  private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (this.healthPaths.includes(path)) {
+      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('ok\n');
+      return;
+    }
+    await this.opts.handle(req, res, path);
+  }
+}
+
+/** The body as text, or undefined when it is larger than `maxBytes` (the rest is drained, not kept). */
+export function readBody(req: IncomingMessage, maxBytes: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBytes) chunks.push(chunk);
+    });
+    req.on('end', () => resolve(size > maxBytes ? undefined : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
