@@ -1,11 +1,13 @@
 /**
- * The provider types this controller can serve, each built from the controller's defaults. The AWS
- * backend is imported when first used: the SDK takes a while to load and a BIND-only install
- * should not pay for it.
+ * The provider types this controller can serve, each built from the controller's defaults. The
+ * AWS, Google and Azure backends are imported when first used: their SDKs take a while to load and
+ * a BIND-only install should not pay for them.
  */
 import type { ZoneStore } from '../provider/embedded/zone-store.ts';
 import type { AwsBackendDefaults } from './backends/aws-route53.ts';
+import type { AzureBackendDefaults } from './backends/azure.ts';
 import { EmbeddedBackend } from './backends/embedded.ts';
+import type { GoogleBackendDefaults } from './backends/google-clouddns.ts';
 import { PowerDnsBackend } from './backends/powerdns.ts';
 import { Rfc2136Backend } from './backends/rfc2136.ts';
 import type { BackendType } from './reconciler.ts';
@@ -13,6 +15,10 @@ import type { BackendType } from './reconciler.ts';
 export interface BackendDefaults {
   aws: AwsBackendDefaults;
   rfc2136TimeoutMs: number;
+  /** Cloud DNS endpoint override (tests); dns.googleapis.com when absent. */
+  google?: GoogleBackendDefaults;
+  /** ARM and login endpoint overrides (other clouds, tests); the public cloud when absent. */
+  azure?: AzureBackendDefaults;
   /** The embedded zone store, when the embedded type is served. */
   store?: ZoneStore;
 }
@@ -25,6 +31,12 @@ export function backendTypes(types: readonly string[], d: BackendDefaults): Reco
     },
     rfc2136: { needsSecret: true, build: (ctx) => new Rfc2136Backend(ctx, { timeoutMs: d.rfc2136TimeoutMs }) },
     powerdns: { needsSecret: true, build: (ctx) => new PowerDnsBackend(ctx) },
+    'google-clouddns': {
+      needsSecret: true,
+      build: async (ctx) => (await import('./backends/google-clouddns.ts')).GoogleCloudDnsBackend.build(ctx, d.google ?? { apiEndpoint: '' }),
+    },
+    'azure-dns': { needsSecret: true, build: async (ctx) => (await import('./backends/azure.ts')).AzureDnsBackend.build(ctx, 'public', d.azure ?? {}) },
+    'azure-private-dns': { needsSecret: true, build: async (ctx) => (await import('./backends/azure.ts')).AzureDnsBackend.build(ctx, 'private', d.azure ?? {}) },
   };
   const store = d.store;
   if (store !== undefined) all['embedded'] = { needsSecret: false, build: () => new EmbeddedBackend(store) };

@@ -7,7 +7,7 @@
  */
 import type { FlagSpec } from '../config/flags.ts';
 
-export const DNSRECORD_TYPES = ['aws-route53', 'rfc2136', 'powerdns', 'embedded'] as const;
+export const DNSRECORD_TYPES = ['aws-route53', 'google-clouddns', 'azure-dns', 'azure-private-dns', 'rfc2136', 'powerdns', 'embedded'] as const;
 
 export const DNSRECORD_FLAGS: readonly FlagSpec[] = [
   { name: 'dnsrecord-types', kind: 'list', default: [...DNSRECORD_TYPES], help: `dnsrecord-controller: DNSRecord spec.type values this instance serves (repeatable; ${DNSRECORD_TYPES.join(', ')}).` },

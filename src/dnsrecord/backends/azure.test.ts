@@ -1,0 +1,18 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConfigurationProblem } from '../backend.ts';
+import { parseZoneId, toAzureRecordSet } from './azure.ts';
+
+describe('azure backends', () => {
+  test('record sets: one records field per type, TXT split at 255 bytes, CNAME without the trailing dot', () => {
+    assert.deepEqual(toAzureRecordSet({ name: 'a.example.org', type: 'A', ttl: 60, values: ['192.0.2.1', '192.0.2.2'] }), { ttl: 60, aRecords: [{ ipv4Address: '192.0.2.1' }, { ipv4Address: '192.0.2.2' }] });
+    assert.deepEqual(toAzureRecordSet({ name: 'a.example.org', type: 'AAAA', ttl: 60, values: ['2001:db8::1'] }).aaaaRecords, [{ ipv6Address: '2001:db8::1' }]);
+    assert.deepEqual(toAzureRecordSet({ name: 'a.example.org', type: 'CNAME', ttl: 60, values: ['lb.example.net.'] }).cnameRecord, { cname: 'lb.example.net' });
+    assert.deepEqual(toAzureRecordSet({ name: 'a.example.org', type: 'TXT', ttl: 60, values: ['x'.repeat(300), 'a"b'] }).txtRecords, [{ value: ['x'.repeat(255), 'x'.repeat(45)] }, { value: ['a"b'] }]);
+  });
+
+  test('zone ids are <resourceGroup>/<zone>', () => {
+    assert.deepEqual(parseZoneId('dns-rg/Example.org.'), { resourceGroup: 'dns-rg', name: 'example.org' });
+    assert.throws(() => parseZoneId('example.org'), (e: unknown) => e instanceof ConfigurationProblem && /not <resourceGroup>\/<zoneName>/.test(e.message));
+  });
+});
