@@ -4,26 +4,11 @@
  * until SIGINT/SIGTERM.
  */
 import type { Config } from '../config/config.ts';
-import type { Logger } from '../log.ts';
 import { Operator } from '../operator/operator.ts';
+import { runService } from './service.ts';
+import type { ServiceIO } from './service.ts';
 
-export interface ServiceIO {
-  logger: Logger;
-  stopSignal: AbortSignal;
-  env: Readonly<Record<string, string | undefined>>;
-}
-
-export async function operatorCommand(cfg: Config, io: ServiceIO): Promise<number> {
-  const operator = await Operator.fromConfig(cfg, { logger: io.logger, env: io.env });
-  try {
-    await operator.start();
-    await new Promise<void>((resolve) => {
-      if (io.stopSignal.aborted) resolve();
-      else io.stopSignal.addEventListener('abort', () => resolve(), { once: true });
-    });
-    io.logger.info('operator stopping');
-    return 0;
-  } finally {
-    await operator.stop();
-  }
+export function operatorCommand(cfg: Config, io: ServiceIO): Promise<number> {
+  // The whole environment: the operator hands the proxy variables on to its operands.
+  return runService(io, 'operator', () => Operator.fromConfig(cfg, { logger: io.logger, env: io.env }));
 }
