@@ -8,7 +8,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { backendTypes } from '../../src/dnsrecord/backend-types.ts';
 import type { DNSRecordController } from '../../src/dnsrecord/controller.ts';
-import { ERR_CONFIGURATION_PROBLEM } from '../../src/dnsrecord/types.ts';
+import { ERR_CONFIGURATION_PROBLEM, ERR_INFRA_RATE_LIMITS_EXCEEDED } from '../../src/dnsrecord/types.ts';
 import { SdkAzureDnsApi } from '../../src/provider/azure/client.ts';
 import { ArmDnsEmulator } from '../support/azure/arm-dns-emulator.ts';
 import { makeSelfSignedCert, opensslUnavailable } from '../support/tls.ts';
@@ -35,6 +35,7 @@ describe('dnsrecord-controller, azure-dns and azure-private-dns types', { skip }
     emu.addZone('private', 'net-rg', 'corp.internal');
     await createSecret(env.client, 'gardener-naming', { subscriptionID: SUB, tenantID: 'tenant-1', clientID: 'sp-client', clientSecret: 'sp-secret' });
     await createSecret(env.client, 'sdk-naming', { AZURE_SUBSCRIPTION_ID: SUB, AZURE_TENANT_ID: 'tenant-1', AZURE_CLIENT_ID: 'sp-client', AZURE_CLIENT_SECRET: 'sp-secret' });
+    await createSecret(env.client, 'wrong', { subscriptionID: SUB, tenantID: 'tenant-1', clientID: 'sp-client', clientSecret: 'not-it' });
     await createSecret(env.client, 'half', { subscriptionID: SUB, tenantID: 'tenant-1', clientID: 'sp-client' });
     const azure = { endpoint: emu.url, authorityHost: emu.url, http: { tlsOptions: { ca: cert.cert }, retryOptions: { maxRetries: 0 } } };
     const backends = backendTypes(['azure-dns', 'azure-private-dns'], { aws: { region: 'us-east-1', endpointUrl: '', retries: 0 }, rfc2136TimeoutMs: 2000, azure });
@@ -82,6 +83,19 @@ describe('dnsrecord-controller, azure-dns and azure-private-dns types', { skip }
     assert.match(rec.status?.lastError?.description ?? '', new RegExp(`secret ${NS}/half has no key "clientSecret" or "AZURE_CLIENT_SECRET"`));
   });
 
+  test('a rejected login is reported in lastOperation; throttling is ERR_INFRA_RATE_LIMITS_EXCEEDED and retried', async () => {
+    await create(env.client, dnsRecord('wrong', { type: 'azure-dns', name: 'wrong.example.com', secretRef: { name: 'wrong' } }));
+    const rejected = await settled(env.client, 'wrong', 'Create', 'Error');
+    assert.match(rejected.status?.lastOperation?.description ?? '', /invalid_client|AADSTS7000215/);
+    await remove(env.client, 'wrong');
+    emu.throttle(2);
+    await create(env.client, dnsRecord('slow', { type: 'azure-dns', name: 'slow.example.com', secretRef: { name: 'gardener-naming' } }));
+    const throttled = await settled(env.client, 'slow', 'Create', 'Error');
+    assert.deepEqual(throttled.status?.lastError?.codes, [ERR_INFRA_RATE_LIMITS_EXCEEDED]);
+    await settled(env.client, 'slow', 'Create', 'Succeeded');
+    assert.deepEqual(emu.get('public', 'example.com', 'slow', 'A')?.properties['ARecords'], [{ ipv4Address: '192.0.2.10' }]);
+  });
+
   test('delete removes the record set, then the finalizer; a record set already gone is success', async () => {
     await remove(env.client, 'api');
     await remove(env.client, 'txt');
@@ -91,7 +105,8 @@ describe('dnsrecord-controller, azure-dns and azure-private-dns types', { skip }
     assert.equal(emu.get('public', 'badexample.com', 'www', 'CNAME'), undefined);
     await remove(env.client, 'bad');
     await remove(env.client, 'half');
-    for (const name of ['api', 'txt', 'bad', 'half']) {
+    await remove(env.client, 'slow');
+    for (const name of ['api', 'txt', 'bad', 'half', 'slow', 'wrong']) {
       await waitFor(`${name} gone`, async () => ((await get(env.client, name)) === undefined ? true : undefined));
     }
     assert.equal(emu.get('public', 'dev.example.com', 'api', 'A'), undefined);

@@ -128,10 +128,19 @@ function childSuite(dir: string): void {
       assert.match(rec.status?.lastError?.description ?? '', new RegExp(`secret ${NS}/half has no key "serviceaccount.json"`));
     });
 
+    test('a throttled change is retried by the client and the record is written', async () => {
+      emu.throttle(1, 'changes');
+      const throttled = emu.calls.throttled;
+      await create(env.client, dnsRecord('slow', { type: 'google-clouddns', name: 'slow.example.org', secretRef: { name: 'gcp' } }));
+      await settled(env.client, 'slow', 'Create', 'Succeeded');
+      assert.equal(emu.calls.throttled - throttled, 1);
+      assert.deepEqual(emu.get('example-org', 'slow.example.org.', 'A')?.rrdatas, ['192.0.2.10']);
+    });
+
     test('delete removes the record set, also one changed by someone else since, then the finalizer', async () => {
       emu.put('example-org', { name: '_acme.example.org.', type: 'TXT', ttl: 60, rrdatas: ['"changed by hand"'] });
-      for (const name of ['api', 'txt', 'bad', 'half']) await remove(env.client, name);
-      for (const name of ['api', 'txt', 'bad', 'half']) await waitFor(`${name} gone`, async () => ((await get(env.client, name)) === undefined ? true : undefined));
+      for (const name of ['api', 'txt', 'bad', 'half', 'slow']) await remove(env.client, name);
+      for (const name of ['api', 'txt', 'bad', 'half', 'slow']) await waitFor(`${name} gone`, async () => ((await get(env.client, name)) === undefined ? true : undefined));
       assert.equal(emu.get('dev-example-org', 'api.dev.example.org.', 'A'), undefined);
       assert.equal(emu.get('example-org', '_acme.example.org.', 'TXT'), undefined);
       assert.equal(emu.get('badexample-org', 'www.badexample.org.', 'CNAME'), undefined);
