@@ -4,6 +4,7 @@ import { ProviderError } from '../../errors.ts';
 import type { GoogleDnsApi, GoogleZone } from '../../provider/google/client.ts';
 import type { GoogleRRSet } from '../../provider/google/convert.ts';
 import { ConfigurationProblem } from '../backend.ts';
+import type { BackendContext } from '../backend.ts';
 import { GoogleCloudDnsBackend, googleCredentials, toGoogleRRSet } from './google-clouddns.ts';
 
 const secretName = 'garden/gcp';
@@ -70,5 +71,10 @@ describe('google-clouddns backend', () => {
     await b.remove('z', rs);
     assert.equal(api.sets.size, 0);
     await b.remove('z', rs);
+  });
+
+  test('a key file the auth library cannot use is a configuration problem', async () => {
+    const ctx = { secretName, secret: { 'serviceaccount.json': JSON.stringify({ type: 'service_account', project_id: 'p' }) } } as unknown as BackendContext;
+    await assert.rejects(GoogleCloudDnsBackend.build(ctx, { apiEndpoint: '' }), (e: unknown) => e instanceof ConfigurationProblem && /"serviceaccount.json" cannot be used/.test(e.message));
   });
 });
