@@ -38,6 +38,7 @@ describe('azure backends', () => {
     assert.deepEqual(await gone.listZones(), [{ id: 'rg/example.org', name: 'example.org' }]);
     await gone.remove('rg/example.org', { name: 'example.org', type: 'TXT', ttl: 60, values: ['x'] });
     assert.deepEqual(calls, ['rg/example.org @ TXT']);
+    await assert.rejects(gone.upsert('rg/example.org', { name: 'www.example.net', type: 'A', ttl: 60, values: ['192.0.2.1'] }), (e: unknown) => e instanceof ConfigurationProblem && /not in zone rg\/example.org/.test(e.message));
     await assert.rejects(new AzureDnsBackend(deletingApi(403, calls)).remove('rg/example.org', { name: 'a.example.org', type: 'A', ttl: 60, values: ['192.0.2.1'] }), /HTTP 403/);
   });
 });

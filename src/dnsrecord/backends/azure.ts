@@ -6,6 +6,7 @@
  * as Gardener writes them, since the same zone name can exist in two resource groups. A PUT of the
  * whole record set is an upsert; DELETE of a missing record set succeeds.
  */
+import { isInZone } from '../../endpoint/name.ts';
 import { ProviderError } from '../../errors.ts';
 import { SdkAzureDnsApi } from '../../provider/azure/client.ts';
 import type { AzureDnsApi, AzureHttpOptions, AzureZoneKind, AzureZoneRef } from '../../provider/azure/client.ts';
@@ -84,13 +85,13 @@ export class AzureDnsBackend implements RecordSetBackend {
 
   async upsert(zoneId: string, rrset: RecordSet): Promise<void> {
     const zone = parseZoneId(zoneId);
-    await this.api.putRecordSet(zone, relativeName(rrset.name, zone.name), rrset.type, toAzureRecordSet(rrset), {});
+    await this.api.putRecordSet(zone, relativeIn(zone, rrset.name), rrset.type, toAzureRecordSet(rrset), {});
   }
 
   async remove(zoneId: string, rrset: RecordSet): Promise<void> {
     const zone = parseZoneId(zoneId);
     try {
-      await this.api.deleteRecordSet(zone, relativeName(rrset.name, zone.name), rrset.type, {});
+      await this.api.deleteRecordSet(zone, relativeIn(zone, rrset.name), rrset.type, {});
     } catch (err) {
       // The zone (or its resource group) is gone, and the record set with it.
       const cause = err instanceof ProviderError ? err.cause : err;
@@ -98,4 +99,10 @@ export class AzureDnsBackend implements RecordSetBackend {
       throw err;
     }
   }
+}
+
+/** Azure names record sets relative to their zone, so a spec.zone that does not hold the name is refused here. */
+function relativeIn(zone: AzureZoneRef, name: string): string {
+  if (!isInZone(name, zone.name)) throw new ConfigurationProblem(`${name} is not in zone ${zone.resourceGroup}/${zone.name}`);
+  return relativeName(name, zone.name);
 }
