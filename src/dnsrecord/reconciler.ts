@@ -118,7 +118,7 @@ export class DNSRecordReconciler {
       const after = this.opts.throttleRetryMs ?? 10_000;
       return { description: `the DNS provider throttled our requests, retrying in ${Math.round(after / 1000)}s: ${message}`, codes: [ERR_INFRA_RATE_LIMITS_EXCEEDED], requeueAfterMs: after };
     }
-    if (err instanceof ProviderError && err.code === 'PROVIDER_ACCESS_DENIED') return { description: message, codes: [ERR_INFRA_UNAUTHORIZED] };
+    if (err instanceof ProviderError && (err.code === 'PROVIDER_ACCESS_DENIED' || err.code === 'PROVIDER_UNAUTHORIZED')) return { description: message, codes: [ERR_INFRA_UNAUTHORIZED] };
     if (err instanceof ProviderError && err.transient) return { description: message, codes: [ERR_INFRA_DEPENDENCIES] };
     return { description: message, codes: [] };
   }
