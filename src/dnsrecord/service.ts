@@ -4,8 +4,6 @@
  * per-credential rate limits, leader election, the optional validating webhook and /metrics.
  * Every flag is checked before anything starts.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Counter, Histogram, Registry as MetricsRegistry, collectDefaultMetrics } from 'prom-client';
 import { CertificateFiles, selfSignedCertificate } from '../admission/tls.ts';
 import type { TlsMaterial } from '../admission/tls.ts';
@@ -14,10 +12,10 @@ import { parseListenAddress } from '../config/config.ts';
 import { DnsServer } from '../dns/server.ts';
 import { ConfigError, errorMessage } from '../errors.ts';
 import { OpsServer } from '../http/ops-server.ts';
-import { KubeClient, SERVICE_ACCOUNT_DIR, locateKubeConfig } from '../kube/client.ts';
+import { KubeClient, locateKubeConfig } from '../kube/client.ts';
 import type { KubeEnv } from '../kube/client.ts';
 import { EventRecorder } from '../kube/events.ts';
-import { LeaderElector, defaultIdentity } from '../kube/leader-election.ts';
+import { defaultIdentity, leaderElectorFromFlags } from '../kube/leader-election.ts';
 import type { Logger } from '../log.ts';
 import { ZoneStore } from '../provider/embedded/zone-store.ts';
 import { backendTypes } from './backend-types.ts';
@@ -94,21 +92,15 @@ export class DNSRecordService {
     const identity = defaultIdentity();
     const events = new EventRecorder({ client, logger: logger.child({ component: 'events' }), controller: 'hostwarden-dnsrecord-controller', instance: identity });
     closers.push(() => events.flush());
-    let elector: LeaderElector | undefined;
-    const elect = cfg.explicit.has('leader-elect') ? f.bool('leader-elect') : inCluster;
-    if (elect) {
-      elector = new LeaderElector({
-        client,
-        logger: logger.child({ component: 'leader' }),
-        namespace: f.str('leader-election-namespace') || (inCluster ? serviceAccountNamespace() : 'default'),
-        name: cfg.explicit.has('leader-election-id') ? f.str('leader-election-id') : 'hostwarden-dnsrecord-controller',
-        identity,
-        leaseDurationMs: f.num('leader-election-lease-duration'),
-        renewDeadlineMs: f.num('leader-election-renew-deadline'),
-        retryPeriodMs: f.num('leader-election-retry-period'),
-        onStartedLeading: () => controller.kick(),
-      });
-    }
+    const elector = leaderElectorFromFlags(cfg, {
+      client,
+      logger: logger.child({ component: 'leader' }),
+      inCluster,
+      defaultName: 'hostwarden-dnsrecord-controller',
+      identity,
+      onStartedLeading: () => controller.kick(),
+    });
+    const elect = elector !== undefined;
 
     const reconciles = new Counter({ name: 'hostwarden_dnsrecord_reconciles_total', help: 'DNSRecord reconciles by outcome.', labelNames: ['outcome'], registers: [registry] });
     const duration = new Histogram({ name: 'hostwarden_dnsrecord_reconcile_duration_seconds', help: 'Time of one DNSRecord reconcile.', registers: [registry], buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 30] });
@@ -198,13 +190,4 @@ async function webhookSteps(cfg: Config, logger: Logger, closers: Step[]): Promi
       watched?.watch((m) => webhook.setCertificate(m));
     },
   ];
-}
-
-/** The Lease lives beside the controller: its own namespace when running in a cluster. */
-function serviceAccountNamespace(): string {
-  try {
-    return readFileSync(join(SERVICE_ACCOUNT_DIR, 'namespace'), 'utf8').trim() || 'default';
-  } catch {
-    return 'default';
-  }
 }

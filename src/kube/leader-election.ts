@@ -7,8 +7,12 @@
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { errorMessage } from '../errors.ts';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Config } from '../config/config.ts';
+import { ConfigError, errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import { SERVICE_ACCOUNT_DIR } from './client.ts';
 import type { KubeClient } from './client.ts';
 import { isStatus } from './errors.ts';
 import { microTime } from './events.ts';
@@ -76,6 +80,11 @@ export class LeaderElector {
     this.renewMs = opts.renewDeadlineMs ?? 10_000;
     this.retryMs = opts.retryPeriodMs ?? 2_000;
     this.log = opts.logger.child({ lease: `${opts.namespace}/${opts.name}`, identity: this.identity });
+  }
+
+  /** The Lease campaigned for. */
+  get lease(): { namespace: string; name: string } {
+    return { namespace: this.opts.namespace, name: this.opts.name };
   }
 
   /** True only while the Lease is ours and was renewed within the renew deadline. */
@@ -204,5 +213,74 @@ export class LeaderElector {
         resolve();
       }
     });
+  }
+}
+
+export interface LeaderElectorFromFlagsOptions {
+  client: Pick<KubeClient, 'request'>;
+  logger: Logger;
+  /** Whether the process runs in a Pod: it then elects by default and keeps its Lease beside itself. */
+  inCluster: boolean;
+  /** The Lease name unless --leader-election-id is given. */
+  defaultName: string;
+  /** The Lease namespace outside a cluster (or without a service-account namespace), before 'default'. */
+  defaultNamespace?: string;
+  identity?: string;
+  onStartedLeading?: () => void;
+  /** Where the service-account namespace file is read from in a cluster. */
+  serviceAccountDir?: string;
+}
+
+/**
+ * The elector the shared --leader-elect and --leader-election-* flags ask for, or undefined when
+ * election is off. As in external-dns's Helm chart, replicas in a cluster elect unless told not to.
+ */
+export function leaderElectorFromFlags(cfg: Pick<Config, 'flags' | 'explicit'>, opts: LeaderElectorFromFlagsOptions): LeaderElector | undefined {
+  const f = cfg.flags;
+  const elect = cfg.explicit.has('leader-elect') ? f.bool('leader-elect') : opts.inCluster;
+  if (!elect) return undefined;
+  const leaseMs = f.num('leader-election-lease-duration');
+  const renewMs = f.num('leader-election-renew-deadline');
+  const retryMs = f.num('leader-election-retry-period');
+  if (retryMs <= 0) throw new ConfigError('--leader-election-retry-period must be positive', '--leader-election-retry-period');
+  if (renewMs <= retryMs) throw new ConfigError('--leader-election-renew-deadline must be longer than --leader-election-retry-period', '--leader-election-renew-deadline');
+  if (leaseMs <= renewMs) throw new ConfigError('--leader-election-lease-duration must be longer than --leader-election-renew-deadline', '--leader-election-lease-duration');
+  const id = f.str('leader-election-id');
+  return new LeaderElector({
+    client: opts.client,
+    logger: opts.logger,
+    namespace: leaseNamespace({
+      flag: f.str('leader-election-namespace'),
+      serviceAccountNamespace: opts.inCluster ? readServiceAccountNamespace(opts.serviceAccountDir ?? SERVICE_ACCOUNT_DIR) : undefined,
+      ...(opts.defaultNamespace === undefined ? {} : { defaultNamespace: opts.defaultNamespace }),
+    }),
+    // The flag's own default names the run command's Lease; other commands keep theirs unless told.
+    name: cfg.explicit.has('leader-election-id') && id !== '' ? id : opts.defaultName,
+    ...(opts.identity === undefined ? {} : { identity: opts.identity }),
+    leaseDurationMs: leaseMs,
+    renewDeadlineMs: renewMs,
+    retryPeriodMs: retryMs,
+    ...(opts.onStartedLeading === undefined ? {} : { onStartedLeading: opts.onStartedLeading }),
+  });
+}
+
+/**
+ * Where the Lease lives: the flag; else, in a cluster, the Pod's own namespace (its RBAC grants
+ * Leases there); else the component's default; else 'default'. `serviceAccountNamespace` is
+ * undefined outside a cluster.
+ */
+export function leaseNamespace(input: { flag: string; serviceAccountNamespace: string | undefined; defaultNamespace?: string }): string {
+  if (input.flag !== '') return input.flag;
+  if (input.serviceAccountNamespace !== undefined && input.serviceAccountNamespace !== '') return input.serviceAccountNamespace;
+  if (input.defaultNamespace !== undefined && input.defaultNamespace !== '') return input.defaultNamespace;
+  return 'default';
+}
+
+function readServiceAccountNamespace(dir: string): string | undefined {
+  try {
+    return readFileSync(join(dir, 'namespace'), 'utf8').trim();
+  } catch {
+    // No namespace file: the caller falls back to the component's default.
+    return undefined;
   }
 }

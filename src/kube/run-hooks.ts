@@ -3,18 +3,17 @@
  * and leader election. Built from the flags in src/source/kube/flags.ts; run.ts only wires the
  * returned hooks into the controller.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Config } from '../config/config.ts';
 import type { SyncReport } from '../controller/controller.ts';
 import { ConfigError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { EVENT_TYPES } from '../source/kube/flags.ts';
 import { KUBE_SOURCE_NAMES, kubeClientFromConfig, kubeConfigSourceOf } from '../source/kube/factory.ts';
-import { SERVICE_ACCOUNT_DIR, locateKubeConfig } from './client.ts';
+import { locateKubeConfig } from './client.ts';
 import type { KubeEnv } from './client.ts';
 import { EventRecorder } from './events.ts';
-import { LeaderElector, defaultIdentity } from './leader-election.ts';
+import { defaultIdentity, leaderElectorFromFlags } from './leader-election.ts';
+import type { LeaderElector } from './leader-election.ts';
 import { RecordEventReporter } from './record-events.ts';
 import type { RecordEventReason } from './record-events.ts';
 
@@ -54,29 +53,8 @@ export function kubeRunHooks(cfg: Config, deps: { logger: Logger; env?: KubeEnv 
     });
   }
 
-  // As in external-dns's Helm chart, replicas in a cluster elect a leader unless told not to.
-  const elect = electExplicit ? cfg.flags.bool('leader-elect') : inCluster;
-  let elector: LeaderElector | undefined;
   let trigger: (() => void) | undefined;
-  if (elect) {
-    const leaseMs = cfg.flags.num('leader-election-lease-duration');
-    const renewMs = cfg.flags.num('leader-election-renew-deadline');
-    const retryMs = cfg.flags.num('leader-election-retry-period');
-    if (retryMs <= 0) throw new ConfigError('--leader-election-retry-period must be positive', '--leader-election-retry-period');
-    if (renewMs <= retryMs) throw new ConfigError('--leader-election-renew-deadline must be longer than --leader-election-retry-period', '--leader-election-renew-deadline');
-    if (leaseMs <= renewMs) throw new ConfigError('--leader-election-lease-duration must be longer than --leader-election-renew-deadline', '--leader-election-lease-duration');
-    elector = new LeaderElector({
-      client,
-      logger: log,
-      namespace: leaseNamespace(cfg.flags.str('leader-election-namespace'), inCluster),
-      name: cfg.flags.str('leader-election-id') || 'hostwarden-leader',
-      identity,
-      leaseDurationMs: leaseMs,
-      renewDeadlineMs: renewMs,
-      retryPeriodMs: retryMs,
-      onStartedLeading: () => trigger?.(),
-    });
-  }
+  const elector = leaderElectorFromFlags(cfg, { client, logger: log, inCluster, defaultName: 'hostwarden-leader', identity, onStartedLeading: () => trigger?.() });
   const el = elector;
   return {
     elector: el,
@@ -93,17 +71,4 @@ export function kubeRunHooks(cfg: Config, deps: { logger: Logger; env?: KubeEnv 
       client.close();
     },
   };
-}
-
-function leaseNamespace(flag: string, inCluster: boolean): string {
-  if (flag !== '') return flag;
-  if (inCluster) {
-    try {
-      const ns = readFileSync(join(SERVICE_ACCOUNT_DIR, 'namespace'), 'utf8').trim();
-      if (ns !== '') return ns;
-    } catch {
-      // no namespace file: fall through to the default
-    }
-  }
-  return 'default';
 }

@@ -12,7 +12,7 @@ import { ConfigError, errorMessage } from '../errors.ts';
 import { OpsServer } from '../http/ops-server.ts';
 import { KubeClient, locateKubeConfig } from '../kube/client.ts';
 import type { KubeEnv } from '../kube/client.ts';
-import { LeaderElector, defaultIdentity } from '../kube/leader-election.ts';
+import { leaderElectorFromFlags } from '../kube/leader-election.ts';
 import type { Logger } from '../log.ts';
 import { ExternalDNSController } from './controller.ts';
 import type { OperandSettings } from './operand.ts';
@@ -34,7 +34,7 @@ export class Operator {
     private readonly deps: OperatorDeps,
     private readonly client: KubeClient,
     private readonly tls: { material: TlsMaterial; files: CertificateFiles | undefined } | undefined,
-    private readonly elect: boolean,
+    private readonly inCluster: boolean,
   ) {}
 
   static async fromConfig(cfg: Config, deps: OperatorDeps): Promise<Operator> {
@@ -46,7 +46,6 @@ export class Operator {
     if (cfg.metricsAddress !== '') parseListenAddress(cfg.metricsAddress, '--metrics-address');
     const source = { kubeconfig: f.str('kubeconfig'), env: deps.env };
     const inCluster = locateKubeConfig(source).kind === 'in-cluster';
-    const elect = cfg.explicit.has('leader-elect') ? f.bool('leader-elect') : inCluster;
     let tls: { material: TlsMaterial; files: CertificateFiles | undefined } | undefined;
     if (f.str('webhook-listen') !== '') {
       const certFile = f.str('tls-cert-file');
@@ -63,7 +62,7 @@ export class Operator {
       }
     }
     const client = KubeClient.fromConfig(source, deps.logger.child({ component: 'kube' }));
-    return new Operator(cfg, deps, client, tls, elect);
+    return new Operator(cfg, deps, client, tls, inCluster);
   }
 
   /** Starts everything; resolves once serving. */
@@ -88,7 +87,15 @@ export class Operator {
     collectDefaultMetrics({ register: metrics });
     const reconciles = new Counter({ name: 'hostwarden_operator_reconciles_total', help: 'ExternalDNS reconciles by outcome.', labelNames: ['outcome'], registers: [metrics] });
     const duration = new Histogram({ name: 'hostwarden_operator_reconcile_duration_seconds', help: 'Time of one ExternalDNS reconcile.', buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [metrics] });
-    let elector: LeaderElector | undefined;
+    // In a cluster the Lease goes to the Pod's namespace; elsewhere beside the operator's objects.
+    const elector = leaderElectorFromFlags(cfg, {
+      client,
+      logger: log.child({ component: 'leader' }),
+      inCluster: this.inCluster,
+      defaultName: 'hostwarden-operator',
+      defaultNamespace: operatorNamespace,
+      onStartedLeading: () => controller.kick(),
+    });
     const controller = new ExternalDNSController({
       onResult: (_key, outcome, ms) => {
         reconciles.inc({ outcome });
@@ -99,21 +106,8 @@ export class Operator {
       reconciler,
       operandNamespace: operand.namespace,
       operatorNamespace,
-      ...(this.elect ? { canRun: () => elector?.isLeader() ?? false } : {}),
+      ...(elector === undefined ? {} : { canRun: () => elector.isLeader() }),
     });
-    if (this.elect) {
-      elector = new LeaderElector({
-        client,
-        logger: log.child({ component: 'leader' }),
-        namespace: f.str('leader-election-namespace') || operatorNamespace,
-        name: f.str('leader-election-id') === 'hostwarden-leader' ? 'hostwarden-operator' : f.str('leader-election-id'),
-        identity: defaultIdentity(),
-        leaseDurationMs: f.num('leader-election-lease-duration'),
-        renewDeadlineMs: f.num('leader-election-renew-deadline'),
-        retryPeriodMs: f.num('leader-election-retry-period'),
-        onStartedLeading: () => controller.kick(),
-      });
-    }
     controller.start();
     elector?.start();
     const el = elector;
@@ -141,7 +135,7 @@ export class Operator {
       log.info({ address: `${address.address}:${address.port}` }, 'metrics listening');
       this.closers.push(() => ops.stop());
     }
-    log.info({ operandNamespace: operand.namespace, operatorNamespace, leaderElection: this.elect }, 'operator started');
+    log.info({ operandNamespace: operand.namespace, operatorNamespace, leaderElection: elector !== undefined }, 'operator started');
   }
 
   async stop(): Promise<void> {

@@ -13,7 +13,8 @@ import { OpsServer } from '../http/ops-server.ts';
 import type { Logger } from '../log.ts';
 import { KubeClient, locateKubeConfig } from '../kube/client.ts';
 import type { KubeEnv } from '../kube/client.ts';
-import { LeaderElector } from '../kube/leader-election.ts';
+import { leaderElectorFromFlags } from '../kube/leader-election.ts';
+import type { LeaderElector } from '../kube/leader-election.ts';
 import { AwsAccounts } from './aws-clients.ts';
 import { PrivateLinkController } from './controller.ts';
 import { PrivateLinkAdmissionServer } from './admission-server.ts';
@@ -63,29 +64,16 @@ export class PrivateLinkService {
       endpointWait: { attempts: delayMs > 0 ? Math.floor(waitMs / delayMs) : 0, delayMs },
     });
 
-    const elect = cfg.explicit.has('leader-elect') ? flags.bool('leader-elect') : inCluster;
     const metrics = new Registry();
-    let elector: LeaderElector | undefined;
+    const elector = leaderElectorFromFlags(cfg, { client, logger, inCluster, defaultName: PRIVATELINK_LEASE, onStartedLeading: () => controller.queue.kick() });
     const controller = new PrivateLinkController({
       client,
       reconcile: (key) => reconciler.reconcile(key),
       logger,
       concurrency: workers,
       metrics,
-      ...(elect ? { canRun: () => elector?.isLeader() === true } : {}),
+      ...(elector === undefined ? {} : { canRun: () => elector.isLeader() }),
     });
-    if (elect) {
-      elector = new LeaderElector({
-        client,
-        logger,
-        namespace: flags.str('leader-election-namespace') || 'default',
-        name: cfg.explicit.has('leader-election-id') ? flags.str('leader-election-id') : PRIVATELINK_LEASE,
-        leaseDurationMs: flags.num('leader-election-lease-duration'),
-        renewDeadlineMs: flags.num('leader-election-renew-deadline'),
-        retryPeriodMs: flags.num('leader-election-retry-period'),
-        onStartedLeading: () => controller.queue.kick(),
-      });
-    }
     let ops: OpsServer | undefined;
     if (cfg.metricsAddress !== '') {
       const { host, port } = parseListenAddress(cfg.metricsAddress, '--metrics-address');
