@@ -5,7 +5,6 @@
  * request can take the process down.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Registry as MetricsRegistry } from 'prom-client';
 import type { Logger } from '../log.ts';
 import { applyOverride, decide, malformed, overrideQuery } from './decision.ts';
@@ -15,7 +14,7 @@ import type { ExternalIPPolicy } from './policy.ts';
 import { readReview, writeReview } from './review.ts';
 import type { OverrideChecker } from './sar.ts';
 import type { TlsMaterial } from './tls.ts';
-import { HttpsServer, readBody } from '../http/https-server.ts';
+import { HttpsServer, notFound, readPost } from '../http/https-server.ts';
 
 export const WEBHOOK_PATH = '/validate-services-externalips';
 /** An AdmissionReview holds the object twice (object, oldObject); Kubernetes objects stay under 1.5 MiB. */
@@ -34,62 +33,43 @@ export interface AdmissionServerOptions {
   readTimeoutMs?: number;
 }
 
-export class AdmissionServer {
+export class AdmissionServer extends HttpsServer {
   private readonly opts: AdmissionServerOptions;
   private readonly log: Logger;
   private readonly maxBodyBytes: number;
-  private readonly server: HttpsServer;
 
   constructor(opts: AdmissionServerOptions) {
-    this.opts = opts;
-    this.log = opts.logger;
-    this.maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-    opts.metrics.certificateExpiry.set(opts.tls.notAfter);
-    this.server = new HttpsServer({
+    super({
       tls: opts.tls,
       logger: opts.logger,
       name: 'admission webhook',
       requestLabel: 'admission',
       logFields: { path: WEBHOOK_PATH },
       ...(opts.readTimeoutMs === undefined ? {} : { readTimeoutMs: opts.readTimeoutMs }),
-      handle: (req, res, path) => this.handle(req, res, path),
+      handle: (req, res, path) => this.review(req, res, path),
     });
-  }
-
-  start(host: string, port: number): Promise<AddressInfo> {
-    return this.server.start(host, port);
+    this.opts = opts;
+    this.log = opts.logger;
+    this.maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    opts.metrics.certificateExpiry.set(opts.tls.notAfter);
   }
 
   /** New connections get the new certificate; open ones keep theirs. */
-  setCertificate(material: TlsMaterial): void {
-    this.server.setCertificate(material);
+  override setCertificate(material: TlsMaterial): void {
+    super.setCertificate(material);
     this.opts.metrics.certificateReloads.inc();
     this.opts.metrics.certificateExpiry.set(material.notAfter);
   }
 
-  stop(): Promise<void> {
-    return this.server.stop();
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  private async review(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     if (path === '/metrics') {
       const text = await this.opts.registry.metrics();
       res.writeHead(200, { 'content-type': this.opts.registry.contentType }).end(text);
       return;
     }
-    if (path !== WEBHOOK_PATH && path !== '/') {
-      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
-      return;
-    }
-    if (req.method !== 'POST') {
-      res.writeHead(405, { allow: 'POST', 'content-type': 'text/plain; charset=utf-8' }).end('POST an AdmissionReview\n');
-      return;
-    }
-    const body = await readBody(req, this.maxBodyBytes);
-    if (body === undefined) {
-      res.writeHead(413, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end(`request body larger than ${this.maxBodyBytes} bytes: denied\n`);
-      return;
-    }
+    if (path !== WEBHOOK_PATH && path !== '/') return notFound(res);
+    const body = await readPost(req, res, this.maxBodyBytes);
+    if (body === undefined) return;
     const started = process.hrtime.bigint();
     const read = readReview(body);
     let uid: string;

@@ -5,10 +5,9 @@
  * validating webhook must fail closed. Denials are 422 Invalid with one cause per field.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ADMISSION_API_VERSION, readReview } from '../admission/review.ts';
 import type { TlsMaterial } from '../admission/tls.ts';
-import { HttpsServer, readBody } from '../http/https-server.ts';
+import { HttpsServer, notFound, readPost } from '../http/https-server.ts';
 import type { Logger } from '../log.ts';
 import type { FieldProblem } from './validate.ts';
 import { validateSpec, validateUpdate } from './validate.ts';
@@ -33,50 +32,27 @@ export function reviewResponse(uid: string, name: string, problems: readonly Fie
   return JSON.stringify({ apiVersion: ADMISSION_API_VERSION, kind: 'AdmissionReview', response });
 }
 
-export class DNSRecordWebhook {
+export class DNSRecordWebhook extends HttpsServer {
   private readonly log: Logger;
-  private readonly server: HttpsServer;
   /** Decisions made, for metrics and tests. */
   readonly counts = { allowed: 0, denied: 0 };
 
   constructor(opts: { tls: TlsMaterial; logger: Logger }) {
-    this.log = opts.logger;
-    this.server = new HttpsServer({
+    super({
       tls: opts.tls,
       logger: opts.logger,
       name: 'DNSRecord validating webhook',
       requestLabel: 'DNSRecord admission',
       logFields: { path: WEBHOOK_PATH },
-      handle: (req, res, path) => this.handle(req, res, path),
+      handle: (req, res, path) => this.review(req, res, path),
     });
+    this.log = opts.logger;
   }
 
-  start(host: string, port: number): Promise<AddressInfo> {
-    return this.server.start(host, port);
-  }
-
-  setCertificate(material: TlsMaterial): void {
-    this.server.setCertificate(material);
-  }
-
-  stop(): Promise<void> {
-    return this.server.stop();
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
-    if (path !== WEBHOOK_PATH) {
-      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
-      return;
-    }
-    if (req.method !== 'POST') {
-      res.writeHead(405, { allow: 'POST' }).end();
-      return;
-    }
-    const body = await readBody(req, MAX_BODY_BYTES);
-    if (body === undefined) {
-      res.writeHead(413, { connection: 'close' }).end(`request body larger than ${MAX_BODY_BYTES} bytes: denied\n`);
-      return;
-    }
+  private async review(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    if (path !== WEBHOOK_PATH) return notFound(res);
+    const body = await readPost(req, res, MAX_BODY_BYTES);
+    if (body === undefined) return;
     const read = readReview(body);
     let payload: string;
     let allowed = false;

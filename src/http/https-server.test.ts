@@ -6,7 +6,7 @@ import type { TlsMaterial } from '../admission/tls.ts';
 import type { TLSSocket } from 'node:tls';
 import { silentLogger } from '../log.ts';
 import { opensslUnavailable } from '../../test/support/tls.ts';
-import { HttpsServer, readBody } from './https-server.ts';
+import { HttpsServer, notFound, readBody, readPost } from './https-server.ts';
 
 const skip = (await opensslUnavailable()) ?? false;
 
@@ -43,7 +43,12 @@ describe('HttpsServer', { skip }, () => {
           res.writeHead(body === undefined ? 413 : 200).end(body ?? '');
           return;
         }
-        res.writeHead(404).end(`no ${path}`);
+        if (path === '/post') {
+          const body = await readPost(req, res, 8);
+          if (body !== undefined) res.writeHead(200).end(body);
+          return;
+        }
+        notFound(res);
       },
     });
     port = (await server.start('127.0.0.1', 0)).port;
@@ -56,7 +61,7 @@ describe('HttpsServer', { skip }, () => {
     assert.deepEqual((await call(port, '/healthz')).text, 'ok\n');
     const other = await call(port, '/readyz?x=1');
     assert.equal(other.status, 404);
-    assert.equal(other.text, 'no /readyz');
+    assert.equal(other.text, 'not found\n');
   });
 
   test('a handler that throws gets a 500 and the server keeps serving', async () => {
@@ -71,6 +76,12 @@ describe('HttpsServer', { skip }, () => {
     assert.equal(within.status, 200);
     assert.equal(within.text, '12345678');
     assert.equal((await call(port, '/echo', '123456789')).status, 413);
+  });
+
+  test('readPost answers 405 to other methods and 413 to large bodies', async () => {
+    assert.equal((await call(port, '/post')).status, 405);
+    assert.equal((await call(port, '/post', '123456789')).status, 413);
+    assert.equal((await call(port, '/post', 'review')).text, 'review');
   });
 
   test('setCertificate serves the new certificate to new connections', async () => {

@@ -2,7 +2,7 @@
  * The HTTPS plumbing the project's webhooks share (Service externalIPs admission, DNSRecord,
  * ExternalDNS operator, ClusterDeployment PrivateLink): TLS material that can be replaced while
  * serving, bounded read times, health paths, and a last-resort 500 so that no request can take the
- * process down. Each webhook only supplies `handle` for its own paths.
+ * process down. Each webhook extends it (or wraps it) and supplies `handle` for its own paths.
  */
 import { createServer } from 'node:https';
 import type { Server } from 'node:https';
@@ -33,31 +33,31 @@ export interface HttpsServerOptions {
 }
 
 export class HttpsServer {
-  private readonly opts: HttpsServerOptions;
+  private readonly httpsOptions: HttpsServerOptions;
   private readonly healthPaths: readonly string[];
   private server: Server | undefined;
 
   constructor(opts: HttpsServerOptions) {
-    this.opts = opts;
+    this.httpsOptions = opts;
     this.healthPaths = opts.healthPaths ?? DEFAULT_HEALTH_PATHS;
   }
 
   async start(host: string, port: number): Promise<AddressInfo> {
-    const log = this.opts.logger;
-    const server = createServer({ key: this.opts.tls.key, cert: this.opts.tls.cert }, (req, res) => {
+    const log = this.httpsOptions.logger;
+    const server = createServer({ key: this.httpsOptions.tls.key, cert: this.httpsOptions.tls.cert }, (req, res) => {
       this.dispatch(req, res).catch((err: unknown) => {
-        log.error({ err: errorMessage(err) }, `${this.opts.requestLabel ?? this.opts.name} request failed unexpectedly`);
+        log.error({ err: errorMessage(err) }, `${this.httpsOptions.requestLabel ?? this.httpsOptions.name} request failed unexpectedly`);
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('internal error\n');
         else res.destroy();
       });
     });
-    const timeout = this.opts.readTimeoutMs ?? 10_000;
+    const timeout = this.httpsOptions.readTimeoutMs ?? 10_000;
     server.requestTimeout = timeout;
     server.headersTimeout = timeout;
     server.on('tlsClientError', (err) => log.debug({ err: errorMessage(err) }, 'TLS handshake failed'));
     this.server = server;
     const address = await listen(server, host, port);
-    log.info({ address: `${address.address}:${address.port}`, ...this.opts.logFields }, `${this.opts.name} listening (HTTPS)`);
+    log.info({ address: `${address.address}:${address.port}`, ...this.httpsOptions.logFields }, `${this.httpsOptions.name} listening (HTTPS)`);
     return address;
   }
 
@@ -78,7 +78,7 @@ export class HttpsServer {
       res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('ok\n');
       return;
     }
-    await this.opts.handle(req, res, path);
+    await this.httpsOptions.handle(req, res, path);
   }
 }
 
@@ -94,4 +94,22 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<string
     req.on('end', () => resolve(size > maxBytes ? undefined : Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
+}
+
+/**
+ * The body of a POST within `maxBytes`; otherwise answers 405 (not a POST) or 413 (too large) and
+ * returns undefined, so a handler only goes on with a body it may read.
+ */
+export async function readPost(req: IncomingMessage, res: ServerResponse, maxBytes: number): Promise<string | undefined> {
+  if (req.method !== 'POST') {
+    res.writeHead(405, { allow: 'POST', 'content-type': 'text/plain; charset=utf-8' }).end('POST a review\n');
+    return undefined;
+  }
+  const body = await readBody(req, maxBytes);
+  if (body === undefined) res.writeHead(413, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end(`request body larger than ${maxBytes} bytes: denied\n`);
+  return body;
+}
+
+export function notFound(res: ServerResponse): void {
+  res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
 }

@@ -4,12 +4,11 @@
  * CRD conversion webhook (ConversionReview v1). Fails closed: what cannot be read is denied.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Decision } from '../admission/decision.ts';
 import { readReview, writeReview } from '../admission/review.ts';
 import type { TlsMaterial } from '../admission/tls.ts';
 import { errorMessage } from '../errors.ts';
-import { HttpsServer, readBody } from '../http/https-server.ts';
+import { HttpsServer, notFound, readPost } from '../http/https-server.ts';
 import type { Logger } from '../log.ts';
 import { answerConversionReview, convertTo } from './convert.ts';
 import { V1BETA1 } from './types.ts';
@@ -55,53 +54,26 @@ export interface OperatorWebhookOptions {
   openshift: () => boolean;
 }
 
-export class OperatorWebhookServer {
-  private readonly opts: OperatorWebhookOptions;
-  private readonly server: HttpsServer;
+export class OperatorWebhookServer extends HttpsServer {
+  private readonly openshift: () => boolean;
+  private readonly log: Logger;
 
   constructor(opts: OperatorWebhookOptions) {
-    this.opts = opts;
-    this.server = new HttpsServer({
-      tls: opts.tls,
-      logger: opts.logger,
-      name: 'ExternalDNS webhooks',
-      requestLabel: 'webhook',
-      handle: (req, res, path) => this.handle(req, res, path),
-    });
+    super({ tls: opts.tls, logger: opts.logger, name: 'ExternalDNS webhooks', requestLabel: 'webhook', handle: (req, res, path) => this.review(req, res, path) });
+    this.openshift = opts.openshift;
+    this.log = opts.logger;
   }
 
-  start(host: string, port: number): Promise<AddressInfo> {
-    return this.server.start(host, port);
-  }
-
-  setCertificate(material: TlsMaterial): void {
-    this.server.setCertificate(material);
-  }
-
-  stop(): Promise<void> {
-    return this.server.stop();
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
-    if (path !== VALIDATE_PATH && path !== '/validate' && path !== CONVERT_PATH) {
-      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
-      return;
-    }
-    if (req.method !== 'POST') {
-      res.writeHead(405, { allow: 'POST', 'content-type': 'text/plain; charset=utf-8' }).end('POST a review\n');
-      return;
-    }
-    const body = await readBody(req, MAX_BODY_BYTES);
-    if (body === undefined) {
-      res.writeHead(413, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end(`request body larger than ${MAX_BODY_BYTES} bytes\n`);
-      return;
-    }
+  private async review(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    if (path !== VALIDATE_PATH && path !== '/validate' && path !== CONVERT_PATH) return notFound(res);
+    const body = await readPost(req, res, MAX_BODY_BYTES);
+    if (body === undefined) return;
     if (path === CONVERT_PATH) {
       res.writeHead(200, { 'content-type': 'application/json' }).end(answerConversionReview(body));
       return;
     }
-    const { uid, decision: d } = admissionAnswer(body, this.opts.openshift());
+    const { uid, decision: d } = admissionAnswer(body, this.openshift());
     res.writeHead(200, { 'content-type': 'application/json' }).end(writeReview(uid, d));
-    if (!d.allowed) this.opts.logger.info({ uid, message: d.message }, 'ExternalDNS denied');
+    if (!d.allowed) this.log.info({ uid, message: d.message }, 'ExternalDNS denied');
   }
 }

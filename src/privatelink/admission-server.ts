@@ -6,12 +6,11 @@
  * Fails closed: an unreadable review, or a HiveConfig not loaded yet, is denied.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { AdmissionRequest, Decision } from '../admission/decision.ts';
 import { malformed } from '../admission/decision.ts';
 import { readReview, writeReview } from '../admission/review.ts';
 import type { TlsMaterial } from '../admission/tls.ts';
-import { HttpsServer, readBody } from '../http/https-server.ts';
+import { HttpsServer, notFound, readPost } from '../http/https-server.ts';
 import type { Logger } from '../log.ts';
 import { privateLinkDenial } from './admission.ts';
 import { isPrivateLinkEnabled } from './types.ts';
@@ -50,53 +49,32 @@ export interface PrivateLinkAdmissionOptions {
   logger: Logger;
 }
 
-export class PrivateLinkAdmissionServer {
-  private readonly opts: PrivateLinkAdmissionOptions;
-  private readonly server: HttpsServer;
+export class PrivateLinkAdmissionServer extends HttpsServer {
+  private readonly hiveConfig: PrivateLinkAdmissionOptions['hiveConfig'];
+  private readonly log: Logger;
 
   constructor(opts: PrivateLinkAdmissionOptions) {
-    this.opts = opts;
-    this.server = new HttpsServer({
+    super({
       tls: opts.tls,
       logger: opts.logger,
       name: 'ClusterDeployment admission',
       requestLabel: 'admission',
       logFields: { path: PRIVATELINK_WEBHOOK_PATH },
       healthPaths: ['/healthz'],
-      handle: (req, res, path) => this.handle(req, res, path),
+      handle: (req, res, path) => this.review(req, res, path),
     });
+    this.hiveConfig = opts.hiveConfig;
+    this.log = opts.logger;
   }
 
-  start(host: string, port: number): Promise<AddressInfo> {
-    return this.server.start(host, port);
-  }
-
-  setCertificate(material: TlsMaterial): void {
-    this.server.setCertificate(material);
-  }
-
-  stop(): Promise<void> {
-    return this.server.stop();
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
-    if (path !== PRIVATELINK_WEBHOOK_PATH) {
-      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
-      return;
-    }
-    if (req.method !== 'POST') {
-      res.writeHead(405, { allow: 'POST' }).end();
-      return;
-    }
-    const body = await readBody(req, MAX_BODY_BYTES);
-    if (body === undefined) {
-      res.writeHead(413, { connection: 'close' }).end();
-      return;
-    }
+  private async review(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    if (path !== PRIVATELINK_WEBHOOK_PATH) return notFound(res);
+    const body = await readPost(req, res, MAX_BODY_BYTES);
+    if (body === undefined) return;
     const read = readReview(body);
-    const decision = read.ok ? reviewClusterDeployment(read.request, this.opts.hiveConfig()) : malformed(`the request could not be read, so it is denied: ${read.error}`);
+    const decision = read.ok ? reviewClusterDeployment(read.request, this.hiveConfig()) : malformed(`the request could not be read, so it is denied: ${read.error}`);
     const uid = read.ok ? read.request.uid : read.uid;
-    if (!decision.allowed) this.opts.logger.info({ uid, namespace: read.ok ? read.request.namespace : undefined, name: read.ok ? read.request.name : undefined, message: decision.message }, 'denied');
+    if (!decision.allowed) this.log.info({ uid, namespace: read.ok ? read.request.namespace : undefined, name: read.ok ? read.request.name : undefined, message: decision.message }, 'denied');
     res.writeHead(200, { 'content-type': 'application/json' }).end(writeReview(uid, decision));
   }
 }
