@@ -5,7 +5,7 @@
  * bin/hostwarden runs the sources through tsx as before.
  */
 import { spawnSync } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -20,7 +20,10 @@ if (tsc.status !== 0) {
   process.stderr.write('build failed; bin/hostwarden keeps running the sources through tsx\n');
   process.exit(1);
 }
-// The DNS worker processes are forked from a path named in the source (worker-main.ts) with tsx.
-writeFileSync(`${dist}dns/worker-main.ts`, "import './worker-main.js';\n");
+// The DNS worker processes are forked with tsx from the path the source names (worker-main.ts). The
+// shim imports a copy of the compiled worker under another name: tsx would map './worker-main.js'
+// back to the shim itself.
+copyFileSync(`${dist}dns/worker-main.js`, `${dist}dns/worker-main-compiled.js`);
+writeFileSync(`${dist}dns/worker-main.ts`, "import './worker-main-compiled.js';\n");
 writeFileSync(`${dist}.build.json`, `${JSON.stringify({ startedAt })}\n`);
 process.stdout.write(`built dist/ in ${Math.round((Date.now() - startedAt) / 1000)} s\n`);
