@@ -8,6 +8,7 @@ import { Registry as MetricsRegistry, collectDefaultMetrics } from 'prom-client'
 import type { Config } from '../config/config.ts';
 import { parseListenAddress } from '../config/config.ts';
 import { ConfigError, errorMessage } from '../errors.ts';
+import { loadServingTls, servingTlsFlags } from '../http/serving-tls.ts';
 import { KubeClient, loadKubeConfig } from '../kube/client.ts';
 import type { KubeEnv } from '../kube/client.ts';
 import type { Logger } from '../log.ts';
@@ -18,8 +19,6 @@ import { PolicyError, describePolicy, emptyPolicy, parsePolicyFile, policyFromFl
 import type { ExternalIPPolicy } from './policy.ts';
 import { NoOverrideChecker, SubjectAccessReviewChecker } from './sar.ts';
 import { AdmissionServer } from './server.ts';
-import { CertificateFiles, selfSignedCertificate } from './tls.ts';
-import type { TlsMaterial } from './tls.ts';
 
 export interface AdmissionWebhookDeps {
   logger: Logger;
@@ -81,13 +80,7 @@ export class AdmissionWebhook {
     const timeoutMs = cfg.flags.num('subject-access-review-timeout');
     if (timeoutMs <= 0) throw new ConfigError('--subject-access-review-timeout must be greater than 0', '--subject-access-review-timeout');
 
-    const certFile = cfg.flags.str('tls-cert-file');
-    const keyFile = cfg.flags.str('tls-private-key-file');
-    const selfSigned = cfg.flags.bool('tls-self-signed');
-    if (selfSigned && (certFile !== '' || keyFile !== '')) throw new ConfigError('--tls-self-signed cannot be used with --tls-cert-file/--tls-private-key-file', '--tls-self-signed');
-    if (!selfSigned && (certFile === '' || keyFile === '')) {
-      throw new ConfigError('the admission webhook serves HTTPS: set --tls-cert-file and --tls-private-key-file (or --tls-self-signed for local use)', certFile === '' ? '--tls-cert-file' : '--tls-private-key-file');
-    }
+    const tlsFlags = servingTlsFlags(cfg.flags, 'the admission webhook serves HTTPS');
 
     const choice = await choosePolicy(cfg, logger);
     const kubeConfig = await loadKubeConfig({ kubeconfig: cfg.flags.str('kubeconfig'), env: deps.env }).catch((err: unknown) => {
@@ -103,15 +96,7 @@ export class AdmissionWebhook {
     if (deps.registry === undefined) collectDefaultMetrics({ register: registry });
     const metrics = new AdmissionMetrics(registry);
 
-    let files: CertificateFiles | undefined;
-    let tls: TlsMaterial;
-    if (selfSigned) {
-      tls = await selfSignedCertificate(['localhost', '127.0.0.1', '::1']);
-      logger.warn('serving a self-signed certificate: for local use only');
-    } else {
-      files = new CertificateFiles({ certFile, keyFile, logger: logger.child({ component: 'tls' }) });
-      tls = await files.load();
-    }
+    const { material: tls, files } = await loadServingTls(tlsFlags, logger, 'serving a self-signed certificate: for local use only');
 
     let policy: () => ExternalIPPolicy;
     const starters: (() => Promise<void>)[] = [];

@@ -5,12 +5,11 @@
  * Every flag is checked before anything starts.
  */
 import { Counter, Histogram, Registry as MetricsRegistry, collectDefaultMetrics } from 'prom-client';
-import { CertificateFiles, selfSignedCertificate } from '../admission/tls.ts';
-import type { TlsMaterial } from '../admission/tls.ts';
 import type { Config } from '../config/config.ts';
 import { parseListenAddress } from '../config/config.ts';
 import { DnsServer } from '../dns/server.ts';
 import { ConfigError, errorMessage } from '../errors.ts';
+import { loadServingTls, servingTlsFlags } from '../http/serving-tls.ts';
 import { OpsServer } from '../http/ops-server.ts';
 import { KubeClient, locateKubeConfig } from '../kube/client.ts';
 import type { KubeEnv } from '../kube/client.ts';
@@ -166,20 +165,8 @@ export class DNSRecordService {
 async function webhookSteps(cfg: Config, logger: Logger, closers: Step[]): Promise<Step[]> {
   const f = cfg.flags;
   const { host, port } = parseListenAddress(f.str('listen'), '--listen');
-  const certFile = f.str('tls-cert-file');
-  const keyFile = f.str('tls-private-key-file');
-  const selfSigned = f.bool('tls-self-signed');
-  if (selfSigned && (certFile !== '' || keyFile !== '')) throw new ConfigError('--tls-self-signed cannot be used with --tls-cert-file/--tls-private-key-file', '--tls-self-signed');
-  if (!selfSigned && (certFile === '' || keyFile === '')) {
-    throw new ConfigError('the DNSRecord webhook (--listen) serves HTTPS: set --tls-cert-file and --tls-private-key-file (or --tls-self-signed for local use)', certFile === '' ? '--tls-cert-file' : '--tls-private-key-file');
-  }
-  let tls: TlsMaterial;
-  let files: CertificateFiles | undefined;
-  if (selfSigned) tls = await selfSignedCertificate(['localhost', '127.0.0.1', '::1']);
-  else {
-    files = new CertificateFiles({ certFile, keyFile, logger: logger.child({ component: 'tls' }) });
-    tls = await files.load();
-  }
+  const settings = servingTlsFlags(f, 'the DNSRecord webhook (--listen) serves HTTPS');
+  const { material: tls, files } = await loadServingTls(settings, logger);
   const webhook = new DNSRecordWebhook({ tls, logger: logger.child({ component: 'webhook' }) });
   closers.push(() => webhook.stop());
   const watched = files;

@@ -4,11 +4,11 @@
  * is checked before anything starts.
  */
 import { Counter, Histogram, Registry as MetricsRegistry, collectDefaultMetrics } from 'prom-client';
-import { CertificateFiles, selfSignedCertificate } from '../admission/tls.ts';
-import type { TlsMaterial } from '../admission/tls.ts';
 import type { Config } from '../config/config.ts';
 import { parseListenAddress } from '../config/config.ts';
 import { ConfigError, errorMessage } from '../errors.ts';
+import { loadServingTls, servingTlsFlags } from '../http/serving-tls.ts';
+import type { ServingTls } from '../http/serving-tls.ts';
 import { OpsServer } from '../http/ops-server.ts';
 import { KubeClient, locateKubeConfig } from '../kube/client.ts';
 import type { KubeEnv } from '../kube/client.ts';
@@ -33,7 +33,7 @@ export class Operator {
     private readonly cfg: Config,
     private readonly deps: OperatorDeps,
     private readonly client: KubeClient,
-    private readonly tls: { material: TlsMaterial; files: CertificateFiles | undefined } | undefined,
+    private readonly tls: ServingTls | undefined,
     private readonly inCluster: boolean,
   ) {}
 
@@ -46,20 +46,10 @@ export class Operator {
     if (cfg.metricsAddress !== '') parseListenAddress(cfg.metricsAddress, '--metrics-address');
     const source = { kubeconfig: f.str('kubeconfig'), env: deps.env };
     const inCluster = locateKubeConfig(source).kind === 'in-cluster';
-    let tls: { material: TlsMaterial; files: CertificateFiles | undefined } | undefined;
+    let tls: ServingTls | undefined;
     if (f.str('webhook-listen') !== '') {
-      const certFile = f.str('tls-cert-file');
-      const keyFile = f.str('tls-private-key-file');
-      const selfSigned = f.bool('tls-self-signed');
-      if (selfSigned && (certFile !== '' || keyFile !== '')) throw new ConfigError('--tls-self-signed cannot be used with --tls-cert-file/--tls-private-key-file', '--tls-self-signed');
-      if (!selfSigned && (certFile === '' || keyFile === '')) {
-        throw new ConfigError('the operator webhooks serve HTTPS: set --tls-cert-file and --tls-private-key-file, --tls-self-signed for local use, or --webhook-listen "" to serve none', certFile === '' ? '--tls-cert-file' : '--tls-private-key-file');
-      }
-      if (selfSigned) tls = { material: await selfSignedCertificate(['localhost', '127.0.0.1', '::1']), files: undefined };
-      else {
-        const files = new CertificateFiles({ certFile, keyFile, logger: deps.logger.child({ component: 'tls' }) });
-        tls = { material: await files.load(), files };
-      }
+      const settings = servingTlsFlags(f, 'the operator webhooks serve HTTPS', '--webhook-listen "" to serve none');
+      tls = await loadServingTls(settings, deps.logger);
     }
     const client = KubeClient.fromConfig(source, deps.logger.child({ component: 'kube' }));
     return new Operator(cfg, deps, client, tls, inCluster);

@@ -4,11 +4,11 @@
  */
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
-import { CertificateFiles, selfSignedCertificate } from '../admission/tls.ts';
-import type { TlsMaterial } from '../admission/tls.ts';
+import type { CertificateFiles } from '../admission/tls.ts';
 import type { Config } from '../config/config.ts';
 import { parseListenAddress } from '../config/config.ts';
 import { ConfigError } from '../errors.ts';
+import { loadServingTls, servingTlsFlags } from '../http/serving-tls.ts';
 import { OpsServer } from '../http/ops-server.ts';
 import type { Logger } from '../log.ts';
 import { KubeClient, locateKubeConfig } from '../kube/client.ts';
@@ -112,20 +112,8 @@ async function admissionFromConfig(cfg: Config, logger: Logger, hiveConfig: () =
   const listenAt = cfg.flags.str('privatelink-admission-listen');
   if (listenAt === '') return undefined;
   const { host, port } = parseListenAddress(listenAt, '--privatelink-admission-listen');
-  const certFile = cfg.flags.str('tls-cert-file');
-  const keyFile = cfg.flags.str('tls-private-key-file');
-  const selfSigned = cfg.flags.bool('tls-self-signed');
-  if (selfSigned && (certFile !== '' || keyFile !== '')) throw new ConfigError('--tls-self-signed cannot be used with --tls-cert-file/--tls-private-key-file', '--tls-self-signed');
-  if (!selfSigned && (certFile === '' || keyFile === '')) throw new ConfigError('--privatelink-admission-listen serves HTTPS: set --tls-cert-file and --tls-private-key-file (or --tls-self-signed for local use)', certFile === '' ? '--tls-cert-file' : '--tls-private-key-file');
-  let files: CertificateFiles | undefined;
-  let tls: TlsMaterial;
-  if (selfSigned) {
-    tls = await selfSignedCertificate(['localhost', '127.0.0.1', '::1']);
-    logger.warn('admission serves a self-signed certificate: for local use only');
-  } else {
-    files = new CertificateFiles({ certFile, keyFile, logger: logger.child({ component: 'tls' }) });
-    tls = await files.load();
-  }
+  const settings = servingTlsFlags(cfg.flags, '--privatelink-admission-listen serves HTTPS');
+  const { material: tls, files } = await loadServingTls(settings, logger, 'admission serves a self-signed certificate: for local use only');
   const server = new PrivateLinkAdmissionServer({ tls, hiveConfig, logger: logger.child({ component: 'admission' }) });
   return { server, host, port, files };
 }
