@@ -110,7 +110,7 @@ describe('Dockerfile', () => {
     assert.equal(new Set(stages.map((s) => s.name)).size, stages.length, 'stage names repeat');
   });
 
-  test('the runtime stage gets node_modules from an `npm ci --omit=dev` stage and the code from the type-checked build', () => {
+  test('the runtime stage gets node_modules from an `npm ci --omit=dev` stage and dist/ from the type-checked build', () => {
     const { stages } = load();
     const rt = runtime(stages);
     const prod = stages.find((s) => s.body.some((i) => i.op === 'RUN' && /\bnpm ci\b[^&]*--omit=dev/.test(i.args)));
@@ -120,7 +120,9 @@ describe('Dockerfile', () => {
     const build = stages.find((s) => s.body.some((i) => i.op === 'RUN' && /\btsc\b/.test(i.args)));
     assert.ok(build !== undefined, 'no stage type-checks');
     const copied = copies(rt).flatMap((c) => c.sources.map((p) => `${c.from ?? 'context'}:${p.replace(/^\/app\//, '').replace(/\/$/, '')}`));
-    for (const need of ['bin', 'src', 'package.json']) assert.ok(copied.includes(`${build.name}:${need}`), `runtime lacks ${need} from ${build.name}: ${copied.join(' ')}`);
+    assert.ok(build.body.some((i) => i.op === 'RUN' && /\bnpm run build\b/.test(i.args)), 'the build stage does not compile dist/');
+    for (const need of ['bin', 'dist', 'package.json']) assert.ok(copied.includes(`${build.name}:${need}`), `runtime lacks ${need} from ${build.name}: ${copied.join(' ')}`);
+    assert.ok(!copied.some((c) => c.endsWith(':src')), 'the runtime runs dist/, the sources stay in the build stage');
     assert.ok(!rt.body.some((i) => i.op === 'RUN' && /\bnpm (ci|install)\b/.test(i.args)), 'the runtime stage installs packages');
   });
 
