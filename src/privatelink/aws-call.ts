@@ -26,3 +26,14 @@ export function awsCall(opts: { limiter: RateLimiter; retry: RetryPolicy; logger
     }
   };
 }
+
+/** An AWS SDK client and the call every request to it goes through; the ports extend it. */
+export abstract class SdkPort<C> {
+  protected readonly client: C;
+  protected readonly call: AwsCall;
+
+  constructor(client: C, call: AwsCall) {
+    this.client = client;
+    this.call = call;
+  }
+}

@@ -14,8 +14,7 @@ import type { AwsCredentialSettings } from '../aws/credentials.ts';
 import { RateLimiter } from '../aws/rate-limiter.ts';
 import type { RetryPolicy } from '../aws/retry.ts';
 import type { Logger } from '../log.ts';
-import { awsCall } from './aws-call.ts';
-import type { AwsCall } from './aws-call.ts';
+import { SdkPort, awsCall } from './aws-call.ts';
 import { SdkEc2 } from './aws-ec2.ts';
 import type { AccountSpec, AwsAccount, Elbv2Port, LoadBalancer, StsPort } from './aws-ports.ts';
 import { SdkRoute53 } from './aws-route53.ts';
@@ -30,14 +29,7 @@ export interface AwsAccountsOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-class SdkElbv2 implements Elbv2Port {
-  private readonly client: ElasticLoadBalancingV2Client;
-  private readonly call: AwsCall;
-  constructor(client: ElasticLoadBalancingV2Client, call: AwsCall) {
-    this.client = client;
-    this.call = call;
-  }
-
+class SdkElbv2 extends SdkPort<ElasticLoadBalancingV2Client> implements Elbv2Port {
   async findLoadBalancer(name: string): Promise<LoadBalancer | undefined> {
     try {
       const res = await this.call('elasticloadbalancing:DescribeLoadBalancers', () => this.client.send(new DescribeLoadBalancersCommand({ Names: [name] })));
@@ -50,14 +42,7 @@ class SdkElbv2 implements Elbv2Port {
   }
 }
 
-class SdkSts implements StsPort {
-  private readonly client: STSClient;
-  private readonly call: AwsCall;
-  constructor(client: STSClient, call: AwsCall) {
-    this.client = client;
-    this.call = call;
-  }
-
+class SdkSts extends SdkPort<STSClient> implements StsPort {
   async callerArn(): Promise<string> {
     const res = await this.call('sts:GetCallerIdentity', () => this.client.send(new GetCallerIdentityCommand({})));
     if (res.Arn === undefined || res.Arn === '') throw new AwsCallError('sts:GetCallerIdentity', new Error('no ARN in the answer'));

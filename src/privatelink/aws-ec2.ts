@@ -15,7 +15,7 @@ import {
 } from '@aws-sdk/client-ec2';
 import type { EC2Client, Filter, ServiceConfiguration, UnsuccessfulItem, VpcEndpoint as SdkEndpoint } from '@aws-sdk/client-ec2';
 import type { Ec2Port, EndpointService, Tag, VpcEndpoint } from './aws-ports.ts';
-import type { AwsCall } from './aws-call.ts';
+import { SdkPort } from './aws-call.ts';
 import { AwsCallError } from './errors.ts';
 
 const PAGE_LIMIT = 1000;
@@ -53,15 +53,7 @@ function checkUnsuccessful(action: string, items: UnsuccessfulItem[] | undefined
   throw new AwsCallError(action, Object.assign(new Error(`${first.ResourceId ?? ''}: ${first.Error?.Message ?? ''}`), { name: first.Error?.Code ?? 'Unsuccessful' }));
 }
 
-export class SdkEc2 implements Ec2Port {
-  private readonly client: EC2Client;
-  private readonly call: AwsCall;
-
-  constructor(client: EC2Client, call: AwsCall) {
-    this.client = client;
-    this.call = call;
-  }
-
+export class SdkEc2 extends SdkPort<EC2Client> implements Ec2Port {
   async findEndpointServices(tag: Tag): Promise<EndpointService[]> {
     const out: EndpointService[] = [];
     let token: string | undefined;

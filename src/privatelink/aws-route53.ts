@@ -14,7 +14,7 @@ import {
 } from '@aws-sdk/client-route-53';
 import type { ResourceRecordSet, Route53Client, RRType, VPCRegion } from '@aws-sdk/client-route-53';
 import type { RecordSet, Route53Port, Vpc } from './aws-ports.ts';
-import type { AwsCall } from './aws-call.ts';
+import { SdkPort } from './aws-call.ts';
 
 const PAGE_LIMIT = 1000;
 
@@ -46,15 +46,7 @@ function toSdk(r: RecordSet): ResourceRecordSet {
   };
 }
 
-export class SdkRoute53 implements Route53Port {
-  private readonly client: Route53Client;
-  private readonly call: AwsCall;
-
-  constructor(client: Route53Client, call: AwsCall) {
-    this.client = client;
-    this.call = call;
-  }
-
+export class SdkRoute53 extends SdkPort<Route53Client> implements Route53Port {
   async findPrivateZones(name: string): Promise<string[]> {
     const want = bare(name);
     const out: string[] = [];
