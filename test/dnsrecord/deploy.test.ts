@@ -72,7 +72,7 @@ function scan(): { needs: Map<string, string>; unresolved: string[] } {
       else for (const verb of ['list', 'watch']) needs.set(`${target.group}/${target.resource}:${verb}`, at(m.index));
     }
     for (const m of text.matchAll(/new EventRecorder\(/g)) needs.set('events.k8s.io/events:create', at(m.index));
-    for (const m of text.matchAll(/new LeaderElector\(/g)) for (const verb of ['get', 'create', 'update']) needs.set(`coordination.k8s.io/leases:${verb}`, at(m.index));
+    for (const m of text.matchAll(/new LeaderElector\(|leaderElectorFromFlags\(/g)) for (const verb of ['get', 'create', 'update']) needs.set(`coordination.k8s.io/leases:${verb}`, at(m.index));
   }
   return { needs, unresolved };
 }
