@@ -66,3 +66,74 @@ describe('RecordEventReporter', () => {
     assert.equal(microTime(new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 678))), '2026-01-02T03:04:05.678000Z');
   });
 });
+
+describe('RecordEventReporter across many syncs', () => {
+  const setup = (): { reporter: RecordEventReporter; written: string[] } => {
+    const written: string[] = [];
+    const reporter = new RecordEventReporter({
+      recorder: { record: (obj, type, reason, note) => void written.push(`${obj.kind}/${obj.name} ${type} ${reason}: ${note}`) },
+      enabled: new Set(['RecordReady', 'RecordDeleted', 'RecordError']),
+    });
+    return { reporter, written };
+  };
+  const fleet = (n: number, changedTarget?: string): Endpoint[] =>
+    Array.from({ length: n }, (_, i) => ep(`web${String(i)}.example.org`, i === 7 && changedTarget !== undefined ? changedTarget : '192.0.2.1', `service/default/web${String(i)}`));
+  const owned = (eps: readonly Endpoint[]): Endpoint[] => eps.map((e) => ({ ...e, targets: [...e.targets], labels: { ...e.labels, owner: 'me' } }));
+  // Fresh copies each sync, as the sources and the records cache hand them out.
+  const copies = (eps: readonly Endpoint[]): Endpoint[] => eps.map((e) => ({ ...e, targets: [...e.targets], labels: { ...e.labels } }));
+
+  test('a steady state writes nothing and asks for no explanation over many syncs', () => {
+    const { reporter, written } = setup();
+    const want = fleet(50);
+    reporter.onSynced(report(copies(want), owned(want)));
+    assert.equal(written.length, 50);
+    let explained = 0;
+    for (let i = 0; i < 20; i++) {
+      reporter.onSynced({ ...report(copies(want), owned(want)), explain: () => (explained++, []) });
+    }
+    assert.equal(written.length, 50);
+    assert.equal(explained, 0);
+  });
+
+  test('one object changing writes only its event', () => {
+    const { reporter, written } = setup();
+    const want = fleet(50);
+    reporter.onSynced(report(copies(want), owned(want)));
+    written.length = 0;
+    const moved = fleet(50, '192.0.2.7');
+    const changed = moved[7] as Endpoint;
+    reporter.onSynced(report(copies(moved), owned(want), { ...emptyChanges(), updateOld: owned([want[7] as Endpoint]), updateNew: [changed] }));
+    assert.deepEqual(written, ['Service/web7 Normal RecordReady: A web7.example.org → 192.0.2.7']);
+    reporter.onSynced(report(copies(moved), owned(moved)));
+    reporter.onSynced(report(copies(moved), owned(moved)));
+    assert.equal(written.length, 1);
+  });
+
+  test('a refusal is a Warning when it appears and Ready once it is resolved', () => {
+    const { reporter, written } = setup();
+    const want = ep('shared.example.org', '192.0.2.9', 'service/default/second');
+    const theirs = ep('shared.example.org', '192.0.2.1', 'service/default/first', 'cluster-b');
+    const refused: Decision = { dnsName: 'shared.example.org', recordType: 'A', setIdentifier: '', action: 'skip', reason: 'owned by another owner "cluster-b"', reasonCode: 'owned-by-other', resource: 'service/default/second' };
+    const others = fleet(10);
+    reporter.onSynced(report(copies(others), owned(others)));
+    written.length = 0;
+    reporter.onSynced(report([...copies(others), want], [...owned(others), theirs], emptyChanges(), [refused]));
+    reporter.onSynced(report([...copies(others), want], [...owned(others), theirs], emptyChanges(), [refused]));
+    assert.deepEqual(written, ['Service/second Warning RecordError: A shared.example.org not published: owned by another owner "cluster-b"']);
+    // The other cluster lets the name go: the record is created and the object hears it is Ready.
+    reporter.onSynced(report([...copies(others), want], owned(others), { ...emptyChanges(), create: [want] }));
+    reporter.onSynced(report([...copies(others), want], [...owned(others), ...owned([want])]));
+    assert.deepEqual(written.slice(1), ['Service/second Normal RecordReady: A shared.example.org → 192.0.2.9']);
+  });
+
+  test('a deleted record is reported once on the object that had it', () => {
+    const { reporter, written } = setup();
+    const want = fleet(10);
+    reporter.onSynced(report(copies(want), owned(want)));
+    written.length = 0;
+    const left = want.filter((_, i) => i !== 3);
+    reporter.onSynced(report(copies(left), owned(want), { ...emptyChanges(), delete: owned([want[3] as Endpoint]) }));
+    for (let i = 0; i < 5; i++) reporter.onSynced(report(copies(left), owned(left)));
+    assert.deepEqual(written, ['Service/web3 Normal RecordDeleted: A web3.example.org deleted']);
+  });
+});

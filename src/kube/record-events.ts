@@ -4,11 +4,17 @@
  * it had was removed, RecordError (Warning) when the planner refused it (owned by someone else,
  * lost a conflict, forbidden by policy). Only changes of state are written, so a steady state is
  * silent however often it syncs.
+ *
+ * It runs after every sync, so its cost follows what changed: the desired endpoints and current
+ * records are compared with the previous sync's in order (the sources and the records cache keep
+ * their order), and only the names whose endpoints, records or planned changes differ are looked at
+ * again. A name's outcome depends only on its own desired and current records (the planner works
+ * per name), so an untouched name keeps the state written for it before.
  */
-import { LABEL_OWNER, LABEL_RESOURCE, endpointKey } from '../endpoint/endpoint.ts';
+import { LABEL_OWNER, LABEL_RESOURCE, cloneEndpoint, endpointKey } from '../endpoint/endpoint.ts';
 import type { Endpoint } from '../endpoint/endpoint.ts';
 import type { SyncReport } from '../controller/controller.ts';
-import type { ReasonCode } from '../plan/plan.ts';
+import type { Decision, ReasonCode } from '../plan/plan.ts';
 import type { EventRecorder, InvolvedObject } from './events.ts';
 
 export type RecordEventReason = 'RecordReady' | 'RecordDeleted' | 'RecordError';
@@ -48,82 +54,223 @@ function describe(ep: Endpoint): string {
   return `${ep.recordType} ${ep.dnsName}${id}`;
 }
 
-interface Written {
-  /** Reason and targets: what decides whether a new event is due. */
-  state: string;
-  /** The sync that last saw this record set desired, so stale entries can be dropped cheaply. */
-  round: number;
+/** Field-wise equality, without allocating: it runs over every endpoint of every sync. */
+export function sameEndpoint(a: Endpoint, b: Endpoint): boolean {
+  if (a === b) return true;
+  if (a.dnsName !== b.dnsName || a.recordType !== b.recordType || a.setIdentifier !== b.setIdentifier || a.recordTTL !== b.recordTTL) return false;
+  if (a.targets.length !== b.targets.length || a.providerSpecific.length !== b.providerSpecific.length) return false;
+  for (let i = 0; i < a.targets.length; i++) if (a.targets[i] !== b.targets[i]) return false;
+  for (let i = 0; i < a.providerSpecific.length; i++) {
+    const x = a.providerSpecific[i];
+    const y = b.providerSpecific[i];
+    if (x?.name !== y?.name || x?.value !== y?.value) return false;
+  }
+  for (const k in a.labels) if (a.labels[k] !== b.labels[k]) return false;
+  for (const k in b.labels) if (!Object.hasOwn(a.labels, k)) return false;
+  return true;
 }
+
+export interface SequenceDiff {
+  /** The new sequence as stored copies: unchanged positions reuse the previous copies. */
+  kept: Endpoint[];
+  /** Copies of endpoints that are new in this sequence. */
+  added: Endpoint[];
+  /** Previous copies that are gone. */
+  removed: Endpoint[];
+}
+
+/** How far a mismatch looks ahead for the point where both sequences agree again. */
+const LOOKAHEAD = 64;
+
+/**
+ * Compares two sequences in order. Any result is a correct edit script (what is not matched is
+ * added or removed); the look-ahead only keeps it small when a few items were inserted, removed or
+ * moved to the end, which is how the sources and the records cache change between syncs. Copies
+ * are stored because the callers' endpoints may be changed in place after the hook returns.
+ */
+export function diffEndpoints(prev: readonly Endpoint[], next: readonly Endpoint[]): SequenceDiff {
+  const kept: Endpoint[] = new Array<Endpoint>(next.length);
+  const added: Endpoint[] = [];
+  const removed: Endpoint[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < next.length && j < prev.length) {
+    const n = next[i] as Endpoint;
+    const p = prev[j] as Endpoint;
+    if (sameEndpoint(n, p)) {
+      kept[i++] = p;
+      j++;
+      continue;
+    }
+    let skipOld = 0;
+    for (let b = 1; b <= LOOKAHEAD && j + b < prev.length; b++) {
+      if (sameEndpoint(n, prev[j + b] as Endpoint)) {
+        skipOld = b;
+        break;
+      }
+    }
+    if (skipOld > 0) {
+      for (let b = 0; b < skipOld; b++) removed.push(prev[j + b] as Endpoint);
+      j += skipOld;
+      continue;
+    }
+    let skipNew = 0;
+    for (let a = 1; a <= LOOKAHEAD && i + a < next.length; a++) {
+      if (sameEndpoint(next[i + a] as Endpoint, p)) {
+        skipNew = a;
+        break;
+      }
+    }
+    const changedNew = skipNew > 0 ? skipNew : 1;
+    for (let a = 0; a < changedNew; a++) {
+      const copy = cloneEndpoint(next[i] as Endpoint);
+      added.push(copy);
+      kept[i++] = copy;
+    }
+    // Neither side realigned: count it as a replacement of one by the other.
+    if (skipNew === 0) removed.push(prev[j++] as Endpoint);
+  }
+  for (; i < next.length; i++) {
+    const copy = cloneEndpoint(next[i] as Endpoint);
+    added.push(copy);
+    kept[i] = copy;
+  }
+  for (; j < prev.length; j++) removed.push(prev[j] as Endpoint);
+  return { kept, added, removed };
+}
+
+/** Last state written per (resource, record set), grouped by DNS name. */
+type NameStates = Map<string, string>;
 
 export class RecordEventReporter {
   private readonly opts: RecordEventsOptions;
-  /** Last state written per (resource, record set). */
-  private readonly last = new Map<string, Written>();
-  private round = 0;
+  /** The previous sync's desired endpoints and current records (copies). */
+  private desired: Endpoint[] = [];
+  private current: Endpoint[] = [];
+  /** Desired copies by DNS name, and current copies by record set, kept in step with the two lists. */
+  private readonly desiredByName = new Map<string, Endpoint[]>();
+  private readonly currentByKey = new Map<string, Endpoint>();
+  /** DNS name → (resource \u0001 record set) → state last written (reason and detail). */
+  private readonly last = new Map<string, NameStates>();
+  /** Names in the previous sync's changes: they are looked at again once the change is visible. */
+  private lastChangeNames: ReadonlySet<string> = new Set();
 
   constructor(opts: RecordEventsOptions) {
     this.opts = opts;
   }
 
   onSynced(report: SyncReport): void {
-    // Runs after every sync over every desired endpoint: it must cost little when nothing changed,
-    // so notes are only built when an event is actually written.
-    const round = ++this.round;
-    const changed = new Map<string, Endpoint>();
-    if (report.applied) for (const ep of [...report.changes.create, ...report.changes.updateNew]) changed.set(endpointKey(ep), ep);
-    const pending = new Set([...report.changes.create, ...report.changes.updateNew].map(endpointKey));
-    const current = new Map<string, Endpoint>();
-    for (const ep of report.current) current.set(endpointKey(ep), ep);
+    const dirty = new Set<string>(this.lastChangeNames);
+    const changeNames = new Set<string>();
+    const { changes } = report;
+    for (const list of [changes.create, changes.updateOld, changes.updateNew, changes.delete]) for (const ep of list) changeNames.add(ep.dnsName);
+    for (const n of changeNames) dirty.add(n);
+    this.lastChangeNames = changeNames;
 
+    const d = diffEndpoints(this.desired, report.desired);
+    this.desired = d.kept;
+    for (const ep of d.removed) {
+      dirty.add(ep.dnsName);
+      const list = this.desiredByName.get(ep.dnsName);
+      const at = list === undefined ? -1 : list.indexOf(ep);
+      if (list !== undefined && at >= 0) {
+        list.splice(at, 1);
+        if (list.length === 0) this.desiredByName.delete(ep.dnsName);
+      }
+    }
+    for (const ep of d.added) {
+      dirty.add(ep.dnsName);
+      const list = this.desiredByName.get(ep.dnsName);
+      if (list === undefined) this.desiredByName.set(ep.dnsName, [ep]);
+      else list.push(ep);
+    }
+
+    const c = diffEndpoints(this.current, report.current);
+    this.current = c.kept;
+    for (const ep of c.removed) {
+      dirty.add(ep.dnsName);
+      const key = endpointKey(ep);
+      if (this.currentByKey.get(key) === ep) this.currentByKey.delete(key);
+    }
+    for (const ep of c.added) {
+      dirty.add(ep.dnsName);
+      this.currentByKey.set(endpointKey(ep), ep);
+    }
+
+    if (dirty.size > 0) this.review(report, dirty);
+  }
+
+  /** Works out the state of every desired record set at the given names and writes what changed. */
+  private review(report: SyncReport, names: ReadonlySet<string>): void {
+    const { changes } = report;
+    const changed = new Map<string, Endpoint>();
+    if (report.applied) for (const ep of [...changes.create, ...changes.updateNew]) changed.set(endpointKey(ep), ep);
+    const pending = new Set([...changes.create, ...changes.updateNew].map(endpointKey));
+
+    const states = new Map<string, NameStates>();
     const unresolved: Endpoint[] = [];
-    for (const ep of report.desired) {
-      const resource = ep.labels[LABEL_RESOURCE] ?? '';
-      if (resource === '') continue;
-      const key = `${resource}\u0001${endpointKey(ep)}`;
-      const seen = this.last.get(key);
-      if (seen !== undefined) seen.round = round;
-      const done = changed.get(endpointKey(ep));
-      const cur = current.get(endpointKey(ep));
-      const ours = cur !== undefined && (report.ownerId === '' || cur.labels[LABEL_OWNER] === report.ownerId);
-      if (done !== undefined && (done.labels[LABEL_RESOURCE] ?? resource) === resource) {
-        this.emit(resource, key, round, 'RecordReady', ep.targets, () => `${describe(ep)} → ${ep.targets.join(', ')}`);
-      } else if (ours && !pending.has(endpointKey(ep)) && (cur.labels[LABEL_RESOURCE] ?? resource) === resource) {
-        this.emit(resource, key, round, 'RecordReady', cur.targets, () => `${describe(ep)} → ${cur.targets.join(', ')}`);
-      } else {
-        unresolved.push(ep);
+    for (const name of names) {
+      const before = this.last.get(name);
+      const now: NameStates = new Map();
+      states.set(name, now);
+      for (const ep of this.desiredByName.get(name) ?? []) {
+        const resource = ep.labels[LABEL_RESOURCE] ?? '';
+        if (resource === '') continue;
+        const rsKey = endpointKey(ep);
+        const key = `${resource}\u0001${rsKey}`;
+        const prev = now.get(key) ?? before?.get(key);
+        if (prev !== undefined) now.set(key, prev);
+        const done = changed.get(rsKey);
+        const cur = this.currentByKey.get(rsKey);
+        const ours = cur !== undefined && (report.ownerId === '' || cur.labels[LABEL_OWNER] === report.ownerId);
+        if (done !== undefined && (done.labels[LABEL_RESOURCE] ?? resource) === resource) {
+          this.emit(now, resource, key, 'RecordReady', ep.targets, () => `${describe(ep)} → ${ep.targets.join(', ')}`);
+        } else if (ours && !pending.has(rsKey) && (cur.labels[LABEL_RESOURCE] ?? resource) === resource) {
+          this.emit(now, resource, key, 'RecordReady', cur.targets, () => `${describe(ep)} → ${cur.targets.join(', ')}`);
+        } else {
+          unresolved.push(ep);
+        }
       }
     }
 
     if (unresolved.length > 0) {
-      const decisions = report.explain(new Set(unresolved.map((ep) => ep.dnsName)));
+      // One extra plan, limited to the names that changed and have no record of their own yet.
+      const byName = new Map<string, Decision[]>();
+      for (const x of report.explain(new Set(unresolved.map((ep) => ep.dnsName)))) {
+        if (x.action !== 'skip' || !ERROR_REASONS.has(x.reasonCode)) continue;
+        const list = byName.get(x.dnsName);
+        if (list === undefined) byName.set(x.dnsName, [x]);
+        else list.push(x);
+      }
       for (const ep of unresolved) {
         const resource = ep.labels[LABEL_RESOURCE] ?? '';
-        const d = decisions.find(
-          (x) => x.action === 'skip' && ERROR_REASONS.has(x.reasonCode) && x.dnsName === ep.dnsName && x.recordType === ep.recordType && x.setIdentifier === ep.setIdentifier && (x.resource === undefined || x.resource === resource),
-        );
-        if (d !== undefined) this.emit(resource, `${resource}\u0001${endpointKey(ep)}`, round, 'RecordError', [d.reason], () => `${describe(ep)} not published: ${d.reason}`);
+        const dec = byName.get(ep.dnsName)?.find((x) => x.recordType === ep.recordType && x.setIdentifier === ep.setIdentifier && (x.resource === undefined || x.resource === resource));
+        const now = states.get(ep.dnsName);
+        if (dec !== undefined && now !== undefined) this.emit(now, resource, `${resource}\u0001${endpointKey(ep)}`, 'RecordError', [dec.reason], () => `${describe(ep)} not published: ${dec.reason}`);
       }
     }
 
     if (report.applied) {
-      for (const ep of report.changes.delete) {
+      for (const ep of changes.delete) {
         const resource = ep.labels[LABEL_RESOURCE] ?? '';
         if (resource === '') continue;
-        const key = `${resource}\u0001${endpointKey(ep)}`;
-        if (this.last.get(key)?.round === round) continue;
-        this.last.delete(key);
+        // Still desired by the same object (under another record): not a deletion to report.
+        if (states.get(ep.dnsName)?.has(`${resource}\u0001${endpointKey(ep)}`) === true) continue;
         this.write(resource, 'RecordDeleted', `${describe(ep)} deleted`);
       }
     }
-    // Forget record sets no object asks for any more, so the map tracks only live ones.
-    for (const [k, w] of this.last) if (w.round !== round) this.last.delete(k);
+    // Names no object asks for any more are forgotten, so the map tracks only live record sets.
+    for (const [name, now] of states) {
+      if (now.size === 0) this.last.delete(name);
+      else this.last.set(name, now);
+    }
   }
 
-  private emit(resource: string, key: string, round: number, reason: RecordEventReason, detail: readonly string[], note: () => string): void {
-    const prev = this.last.get(key);
+  private emit(states: NameStates, resource: string, key: string, reason: RecordEventReason, detail: readonly string[], note: () => string): void {
+    const prev = states.get(key);
     const state = detail.length === 1 ? `${reason}\u0001${detail[0] ?? ''}` : `${reason}\u0001${detail.join(',')}`;
-    if (prev !== undefined && prev.state === state) return;
-    this.last.set(key, { state, round });
+    if (prev === state) return;
+    states.set(key, state);
     this.write(resource, reason, note());
   }
 
