@@ -116,7 +116,7 @@ export class DNSRecordService {
       configRetryMs: f.num('dnsrecord-config-retry'),
       throttleRetryMs: f.num('dnsrecord-throttle-retry'),
       events,
-      backends: backendTypes(types, { aws: { region: f.str('aws-region') || 'us-east-1', endpointUrl: f.str('aws-endpoint-url'), retries }, rfc2136TimeoutMs: f.num('dnsrecord-rfc2136-timeout'), ...(store === undefined ? {} : { store }) }),
+      backends: backendTypes(types, { aws: { region: f.str('aws-region') || 'us-east-1', endpointUrl: f.str('aws-endpoint-url'), retries }, rfc2136TimeoutMs: f.num('dnsrecord-rfc2136-timeout'), google: { apiEndpoint: f.str('google-api-endpoint') }, azure: f.str('azure-endpoint') === '' ? {} : { endpoint: f.str('azure-endpoint') }, ...(store === undefined ? {} : { store }) }),
       ...(elector === undefined ? {} : { canRun: () => elector.isLeader() }),
       onResult: (_key, outcome, ms) => {
         reconciles.inc({ outcome });
