@@ -132,8 +132,14 @@ describe('hostwarden operator (the command)', () => {
         return Number(String(line?.['address'] ?? '').split(':').pop());
       };
       const port = portOf('ExternalDNS webhooks listening (HTTPS)');
-      const metrics = await (await fetch(`http://127.0.0.1:${portOf('metrics listening')}/metrics`)).text();
-      assert.match(metrics, /hostwarden_operator_reconciles_total\{outcome="success"\} [1-9]/);
+      // The counter moves when the reconcile returns, which may be just after the Deployment appears.
+      const reconciled = /hostwarden_operator_reconciles_total\{outcome="success"\} [1-9]/;
+      let metrics = '';
+      for (let i = 0; i < 100 && !reconciled.test(metrics); i++) {
+        if (i > 0) await new Promise((r) => setTimeout(r, 100));
+        metrics = await (await fetch(`http://127.0.0.1:${portOf('metrics listening')}/metrics`)).text();
+      }
+      assert.match(metrics, reconciled);
       const answer = await post(port, undefined, VALIDATE_PATH, review('cli', obj({ provider: { type: 'AWS' }, source: svc })));
       assert.equal(answer['response'].allowed, false);
       assert.match(answer['response'].status.message, /spec\.provider\.aws\.credentials\.name: Required value/);
