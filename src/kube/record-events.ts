@@ -139,20 +139,53 @@ export function diffEndpoints(prev: readonly Endpoint[], next: readonly Endpoint
   return { kept, added, removed };
 }
 
-/** Last state written per (resource, record set), grouped by DNS name. */
-type NameStates = Map<string, string>;
+/**
+ * What was last written for each record set of one DNS name, five strings per entry: resource,
+ * record type, set identifier, reason and detail (the targets or the refusal). Flat and made of
+ * strings the endpoints already hold, because there is one of these per name for every name.
+ */
+type NameStates = string[];
+const STRIDE = 5;
+
+function stateAt(states: NameStates, resource: string, ep: Endpoint): number {
+  for (let i = 0; i < states.length; i += STRIDE) if (states[i] === resource && states[i + 1] === ep.recordType && states[i + 2] === ep.setIdentifier) return i;
+  return -1;
+}
+
+/** The record of the same set, the last one when a provider lists it twice. */
+function recordFor(records: readonly Endpoint[] | undefined, ep: Endpoint): Endpoint | undefined {
+  if (records === undefined) return undefined;
+  for (let i = records.length - 1; i >= 0; i--) {
+    const r = records[i] as Endpoint;
+    if (r.recordType === ep.recordType && r.setIdentifier === ep.setIdentifier) return r;
+  }
+  return undefined;
+}
+
+function addTo(index: Map<string, Endpoint[]>, ep: Endpoint): void {
+  const list = index.get(ep.dnsName);
+  if (list === undefined) index.set(ep.dnsName, [ep]);
+  else list.push(ep);
+}
+
+function removeFrom(index: Map<string, Endpoint[]>, ep: Endpoint): void {
+  const list = index.get(ep.dnsName);
+  const at = list === undefined ? -1 : list.indexOf(ep);
+  if (list === undefined || at < 0) return;
+  if (list.length === 1) index.delete(ep.dnsName);
+  else list.splice(at, 1);
+}
 
 export class RecordEventReporter {
   private readonly opts: RecordEventsOptions;
   /** The previous sync's desired endpoints and current records (copies). */
   private desired: Endpoint[] = [];
   private current: Endpoint[] = [];
-  /** Desired copies by DNS name, and current copies by record set, kept in step with the two lists. */
+  /** The same copies by DNS name, kept in step with the two lists. */
   private readonly desiredByName = new Map<string, Endpoint[]>();
-  private readonly currentByKey = new Map<string, Endpoint>();
-  /** DNS name → (resource \u0001 record set) → state last written (reason and detail). */
+  private readonly currentByName = new Map<string, Endpoint[]>();
   private readonly last = new Map<string, NameStates>();
-  /** Names in the previous sync's changes: they are looked at again once the change is visible. */
+  /** Names in the previous sync's changes, looked at once more when the change is visible. */
   private lastChangeNames: ReadonlySet<string> = new Set();
 
   constructor(opts: RecordEventsOptions) {
@@ -171,30 +204,21 @@ export class RecordEventReporter {
     this.desired = d.kept;
     for (const ep of d.removed) {
       dirty.add(ep.dnsName);
-      const list = this.desiredByName.get(ep.dnsName);
-      const at = list === undefined ? -1 : list.indexOf(ep);
-      if (list !== undefined && at >= 0) {
-        list.splice(at, 1);
-        if (list.length === 0) this.desiredByName.delete(ep.dnsName);
-      }
+      removeFrom(this.desiredByName, ep);
     }
     for (const ep of d.added) {
       dirty.add(ep.dnsName);
-      const list = this.desiredByName.get(ep.dnsName);
-      if (list === undefined) this.desiredByName.set(ep.dnsName, [ep]);
-      else list.push(ep);
+      addTo(this.desiredByName, ep);
     }
-
     const c = diffEndpoints(this.current, report.current);
     this.current = c.kept;
     for (const ep of c.removed) {
       dirty.add(ep.dnsName);
-      const key = endpointKey(ep);
-      if (this.currentByKey.get(key) === ep) this.currentByKey.delete(key);
+      removeFrom(this.currentByName, ep);
     }
     for (const ep of c.added) {
       dirty.add(ep.dnsName);
-      this.currentByKey.set(endpointKey(ep), ep);
+      addTo(this.currentByName, ep);
     }
 
     if (dirty.size > 0) this.review(report, dirty);
@@ -211,22 +235,25 @@ export class RecordEventReporter {
     const unresolved: Endpoint[] = [];
     for (const name of names) {
       const before = this.last.get(name);
-      const now: NameStates = new Map();
+      const now: NameStates = [];
       states.set(name, now);
+      const records = this.currentByName.get(name);
       for (const ep of this.desiredByName.get(name) ?? []) {
         const resource = ep.labels[LABEL_RESOURCE] ?? '';
         if (resource === '') continue;
-        const rsKey = endpointKey(ep);
-        const key = `${resource}\u0001${rsKey}`;
-        const prev = now.get(key) ?? before?.get(key);
-        if (prev !== undefined) now.set(key, prev);
-        const done = changed.get(rsKey);
-        const cur = this.currentByKey.get(rsKey);
+        // Record sets still desired keep what was written for them; the others are forgotten.
+        if (stateAt(now, resource, ep) < 0) {
+          const at = before === undefined ? -1 : stateAt(before, resource, ep);
+          if (before !== undefined && at >= 0) now.push(...before.slice(at, at + STRIDE));
+          else now.push(resource, ep.recordType, ep.setIdentifier, '', '');
+        }
+        const done = changed.size === 0 ? undefined : changed.get(endpointKey(ep));
+        const cur = recordFor(records, ep);
         const ours = cur !== undefined && (report.ownerId === '' || cur.labels[LABEL_OWNER] === report.ownerId);
         if (done !== undefined && (done.labels[LABEL_RESOURCE] ?? resource) === resource) {
-          this.emit(now, resource, key, 'RecordReady', ep.targets, () => `${describe(ep)} → ${ep.targets.join(', ')}`);
-        } else if (ours && !pending.has(rsKey) && (cur.labels[LABEL_RESOURCE] ?? resource) === resource) {
-          this.emit(now, resource, key, 'RecordReady', cur.targets, () => `${describe(ep)} → ${cur.targets.join(', ')}`);
+          this.emit(now, resource, ep, 'RecordReady', ep.targets, () => `${describe(ep)} → ${ep.targets.join(', ')}`);
+        } else if (ours && (pending.size === 0 || !pending.has(endpointKey(ep))) && (cur.labels[LABEL_RESOURCE] ?? resource) === resource) {
+          this.emit(now, resource, ep, 'RecordReady', cur.targets, () => `${describe(ep)} → ${cur.targets.join(', ')}`);
         } else {
           unresolved.push(ep);
         }
@@ -234,7 +261,7 @@ export class RecordEventReporter {
     }
 
     if (unresolved.length > 0) {
-      // One extra plan, limited to the names that changed and have no record of their own yet.
+      // One extra plan, limited to the names that changed and have no record of their own.
       const byName = new Map<string, Decision[]>();
       for (const x of report.explain(new Set(unresolved.map((ep) => ep.dnsName)))) {
         if (x.action !== 'skip' || !ERROR_REASONS.has(x.reasonCode)) continue;
@@ -246,7 +273,7 @@ export class RecordEventReporter {
         const resource = ep.labels[LABEL_RESOURCE] ?? '';
         const dec = byName.get(ep.dnsName)?.find((x) => x.recordType === ep.recordType && x.setIdentifier === ep.setIdentifier && (x.resource === undefined || x.resource === resource));
         const now = states.get(ep.dnsName);
-        if (dec !== undefined && now !== undefined) this.emit(now, resource, `${resource}\u0001${endpointKey(ep)}`, 'RecordError', [dec.reason], () => `${describe(ep)} not published: ${dec.reason}`);
+        if (dec !== undefined && now !== undefined) this.emit(now, resource, ep, 'RecordError', [dec.reason], () => `${describe(ep)} not published: ${dec.reason}`);
       }
     }
 
@@ -254,23 +281,25 @@ export class RecordEventReporter {
       for (const ep of changes.delete) {
         const resource = ep.labels[LABEL_RESOURCE] ?? '';
         if (resource === '') continue;
-        // Still desired by the same object (under another record): not a deletion to report.
-        if (states.get(ep.dnsName)?.has(`${resource}\u0001${endpointKey(ep)}`) === true) continue;
+        // Still desired by the same object: not a deletion to report.
+        const now = states.get(ep.dnsName);
+        if (now !== undefined && stateAt(now, resource, ep) >= 0) continue;
         this.write(resource, 'RecordDeleted', `${describe(ep)} deleted`);
       }
     }
-    // Names no object asks for any more are forgotten, so the map tracks only live record sets.
     for (const [name, now] of states) {
-      if (now.size === 0) this.last.delete(name);
+      if (now.length === 0) this.last.delete(name);
       else this.last.set(name, now);
     }
   }
 
-  private emit(states: NameStates, resource: string, key: string, reason: RecordEventReason, detail: readonly string[], note: () => string): void {
-    const prev = states.get(key);
-    const state = detail.length === 1 ? `${reason}\u0001${detail[0] ?? ''}` : `${reason}\u0001${detail.join(',')}`;
-    if (prev === state) return;
-    states.set(key, state);
+  private emit(states: NameStates, resource: string, ep: Endpoint, reason: RecordEventReason, detail: readonly string[], note: () => string): void {
+    const at = stateAt(states, resource, ep);
+    // One target (the usual case) is compared as the string the endpoint holds: nothing is built.
+    const value = detail.length === 1 ? (detail[0] ?? '') : detail.join(',');
+    if (states[at + 3] === reason && states[at + 4] === value) return;
+    states[at + 3] = reason;
+    states[at + 4] = value;
     this.write(resource, reason, note());
   }
 
