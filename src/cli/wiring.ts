@@ -96,6 +96,7 @@ export const SOURCES: Readonly<Record<string, SourceFactory>> = {
   ingress: async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('ingress', cfg, deps),
   crd: async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('crd', cfg, deps),
   'gateway-httproute': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('gateway-httproute', cfg, deps),
+  'openshift-route': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('openshift-route', cfg, deps),
   manifest: async (cfg, deps) =>
     (await import('../source/manifest/manifest-source.ts')).ManifestSource.fromConfig(
       { manifestDir: cfg.manifestsDir, watch: deps.watch, ...(await import('../source/translate/options.ts')).translateFlagsOf(cfg) },

@@ -155,6 +155,20 @@ export function slimNode(raw: Raw): KubeObject {
 }
 
 /** Only the Accepted condition of each parent is kept: it decides whether the route is published. */
+/** OpenShift Routes: the host and, per router, what target selection reads (name, canonical hostname, Admitted). */
+export function slimRoute(raw: Raw): KubeObject {
+  const obj = base(raw);
+  obj['spec'] = pick(rec(raw['spec']), ['host']);
+  const ingress = arr(rec(raw['status'])?.['ingress']).map((i) => ({
+    ...pick(rec(i), ['routerName', 'routerCanonicalHostname']),
+    conditions: arr(rec(i)?.['conditions'])
+      .map((c) => pick(rec(c), ['type', 'status']))
+      .filter((c) => c['type'] === 'Admitted'),
+  }));
+  if (ingress.length > 0) obj['status'] = { ingress };
+  return obj;
+}
+
 export function slimHTTPRoute(raw: Raw): KubeObject {
   const obj = base(raw);
   const spec = rec(raw['spec']);

@@ -15,10 +15,10 @@ import { buildTranslateOptions, translateFlagsOf } from '../translate/options.ts
 import type { TranslateOptions } from '../translate/options.ts';
 import type { KubeObjectSource } from './kube-source.ts';
 import { registerReflectorMetrics } from './metrics.ts';
-import { crdSource, httpRouteSource, ingressSource, serviceSource } from './sources.ts';
+import { crdSource, httpRouteSource, ingressSource, openshiftRouteSource, serviceSource } from './sources.ts';
 import type { GatewayScope, KubeSourceDeps } from './sources.ts';
 
-export const KUBE_SOURCE_NAMES = ['service', 'ingress', 'crd', 'gateway-httproute'] as const;
+export const KUBE_SOURCE_NAMES = ['service', 'ingress', 'crd', 'gateway-httproute', 'openshift-route'] as const;
 export type KubeSourceName = (typeof KUBE_SOURCE_NAMES)[number];
 
 export interface KubeFactoryDeps {
@@ -69,6 +69,8 @@ export function kubeSourceFromConfig(name: KubeSourceName, cfg: Config, deps: Ku
       return crdSource(sourceDeps, cfg.flags.str('crd-source-apiversion') || 'externaldns.k8s.io/v1alpha1', cfg.flags.str('crd-source-kind') || 'DNSEndpoint');
     case 'gateway-httproute':
       return httpRouteSource(sourceDeps, gatewayScopeOf(cfg));
+    case 'openshift-route':
+      return openshiftRouteSource(sourceDeps, cfg.flags.str('openshift-router-name'));
   }
 }
 

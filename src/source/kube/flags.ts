@@ -17,6 +17,7 @@ export const KUBE_FLAGS: readonly FlagSpec[] = [
   { name: 'gateway-namespace', kind: 'string', default: '', help: 'Namespace of the Gateways routes may attach to (empty: all namespaces, whatever --namespace says).' },
   { name: 'gateway-label-filter', kind: 'string', default: '', help: 'Only Gateways whose labels match this selector.' },
   { name: 'gateway-name', kind: 'string', default: '', help: 'Only routes attached to Gateways of this name.' },
+  { name: 'openshift-router-name', kind: 'string', default: '', help: 'openshift-route source: target the canonical hostname of this router only (status.ingress[].routerName; empty: the first router that admitted the route).' },
   { name: 'crd-source-apiversion', kind: 'string', default: 'externaldns.k8s.io/v1alpha1', help: 'API version of the DNSEndpoint custom resource read by the crd source.' },
   { name: 'crd-source-kind', kind: 'string', default: 'DNSEndpoint', help: 'Kind of the custom resource read by the crd source.' },
   { name: 'kube-watch-inactivity-timeout', kind: 'duration', default: '3m', help: 'List again when a watch sent nothing, not even a bookmark, for this long.' },

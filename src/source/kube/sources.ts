@@ -1,16 +1,17 @@
 /**
- * The Kubernetes sources (`service`, `ingress`, `crd`, `gateway-httproute`): a reflector per
+ * The Kubernetes sources (`service`, `ingress`, `crd`, `gateway-httproute`, `openshift-route`): a reflector per
  * resource type feeding KubeObjectSource, translated by the same code as the manifest source.
  */
 import { ConfigError, errorMessage } from '../../errors.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { Reflector } from '../../kube/reflector.ts';
-import { ENDPOINTSLICES, GATEWAYS, HTTPROUTES, INGRESSES, NAMESPACES, NODES, PODS, SERVICES, customResource, keyOf, objectPath } from '../../kube/resource.ts';
+import { ENDPOINTSLICES, GATEWAYS, HTTPROUTES, INGRESSES, NAMESPACES, NODES, PODS, ROUTES, SERVICES, customResource, keyOf, objectPath } from '../../kube/resource.ts';
 import type { KubeObject, KubeResource } from '../../kube/resource.ts';
-import { slimEndpointSlice, slimGateway, slimGeneric, slimHTTPRoute, slimIngress, slimNamespace, slimNode, slimPod, slimService } from '../../kube/slim.ts';
+import { slimEndpointSlice, slimGateway, slimGeneric, slimHTTPRoute, slimIngress, slimNamespace, slimNode, slimPod, slimRoute, slimService } from '../../kube/slim.ts';
 import type { Logger } from '../../log.ts';
 import type { ProblemReporter } from '../source.ts';
 import type { TranslateOptions } from '../translate/options.ts';
+import { translateRoute } from '../translate/route.ts';
 import { translateObject } from '../translate/translate.ts';
 import { SliceIndex, headlessNeedsPods, isHeadless, translateHeadless } from './headless.ts';
 import { translateHTTPRoute } from './httproute.ts';
@@ -136,6 +137,15 @@ export function ingressSource(deps: KubeSourceDeps, classes: readonly string[]):
       }
       return translated(obj, deps.translateOptions);
     },
+  });
+}
+
+/** OpenShift Routes (`route.openshift.io/v1`); `routerName` is --openshift-router-name ('' for the first admitting router). */
+export function openshiftRouteSource(deps: KubeSourceDeps, routerName = ''): KubeObjectSource {
+  return new KubeObjectSource({
+    ...common(deps, 'openshift-route'),
+    primary: reflector(deps, ROUTES, slimRoute),
+    translate: (obj) => translateRoute(obj, deps.translateOptions, routerName),
   });
 }
 

@@ -1,0 +1,86 @@
+/**
+ * OpenShift Route → endpoints, as external-dns's openshift-route source: names from `spec.host`
+ * plus the hostname annotation (unless `--ignore-hostname-annotation`), then the fqdn template;
+ * targets from the target annotation, else the canonical hostname of the first router that
+ * admitted the route (`status.ingress[]` with `Admitted=True`), narrowed to one router by
+ * `--openshift-router-name`. A router that has not admitted the route is not serving it, so it
+ * must not receive its traffic.
+ */
+import type { Endpoint } from '../../endpoint/endpoint.ts';
+import type { SourceProblem } from '../source.ts';
+import { isControllerMismatch, parseAnnotations } from './annotations.ts';
+import { endpointsForHostname, finalizeEndpoints, problemFor, uniqueHostnames } from './hostname.ts';
+import { asArray, asRecord, asString, path, readMeta, refOf, stringAt } from './object.ts';
+import { combineWithTemplate, templateOf } from './options.ts';
+import type { KindContext, TranslateOptions } from './options.ts';
+import { commonOf } from './service.ts';
+
+export const ROUTE_KIND = 'Route';
+export const ROUTE_GROUP = 'route.openshift.io';
+/** Type of the `status.ingress[].conditions[]` entry a router sets once it serves the route. */
+export const ROUTE_ADMITTED_CONDITION = 'Admitted';
+
+export interface RouteTranslation {
+  endpoints: Endpoint[];
+  problems: SourceProblem[];
+}
+
+/** True when a router's `status.ingress[]` entry says it admitted the route. */
+export function routerAdmitted(ingress: unknown): boolean {
+  return asArray(path(ingress, 'conditions')).some((c) => stringAt(c, 'type') === ROUTE_ADMITTED_CONDITION && stringAt(c, 'status') === 'True');
+}
+
+/**
+ * The canonical hostname of the first admitting router (of `routerName` when not empty); at most
+ * one target, since several would be competing CNAMEs for one name.
+ */
+export function routeStatusTargets(obj: unknown, routerName = ''): string[] {
+  for (const ingress of asArray(path(obj, 'status', 'ingress'))) {
+    const canonical = stringAt(ingress, 'routerCanonicalHostname') ?? '';
+    if (canonical === '' || !routerAdmitted(ingress)) continue;
+    if (routerName === '' || stringAt(ingress, 'routerName') === routerName) return [canonical];
+  }
+  return [];
+}
+
+/** Endpoints of one Route before validation; the template applies as for the other kinds. */
+export function routeCandidates(ctx: KindContext, routerName = ''): Endpoint[] {
+  const { obj, meta, options } = ctx;
+  const ann = parseAnnotations(meta.annotations, options.defaultTTL ?? 0, (message) => ctx.problems.push(problemFor(ctx.ref, message)));
+  const common = commonOf(ann, `route/${meta.namespace}/${meta.name}`);
+  const targets = ann.targets.length > 0 ? ann.targets : routeStatusTargets(obj, routerName);
+  const forHostnames = (hostnames: string[]): Endpoint[] => uniqueHostnames(hostnames).flatMap((h) => endpointsForHostname(h, targets, common));
+  const host = stringAt(obj, 'spec', 'host') ?? '';
+  // As upstream, --ignore-hostname-annotation drops only the annotation, never spec.host.
+  const hostnames = [...(host === '' ? [] : [host]), ...(options.ignoreHostnameAnnotation === true ? [] : ann.hostnames)];
+  return combineWithTemplate(ctx, forHostnames(hostnames), forHostnames);
+}
+
+export function isRouteApiVersion(apiVersion: string): boolean {
+  return apiVersion === '' || apiVersion.startsWith(`${ROUTE_GROUP}/`);
+}
+
+/**
+ * One Route with the filters every source applies (annotation, label, controller annotation).
+ * Kept apart from translateObject because the router name is this source's own setting.
+ */
+export function translateRoute(input: unknown, options: TranslateOptions, routerName = ''): RouteTranslation {
+  const problems: SourceProblem[] = [];
+  const obj = asRecord(input);
+  const meta = readMeta(input);
+  if (obj === undefined || meta === undefined || meta.kind !== ROUTE_KIND || !isRouteApiVersion(asString(obj['apiVersion']) ?? '')) return { endpoints: [], problems };
+  if (options.annotationFilter !== undefined && !options.annotationFilter.matches(meta.annotations)) return { endpoints: [], problems };
+  if (options.labelFilter !== undefined && !options.labelFilter.matches(meta.labels)) return { endpoints: [], problems };
+  if (isControllerMismatch(meta.annotations)) return { endpoints: [], problems };
+  const ref = refOf(meta);
+  const ctx: KindContext = { obj, meta, ref, origin: {}, options, template: templateOf(options), problems };
+  let candidates: Endpoint[];
+  try {
+    candidates = routeCandidates(ctx, routerName);
+  } catch (err) {
+    // Defensive, as in translateObject: one odd object must not stop a sync.
+    problems.push(problemFor(ref, `could not be translated: ${(err as Error).message}`));
+    return { endpoints: [], problems };
+  }
+  return { endpoints: finalizeEndpoints(ref, candidates, problems), problems };
+}
