@@ -53,7 +53,7 @@ const CASES: readonly Case[] = [
     name: 'every source, another provider, credentials, extra args and scheduling',
     values: {
       provider: 'inmemory',
-      sources: ['service', 'ingress', 'crd', 'gateway-httproute'],
+      sources: ['service', 'ingress', 'crd', 'gateway-httproute', 'openshift-route'],
       txtOwnerId: 'cluster-a',
       txtPrefix: '%{record_type}-',
       domainFilters: ['example.org', 'example.net'],

@@ -55,6 +55,7 @@ export const PERMISSIONS_TABLE: readonly Permission[] = [
   ...perms('source:gateway-httproute', 'gateway.networking.k8s.io', ['gateways', 'httproutes'], LIST_WATCH),
   // Listener allowedRoutes.namespaces.selector matches the route's Namespace labels.
   ...perms('source:gateway-httproute', '', ['namespaces'], LIST_WATCH),
+  ...perms('source:openshift-route', 'route.openshift.io', ['routes'], LIST_WATCH),
   ...perms('events', 'events.k8s.io', ['events'], ['create']),
   ...perms('leader-election', 'coordination.k8s.io', ['leases'], ['get', 'create', 'update'], 'namespace'),
 ];
