@@ -41,6 +41,9 @@ export function sourceRules(ed: ExternalDNS): PolicyRule[] {
   if (src.type === 'Service') {
     return [{ apiGroups: [''], resources: ['services', 'nodes'], verbs: LIST_WATCH }];
   }
+  if (src.type === 'OpenShiftRoute') {
+    return [{ apiGroups: ['route.openshift.io'], resources: ['routes'], verbs: LIST_WATCH }];
+  }
   if (src.type === 'CRD') {
     const t = crdTarget(src.crd?.apiVersion || 'externaldns.k8s.io/v1alpha1', src.crd?.kind || 'DNSEndpoint');
     return [

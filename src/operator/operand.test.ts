@@ -35,6 +35,16 @@ describe('operand args: each spec field', () => {
       { provider: { type: 'AWS' }, source: { type: 'CRD', hostnameAnnotation: 'Allow', crd: { apiVersion: 'dns.example/v1', kind: 'Record' } } },
       [...COMMON.map((a) => (a === '--source=service' ? '--source=crd' : a)), '--crd-source-apiversion=dns.example/v1', '--crd-source-kind=Record'],
     ],
+    [
+      'OpenShiftRoute source with a router name',
+      { provider: { type: 'AWS' }, source: { type: 'OpenShiftRoute', hostnameAnnotation: 'Allow', openshiftRouteOptions: { routerName: 'default' } } },
+      [...COMMON.map((a) => (a === '--source=service' ? '--source=openshift-route' : a)), '--openshift-router-name=default'],
+    ],
+    [
+      'OpenShiftRoute source without a router name, hostname annotation ignored',
+      { provider: { type: 'AWS' }, source: { type: 'OpenShiftRoute', openshiftRouteOptions: {} } },
+      [...COMMON.map((a) => (a === '--source=service' ? '--source=openshift-route' : a)), '--ignore-hostname-annotation'],
+    ],
   ];
   for (const [name, spec, want] of cases) test(name, () => assert.deepEqual(operandArgs(ed(spec), settings, 0, '', false), want));
 
@@ -100,6 +110,8 @@ describe('operand objects', () => {
     ]);
     const service = buildOperand(ed({ provider: { type: 'AWS' }, source: svc }), settings, undefined);
     assert.deepEqual(service.clusterRole.rules[0], { apiGroups: [''], resources: ['services', 'nodes'], verbs: ['list', 'watch'] });
+    const route = buildOperand(ed({ provider: { type: 'AWS' }, source: { type: 'OpenShiftRoute' } }), settings, undefined);
+    assert.deepEqual(route.clusterRole.rules[0], { apiGroups: ['route.openshift.io'], resources: ['routes'], verbs: ['list', 'watch'] });
     assert.deepEqual(service.clusterRoleBinding.subjects, [{ kind: 'ServiceAccount', name: 'hostwarden-sample', namespace: 'hostwarden' }]);
   });
 

@@ -139,7 +139,7 @@ function labelSelector(filter: NonNullable<ExternalDNSSpec['source']>['labelFilt
 }
 
 const PROVIDER_ARG: Readonly<Record<string, string>> = { AWS: 'aws', GCP: 'google', Azure: 'azure', RFC2136: 'rfc2136', PowerDNS: 'pdns', Embedded: 'embedded' };
-const SOURCE_ARG: Readonly<Record<string, string>> = { Service: 'service', CRD: 'crd' };
+const SOURCE_ARG: Readonly<Record<string, string>> = { Service: 'service', CRD: 'crd', OpenShiftRoute: 'openshift-route' };
 
 /** The args of the container for zone number `seq` (`zone` '' when not split by zone). */
 export function operandArgs(ed: ExternalDNS, s: OperandSettings, seq: number, zone: string, hasSecret: boolean): string[] {
@@ -181,6 +181,9 @@ export function operandArgs(ed: ExternalDNS, s: OperandSettings, seq: number, zo
   if (src.type === 'CRD') {
     if ((src.crd?.apiVersion ?? '') !== '') args.push(`--crd-source-apiversion=${src.crd?.apiVersion ?? ''}`);
     if ((src.crd?.kind ?? '') !== '') args.push(`--crd-source-kind=${src.crd?.kind ?? ''}`);
+  }
+  if (src.type === 'OpenShiftRoute' && (src.openshiftRouteOptions?.routerName ?? '') !== '') {
+    args.push(`--openshift-router-name=${src.openshiftRouteOptions?.routerName ?? ''}`);
   }
   if (spec.intervalSeconds !== undefined) args.push(`--interval=${spec.intervalSeconds}s`);
   args.push(...providerArgs(spec, s, hasSecret));

@@ -75,7 +75,10 @@ describe('validateExternalDNS', () => {
 
   test('types Hostwarden cannot run are refused by name', () => {
     assert.deepEqual(messages({ ...base, provider: { type: 'Infoblox' } }), ['spec.provider.type: Unsupported value: "Infoblox": Hostwarden has no provider for it; supported values: "AWS", "GCP", "Azure", "RFC2136", "PowerDNS", "Embedded"']);
-    assert.deepEqual(messages({ ...base, source: { type: 'OpenShiftRoute' } }), ['spec.source.type: Unsupported value: "OpenShiftRoute": Hostwarden has no route source; supported values: "Service", "CRD"']);
+    assert.deepEqual(messages({ ...base, source: JSON.parse('{"type":"Gateway","fqdnTemplate":["x"]}') as ExternalDNSSpec['source'] }), ['spec.source.type: Unsupported value: "Gateway": supported values: "Service", "OpenShiftRoute", "CRD"']);
+    // As upstream, routes have spec.host: no fqdnTemplate needed when the hostname annotation is ignored.
+    assert.deepEqual(messages({ ...base, source: { type: 'OpenShiftRoute', hostnameAnnotation: 'Ignore' } }), []);
+    assert.deepEqual(messages({ ...base, source: { type: 'OpenShiftRoute', openshiftRouteOptions: { routerName: 'default' } } }), []);
     assert.deepEqual(messages({ source: base.source ?? {} }), ['spec.provider.type: Required value: the provider type is required']);
     assert.deepEqual(messages({ ...base, source: { type: 'Service', service: { serviceType: ['Headless'] }, fqdnTemplate: ['x'] } }), ['spec.source.service.serviceType[0]: Unsupported value: "Headless": supported values: "ClusterIP", "NodePort", "LoadBalancer", "ExternalName"']);
   });

@@ -137,8 +137,7 @@ function validateSource(spec: ExternalDNSSpec): FieldError[] {
   const s = spec.source ?? {};
   const out: FieldError[] = [];
   if (s.type === undefined) out.push(required('spec.source.type', 'the source type is required'));
-  else if (s.type === 'OpenShiftRoute') out.push(unsupported('spec.source.type', s.type, ['Service', 'CRD'], 'Hostwarden has no route source; '));
-  else if (!SOURCES.includes(s.type)) out.push(unsupported('spec.source.type', s.type, ['Service', 'CRD']));
+  else if (!SOURCES.includes(s.type)) out.push(unsupported('spec.source.type', s.type, SOURCES));
   (s.service?.serviceType ?? []).forEach((t, i) => {
     if (!SERVICE_TYPES.includes(t)) out.push(unsupported(`spec.source.service.serviceType[${i}]`, t, SERVICE_TYPES));
   });

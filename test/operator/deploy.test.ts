@@ -185,6 +185,7 @@ describe('deploy/operator', () => {
       { provider: { type: 'RFC2136', rfc2136: { host: 'ns1', zone: 'example.org', port: 5353, tsigKeyName: 'k', tsigAlgorithm: 'hmac-sha256', tsigSecret: { name: 't' } } }, source: svc },
       { provider: { type: 'PowerDNS', powerDNS: { server: 'http://pdns:8081', apiKey: { name: 'k' } } }, source: svc },
       { provider: { type: 'Embedded' }, source: svc },
+      { provider: { type: 'AWS', aws: { credentials: { name: 'c' } } }, source: { type: 'OpenShiftRoute', hostnameAnnotation: 'Ignore', openshiftRouteOptions: { routerName: 'default' } } },
     ];
     for (const spec of specs) {
       const dep = buildOperand(awsExternalDNS('args', spec), env.settings, { data: { x: 'eA==' } }).deployment as Obj;
@@ -193,6 +194,10 @@ describe('deploy/operator', () => {
         const cfg = resolveConfig(parseArgs(c['args'].slice(1), {}, [...FLAGS, ...EXTRA_FLAGS]), { sources: SOURCE_NAMES, providers: PROVIDER_NAMES });
         assert.equal(cfg.flags.str('status-externaldns'), 'args');
         assert.equal(cfg.txtOwnerId, 'external-dns-args');
+        if (spec.source?.type === 'OpenShiftRoute') {
+          assert.deepEqual(cfg.sources, ['openshift-route']);
+          assert.equal(cfg.flags.str('openshift-router-name'), 'default');
+        }
       }
     }
   });

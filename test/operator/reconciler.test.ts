@@ -104,12 +104,12 @@ describe('operator reconciler', () => {
 
   test('an object the webhook would refuse gets DeploymentAvailable=False UnsupportedSpec and no operand', async () => {
     const { client, settings } = env;
-    await client.request('POST', '/apis/externaldns.olm.openshift.io/v1beta1/externaldnses', { body: awsExternalDNS('route', { source: { type: 'OpenShiftRoute' } }) });
+    await client.request('POST', '/apis/externaldns.olm.openshift.io/v1beta1/externaldnses', { body: awsExternalDNS('refused', { provider: { type: 'Infoblox' } }) });
     const r = new ExternalDNSReconciler({ client, logger: silentLogger(), operand: settings, operatorNamespace: OPERATOR_NS });
-    assert.deepEqual(await r.reconcile('route'), {});
-    const c = findCondition((await getExternalDNS(client, 'route')).status?.conditions, CONDITION.deploymentAvailable);
-    assert.deepEqual([c?.status, c?.reason, c?.message], ['False', REASON.unsupportedSpec, 'spec.source.type: Unsupported value: "OpenShiftRoute": Hostwarden has no route source; supported values: "Service", "CRD"']);
-    await assert.rejects(client.request('GET', objectPath(DEPLOYMENTS, OPERAND_NS, 'hostwarden-route')), /not found/);
+    assert.deepEqual(await r.reconcile('refused'), {});
+    const c = findCondition((await getExternalDNS(client, 'refused')).status?.conditions, CONDITION.deploymentAvailable);
+    assert.deepEqual([c?.status, c?.reason, c?.message], ['False', REASON.unsupportedSpec, 'spec.provider.type: Unsupported value: "Infoblox": Hostwarden has no provider for it; supported values: "AWS", "GCP", "Azure", "RFC2136", "PowerDNS", "Embedded"']);
+    await assert.rejects(client.request('GET', objectPath(DEPLOYMENTS, OPERAND_NS, 'hostwarden-refused')), /not found/);
   });
 
   test('controller: a created Secret starts the operand, a rotated Secret changes the pod template hash', async () => {
