@@ -44,6 +44,8 @@ export function involvedObjectOf(resource: string, crd: { apiVersion: string; ki
       return { ...crd, namespace, name };
     case 'httproute':
       return { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', namespace, name };
+    case 'route':
+      return { apiVersion: 'route.openshift.io/v1', kind: 'Route', namespace, name };
     default:
       return undefined;
   }
