@@ -12,6 +12,7 @@ import { resolveConfig } from '../../src/config/config.ts';
 import { FLAGS } from '../../src/config/flags.ts';
 import { parseArgs } from '../../src/config/parse.ts';
 import { KubeClient } from '../../src/kube/client.ts';
+import { involvedObjectOf } from '../../src/kube/record-events.ts';
 import { ROUTES } from '../../src/kube/resource.ts';
 import { silentLogger } from '../../src/log.ts';
 import { kubeSourceFromConfig } from '../../src/source/kube/factory.ts';
@@ -112,6 +113,10 @@ describe('openshift-route source against the test API server', () => {
       'shop.example.org CNAME router-default.apps.example.net route/apps/shop',
       'sharded.example.org CNAME router-default.apps.example.net route/apps/sharded',
     ].sort());
+  });
+
+  test('record Events for a route/ resource label land on the Route', () => {
+    assert.deepEqual(involvedObjectOf('route/apps/shop'), { apiVersion: 'route.openshift.io/v1', kind: 'Route', namespace: 'apps', name: 'shop' });
   });
 
   test('built from flags: --source openshift-route --openshift-router-name picks that router only', async () => {
