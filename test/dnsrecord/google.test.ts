@@ -6,7 +6,6 @@
  * `external_account` configuration whose token exchange the emulator answers, so the whole login
  * path from the Secret is exercised (a service account key would need Google's token endpoint).
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,46 +16,14 @@ import { backendTypes } from '../../src/dnsrecord/backend-types.ts';
 import type { DNSRecordController } from '../../src/dnsrecord/controller.ts';
 import { ERR_CONFIGURATION_PROBLEM } from '../../src/dnsrecord/types.ts';
 import { CloudDnsEmulator } from '../support/google/cloud-dns-emulator.ts';
-import { loadSelfSignedCert, makeSelfSignedCert, opensslUnavailable } from '../support/tls.ts';
+import { suiteTrustingEmulator } from '../support/google/child-suite.ts';
+import { loadSelfSignedCert } from '../support/tls.ts';
 import { NS, create, createSecret, dnsRecord, get, patch, remove, settled, startController, startEnv, waitFor } from './harness.ts';
 import type { Env } from './harness.ts';
 
 const CHILD_ENV = 'HOSTWARDEN_TEST_DNSRECORD_GOOGLE_TLS_DIR';
 const PROJECT = 'hw-dnsrecord-project';
-const tlsDir = process.env[CHILD_ENV];
-
-if (tlsDir === undefined) {
-  const skip = await opensslUnavailable();
-  test('dnsrecord-controller, google-clouddns type (in a child process trusting the emulator certificate)', { skip: skip ?? false, timeout: 90_000 }, async () => {
-    const cert = await makeSelfSignedCert();
-    try {
-      // Without NODE_TEST_CONTEXT the child reports in readable form instead of the runner's protocol.
-      const env: NodeJS.ProcessEnv = { ...process.env, [CHILD_ENV]: cert.dir, NODE_EXTRA_CA_CERTS: cert.certFile, METADATA_SERVER_DETECTION: 'none' };
-      delete env['NODE_TEST_CONTEXT'];
-      const { code, output } = await runChild(fileURLToPath(import.meta.url), env, 80_000);
-      assert.equal(code, 0, output);
-    } finally {
-      await cert.cleanup();
-    }
-  });
-} else {
-  childSuite(tlsDir);
-}
-
-function runChild(file: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
+await suiteTrustingEmulator({ name: 'dnsrecord-controller, google-clouddns type (in a child process trusting the emulator certificate)', envVar: CHILD_ENV, file: fileURLToPath(import.meta.url), timeoutMs: 80_000, suite: childSuite });
 
 function childSuite(dir: string): void {
   describe('dnsrecord-controller, google-clouddns type', () => {

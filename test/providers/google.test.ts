@@ -4,7 +4,6 @@
  * NODE_EXTRA_CA_CERTS only at start-up, so this file re-runs itself in a child process that
  * trusts the emulator's throw-away certificate — the same setting a user with a private CA uses.
  */
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,46 +25,14 @@ import { TXTRegistry } from '../../src/registry/txt/txt-registry.ts';
 import { runCli } from '../support/cli.ts';
 import { FakeSource } from '../support/fakes.ts';
 import { CloudDnsEmulator } from '../support/google/cloud-dns-emulator.ts';
-import { loadSelfSignedCert, makeSelfSignedCert, opensslUnavailable } from '../support/tls.ts';
+import { suiteTrustingEmulator } from '../support/google/child-suite.ts';
+import { loadSelfSignedCert } from '../support/tls.ts';
 import { loadBalancerService } from '../support/manifests.ts';
 
 const CHILD_ENV = 'HOSTWARDEN_TEST_GOOGLE_TLS_DIR';
 const PROJECT = 'hw-test-project';
 const TOKEN = 'static-test-token';
-const tlsDir = process.env[CHILD_ENV];
-
-if (tlsDir === undefined) {
-  const skip = await opensslUnavailable();
-  test('google provider against the Cloud DNS emulator (in a child process trusting its certificate)', { skip: skip ?? false, timeout: 180_000 }, async () => {
-    const cert = await makeSelfSignedCert();
-    try {
-      // Without NODE_TEST_CONTEXT the child reports in readable form instead of the runner's protocol.
-      const env: NodeJS.ProcessEnv = { ...process.env, [CHILD_ENV]: cert.dir, NODE_EXTRA_CA_CERTS: cert.certFile, METADATA_SERVER_DETECTION: 'none' };
-      delete env['NODE_TEST_CONTEXT'];
-      const { code, output } = await runChild(fileURLToPath(import.meta.url), env);
-      assert.equal(code, 0, output);
-    } finally {
-      await cert.cleanup();
-    }
-  });
-} else {
-  childSuite(tlsDir);
-}
-
-function runChild(file: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 170_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
+await suiteTrustingEmulator({ name: 'google provider against the Cloud DNS emulator (in a child process trusting its certificate)', envVar: CHILD_ENV, file: fileURLToPath(import.meta.url), timeoutMs: 170_000, suite: childSuite });
 
 const ep = (init: Partial<EndpointInit> & Pick<EndpointInit, 'dnsName'>): Endpoint => newEndpoint({ recordType: 'A', targets: ['192.0.2.1'], ...init });
 const flags = (values: Record<string, FlagValue>): FlagValues => new FlagValues(new Map(Object.entries(values)));
