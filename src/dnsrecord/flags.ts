@@ -14,6 +14,7 @@ export const DNSRECORD_FLAGS: readonly FlagSpec[] = [
   { name: 'dnsrecord-class', kind: 'string', default: '', help: 'dnsrecord-controller: serve only DNSRecords with this spec.class (default: those without a class).' },
   { name: 'dnsrecord-concurrency', kind: 'int', default: '5', help: 'dnsrecord-controller: DNSRecords reconciled at the same time.' },
   { name: 'dnsrecord-config-retry', kind: 'duration', default: '1m', help: 'dnsrecord-controller: retry delay after a configuration problem (missing Secret key, no zone).' },
+  { name: 'dnsrecord-sync-period', kind: 'duration', default: '1h', help: 'dnsrecord-controller: re-apply each DNSRecord this long after its last success, repairing records changed at the provider by hand (0s: never).' },
   { name: 'dnsrecord-throttle-retry', kind: 'duration', default: '10s', help: 'dnsrecord-controller: retry delay after the DNS provider throttled requests.' },
   { name: 'dnsrecord-rfc2136-timeout', kind: 'duration', default: '10s', help: 'dnsrecord-controller: time allowed for one rfc2136 update.' },
 ];

@@ -39,6 +39,8 @@ export interface DNSRecordReconcilerOptions {
   configRetryMs?: number;
   /** Requeue delay after the provider throttled us. */
   throttleRetryMs?: number;
+  /** Re-apply a record this long after each success, repairing changes made at the provider by hand (0: never). */
+  syncPeriodMs?: number;
   /** How long one zone listing of a backend serves other records that need one (default 5 s). */
   zoneCacheMs?: number;
   /** Events on the DNSRecord: `<Operation>Succeeded` (Normal) and `<Operation>Failed` (Warning). */
@@ -95,7 +97,8 @@ export class DNSRecordReconciler {
     try {
       const done = await body();
       if (done.status !== undefined) this.event(obj, 'Normal', `${type}Succeeded`, done.status.lastOperation?.description ?? '');
-      return { ok: true, obj: done.obj, requeue: {} };
+      const period = this.opts.syncPeriodMs ?? 0;
+      return { ok: true, obj: done.obj, requeue: type !== 'Delete' && period > 0 ? { requeueAfterMs: period } : {} };
     } catch (err) {
       // A write race with another client (stale resourceVersion) is not the record's problem: retry quietly.
       if (isStatus(err, 409)) throw err;

@@ -50,6 +50,7 @@ export class DNSRecordService {
     for (const name of ['dnsrecord-config-retry', 'dnsrecord-throttle-retry', 'dnsrecord-rfc2136-timeout']) {
       if (f.num(name) <= 0) throw new ConfigError(`--${name} must be greater than 0`, `--${name}`);
     }
+    if (!(f.num('dnsrecord-sync-period') >= 0)) throw new ConfigError('--dnsrecord-sync-period must not be negative', '--dnsrecord-sync-period');
     const rps = f.num('aws-requests-per-second');
     if (!Number.isFinite(rps) || rps < 0) throw new ConfigError('--aws-requests-per-second must be 0 or more', '--aws-requests-per-second');
     const retries = f.num('aws-api-retries');
@@ -115,6 +116,7 @@ export class DNSRecordService {
       concurrency,
       configRetryMs: f.num('dnsrecord-config-retry'),
       throttleRetryMs: f.num('dnsrecord-throttle-retry'),
+      syncPeriodMs: f.num('dnsrecord-sync-period'),
       events,
       backends: backendTypes(types, { aws: { region: f.str('aws-region') || 'us-east-1', endpointUrl: f.str('aws-endpoint-url'), retries }, rfc2136TimeoutMs: f.num('dnsrecord-rfc2136-timeout'), google: { apiEndpoint: f.str('google-api-endpoint') }, azure: f.str('azure-endpoint') === '' ? {} : { endpoint: f.str('azure-endpoint') }, ...(store === undefined ? {} : { store }) }),
       ...(elector === undefined ? {} : { canRun: () => elector.isLeader() }),

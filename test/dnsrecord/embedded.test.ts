@@ -14,6 +14,7 @@ import { CONDITION_CREATED, ERR_CONFIGURATION_PROBLEM, FINALIZER, OPERATION_ANNO
 import { DnsServer } from '../../src/dns/server.ts';
 import { EventRecorder } from '../../src/kube/events.ts';
 import { silentLogger } from '../../src/log.ts';
+import { EmbeddedBackend } from '../../src/dnsrecord/backends/embedded.ts';
 import { ZoneStore } from '../../src/provider/embedded/zone-store.ts';
 import { dig, digAvailable } from '../support/dig.ts';
 import { NS, create, dnsRecord, get, patch, remove, settled, startController, startEnv, waitFor } from './harness.ts';
@@ -41,7 +42,7 @@ describe('dnsrecord-controller, embedded type', { skip }, () => {
     port = (await server.start()).addresses[0]?.udp.port ?? 0;
     store.addListener(server);
     events = new EventRecorder({ client: env.client, logger: silentLogger(), instance: 'test' });
-    controller = startController(env, { events, backends: backendTypes(['embedded'], { aws: { region: 'us-east-1', endpointUrl: '', retries: 0 }, rfc2136TimeoutMs: 2000, store }) });
+    controller = startController(env, { events, syncPeriodMs: 3_600_000, backends: backendTypes(['embedded'], { aws: { region: 'us-east-1', endpointUrl: '', retries: 0 }, rfc2136TimeoutMs: 2000, store }) });
   });
 
   after(async () => {
@@ -76,6 +77,14 @@ describe('dnsrecord-controller, embedded type', { skip }, () => {
   test('a value change updates the record', async () => {
     await patch(env.client, 'api', { spec: { values: ['192.0.2.99'] } });
     await settled(env.client, 'api', 'Reconcile', 'Succeeded');
+    assert.deepEqual(await answer('api.sub.example.test'), ['A 192.0.2.99']);
+  });
+
+  test('a success asks for a resync after the sync period, which repairs a record changed by hand', async () => {
+    await new EmbeddedBackend(store).upsert('sub.example.test', { name: 'api.sub.example.test', type: 'A', ttl: 60, values: ['198.51.100.1'] });
+    assert.deepEqual(await answer('api.sub.example.test'), ['A 198.51.100.1']);
+    const result = await controller.reconciler.reconcile(`${NS}/api`);
+    assert.deepEqual(result, { requeueAfterMs: 3_600_000 });
     assert.deepEqual(await answer('api.sub.example.test'), ['A 192.0.2.99']);
   });
 
