@@ -102,7 +102,7 @@ export class DNSRecordService {
     });
     const elect = elector !== undefined;
 
-    const reconciles = new Counter({ name: 'hostwarden_dnsrecord_reconciles_total', help: 'DNSRecord reconciles by outcome.', labelNames: ['outcome'], registers: [registry] });
+    const reconciles = new Counter({ name: 'hostwarden_dnsrecord_reconciles_total', help: 'DNSRecord reconciles by outcome: success, requeue (done, and another run scheduled: a resync or a wait), error.', labelNames: ['outcome'], registers: [registry] });
     const duration = new Histogram({ name: 'hostwarden_dnsrecord_reconcile_duration_seconds', help: 'Time of one DNSRecord reconcile.', registers: [registry], buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 30] });
     const requests = new Counter({ name: 'hostwarden_dnsrecord_provider_requests_total', help: 'Provider API requests admitted by the per-credential rate limiter.', labelNames: ['credential_type'], registers: [registry] });
     const limiters = new CredentialLimiters({ ratePerSecond: rps, onTake: (key) => requests.inc({ credential_type: key.split(':')[0] ?? '' }) });
