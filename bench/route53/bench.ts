@@ -12,8 +12,7 @@
  * (300 record sets a page), every sync, changed or not.
  */
 import { parseArgs } from 'node:util';
-import { Controller } from '../../src/controller/controller.ts';
-import { DomainFilter } from '../../src/endpoint/domain-filter.ts';
+import type { Controller } from '../../src/controller/controller.ts';
 import { newEndpoint } from '../../src/endpoint/endpoint.ts';
 import type { Endpoint } from '../../src/endpoint/endpoint.ts';
 import { silentLogger } from '../../src/log.ts';
@@ -25,6 +24,7 @@ import { startAwsEmulators } from '../../test/support/aws/start.ts';
 import type { AwsEmulators } from '../../test/support/aws/start.ts';
 import { FakeSource } from '../../test/support/fakes.ts';
 import { Route53Provider } from '../../src/provider/aws/route53.ts';
+import { testController } from '../../test/support/controller.ts';
 
 const { values } = parseArgs({ options: { records: { type: 'string', default: '20000' }, zones: { type: 'string', default: '10' }, rate: { type: 'string', default: '5' } } });
 const RECORDS = Number(values.records);
@@ -37,15 +37,7 @@ function service(i: number, target = `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${
 }
 
 function controller(source: FakeSource, registry: Registry): Controller {
-  return new Controller({
-    source,
-    registry,
-    plan: { policy: 'sync', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], domainFilter: new DomainFilter(), migrateFromOwner: '' },
-    intervalMs: 60_000,
-    minEventSyncIntervalMs: 0,
-    dryRun: false,
-    logger: silentLogger(),
-  });
+  return testController(source, registry);
 }
 
 async function provider(e: AwsEmulators, zoneNameFilter: string): Promise<Route53Provider> {

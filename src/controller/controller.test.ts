@@ -1,27 +1,19 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Registry as MetricsRegistry } from 'prom-client';
+import { testController } from '../../test/support/controller.ts';
 import { FakeRegistry, FakeSource } from '../../test/support/fakes.ts';
-import { DomainFilter } from '../endpoint/domain-filter.ts';
 import { newEndpoint } from '../endpoint/endpoint.ts';
 import { ProviderError } from '../errors.ts';
-import { silentLogger } from '../log.ts';
-import { Controller } from './controller.ts';
-import type { ControllerOptions } from './controller.ts';
+import type { Controller, ControllerOptions } from './controller.ts';
 import { ControllerMetrics } from './metrics.ts';
+
 
 const www = newEndpoint({ dnsName: 'www.example.org', recordType: 'A', targets: ['192.0.2.1'], labels: { resource: 'service/default/web' } });
 
 function controller(source: FakeSource, registry: FakeRegistry, extra: Partial<ControllerOptions> = {}): { c: Controller; metrics: MetricsRegistry } {
   const metrics = new MetricsRegistry();
-  const c = new Controller({
-    source,
-    registry,
-    plan: { policy: 'sync', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], domainFilter: new DomainFilter(), migrateFromOwner: '' },
-    intervalMs: 60_000,
-    minEventSyncIntervalMs: 0,
-    dryRun: false,
-    logger: silentLogger(),
+  const c = testController(source, registry, {
     metrics: new ControllerMetrics(metrics),
     backoff: { initialMs: 5, maxMs: 20 },
     ...extra,

@@ -8,8 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { Controller } from '../../src/controller/controller.ts';
-import { DomainFilter } from '../../src/endpoint/domain-filter.ts';
+import type { Controller } from '../../src/controller/controller.ts';
 import { newEndpoint } from '../../src/endpoint/endpoint.ts';
 import type { Endpoint, EndpointInit } from '../../src/endpoint/endpoint.ts';
 import { ProviderError } from '../../src/errors.ts';
@@ -23,6 +22,7 @@ import { awsProvider, isolateAwsSdk } from '../support/aws/provider.ts';
 import { startAwsEmulators } from '../support/aws/start.ts';
 import type { AwsEmulators } from '../support/aws/start.ts';
 import type { EmulatedZone } from '../support/aws/route53-emulator.ts';
+import { testController } from '../support/controller.ts';
 
 isolateAwsSdk();
 const ROLE = 'arn:aws:iam::111122223333:role/external-dns';
@@ -31,15 +31,7 @@ const ep = (init: Partial<EndpointInit> & Pick<EndpointInit, 'dnsName'>): Endpoi
 
 function controllerFor(provider: Route53Provider, source: FakeSource): Controller {
   const registry = new TXTRegistry(provider, { ownerId: 'hw', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], logger: silentLogger() });
-  return new Controller({
-    source,
-    registry,
-    plan: { policy: 'sync', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], domainFilter: new DomainFilter(), migrateFromOwner: '' },
-    intervalMs: 60_000,
-    minEventSyncIntervalMs: 0,
-    dryRun: false,
-    logger: silentLogger(),
-  });
+  return testController(source, registry);
 }
 
 describe('aws provider against the Route53 emulator', () => {

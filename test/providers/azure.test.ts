@@ -11,7 +11,6 @@ import assert from 'node:assert/strict';
 import type { TokenCredential } from '@azure/identity';
 import { FlagValues } from '../../src/config/config.ts';
 import type { FlagValue } from '../../src/config/parse.ts';
-import { Controller } from '../../src/controller/controller.ts';
 import { DomainFilter } from '../../src/endpoint/domain-filter.ts';
 import { newEndpoint } from '../../src/endpoint/endpoint.ts';
 import type { Endpoint, EndpointInit } from '../../src/endpoint/endpoint.ts';
@@ -27,6 +26,7 @@ import { FakeSource } from '../support/fakes.ts';
 import { makeSelfSignedCert, opensslUnavailable } from '../support/tls.ts';
 import type { SelfSignedCert } from '../support/tls.ts';
 import { loadBalancerService } from '../support/manifests.ts';
+import { testController } from '../support/controller.ts';
 
 const SUB = '00000000-0000-0000-0000-000000000001';
 const TOKEN = 'arm-static-token';
@@ -142,15 +142,7 @@ describe('azure providers against the ARM emulator', { skip: skip ?? false }, ()
         ep({ dnsName: `api.${zone}`, recordType: 'CNAME', targets: [`www.${zone}`], labels: { resource: 'ingress/default/api' } }),
         ep({ dnsName: `legacy.${zone}`, targets: ['192.0.2.66'], labels: { resource: 'service/default/legacy' } }),
       ]);
-      const controller = new Controller({
-        source,
-        registry,
-        plan: { policy: 'sync', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], domainFilter: new DomainFilter({ include: [zone] }), migrateFromOwner: '' },
-        intervalMs: 60_000,
-        minEventSyncIntervalMs: 0,
-        dryRun: false,
-        logger: silentLogger(),
-      });
+      const controller = testController(source, registry, { domainFilter: new DomainFilter({ include: [zone] }) });
       const privateField: Record<string, string> = { ARecords: 'aRecords', CNAMERecord: 'cnameRecord', TXTRecords: 'txtRecords' };
       const field = (name: string, type: string, f: string): unknown => emu.get(kind, zone, name, type)?.properties[kind === 'public' ? f : (privateField[f] ?? f)];
 

@@ -13,7 +13,6 @@ import { fileURLToPath } from 'node:url';
 import { OAuth2Client } from 'google-auth-library';
 import { FlagValues } from '../../src/config/config.ts';
 import type { FlagValue } from '../../src/config/parse.ts';
-import { Controller } from '../../src/controller/controller.ts';
 import { DomainFilter } from '../../src/endpoint/domain-filter.ts';
 import { newEndpoint } from '../../src/endpoint/endpoint.ts';
 import type { Endpoint, EndpointInit } from '../../src/endpoint/endpoint.ts';
@@ -28,6 +27,7 @@ import { CloudDnsEmulator } from '../support/google/cloud-dns-emulator.ts';
 import { suiteTrustingEmulator } from '../support/google/child-suite.ts';
 import { loadSelfSignedCert } from '../support/tls.ts';
 import { loadBalancerService } from '../support/manifests.ts';
+import { testController } from '../support/controller.ts';
 
 const CHILD_ENV = 'HOSTWARDEN_TEST_GOOGLE_TLS_DIR';
 const PROJECT = 'hw-test-project';
@@ -123,15 +123,7 @@ function childSuite(dir: string): void {
         ep({ dnsName: 'v6.example.org', recordType: 'AAAA', targets: ['2001:db8::1'], recordTTL: 60, labels: { resource: 'service/default/v6' } }),
         ep({ dnsName: 'legacy.sub.example.org', targets: ['192.0.2.66'], labels: { resource: 'service/default/legacy' } }),
       ]);
-      const controller = new Controller({
-        source,
-        registry,
-        plan: { policy: 'sync', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], domainFilter: new DomainFilter({ include: ['example.org'] }), migrateFromOwner: '' },
-        intervalMs: 60_000,
-        minEventSyncIntervalMs: 0,
-        dryRun: false,
-        logger: silentLogger(),
-      });
+      const controller = testController(source, registry, { domainFilter: new DomainFilter({ include: ['example.org'] }) });
 
       const changesBefore = emu.calls.changes;
       const first = await controller.runOnce();
