@@ -61,6 +61,7 @@ export interface Config {
   dnsNotify: string[];
   dnsWorkers: number;
   dnsUdpSize: number;
+  dnsUdpEngine: string;
   records: string;
   desired: string;
   output: 'text' | 'json';
@@ -173,6 +174,7 @@ export function resolveConfig(args: ParsedArgs, choices: Choices): Config {
     dnsNotify: list('dns-notify'),
     dnsWorkers: num('dns-workers'),
     dnsUdpSize: num('dns-udp-size'),
+    dnsUdpEngine: str('dns-udp-engine'),
     records: str('records'),
     desired: str('desired'),
     output: str('output') as 'text' | 'json',

@@ -71,6 +71,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'dns-notify', kind: 'list', default: [], help: 'host:port sent a NOTIFY after each zone change (repeatable).' },
   { name: 'dns-workers', kind: 'int', default: '0', help: 'Worker processes that answer DNS queries (0 answers in the main process).' },
   { name: 'dns-udp-size', kind: 'int', default: '1232', help: 'Largest UDP response the DNS server sends to EDNS clients.' },
+  { name: 'dns-udp-engine', kind: 'string', default: 'auto', choices: ['auto', 'native', 'dgram'], help: 'UDP path of the DNS server: native (batched recvmmsg/sendmmsg addon, `npm run build:native`), dgram (node:dgram), auto (native when built).' },
   // plan / explain inputs.
   { name: 'records', kind: 'string', default: '', help: 'plan/explain: JSON file of current records (as the registry returns them).' },
   { name: 'desired', kind: 'string', default: '', help: 'plan/explain: JSON file of desired endpoints.' },

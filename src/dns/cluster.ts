@@ -1,8 +1,10 @@
 /**
- * Multi-core serving with node:cluster. Node 20 has no SO_REUSEPORT option for dgram or net, so
- * the primary owns the listening handles: every worker that binds the same UDP address receives
- * the shared socket (the kernel hands each datagram to one reader), and TCP connections are
- * accepted by the primary and passed round-robin to workers. Each worker builds its own zone index
+ * Multi-core serving with node:cluster. With the native UDP engine each worker binds its own
+ * SO_REUSEPORT socket on the port resolved here, and the kernel spreads datagrams over them by
+ * 4-tuple hash. Node 20 has no SO_REUSEPORT option for dgram or net, so otherwise the primary owns
+ * the listening handles: every worker that binds the same UDP address receives the shared socket
+ * (the kernel hands each datagram to one reader), and TCP connections are always accepted by the
+ * primary and passed round-robin to workers. Each worker builds its own zone index
  * from ZoneContent messages sent over IPC after every change, and ships query counters back once
  * a second so that the primary's metrics registry covers all workers.
  */
@@ -38,6 +40,8 @@ export interface WorkerConfig {
   udpSize: number;
   tcpIdleTimeoutMs?: number;
   logLevel: string;
+  /** Resolved by the primary, so a worker never falls back to another engine on its own. */
+  udpEngine: 'native' | 'dgram';
 }
 
 const RESTART_DELAY_MS = 1000;
@@ -51,11 +55,15 @@ export class WorkerPool {
   private readonly merge: (s: MetricsSnapshot) => void;
   private readonly zones = new Map<string, ZoneContent>();
   private readonly workers = new Set<Worker>();
+  private readonly udpEngine: 'native' | 'dgram';
+  /** Queries answered per worker (by fork order), from the counters each worker ships. */
+  private readonly answered: number[] = [];
   private config: WorkerConfig | undefined;
   private stopping = false;
 
-  constructor(args: { options: DnsServerOptions; workers: number; logger: Logger; merge: (s: MetricsSnapshot) => void }) {
+  constructor(args: { options: DnsServerOptions; workers: number; udpEngine: 'native' | 'dgram'; logger: Logger; merge: (s: MetricsSnapshot) => void }) {
     this.options = args.options;
+    this.udpEngine = args.udpEngine;
     this.count = args.workers;
     this.logger = args.logger;
     this.merge = args.merge;
@@ -69,6 +77,10 @@ export class WorkerPool {
   zoneRemoved(origin: string): void {
     this.zones.delete(origin);
     this.broadcast({ type: 'remove', origin });
+  }
+
+  queriesPerWorker(): number[] {
+    return [...this.answered];
   }
 
   private broadcast(msg: ToWorker): void {
@@ -90,6 +102,7 @@ export class WorkerPool {
       udpSize: this.options.udpSize ?? 1232,
       ...(this.options.tcpIdleTimeoutMs === undefined ? {} : { tcpIdleTimeoutMs: this.options.tcpIdleTimeoutMs }),
       logLevel: this.logger.level,
+      udpEngine: this.udpEngine,
     };
     const execArgv = process.execArgv.includes('tsx') || process.execArgv.some((a) => a.includes('tsx')) ? process.execArgv : [...process.execArgv, '--import', 'tsx'];
     cluster.setupPrimary({ exec: fileURLToPath(new URL('./worker-main.ts', import.meta.url)), execArgv });
@@ -99,6 +112,8 @@ export class WorkerPool {
 
   private fork(): Promise<{ udp: BoundAddress; tcp: BoundAddress }[]> {
     const worker = cluster.fork({ HOSTWARDEN_DNS_WORKER: '1' });
+    const slot = this.answered.length;
+    this.answered.push(0);
     this.workers.add(worker);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('DNS worker did not start in time')), READY_TIMEOUT_MS);
@@ -115,6 +130,7 @@ export class WorkerPool {
           reject(new Error(`DNS worker failed: ${msg.message}`));
         } else if (msg.type === 'metrics') {
           this.merge(msg.snapshot);
+          this.answered[slot] = (this.answered[slot] ?? 0) + msg.snapshot.queries.reduce((n, [, c]) => n + c, 0);
         }
       });
       worker.on('exit', (code, signal) => {

@@ -85,8 +85,12 @@ export class Responder {
     this.names = names;
   }
 
-  /** Answers one message. Returns undefined when no reply should be sent; TCP transfers return several. */
-  handle(msg: Buffer, transport: Transport, remoteAddress: string): Buffer | Buffer[] | undefined {
+  /**
+   * Answers one message. Returns undefined when no reply should be sent; TCP transfers return several.
+   * `remoteAddress` may be a function, called only when a transfer or TSIG decision needs it, so a
+   * transport need not make an address string per packet.
+   */
+  handle(msg: Buffer, transport: Transport, remoteAddress: string | (() => string)): Buffer | Buffer[] | undefined {
     try {
       return this.handleUnsafe(msg, transport, remoteAddress);
     } catch (err) {
@@ -97,18 +101,18 @@ export class Responder {
     }
   }
 
-  private handleUnsafe(msg: Buffer, transport: Transport, remote: string): Buffer | Buffer[] | undefined {
+  private handleUnsafe(msg: Buffer, transport: Transport, remoteAddress: string | (() => string)): Buffer | Buffer[] | undefined {
     const q = this.q;
     const status = parseQuery(msg, q);
     this.last.qtype = q.qtype;
     if (status === PARSE_DROP) return undefined;
     if (q.opcode !== OPCODE_QUERY && q.opcode !== OPCODE_NOTIFY) return this.error(msg, RCODE_NOTIMP, transport);
     if (status === PARSE_FORMERR) return this.error(msg, RCODE_FORMERR, transport);
-    if (q.tsigOffset >= 0) return this.signed(msg, transport, remote);
+    if (q.tsigOffset >= 0) return this.signed(msg, transport, addressOf(remoteAddress));
     if (q.edns && q.ednsVersion > 0) return this.error(msg, RCODE_BADVERS, transport);
     if (q.opcode === OPCODE_NOTIFY) return this.error(msg, this.zones.has(q.qname) ? RCODE_NOERROR : RCODE_REFUSED, transport, true);
     if (q.qclass !== CLASS_IN && q.qclass !== CLASS_ANY) return this.error(msg, RCODE_REFUSED, transport);
-    if (q.qtype === T_AXFR || q.qtype === T_IXFR) return this.transfer(msg, transport, remote, undefined);
+    if (q.qtype === T_AXFR || q.qtype === T_IXFR) return this.transfer(msg, transport, addressOf(remoteAddress), undefined);
     const p = this.lookup(q.qname, q.qtype, (q.flags & 0x0100) !== 0);
     if (p === undefined) return this.error(msg, RCODE_REFUSED, transport);
     return this.assemble(msg, p, transport, 0);
@@ -269,6 +273,10 @@ export class Responder {
     const reply = p === undefined ? this.error(body, RCODE_REFUSED, transport) : this.assemble(body, p, transport, 160);
     return this.finishSigned(reply, key, mac);
   }
+}
+
+function addressOf(remote: string | (() => string)): string {
+  return typeof remote === 'string' ? remote : remote();
 }
 
 function writeOpt(out: Buffer, at: number, udpSize: number, extendedRcode: number): void {

@@ -4,8 +4,8 @@
  * processes instead (see cluster.ts) and this object only forwards zones and gathers metrics.
  */
 import { createSocket } from 'node:dgram';
-import type { Socket as UdpSocket } from 'node:dgram';
-import { createServer } from 'node:net';
+import { lookup } from 'node:dns/promises';
+import { createServer, isIP } from 'node:net';
 import type { Server as TcpServer, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Registry } from 'prom-client';
@@ -18,6 +18,8 @@ import { Responder } from './responder.ts';
 import { parseTsigKey } from './tsig.ts';
 import type { TsigKey } from './tsig.ts';
 import { WorkerPool } from './cluster.ts';
+import { NativeUdpSocket, loadNativeUdp } from './native/udp-native.ts';
+import type { NativeUdpAddon } from './native/udp-native.ts';
 
 export interface BoundAddress {
   host: string;
@@ -35,6 +37,12 @@ export interface DnsServerOptions {
   tcpIdleTimeoutMs?: number;
   /** Worker processes sharing the sockets; 0 answers in this process. */
   workers?: number;
+  /** `--dns-udp-engine`: auto (native when built), native (required), dgram. */
+  udpEngine?: UdpEngineChoice;
+  /** Bind UDP with SO_REUSEPORT (native engine): set in worker processes, which bind one port each. */
+  reusePort?: boolean;
+  /** Loads the native addon; tests replace it to act as if it were not built. */
+  loadNativeUdp?: () => NativeUdpAddon | undefined;
   logger: Logger;
   metrics?: Registry;
 }
@@ -49,7 +57,11 @@ export interface DnsServerConfig {
   dnsWorkers?: number;
   dnsUdpSize?: number;
   dnsTcpIdleTimeoutMs?: number;
+  dnsUdpEngine?: string;
 }
+
+export type UdpEngineChoice = 'auto' | 'native' | 'dgram';
+const ENGINES: readonly string[] = ['auto', 'native', 'dgram'];
 
 const DEFAULT_TCP_IDLE_MS = 10_000;
 const MAX_TCP_CONNECTIONS = 1024;
@@ -62,7 +74,10 @@ export class DnsServer implements ZoneListener {
   private readonly metrics: DnsMetrics | undefined;
   private readonly counters: QueryCounters;
   private readonly notifier: Notifier;
-  private readonly udp: UdpSocket[] = [];
+  /** The addon when UDP is served natively; undefined means node:dgram. */
+  private readonly native: NativeUdpAddon | undefined;
+  /** Closers of the bound UDP sockets, whichever engine bound them. */
+  private readonly udp: (() => Promise<void>)[] = [];
   private readonly tcp: TcpServer[] = [];
   private readonly connections = new Set<Socket>();
   private pool: WorkerPool | undefined;
@@ -71,6 +86,11 @@ export class DnsServer implements ZoneListener {
     this.options = options;
     this.logger = options.logger;
     for (const l of options.listen) parseHostPort(l, 53, '--dns-listen');
+    const engine = options.udpEngine ?? 'auto';
+    this.native = engine === 'dgram' ? undefined : (options.loadNativeUdp ?? loadNativeUdp)();
+    if (engine === 'native' && this.native === undefined) {
+      throw new ConfigError('--dns-udp-engine=native: the native UDP addon is not built (run `npm run build:native`; it needs cc and Linux)', '--dns-udp-engine');
+    }
     this.responder = new Responder({
       logger: options.logger,
       udpSize: options.udpSize ?? 1232,
@@ -92,6 +112,8 @@ export class DnsServer implements ZoneListener {
     if (!Number.isInteger(workers) || workers < 0 || workers > 64) throw new ConfigError('--dns-workers must be 0..64', '--dns-workers');
     const udpSize = cfg.dnsUdpSize ?? 1232;
     if (!Number.isInteger(udpSize) || udpSize < 512 || udpSize > 65535) throw new ConfigError('--dns-udp-size must be 512..65535', '--dns-udp-size');
+    const udpEngine = cfg.dnsUdpEngine ?? 'auto';
+    if (!ENGINES.includes(udpEngine)) throw new ConfigError('--dns-udp-engine must be auto, native or dgram', '--dns-udp-engine');
     for (const cidr of cfg.dnsAllowTransfer ?? []) {
       if (!/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(cidr)) throw new ConfigError(`bad CIDR "${cidr}"`, '--dns-allow-transfer');
     }
@@ -102,6 +124,7 @@ export class DnsServer implements ZoneListener {
       notify: cfg.dnsNotify ?? [],
       udpSize,
       workers,
+      udpEngine: udpEngine as UdpEngineChoice,
       ...(cfg.dnsTcpIdleTimeoutMs === undefined ? {} : { tcpIdleTimeoutMs: cfg.dnsTcpIdleTimeoutMs }),
       logger: deps.logger,
       ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
@@ -137,6 +160,16 @@ export class DnsServer implements ZoneListener {
     return this.counters.snapshot();
   }
 
+  /** The UDP path this server (or its workers) uses. */
+  get udpEngine(): 'native' | 'dgram' {
+    return this.native === undefined ? 'dgram' : 'native';
+  }
+
+  /** Queries answered by each worker process since start (empty without workers). */
+  workerQueries(): number[] {
+    return this.pool?.queriesPerWorker() ?? [];
+  }
+
   /** Answers one message in-process (tests, fuzzing); the socket paths use the same code. */
   handleMessage(msg: Buffer, transport: 'udp' | 'tcp', remoteAddress = '127.0.0.1'): Buffer | Buffer[] | undefined {
     return this.responder.handle(msg, transport, remoteAddress);
@@ -145,9 +178,11 @@ export class DnsServer implements ZoneListener {
   async start(): Promise<{ addresses: { udp: BoundAddress; tcp: BoundAddress }[] }> {
     const workers = this.options.workers ?? 0;
     if (workers > 0) {
-      this.pool = new WorkerPool({ options: this.options, workers, logger: this.logger, merge: (s) => this.metrics?.merge(s) });
+      this.pool = new WorkerPool({ options: this.options, workers, udpEngine: this.udpEngine, logger: this.logger, merge: (s) => this.metrics?.merge(s) });
       for (const z of this.responder.zoneList()) this.pool.zoneChanged(z.content);
-      return { addresses: await this.pool.start() };
+      const pooled = await this.pool.start();
+      this.logger.info({ addresses: pooled.map((a) => `${a.udp.host}:${a.udp.port}`), workers, udpEngine: this.udpEngine }, 'DNS workers listening');
+      return { addresses: pooled };
     }
     const addresses: { udp: BoundAddress; tcp: BoundAddress }[] = [];
     try {
@@ -156,14 +191,14 @@ export class DnsServer implements ZoneListener {
       await this.stop();
       throw err;
     }
-    this.logger.info({ addresses: addresses.map((a) => `${a.udp.host}:${a.udp.port}`) }, 'DNS server listening');
+    this.logger.info({ addresses: addresses.map((a) => `${a.udp.host}:${a.udp.port}`), udpEngine: this.udpEngine }, 'DNS server listening');
     return { addresses };
   }
 
   async stop(): Promise<void> {
     await this.notifier.stop();
     await this.pool?.stop();
-    for (const s of this.udp.splice(0)) await new Promise<void>((r) => s.close(() => r()));
+    for (const close of this.udp.splice(0)) await close();
     for (const c of this.connections) c.destroy();
     for (const s of this.tcp.splice(0)) await new Promise<void>((r) => s.close(() => r()));
   }
@@ -185,13 +220,26 @@ export class DnsServer implements ZoneListener {
       } catch (err) {
         // With port 0 the UDP port may be taken for TCP by someone else: try another one.
         if (port !== 0 || attempt >= 10) throw err;
-        const sock = this.udp.pop();
-        await new Promise<void>((r) => sock?.close(() => r()) ?? r());
+        await this.udp.pop()?.();
       }
     }
   }
 
-  private bindUdp(host: string, port: number): Promise<{ port: number }> {
+  private async bindUdp(host: string, port: number): Promise<{ port: number }> {
+    if (this.native === undefined) return this.bindDgram(host, port);
+    // The addon takes IP literals only; dgram would resolve a name the same way.
+    const address = isIP(host) === 0 ? (await lookup(host)).address : host;
+    const sock = new NativeUdpSocket(this.native, {
+      host: address, port, reusePort: this.options.reusePort ?? false, responder: this.responder, counters: this.counters,
+    });
+    this.udp.push(() => {
+      sock.close();
+      return Promise.resolve();
+    });
+    return { port: sock.port };
+  }
+
+  private bindDgram(host: string, port: number): Promise<{ port: number }> {
     const v6 = host.includes(':');
     const sock = createSocket({ type: v6 ? 'udp6' : 'udp4', ipv6Only: false, recvBufferSize: 4 << 20 } as Parameters<typeof createSocket>[0]);
     const counters = this.counters;
@@ -208,7 +256,7 @@ export class DnsServer implements ZoneListener {
       sock.bind({ address: host, port }, () => {
         sock.off('error', reject);
         sock.on('error', (err) => this.logger.warn({ err }, 'UDP socket error'));
-        this.udp.push(sock);
+        this.udp.push(() => new Promise<void>((r) => sock.close(() => r())));
         resolve({ port: sock.address().port });
       });
     });

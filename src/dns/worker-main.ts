@@ -1,6 +1,7 @@
 /**
  * Entry point of a DNS worker process (see cluster.ts): receives its configuration and zones from
- * the primary over IPC and serves the shared sockets with an in-process DnsServer.
+ * the primary over IPC and serves the port with an in-process DnsServer (its own SO_REUSEPORT UDP
+ * socket with the native engine, the primary's shared handles otherwise).
  */
 import { createLogger } from '../log.ts';
 import type { ZoneContent } from './zone-content.ts';
@@ -26,6 +27,8 @@ function main(): void {
         isTsigAlgorithm(k.algorithm) ? [{ name: k.name, algorithm: k.algorithm, secret: Buffer.from(k.secret, 'base64') }] : []);
       const s = new DnsServer({
         listen: c.listen, allowTransfer: c.allowTransfer, tsigKeys: keys, udpSize: c.udpSize, logger,
+        // Each worker's own socket on the shared port; ignored by the dgram engine, which shares the primary's.
+        udpEngine: c.udpEngine, reusePort: true,
         ...(c.tcpIdleTimeoutMs === undefined ? {} : { tcpIdleTimeoutMs: c.tcpIdleTimeoutMs }),
       });
       server = s;

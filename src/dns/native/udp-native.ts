@@ -1,0 +1,120 @@
+/**
+ * The native UDP engine (udp.c, built by bin/build-native.ts): loading the addon, and serving one
+ * socket with a Responder a batch at a time. The addon is optional; `loadNativeUdp` returns
+ * undefined when it was not built and the server falls back to node:dgram.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import type { QueryCounters } from '../metrics.ts';
+import type { Responder } from '../responder.ts';
+
+/** The addon's functions, as udp.c exports them. */
+export interface NativeUdpAddon {
+  readonly batch: number;
+  open(host: string, port: number, reusePort: boolean, input: Buffer, output: Buffer, meta: Buffer, slotIn: number, slotOut: number, onBatch: (n: number) => void): unknown;
+  port(handle: unknown): number;
+  peer(handle: unknown, index: number): string;
+  stats(handle: unknown): number[];
+  close(handle: unknown): void;
+}
+
+/**
+ * A slot holds any UDP datagram (65,507 bytes over IPv4), so nothing a dgram socket would accept is
+ * cut. The buffers are allocated uninitialised, so the kernel backs only the pages packets touch:
+ * 64 slots of 64 KiB reserve 4 MiB of address space per direction but cost a few hundred KiB.
+ */
+const SLOT = 65536;
+
+/**
+ * src/dns/native/ under tsx and dist/dns/native/ after `npm run build` are both three levels below
+ * the package root, so one relative path finds build/native/ from either.
+ */
+export function defaultAddonPath(): string {
+  return fileURLToPath(new URL('../../../build/native/hostwarden_udp.node', import.meta.url));
+}
+
+export function loadNativeUdp(path = defaultAddonPath()): NativeUdpAddon | undefined {
+  if (process.platform !== 'linux' || !existsSync(path)) return undefined;
+  return createRequire(import.meta.url)(path) as NativeUdpAddon;
+}
+
+export interface NativeUdpOptions {
+  host: string;
+  port: number;
+  /** SO_REUSEPORT: set for worker processes, which each bind their own socket on one port. */
+  reusePort: boolean;
+  responder: Responder;
+  counters: QueryCounters;
+}
+
+export interface NativeUdpStats {
+  /** Replies not sent because the socket's send buffer was full (or the destination failed). */
+  sendDrops: number;
+  recvErrors: number;
+  /** Datagrams larger than a slot; never more than 0 with 64 KiB slots, kept as a guard. */
+  truncated: number;
+}
+
+export class NativeUdpSocket {
+  private readonly addon: NativeUdpAddon;
+  private readonly handle: unknown;
+  private closed = false;
+
+  constructor(addon: NativeUdpAddon, options: NativeUdpOptions) {
+    this.addon = addon;
+    const batch = addon.batch;
+    const input = Buffer.allocUnsafeSlow(SLOT * batch);
+    const output = Buffer.allocUnsafeSlow(SLOT * batch);
+    const metaBytes = Buffer.allocUnsafeSlow(8 * batch);
+    // meta[2i] = length of datagram i (-1 = too large), meta[2i+1] = length of its reply (0 = none).
+    const meta = new Int32Array(metaBytes.buffer, metaBytes.byteOffset, 2 * batch);
+    const { responder, counters } = options;
+    const last = responder.last;
+    const rcodes = new Int32Array(batch);
+    const qtypes = new Int32Array(batch);
+    let current = 0;
+    // The peer's address is only needed for transfer and TSIG decisions: made into a string on demand.
+    const peer = (): string => addon.peer(this.handle, current);
+    const onBatch = (n: number): void => {
+      const t0 = performance.now();
+      let answered = 0;
+      for (let i = 0; i < n; i++) {
+        const len = meta[2 * i] ?? -1;
+        if (len < 0) continue;
+        current = i;
+        const reply = responder.handle(input.subarray(i * SLOT, i * SLOT + len), 'udp', peer);
+        if (reply === undefined) continue;
+        const r = Array.isArray(reply) ? reply[0] : reply;
+        if (r === undefined || r.length === 0 || r.length > SLOT) continue;
+        r.copy(output, i * SLOT);
+        meta[2 * i + 1] = r.length;
+        rcodes[answered] = last.rcode;
+        qtypes[answered] = last.qtype;
+        answered++;
+      }
+      // Every reply of a batch leaves with one sendmmsg after this returns, so each query's latency
+      // is the batch's time in JS; one clock pair per batch instead of per query.
+      const seconds = (performance.now() - t0) / 1000;
+      for (let k = 0; k < answered; k++) counters.record(rcodes[k] ?? 0, qtypes[k] ?? 0, false, seconds);
+    };
+    this.handle = addon.open(options.host, options.port, options.reusePort, input, output, metaBytes, SLOT, SLOT, onBatch);
+  }
+
+  get port(): number {
+    return this.addon.port(this.handle);
+  }
+
+  stats(): NativeUdpStats {
+    const [sendDrops = 0, recvErrors = 0, truncated = 0] = this.addon.stats(this.handle);
+    return { sendDrops, recvErrors, truncated };
+  }
+
+  /** Idempotent; the port is free again when this returns. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.addon.close(this.handle);
+  }
+}
