@@ -1,99 +1,63 @@
 /**
  * Hostwarden's DNS server against BIND 9 on the same zone and query file, in one run:
  *   node --import tsx bench/dns/bench.ts [seconds=10]
- * Zone: 10k A, 1k CNAME, 1k TXT records and a wildcard. Queries: 80% existing names, 10% NXDOMAIN,
- * 5% TXT, 5% wildcard. dnsperf shares the machine with the server under test, so compare the two
- * servers' figures (and their ratio), not absolute numbers across machines.
+ * Zone and query mix: bench-zone.ts. Rows: BIND, Hostwarden with the native UDP engine in-process
+ * and with 2 workers, and with node:dgram in-process for comparison; each at maximum rate and
+ * capped at 20k qps. Every server runs in its own process (Hostwarden's through serve.ts), and
+ * dnsperf's per-query output (-v, for p99) goes to a file read after the run, so neither server
+ * shares a CPU with the benchmark's parsing. dnsperf shares the machine with the server under
+ * test, so compare the servers' figures (and their ratios), not absolute numbers across machines.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import type { ChildProcess } from 'node:child_process';
+import { openSync, closeSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { DnsServer } from '../../src/dns/server.ts';
-import type { RRSet, ZoneContent } from '../../src/dns/zone-content.ts';
-import { createLogger } from '../../src/log.ts';
 import { namedAvailable, startBind } from '../../test/support/bind.ts';
+import { ORIGIN, benchZone, queryFile } from './bench-zone.ts';
 
 const run = promisify(execFile);
-const ORIGIN = 'bench.test';
-
-function benchZone(): ZoneContent {
-  const rrsets: RRSet[] = [{ name: ORIGIN, type: 'NS', ttl: 3600, rdata: [`ns1.${ORIGIN}`] }];
-  rrsets.push({ name: `ns1.${ORIGIN}`, type: 'A', ttl: 3600, rdata: ['192.0.2.53'] });
-  for (let i = 0; i < 10_000; i++) {
-    rrsets.push({ name: `host-${i}.${ORIGIN}`, type: 'A', ttl: 300, rdata: [`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`] });
-  }
-  for (let i = 0; i < 1000; i++) rrsets.push({ name: `alias-${i}.${ORIGIN}`, type: 'CNAME', ttl: 300, rdata: [`host-${i * 7}.${ORIGIN}`] });
-  for (let i = 0; i < 1000; i++) rrsets.push({ name: `txt-${i}.${ORIGIN}`, type: 'TXT', ttl: 300, rdata: [`heritage=external-dns,external-dns/owner=bench,entry=${i}`] });
-  rrsets.push({ name: `*.wild.${ORIGIN}`, type: 'A', ttl: 300, rdata: ['192.0.2.99'] });
-  return {
-    origin: ORIGIN,
-    soa: { mname: `ns1.${ORIGIN}`, rname: `hostmaster.${ORIGIN}`, serial: 1, refresh: 3600, retry: 600, expire: 86400, minimum: 300, ttl: 3600 },
-    rrsets,
-  };
-}
-
-/** Deterministic query mix (a simple LCG keeps runs comparable). */
-function queryFile(count: number): string {
-  let seed = 12345;
-  const rand = (n: number): number => {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    return seed % n;
-  };
-  const lines: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const r = rand(100);
-    if (r < 70) lines.push(`host-${rand(10_000)}.${ORIGIN} A`);
-    else if (r < 80) lines.push(`alias-${rand(1000)}.${ORIGIN} A`);
-    else if (r < 90) lines.push(`missing-${rand(100_000)}.${ORIGIN} A`);
-    else if (r < 95) lines.push(`txt-${rand(1000)}.${ORIGIN} TXT`);
-    else lines.push(`w${rand(100_000)}.wild.${ORIGIN} A`);
-  }
-  return `${lines.join('\n')}\n`;
-}
+const CAP_QPS = 20_000;
 
 interface PerfResult {
   qps: number;
   sent: number;
-  completed: number;
   lost: number;
   avgMs: number;
   maxMs: number;
   p99Ms: number | undefined;
 }
 
-/** Runs dnsperf; with `verbose` every answer's latency is read to compute p99. */
-async function dnsperf(port: number, file: string, seconds: number, rate?: number): Promise<PerfResult> {
-  const args = ['-s', '127.0.0.1', '-p', String(port), '-d', file, '-l', String(seconds), '-c', '4', '-T', '1'];
+/** Runs dnsperf; with a rate cap it also runs verbose (-v) and reads every answer's latency for p99. */
+async function dnsperf(port: number, queries: string, seconds: number, dir: string, rate?: number): Promise<PerfResult> {
+  const args = ['-s', '127.0.0.1', '-p', String(port), '-d', queries, '-l', String(seconds), '-c', '4', '-T', '1'];
   if (rate !== undefined) args.push('-Q', String(rate), '-v');
-  const child = spawn('dnsperf', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const latencies: number[] = [];
-  let summary = '';
-  let rest = '';
-  child.stdout.on('data', (d: Buffer) => {
-    const text = rest + d.toString();
-    const lines = text.split('\n');
-    rest = lines.pop() ?? '';
-    for (const line of lines) {
-      // Verbose lines look like "> NOERROR name A 0.000123"; everything else is the summary.
-      if (line.startsWith('> ')) {
-        const v = Number(line.slice(line.lastIndexOf(' ') + 1));
-        if (Number.isFinite(v)) latencies.push(v);
-      } else summary += `${line}\n`;
-    }
-  });
+  const outFile = join(dir, 'dnsperf.out');
+  const fd = openSync(outFile, 'w');
+  const child = spawn('dnsperf', args, { stdio: ['ignore', fd, 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     child.on('error', reject);
     child.on('exit', () => resolve());
   });
-  summary += rest;
+  closeSync(fd);
+  const text = await readFile(outFile, 'utf8');
+  const latencies: number[] = [];
+  let summary = '';
+  for (const line of text.split('\n')) {
+    // Verbose lines look like "> NOERROR name A 0.000123"; everything else is the summary.
+    if (line.startsWith('> ')) {
+      const v = Number(line.slice(line.lastIndexOf(' ') + 1));
+      if (Number.isFinite(v)) latencies.push(v);
+    } else summary += `${line}\n`;
+  }
   const num = (re: RegExp): number => Number(re.exec(summary)?.[1] ?? NaN);
   latencies.sort((a, b) => a - b);
   return {
     qps: num(/Queries per second:\s+([\d.]+)/),
     sent: num(/Queries sent:\s+(\d+)/),
-    completed: num(/Queries completed:\s+(\d+)/),
     lost: num(/Queries lost:\s+(\d+)/),
     avgMs: num(/Average Latency \(s\):\s+([\d.]+)/) * 1000,
     maxMs: num(/max ([\d.]+)\)/) * 1000,
@@ -101,10 +65,45 @@ async function dnsperf(port: number, file: string, seconds: number, rate?: numbe
   };
 }
 
+/** Starts serve.ts and waits for its port. */
+async function startHostwarden(engine: 'native' | 'dgram', workers: number): Promise<{ port: number; child: ChildProcess }> {
+  const script = fileURLToPath(new URL('./serve.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', script, engine, String(workers)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const first = await new Promise<string>((resolve, reject) => {
+    let buf = '';
+    const timer = setTimeout(() => reject(new Error('serve.ts did not start in 30 s')), 30_000);
+    child.stdout?.on('data', (d: Buffer) => {
+      buf += d.toString();
+      if (buf.includes('\n')) {
+        clearTimeout(timer);
+        resolve(buf.slice(0, buf.indexOf('\n')));
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve.ts exited with ${code}`));
+    });
+  });
+  const { port, engine: used } = JSON.parse(first) as { port: number; engine: string };
+  if (used !== engine) throw new Error(`asked for the ${engine} engine, got ${used} (npm run build:native?)`);
+  return { port, child };
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.stdin?.end();
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  await exited;
+  clearTimeout(timer);
+}
+
 function line(name: string, r: PerfResult): string {
   const p99 = r.p99Ms === undefined ? '' : `  p99 ${r.p99Ms.toFixed(3)} ms`;
-  return `${name.padEnd(26)} ${r.qps.toFixed(0).padStart(7)} qps  avg ${r.avgMs.toFixed(3)} ms  max ${r.maxMs.toFixed(2)} ms${p99}  lost ${r.lost}/${r.sent}`;
+  return `${name.padEnd(30)} ${r.qps.toFixed(0).padStart(7)} qps  avg ${r.avgMs.toFixed(3)} ms  max ${r.maxMs.toFixed(2)} ms${p99}  lost ${r.lost}/${r.sent}`;
 }
+
+const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
 
 async function main(): Promise<void> {
   const seconds = Number(process.argv[2] ?? 10);
@@ -114,40 +113,39 @@ async function main(): Promise<void> {
   });
   const dir = await mkdtemp(join(tmpdir(), 'hw-dnsbench-'));
   const zone = benchZone();
-  const file = join(dir, 'queries.txt');
-  await writeFile(file, queryFile(200_000));
-  const logger = createLogger('warn', 'json');
+  const queries = join(dir, 'queries.txt');
+  await writeFile(queries, queryFile(200_000));
   const bind = await startBind({ zones: [zone], threads: 2 });
-  const inproc = new DnsServer({ listen: ['127.0.0.1:0'], logger });
-  const pool = new DnsServer({ listen: ['127.0.0.1:0'], logger, workers: 2 });
+  const children: ChildProcess[] = [];
   try {
-    inproc.zoneChanged(zone);
-    pool.zoneChanged(zone);
-    const hwPort = (await inproc.start()).addresses[0]?.udp.port ?? 0;
-    const poolPort = (await pool.start()).addresses[0]?.udp.port ?? 0;
+    const servers: { name: string; port: number }[] = [{ name: 'BIND 9 (-n 2)', port: bind.port }];
+    for (const [name, engine, workers] of [
+      ['Hostwarden native (in-process)', 'native', 0],
+      ['Hostwarden native (2 workers)', 'native', 2],
+      ['Hostwarden dgram (in-process)', 'dgram', 0],
+    ] as const) {
+      const s = await startHostwarden(engine, workers);
+      children.push(s.child);
+      servers.push({ name, port: s.port });
+    }
     // Warm up caches (prepared answers are built on first use) and the JIT.
-    await dnsperf(hwPort, file, 2);
-    await dnsperf(poolPort, file, 2);
-    console.log(`zone ${ORIGIN}: ${zone.rrsets.length} RRsets; ${seconds}s per run; dnsperf -c 4 -T 1; ${(await run('nproc')).stdout.trim()} cores`);
-    const bindMax = await dnsperf(bind.port, file, seconds);
-    const hwMax = await dnsperf(hwPort, file, seconds);
-    const poolMax = await dnsperf(poolPort, file, seconds);
+    for (const s of servers) await dnsperf(s.port, queries, 2, dir);
+    console.log(`zone ${ORIGIN}: ${zone.rrsets.length} RRsets; ${seconds}s per run; dnsperf -c 4 -T 1; ${(await run('nproc')).stdout.trim()} cores; load average ${load()}`);
+    const ratios = (results: PerfResult[]): string =>
+      servers.slice(1).map((s, i) => `${s.name.replace('Hostwarden ', '')} ${((results[i + 1]?.qps ?? 0) / (results[0]?.qps ?? 1)).toFixed(2)}`).join(', ');
     console.log('-- maximum rate');
-    console.log(line('BIND 9 (-n 2)', bindMax));
-    console.log(line('Hostwarden (in-process)', hwMax));
-    console.log(line('Hostwarden (2 workers)', poolMax));
-    console.log(`ratio Hostwarden/BIND: in-process ${(hwMax.qps / bindMax.qps).toFixed(2)}, 2 workers ${(poolMax.qps / bindMax.qps).toFixed(2)}`);
-    console.log('-- capped at 20000 qps (-Q 20000)');
-    console.log('   (p99 from dnsperf -v per-query output, which itself costs dnsperf CPU)');
-    const bindCap = await dnsperf(bind.port, file, seconds, 20_000);
-    const hwCap = await dnsperf(hwPort, file, seconds, 20_000);
-    const poolCap = await dnsperf(poolPort, file, seconds, 20_000);
-    console.log(line('BIND 9 (-n 2)', bindCap));
-    console.log(line('Hostwarden (in-process)', hwCap));
-    console.log(line('Hostwarden (2 workers)', poolCap));
+    const max: PerfResult[] = [];
+    for (const s of servers) {
+      const r = await dnsperf(s.port, queries, seconds, dir);
+      max.push(r);
+      console.log(line(s.name, r));
+    }
+    console.log(`QPS ratio to BIND: ${ratios(max)}`);
+    console.log(`-- capped at ${CAP_QPS} qps (-Q ${CAP_QPS} -v; per-query lines go to a file, parsed after each run)`);
+    for (const s of servers) console.log(line(s.name, await dnsperf(s.port, queries, seconds, dir, CAP_QPS)));
+    console.log(`load average after: ${load()}`);
   } finally {
-    await inproc.stop();
-    await pool.stop();
+    for (const c of children) await stopChild(c);
     await bind.stop();
     await rm(dir, { recursive: true, force: true });
   }

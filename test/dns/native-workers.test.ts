@@ -1,0 +1,71 @@
+/** --dns-workers with the native UDP engine: every worker binds its own SO_REUSEPORT socket. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createSocket } from 'node:dgram';
+import type { Socket } from 'node:dgram';
+import { Registry } from 'prom-client';
+import { DnsServer } from '../../src/dns/server.ts';
+import { loadNativeUdp } from '../../src/dns/native/udp-native.ts';
+import { silentLogger } from '../../src/log.ts';
+import { dig, digAvailable } from '../support/dig.ts';
+import { sampleZone } from './sample-zone.ts';
+
+function aQuery(id: number): Buffer {
+  const name = Buffer.from([3, ...Buffer.from('www'), 7, ...Buffer.from('example'), 4, ...Buffer.from('test'), 0]);
+  const head = Buffer.alloc(12);
+  head.writeUInt16BE(id, 0);
+  head.writeUInt16BE(0x0100, 2);
+  head.writeUInt16BE(1, 4);
+  return Buffer.concat([head, name, Buffer.from([0, 1, 0, 1])]);
+}
+
+/** One query from `sock`; resolves with the answer count, or -1 after a second. */
+function ask(sock: Socket, port: number, id: number): Promise<number> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      sock.off('message', on);
+      resolve(-1);
+    }, 1000);
+    const on = (m: Buffer): void => {
+      if (m.readUInt16BE(0) !== id) return;
+      clearTimeout(timer);
+      sock.off('message', on);
+      resolve(m.readUInt16BE(6));
+    };
+    sock.on('message', on);
+    sock.send(aQuery(id), port, '127.0.0.1');
+  });
+}
+
+const skip = loadNativeUdp() === undefined ? 'native addon not built' : false;
+
+test('two native workers both receive UDP queries from different source ports; TCP still works', { skip, timeout: 60_000 }, async () => {
+  const metrics = new Registry();
+  const server = new DnsServer({ listen: ['127.0.0.1:0'], workers: 2, udpEngine: 'native', logger: silentLogger(), metrics });
+  server.zoneChanged(sampleZone());
+  // The kernel picks a socket by hashing the 4-tuple: 16 source ports all landing on one of two
+  // workers has a chance of 2^-15.
+  const socks = Array.from({ length: 16 }, () => createSocket('udp4'));
+  try {
+    const port = (await server.start()).addresses[0]?.udp.port ?? 0;
+    await Promise.all(socks.map((s) => new Promise<void>((r) => s.bind({ address: '127.0.0.1', port: 0 }, () => r()))));
+    for (let round = 0; round < 3; round++) {
+      const answers = await Promise.all(socks.map((s, k) => ask(s, port, round * 100 + k)));
+      assert.deepEqual(answers, socks.map(() => 2));
+    }
+    if (await digAvailable()) assert.equal((await dig(port, ['+tcp', 'www.example.test', 'A'])).answer.length, 2);
+    // Workers ship their counters once a second.
+    let perWorker: number[] = [];
+    for (let i = 0; i < 50 && !(perWorker.length === 2 && perWorker.every((n) => n > 0)); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      perWorker = server.workerQueries();
+    }
+    assert.equal(perWorker.length, 2);
+    assert.ok(perWorker.every((n) => n > 0), `queries per worker: ${perWorker.join(', ')}`);
+    assert.ok(perWorker.reduce((a, b) => a + b, 0) >= 48);
+    assert.match(await metrics.metrics(), /hostwarden_dns_queries_total\{rcode="NOERROR",qtype="A",transport="udp"\} [1-9]/);
+  } finally {
+    for (const s of socks) s.close();
+    await server.stop();
+  }
+});
