@@ -2,20 +2,26 @@
 # The build stage type-checks the sources and compiles them to dist/ (`npm run build`); the runtime
 # image holds dist/ without the sources, so bin/hostwarden runs plain JavaScript (about 90 MB less
 # RSS than tsx). It has production dependencies only and runs as an unprivileged numeric user
-# (Kubernetes can verify runAsNonRoot against it).
+# (Kubernetes can verify runAsNonRoot against it). The build stage also compiles the DNS server's
+# native UDP addon (build/native, from src/dns/native/udp.c) with gcc; the runtime stage gets the
+# compiled file only, no compiler.
 
 ARG NODE_IMAGE=node:20-bookworm-slim
 
 # Full install: type-check the sources that go into the image, then compile them (tests excluded).
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends gcc libc6-dev \
+ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
 COPY src ./src
 RUN npx tsc --noEmit -p tsconfig.json \
- && npm run build
+ && npm run build \
+ && HOSTWARDEN_NATIVE_REQUIRED=1 npm run build:native
 
 # Production dependencies only, installed from the lock file.
 FROM ${NODE_IMAGE} AS deps
@@ -33,6 +39,7 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/bin ./bin
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/build ./build
 USER 65532:65532
 # DNS (the Service maps 53 to 5353, so no privileged port or capability is needed) and metrics.
 EXPOSE 5353/udp 5353/tcp 7979/tcp

@@ -126,6 +126,20 @@ describe('Dockerfile', () => {
     assert.ok(!rt.body.some((i) => i.op === 'RUN' && /\bnpm (ci|install)\b/.test(i.args)), 'the runtime stage installs packages');
   });
 
+  test('the build stage compiles the native UDP addon (required, not best effort); the runtime gets the file, not the compiler', () => {
+    const { stages } = load();
+    const rt = runtime(stages);
+    const build = stages.find((s) => s.body.some((i) => i.op === 'RUN' && /HOSTWARDEN_NATIVE_REQUIRED=1 npm run build:native\b/.test(i.args)));
+    assert.ok(build !== undefined, 'no stage runs HOSTWARDEN_NATIVE_REQUIRED=1 npm run build:native');
+    assert.ok(build.body.some((i) => i.op === 'RUN' && /apt-get install[^&]*\bgcc\b[^&]*\blibc6-dev\b/.test(i.args)), 'the build stage installs gcc and libc6-dev');
+    const compiled = build.body.findIndex((i) => /build:native/.test(i.args));
+    const srcCopied = build.body.findIndex((i) => i.op === 'COPY' && /\bsrc\b/.test(i.args));
+    assert.ok(srcCopied >= 0 && srcCopied < compiled, 'src/ (udp.c) is copied before the addon is built');
+    const copied = copies(rt).map((c) => `${c.from ?? 'context'}:${c.sources.join(' ')}->${c.dest}`);
+    assert.ok(copied.includes(`${build.name}:/app/build->./build`), `runtime lacks build/ from ${build.name}: ${copied.join(' ')}`);
+    assert.ok(!rt.body.some((i) => i.op === 'RUN' && /\b(gcc|cc|apt-get)\b/.test(i.args)), 'no compiler in the runtime stage');
+  });
+
   test('runs as a numeric non-root user with node bin/hostwarden as the entrypoint', () => {
     const rt = runtime(load().stages);
     const users = rt.body.filter((i) => i.op === 'USER');
@@ -144,7 +158,7 @@ describe('Dockerfile', () => {
     for (const p of ['5353/udp', '5353/tcp', '7979/tcp']) assert.ok(exposed.includes(p), `EXPOSE ${p}`);
   });
 
-  test('carries no secrets and downloads nothing outside npm ci', () => {
+  test('carries no secrets and downloads nothing outside npm ci (and the build stage\'s Debian compiler)', () => {
     const { text, stages, args } = load();
     for (const name of args.keys()) assert.doesNotMatch(name, /secret|token|password|passwd|key|credential/i);
     for (const s of stages) {
