@@ -5,7 +5,7 @@
  * the server then uses node:dgram. HOSTWARDEN_NATIVE_REQUIRED=1 makes that a failure (CI, images).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -36,7 +36,13 @@ if (spawnSync(cc, ['--version'], { stdio: 'ignore' }).status !== 0) skip(`no C c
 const include = includeDir();
 if (include === undefined) skip('no Node headers (node_api.h, uv.h) next to node or in npm nodedir');
 mkdirSync(dirname(target), { recursive: true });
-const args = ['-O2', '-Wall', '-Wextra', '-shared', '-fPIC', `-I${include}`, source, '-o', target];
+// Compiled beside the target and renamed over it, so a running server keeps its mapped copy intact.
+const temp = `${target}.${process.pid}.tmp`;
+const args = ['-O2', '-Wall', '-Wextra', '-shared', '-fPIC', `-I${include}`, source, '-o', temp];
 const result = spawnSync(cc, args, { stdio: 'inherit' });
-if (result.status !== 0) skip(`${cc} failed`);
+if (result.status !== 0) {
+  rmSync(temp, { force: true });
+  skip(`${cc} failed`);
+}
+renameSync(temp, target);
 process.stdout.write(`built ${target.slice(root.length)}\n`);

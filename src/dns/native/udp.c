@@ -37,6 +37,10 @@ typedef struct {
   int closing;
   /* The JS external and the libuv handle each hold one; whichever lets go last frees the struct. */
   int holders;
+  /* Set while JS runs: close() from inside the batch handler must not free the async context
+   * napi_make_callback is still using. */
+  int in_callback;
+  int async_pending_destroy;
   napi_env env;
   napi_ref callback, in_ref, out_ref, meta_ref;
   napi_async_context async;
@@ -88,7 +92,10 @@ static void shut(udp_t *u, int from_js) {
     if (u->in_ref != NULL) napi_delete_reference(u->env, u->in_ref);
     if (u->out_ref != NULL) napi_delete_reference(u->env, u->out_ref);
     if (u->meta_ref != NULL) napi_delete_reference(u->env, u->meta_ref);
-    if (u->async != NULL) napi_async_destroy(u->env, u->async);
+    if (u->async != NULL) {
+      if (u->in_callback) u->async_pending_destroy = 1;
+      else napi_async_destroy(u->env, u->async);
+    }
   }
   uv_close((uv_handle_t *)&u->poll, on_closed);
 }
@@ -110,7 +117,14 @@ static void call_js(udp_t *u, int n) {
   napi_value fn, recv, arg, result;
   if (napi_get_reference_value(env, u->callback, &fn) == napi_ok && napi_get_global(env, &recv) == napi_ok &&
       napi_create_int32(env, n, &arg) == napi_ok) {
-    if (napi_make_callback(env, u->async, recv, fn, 1, &arg, &result) != napi_ok) {
+    u->in_callback = 1;
+    napi_status st = napi_make_callback(env, u->async, recv, fn, 1, &arg, &result);
+    u->in_callback = 0;
+    if (u->async_pending_destroy) {
+      u->async_pending_destroy = 0;
+      napi_async_destroy(env, u->async);
+    }
+    if (st != napi_ok) {
       bool pending = false;
       napi_is_exception_pending(env, &pending);
       if (pending) {
@@ -159,7 +173,13 @@ static void on_readable(uv_poll_t *handle, int status, int events) {
   (void)events;
   udp_t *u = handle->data;
   if (status < 0) {
+    /* libuv stops the handle on POLLERR. Clear the socket's pending error and carry on: one bad
+     * ICMP report must not end the DNS service. */
     u->recv_errors += 1;
+    int err = 0;
+    socklen_t len = sizeof err;
+    getsockopt(u->fd, SOL_SOCKET, SO_ERROR, &err, &len);
+    if (!u->closing) uv_poll_start(&u->poll, UV_READABLE, on_readable);
     return;
   }
   for (int b = 0; b < MAX_BATCHES && !u->closing; b++) {
