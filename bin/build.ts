@@ -7,6 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
@@ -25,5 +26,19 @@ if (tsc.status !== 0) {
 // back to the shim itself.
 copyFileSync(`${dist}dns/worker-main.js`, `${dist}dns/worker-main-compiled.js`);
 writeFileSync(`${dist}dns/worker-main.ts`, "import './worker-main-compiled.js';\n");
+// client-node's package root loads its whole generated API (2,500 modules, about 60 MB of RSS);
+// a bundle of KubeConfig holds only what KubeConfig reaches. Its CommonJS dependencies call
+// require(), which an ES module lacks, hence the banner.
+await build({
+  entryPoints: [fileURLToPath(new URL('../src/kube/kubeconfig-module.ts', import.meta.url))],
+  outfile: `${dist}kube/kubeconfig-module.js`,
+  allowOverwrite: true,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  logLevel: 'error',
+  banner: { js: "import { createRequire as hostwardenCreateRequire } from 'node:module'; const require = hostwardenCreateRequire(import.meta.url);" },
+});
 writeFileSync(`${dist}.build.json`, `${JSON.stringify({ startedAt })}\n`);
 process.stdout.write(`built dist/ in ${Math.round((Date.now() - startedAt) / 1000)} s\n`);

@@ -55,7 +55,7 @@ export function locateKubeConfig(source: KubeConfigSource): KubeConfigLocation {
 
 /** Loads the located configuration with client-node (imported on first use). */
 export async function loadKubeConfig(source: KubeConfigSource, location: KubeConfigLocation = locateKubeConfig(source)): Promise<KubeConfig> {
-  const { KubeConfig: KubeConfigClass } = await import('@kubernetes/client-node');
+  const { KubeConfig: KubeConfigClass } = await import('./kubeconfig-module.ts');
   const kc = new KubeConfigClass();
   let origin = 'in-cluster service account';
   if (location.kind === 'files') {
