@@ -63,6 +63,49 @@ export function cloneEndpoint(ep: Endpoint): Endpoint {
   return newEndpoint(ep);
 }
 
+/**
+ * Makes an endpoint read-only, in place, and returns it. The Kubernetes sources, the records cache
+ * and the in-memory provider hand out the endpoints they keep instead of copies (tens of thousands
+ * per sync), so an accidental write downstream must fail loudly rather than corrupt a cache.
+ * Whoever needs a changed endpoint clones it first.
+ */
+export function freezeEndpoint(ep: Endpoint): Endpoint {
+  if (Object.isFrozen(ep)) return ep;
+  Object.freeze(ep.targets);
+  Object.freeze(ep.labels);
+  for (const p of ep.providerSpecific) Object.freeze(p);
+  Object.freeze(ep.providerSpecific);
+  return Object.freeze(ep);
+}
+
+/** The endpoint itself when it is read-only (shared safely), else a copy to keep. */
+export function retainEndpoint(ep: Endpoint): Endpoint {
+  return Object.isFrozen(ep) ? ep : cloneEndpoint(ep);
+}
+
+/** Field-wise equality, without allocating: it runs over every endpoint of every sync. */
+export function sameEndpoint(a: Endpoint, b: Endpoint): boolean {
+  if (a === b) return true;
+  if (a.dnsName !== b.dnsName || a.recordType !== b.recordType || a.setIdentifier !== b.setIdentifier || a.recordTTL !== b.recordTTL) return false;
+  if (a.targets.length !== b.targets.length || a.providerSpecific.length !== b.providerSpecific.length) return false;
+  for (let i = 0; i < a.targets.length; i++) if (a.targets[i] !== b.targets[i]) return false;
+  for (let i = 0; i < a.providerSpecific.length; i++) {
+    const x = a.providerSpecific[i];
+    const y = b.providerSpecific[i];
+    if (x?.name !== y?.name || x?.value !== y?.value) return false;
+  }
+  for (const k in a.labels) if (a.labels[k] !== b.labels[k]) return false;
+  for (const k in b.labels) if (!Object.hasOwn(a.labels, k)) return false;
+  return true;
+}
+
+/** Same endpoints in the same order. */
+export function sameEndpoints(a: readonly Endpoint[], b: readonly Endpoint[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!sameEndpoint(a[i] as Endpoint, b[i] as Endpoint)) return false;
+  return true;
+}
+
 /** Identity of a record set: name, type and set identifier. */
 export function endpointKey(ep: Pick<Endpoint, 'dnsName' | 'recordType' | 'setIdentifier'>): string {
   return `${ep.dnsName}\u0000${ep.recordType}\u0000${ep.setIdentifier}`;

@@ -2,13 +2,13 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { DomainFilter } from '../endpoint/domain-filter.ts';
-import { LABEL_OWNER, LABEL_RESOURCE, cloneEndpoint, endpointKey, newEndpoint } from '../endpoint/endpoint.ts';
+import { LABEL_OWNER, LABEL_RESOURCE, cloneEndpoint, endpointKey, newEndpoint, sameEndpoint } from '../endpoint/endpoint.ts';
 import type { Endpoint, RecordType } from '../endpoint/endpoint.ts';
 import type { SyncReport } from '../controller/controller.ts';
 import { calculatePlan } from '../plan/plan.ts';
 import type { PlanInput, ReasonCode } from '../plan/plan.ts';
 import { hasChanges } from '../provider/provider.ts';
-import { RecordEventReporter, diffEndpoints, sameEndpoint } from './record-events.ts';
+import { RecordEventReporter, diffEndpoints } from './record-events.ts';
 
 /**
  * The reporter as it was before it became incremental: every sync walks every desired endpoint.

@@ -11,7 +11,7 @@
  * again. A name's outcome depends only on its own desired and current records (the planner works
  * per name), so an untouched name keeps the state written for it before.
  */
-import { LABEL_OWNER, LABEL_RESOURCE, cloneEndpoint, endpointKey } from '../endpoint/endpoint.ts';
+import { LABEL_OWNER, LABEL_RESOURCE, endpointKey, retainEndpoint, sameEndpoint } from '../endpoint/endpoint.ts';
 import type { Endpoint } from '../endpoint/endpoint.ts';
 import type { SyncReport } from '../controller/controller.ts';
 import type { Decision, ReasonCode } from '../plan/plan.ts';
@@ -56,26 +56,10 @@ function describe(ep: Endpoint): string {
   return `${ep.recordType} ${ep.dnsName}${id}`;
 }
 
-/** Field-wise equality, without allocating: it runs over every endpoint of every sync. */
-export function sameEndpoint(a: Endpoint, b: Endpoint): boolean {
-  if (a === b) return true;
-  if (a.dnsName !== b.dnsName || a.recordType !== b.recordType || a.setIdentifier !== b.setIdentifier || a.recordTTL !== b.recordTTL) return false;
-  if (a.targets.length !== b.targets.length || a.providerSpecific.length !== b.providerSpecific.length) return false;
-  for (let i = 0; i < a.targets.length; i++) if (a.targets[i] !== b.targets[i]) return false;
-  for (let i = 0; i < a.providerSpecific.length; i++) {
-    const x = a.providerSpecific[i];
-    const y = b.providerSpecific[i];
-    if (x?.name !== y?.name || x?.value !== y?.value) return false;
-  }
-  for (const k in a.labels) if (a.labels[k] !== b.labels[k]) return false;
-  for (const k in b.labels) if (!Object.hasOwn(a.labels, k)) return false;
-  return true;
-}
-
 export interface SequenceDiff {
-  /** The new sequence as stored copies: unchanged positions reuse the previous copies. */
+  /** The new sequence as kept: read-only endpoints themselves, copies of the others (unchanged ones reuse the previous copy). */
   kept: Endpoint[];
-  /** Copies of endpoints that are new in this sequence. */
+  /** Endpoints that are new in this sequence, as kept. */
   added: Endpoint[];
   /** Previous copies that are gone. */
   removed: Endpoint[];
@@ -87,8 +71,9 @@ const LOOKAHEAD = 64;
 /**
  * Compares two sequences in order. Any result is a correct edit script (what is not matched is
  * added or removed); the look-ahead only keeps it small when a few items were inserted, removed or
- * moved to the end, which is how the sources and the records cache change between syncs. Copies
- * are stored because the callers' endpoints may be changed in place after the hook returns.
+ * moved to the end, which is how the sources and the records cache change between syncs. Read-only
+ * (frozen) endpoints are kept as they are, since the Kubernetes sources and the records cache hold
+ * them anyway; others are copied, as their owner may change them after the hook returns.
  */
 export function diffEndpoints(prev: readonly Endpoint[], next: readonly Endpoint[]): SequenceDiff {
   const kept: Endpoint[] = new Array<Endpoint>(next.length);
@@ -100,6 +85,7 @@ export function diffEndpoints(prev: readonly Endpoint[], next: readonly Endpoint
     const n = next[i] as Endpoint;
     const p = prev[j] as Endpoint;
     if (sameEndpoint(n, p)) {
+      // The kept object, not the caller's: the by-name indexes hold it (and remove it by identity).
       kept[i++] = p;
       j++;
       continue;
@@ -125,7 +111,7 @@ export function diffEndpoints(prev: readonly Endpoint[], next: readonly Endpoint
     }
     const changedNew = skipNew > 0 ? skipNew : 1;
     for (let a = 0; a < changedNew; a++) {
-      const copy = cloneEndpoint(next[i] as Endpoint);
+      const copy = retainEndpoint(next[i] as Endpoint);
       added.push(copy);
       kept[i++] = copy;
     }
@@ -133,7 +119,7 @@ export function diffEndpoints(prev: readonly Endpoint[], next: readonly Endpoint
     if (skipNew === 0) removed.push(prev[j++] as Endpoint);
   }
   for (; i < next.length; i++) {
-    const copy = cloneEndpoint(next[i] as Endpoint);
+    const copy = retainEndpoint(next[i] as Endpoint);
     added.push(copy);
     kept[i] = copy;
   }
@@ -180,10 +166,10 @@ function removeFrom(index: Map<string, Endpoint[]>, ep: Endpoint): void {
 
 export class RecordEventReporter {
   private readonly opts: RecordEventsOptions;
-  /** The previous sync's desired endpoints and current records (copies). */
+  /** The previous sync's desired endpoints and current records (shared when read-only, else copies). */
   private desired: Endpoint[] = [];
   private current: Endpoint[] = [];
-  /** The same copies by DNS name, kept in step with the two lists. */
+  /** The same objects by DNS name, kept in step with the two lists. */
   private readonly desiredByName = new Map<string, Endpoint[]>();
   private readonly currentByName = new Map<string, Endpoint[]>();
   private readonly last = new Map<string, NameStates>();

@@ -4,7 +4,7 @@
  * whole batch. Used by tests, `--provider inmemory` dry runs and the planner's property tests.
  */
 import { DomainFilter } from '../../endpoint/domain-filter.ts';
-import { cloneEndpoint, describeEndpoint, endpointKey } from '../../endpoint/endpoint.ts';
+import { cloneEndpoint, describeEndpoint, endpointKey, freezeEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import { isInZone, normalizeDnsName } from '../../endpoint/name.ts';
 import { ProviderError } from '../../errors.ts';
@@ -73,8 +73,8 @@ export class InMemoryProvider implements Provider {
     const keys = this.validate(changes);
     // Deletes first so that a batch may replace a record set of one type by another at a name.
     for (const key of keys.delete) this.store.delete(key);
-    changes.updateNew.forEach((ep, i) => this.store.set(keys.update[i] as string, cloneEndpoint(ep)));
-    changes.create.forEach((ep, i) => this.store.set(keys.create[i] as string, cloneEndpoint(ep)));
+    changes.updateNew.forEach((ep, i) => this.store.set(keys.update[i] as string, keep(ep)));
+    changes.create.forEach((ep, i) => this.store.set(keys.create[i] as string, keep(ep)));
   }
 
   /** Checks the whole batch before touching anything, so a failed batch changes nothing. */
@@ -121,4 +121,9 @@ export class InMemoryProvider implements Provider {
   private error(message: string, code: string): ProviderError {
     return new ProviderError(PROVIDER_NAME, `inmemory: ${message}`, { transient: false, code });
   }
+}
+
+/** A read-only endpoint is stored as it is (the TXT registry keeps the same object); others are copied. */
+function keep(ep: Endpoint): Endpoint {
+  return Object.isFrozen(ep) ? ep : freezeEndpoint(cloneEndpoint(ep));
 }

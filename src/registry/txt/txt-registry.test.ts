@@ -122,12 +122,15 @@ describe('TXTRegistry.records', () => {
     assert.equal(find(records, `m.${ZONE}`, 'A')?.labels.owner, 'previous');
   });
 
-  test('returns copies: callers cannot corrupt what the registry knows', async () => {
+  test('returns read-only records: callers cannot corrupt what the registry knows', async () => {
     const provider = new FakeProvider([ep(`c.${ZONE}`, 'A', ['192.0.2.5']), txt(`a-c.${ZONE}`, owned('owner'))]);
     const reg = registry(provider, { cacheIntervalMs: 60_000, now: () => 0 });
-    const first = await reg.records();
-    (find(first, `c.${ZONE}`, 'A') as Endpoint).labels.owner = 'mallory';
-    assert.equal(find(await reg.records(), `c.${ZONE}`, 'A')?.labels.owner, 'owner');
+    for (let read = 0; read < 2; read++) {
+      const record = find(await reg.records(), `c.${ZONE}`, 'A') as Endpoint;
+      assert.throws(() => (record.labels.owner = 'mallory'), TypeError);
+      assert.throws(() => record.targets.push('192.0.2.66'), TypeError);
+      assert.equal(record.labels.owner, 'owner');
+    }
   });
 });
 

@@ -3,7 +3,7 @@
  * external-dns (>= 0.18) reads and writes, so Hostwarden can take over a zone that external-dns
  * manages (and hand it back) without either tool losing track of what it owns.
  */
-import { LABEL_ENCRYPTION_NONCE, LABEL_OWNED_RECORD, LABEL_OWNER, cloneEndpoint, describeEndpoint, endpointKey, newEndpoint, sameProviderSpecific } from '../../endpoint/endpoint.ts';
+import { LABEL_ENCRYPTION_NONCE, LABEL_OWNED_RECORD, LABEL_OWNER, cloneEndpoint, describeEndpoint, endpointKey, freezeEndpoint, newEndpoint, sameProviderSpecific } from '../../endpoint/endpoint.ts';
 import type { Endpoint, Labels, RecordType } from '../../endpoint/endpoint.ts';
 import type { DomainFilter } from '../../endpoint/domain-filter.ts';
 import { tryNormalizeDnsName } from '../../endpoint/name.ts';
@@ -101,8 +101,10 @@ export class TXTRegistry implements Registry {
 
   async records(): Promise<Endpoint[]> {
     if (this.cache !== undefined && this.now() - this.cache.readAt < this.cacheIntervalMs) {
+      // The cached records are frozen and shared, not copied: the planner and the Events reporter
+      // only read them, and at 20k records a copy per sync was most of a sync's garbage.
       const out: Endpoint[] = [];
-      for (const list of this.cache.records.values()) for (const r of list) out.push(cloneEndpoint(r));
+      for (const list of this.cache.records.values()) for (const r of list) out.push(r);
       return out;
     }
     const all = await this.provider.records();
@@ -148,7 +150,8 @@ export class TXTRegistry implements Registry {
     this.logOldFormat(records, index);
 
     this.index = index;
-    this.cache = this.cacheIntervalMs > 0 ? { records: byKey(records.map(cloneEndpoint)), readAt: this.now() } : undefined;
+    for (const r of records) freezeEndpoint(r);
+    this.cache = this.cacheIntervalMs > 0 ? { records: byKey(records), readAt: this.now() } : undefined;
     return records;
   }
 
@@ -195,6 +198,8 @@ export class TXTRegistry implements Registry {
       updateNew: [...recordChanges.updateNew, ...txtChanges.updateNew],
       delete: [...recordChanges.delete, ...txtChanges.delete],
     };
+    // Frozen before the provider sees them: the cache keeps these very objects afterwards.
+    for (const list of [combined.create, combined.updateNew]) for (const r of list) freezeEndpoint(r);
     try {
       await this.provider.applyChanges(combined);
     } catch (err) {
@@ -322,8 +327,8 @@ export class TXTRegistry implements Registry {
     for (const r of [...records.create, ...records.updateNew]) {
       const key = endpointKey(r);
       const list = cached.get(key);
-      if (list === undefined) cached.set(key, [cloneEndpoint(r)]);
-      else list.push(cloneEndpoint(r));
+      if (list === undefined) cached.set(key, [r]);
+      else list.push(r);
     }
   }
 
