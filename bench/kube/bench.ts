@@ -13,11 +13,12 @@
  *   ... --hostwarden-arg --foo=bar                       # any further flag for Hostwarden (repeatable)
  *   ... --runtime tsx|dist                               # force the sources through tsx, or dist/ as built (default: what bin/hostwarden picks)
  *   ... --node-arg --cpu-prof --node-arg --cpu-prof-dir=/tmp/prof   # node flags for Hostwarden (profiles)
+ *   ... --node-arg --trace-gc --hostwarden-stdout /tmp/gc.log       # what node prints on stdout, to a file
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { fork } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { openSync, readdirSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { KubeClient } from '../../src/kube/client.ts';
@@ -152,7 +153,7 @@ const tSpawn = performance.now();
 const hostwarden: ChildProcess = spawn(process.execPath, [...args('node-arg'), entry, ...hostwardenArgs], {
   cwd: REPO_ROOT,
   env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...(runtime === 'tsx' ? { HOSTWARDEN_TSX: '1' } : {}) },
-  stdio: ['ignore', 'ignore', 'pipe'],
+  stdio: ['ignore', arg('hostwarden-stdout', '') === '' ? 'ignore' : openSync(arg('hostwarden-stdout', ''), 'w'), 'pipe'],
 });
 hostwarden.stderr?.on('data', (chunk: Buffer) => applyLog.feed(chunk));
 const hostwardenExit = new Promise<number | null>((resolve) => hostwarden.once('exit', (code) => resolve(code)));
