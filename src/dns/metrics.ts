@@ -14,6 +14,8 @@ export interface MetricsSnapshot {
   queries: [number, number][];
   buckets: number[];
   sum: number;
+  /** UDP replies the native engine could not send (socket send buffer full). */
+  udpDropped?: number;
 }
 
 const TRANSPORTS = ['udp', 'tcp'] as const;
@@ -25,6 +27,7 @@ export class DnsMetrics {
   private readonly duration: Histogram;
   private readonly zones: Gauge;
   private readonly records: Gauge;
+  private readonly udpDropped: Counter;
 
   constructor(registry: Registry) {
     const flush = (): void => this.flushInto();
@@ -43,6 +46,12 @@ export class DnsMetrics {
       collect: flush,
     });
     this.zones = new Gauge({ name: 'hostwarden_dns_zones', help: 'Zones served.', registers: [registry] });
+    this.udpDropped = new Counter({
+      name: 'hostwarden_dns_udp_replies_dropped_total',
+      help: 'UDP replies not sent because the socket send buffer was full (native UDP engine); clients retry as after a lost packet.',
+      registers: [registry],
+      collect: flush,
+    });
     this.records = new Gauge({ name: 'hostwarden_dns_records', help: 'Resource records served, SOA included.', registers: [registry] });
   }
 
@@ -57,6 +66,7 @@ export class DnsMetrics {
 
   /** Adds counts gathered elsewhere (a worker process) to the exported metrics. */
   merge(s: MetricsSnapshot): void {
+    if ((s.udpDropped ?? 0) > 0) this.udpDropped.inc(s.udpDropped);
     for (const [key, n] of s.queries) {
       const transport = TRANSPORTS[key & 1] ?? 'udp';
       const qtype = (key >> 1) & 0xffff;
@@ -77,6 +87,9 @@ export class QueryCounters {
   readonly counts = new Map<number, number>();
   readonly buckets = new Array<number>(BUCKETS.length + 1).fill(0);
   sum = 0;
+  udpDropped = 0;
+  /** Called first by snapshot(), so counts kept elsewhere (the native sockets' drops) are current. */
+  beforeSnapshot: (() => void) | undefined;
 
   record(rcode: number, qtype: number, tcp: boolean, seconds: number): void {
     const key = (rcode << 17) + ((qtype & 0xffff) << 1) + (tcp ? 1 : 0);
@@ -88,8 +101,10 @@ export class QueryCounters {
   }
 
   snapshot(): MetricsSnapshot {
-    const s = takeSnapshot(this.counts, this.buckets, this.sum);
+    this.beforeSnapshot?.();
+    const s = { ...takeSnapshot(this.counts, this.buckets, this.sum), udpDropped: this.udpDropped };
     this.sum = 0;
+    this.udpDropped = 0;
     return s;
   }
 }

@@ -78,6 +78,7 @@ export class DnsServer implements ZoneListener {
   private readonly native: NativeUdpAddon | undefined;
   /** Closers of the bound UDP sockets, whichever engine bound them. */
   private readonly udp: (() => Promise<void>)[] = [];
+  private readonly nativeSockets = new Set<NativeUdpSocket>();
   private readonly tcp: TcpServer[] = [];
   private readonly connections = new Set<Socket>();
   private pool: WorkerPool | undefined;
@@ -104,6 +105,9 @@ export class DnsServer implements ZoneListener {
     // Last, so that a configuration error leaves the registry untouched.
     this.metrics = options.metrics === undefined ? undefined : new DnsMetrics(options.metrics);
     this.counters = this.metrics?.local ?? new QueryCounters();
+    this.counters.beforeSnapshot = () => {
+      for (const sock of this.nativeSockets) this.counters.udpDropped += sock.takeSendDrops();
+    };
   }
 
   static fromConfig(cfg: DnsServerConfig, deps: { logger: Logger; metrics?: Registry }): DnsServer {
@@ -232,7 +236,10 @@ export class DnsServer implements ZoneListener {
     const sock = new NativeUdpSocket(this.native, {
       host: address, port, reusePort: this.options.reusePort ?? false, responder: this.responder, counters: this.counters,
     });
+    this.nativeSockets.add(sock);
     this.udp.push(() => {
+      this.counters.udpDropped += sock.takeSendDrops();
+      this.nativeSockets.delete(sock);
       sock.close();
       return Promise.resolve();
     });

@@ -134,6 +134,7 @@ for (const engine of ['native', 'dgram'] as const) {
       assert.match(text, /hostwarden_dns_queries_total\{rcode="NOERROR",qtype="A",transport="udp"\} \d+/);
       assert.match(text, /hostwarden_dns_queries_total\{rcode="NXDOMAIN",qtype="A",transport="udp"\} \d+/);
       assert.match(text, /hostwarden_dns_query_duration_seconds_count [1-9]\d*/);
+      assert.match(text, /hostwarden_dns_udp_replies_dropped_total 0/);
     });
   });
 }

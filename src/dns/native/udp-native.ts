@@ -61,6 +61,7 @@ export class NativeUdpSocket {
   private readonly addon: NativeUdpAddon;
   private readonly handle: unknown;
   private closed = false;
+  private dropsTaken = 0;
 
   constructor(addon: NativeUdpAddon, options: NativeUdpOptions) {
     this.addon = addon;
@@ -109,6 +110,15 @@ export class NativeUdpSocket {
   stats(): NativeUdpStats {
     const [sendDrops = 0, recvErrors = 0, truncated = 0] = this.addon.stats(this.handle);
     return { sendDrops, recvErrors, truncated };
+  }
+
+  /** Send drops since the last call (for the metrics counter). */
+  takeSendDrops(): number {
+    if (this.closed) return 0;
+    const total = this.stats().sendDrops;
+    const delta = total - this.dropsTaken;
+    this.dropsTaken = total;
+    return delta;
   }
 
   /** Idempotent; the port is free again when this returns. */
