@@ -87,11 +87,7 @@ export class DnsServer implements ZoneListener {
     this.options = options;
     this.logger = options.logger;
     for (const l of options.listen) parseHostPort(l, 53, '--dns-listen');
-    const engine = options.udpEngine ?? 'auto';
-    this.native = engine === 'dgram' ? undefined : (options.loadNativeUdp ?? loadNativeUdp)();
-    if (engine === 'native' && this.native === undefined) {
-      throw new ConfigError('--dns-udp-engine=native: the native UDP addon is not built (run `npm run build:native`; it needs cc and Linux)', '--dns-udp-engine');
-    }
+    this.native = this.loadEngine(options.udpEngine ?? 'auto', options.loadNativeUdp ?? loadNativeUdp);
     this.responder = new Responder({
       logger: options.logger,
       udpSize: options.udpSize ?? 1232,
@@ -108,6 +104,23 @@ export class DnsServer implements ZoneListener {
     this.counters.beforeSnapshot = () => {
       for (const sock of this.nativeSockets) this.counters.udpDropped += sock.takeSendDrops();
     };
+  }
+
+  /** The addon for `auto` and `native`; a file that exists but does not load only fails `native`. */
+  private loadEngine(engine: UdpEngineChoice, load: () => NativeUdpAddon | undefined): NativeUdpAddon | undefined {
+    if (engine === 'dgram') return undefined;
+    let addon: NativeUdpAddon | undefined;
+    try {
+      addon = load();
+    } catch (err) {
+      if (engine === 'native') throw new ConfigError(`--dns-udp-engine=native: the native UDP addon does not load: ${String(err)}`, '--dns-udp-engine');
+      this.logger.warn({ err }, 'native UDP addon does not load; using node:dgram (npm run build:native rebuilds it)');
+      return undefined;
+    }
+    if (engine === 'native' && addon === undefined) {
+      throw new ConfigError('--dns-udp-engine=native: the native UDP addon is not built (run `npm run build:native`; it needs cc and Linux)', '--dns-udp-engine');
+    }
+    return addon;
   }
 
   static fromConfig(cfg: DnsServerConfig, deps: { logger: Logger; metrics?: Registry }): DnsServer {

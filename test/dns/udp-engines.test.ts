@@ -37,7 +37,7 @@ test('in CI the native UDP addon is built, so CI never silently tests only the f
   assert.ok(built, 'build/native/hostwarden_udp.node is missing: npm ci should have built it (bin/build-native.ts)');
 });
 
-test('--dns-udp-engine: a bad value and a missing addon are errors naming the flag; dgram never loads it', () => {
+test('--dns-udp-engine: a bad value and a missing or broken addon are errors naming the flag (auto falls back); dgram never loads it', () => {
   const deps = { logger: silentLogger() };
   assert.throws(() => DnsServer.fromConfig({ dnsListen: ['127.0.0.1:0'], dnsUdpEngine: 'fast' }, deps), (e) => e instanceof ConfigError && e.flag === '--dns-udp-engine');
   const missing = { listen: ['127.0.0.1:0'], logger: silentLogger(), loadNativeUdp: () => undefined };
@@ -48,6 +48,9 @@ test('--dns-udp-engine: a bad value and a missing addon are errors naming the fl
   assert.equal(dgram.udpEngine, 'dgram');
   assert.equal(loaded, false);
   assert.equal(DnsServer.fromConfig({ dnsListen: ['127.0.0.1:0'] }, deps).udpEngine, built ? 'native' : 'dgram');
+  const broken = { listen: ['127.0.0.1:0'], logger: silentLogger(), loadNativeUdp: (): never => { throw new Error('invalid ELF header'); } };
+  assert.equal(new DnsServer({ ...broken, udpEngine: 'auto' }).udpEngine, 'dgram');
+  assert.throws(() => new DnsServer({ ...broken, udpEngine: 'native' }), (e) => e instanceof ConfigError && e.flag === '--dns-udp-engine' && /invalid ELF header/.test(e.message));
 });
 
 for (const engine of ['native', 'dgram'] as const) {
