@@ -1,4 +1,5 @@
 /** Process glue for bin/hostwarden: hands the real process to main() and exits with its code. */
+import { setFlagsFromString } from 'node:v8';
 import { main } from './main.ts';
 
 const code = await main({
@@ -7,5 +8,6 @@ const code = await main({
   stdout: process.stdout,
   stderr: process.stderr,
   onSignal: (signal, handler) => process.on(signal, handler),
+  setV8Option: (option) => setFlagsFromString(option),
 });
 process.exitCode = code;

@@ -8,6 +8,7 @@ import { FLAGS } from '../config/flags.ts';
 import { parseArgs } from '../config/parse.ts';
 import { ConfigError, errorMessage } from '../errors.ts';
 import { createLogger } from '../log.ts';
+import { heapGrowthPercent, v8HeapGrowthOption } from './heap.ts';
 import { EXTRA_FLAGS, PROVIDER_NAMES, SOURCE_NAMES } from './wiring.ts';
 
 const COMMANDS = ['run', 'plan', 'explain', 'webhook-server', 'admission-webhook', 'dnsrecord-controller', 'operator', 'privatelink-controller', 'help', 'version'] as const;
@@ -19,6 +20,8 @@ export interface Process {
   stdout: NodeJS.WriteStream;
   stderr: NodeJS.WriteStream;
   onSignal: (signal: 'SIGINT' | 'SIGTERM', handler: () => void) => void;
+  /** Sets a V8 option for this process (`--heap-growth-percent`); absent when main runs inside a test. */
+  setV8Option?: (option: string) => void;
 }
 
 export async function main(proc: Process): Promise<number> {
@@ -53,6 +56,8 @@ export async function main(proc: Process): Promise<number> {
     if (command !== 'explain' && parsed.positionals.length > 0) throw new ConfigError(`unexpected argument ${JSON.stringify(parsed.positionals[0])}`);
     cfg = resolveConfig(parsed, { sources: SOURCE_NAMES, providers: PROVIDER_NAMES });
     positionals = parsed.positionals;
+    const heapOption = v8HeapGrowthOption(heapGrowthPercent(cfg.flags));
+    if (heapOption !== undefined) proc.setV8Option?.(heapOption);
   } catch (err) {
     if (err instanceof ConfigError) {
       proc.stderr.write(`hostwarden: ${err.message}\n`);

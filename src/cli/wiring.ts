@@ -26,6 +26,7 @@ import type { ProblemReporter, Source } from '../source/source.ts';
 import { DedupSource } from '../source/wrappers/dedup-source.ts';
 import { DefaultTargetsSource } from '../source/wrappers/default-targets-source.ts';
 import { MultiSource } from '../source/wrappers/multi-source.ts';
+import { HEAP_FLAGS } from './heap.ts';
 
 export interface Deps {
   logger: Logger;
@@ -58,6 +59,7 @@ export const EXTRA_FLAGS: readonly FlagSpec[] = [
   ...DNSRECORD_FLAGS,
   ...OPERATOR_FLAGS,
   ...PRIVATELINK_FLAGS,
+  ...HEAP_FLAGS,
 ];
 
 /** Zones for providers that serve their own zones: --embedded-zone, else the domain filter. */
