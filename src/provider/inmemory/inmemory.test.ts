@@ -49,12 +49,12 @@ describe('InMemoryProvider', () => {
     assert.deepEqual(await p.records(), [rec]);
   });
 
-  test('records() returns clones that do not alias the store', async () => {
+  test('records() hands out read-only records: callers cannot change the store', async () => {
     const p = new InMemoryProvider({ zones: ['example.org'], records: [ep('a.example.org', 'A', ['192.0.2.1'])] });
     const [first] = await p.records();
     assert.ok(first !== undefined);
-    first.targets.push('192.0.2.99');
-    first.labels['owner'] = 'someone-else';
+    assert.throws(() => first.targets.push('192.0.2.99'), TypeError);
+    assert.throws(() => (first.labels['owner'] = 'someone-else'), TypeError);
     assert.deepEqual(await p.records(), [ep('a.example.org', 'A', ['192.0.2.1'])]);
   });
 

@@ -3,11 +3,11 @@
  * the provider holds it (so updates and deletes name the very record that exists, whatever its
  * encoding), and which records are owned only through an old-format TXT record.
  */
-import { cloneEndpoint } from '../../endpoint/endpoint.ts';
+import { retainEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint, Labels } from '../../endpoint/endpoint.ts';
 
 export interface OwnershipTXT {
-  /** The TXT record as read from the provider. */
+  /** The TXT record as read from the provider (the same object when it is read-only). */
   txt: Endpoint;
   /** Its decoded labels (owner, resource, …; txt-encryption-nonce when it was encrypted). */
   labels: Labels;
@@ -25,8 +25,9 @@ export class OwnershipIndex {
   /** record key → old-format TXT key it depends on. */
   private readonly dependsOnOld = new Map<string, string>();
 
+  /** Keeps `labels` itself, frozen: callers pass the labels they just decoded. */
   addTXT(txt: Endpoint, labels: Labels): void {
-    this.txts.set(txtKey(txt.dnsName, txt.setIdentifier), { txt: cloneEndpoint(txt), labels: { ...labels } });
+    this.txts.set(txtKey(txt.dnsName, txt.setIdentifier), { txt: retainEndpoint(txt), labels: Object.freeze(labels) });
   }
 
   removeTXT(dnsName: string, setIdentifier: string): void {

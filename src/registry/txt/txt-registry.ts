@@ -129,7 +129,7 @@ export class TXTRegistry implements Registry {
         records.push(record);
         continue;
       }
-      index.addTXT(record, labels);
+      index.addTXT(freezeEndpoint(record), labels);
       if (mapped === undefined) continue;
       owners.set(ownerKey(mapped.dnsName, mapped.recordType ?? '', record.setIdentifier), {
         labels,
@@ -137,7 +137,8 @@ export class TXTRegistry implements Registry {
       });
     }
 
-    for (const ep of records) {
+    for (let i = 0; i < records.length; i++) {
+      let ep = records[i] as Endpoint;
       const name = this.ownerLookupName(ep.dnsName);
       let owner = owners.get(ownerKey(name, ep.recordType, ep.setIdentifier));
       // external-dns never wrote old-format TXT records for AAAA, so those cannot own one.
@@ -145,7 +146,11 @@ export class TXTRegistry implements Registry {
         owner = owners.get(ownerKey(name, '', ep.setIdentifier));
         if (owner !== undefined) index.addOldFormatUser(owner.txtKey, endpointKey(ep));
       }
-      if (owner !== undefined) Object.assign(ep.labels, owner.labels);
+      if (owner !== undefined) {
+        // A provider may hand out its own read-only records (the inmemory one does).
+        if (Object.isFrozen(ep)) records[i] = ep = cloneEndpoint(ep);
+        Object.assign(ep.labels, owner.labels);
+      }
     }
     this.logOldFormat(records, index);
 
