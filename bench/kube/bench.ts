@@ -14,6 +14,7 @@
  *   ... --runtime tsx|dist                               # force the sources through tsx, or dist/ as built (default: what bin/hostwarden picks)
  *   ... --node-arg --cpu-prof --node-arg --cpu-prof-dir=/tmp/prof   # node flags for Hostwarden (profiles)
  *   ... --node-arg --trace-gc --hostwarden-stdout /tmp/gc.log       # what node prints on stdout, to a file
+ *   ... --no-image-node-flags                            # leave out the node flags of the image's ENTRYPOINT
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -150,7 +151,11 @@ const entry = runtime === 'dist' ? `${REPO_ROOT}dist/cli/bin.js` : BIN;
 process.stdout.write(`hostwarden ${hostwardenArgs.join(' ')}\nruntime: ${runtimeNote}\n`);
 const applyLog = new ApplyLog();
 const tSpawn = performance.now();
-const hostwarden: ChildProcess = spawn(process.execPath, [...args('node-arg'), entry, ...hostwardenArgs], {
+// Hostwarden runs as the container image starts it (Dockerfile ENTRYPOINT), unless asked not to.
+const IMAGE_NODE_FLAGS = ['--max-semi-space-size=4'];
+const nodeFlags = [...(process.argv.includes('--no-image-node-flags') ? [] : IMAGE_NODE_FLAGS), ...args('node-arg')];
+process.stdout.write(`node flags: ${nodeFlags.join(' ') || '(none)'}\n`);
+const hostwarden: ChildProcess = spawn(process.execPath, [...nodeFlags, entry, ...hostwardenArgs], {
   cwd: REPO_ROOT,
   env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...(runtime === 'tsx' ? { HOSTWARDEN_TSX: '1' } : {}) },
   stdio: ['ignore', arg('hostwarden-stdout', '') === '' ? 'ignore' : openSync(arg('hostwarden-stdout', ''), 'w'), 'pipe'],
