@@ -31,6 +31,17 @@ interface PerfResult {
   avgMs: number;
   maxMs: number;
   p99Ms: number | undefined;
+  p50Ms: number | undefined;
+  /** Share of the machine's CPU time the hypervisor took during the run (/proc/stat steal). */
+  stealPct: number | undefined;
+}
+
+/** Total and steal jiffies of all CPUs, from /proc/stat (undefined where it cannot be read). */
+async function cpuTimes(): Promise<{ total: number; steal: number } | undefined> {
+  const text = await readFile('/proc/stat', 'utf8').catch(() => '');
+  const fields = /^cpu +(.*)$/m.exec(text)?.[1]?.trim().split(/\s+/).map(Number) ?? [];
+  if (fields.length < 8) return undefined;
+  return { total: fields.reduce((a, b) => a + b, 0), steal: fields[7] ?? 0 };
 }
 
 /** Runs dnsperf; with a rate cap it also runs verbose (-v) and reads every answer's latency for p99. */
@@ -39,12 +50,14 @@ async function dnsperf(port: number, queries: string, seconds: number, dir: stri
   if (rate !== undefined) args.push('-Q', String(rate), '-v');
   const outFile = join(dir, 'dnsperf.out');
   const fd = openSync(outFile, 'w');
+  const before = await cpuTimes();
   const child = spawn('dnsperf', args, { stdio: ['ignore', fd, 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     child.on('error', reject);
     child.on('exit', () => resolve());
   });
   closeSync(fd);
+  const after = await cpuTimes();
   const text = await readFile(outFile, 'utf8');
   const latencies: number[] = [];
   let summary = '';
@@ -64,6 +77,8 @@ async function dnsperf(port: number, queries: string, seconds: number, dir: stri
     avgMs: num(/Average Latency \(s\):\s+([\d.]+)/) * 1000,
     maxMs: num(/max ([\d.]+)\)/) * 1000,
     p99Ms: latencies.length > 0 ? (latencies[Math.floor(latencies.length * 0.99)] ?? 0) * 1000 : undefined,
+    p50Ms: latencies.length > 0 ? (latencies[Math.floor(latencies.length * 0.5)] ?? 0) * 1000 : undefined,
+    stealPct: before !== undefined && after !== undefined && after.total > before.total ? (100 * (after.steal - before.steal)) / (after.total - before.total) : undefined,
   };
 }
 
@@ -101,8 +116,9 @@ async function stopChild(child: ChildProcess): Promise<void> {
 }
 
 function line(name: string, r: PerfResult): string {
-  const p99 = r.p99Ms === undefined ? '' : `  p99 ${r.p99Ms.toFixed(3)} ms`;
-  return `${name.padEnd(30)} ${r.qps.toFixed(0).padStart(7)} qps  avg ${r.avgMs.toFixed(3)} ms  max ${r.maxMs.toFixed(2)} ms${p99}  lost ${r.lost}/${r.sent}`;
+  const p99 = r.p99Ms === undefined ? '' : `  p50 ${(r.p50Ms ?? 0).toFixed(3)} ms  p99 ${r.p99Ms.toFixed(3)} ms`;
+  const steal = r.stealPct === undefined ? '' : `  steal ${r.stealPct.toFixed(1)}%`;
+  return `${name.padEnd(30)} ${r.qps.toFixed(0).padStart(7)} qps  avg ${r.avgMs.toFixed(3)} ms  max ${r.maxMs.toFixed(2)} ms${p99}  lost ${r.lost}/${r.sent}${steal}`;
 }
 
 /** The run with the median value of `key` (the upper one of two middles). */
