@@ -1,7 +1,7 @@
 /** The embedded DNS server on real sockets, queried with Debian's dig. */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createSocket } from 'node:dgram';
+import { udpExchange } from '../support/udp.ts';
 import { connect } from 'node:net';
 import { Registry } from 'prom-client';
 import { DnsServer } from '../../src/dns/server.ts';
@@ -11,23 +11,6 @@ import { dig, digAvailable } from '../support/dig.ts';
 import { sampleZone } from './sample-zone.ts';
 
 const SECRET = Buffer.from('hostwarden-test-secret-0123456789').toString('base64');
-
-/** Sends raw bytes over UDP and returns the reply, or undefined after `ms`. */
-function udpExchange(port: number, msg: Buffer, ms = 1000): Promise<Buffer | undefined> {
-  return new Promise((resolve) => {
-    const s = createSocket('udp4');
-    const timer = setTimeout(() => {
-      s.close();
-      resolve(undefined);
-    }, ms);
-    s.on('message', (m) => {
-      clearTimeout(timer);
-      s.close();
-      resolve(m);
-    });
-    s.send(msg, port, '127.0.0.1');
-  });
-}
 
 function query(id: number, name: string, type: number, flags = 0x0100): Buffer {
   const labels = name.split('.').flatMap((l) => [Buffer.from([l.length]), Buffer.from(l)]);

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createSocket } from 'node:dgram';
+import { udpExchange } from '../../../test/support/udp.ts';
 import { loadNativeUdp } from './udp-native.ts';
 import type { NativeUdpAddon } from './udp-native.ts';
 
@@ -11,23 +11,6 @@ const SLOT = 2048;
 function buffers(a: NativeUdpAddon): { input: Buffer; output: Buffer; meta: Buffer; lengths: Int32Array } {
   const meta = Buffer.alloc(8 * a.batch);
   return { input: Buffer.alloc(SLOT * a.batch), output: Buffer.alloc(SLOT * a.batch), meta, lengths: new Int32Array(meta.buffer, meta.byteOffset, 2 * a.batch) };
-}
-
-/** Sends `msg` from a fresh socket and resolves with the first reply, or undefined after `ms`. */
-function exchange(port: number, msg: Buffer, ms = 1000): Promise<Buffer | undefined> {
-  return new Promise((resolve) => {
-    const s = createSocket('udp4');
-    const timer = setTimeout(() => {
-      s.close();
-      resolve(undefined);
-    }, ms);
-    s.on('message', (m) => {
-      clearTimeout(timer);
-      s.close();
-      resolve(m);
-    });
-    s.send(msg, port, '127.0.0.1');
-  });
 }
 
 describe('native UDP addon', { skip }, () => {
@@ -48,7 +31,7 @@ describe('native UDP addon', { skip }, () => {
     try {
       const port = a.port(h);
       assert.ok(port > 0);
-      const reply = await exchange(port, Buffer.from('xhello'));
+      const reply = await udpExchange(port, Buffer.from('xhello'));
       assert.equal(reply?.toString(), 'Bhello');
       assert.deepEqual(peers, ['127.0.0.1']);
       assert.deepEqual(a.stats(h), [0, 0, 0]);
@@ -64,8 +47,8 @@ describe('native UDP addon', { skip }, () => {
       for (let i = 0; i < n; i++) seen.push(b.lengths[2 * i] ?? 0);
     });
     try {
-      assert.equal(await exchange(a.port(h), Buffer.alloc(SLOT + 1), 300), undefined);
-      assert.equal(await exchange(a.port(h), Buffer.alloc(0), 300), undefined);
+      assert.equal(await udpExchange(a.port(h), Buffer.alloc(SLOT + 1), 300), undefined);
+      assert.equal(await udpExchange(a.port(h), Buffer.alloc(0), 300), undefined);
       assert.deepEqual(seen, [-1, 0]);
       assert.equal(a.stats(h)[2], 1);
     } finally {
@@ -82,7 +65,7 @@ describe('native UDP addon', { skip }, () => {
       a.close(h);
     });
     const port = a.port(h);
-    assert.equal(await exchange(port, Buffer.from('one'), 300), undefined);
+    assert.equal(await udpExchange(port, Buffer.from('one'), 300), undefined);
     assert.equal(calls, 1);
     assert.throws(() => a.port(h), /closed/);
     a.close(h); // idempotent
@@ -133,7 +116,7 @@ describe('native UDP addon', { skip }, () => {
       throw err;
     }
     try {
-      assert.equal((await exchange(a.port(h), Buffer.from('?')))?.toString(), '::ffff:127.0.0.1');
+      assert.equal((await udpExchange(a.port(h), Buffer.from('?')))?.toString(), '::ffff:127.0.0.1');
     } finally {
       a.close(h);
     }
