@@ -26,6 +26,12 @@ export interface ReflectorOptions<T extends KubeObject> {
   logger: Logger;
   /** Keeps only what the sources need; return undefined to drop the object. */
   transform?: (raw: Record<string, unknown>) => T | undefined;
+  /**
+   * What the cache keeps of an object once the change handlers have seen it (default: all of
+   * it). A source that translates each object on its own and never reads it back can keep a stub
+   * with the name and resourceVersion; `get`, `items` and the handlers' `old` then return stubs.
+   */
+  retain?: (obj: T) => T;
   labelSelector?: string;
   /** Re-list when nothing arrived on a watch for this long. */
   inactivityTimeoutMs?: number;
@@ -161,7 +167,7 @@ export class Reflector<T extends KubeObject> {
     this.stats.lists++;
     const old = new Map(this.store);
     this.store.clear();
-    for (const [key, obj] of fresh) this.store.set(key, obj);
+    for (const [key, obj] of fresh) this.store.set(key, this.kept(obj));
     this.resourceVersion = rv;
     // Differences against the previous cache stand in for the watch events missed meanwhile.
     for (const [key, obj] of fresh) {
@@ -254,7 +260,7 @@ export class Reflector<T extends KubeObject> {
         if (obj === undefined) return false;
         const key = keyOf(obj);
         const before = this.store.get(key);
-        this.store.set(key, obj);
+        this.store.set(key, this.kept(obj));
         this.emit(before === undefined ? 'added' : 'modified', key, obj, before);
         return false;
       }
@@ -281,6 +287,10 @@ export class Reflector<T extends KubeObject> {
     const meta = raw['metadata'] as { name?: unknown } | undefined;
     if (typeof meta?.name !== 'string') return undefined;
     return this.opts.transform === undefined ? (raw as T) : this.opts.transform(raw);
+  }
+
+  private kept(obj: T): T {
+    return this.opts.retain === undefined ? obj : this.opts.retain(obj);
   }
 
   private emit(type: ChangeType, key: string, obj: T | undefined, old: T | undefined): void {

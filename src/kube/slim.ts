@@ -185,3 +185,14 @@ export function slimHTTPRoute(raw: Raw): KubeObject {
   if (parents.length > 0) obj['status'] = { parents };
   return obj;
 }
+
+/**
+ * What a reflector keeps of an object nobody reads back after translating it: its identity and
+ * resourceVersion, enough to key it and to tell changes apart when the cache is listed again.
+ */
+export function stubObject(obj: KubeObject): KubeObject {
+  const meta: KubeMeta = { name: obj.metadata.name };
+  if (obj.metadata.namespace !== undefined) meta.namespace = obj.metadata.namespace;
+  if (obj.metadata.resourceVersion !== undefined) meta.resourceVersion = obj.metadata.resourceVersion;
+  return { apiVersion: obj.apiVersion, kind: obj.kind, metadata: meta };
+}

@@ -9,7 +9,7 @@ import { KubeClient } from '../../src/kube/client.ts';
 import { Reflector } from '../../src/kube/reflector.ts';
 import { SERVICES } from '../../src/kube/resource.ts';
 import type { KubeObject } from '../../src/kube/resource.ts';
-import { slimService } from '../../src/kube/slim.ts';
+import { slimService, stubObject } from '../../src/kube/slim.ts';
 import { silentLogger } from '../../src/log.ts';
 import { startTestApiServer } from '../support/kube-apiserver/server.ts';
 import type { KubeObject as StoredObject, TestApiServer } from '../support/kube-apiserver/server.ts';
@@ -115,5 +115,51 @@ describe('reflector', () => {
     await waitFor('after-failures cached', () => (reflector.get('default/after-failures') !== undefined ? true : undefined));
     assert.ok(reflector.stats.failures >= failures + 3);
     await waitFor('cache equals server', inSync);
+  });
+});
+
+describe('reflector keeping stubs (retain)', () => {
+  test('handlers see whole objects, the cache keeps stubs, and a re-list still reports changes and deletions', async () => {
+    const api = await startTestApiServer({ bookmarkIntervalMs: 100 });
+    const client = new KubeClient({ config: api.kubeConfig(), logger: silentLogger() });
+    const seen: { type: string; key: string; ip: string | undefined }[] = [];
+    const reflector = new Reflector<KubeObject>({
+      client,
+      resource: SERVICES,
+      namespace: '',
+      logger: silentLogger(),
+      transform: slimService,
+      retain: stubObject,
+      backoff: { initialMs: 50, maxMs: 200 },
+    });
+    const ipOf = (obj: KubeObject | undefined): string | undefined => (obj?.['status'] as { loadBalancer?: { ingress?: { ip?: string }[] } } | undefined)?.loadBalancer?.ingress?.[0]?.ip;
+    reflector.onChange((type, key, obj) => seen.push({ type, key, ip: ipOf(obj) }));
+    try {
+      api.create(svc('a'));
+      api.create(svc('b'));
+      reflector.start();
+      assert.equal(await reflector.waitForSync(5000), true);
+      assert.deepEqual(seen.map((s) => `${s.type} ${s.key} ${s.ip}`).sort(), ['added default/a 192.0.2.1', 'added default/b 192.0.2.1']);
+      const stub = reflector.get('default/a');
+      assert.deepEqual(Object.keys(stub ?? {}).sort(), ['apiVersion', 'kind', 'metadata']);
+      assert.deepEqual(Object.keys(stub?.metadata ?? {}).sort(), ['name', 'namespace', 'resourceVersion']);
+
+      // Missed while the watch is gone: a change to a and the deletion of b, found by the re-list.
+      seen.length = 0;
+      api.dropWatches();
+      const stored = api.get({ apiVersion: 'v1', kind: 'Service', namespace: 'default', name: 'a' });
+      const changed = svc('a', '192.0.2.77');
+      changed.metadata.resourceVersion = stored?.metadata.resourceVersion as string;
+      api.update(changed);
+      api.delete({ apiVersion: 'v1', kind: 'Service', namespace: 'default', name: 'b' });
+      api.compactHistory();
+      await waitFor('re-list reported both', () => (seen.length >= 2 ? true : undefined));
+      assert.deepEqual(seen.map((s) => `${s.type} ${s.key} ${s.ip}`).sort(), ['deleted default/b undefined', 'modified default/a 192.0.2.77']);
+      assert.equal(reflector.size, 1);
+    } finally {
+      await reflector.stop();
+      client.close();
+      await api.stop();
+    }
   });
 });

@@ -7,7 +7,7 @@ import type { KubeClient } from '../../kube/client.ts';
 import { Reflector } from '../../kube/reflector.ts';
 import { ENDPOINTSLICES, GATEWAYS, HTTPROUTES, INGRESSES, NAMESPACES, NODES, PODS, ROUTES, SERVICES, customResource, keyOf, objectPath } from '../../kube/resource.ts';
 import type { KubeObject, KubeResource } from '../../kube/resource.ts';
-import { slimEndpointSlice, slimGateway, slimGeneric, slimHTTPRoute, slimIngress, slimNamespace, slimNode, slimPod, slimRoute, slimService } from '../../kube/slim.ts';
+import { slimEndpointSlice, slimGateway, slimGeneric, slimHTTPRoute, slimIngress, slimNamespace, slimNode, slimPod, slimRoute, slimService, stubObject } from '../../kube/slim.ts';
 import type { Logger } from '../../log.ts';
 import type { ProblemReporter } from '../source.ts';
 import type { TranslateOptions } from '../translate/options.ts';
@@ -36,7 +36,7 @@ function reflector(
   deps: KubeSourceDeps,
   resource: KubeResource,
   transform: (raw: Record<string, unknown>) => KubeObject,
-  scope: { namespace?: string; labelSelector?: string } = {},
+  scope: { namespace?: string; labelSelector?: string; retain?: (obj: KubeObject) => KubeObject } = {},
 ): Reflector<KubeObject> {
   const r = new Reflector<KubeObject>({
     client: deps.client,
@@ -44,6 +44,7 @@ function reflector(
     namespace: resource.namespaced ? (scope.namespace ?? deps.namespace) : '',
     logger: deps.logger,
     transform,
+    ...(scope.retain === undefined ? {} : { retain: scope.retain }),
     ...(scope.labelSelector === undefined || scope.labelSelector === '' ? {} : { labelSelector: scope.labelSelector }),
     ...(deps.inactivityTimeoutMs === undefined ? {} : { inactivityTimeoutMs: deps.inactivityTimeoutMs }),
   });
@@ -128,7 +129,9 @@ const INGRESS_CLASS_ANNOTATION = 'kubernetes.io/ingress.class';
 export function ingressSource(deps: KubeSourceDeps, classes: readonly string[]): KubeObjectSource {
   return new KubeObjectSource({
     ...common(deps, 'ingress'),
-    primary: reflector(deps, INGRESSES, slimIngress),
+    // Nothing re-reads an Ingress after its translation (it has no dependent objects), so the
+    // cache keeps a stub: at 10k Ingresses about 8 MB less heap.
+    primary: reflector(deps, INGRESSES, slimIngress, { retain: stubObject }),
     translate: (obj) => {
       if (classes.length > 0) {
         const spec = obj['spec'] as { ingressClassName?: string } | undefined;
@@ -144,7 +147,7 @@ export function ingressSource(deps: KubeSourceDeps, classes: readonly string[]):
 export function openshiftRouteSource(deps: KubeSourceDeps, routerName = ''): KubeObjectSource {
   return new KubeObjectSource({
     ...common(deps, 'openshift-route'),
-    primary: reflector(deps, ROUTES, slimRoute),
+    primary: reflector(deps, ROUTES, slimRoute, { retain: stubObject }),
     translate: (obj) => translateRoute(obj, deps.translateOptions, routerName),
   });
 }
