@@ -150,18 +150,35 @@ function recordFor(records: readonly Endpoint[] | undefined, ep: Endpoint): Endp
   return undefined;
 }
 
-function addTo(index: Map<string, Endpoint[]>, ep: Endpoint): void {
-  const list = index.get(ep.dnsName);
-  if (list === undefined) index.set(ep.dnsName, [ep]);
-  else list.push(ep);
+/**
+ * Endpoints by DNS name. Nearly every name has one record set, so a lone endpoint is stored as
+ * itself and an array is made only for the second: at 20k names that is 20k arrays fewer per index.
+ */
+type ByName = Map<string, Endpoint | Endpoint[]>;
+
+function addTo(index: ByName, ep: Endpoint): void {
+  const at = index.get(ep.dnsName);
+  if (at === undefined) index.set(ep.dnsName, ep);
+  else if (Array.isArray(at)) at.push(ep);
+  else index.set(ep.dnsName, [at, ep]);
 }
 
-function removeFrom(index: Map<string, Endpoint[]>, ep: Endpoint): void {
-  const list = index.get(ep.dnsName);
-  const at = list === undefined ? -1 : list.indexOf(ep);
-  if (list === undefined || at < 0) return;
-  if (list.length === 1) index.delete(ep.dnsName);
-  else list.splice(at, 1);
+function removeFrom(index: ByName, ep: Endpoint): void {
+  const at = index.get(ep.dnsName);
+  if (at === ep) {
+    index.delete(ep.dnsName);
+    return;
+  }
+  if (!Array.isArray(at)) return;
+  const i = at.indexOf(ep);
+  if (i < 0) return;
+  at.splice(i, 1);
+  if (at.length === 1) index.set(ep.dnsName, at[0] as Endpoint);
+}
+
+function listAt(index: ByName, name: string): readonly Endpoint[] | undefined {
+  const at = index.get(name);
+  return at === undefined || Array.isArray(at) ? at : [at];
 }
 
 export class RecordEventReporter {
@@ -170,8 +187,8 @@ export class RecordEventReporter {
   private desired: Endpoint[] = [];
   private current: Endpoint[] = [];
   /** The same objects by DNS name, kept in step with the two lists. */
-  private readonly desiredByName = new Map<string, Endpoint[]>();
-  private readonly currentByName = new Map<string, Endpoint[]>();
+  private readonly desiredByName: ByName = new Map();
+  private readonly currentByName: ByName = new Map();
   private readonly last = new Map<string, NameStates>();
   /** Names in the previous sync's changes, looked at once more when the change is visible. */
   private lastChangeNames: ReadonlySet<string> = new Set();
@@ -225,8 +242,8 @@ export class RecordEventReporter {
       const before = this.last.get(name);
       const now: NameStates = [];
       states.set(name, now);
-      const records = this.currentByName.get(name);
-      for (const ep of this.desiredByName.get(name) ?? []) {
+      const records = listAt(this.currentByName, name);
+      for (const ep of listAt(this.desiredByName, name) ?? []) {
         const resource = ep.labels[LABEL_RESOURCE] ?? '';
         if (resource === '') continue;
         // Record sets still desired keep what was written for them; the others are forgotten.
@@ -277,7 +294,8 @@ export class RecordEventReporter {
     }
     for (const [name, now] of states) {
       if (now.length === 0) this.last.delete(name);
-      else this.last.set(name, now);
+      // A copy of exactly the entries' size: `now` grew by push, with room for a dozen more strings.
+      else this.last.set(name, now.slice());
     }
   }
 
