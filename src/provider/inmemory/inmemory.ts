@@ -4,7 +4,8 @@
  * whole batch. Used by tests, `--provider inmemory` dry runs and the planner's property tests.
  */
 import { DomainFilter } from '../../endpoint/domain-filter.ts';
-import { cloneEndpoint, describeEndpoint, endpointKey, freezeEndpoint } from '../../endpoint/endpoint.ts';
+import { EndpointsByName } from '../../endpoint/by-name.ts';
+import { cloneEndpoint, describeEndpoint, freezeEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import { isInZone, normalizeDnsName } from '../../endpoint/name.ts';
 import { ProviderError } from '../../errors.ts';
@@ -25,7 +26,8 @@ export class InMemoryProvider implements Provider {
   readonly name = PROVIDER_NAME;
   readonly zones: readonly string[];
   private readonly filter: DomainFilter;
-  private readonly store = new Map<string, Endpoint>();
+  /** By name rather than by a composite key string: at 40k records those keys were most of the map. */
+  private readonly store = new EndpointsByName();
 
   constructor(options: InMemoryProviderOptions) {
     // Longest zone first so a record lands in the most specific zone.
@@ -42,7 +44,7 @@ export class InMemoryProvider implements Provider {
 
   /** The stored records themselves: they are read-only. */
   records(): Promise<Endpoint[]> {
-    return Promise.resolve([...this.store.values()]);
+    return Promise.resolve(this.store.values());
   }
 
   applyChanges(changes: Changes): Promise<void> {
@@ -69,52 +71,50 @@ export class InMemoryProvider implements Provider {
   }
 
   private applyChangesSync(changes: Changes): void {
-    const keys = this.validate(changes);
+    this.validate(changes);
     // Deletes first so that a batch may replace a record set of one type by another at a name.
-    for (const key of keys.delete) this.store.delete(key);
-    changes.updateNew.forEach((ep, i) => this.store.set(keys.update[i] as string, keep(ep)));
-    changes.create.forEach((ep, i) => this.store.set(keys.create[i] as string, keep(ep)));
+    for (const ep of changes.delete) this.store.delete(ep.dnsName, ep.recordType, ep.setIdentifier);
+    for (const ep of changes.updateNew) this.store.set(keep(ep));
+    for (const ep of changes.create) this.store.set(keep(ep));
   }
 
   /** Checks the whole batch before touching anything, so a failed batch changes nothing. */
-  private validate(changes: Changes): { create: string[]; update: string[]; delete: string[] } {
+  private validate(changes: Changes): void {
     if (changes.updateOld.length !== changes.updateNew.length) {
       throw this.error(`update lists differ in length (${changes.updateOld.length} old, ${changes.updateNew.length} new)`, 'PROVIDER_INVALID_CHANGES');
     }
-    const touched = new Set<string>();
-    const create = this.claimAll(changes.create, touched);
-    const update = this.claimAll(changes.updateNew, touched);
-    const del = this.claimAll(changes.delete, touched);
-    changes.create.forEach((ep, i) => {
-      if (this.store.has(create[i] as string)) throw this.error(`cannot create ${describeEndpoint(ep)}: record already exists`, 'PROVIDER_RECORD_EXISTS');
-    });
+    const touched = new EndpointsByName();
+    this.claimAll(changes.create, touched);
+    this.claimAll(changes.updateNew, touched);
+    this.claimAll(changes.delete, touched);
+    for (const ep of changes.create) {
+      if (this.stored(ep)) throw this.error(`cannot create ${describeEndpoint(ep)}: record already exists`, 'PROVIDER_RECORD_EXISTS');
+    }
     changes.updateNew.forEach((ep, i) => {
       const old = changes.updateOld[i] as Endpoint;
-      if (endpointKey(old) !== update[i]) {
+      if (old.dnsName !== ep.dnsName || old.recordType !== ep.recordType || old.setIdentifier !== ep.setIdentifier) {
         throw this.error(`cannot update ${describeEndpoint(old)} into a different record set ${describeEndpoint(ep)}`, 'PROVIDER_INVALID_CHANGES');
       }
-      if (!this.store.has(update[i] as string)) throw this.error(`cannot update ${describeEndpoint(ep)}: record not found`, 'PROVIDER_RECORD_NOT_FOUND');
+      if (!this.stored(ep)) throw this.error(`cannot update ${describeEndpoint(ep)}: record not found`, 'PROVIDER_RECORD_NOT_FOUND');
     });
-    changes.delete.forEach((ep, i) => {
-      if (!this.store.has(del[i] as string)) throw this.error(`cannot delete ${describeEndpoint(ep)}: record not found`, 'PROVIDER_RECORD_NOT_FOUND');
-    });
-    return { create, update, delete: del };
+    for (const ep of changes.delete) {
+      if (!this.stored(ep)) throw this.error(`cannot delete ${describeEndpoint(ep)}: record not found`, 'PROVIDER_RECORD_NOT_FOUND');
+    }
   }
 
-  /** Zone check and per-batch uniqueness; returns each endpoint's key so it is built once. */
-  private claimAll(endpoints: readonly Endpoint[], touched: Set<string>): string[] {
-    const keys = new Array<string>(endpoints.length);
-    for (let i = 0; i < endpoints.length; i++) {
-      const ep = endpoints[i] as Endpoint;
+  private stored(ep: Endpoint): boolean {
+    return this.store.has(ep.dnsName, ep.recordType, ep.setIdentifier);
+  }
+
+  /** Zone check and per-batch uniqueness. */
+  private claimAll(endpoints: readonly Endpoint[], touched: EndpointsByName): void {
+    for (const ep of endpoints) {
       if (this.zoneFor(ep.dnsName) === undefined) {
         throw this.error(`record ${describeEndpoint(ep)} is not in any zone (${this.zones.join(', ')})`, 'PROVIDER_ZONE_NOT_FOUND');
       }
-      const key = endpointKey(ep);
-      if (touched.has(key)) throw this.error(`record ${describeEndpoint(ep)} appears more than once in one batch`, 'PROVIDER_DUPLICATE_RECORD');
-      touched.add(key);
-      keys[i] = key;
+      if (touched.has(ep.dnsName, ep.recordType, ep.setIdentifier)) throw this.error(`record ${describeEndpoint(ep)} appears more than once in one batch`, 'PROVIDER_DUPLICATE_RECORD');
+      touched.set(ep);
     }
-    return keys;
   }
 
   private error(message: string, code: string): ProviderError {
