@@ -18,33 +18,79 @@ export function txtKey(dnsName: string, setIdentifier: string): string {
   return `${dnsName.toLowerCase()}\u0000${setIdentifier}`;
 }
 
+/**
+ * The name a TXT record is filed under: TXT names are matched without regard to case. V8's
+ * toLowerCase returns the string itself when it is already lower case, as normalised names are, so
+ * this builds no string for them.
+ */
+function nameKey(dnsName: string): string {
+  return dnsName.toLowerCase();
+}
+
+interface OldFormatTXT {
+  dnsName: string;
+  setIdentifier: string;
+  /** Keys of the records owned through this TXT record alone. */
+  users: Set<string>;
+}
+
 export class OwnershipIndex {
-  private readonly txts = new Map<string, OwnershipTXT>();
-  /** old-format TXT key → keys of the records that are owned through it alone. */
-  private readonly oldFormatUsers = new Map<string, Set<string>>();
+  /**
+   * By name, then set identifier: a lone entry as itself, an array only for a name's second set.
+   * Keyed by the name the TXT record holds rather than a composite key string built per record,
+   * which at 20k records weighed as much as the entries.
+   */
+  private readonly txts = new Map<string, OwnershipTXT | OwnershipTXT[]>();
+  /** old-format TXT key → that TXT record's name and set, and the records owned through it alone. */
+  private readonly oldFormatUsers = new Map<string, OldFormatTXT>();
   /** record key → old-format TXT key it depends on. */
   private readonly dependsOnOld = new Map<string, string>();
 
   /** Keeps `labels` itself, frozen: callers pass the labels they just decoded. */
   addTXT(txt: Endpoint, labels: Labels): void {
-    this.txts.set(txtKey(txt.dnsName, txt.setIdentifier), { txt: retainEndpoint(txt), labels: Object.freeze(labels) });
+    const entry: OwnershipTXT = { txt: retainEndpoint(txt), labels: Object.freeze(labels) };
+    const name = nameKey(txt.dnsName);
+    const at = this.txts.get(name);
+    if (at === undefined) {
+      this.txts.set(name, entry);
+    } else if (!Array.isArray(at)) {
+      this.txts.set(name, at.txt.setIdentifier === txt.setIdentifier ? entry : [at, entry]);
+    } else {
+      const i = at.findIndex((e) => e.txt.setIdentifier === txt.setIdentifier);
+      if (i < 0) at.push(entry);
+      else at[i] = entry;
+    }
   }
 
   removeTXT(dnsName: string, setIdentifier: string): void {
-    this.txts.delete(txtKey(dnsName, setIdentifier));
+    const name = nameKey(dnsName);
+    const at = this.txts.get(name);
+    if (at === undefined) return;
+    if (!Array.isArray(at)) {
+      if (at.txt.setIdentifier === setIdentifier) this.txts.delete(name);
+      return;
+    }
+    const i = at.findIndex((e) => e.txt.setIdentifier === setIdentifier);
+    if (i >= 0) at.splice(i, 1);
+    if (at.length === 1) this.txts.set(name, at[0] as OwnershipTXT);
   }
 
   getTXT(dnsName: string, setIdentifier: string): OwnershipTXT | undefined {
-    return this.txts.get(txtKey(dnsName, setIdentifier));
+    const at = this.txts.get(nameKey(dnsName));
+    if (at === undefined) return undefined;
+    if (!Array.isArray(at)) return at.txt.setIdentifier === setIdentifier ? at : undefined;
+    return at.find((e) => e.txt.setIdentifier === setIdentifier);
   }
 
-  addOldFormatUser(oldTxtKey: string, recordKey: string): void {
-    let users = this.oldFormatUsers.get(oldTxtKey);
-    if (users === undefined) {
-      users = new Set();
-      this.oldFormatUsers.set(oldTxtKey, users);
+  /** The record of `recordKey` is owned through the old-format TXT record `txt` alone. */
+  addOldFormatUser(txt: Endpoint, recordKey: string): void {
+    const oldTxtKey = txtKey(txt.dnsName, txt.setIdentifier);
+    let old = this.oldFormatUsers.get(oldTxtKey);
+    if (old === undefined) {
+      old = { dnsName: txt.dnsName, setIdentifier: txt.setIdentifier, users: new Set() };
+      this.oldFormatUsers.set(oldTxtKey, old);
     }
-    users.add(recordKey);
+    old.users.add(recordKey);
     this.dependsOnOld.set(recordKey, oldTxtKey);
   }
 
@@ -54,11 +100,13 @@ export class OwnershipIndex {
   }
 
   oldFormatUsersOf(oldTxtKey: string): ReadonlySet<string> {
-    return this.oldFormatUsers.get(oldTxtKey) ?? new Set();
+    return this.oldFormatUsers.get(oldTxtKey)?.users ?? new Set();
   }
 
+  /** The old-format TXT record of that key, while a record depends on it. */
   getTXTByKey(key: string): OwnershipTXT | undefined {
-    return this.txts.get(key);
+    const old = this.oldFormatUsers.get(key);
+    return old === undefined ? undefined : this.getTXT(old.dnsName, old.setIdentifier);
   }
 
   /** The record no longer needs its old-format TXT (it was upgraded or deleted). */
@@ -66,9 +114,9 @@ export class OwnershipIndex {
     const oldKey = this.dependsOnOld.get(recordKey);
     if (oldKey === undefined) return;
     this.dependsOnOld.delete(recordKey);
-    const users = this.oldFormatUsers.get(oldKey);
-    users?.delete(recordKey);
-    if (users?.size === 0) this.oldFormatUsers.delete(oldKey);
+    const old = this.oldFormatUsers.get(oldKey);
+    old?.users.delete(recordKey);
+    if (old?.users.size === 0) this.oldFormatUsers.delete(oldKey);
   }
 
   get oldFormatRecordCount(): number {

@@ -3,6 +3,7 @@
  * external-dns (>= 0.18) reads and writes, so Hostwarden can take over a zone that external-dns
  * manages (and hand it back) without either tool losing track of what it owns.
  */
+import { EndpointsByName } from '../../endpoint/by-name.ts';
 import { LABEL_ENCRYPTION_NONCE, LABEL_OWNED_RECORD, LABEL_OWNER, cloneEndpoint, describeEndpoint, endpointKey, freezeEndpoint, newEndpoint, sameProviderSpecific } from '../../endpoint/endpoint.ts';
 import type { Endpoint, Labels, RecordType } from '../../endpoint/endpoint.ts';
 import type { DomainFilter } from '../../endpoint/domain-filter.ts';
@@ -29,8 +30,11 @@ interface TXTChanges {
 }
 
 interface RecordsCache {
-  /** By record key, so applying a few changes costs a few map operations, not a pass over every record. */
-  records: Map<string, Endpoint[]>;
+  /**
+   * By record set, so applying a few changes costs a few map operations, not a pass over every
+   * record; keyed by the names the records hold, since a key string per record weighed more.
+   */
+  records: EndpointsByName;
   readAt: number;
 }
 
@@ -103,13 +107,11 @@ export class TXTRegistry implements Registry {
     if (this.cache !== undefined && this.now() - this.cache.readAt < this.cacheIntervalMs) {
       // The cached records are frozen and shared, not copied: the planner and the Events reporter
       // only read them, and at 20k records a copy per sync was most of a sync's garbage.
-      const out: Endpoint[] = [];
-      for (const list of this.cache.records.values()) for (const r of list) out.push(r);
-      return out;
+      return this.cache.records.values();
     }
     const all = await this.provider.records();
     const index = new OwnershipIndex();
-    const owners = new Map<string, { labels: Labels; txtKey: string }>();
+    const owners = new Map<string, { labels: Labels; txt: Endpoint }>();
     const records: Endpoint[] = [];
 
     for (const record of all) {
@@ -129,12 +131,10 @@ export class TXTRegistry implements Registry {
         records.push(record);
         continue;
       }
-      index.addTXT(freezeEndpoint(record), labels);
+      const txt = freezeEndpoint(record);
+      index.addTXT(txt, labels);
       if (mapped === undefined) continue;
-      owners.set(ownerKey(mapped.dnsName, mapped.recordType ?? '', record.setIdentifier), {
-        labels,
-        txtKey: txtKey(record.dnsName, record.setIdentifier),
-      });
+      owners.set(ownerKey(mapped.dnsName, mapped.recordType ?? '', record.setIdentifier), { labels, txt });
     }
 
     for (let i = 0; i < records.length; i++) {
@@ -144,7 +144,7 @@ export class TXTRegistry implements Registry {
       // external-dns never wrote old-format TXT records for AAAA, so those cannot own one.
       if (owner === undefined && ep.recordType !== 'AAAA') {
         owner = owners.get(ownerKey(name, '', ep.setIdentifier));
-        if (owner !== undefined) index.addOldFormatUser(owner.txtKey, endpointKey(ep));
+        if (owner !== undefined) index.addOldFormatUser(owner.txt, endpointKey(ep));
       }
       if (owner !== undefined) {
         // A provider may hand out its own read-only records (the inmemory one does).
@@ -328,13 +328,8 @@ export class TXTRegistry implements Registry {
     }
     if (this.cache === undefined) return;
     const cached = this.cache.records;
-    for (const r of [...records.delete, ...records.updateOld]) cached.delete(endpointKey(r));
-    for (const r of [...records.create, ...records.updateNew]) {
-      const key = endpointKey(r);
-      const list = cached.get(key);
-      if (list === undefined) cached.set(key, [r]);
-      else list.push(r);
-    }
+    for (const list of [records.delete, records.updateOld]) for (const r of list) cached.delete(r.dnsName, r.recordType, r.setIdentifier);
+    for (const list of [records.create, records.updateNew]) for (const r of list) cached.add(r);
   }
 
   /** Pairs updateOld with updateNew: by position when the lists line up, else by record key. */
@@ -417,14 +412,10 @@ export class TXTRegistry implements Registry {
   }
 }
 
-function byKey(records: readonly Endpoint[]): Map<string, Endpoint[]> {
-  const out = new Map<string, Endpoint[]>();
-  for (const r of records) {
-    const key = endpointKey(r);
-    const list = out.get(key);
-    if (list === undefined) out.set(key, [r]);
-    else list.push(r);
-  }
+/** A provider may list a record set twice: both are kept, as the provider holds both. */
+function byKey(records: readonly Endpoint[]): EndpointsByName {
+  const out = new EndpointsByName();
+  for (const r of records) out.add(r);
   return out;
 }
 
