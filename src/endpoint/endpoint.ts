@@ -73,10 +73,14 @@ export function freezeEndpoint(ep: Endpoint): Endpoint {
   if (Object.isFrozen(ep)) return ep;
   Object.freeze(ep.targets);
   Object.freeze(ep.labels);
+  // Most endpoints have no provider-specific properties: one shared empty list serves them all.
+  if (ep.providerSpecific.length === 0) ep.providerSpecific = NO_PROVIDER_SPECIFIC;
   for (const p of ep.providerSpecific) Object.freeze(p);
   Object.freeze(ep.providerSpecific);
   return Object.freeze(ep);
 }
+
+const NO_PROVIDER_SPECIFIC: ProviderSpecificProperty[] = Object.freeze([]) as unknown as ProviderSpecificProperty[];
 
 /** The endpoint itself when it is read-only (shared safely), else a copy to keep. */
 export function retainEndpoint(ep: Endpoint): Endpoint {
