@@ -492,6 +492,51 @@ describe('records cache', () => {
     assert.equal(provider.recordsCalls, 2);
   });
 
+  test('cached reads keep one order from read to read, with applied records at the end', async () => {
+    const provider = new FakeProvider([
+      ep(`a.${ZONE}`, 'A', ['192.0.2.1']),
+      ep(`b.${ZONE}`, 'A', ['192.0.2.2']),
+      ep(`b.${ZONE}`, 'AAAA', ['2001:db8::2']),
+      ep(`c.${ZONE}`, 'A', ['192.0.2.3']),
+      txt(`a-a.${ZONE}`, owned('owner')),
+      txt(`a-b.${ZONE}`, owned('owner')),
+      txt(`aaaa-b.${ZONE}`, owned('owner')),
+      txt(`a-c.${ZONE}`, owned('owner')),
+    ]);
+    const reg = registry(provider, { cacheIntervalMs: 60_000, now: () => 1_000 });
+    const order = (records: Endpoint[]): string[] => records.map((r) => `${r.dnsName.slice(0, 1)} ${r.recordType} ${r.targets.join(',')}`);
+    const first = await reg.records();
+    assert.deepEqual(order(first), ['a A 192.0.2.1', 'b A 192.0.2.2', 'b AAAA 2001:db8::2', 'c A 192.0.2.3']);
+    assert.deepEqual(order(await reg.records()), order(first));
+    const a = find(first, `a.${ZONE}`, 'A') as Endpoint;
+    const bAAAA = find(first, `b.${ZONE}`, 'AAAA') as Endpoint;
+    await reg.applyChanges({
+      ...emptyChanges(),
+      create: [ep(`d.${ZONE}`, 'A', ['192.0.2.4'])],
+      updateOld: [a, bAAAA],
+      updateNew: [{ ...a, targets: ['192.0.2.9'] }, { ...bAAAA, targets: ['2001:db8::9'] }],
+    });
+    const third = await reg.records();
+    assert.deepEqual(order(third), ['b A 192.0.2.2', 'b AAAA 2001:db8::9', 'c A 192.0.2.3', 'd A 192.0.2.4', 'a A 192.0.2.9']);
+    assert.deepEqual(await reg.records(), third);
+    assert.equal(provider.recordsCalls, 1);
+  });
+
+  test('a record set the provider lists twice stays twice in the cache, until it is deleted', async () => {
+    const inner = new FakeProvider([txt(`a-dup.${ZONE}`, owned('owner'))]);
+    const twice = [ep(`dup.${ZONE}`, 'A', ['192.0.2.1']), ep(`other.${ZONE}`, 'A', ['192.0.2.3']), ep(`dup.${ZONE}`, 'A', ['192.0.2.2'])];
+    const provider = Object.assign(Object.create(inner) as FakeProvider, {
+      records: async (): Promise<Endpoint[]> => [...(await inner.records()), ...twice.map((e) => newEndpoint(e))],
+      applyChanges: (): Promise<void> => Promise.resolve(),
+    });
+    const reg = registry(provider, { cacheIntervalMs: 60_000, now: () => 1_000 });
+    const first = await reg.records();
+    assert.deepEqual(first.map((r) => r.targets[0]), ['192.0.2.1', '192.0.2.3', '192.0.2.2']);
+    assert.deepEqual((await reg.records()).map((r) => r.targets[0]), ['192.0.2.1', '192.0.2.2', '192.0.2.3'], 'kept beside each other');
+    await reg.applyChanges({ ...emptyChanges(), delete: [first[0] as Endpoint] });
+    assert.deepEqual((await reg.records()).map((r) => r.targets[0]), ['192.0.2.3']);
+  });
+
   test('is off by default', async () => {
     const provider = new FakeProvider();
     const reg = registry(provider);
