@@ -16,6 +16,7 @@ import type { Registry } from '../registry.ts';
 import { parseAesKey } from './encryption.ts';
 import { decodeOwnershipValue, encodeOwnershipValue, looksEncrypted, serializeLabels } from './labels.ts';
 import { TXTNameMapper } from './name-mapper.ts';
+import { OwnersByName } from './owners.ts';
 import { OwnershipIndex, txtKey } from './ownership-index.ts';
 import { validateOptions } from './options.ts';
 import type { TXTRegistryConfig, TXTRegistryOptions } from './options.ts';
@@ -111,7 +112,7 @@ export class TXTRegistry implements Registry {
     }
     const all = await this.provider.records();
     const index = new OwnershipIndex();
-    const owners = new Map<string, { labels: Labels; txt: Endpoint }>();
+    const owners = new OwnersByName();
     const records: Endpoint[] = [];
 
     for (const record of all) {
@@ -134,16 +135,16 @@ export class TXTRegistry implements Registry {
       const txt = freezeEndpoint(record);
       index.addTXT(txt, labels);
       if (mapped === undefined) continue;
-      owners.set(ownerKey(mapped.dnsName, mapped.recordType ?? '', record.setIdentifier), { labels, txt });
+      owners.set(mapped.dnsName, { recordType: mapped.recordType ?? '', setIdentifier: record.setIdentifier, labels, txt });
     }
 
     for (let i = 0; i < records.length; i++) {
       let ep = records[i] as Endpoint;
       const name = this.ownerLookupName(ep.dnsName);
-      let owner = owners.get(ownerKey(name, ep.recordType, ep.setIdentifier));
+      let owner = owners.get(name, ep.recordType, ep.setIdentifier);
       // external-dns never wrote old-format TXT records for AAAA, so those cannot own one.
       if (owner === undefined && ep.recordType !== 'AAAA') {
-        owner = owners.get(ownerKey(name, '', ep.setIdentifier));
+        owner = owners.get(name, '', ep.setIdentifier);
         if (owner !== undefined) index.addOldFormatUser(owner.txt, endpointKey(ep));
       }
       if (owner !== undefined) {
@@ -419,6 +420,3 @@ function byKey(records: readonly Endpoint[]): EndpointsByName {
   return out;
 }
 
-function ownerKey(dnsName: string, recordType: string, setIdentifier: string): string {
-  return `${dnsName.toLowerCase()}\u0000${recordType}\u0000${setIdentifier}`;
-}
