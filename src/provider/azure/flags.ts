@@ -1,6 +1,8 @@
 /** Flags of the azure and azure-private-dns providers, with external-dns's names (plus an endpoint override). */
 import type { FlagSpec } from '../../config/flags.ts';
-import { DEFAULT_CONFIG_FILE } from './settings.ts';
+
+/** external-dns's default; declared here, not in settings.ts, so the flag table does not load the Azure SDK. */
+export const DEFAULT_CONFIG_FILE = '/etc/kubernetes/azure.json';
 
 export const AZURE_FLAGS: readonly FlagSpec[] = [
   { name: 'azure-config-file', kind: 'string', default: DEFAULT_CONFIG_FILE, help: 'azure: external-dns azure.json (tenantId, subscriptionId, resourceGroup, aadClientId/aadClientSecret or useManagedIdentityExtension/userAssignedIdentityID).' },

@@ -9,8 +9,8 @@ import type { TokenCredential } from '@azure/identity';
 import type { FlagValues } from '../../config/config.ts';
 import { ConfigError, errorMessage } from '../../errors.ts';
 import type { AzureHttpOptions } from './client.ts';
+import { DEFAULT_CONFIG_FILE } from './flags.ts';
 
-export const DEFAULT_CONFIG_FILE = '/etc/kubernetes/azure.json';
 
 /** The fields of azure.json that Hostwarden reads (external-dns's names). */
 export interface AzureConfigFile {
