@@ -38,11 +38,12 @@ function pick(src: Raw | undefined, keys: readonly string[]): Raw {
   return out;
 }
 
-export function slimMeta(raw: Raw): KubeMeta {
+/** `keepUid` false for caches whose objects never become owners or involved objects by uid. */
+export function slimMeta(raw: Raw, keepUid = true): KubeMeta {
   const m = rec(raw['metadata']) ?? {};
   const meta: KubeMeta = { name: String(m['name'] ?? '') };
   if (typeof m['namespace'] === 'string' && m['namespace'] !== '') meta.namespace = m['namespace'];
-  if (typeof m['uid'] === 'string') meta.uid = m['uid'];
+  if (keepUid && typeof m['uid'] === 'string') meta.uid = m['uid'];
   if (typeof m['resourceVersion'] === 'string') meta.resourceVersion = m['resourceVersion'];
   if (typeof m['generation'] === 'number') meta.generation = m['generation'];
   if (typeof m['deletionTimestamp'] === 'string') meta.deletionTimestamp = m['deletionTimestamp'];
@@ -53,8 +54,8 @@ export function slimMeta(raw: Raw): KubeMeta {
   return meta;
 }
 
-function base(raw: Raw): KubeObject {
-  return { apiVersion: String(raw['apiVersion'] ?? ''), kind: String(raw['kind'] ?? ''), metadata: slimMeta(raw) };
+function base(raw: Raw, keepUid = true): KubeObject {
+  return { apiVersion: String(raw['apiVersion'] ?? ''), kind: String(raw['kind'] ?? ''), metadata: slimMeta(raw, keepUid) };
 }
 
 function loadBalancerStatus(raw: Raw): Raw | undefined {
@@ -63,10 +64,13 @@ function loadBalancerStatus(raw: Raw): Raw | undefined {
 }
 
 export function slimService(raw: Raw): KubeObject {
-  const obj = base(raw);
+  // Neither the uid nor the selector is read (headless Services find their EndpointSlices by the
+  // service-name label), and only NodePort Services publish their ports (SRV records). At 10k
+  // LoadBalancer Services that is about 3 MB of cache.
+  const obj = base(raw, false);
   const spec = rec(raw['spec']);
-  const s = pick(spec, ['type', 'clusterIP', 'clusterIPs', 'externalIPs', 'externalName', 'loadBalancerIP', 'selector', 'publishNotReadyAddresses', 'externalTrafficPolicy']);
-  const ports = arr(spec?.['ports']).map((p) => pick(rec(p), ['name', 'port', 'nodePort', 'protocol']));
+  const s = pick(spec, ['type', 'clusterIP', 'clusterIPs', 'externalIPs', 'externalName', 'loadBalancerIP', 'publishNotReadyAddresses', 'externalTrafficPolicy']);
+  const ports = s['type'] === 'NodePort' ? arr(spec?.['ports']).map((p) => pick(rec(p), ['name', 'port', 'nodePort', 'protocol'])) : [];
   if (ports.length > 0) s['ports'] = ports;
   obj['spec'] = s;
   const status = loadBalancerStatus(raw);
