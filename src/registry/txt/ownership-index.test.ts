@@ -2,7 +2,10 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { freezeEndpoint, newEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
+import { decodeOwnershipValue } from './labels.ts';
 import { OwnershipIndex, txtKey } from './ownership-index.ts';
+
+const newIndex = (): OwnershipIndex => new OwnershipIndex((value) => decodeOwnershipValue(value, undefined));
 
 function txt(dnsName: string, setIdentifier = '', value = '"heritage=external-dns,external-dns/owner=owner"'): Endpoint {
   return freezeEndpoint(newEndpoint({ dnsName, recordType: 'TXT', targets: [value], setIdentifier }));
@@ -10,9 +13,9 @@ function txt(dnsName: string, setIdentifier = '', value = '"heritage=external-dn
 
 describe('OwnershipIndex', () => {
   test('TXT records are found by name without regard to case, and by exact set identifier', () => {
-    const index = new OwnershipIndex();
+    const index = newIndex();
     const mixed = txt('A-Www.Example.org');
-    index.addTXT(mixed, { owner: 'owner' });
+    index.addTXT(mixed);
     assert.equal(index.getTXT('a-www.example.org', '')?.txt, mixed, 'the very record read is kept');
     assert.equal(index.getTXT('A-WWW.EXAMPLE.ORG', '')?.labels.owner, 'owner');
     assert.equal(index.getTXT('a-www.example.org', 'eu'), undefined);
@@ -21,18 +24,18 @@ describe('OwnershipIndex', () => {
   });
 
   test('a name holds one TXT record per set identifier; adding again replaces it', () => {
-    const index = new OwnershipIndex();
+    const index = newIndex();
     const plain = txt('a-www.example.org');
     const eu = txt('a-www.example.org', 'eu');
-    const us = txt('a-www.example.org', 'us');
-    index.addTXT(plain, { owner: 'owner' });
-    index.addTXT(eu, { owner: 'owner' });
-    index.addTXT(us, { owner: 'other' });
+    const us = txt('a-www.example.org', 'us', '"heritage=external-dns,external-dns/owner=other"');
+    index.addTXT(plain);
+    index.addTXT(eu);
+    index.addTXT(us);
     assert.equal(index.getTXT('a-www.example.org', 'eu')?.txt, eu);
     assert.equal(index.getTXT('a-www.example.org', 'us')?.labels.owner, 'other');
 
     const eu2 = txt('A-WWW.example.org', 'eu', '"heritage=external-dns,external-dns/owner=new"');
-    index.addTXT(eu2, { owner: 'new' });
+    index.addTXT(eu2);
     assert.equal(index.getTXT('a-www.example.org', 'eu')?.txt, eu2);
 
     index.removeTXT('a-www.example.org', 'eu');
@@ -47,21 +50,20 @@ describe('OwnershipIndex', () => {
     assert.equal(index.getTXT('a-www.example.org', ''), undefined);
   });
 
-  test('keeps unfrozen TXT records as copies and freezes the labels', () => {
-    const index = new OwnershipIndex();
-    const loose = newEndpoint({ dnsName: 'a-www.example.org', recordType: 'TXT', targets: ['"x"'] });
-    const labels = { owner: 'owner' };
-    index.addTXT(loose, labels);
+  test('keeps unfrozen TXT records as copies, and decodes the labels from the value when asked', () => {
+    const index = newIndex();
+    const loose = newEndpoint({ dnsName: 'a-www.example.org', recordType: 'TXT', targets: ['"heritage=external-dns,external-dns/owner=owner,external-dns/resource=service/default/web"'] });
+    index.addTXT(loose);
     const kept = index.getTXT('a-www.example.org', '');
     assert.notEqual(kept?.txt, loose);
     assert.deepEqual(kept?.txt, loose);
-    assert.equal(Object.isFrozen(kept?.labels), true);
+    assert.deepEqual(kept?.labels, { owner: 'owner', resource: 'service/default/web' });
   });
 
   test('old-format TXT records: users, lookup by key while used, release', () => {
-    const index = new OwnershipIndex();
+    const index = newIndex();
     const old = txt('Www.example.org');
-    index.addTXT(old, { owner: 'owner' });
+    index.addTXT(old);
     const key = txtKey(old.dnsName, old.setIdentifier);
     index.addOldFormatUser(old, 'www.example.org\u0000A\u0000');
     index.addOldFormatUser(old, 'www.example.org\u0000CNAME\u0000');

@@ -13,6 +13,9 @@ export interface OwnershipTXT {
   labels: Labels;
 }
 
+/** Reads the labels out of an ownership TXT value (the registry's decoder, with its AES key). */
+export type LabelDecoder = (value: string) => Labels | undefined;
+
 /** Key of a TXT record: name and set identifier (a name holds one TXT record set per identifier). */
 export function txtKey(dnsName: string, setIdentifier: string): string {
   return `${dnsName.toLowerCase()}\u0000${setIdentifier}`;
@@ -40,23 +43,32 @@ export class OwnershipIndex {
    * Keyed by the name the TXT record holds rather than a composite key string built per record
    * (about 0.6 MB of the index at 20k records).
    */
-  private readonly txts = new Map<string, OwnershipTXT | OwnershipTXT[]>();
+  private readonly txts = new Map<string, Endpoint | Endpoint[]>();
+  /**
+   * Labels are decoded again when a record is looked up (a few per sync) instead of being kept
+   * beside each TXT record: at 20k records that was about 3 MB of label objects and strings.
+   */
+  private readonly decode: LabelDecoder;
   /** old-format TXT key → that TXT record's name and set, and the records owned through it alone. */
   private readonly oldFormatUsers = new Map<string, OldFormatTXT>();
   /** record key → old-format TXT key it depends on. */
   private readonly dependsOnOld = new Map<string, string>();
 
-  /** Keeps `labels` itself, frozen: callers pass the labels they just decoded. */
-  addTXT(txt: Endpoint, labels: Labels): void {
-    const entry: OwnershipTXT = { txt: retainEndpoint(txt), labels: Object.freeze(labels) };
+  constructor(decode: LabelDecoder) {
+    this.decode = decode;
+  }
+
+  /** Files an ownership TXT record; the caller has checked that its value decodes. */
+  addTXT(txt: Endpoint): void {
+    const entry = retainEndpoint(txt);
     const name = nameKey(txt.dnsName);
     const at = this.txts.get(name);
     if (at === undefined) {
       this.txts.set(name, entry);
     } else if (!Array.isArray(at)) {
-      this.txts.set(name, at.txt.setIdentifier === txt.setIdentifier ? entry : [at, entry]);
+      this.txts.set(name, at.setIdentifier === txt.setIdentifier ? entry : [at, entry]);
     } else {
-      const i = at.findIndex((e) => e.txt.setIdentifier === txt.setIdentifier);
+      const i = at.findIndex((e) => e.setIdentifier === txt.setIdentifier);
       if (i < 0) at.push(entry);
       else at[i] = entry;
     }
@@ -67,19 +79,19 @@ export class OwnershipIndex {
     const at = this.txts.get(name);
     if (at === undefined) return;
     if (!Array.isArray(at)) {
-      if (at.txt.setIdentifier === setIdentifier) this.txts.delete(name);
+      if (at.setIdentifier === setIdentifier) this.txts.delete(name);
       return;
     }
-    const i = at.findIndex((e) => e.txt.setIdentifier === setIdentifier);
+    const i = at.findIndex((e) => e.setIdentifier === setIdentifier);
     if (i >= 0) at.splice(i, 1);
-    if (at.length === 1) this.txts.set(name, at[0] as OwnershipTXT);
+    if (at.length === 1) this.txts.set(name, at[0] as Endpoint);
   }
 
   getTXT(dnsName: string, setIdentifier: string): OwnershipTXT | undefined {
     const at = this.txts.get(nameKey(dnsName));
     if (at === undefined) return undefined;
-    if (!Array.isArray(at)) return at.txt.setIdentifier === setIdentifier ? at : undefined;
-    return at.find((e) => e.txt.setIdentifier === setIdentifier);
+    const txt = Array.isArray(at) ? at.find((e) => e.setIdentifier === setIdentifier) : at.setIdentifier === setIdentifier ? at : undefined;
+    return txt === undefined ? undefined : { txt, labels: this.decode(txt.targets[0] ?? '') ?? {} };
   }
 
   /** The record of `recordKey` is owned through the old-format TXT record `txt` alone. */

@@ -111,7 +111,7 @@ export class TXTRegistry implements Registry {
       return this.cache.records.values();
     }
     const all = await this.provider.records();
-    const index = new OwnershipIndex();
+    const index = this.newIndex();
     const owners = new OwnersByName();
     const records: Endpoint[] = [];
 
@@ -133,7 +133,7 @@ export class TXTRegistry implements Registry {
         continue;
       }
       const txt = freezeEndpoint(record);
-      index.addTXT(txt, labels);
+      index.addTXT(txt);
       if (mapped === undefined) continue;
       owners.set(mapped.dnsName, { recordType: mapped.recordType ?? '', setIdentifier: record.setIdentifier, labels, txt });
     }
@@ -215,6 +215,10 @@ export class TXTRegistry implements Registry {
       throw err;
     }
     this.remember(recordChanges, txtChanges, released);
+  }
+
+  private newIndex(): OwnershipIndex {
+    return new OwnershipIndex((value) => decodeOwnershipValue(value, this.aesKey));
   }
 
   /** The new-format ownership TXT record for `record`. */
@@ -322,8 +326,7 @@ export class TXTRegistry implements Registry {
     if (index !== undefined) {
       for (const t of [...txts.delete, ...txts.updateOld]) index.removeTXT(t.dnsName, t.setIdentifier);
       for (const t of [...txts.create, ...txts.updateNew]) {
-        const labels = decodeOwnershipValue(t.targets[0] ?? '', this.aesKey);
-        if (labels !== undefined) index.addTXT(t, labels);
+        if (decodeOwnershipValue(t.targets[0] ?? '', this.aesKey) !== undefined) index.addTXT(t);
       }
       for (const key of released) index.releaseOldFormat(key);
     }
