@@ -226,21 +226,24 @@ export class Controller {
   }
 }
 
-/** Record sets by name; a name rarely has more than a few. */
-function byName(endpoints: readonly Endpoint[]): Map<string, Endpoint[]> {
-  const out = new Map<string, Endpoint[]>();
+/** Record sets by name: a lone one as itself (nearly every name), an array from the second on. */
+function byName(endpoints: readonly Endpoint[]): Map<string, Endpoint | Endpoint[]> {
+  const out = new Map<string, Endpoint | Endpoint[]>();
   for (const ep of endpoints) {
-    const list = out.get(ep.dnsName);
-    if (list === undefined) out.set(ep.dnsName, [ep]);
-    else list.push(ep);
+    const at = out.get(ep.dnsName);
+    if (at === undefined) out.set(ep.dnsName, ep);
+    else if (Array.isArray(at)) at.push(ep);
+    else out.set(ep.dnsName, [at, ep]);
   }
   return out;
 }
 
 /** Whether the index holds the record set of `ep` (same name, type and set identifier, as endpointKey). */
-function holds(index: ReadonlyMap<string, readonly Endpoint[]>, ep: Endpoint): boolean {
-  const list = index.get(ep.dnsName);
-  return list !== undefined && list.some((x) => x.recordType === ep.recordType && x.setIdentifier === ep.setIdentifier);
+function holds(index: ReadonlyMap<string, Endpoint | Endpoint[]>, ep: Endpoint): boolean {
+  const at = index.get(ep.dnsName);
+  if (at === undefined) return false;
+  if (!Array.isArray(at)) return at.recordType === ep.recordType && at.setIdentifier === ep.setIdentifier;
+  return at.some((x) => x.recordType === ep.recordType && x.setIdentifier === ep.setIdentifier);
 }
 
 async function stage<T>(fn: () => Promise<T>, onError: () => void): Promise<T> {

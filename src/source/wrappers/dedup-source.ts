@@ -13,30 +13,29 @@ export function dedupKey(ep: Endpoint): string {
 }
 
 export function dedupEndpoints(endpoints: readonly Endpoint[]): Endpoint[] {
-  // Runs over every desired endpoint on every sync: endpoints are grouped by the cheap part of the
-  // key first, and targets are only canonicalised for the rare group with more than one member.
-  const firstByIdentity = new Map<string, Endpoint>();
-  const fullKeys = new Map<string, Set<string>>();
+  // Runs over every desired endpoint on every sync, so it builds no string per endpoint: endpoints
+  // are grouped by their name (a string they hold), and the full key, with canonical targets, is
+  // only built inside the rare group of two endpoints with the same name, type, set and resource.
+  const keptByName = new Map<string, Endpoint | Endpoint[]>();
   const out: Endpoint[] = [];
   for (const ep of endpoints) {
-    const identity = `${ep.dnsName}\u0000${ep.recordType}\u0000${ep.setIdentifier}\u0000${ep.labels[LABEL_RESOURCE] ?? ''}`;
-    const first = firstByIdentity.get(identity);
-    if (first === undefined) {
-      firstByIdentity.set(identity, ep);
+    const at = keptByName.get(ep.dnsName);
+    if (at === undefined) {
+      keptByName.set(ep.dnsName, ep);
       out.push(ep);
       continue;
     }
-    let seen = fullKeys.get(identity);
-    if (seen === undefined) {
-      seen = new Set([dedupKey(first)]);
-      fullKeys.set(identity, seen);
-    }
-    const key = dedupKey(ep);
-    if (seen.has(key)) continue;
-    seen.add(key);
+    const kept = Array.isArray(at) ? at : [at];
+    if (kept.some((k) => sameIdentity(k, ep) && dedupKey(k) === dedupKey(ep))) continue;
+    if (Array.isArray(at)) at.push(ep);
+    else keptByName.set(ep.dnsName, [at, ep]);
     out.push(ep);
   }
   return out;
+}
+
+function sameIdentity(a: Endpoint, b: Endpoint): boolean {
+  return a.recordType === b.recordType && a.setIdentifier === b.setIdentifier && (a.labels[LABEL_RESOURCE] ?? '') === (b.labels[LABEL_RESOURCE] ?? '');
 }
 
 export class DedupSource implements Source {
