@@ -152,7 +152,7 @@ process.stdout.write(`hostwarden ${hostwardenArgs.join(' ')}\nruntime: ${runtime
 const applyLog = new ApplyLog();
 const tSpawn = performance.now();
 // Hostwarden runs as the container image starts it (Dockerfile ENTRYPOINT), unless asked not to.
-const IMAGE_NODE_FLAGS = ['--max-semi-space-size=4'];
+const IMAGE_NODE_FLAGS = ['--max-semi-space-size=2'];
 const nodeFlags = [...(process.argv.includes('--no-image-node-flags') ? [] : IMAGE_NODE_FLAGS), ...args('node-arg')];
 process.stdout.write(`node flags: ${nodeFlags.join(' ') || '(none)'}\n`);
 const hostwarden: ChildProcess = spawn(process.execPath, [...nodeFlags, entry, ...hostwardenArgs], {

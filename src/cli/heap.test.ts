@@ -34,10 +34,10 @@ async function v8OptionsFor(extra: string[]): Promise<{ code: number; options: s
 }
 
 describe('--heap-growth-percent', () => {
-  test('asks V8 for a 20 % growth step by default', async () => {
+  test('asks V8 for a 10 % growth step by default', async () => {
     const r = await v8OptionsFor([]);
     assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(r.options, ['--heap-growing-percent=20']);
+    assert.deepEqual(r.options, ['--heap-growing-percent=10']);
   });
 
   test('passes another step on, and 0 leaves V8 its own policy', async () => {

@@ -14,7 +14,7 @@ export const HEAP_FLAGS: readonly FlagSpec[] = [
   {
     name: 'heap-growth-percent',
     kind: 'int',
-    default: '20',
+    default: '10',
     help: 'How far the JavaScript heap may grow past its live size before the next full garbage collection, in percent (0 leaves it to V8, which allows up to 300).',
   },
 ];

@@ -147,7 +147,7 @@ describe('Dockerfile', () => {
     assert.match(user, /^\d+(:\d+)?$/, 'USER must be numeric so runAsNonRoot can be verified');
     assert.notEqual(Number(user.split(':')[0]), 0);
     const entry = rt.body.filter((i) => i.op === 'ENTRYPOINT').pop();
-    assert.deepEqual(JSON.parse(entry?.args ?? 'null'), ['node', '--max-semi-space-size=4', 'bin/hostwarden']);
+    assert.deepEqual(JSON.parse(entry?.args ?? 'null'), ['node', '--max-semi-space-size=2', 'bin/hostwarden']);
     const userIndex = rt.body.lastIndexOf(users[users.length - 1] as Instruction);
     assert.ok(!rt.body.slice(userIndex).some((i) => i.op === 'RUN'), 'no RUN after USER (it would need root)');
   });
