@@ -4,6 +4,7 @@
  * and every interval. Transient failures are retried with jittered exponential backoff and
  * never end the loop; permanent ones wait for the next event or interval.
  */
+import { EndpointsByName } from '../endpoint/by-name.ts';
 import type { DomainMatcher } from '../endpoint/domain-filter.ts';
 import { AllDomainFilters } from '../endpoint/domain-filter.ts';
 import type { Endpoint, RecordType } from '../endpoint/endpoint.ts';
@@ -226,24 +227,15 @@ export class Controller {
   }
 }
 
-/** Record sets by name: a lone one as itself (nearly every name), an array from the second on. */
-function byName(endpoints: readonly Endpoint[]): Map<string, Endpoint | Endpoint[]> {
-  const out = new Map<string, Endpoint | Endpoint[]>();
-  for (const ep of endpoints) {
-    const at = out.get(ep.dnsName);
-    if (at === undefined) out.set(ep.dnsName, ep);
-    else if (Array.isArray(at)) at.push(ep);
-    else out.set(ep.dnsName, [at, ep]);
-  }
+/** The record sets of `endpoints`, looked up by name, type and set identifier (as endpointKey). */
+function byName(endpoints: readonly Endpoint[]): EndpointsByName {
+  const out = new EndpointsByName();
+  for (const ep of endpoints) out.add(ep);
   return out;
 }
 
-/** Whether the index holds the record set of `ep` (same name, type and set identifier, as endpointKey). */
-function holds(index: ReadonlyMap<string, Endpoint | Endpoint[]>, ep: Endpoint): boolean {
-  const at = index.get(ep.dnsName);
-  if (at === undefined) return false;
-  if (!Array.isArray(at)) return at.recordType === ep.recordType && at.setIdentifier === ep.setIdentifier;
-  return at.some((x) => x.recordType === ep.recordType && x.setIdentifier === ep.setIdentifier);
+function holds(index: EndpointsByName, ep: Endpoint): boolean {
+  return index.has(ep.dnsName, ep.recordType, ep.setIdentifier);
 }
 
 async function stage<T>(fn: () => Promise<T>, onError: () => void): Promise<T> {

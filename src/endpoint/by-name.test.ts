@@ -111,6 +111,27 @@ describe('EndpointsByName', () => {
     assert.deepEqual(map.values(), [aaaa]);
   });
 
+  test('at lists a name in order; remove takes out one endpoint by identity and collapses the name', () => {
+    const map = new EndpointsByName();
+    const a = ep('a.example.org', 'A');
+    const twin = ep('a.example.org', 'A');
+    const aaaa = ep('a.example.org', 'AAAA');
+    map.add(a);
+    map.add(aaaa);
+    map.add(twin);
+    assert.deepEqual(map.at('a.example.org'), [a, twin, aaaa]);
+    assert.deepEqual(map.at('b.example.org'), []);
+    assert.equal(map.remove(ep('a.example.org', 'A')), false, 'an equal but different object is not held');
+    assert.equal(map.remove(twin), true);
+    assert.equal(map.at('a.example.org')[0], a, 'the other endpoint of the set stays');
+    assert.equal(map.remove(aaaa), true);
+    assert.equal(map.remove(aaaa), false);
+    assert.equal(map.size, 1);
+    assert.equal(map.remove(a), true);
+    assert.deepEqual(map.at('a.example.org'), []);
+    assert.equal(map.size, 0);
+  });
+
   test('values appends to a given array', () => {
     const map = new EndpointsByName();
     const a = ep('a.example.org', 'A');

@@ -102,6 +102,29 @@ export class EndpointsByName {
     else at.splice(last + 1, 0, ep);
   }
 
+  /** The endpoints at a name, in order (a new array; empty when there are none). */
+  at(dnsName: string): Endpoint[] {
+    const at = this.names.get(dnsName);
+    return at === undefined ? [] : Array.isArray(at) ? [...at] : [at];
+  }
+
+  /** Removes this very endpoint (by identity, not by record set); false when it is not held. */
+  remove(ep: Endpoint): boolean {
+    const at = this.names.get(ep.dnsName);
+    if (at === ep) {
+      this.names.delete(ep.dnsName);
+      this.count--;
+      return true;
+    }
+    if (!Array.isArray(at)) return false;
+    const i = at.indexOf(ep);
+    if (i < 0) return false;
+    at.splice(i, 1);
+    this.count--;
+    this.collapse(ep.dnsName, at);
+    return true;
+  }
+
   /** Removes every endpoint of that record set; returns how many there were. */
   delete(dnsName: string, recordType: string, setIdentifier: string): number {
     const at = this.names.get(dnsName);

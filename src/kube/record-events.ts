@@ -11,6 +11,7 @@
  * again. A name's outcome depends only on its own desired and current records (the planner works
  * per name), so an untouched name keeps the state written for it before.
  */
+import { EndpointsByName } from '../endpoint/by-name.ts';
 import { LABEL_OWNER, LABEL_RESOURCE, endpointKey, retainEndpoint, sameEndpoint } from '../endpoint/endpoint.ts';
 import type { Endpoint } from '../endpoint/endpoint.ts';
 import type { SyncReport } from '../controller/controller.ts';
@@ -150,45 +151,14 @@ function recordFor(records: readonly Endpoint[] | undefined, ep: Endpoint): Endp
   return undefined;
 }
 
-/**
- * Endpoints by DNS name. Nearly every name has one record set, so a lone endpoint is stored as
- * itself and an array is made only for the second: at 20k names that is 20k arrays fewer per index.
- */
-type ByName = Map<string, Endpoint | Endpoint[]>;
-
-function addTo(index: ByName, ep: Endpoint): void {
-  const at = index.get(ep.dnsName);
-  if (at === undefined) index.set(ep.dnsName, ep);
-  else if (Array.isArray(at)) at.push(ep);
-  else index.set(ep.dnsName, [at, ep]);
-}
-
-function removeFrom(index: ByName, ep: Endpoint): void {
-  const at = index.get(ep.dnsName);
-  if (at === ep) {
-    index.delete(ep.dnsName);
-    return;
-  }
-  if (!Array.isArray(at)) return;
-  const i = at.indexOf(ep);
-  if (i < 0) return;
-  at.splice(i, 1);
-  if (at.length === 1) index.set(ep.dnsName, at[0] as Endpoint);
-}
-
-function listAt(index: ByName, name: string): readonly Endpoint[] | undefined {
-  const at = index.get(name);
-  return at === undefined || Array.isArray(at) ? at : [at];
-}
-
 export class RecordEventReporter {
   private readonly opts: RecordEventsOptions;
   /** The previous sync's desired endpoints and current records (shared when read-only, else copies). */
   private desired: Endpoint[] = [];
   private current: Endpoint[] = [];
   /** The same objects by DNS name, kept in step with the two lists. */
-  private readonly desiredByName: ByName = new Map();
-  private readonly currentByName: ByName = new Map();
+  private readonly desiredByName = new EndpointsByName();
+  private readonly currentByName = new EndpointsByName();
   private readonly last = new Map<string, NameStates>();
   /** Names in the previous sync's changes, looked at once more when the change is visible. */
   private lastChangeNames: ReadonlySet<string> = new Set();
@@ -209,21 +179,21 @@ export class RecordEventReporter {
     this.desired = d.kept;
     for (const ep of d.removed) {
       dirty.add(ep.dnsName);
-      removeFrom(this.desiredByName, ep);
+      this.desiredByName.remove(ep);
     }
     for (const ep of d.added) {
       dirty.add(ep.dnsName);
-      addTo(this.desiredByName, ep);
+      this.desiredByName.add(ep);
     }
     const c = diffEndpoints(this.current, report.current);
     this.current = c.kept;
     for (const ep of c.removed) {
       dirty.add(ep.dnsName);
-      removeFrom(this.currentByName, ep);
+      this.currentByName.remove(ep);
     }
     for (const ep of c.added) {
       dirty.add(ep.dnsName);
-      addTo(this.currentByName, ep);
+      this.currentByName.add(ep);
     }
 
     if (dirty.size > 0) this.review(report, dirty);
@@ -242,8 +212,8 @@ export class RecordEventReporter {
       const before = this.last.get(name);
       const now: NameStates = [];
       states.set(name, now);
-      const records = listAt(this.currentByName, name);
-      for (const ep of listAt(this.desiredByName, name) ?? []) {
+      const records = this.currentByName.at(name);
+      for (const ep of this.desiredByName.at(name)) {
         const resource = ep.labels[LABEL_RESOURCE] ?? '';
         if (resource === '') continue;
         // Record sets still desired keep what was written for them; the others are forgotten.

@@ -3,6 +3,7 @@
  * canonically, in any order) and resource label. Two objects asking for the same record stay two
  * endpoints so the planner can see and resolve the conflict.
  */
+import { EndpointsByName } from '../../endpoint/by-name.ts';
 import { LABEL_RESOURCE, canonicalTarget } from '../../endpoint/endpoint.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import type { Source } from '../source.ts';
@@ -16,19 +17,11 @@ export function dedupEndpoints(endpoints: readonly Endpoint[]): Endpoint[] {
   // Runs over every desired endpoint on every sync, so it builds no string per endpoint: endpoints
   // are grouped by their name (a string they hold), and the full key, with canonical targets, is
   // only built inside the rare group of two endpoints with the same name, type, set and resource.
-  const keptByName = new Map<string, Endpoint | Endpoint[]>();
+  const kept = new EndpointsByName();
   const out: Endpoint[] = [];
   for (const ep of endpoints) {
-    const at = keptByName.get(ep.dnsName);
-    if (at === undefined) {
-      keptByName.set(ep.dnsName, ep);
-      out.push(ep);
-      continue;
-    }
-    const kept = Array.isArray(at) ? at : [at];
-    if (kept.some((k) => sameIdentity(k, ep) && dedupKey(k) === dedupKey(ep))) continue;
-    if (Array.isArray(at)) at.push(ep);
-    else keptByName.set(ep.dnsName, [at, ep]);
+    if (kept.get(ep.dnsName, ep.recordType, ep.setIdentifier) !== undefined && kept.at(ep.dnsName).some((k) => sameIdentity(k, ep) && dedupKey(k) === dedupKey(ep))) continue;
+    kept.add(ep);
     out.push(ep);
   }
   return out;
