@@ -151,9 +151,15 @@ const entry = runtime === 'dist' ? `${REPO_ROOT}dist/cli/bin.js` : BIN;
 process.stdout.write(`hostwarden ${hostwardenArgs.join(' ')}\nruntime: ${runtimeNote}\n`);
 const applyLog = new ApplyLog();
 const tSpawn = performance.now();
-// Hostwarden runs as the container image starts it (Dockerfile ENTRYPOINT), unless asked not to.
-const IMAGE_NODE_FLAGS = ['--max-semi-space-size=2'];
-const nodeFlags = [...(process.argv.includes('--no-image-node-flags') ? [] : IMAGE_NODE_FLAGS), ...args('node-arg')];
+// Hostwarden runs as the container image starts it, unless asked not to: the node flags are read
+// from the Dockerfile's ENTRYPOINT (["node", <flags…>, "bin/hostwarden"]), so the two cannot drift.
+async function imageNodeFlags(): Promise<string[]> {
+  const dockerfile = await readFile(`${REPO_ROOT}Dockerfile`, 'utf8');
+  const entry = /^ENTRYPOINT\s+(\[.*\])\s*$/m.exec(dockerfile)?.[1];
+  const words = entry === undefined ? [] : (JSON.parse(entry) as string[]);
+  return words.slice(1, words.indexOf('bin/hostwarden')).filter((w) => w.startsWith('--'));
+}
+const nodeFlags = [...(process.argv.includes('--no-image-node-flags') ? [] : await imageNodeFlags()), ...args('node-arg')];
 process.stdout.write(`node flags: ${nodeFlags.join(' ') || '(none)'}\n`);
 const hostwarden: ChildProcess = spawn(process.execPath, [...nodeFlags, entry, ...hostwardenArgs], {
   cwd: REPO_ROOT,
