@@ -24,8 +24,11 @@ export interface SubjectAccessReviewStatus {
   evaluationError?: string;
 }
 
-/** Decides a SubjectAccessReview from its spec (user, groups, resourceAttributes, …). */
-export type SubjectAccessReviewAnswer = (spec: Record<string, unknown>) => SubjectAccessReviewStatus;
+/**
+ * Decides a SubjectAccessReview from its spec (user, groups, resourceAttributes, …); `namespace` is
+ * the path's namespace for a LocalSubjectAccessReview. May throw an ApiError (422 for a bad spec).
+ */
+export type SubjectAccessReviewAnswer = (spec: Record<string, unknown>, namespace?: string) => SubjectAccessReviewStatus;
 
 export interface ApiContext {
   resources: ResourceRegistry;
@@ -218,7 +221,7 @@ async function resourceRequest(ctx: ApiContext, req: IncomingMessage, res: Serve
     if (verb !== 'create') throw notAllowed();
     const obj = parseObject(call.body);
     const spec = isRecord(obj.spec) ? obj.spec : {};
-    sendJson(res, 201, { ...obj, apiVersion, kind: t.kind, status: ctx.sarAnswer()(spec) });
+    sendJson(res, 201, { ...obj, apiVersion, kind: t.kind, status: ctx.sarAnswer()(spec, rp.namespace) });
     return;
   }
   const labels = parseLabelSelector(q.get('labelSelector'));

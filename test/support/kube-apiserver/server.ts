@@ -22,6 +22,7 @@ import { createHandler } from './http.ts';
 import type { SubjectAccessReviewAnswer } from './http.ts';
 import { ResourceRegistry } from './resources.ts';
 import type { ResourceType } from './resources.ts';
+import { accessOfReview, RbacAuthorizer } from './rbac.ts';
 import { ObjectStore } from './store.ts';
 import { ApiError } from './types.ts';
 import type { KubeObject } from './types.ts';
@@ -41,6 +42,11 @@ export interface TestApiServerOptions {
   requireToken?: boolean;
   /** Namespaces created at start besides `default` and `kube-system`. */
   namespaces?: string[];
+  /**
+   * How SubjectAccessReviews are answered: 'allow-all' (the default, unless a test sets its own
+   * answer) or 'rbac', from the Roles, ClusterRoles and bindings stored in this server.
+   */
+  authorization?: 'allow-all' | 'rbac';
 }
 
 /** What the direct helpers accept: any object shape with apiVersion, kind and a name. */
@@ -189,6 +195,23 @@ export class TestApiServer {
     this.sarAnswer = fn;
   }
 
+  /** SubjectAccessReviews are answered by RBAC over the stored roles and bindings, as kube-apiserver does. */
+  useRbacAuthorization(): void {
+    const type = (plural: string) => this.resources.lookup('rbac.authorization.k8s.io', 'v1', plural)!;
+    const authorizer = new RbacAuthorizer({
+      clusterRoles: () => this.store.scan(type('clusterroles'), undefined) ?? [],
+      clusterRoleBindings: () => this.store.scan(type('clusterrolebindings'), undefined) ?? [],
+      roles: (ns) => this.store.scan(type('roles'), ns) ?? [],
+      roleBindings: (ns) => this.store.scan(type('rolebindings'), ns) ?? [],
+    });
+    this.sarAnswer = (spec, namespace) => {
+      const access = accessOfReview(spec, namespace);
+      if ('invalid' in access) throw new ApiError(422, 'Invalid', `SubjectAccessReview.authorization.k8s.io "" is invalid: ${access.field}: Invalid value: ${access.invalid}`);
+      const d = authorizer.authorize(access.user, access.request);
+      return d.reason === '' ? { allowed: d.allowed } : { allowed: d.allowed, reason: d.reason };
+    };
+  }
+
   /** For the HTTP layer, which reads the answer at request time. */
   currentSubjectAccessReviewAnswer(): SubjectAccessReviewAnswer {
     return this.sarAnswer;
@@ -225,5 +248,6 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
   });
   const api = new TestApiServer(server, resources, store, watches, faults, options.token ?? 'test-token');
   self.api = api;
+  if (options.authorization === 'rbac') api.useRbacAuthorization();
   return api;
 }
