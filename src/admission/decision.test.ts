@@ -53,8 +53,7 @@ describe('external-IP decision table', () => {
     const d = final(emptyPolicy('none'), request(svc(['1.2.3.4'])), USER);
     assert.equal(d.allowed, false);
     assert.deepEqual(d.fieldErrors.map((e) => e.field), ['spec.externalIPs']);
-    assert.match(d.message, /externalIPs have been disabled/);
-    assert.match(d.message, /no allowed or rejected ranges are configured/);
+    assert.equal(d.message, 'services "web" is forbidden: spec.externalIPs: Forbidden: externalIPs have been disabled');
   });
 
   test('no config: an admin override is allowed, with a warning', () => {
@@ -67,8 +66,8 @@ describe('external-IP decision table', () => {
   test('outside the admit ranges: refused at spec.externalIPs[0]', () => {
     const d = final(rules('10.0.0.0/8'), request(svc(['192.168.1.1'])), USER);
     assert.equal(d.allowed, false);
-    assert.deepEqual(d.fieldErrors, [{ field: 'spec.externalIPs[0]', type: 'Invalid value', value: '192.168.1.1', detail: 'externalIP is not allowed' }]);
-    assert.match(d.message, /spec\.externalIPs\[0\]: Invalid value: "192\.168\.1\.1": externalIP is not allowed/);
+    assert.deepEqual(d.fieldErrors, [{ field: 'spec.externalIPs[0]', type: 'Forbidden', detail: 'externalIP is not allowed' }]);
+    assert.equal(d.message, 'services "web" is forbidden: spec.externalIPs[0]: Forbidden: externalIP is not allowed');
   });
 
   test('reject rules only: anything outside them is allowed', () => {
@@ -94,15 +93,24 @@ describe('external-IP decision table', () => {
   test('only the offending entries are reported, by index', () => {
     const d = final(rules('10.0.0.0/8'), request(svc(['10.0.0.1', '11.0.0.1', '10.0.0.2', '12.0.0.1'])), USER);
     assert.deepEqual(d.fieldErrors.map((e) => e.field), ['spec.externalIPs[1]', 'spec.externalIPs[3]']);
-    assert.match(d.message, /\[1\].*\[3\]/);
+    assert.equal(d.message, 'services "web" is forbidden: [spec.externalIPs[1]: Forbidden: externalIP is not allowed, spec.externalIPs[3]: Forbidden: externalIP is not allowed]');
   });
 
-  test('"abcd" is not a valid IP address, and no override makes it one', () => {
+  test('"abcd" is Forbidden as not a valid address and, as in the plugin, goes to the override check', () => {
     const first = decide(rules('0.0.0.0/0'), request(svc(['abcd'])));
     assert.equal(first.allowed, false);
-    assert.deepEqual(first.fieldErrors, [{ field: 'spec.externalIPs[0]', type: 'Invalid value', value: 'abcd', detail: 'must be a valid IP address' }]);
-    assert.equal(first.needsOverrideCheck, false);
-    assert.equal(final(rules('0.0.0.0/0'), request(svc(['abcd'])), ADMIN).allowed, false);
+    assert.deepEqual(first.fieldErrors, [{ field: 'spec.externalIPs[0]', type: 'Forbidden', detail: 'externalIPs must be a valid address' }]);
+    assert.equal(first.needsOverrideCheck, true);
+    assert.equal(final(rules('0.0.0.0/0'), request(svc(['abcd'])), USER).allowed, false);
+    assert.equal(final(rules('0.0.0.0/0'), request(svc(['abcd'])), ADMIN).allowed, true);
+  });
+
+  test('the name in the message: the request name, else the object name, else generateName, else Unknown', () => {
+    const policy = rules('10.0.0.0/8');
+    const bare = (meta: Record<string, unknown>): AdmissionRequest => ({ ...request({ metadata: meta, spec: { externalIPs: ['8.8.8.8'] } }), name: '' });
+    assert.match(decide(policy, bare({ name: 'obj' })).message, /^services "obj" is forbidden/);
+    assert.match(decide(policy, bare({ generateName: 'web-' })).message, /^services "web-" is forbidden/);
+    assert.match(decide(policy, bare({})).message, /^services "Unknown" is forbidden/);
   });
 
   test('admit 0.0.0.0/32: an ordinary user is refused, an admin is allowed', () => {
@@ -129,6 +137,11 @@ describe('external-IP decision table', () => {
     const disabled = { ...emptyPolicy('none'), allowIngressIP: true };
     assert.equal(final(disabled, request(svc(['203.0.113.7'], 'LoadBalancer'), 'UPDATE', old), USER).allowed, true);
     assert.equal(final(disabled, request(svc(['203.0.113.7', '10.0.0.5'], 'LoadBalancer'), 'UPDATE', old), USER).allowed, false);
+    assert.equal(final(disabled, request(svc(['203.0.113.7', '203.0.113.7'], 'LoadBalancer'), 'UPDATE', old), USER).allowed, false);
+    // The ingress IP is compared as written, as the plugin compares it.
+    const v6old = svc(undefined, 'LoadBalancer', '2001:db8::7');
+    assert.equal(final(disabled, request(svc(['2001:db8::7'], 'LoadBalancer'), 'UPDATE', v6old), USER).allowed, true);
+    assert.equal(final(disabled, request(svc(['2001:DB8::7'], 'LoadBalancer'), 'UPDATE', v6old), USER).allowed, false);
   });
 
   test('the same on a ClusterIP Service, on CREATE, or without allowIngressIP is refused', () => {
@@ -164,7 +177,7 @@ describe('external-IP decision table', () => {
     assert.equal(decide(policy, { ...request(svc(['1.2.3.4'])), resource: { group: 'apps', version: 'v1', resource: 'deployments' } }).reason, 'not-applicable');
   });
 
-  test('a request without a readable Service is denied, without an override', () => {
+  test('a request without a readable Service is denied, without an override (a webhook always gets the object)', () => {
     const d = decide(emptyPolicy('none'), request(undefined));
     assert.equal(d.allowed, false);
     assert.equal(d.reason, 'malformed');
@@ -172,7 +185,7 @@ describe('external-IP decision table', () => {
     const notList = decide(rules('10.0.0.0/8'), request({ spec: { externalIPs: '10.0.0.1' } }));
     assert.equal(notList.reason, 'malformed');
     const numbers = decide(rules('10.0.0.0/8'), request({ spec: { externalIPs: [42] } }));
-    assert.equal(numbers.fieldErrors[0]?.detail, 'must be a valid IP address');
+    assert.equal(numbers.fieldErrors[0]?.detail, 'externalIPs must be a valid address');
   });
 
   test('a failed override check denies, and says the check failed', () => {
@@ -182,16 +195,15 @@ describe('external-IP decision table', () => {
     assert.match(d.message, /could not be checked: timed out/);
   });
 
-  test('the override query names the user, groups, uid, extra and the namespace', () => {
+  test('the override query names the user, groups, uid and extra, asks about service/externalips, and has no namespace', () => {
     assert.deepEqual(overrideQuery(request(svc(['1.2.3.4']))), {
       user: 'alice',
       uid: 'a-1',
       groups: ['dev', 'system:authenticated'],
       extra: { scopes: ['x'] },
-      namespace: 'apps',
       verb: 'create',
       group: 'network.openshift.io',
-      resource: 'services',
+      resource: 'service',
       subresource: 'externalips',
     });
   });

@@ -4,8 +4,7 @@
  * SubjectAccessReview to the API server, and `applyOverride()` turns its answer into the final
  * decision. No I/O here, so the whole decision table is tested without a server.
  */
-import { cidrContains, parseIp, sameIp } from './ip.ts';
-import type { IpAddress } from './ip.ts';
+import { cidrContains, parseIp } from './ip.ts';
 import { isDisabled } from './policy.ts';
 import type { ExternalIPPolicy } from './policy.ts';
 
@@ -29,10 +28,15 @@ export interface UserInfo {
   extra?: Record<string, string[]>;
 }
 
+/**
+ * A field error as apimachinery's field.Error prints it (shared with the other webhooks' answers).
+ * The external-IP plugin reports every problem as `Forbidden`, which prints no value:
+ * `spec.externalIPs[0]: Forbidden: externalIP is not allowed`.
+ */
 export interface FieldError {
   field: string;
-  /** Kubernetes field error type, as it prints: "Invalid value", "Forbidden". */
   type: 'Invalid value' | 'Forbidden';
+  /** Printed for `Invalid value` only, as apimachinery does. */
   value?: string;
   detail: string;
 }
@@ -55,28 +59,35 @@ export interface Decision {
   needsOverrideCheck: boolean;
   /** For a denial: the message the user sees. */
   message: string;
+  /** For an external-IP denial: the name in `services "<name>" is forbidden`, kube's StatusDetails.name. */
+  name?: string;
   warnings: string[];
 }
 
-/** The SubjectAccessReview that decides the override, minus transport. */
+/**
+ * The SubjectAccessReview that decides the override, minus transport: the attributes OpenShift's
+ * plugin authorizes, resource `service` (singular) and no namespace. An external IP attracts
+ * traffic from every namespace, so only a grant that holds cluster-wide (a ClusterRoleBinding) may
+ * satisfy it; a namespace is deliberately not part of this type.
+ */
 export interface OverrideQuery {
   user: string;
   uid?: string;
   groups: string[];
   extra?: Record<string, string[]>;
-  namespace: string;
   verb: 'create';
   group: 'network.openshift.io';
-  resource: 'services';
+  resource: 'service';
   subresource: 'externalips';
 }
 
 /** What the API server said, or that it could not say (failed, timed out). */
 export type OverrideAnswer = { ok: true; allowed: boolean; reason?: string } | { ok: false; error: string };
 
+/** The plugin's details, word for word. */
 export const DISABLED_DETAIL = 'externalIPs have been disabled';
 export const NOT_ALLOWED_DETAIL = 'externalIP is not allowed';
-export const INVALID_DETAIL = 'must be a valid IP address';
+export const INVALID_DETAIL = 'externalIPs must be a valid address';
 
 function asRecord(v: unknown): Record<string, unknown> | undefined {
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
@@ -96,25 +107,54 @@ function isServiceRequest(req: AdmissionRequest): boolean {
   return r !== undefined && (r.group ?? '') === '' && r.resource === 'services';
 }
 
-/** `status.loadBalancer.ingress[0].ip` of the old object, when the exemption applies. */
-function exemptIngressIp(policy: ExternalIPPolicy, req: AdmissionRequest, spec: Record<string, unknown>): IpAddress | undefined {
+/**
+ * `status.loadBalancer.ingress[0].ip` of the old object, when the exemption applies. Compared as
+ * text, as the plugin compares it: the address a load balancer controller wrote is canonical.
+ */
+function exemptIngressIp(policy: ExternalIPPolicy, req: AdmissionRequest, spec: Record<string, unknown>): string | undefined {
   if (!policy.allowIngressIP || req.operation !== 'UPDATE' || spec['type'] !== 'LoadBalancer') return undefined;
   const old = asRecord(req.oldObject);
   const ingress = asRecord(asRecord(old?.['status'])?.['loadBalancer'])?.['ingress'];
   const first = Array.isArray(ingress) ? asRecord(ingress[0]) : undefined;
   const ip = first?.['ip'];
-  return typeof ip === 'string' ? parseIp(ip) : undefined;
+  return typeof ip === 'string' && ip !== '' ? ip : undefined;
 }
 
+function formatError(e: FieldError): string {
+  const value = e.type === 'Invalid value' && e.value !== undefined ? `: ${JSON.stringify(e.value)}` : '';
+  return `${e.field}: ${e.type}${value}: ${e.detail}`;
+}
+
+/** apimachinery's aggregate error text: one error alone, several deduplicated in brackets. */
 function formatErrors(errors: readonly FieldError[]): string {
-  return errors.map((e) => `${e.field}: ${e.type}${e.value === undefined ? '' : `: ${JSON.stringify(e.value)}`}: ${e.detail}`).join(', ');
+  const unique = [...new Set(errors.map(formatError))];
+  return unique.length === 1 ? unique[0]! : `[${unique.join(', ')}]`;
 }
 
+/** The name kube's admission.NewForbidden reports: the request's, the object's, its generateName, or "Unknown". */
 function serviceName(req: AdmissionRequest): string {
+  if (req.name !== undefined && req.name !== '') return req.name;
   const meta = asRecord(asRecord(req.object)?.['metadata']);
-  const name = req.name !== undefined && req.name !== '' ? req.name : typeof meta?.['name'] === 'string' ? meta['name'] : '';
-  const generate = typeof meta?.['generateName'] === 'string' ? `${meta['generateName']}*` : '';
-  return name !== '' ? name : generate;
+  const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+  return str(meta?.['name']) || str(meta?.['generateName']) || 'Unknown';
+}
+
+/** Each entry on its own, reported by index; the ingress IP (as written) is never refused. */
+function judgeEntries(policy: ExternalIPPolicy, entries: readonly unknown[], ingressIp: string | undefined): FieldError[] {
+  const errors: FieldError[] = [];
+  entries.forEach((entry, i) => {
+    const field = `spec.externalIPs[${i}]`;
+    const ip = typeof entry === 'string' ? parseIp(entry) : undefined;
+    if (ip === undefined) {
+      errors.push({ field, type: 'Forbidden', detail: INVALID_DETAIL });
+      return;
+    }
+    if (entry === ingressIp) return;
+    const rejected = policy.reject.some((r) => cidrContains(r, ip));
+    const outside = policy.admit.length > 0 && !policy.admit.some((r) => cidrContains(r, ip));
+    if (rejected || outside) errors.push({ field, type: 'Forbidden', detail: NOT_ALLOWED_DETAIL });
+  });
+  return errors;
 }
 
 export function decide(policy: ExternalIPPolicy, req: AdmissionRequest): Decision {
@@ -128,43 +168,23 @@ export function decide(policy: ExternalIPPolicy, req: AdmissionRequest): Decisio
   if (!Array.isArray(raw)) return malformed('spec.externalIPs is not a list');
   if (raw.length === 0) return allow('no-external-ips');
 
-  const exempt = exemptIngressIp(policy, req, spec);
-  const isExempt = (text: unknown): boolean => {
-    if (exempt === undefined || typeof text !== 'string') return false;
-    const ip = parseIp(text);
-    return ip !== undefined && sameIp(ip, exempt);
-  };
-
-  const errors: FieldError[] = [];
+  const ingressIp = exemptIngressIp(policy, req, spec);
+  let errors: FieldError[];
   if (isDisabled(policy)) {
-    if (!raw.every(isExempt)) {
-      const detail = `${DISABLED_DETAIL} (no allowed or rejected ranges are configured, so every externalIP is refused)`;
-      errors.push({ field: 'spec.externalIPs', type: 'Forbidden', detail });
-    }
+    // Disabled: only a list that is exactly the ingress IP passes, as in the plugin.
+    const onlyIngressIp = raw.length === 1 && ingressIp !== undefined && raw[0] === ingressIp;
+    errors = onlyIngressIp ? [] : [{ field: 'spec.externalIPs', type: 'Forbidden', detail: DISABLED_DETAIL }];
   } else {
-    raw.forEach((entry, i) => {
-      const field = `spec.externalIPs[${i}]`;
-      const text = typeof entry === 'string' ? entry : JSON.stringify(entry);
-      const ip = typeof entry === 'string' ? parseIp(entry) : undefined;
-      if (ip === undefined) {
-        errors.push({ field, type: 'Invalid value', value: text, detail: INVALID_DETAIL });
-        return;
-      }
-      if (isExempt(entry)) return;
-      const rejected = policy.reject.some((r) => cidrContains(r, ip));
-      const outside = policy.admit.length > 0 && !policy.admit.some((r) => cidrContains(r, ip));
-      if (rejected || outside) errors.push({ field, type: 'Invalid value', value: text, detail: NOT_ALLOWED_DETAIL });
-    });
+    errors = judgeEntries(policy, raw, ingressIp);
   }
   if (errors.length === 0) return allow('within-policy');
-  const namespace = req.namespace ?? '';
-  const message = `Service "${serviceName(req)}"${namespace === '' ? '' : ` in namespace "${namespace}"`} is forbidden: ${formatErrors(errors)}`;
-  // The override widens the ranges; it never makes an unparsable address acceptable.
-  const overridable = errors.every((e) => e.detail !== INVALID_DETAIL);
-  return { allowed: false, reason: 'refused', fieldErrors: errors, needsOverrideCheck: overridable, message, warnings: [] };
+  const name = serviceName(req);
+  const message = `services ${JSON.stringify(name)} is forbidden: ${formatErrors(errors)}`;
+  // As in the plugin, every refusal (an unparsable address too) goes to the override check.
+  return { allowed: false, reason: 'refused', fieldErrors: errors, needsOverrideCheck: true, message, name, warnings: [] };
 }
 
-/** The SubjectAccessReview to ask for a refused request: may this user override the ranges? */
+/** The SubjectAccessReview to ask for a refused request: may this user override the ranges, cluster-wide? */
 export function overrideQuery(req: AdmissionRequest): OverrideQuery {
   const u = req.userInfo ?? {};
   return {
@@ -172,10 +192,9 @@ export function overrideQuery(req: AdmissionRequest): OverrideQuery {
     ...(u.uid === undefined || u.uid === '' ? {} : { uid: u.uid }),
     groups: u.groups ?? [],
     ...(u.extra === undefined ? {} : { extra: u.extra }),
-    namespace: req.namespace ?? '',
     verb: 'create',
     group: 'network.openshift.io',
-    resource: 'services',
+    resource: 'service',
     subresource: 'externalips',
   };
 }
@@ -192,6 +211,6 @@ export function applyOverride(refused: Decision, answer: OverrideAnswer): Decisi
     };
   }
   if (!answer.allowed) return { ...refused, needsOverrideCheck: false };
-  const warning = `externalIPs outside the allowed ranges admitted by the override (create services/externalips in network.openshift.io): ${formatErrors(refused.fieldErrors)}`;
+  const warning = `externalIPs admitted by the cluster-wide override (create service/externalips in network.openshift.io) despite: ${formatErrors(refused.fieldErrors)}`;
   return allow('override', [warning]);
 }

@@ -63,18 +63,25 @@ export function readReview(body: string): ReadResult {
   return { ok: true, request };
 }
 
-/** The AdmissionReview answer for a decision. Denials carry a Status with code 403 and the message. */
+/**
+ * The AdmissionReview answer for a decision. Denials carry a Status with code 403 (400 for an
+ * unreadable request) and the message; an external-IP denial also names the Service as kube's
+ * Forbidden status does (`details.name`, `details.kind: services`), plus the field errors as causes.
+ */
 export function writeReview(uid: string, decision: Decision): string {
   const response: Record<string, unknown> = { uid, allowed: decision.allowed };
   if (!decision.allowed) {
     const invalid = decision.reason === 'malformed';
+    const causes = decision.fieldErrors.map((e) => ({ reason: e.type === 'Forbidden' ? 'FieldValueForbidden' : 'FieldValueInvalid', field: e.field, message: e.detail }));
+    const details = {
+      ...(decision.name === undefined ? {} : { name: decision.name, group: '', kind: 'services' }),
+      ...(causes.length === 0 ? {} : { causes }),
+    };
     response['status'] = {
       code: invalid ? 400 : 403,
       reason: invalid ? 'BadRequest' : 'Forbidden',
       message: decision.message,
-      ...(decision.fieldErrors.length === 0
-        ? {}
-        : { details: { causes: decision.fieldErrors.map((e) => ({ reason: e.type === 'Forbidden' ? 'FieldValueForbidden' : 'FieldValueInvalid', field: e.field, message: e.detail })) } }),
+      ...(Object.keys(details).length === 0 ? {} : { details }),
     };
   }
   if (decision.warnings.length > 0) response['warnings'] = decision.warnings;

@@ -40,7 +40,8 @@ export function subjectAccessReviewBody(q: OverrideQuery): V1SubjectAccessReview
       ...(q.uid === undefined ? {} : { uid: q.uid }),
       groups: q.groups,
       ...(q.extra === undefined ? {} : { extra: q.extra }),
-      resourceAttributes: { namespace: q.namespace, verb: q.verb, group: q.group, resource: q.resource, subresource: q.subresource },
+      // No namespace: a cluster-wide question, which only cluster-wide grants answer.
+      resourceAttributes: { verb: q.verb, group: q.group, resource: q.resource, subresource: q.subresource },
     },
   };
 }

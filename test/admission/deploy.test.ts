@@ -110,7 +110,7 @@ describe('deploy/admission manifests', () => {
       { apiGroups: ['config.openshift.io'], resources: ['networks'], verbs: ['get'] },
     ]);
     const override = one(objs, 'ClusterRole', 'hostwarden-externalip-override');
-    assert.deepEqual(get(override, 'rules'), [{ apiGroups: ['network.openshift.io'], resources: ['services/externalips'], verbs: ['create'] }]);
+    assert.deepEqual(get(override, 'rules'), [{ apiGroups: ['network.openshift.io'], resources: ['service/externalips'], verbs: ['create'] }]);
   });
 
   test('cert-manager issues a certificate for the Service name the API server calls', () => {

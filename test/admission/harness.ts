@@ -111,15 +111,19 @@ export interface ReviewSpec {
   oldIngressIp?: string;
   user?: string;
   groups?: string[];
+  name?: string;
+  namespace?: string;
 }
 
 /** A real AdmissionReview admission.k8s.io/v1 for a Service, as kube-apiserver sends it. */
 export function serviceReview(spec: ReviewSpec): string {
   const operation = spec.operation ?? 'CREATE';
+  const name = spec.name ?? 'web';
+  const namespace = spec.namespace ?? 'apps';
   const svc = (ingress?: string): Record<string, unknown> => ({
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: { name: 'web', namespace: 'apps', uid: 'svc-uid' },
+    metadata: { name, namespace, uid: 'svc-uid' },
     spec: { type: spec.type ?? 'ClusterIP', ports: [{ port: 80, protocol: 'TCP', targetPort: 8080 }], ...(spec.externalIPs === undefined ? {} : { externalIPs: spec.externalIPs }) },
     status: ingress === undefined ? {} : { loadBalancer: { ingress: [{ ip: ingress }] } },
   });
@@ -132,8 +136,8 @@ export function serviceReview(spec: ReviewSpec): string {
       resource: { group: '', version: 'v1', resource: 'services' },
       requestKind: { group: '', version: 'v1', kind: 'Service' },
       requestResource: { group: '', version: 'v1', resource: 'services' },
-      name: 'web',
-      namespace: 'apps',
+      name,
+      namespace,
       operation,
       userInfo: { username: spec.user ?? 'alice', uid: 'uid-alice', groups: spec.groups ?? ['system:authenticated'], extra: { 'authentication.kubernetes.io/credential-id': ['X509SHA256=abc'] } },
       object: svc(),
@@ -147,7 +151,7 @@ export function serviceReview(spec: ReviewSpec): string {
 export interface ReviewResponse {
   uid: string;
   allowed: boolean;
-  status?: { code: number; reason: string; message: string };
+  status?: { code: number; reason: string; message: string; details?: { name?: string; group?: string; kind?: string; causes?: { reason: string; field: string; message: string }[] } };
   warnings?: string[];
 }
 

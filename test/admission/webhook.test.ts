@@ -86,14 +86,14 @@ describe('admission webhook over HTTPS', { skip }, () => {
     assert.equal(res.uid, 'u-no');
     assert.equal(res.allowed, false);
     assert.equal(res.status?.code, 403);
-    assert.match(res.status?.message ?? '', /spec\.externalIPs\[0\]: Invalid value: "10\.66\.1\.1": externalIP is not allowed, spec\.externalIPs\[1\]: Invalid value: "192\.0\.2\.1": externalIP is not allowed/);
+    assert.equal(res.status?.message, 'services "web" is forbidden: [spec.externalIPs[0]: Forbidden: externalIP is not allowed, spec.externalIPs[1]: Forbidden: externalIP is not allowed]');
     assert.equal(reviews.length, 1);
     assert.deepEqual(reviews[0], {
       user: 'bob',
       uid: 'uid-alice',
       groups: ['dev'],
       extra: { 'authentication.kubernetes.io/credential-id': ['X509SHA256=abc'] },
-      resourceAttributes: { namespace: 'apps', verb: 'create', group: 'network.openshift.io', resource: 'services', subresource: 'externalips' },
+      resourceAttributes: { verb: 'create', group: 'network.openshift.io', resource: 'service', subresource: 'externalips' },
     });
   });
 
