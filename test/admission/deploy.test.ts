@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parsePolicyFile } from '../../src/admission/policy.ts';
+import { decide } from '../../src/admission/decision.ts';
+import { emptyPolicy, parsePolicyFile } from '../../src/admission/policy.ts';
 import { WEBHOOK_PATH } from '../../src/admission/server.ts';
 import { parseListenAddress, resolveConfig } from '../../src/config/config.ts';
 import { FLAGS } from '../../src/config/flags.ts';
@@ -67,6 +68,19 @@ describe('deploy/admission manifests', () => {
     // The override check must give up before the API server gives up on the webhook.
     assert.ok(cfg.flags.num('subject-access-review-timeout') < timeout * 1000);
     assert.equal(get(vwc, 'metadata', 'annotations', 'cert-manager.io/inject-ca-from'), `${String(get(svc, 'metadata', 'namespace'))}/${String(get(one(objs, 'Certificate'), 'metadata', 'name'))}`);
+  });
+
+  test('every namespace is judged (no selector exempts one); only Services with externalIPs are sent, so the webhook never blocks its own Service', () => {
+    const h = (get(one(objs, 'ValidatingWebhookConfiguration'), 'webhooks') as Obj[])[0]!;
+    assert.equal(h['namespaceSelector'], undefined);
+    assert.equal(h['objectSelector'], undefined);
+    assert.deepEqual(h['matchConditions'], [{ name: 'has-external-ips', expression: 'has(object.spec.externalIPs) && size(object.spec.externalIPs) > 0' }]);
+    // What the condition leaves out is what the webhook would allow anyway.
+    for (const svc of objs.filter((o) => o['kind'] === 'Service')) {
+      assert.equal(get(svc, 'spec', 'externalIPs'), undefined);
+      const req = { uid: 'u', operation: 'CREATE', resource: { group: '', version: 'v1', resource: 'services' }, namespace: String(get(svc, 'metadata', 'namespace')), object: svc };
+      assert.equal(decide(emptyPolicy('none'), req).reason, 'no-external-ips');
+    }
   });
 
   test('the Deployment runs flags the CLI accepts, with the files its volumes provide', () => {
