@@ -185,6 +185,9 @@ export class Reflector<T extends KubeObject> {
 
   /** Watches from the current resourceVersion until the stream ends; true when events arrived. */
   private async watchOnce(): Promise<boolean> {
+    // stop() may have come while the list was in flight: a watch opened now would never be
+    // aborted, and stop() would wait on it forever. Checked in the same tick that sets `current`.
+    if (this.stopped) return false;
     const controller = new AbortController();
     this.current = controller;
     const inactivity = this.opts.inactivityTimeoutMs ?? 180_000;

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KubeClient } from '../../src/kube/client.ts';
 import { Reflector } from '../../src/kube/reflector.ts';
+import type { ListWatchClient } from '../../src/kube/reflector.ts';
 import { SERVICES } from '../../src/kube/resource.ts';
 import type { KubeObject } from '../../src/kube/resource.ts';
 import { slimService, stubObject } from '../../src/kube/slim.ts';
@@ -162,4 +163,24 @@ describe('reflector keeping stubs (retain)', () => {
       await api.stop();
     }
   });
+});
+
+test('stop() while the first list is in flight: no watch is opened afterwards, and stop() returns', async () => {
+  let answerList: (v: unknown) => void = () => {};
+  const watches: AbortSignal[] = [];
+  const fake: ListWatchClient = {
+    request: (() => new Promise((resolve) => (answerList = resolve))) as ListWatchClient['request'],
+    watch: ((_path: string, _q: unknown, _on: unknown, signal: AbortSignal) => {
+      watches.push(signal);
+      return new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    }) as ListWatchClient['watch'],
+  };
+  const r = new Reflector<KubeObject>({ client: fake, resource: SERVICES, namespace: '', logger: silentLogger() });
+  r.start();
+  await new Promise((resolve) => setImmediate(resolve));
+  const stopped = r.stop();
+  answerList({ metadata: { resourceVersion: '7' }, items: [] });
+  const outcome = await Promise.race([stopped.then(() => 'stopped'), new Promise((resolve) => setTimeout(() => resolve('hung'), 2000))]);
+  assert.equal(outcome, 'stopped');
+  assert.equal(watches.length, 0);
 });
