@@ -169,7 +169,7 @@ test('stop() while the first list is in flight: no watch is opened afterwards, a
   let answerList: (v: unknown) => void = () => {};
   const watches: AbortSignal[] = [];
   const fake: ListWatchClient = {
-    request: (() => new Promise((resolve) => (answerList = resolve))) as ListWatchClient['request'],
+    request: (() => new Promise<unknown>((resolve) => (answerList = resolve))) as ListWatchClient['request'],
     watch: ((_path: string, _q: unknown, _on: unknown, signal: AbortSignal) => {
       watches.push(signal);
       return new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
