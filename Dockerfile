@@ -6,7 +6,9 @@
 # native UDP addon (build/native, from src/dns/native/udp.c) with gcc; the runtime stage gets the
 # compiled file only, no compiler.
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+# The newest Node.js LTS (docs/deploy.md, "Supported Node.js releases") on Debian 13 (trixie), the
+# default base of the Node 26 images: Debian 12 left regular security support in June 2026.
+ARG NODE_IMAGE=node:26-trixie-slim
 
 # Full install: type-check the sources that go into the image, then compile them (tests excluded).
 FROM ${NODE_IMAGE} AS build

@@ -3,15 +3,18 @@
  * path (src/dns/native/udp.c) to build/native/hostwarden_udp.node with the system C compiler and
  * Node's own headers, offline. Without a compiler, headers or Linux it prints one line and exits 0:
  * the server then uses node:dgram. HOSTWARDEN_NATIVE_REQUIRED=1 makes that a failure (CI, images).
+ * `--out FILE` writes elsewhere: the runtime matrix compiles once per Node.js release with that
+ * release's headers (test/runtime/smoke.test.ts) without replacing the shared build.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const source = join(root, 'src/dns/native/udp.c');
-const target = join(root, 'build/native/hostwarden_udp.node');
+const outAt = process.argv.indexOf('--out');
+const target = outAt >= 0 && process.argv[outAt + 1] !== undefined ? resolve(process.argv[outAt + 1]!) : join(root, 'build/native/hostwarden_udp.node');
 const required = process.env.HOSTWARDEN_NATIVE_REQUIRED === '1';
 
 function skip(reason: string): never {
@@ -45,4 +48,4 @@ if (result.status !== 0) {
   skip(`${cc} failed`);
 }
 renameSync(temp, target);
-process.stdout.write(`built ${target.slice(root.length)}\n`);
+process.stdout.write(`built ${relative(root, target)}\n`);

@@ -9,5 +9,6 @@ const code = await main({
   stderr: process.stderr,
   onSignal: (signal, handler) => process.on(signal, handler),
   setV8Option: (option) => setFlagsFromString(option),
+  nodeVersion: process.version,
 });
 process.exitCode = code;

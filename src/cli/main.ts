@@ -9,6 +9,7 @@ import { parseArgs } from '../config/parse.ts';
 import { ConfigError, errorMessage } from '../errors.ts';
 import { createLogger } from '../log.ts';
 import { heapGrowthPercent, v8HeapGrowthOption } from './heap.ts';
+import { runtimeWarning } from './runtime.ts';
 import { EXTRA_FLAGS, PROVIDER_NAMES, SOURCE_NAMES } from './wiring.ts';
 
 const COMMANDS = ['run', 'plan', 'explain', 'webhook-server', 'admission-webhook', 'dnsrecord-controller', 'operator', 'privatelink-controller', 'help', 'version'] as const;
@@ -22,6 +23,8 @@ export interface Process {
   onSignal: (signal: 'SIGINT' | 'SIGTERM', handler: () => void) => void;
   /** Sets a V8 option for this process (`--heap-growth-percent`); absent when main runs inside a test. */
   setV8Option?: (option: string) => void;
+  /** `process.version`, to warn on an unsupported Node.js release; absent when main runs inside a test. */
+  nodeVersion?: string;
 }
 
 export async function main(proc: Process): Promise<number> {
@@ -69,6 +72,8 @@ export async function main(proc: Process): Promise<number> {
   // plan and explain print their answer on stdout; routine progress logs would only bury it.
   const quiet = (command === 'plan' || command === 'explain') && !cfg.explicit.has('log-level');
   const logger = createLogger(quiet ? 'warn' : cfg.logLevel, cfg.logFormat, proc.stderr);
+  const runtime = proc.nodeVersion === undefined ? undefined : runtimeWarning(proc.nodeVersion, new Date());
+  if (runtime !== undefined) logger.warn({ node: proc.nodeVersion }, runtime);
   const colour = cfg.color === 'always' || (cfg.color === 'auto' && proc.stdout.isTTY === true && proc.env['NO_COLOR'] === undefined);
   const print = { logger, colour, env: proc.env, write: (text: string) => void proc.stdout.write(text) };
   try {

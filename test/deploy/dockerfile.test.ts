@@ -1,6 +1,6 @@
 /**
- * Static checks of the Dockerfile (no Docker engine here to build it): multi-stage from the Node 20
- * slim image, production dependencies only in the runtime stage, a numeric non-root user, the
+ * Static checks of the Dockerfile (no Docker engine here to build it): multi-stage from the slim
+ * image of the newest supported Node.js LTS, production dependencies only in the runtime stage, a numeric non-root user, the
  * entrypoint, no secrets; and that everything the runtime imports is a production dependency, so
  * the `npm ci --omit=dev` image can start.
  */
@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { supportedLines } from '../../src/cli/runtime.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -103,10 +104,11 @@ function runtimeImports(): Map<string, string> {
 }
 
 describe('Dockerfile', () => {
-  test('is multi-stage, every stage from the Node 20 bookworm slim image', () => {
+  test('is multi-stage, every stage from the slim Debian 13 image of the newest supported Node.js LTS', () => {
     const { stages } = load();
     assert.ok(stages.length >= 2, 'a single stage');
-    for (const s of stages) assert.equal(s.base, 'node:20-bookworm-slim', `stage ${s.name}`);
+    const newest = Math.max(...supportedLines(new Date()));
+    for (const s of stages) assert.equal(s.base, `node:${newest}-trixie-slim`, `stage ${s.name}`);
     assert.equal(new Set(stages.map((s) => s.name)).size, stages.length, 'stage names repeat');
   });
 
