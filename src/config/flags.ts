@@ -67,7 +67,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'embedded-default-ttl', kind: 'int', default: '300', help: 'TTL of embedded records whose endpoint sets none.' },
   { name: 'dns-listen', kind: 'list', default: ['127.0.0.1:5353'], help: 'UDP+TCP address the embedded DNS server listens on (repeatable; "" disables it).' },
   { name: 'dns-allow-transfer', kind: 'list', default: [], help: 'CIDR allowed to AXFR the zones (repeatable).' },
-  { name: 'dns-tsig-key', kind: 'list', default: [], help: 'TSIG key name:algorithm:base64secret accepted for AXFR (repeatable).' },
+  { name: 'dns-tsig-key', kind: 'list', default: [], help: 'TSIG key [algorithm:]name:base64secret accepted for AXFR, as dig -y takes it (algorithm default hmac-sha256; repeatable).' },
   { name: 'dns-notify', kind: 'list', default: [], help: 'host:port sent a NOTIFY after each zone change (repeatable).' },
   { name: 'dns-workers', kind: 'int', default: '0', help: 'Worker processes that answer DNS queries (0 answers in the main process).' },
   { name: 'dns-udp-size', kind: 'int', default: '1232', help: 'Largest UDP response the DNS server sends to EDNS clients.' },
