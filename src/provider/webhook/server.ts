@@ -2,8 +2,10 @@
  * The webhook server: any Hostwarden provider behind the external-dns webhook protocol v1, so an
  * unmodified external-dns (`--provider webhook`) can use it. Also answers /healthz and /metrics.
  * Requests that cannot be read are 400/413; provider failures are 500 when a retry may help and
- * 422 (with the message) when it will not. Connections are bounded like every listener's
- * (http/connection-limit.ts).
+ * 422 (with the message) when it will not. A POST must declare the protocol's media type (every
+ * external-dns release sends it), or it is refused with 415: a web page can make a browser POST
+ * text/plain or a form to a local port without asking, but not that type, so no page can change
+ * records. Connections are bounded like every listener's (http/connection-limit.ts).
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -17,7 +19,7 @@ import { ConnectionGuard, connectionLimits, httpServerOptions } from '../../http
 import type { ConnectionLimits } from '../../http/connection-limit.ts';
 import type { Provider } from '../provider.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './client.ts';
-import { MEDIA_TYPE, changesFromWire, domainFilterToJSON, endpointsFromWire, endpointsToWire } from './protocol.ts';
+import { MEDIA_TYPE, changesFromWire, domainFilterToJSON, endpointsFromWire, endpointsToWire, isWebhookMediaType } from './protocol.ts';
 import { closeServer, listen } from '../../http/listen.ts';
 
 export interface WebhookServerOptions {
@@ -111,6 +113,7 @@ export class WebhookServer {
     const provider = this.opts.provider;
     const allow = (methods: string[]): void => {
       if (!methods.includes(method)) throw new HttpError(405, `${method} not allowed on ${path}; use ${methods.join(' or ')}`);
+      if (method === 'POST' && !isWebhookMediaType(req.headers['content-type'])) throw new HttpError(415, `POST ${path} needs Content-Type ${MEDIA_TYPE}`);
     };
     switch (path) {
       case '/':
