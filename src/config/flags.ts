@@ -57,7 +57,8 @@ export const FLAGS: readonly FlagSpec[] = [
   // Observability.
   { name: 'log-level', kind: 'string', default: 'info', choices: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'panic'], help: 'Log level.' },
   { name: 'log-format', kind: 'string', default: 'text', choices: ['text', 'json'], help: 'Log format.' },
-  { name: 'metrics-address', kind: 'string', default: ':7979', help: 'Address of the /metrics and /healthz server ("" disables it).' },
+  { name: 'metrics-address', kind: 'string', default: ':7979', help: 'Address of the /metrics, /healthz and /readyz server ("" disables it).' },
+  { name: 'healthz-max-consecutive-failures', kind: 'int', default: '10', help: 'run: /healthz answers 503 once this many syncs in a row have failed (hostwarden_sync_consecutive_failures; 0: never).' },
   // Embedded provider and DNS server.
   { name: 'embedded-data-dir', kind: 'string', default: './data', help: 'Directory of the embedded provider zone files.' },
   { name: 'embedded-zone', kind: 'list', default: [], help: 'Zone served by the embedded provider (repeatable; defaults to --domain-filter).' },
