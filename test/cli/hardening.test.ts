@@ -231,3 +231,29 @@ describe('--dns-tsig-key: help, parser and errors agree', () => {
     }
   });
 });
+
+describe('credentials inside URL flags never reach logs or errors', () => {
+  test('etcd URLs (coredns provider): the start-up log and the failure show REDACTED', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'hw-redact-'));
+    try {
+      // Nothing listens on port 9: the sync fails at once with a connection error.
+      const r = await runCli(['run', '--once', '--provider', 'coredns', '--etcd-urls', 'http://root:s3cret-pw@127.0.0.1:9', '--manifests-dir', root, '--log-format', 'json'], { timeoutMs: 60_000 });
+      assert.notEqual(r.code, 0, r.stderr);
+      assert.match(r.stderr, /"etcd":\["http:\/\/REDACTED@127\.0\.0\.1:9\/"\]/);
+      assert.doesNotMatch(r.stderr, /s3cret/);
+      const bad = await runCli(['run', '--once', '--provider', 'coredns', '--etcd-urls', 'ftp://root:s3cret-pw@127.0.0.1:9', '--manifests-dir', root]);
+      assert.equal(bad.code, 2);
+      assert.match(bad.stderr, /etcd URL "ftp:\/\/REDACTED@127\.0\.0\.1:9\/" must start with http/);
+      assert.doesNotMatch(bad.stderr, /s3cret/);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  test('--pdns-server: the error for a bad URL shows REDACTED', async () => {
+    const r = await runCli(['run', '--once', '--provider', 'pdns', '--pdns-api-key', 'k', '--pdns-server', 'http://admin:s3cret-pw@[::1']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /--pdns-server "http:\/\/REDACTED@\[::1" is not a URL/);
+    assert.doesNotMatch(r.stderr, /s3cret/);
+  });
+});
