@@ -14,6 +14,7 @@ import type { ExternalIPPolicy } from './policy.ts';
 import { readReview, writeReview } from './review.ts';
 import type { OverrideChecker } from './sar.ts';
 import type { TlsMaterial } from './tls.ts';
+import type { ConnectionLimits } from '../http/connection-limit.ts';
 import { HttpsServer, notFound, readPost } from '../http/https-server.ts';
 
 export const WEBHOOK_PATH = '/validate-services-externalips';
@@ -31,6 +32,8 @@ export interface AdmissionServerOptions {
   maxBodyBytes?: number;
   /** Time allowed to receive a whole request. */
   readTimeoutMs?: number;
+  /** Connection cap and timeouts (the --http-* flags). */
+  limits?: Partial<ConnectionLimits>;
 }
 
 export class AdmissionServer extends HttpsServer {
@@ -46,6 +49,7 @@ export class AdmissionServer extends HttpsServer {
       requestLabel: 'admission',
       logFields: { path: WEBHOOK_PATH },
       ...(opts.readTimeoutMs === undefined ? {} : { readTimeoutMs: opts.readTimeoutMs }),
+      ...(opts.limits === undefined ? {} : { limits: opts.limits }),
       handle: (req, res, path) => this.review(req, res, path),
     });
     this.opts = opts;
@@ -101,7 +105,7 @@ export class AdmissionServer extends HttpsServer {
       return;
     }
     const fields = { uid: req?.uid, namespace: req?.namespace, service: req?.name, user: req?.userInfo?.username, reason: d.reason };
-    if (d.allowed) this.log.info({ ...fields, warning: d.warnings[0] }, 'externalIPs admitted by the override');
-    else this.log.info({ ...fields, message: d.message }, 'denied');
+    if (d.allowed) this.requestLog.info({ ...fields, warning: d.warnings[0] }, 'externalIPs admitted by the override');
+    else this.requestLog.info({ ...fields, message: d.message }, 'denied');
   }
 }

@@ -8,6 +8,7 @@ import { Registry as MetricsRegistry, collectDefaultMetrics } from 'prom-client'
 import type { Config } from '../config/config.ts';
 import { parseListenAddress } from '../config/config.ts';
 import { ConfigError, errorMessage } from '../errors.ts';
+import { connectionLimitsFromFlags } from '../http/flags.ts';
 import { loadServingTls, servingTlsFlags } from '../http/serving-tls.ts';
 import { KubeClient, loadKubeConfig } from '../kube/client.ts';
 import type { KubeEnv } from '../kube/client.ts';
@@ -19,6 +20,7 @@ import { PolicyError, describePolicy, emptyPolicy, parsePolicyFile, policyFromFl
 import type { ExternalIPPolicy } from './policy.ts';
 import { NoOverrideChecker, SubjectAccessReviewChecker } from './sar.ts';
 import { AdmissionServer } from './server.ts';
+import { redactUrl } from '../redact.ts';
 
 export interface AdmissionWebhookDeps {
   logger: Logger;
@@ -81,6 +83,7 @@ export class AdmissionWebhook {
     if (timeoutMs <= 0) throw new ConfigError('--subject-access-review-timeout must be greater than 0', '--subject-access-review-timeout');
 
     const tlsFlags = servingTlsFlags(cfg.flags, 'the admission webhook serves HTTPS');
+    const limits = connectionLimitsFromFlags(cfg.flags);
 
     const choice = await choosePolicy(cfg, logger);
     const kubeConfig = await loadKubeConfig({ kubeconfig: cfg.flags.str('kubeconfig'), env: deps.env }).catch((err: unknown) => {
@@ -90,7 +93,7 @@ export class AdmissionWebhook {
       logger.warn({ err: err.message }, 'no Kubernetes configuration: overrides cannot be checked, every refused externalIP is denied');
       return undefined;
     });
-    if (kubeConfig !== undefined) logger.debug({ server: kubeConfig.getCurrentCluster()?.server }, 'kubernetes configuration loaded');
+    if (kubeConfig !== undefined) logger.debug({ server: redactUrl(kubeConfig.getCurrentCluster()?.server ?? '') }, 'kubernetes configuration loaded');
 
     const registry = deps.registry ?? new MetricsRegistry();
     if (deps.registry === undefined) collectDefaultMetrics({ register: registry });
@@ -115,7 +118,7 @@ export class AdmissionWebhook {
     }
 
     const checker = kubeConfig === undefined ? new NoOverrideChecker('no Kubernetes configuration was found (--kubeconfig)') : await SubjectAccessReviewChecker.create({ config: kubeConfig, timeoutMs, logger: logger.child({ component: 'sar' }) });
-    const server = new AdmissionServer({ policy, checker, tls, logger: logger.child({ component: 'admission' }), registry, metrics });
+    const server = new AdmissionServer({ policy, checker, tls, logger: logger.child({ component: 'admission' }), registry, metrics, limits });
     const webhook = new AdmissionWebhook(server, host, port, logger, starters);
     webhook.closers.push(() => checker.close(), ...closers);
     if (files !== undefined) {

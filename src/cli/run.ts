@@ -1,14 +1,16 @@
 /**
- * `hostwarden run`: the main job. Reads sources, keeps the provider in sync, serves /metrics and
- * /healthz, and (for the embedded provider) answers DNS queries from the same process.
+ * `hostwarden run`: the main job. Reads sources, keeps the provider in sync, serves /metrics,
+ * /healthz and /readyz (controller/health.ts), and (for the embedded provider) answers DNS queries from the same process.
  */
 import { Registry as MetricsRegistry, collectDefaultMetrics } from 'prom-client';
 import type { Config } from '../config/config.ts';
 import { domainFilterOf, parseListenAddress } from '../config/config.ts';
 import { Controller } from '../controller/controller.ts';
+import { liveness, readiness } from '../controller/health.ts';
 import { ControllerMetrics } from '../controller/metrics.ts';
 import { DnsServer } from '../dns/server.ts';
-import { errorMessage } from '../errors.ts';
+import { ConfigError, errorMessage } from '../errors.ts';
+import { connectionLimitsFromFlags } from '../http/flags.ts';
 import { OpsServer } from '../http/ops-server.ts';
 import type { Logger } from '../log.ts';
 import { kubeRunHooks } from '../kube/run-hooks.ts';
@@ -25,6 +27,11 @@ export interface RunIO {
 
 export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
   const { logger } = io;
+  // Flags of the ops server are checked before anything starts.
+  if (cfg.metricsAddress !== '') {
+    healthFailureLimit(cfg);
+    connectionLimitsFromFlags(cfg.flags);
+  }
   const metrics = new MetricsRegistry();
   collectDefaultMetrics({ register: metrics });
   const deps = { logger, metrics, watch: !cfg.once, ...(io.env === undefined ? {} : { env: io.env }) };
@@ -104,18 +111,15 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
 
     if (cfg.metricsAddress !== '') {
       const { host, port } = parseListenAddress(cfg.metricsAddress, '--metrics-address');
-      const staleAfterMs = cfg.intervalMs * 3 + 60_000;
+      const health = { staleAfterMs: cfg.intervalMs * 3 + 60_000, maxConsecutiveFailures: healthFailureLimit(cfg) };
       const ops = new OpsServer({
         host,
         port,
         metrics,
         logger,
-        health: () => {
-          const idle = Date.now() - controller.lastAttemptAt;
-          return controller.lastAttemptAt === 0 || idle < staleAfterMs
-            ? { ok: true, detail: 'ok' }
-            : { ok: false, detail: `no synchronisation attempted for ${Math.round(idle / 1000)}s` };
-        },
+        limits: connectionLimitsFromFlags(cfg.flags),
+        health: () => liveness(controller, { ...health, now: Date.now() }),
+        ready: () => readiness(controller),
       });
       await ops.start();
       closers.push(() => ops.stop());
@@ -127,4 +131,10 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
   } finally {
     await closeAll();
   }
+}
+
+function healthFailureLimit(cfg: Config): number {
+  const n = cfg.flags.num('healthz-max-consecutive-failures');
+  if (!Number.isInteger(n) || n < 0) throw new ConfigError('--healthz-max-consecutive-failures must be a whole number, 0 or more', '--healthz-max-consecutive-failures');
+  return n;
 }

@@ -8,6 +8,7 @@ import type { Config } from '../config/config.ts';
 import { parseListenAddress } from '../config/config.ts';
 import { DnsServer } from '../dns/server.ts';
 import { ConfigError, errorMessage } from '../errors.ts';
+import { connectionLimitsFromFlags } from '../http/flags.ts';
 import type { Logger } from '../log.ts';
 import { EmbeddedProvider } from '../provider/embedded/embedded.ts';
 import { WebhookServer } from '../provider/webhook/server.ts';
@@ -26,6 +27,7 @@ export async function webhookServerCommand(cfg: Config, io: WebhookServerIO): Pr
   const writeTimeoutMs = cfg.flags.num('webhook-provider-write-timeout');
   if (readTimeoutMs <= 0) throw new ConfigError('--webhook-provider-read-timeout must be greater than 0', '--webhook-provider-read-timeout');
   if (writeTimeoutMs <= 0) throw new ConfigError('--webhook-provider-write-timeout must be greater than 0', '--webhook-provider-write-timeout');
+  const limits = connectionLimitsFromFlags(cfg.flags);
 
   const metrics = new MetricsRegistry();
   collectDefaultMetrics({ register: metrics });
@@ -38,7 +40,7 @@ export async function webhookServerCommand(cfg: Config, io: WebhookServerIO): Pr
       provider.store.addListener(dns);
       closers.push(() => dns.stop());
     }
-    const server = new WebhookServer({ provider, logger: logger.child({ component: 'webhook-server' }), metrics, readTimeoutMs, writeTimeoutMs });
+    const server = new WebhookServer({ provider, logger: logger.child({ component: 'webhook-server' }), metrics, readTimeoutMs, writeTimeoutMs, limits });
     await server.start(host, port);
     closers.push(() => server.stop());
     await new Promise<void>((resolve) => {

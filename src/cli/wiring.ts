@@ -9,6 +9,7 @@ import { OPERATOR_FLAGS } from '../operator/flags.ts';
 import { PRIVATELINK_FLAGS } from '../privatelink/flags.ts';
 import type { Config } from '../config/config.ts';
 import type { FlagSpec } from '../config/flags.ts';
+import { HTTP_FLAGS } from '../http/flags.ts';
 import type { Logger } from '../log.ts';
 import { COREDNS_FLAGS } from '../provider/coredns/flags.ts';
 import { AWS_FLAGS } from '../provider/aws/flags.ts';
@@ -60,6 +61,7 @@ export const EXTRA_FLAGS: readonly FlagSpec[] = [
   ...OPERATOR_FLAGS,
   ...PRIVATELINK_FLAGS,
   ...HEAP_FLAGS,
+  ...HTTP_FLAGS,
 ];
 
 /** Zones for providers that serve their own zones: --embedded-zone, else the domain filter. */

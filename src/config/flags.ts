@@ -57,7 +57,8 @@ export const FLAGS: readonly FlagSpec[] = [
   // Observability.
   { name: 'log-level', kind: 'string', default: 'info', choices: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'panic'], help: 'Log level.' },
   { name: 'log-format', kind: 'string', default: 'text', choices: ['text', 'json'], help: 'Log format.' },
-  { name: 'metrics-address', kind: 'string', default: ':7979', help: 'Address of the /metrics and /healthz server ("" disables it).' },
+  { name: 'metrics-address', kind: 'string', default: ':7979', help: 'Address of the /metrics, /healthz and /readyz server ("" disables it).' },
+  { name: 'healthz-max-consecutive-failures', kind: 'int', default: '10', help: 'run: /healthz answers 503 once this many syncs in a row have failed (hostwarden_sync_consecutive_failures; 0: never).' },
   // Embedded provider and DNS server.
   { name: 'embedded-data-dir', kind: 'string', default: './data', help: 'Directory of the embedded provider zone files.' },
   { name: 'embedded-zone', kind: 'list', default: [], help: 'Zone served by the embedded provider (repeatable; defaults to --domain-filter).' },
@@ -67,7 +68,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'embedded-default-ttl', kind: 'int', default: '300', help: 'TTL of embedded records whose endpoint sets none.' },
   { name: 'dns-listen', kind: 'list', default: ['127.0.0.1:5353'], help: 'UDP+TCP address the embedded DNS server listens on (repeatable; "" disables it).' },
   { name: 'dns-allow-transfer', kind: 'list', default: [], help: 'CIDR allowed to AXFR the zones (repeatable).' },
-  { name: 'dns-tsig-key', kind: 'list', default: [], help: 'TSIG key name:algorithm:base64secret accepted for AXFR (repeatable).' },
+  { name: 'dns-tsig-key', kind: 'list', default: [], help: 'TSIG key [algorithm:]name:base64secret accepted for AXFR, as dig -y takes it (algorithm default hmac-sha256; repeatable).' },
   { name: 'dns-notify', kind: 'list', default: [], help: 'host:port sent a NOTIFY after each zone change (repeatable).' },
   { name: 'dns-workers', kind: 'int', default: '0', help: 'Worker processes that answer DNS queries (0 answers in the main process).' },
   { name: 'dns-udp-size', kind: 'int', default: '1232', help: 'Largest UDP response the DNS server sends to EDNS clients.' },

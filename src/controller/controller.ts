@@ -76,6 +76,8 @@ export class Controller {
   /** Time of the last sync attempt; /healthz reads it to spot a stuck loop. */
   lastAttemptAt = 0;
   lastSuccessAt = 0;
+  /** Failed syncs since the last success (the hostwarden_sync_consecutive_failures gauge), for /healthz. */
+  consecutiveFailures = 0;
 
   constructor(opts: ControllerOptions) {
     this.opts = opts;
@@ -153,9 +155,11 @@ export class Controller {
         try {
           await this.runOnce();
           failures = 0;
+          this.consecutiveFailures = 0;
           this.opts.metrics?.consecutiveFailures.set(0);
         } catch (err) {
           failures++;
+          this.consecutiveFailures = failures;
           const transient = isTransient(err);
           this.opts.metrics?.syncFailures.inc({ transient: String(transient) });
           this.opts.metrics?.consecutiveFailures.set(failures);

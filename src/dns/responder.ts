@@ -3,6 +3,7 @@
  * name table that joins them, and never throws on input (a bug in a branch answers SERVFAIL).
  */
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
+import { RateLimitedLog } from '../log.ts';
 import type { Logger } from '../log.ts';
 import type { ZoneContent } from './zone-content.ts';
 import { fromEncloser, prepareNode, prepareNxdomain, prepareReferral } from './answer.ts';
@@ -44,6 +45,8 @@ export class Responder {
   private readonly allow = new BlockList();
   private readonly keys = new Map<string, TsigKey>();
   private readonly logger: Logger;
+  /** Lines any client can cause once per message (2,000 refused AXFRs fit in one TCP write): a flood is summarised. */
+  private readonly clientLog: RateLimitedLog;
   private readonly now: () => number;
   private readonly q = new ParsedQuery();
   readonly last: LastQuery = { rcode: 0, qtype: 0 };
@@ -51,6 +54,7 @@ export class Responder {
   constructor(options: ResponderOptions) {
     this.udpSize = Math.max(512, Math.min(65535, options.udpSize ?? 1232));
     this.logger = options.logger;
+    this.clientLog = new RateLimitedLog(options.logger);
     this.now = options.now ?? (() => Date.now() / 1000);
     for (const cidr of options.allowTransfer ?? []) addCidr(this.allow, cidr);
     for (const k of options.tsigKeys ?? []) this.keys.set(k.name, k);
@@ -94,7 +98,7 @@ export class Responder {
     try {
       return this.handleUnsafe(msg, transport, remoteAddress);
     } catch (err) {
-      this.logger.error({ err }, 'query handling failed');
+      this.clientLog.error({ err }, 'query handling failed');
       if (msg.length < 12) return undefined;
       this.last.rcode = RCODE_SERVFAIL;
       return headerOnly(msg, RCODE_SERVFAIL);
@@ -220,7 +224,7 @@ export class Responder {
       return this.finishSigned(this.error(msg, RCODE_FORMERR, transport), key, requestMac);
     }
     if (key === undefined && !this.transferAllowed(remote)) {
-      this.logger.info({ zone: zone.origin, remote }, 'zone transfer refused');
+      this.clientLog.info({ zone: zone.origin, remote }, 'zone transfer refused');
       return this.error(msg, RCODE_REFUSED, transport);
     }
     this.last.rcode = RCODE_NOERROR;
@@ -247,7 +251,7 @@ export class Responder {
     const result = verify(msg, (name) => this.keys.get(name), { now: this.now() });
     if (result.status === 'unsigned') return this.error(msg, RCODE_FORMERR, transport);
     if (result.status === 'error') {
-      this.logger.info({ remote, key: result.record.keyName, tsigError: result.error }, 'TSIG verification failed');
+      this.clientLog.info({ remote, key: result.record.keyName, tsigError: result.error }, 'TSIG verification failed');
       const reply = this.error(msg, RCODE_NOTAUTH, transport);
       const signingKey = result.key ?? { name: result.record.keyName, algorithm: 'hmac-sha256', secret: Buffer.alloc(0) };
       const other = Buffer.alloc(6);

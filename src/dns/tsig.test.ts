@@ -88,4 +88,29 @@ describe('TSIG', () => {
     assert.throws(() => parseTsigKey('just-a-name'), ConfigError);
     assert.throws(() => parseTsigKey('name:not base64!'), ConfigError);
   });
+
+  test('errors name the flag and the expected form, and never echo the secret', () => {
+    const secret = Buffer.from('very-secret-key!').toString('base64');
+    const failure = (spec: string): ConfigError => {
+      try {
+        parseTsigKey(spec);
+      } catch (err) {
+        assert.ok(err instanceof ConfigError, String(err));
+        return err;
+      }
+      throw new Error(`${spec} was accepted`);
+    };
+    for (const spec of [`xfr-key:hmac-sha256:${secret}`, `hmac-foo:xfr-key:${secret}`, secret, `a:b:c:${secret}`, `xfr-key:${secret}!`, `hmac-sha256::${secret}`]) {
+      const err = failure(spec);
+      assert.equal(err.flag, '--dns-tsig-key');
+      assert.match(err.message, /^--dns-tsig-key: /, spec);
+      assert.match(err.message, /\[algorithm:\]name:base64secret/, spec);
+      assert.ok(!err.message.includes(secret) && !err.message.includes(`${secret}!`), `${spec}: ${err.message}`);
+    }
+    // The order --help once documented gets a message that says how to fix it.
+    assert.match(failure(`xfr-key:hmac-sha256:${secret}`).message, /the algorithm comes first.*write hmac-sha256:xfr-key:<secret>/);
+    assert.match(failure(`hmac-foo:xfr-key:${secret}`).message, /unknown TSIG algorithm "hmac-foo"/);
+    assert.equal(parseTsigKey('k:c2VjcmV0', '--other').name, 'k');
+    assert.match(failure('only').message, /got 1 ":"-separated field$/);
+  });
 });

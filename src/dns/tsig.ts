@@ -41,26 +41,38 @@ function algorithmFromWire(name: string): TsigAlgorithm | undefined {
   return undefined;
 }
 
+/** The form of a TSIG key on the command line: `dig -y`'s, and BIND's order (algorithm, name, secret). */
+export const TSIG_KEY_FORM = '[algorithm:]name:base64secret';
+
 /**
- * Parses `[algorithm:]name:base64secret` (the form `dig -y` accepts); the algorithm defaults to
- * hmac-sha256.
+ * Parses `[algorithm:]name:base64secret`, the form `dig -y` takes; the algorithm defaults to
+ * hmac-sha256. Errors name `flag` and the expected form, and never contain the secret.
  */
 export function parseTsigKey(spec: string, flag = '--dns-tsig-key'): TsigKey {
   const parts = spec.split(':');
-  let algorithm: string = 'hmac-sha256';
-  let name: string;
-  let secret: string;
-  if (parts.length === 3) [algorithm, name, secret] = parts as [string, string, string];
-  else if (parts.length === 2) [name, secret] = parts as [string, string];
-  else throw new ConfigError(`TSIG key must be [algorithm:]name:secret, got ${parts.length} fields`, flag);
-  algorithm = algorithm.toLowerCase();
-  if (!isTsigAlgorithm(algorithm)) throw new ConfigError(`unknown TSIG algorithm "${algorithm}"`, flag);
-  const raw = Buffer.from(secret, 'base64');
-  if (raw.length === 0 || !/^[A-Za-z0-9+/]+=*$/.test(secret)) throw new ConfigError(`TSIG secret for "${name}" is not base64`, flag);
+  const expected = `expected ${TSIG_KEY_FORM}, e.g. hmac-sha256:xfr-key:c2VjcmV0`;
+  if (parts.length !== 2 && parts.length !== 3) throw new ConfigError(`${flag}: ${expected}; got ${parts.length} ":"-separated field${parts.length === 1 ? '' : 's'}`, flag);
+  const [first = '', second = '', secret = ''] = parts.length === 3 ? parts : ['hmac-sha256', ...parts];
+  if (parts.length === 3 && !isTsigAlgorithm(first.toLowerCase()) && isTsigAlgorithm(second.toLowerCase())) {
+    throw new ConfigError(`${flag}: the algorithm comes first, as for dig -y: write ${second}:${first}:<secret>, not name:algorithm:secret (${expected})`, flag);
+  }
+  try {
+    return tsigKey(first, second, secret);
+  } catch (err) {
+    throw new ConfigError(`${flag}: ${(err as Error).message}; ${expected}`, flag);
+  }
+}
+
+/** A checked key from its parts; messages say which part is wrong and never contain the secret. */
+export function tsigKey(algorithm: string, name: string, secret: string): TsigKey {
+  const alg = algorithm.toLowerCase();
+  if (!isTsigAlgorithm(alg)) throw new ConfigError(`unknown TSIG algorithm ${JSON.stringify(algorithm)} (one of ${Object.keys(TSIG_ALGORITHMS).join(', ')})`);
   let n = name.toLowerCase();
   if (n.endsWith('.')) n = n.slice(0, -1);
-  if (n === '') throw new ConfigError('TSIG key name is empty', flag);
-  return { name: n, algorithm, secret: raw };
+  if (n === '') throw new ConfigError('TSIG key name is empty');
+  const raw = Buffer.from(secret, 'base64');
+  if (raw.length === 0 || !/^[A-Za-z0-9+/]+=*$/.test(secret)) throw new ConfigError(`TSIG secret of key ${JSON.stringify(n)} is not base64`);
+  return { name: n, algorithm: alg, secret: raw };
 }
 
 export interface SignOptions {

@@ -10,6 +10,7 @@ import { parseListenAddress } from '../config/config.ts';
 import { DnsServer } from '../dns/server.ts';
 import { ConfigError, errorMessage } from '../errors.ts';
 import { loadServingTls, servingTlsFlags } from '../http/serving-tls.ts';
+import { connectionLimitsFromFlags } from '../http/flags.ts';
 import { OpsServer } from '../http/ops-server.ts';
 import { KubeClient, locateKubeConfig } from '../kube/client.ts';
 import type { KubeEnv } from '../kube/client.ts';
@@ -138,7 +139,7 @@ export class DNSRecordService {
     if (cfg.metricsAddress !== '') {
       const { host, port } = parseListenAddress(cfg.metricsAddress, '--metrics-address');
       const ops = new OpsServer({
-        host, port, metrics: registry, logger,
+        host, port, metrics: registry, logger, limits: connectionLimitsFromFlags(f),
         health: () => (controller.reflector.hasSynced() ? { ok: true, detail: 'ok' } : { ok: false, detail: 'DNSRecords not listed yet' }),
       });
       starters.push(async () => void (await ops.start()));
@@ -169,7 +170,7 @@ async function webhookSteps(cfg: Config, logger: Logger, closers: Step[]): Promi
   const { host, port } = parseListenAddress(f.str('listen'), '--listen');
   const settings = servingTlsFlags(f, 'the DNSRecord webhook (--listen) serves HTTPS');
   const { material: tls, files } = await loadServingTls(settings, logger);
-  const webhook = new DNSRecordWebhook({ tls, logger: logger.child({ component: 'webhook' }) });
+  const webhook = new DNSRecordWebhook({ tls, logger: logger.child({ component: 'webhook' }), limits: connectionLimitsFromFlags(f) });
   closers.push(() => webhook.stop());
   const watched = files;
   if (watched !== undefined) closers.push(() => watched.stop());

@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ADMISSION_API_VERSION, readReview } from '../admission/review.ts';
 import type { TlsMaterial } from '../admission/tls.ts';
+import type { ConnectionLimits } from '../http/connection-limit.ts';
 import { HttpsServer, notFound, readPost } from '../http/https-server.ts';
 import type { Logger } from '../log.ts';
 import type { FieldProblem } from './validate.ts';
@@ -37,13 +38,14 @@ export class DNSRecordWebhook extends HttpsServer {
   /** Decisions made, for metrics and tests. */
   readonly counts = { allowed: 0, denied: 0 };
 
-  constructor(opts: { tls: TlsMaterial; logger: Logger }) {
+  constructor(opts: { tls: TlsMaterial; logger: Logger; limits?: Partial<ConnectionLimits> }) {
     super({
       tls: opts.tls,
       logger: opts.logger,
       name: 'DNSRecord validating webhook',
       requestLabel: 'DNSRecord admission',
       logFields: { path: WEBHOOK_PATH },
+      ...(opts.limits === undefined ? {} : { limits: opts.limits }),
       handle: (req, res, path) => this.review(req, res, path),
     });
     this.log = opts.logger;
@@ -62,7 +64,7 @@ export class DNSRecordWebhook extends HttpsServer {
       const problems = admissionProblems(r.operation, r.object, r.oldObject);
       allowed = problems.length === 0;
       payload = reviewResponse(r.uid, r.name ?? '', problems);
-      if (!allowed) this.log.info({ dnsrecord: `${r.namespace ?? ''}/${r.name ?? ''}`, operation: r.operation, problems }, 'DNSRecord denied');
+      if (!allowed) this.requestLog.info({ dnsrecord: `${r.namespace ?? ''}/${r.name ?? ''}`, operation: r.operation, problems }, 'DNSRecord denied');
     }
     this.counts[allowed ? 'allowed' : 'denied']++;
     res.writeHead(200, { 'content-type': 'application/json' }).end(payload);

@@ -55,6 +55,14 @@ describe('validation', () => {
     assert.throws(() => validateEndpoint(ep('CNAME', ['a.example.net', 'b.example.net'])), /exactly one target/);
     assert.throws(() => validateEndpoint(ep('CNAME', ['not a host'])), /not a valid hostname/);
   });
+  test('a CNAME that points at its own name is refused (it could only ever be answered with SERVFAIL)', () => {
+    assert.throws(() => validateEndpoint(ep('CNAME', ['x.example.org'])), /x\.example\.org CNAME: a CNAME cannot point at its own name/);
+    assert.throws(() => validateEndpoint(ep('CNAME', ['X.Example.ORG.'], 'x.example.org.')), /cannot point at its own name/);
+    assert.throws(() => validateEndpoint(ep('CNAME', ['bücher.example'], 'xn--bcher-kva.example')), /cannot point at its own name/);
+    assert.deepEqual(validateEndpoint(ep('CNAME', ['www.x.example.org'])).targets, ['www.x.example.org']);
+    // Other types may name themselves: an NS or PTR on its own name is unusual but valid.
+    assert.deepEqual(validateEndpoint(ep('NS', ['x.example.org'])).targets, ['x.example.org']);
+  });
   test('TXT takes anything; MX, SRV, CAA have their shapes', () => {
     assert.deepEqual(validateEndpoint(ep('TXT', ['"any thing, really"'])).targets, ['"any thing, really"']);
     assert.deepEqual(validateEndpoint(ep('MX', ['10 Mail.Example.org.'])).targets, ['10 mail.example.org']);

@@ -26,6 +26,9 @@ export function validateEndpoint(input: Endpoint): Endpoint {
   }
   ep.targets = ep.targets.map((t) => checkTarget(ep, t, what));
   ep.targets = [...new Set(ep.targets)];
+  // A name that is an alias of itself can never be answered (resolvers get SERVFAIL), so it is
+  // refused here, where the problem can still name the object it came from.
+  if (ep.recordType === 'CNAME' && ep.targets[0] === ep.dnsName) throw new InvalidEndpointError(`${what}: a CNAME cannot point at its own name`);
   return ep;
 }
 

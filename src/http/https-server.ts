@@ -1,7 +1,8 @@
 /**
  * The HTTPS plumbing the project's webhooks share (Service externalIPs admission, DNSRecord,
  * ExternalDNS operator, ClusterDeployment PrivateLink): TLS material that can be replaced while
- * serving, bounded read times, health paths, and a last-resort 500 so that no request can take the
+ * serving, bounded handshake, header, request and idle times and a cap on connections
+ * (connection-limit.ts), health paths, and a last-resort 500 so that no request can take the
  * process down. Each webhook extends it (or wraps it) and supplies `handle` for its own paths.
  */
 import { createServer } from 'node:https';
@@ -10,7 +11,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TlsMaterial } from '../admission/tls.ts';
 import { errorMessage } from '../errors.ts';
+import { RateLimitedLog } from '../log.ts';
 import type { Logger } from '../log.ts';
+import { ConnectionGuard, connectionLimits, httpsServerOptions } from './connection-limit.ts';
+import type { ConnectionLimits } from './connection-limit.ts';
 import { closeServer, listen } from './listen.ts';
 
 export const DEFAULT_HEALTH_PATHS: readonly string[] = ['/healthz', '/readyz'];
@@ -28,33 +32,46 @@ export interface HttpsServerOptions {
   logFields?: Record<string, unknown>;
   /** Paths answered 200 `ok` without calling `handle`. */
   healthPaths?: readonly string[];
-  /** Time allowed to receive headers and the whole request. */
+  /** Time allowed to receive the whole request (the request timeout of `limits`). */
   readTimeoutMs?: number;
+  /** Connection cap and timeouts; unset ones keep DEFAULT_CONNECTION_LIMITS. */
+  limits?: Partial<ConnectionLimits>;
 }
 
 export class HttpsServer {
   private readonly httpsOptions: HttpsServerOptions;
   private readonly healthPaths: readonly string[];
   private server: Server | undefined;
+  private guard: ConnectionGuard | undefined;
+  /**
+   * For log lines a request can cause (a denial, a failure): anyone who can connect can send
+   * requests, so a flood of them is summarised rather than logged line by line.
+   */
+  protected readonly requestLog: RateLimitedLog;
 
   constructor(opts: HttpsServerOptions) {
     this.httpsOptions = opts;
     this.healthPaths = opts.healthPaths ?? DEFAULT_HEALTH_PATHS;
+    this.requestLog = new RateLimitedLog(opts.logger, { perInterval: 50 });
+  }
+
+  /** Connections open now (0 when not serving). */
+  get connections(): number {
+    return this.guard?.size ?? 0;
   }
 
   async start(host: string, port: number): Promise<AddressInfo> {
     const log = this.httpsOptions.logger;
-    const server = createServer({ key: this.httpsOptions.tls.key, cert: this.httpsOptions.tls.cert }, (req, res) => {
+    const limits = connectionLimits({ ...this.httpsOptions.limits, ...(this.httpsOptions.readTimeoutMs === undefined ? {} : { requestTimeoutMs: this.httpsOptions.readTimeoutMs }) });
+    const server = createServer({ key: this.httpsOptions.tls.key, cert: this.httpsOptions.tls.cert, ...httpsServerOptions(limits) }, (req, res) => {
       this.dispatch(req, res).catch((err: unknown) => {
-        log.error({ err: errorMessage(err) }, `${this.httpsOptions.requestLabel ?? this.httpsOptions.name} request failed unexpectedly`);
+        this.requestLog.error({ err: errorMessage(err) }, `${this.httpsOptions.requestLabel ?? this.httpsOptions.name} request failed unexpectedly`);
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('internal error\n');
         else res.destroy();
       });
     });
-    const timeout = this.httpsOptions.readTimeoutMs ?? 10_000;
-    server.requestTimeout = timeout;
-    server.headersTimeout = timeout;
-    server.on('tlsClientError', (err) => log.debug({ err: errorMessage(err) }, 'TLS handshake failed'));
+    this.guard = new ConnectionGuard(server, limits, log);
+    server.on('tlsClientError', (err) => this.requestLog.debug({ err: errorMessage(err) }, 'TLS handshake failed'));
     this.server = server;
     const address = await listen(server, host, port);
     log.info({ address: `${address.address}:${address.port}`, ...this.httpsOptions.logFields }, `${this.httpsOptions.name} listening (HTTPS)`);
@@ -70,6 +87,7 @@ export class HttpsServer {
     const server = this.server;
     this.server = undefined;
     if (server !== undefined) await closeServer(server);
+    this.requestLog.flush();
   }
 
   private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {

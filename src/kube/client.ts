@@ -15,6 +15,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { ConfigError, errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { KubeApiError } from './errors.ts';
+import { redactUrl } from '../redact.ts';
 
 /** Environment variables the client may use; main passes them, nothing here reads process.env. */
 export interface KubeEnv {
@@ -141,7 +142,7 @@ export class KubeClient {
     this.loaded ??= this.loader().then((kc) => {
       const cluster = kc.getCurrentCluster();
       if (cluster === null) throw new ConfigError('kubeconfig has no current cluster', '--kubeconfig');
-      this.log.debug({ server: cluster.server }, 'kubernetes configuration loaded');
+      this.log.debug({ server: redactUrl(cluster.server) }, 'kubernetes configuration loaded');
       return { kc, server: new URL(cluster.server) };
     });
     return this.loaded;

@@ -9,6 +9,7 @@ import { parseListenAddress } from '../config/config.ts';
 import { ConfigError, errorMessage } from '../errors.ts';
 import { loadServingTls, servingTlsFlags } from '../http/serving-tls.ts';
 import type { ServingTls } from '../http/serving-tls.ts';
+import { connectionLimitsFromFlags } from '../http/flags.ts';
 import { OpsServer } from '../http/ops-server.ts';
 import { KubeClient, locateKubeConfig } from '../kube/client.ts';
 import type { KubeEnv } from '../kube/client.ts';
@@ -109,7 +110,7 @@ export class Operator {
 
     if (this.tls !== undefined) {
       const { host, port } = parseListenAddress(f.str('webhook-listen'), '--webhook-listen');
-      const server = new OperatorWebhookServer({ tls: this.tls.material, logger: log.child({ component: 'webhook' }), openshift: () => platform.openshift });
+      const server = new OperatorWebhookServer({ tls: this.tls.material, logger: log.child({ component: 'webhook' }), openshift: () => platform.openshift, limits: connectionLimitsFromFlags(f) });
       await server.start(host, port);
       this.closers.push(() => server.stop());
       const files = this.tls.files;
@@ -120,7 +121,7 @@ export class Operator {
     }
     if (cfg.metricsAddress !== '') {
       const { host, port } = parseListenAddress(cfg.metricsAddress, '--metrics-address');
-      const ops = new OpsServer({ host, port, metrics, logger: log, health: () => ({ ok: true, detail: 'ok' }) });
+      const ops = new OpsServer({ host, port, metrics, logger: log, limits: connectionLimitsFromFlags(f), health: () => ({ ok: true, detail: 'ok' }) });
       const address = await ops.start();
       log.info({ address: `${address.address}:${address.port}` }, 'metrics listening');
       this.closers.push(() => ops.stop());

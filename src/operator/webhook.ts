@@ -8,6 +8,7 @@ import type { Decision } from '../admission/decision.ts';
 import { readReview, writeReview } from '../admission/review.ts';
 import type { TlsMaterial } from '../admission/tls.ts';
 import { errorMessage } from '../errors.ts';
+import type { ConnectionLimits } from '../http/connection-limit.ts';
 import { HttpsServer, notFound, readPost } from '../http/https-server.ts';
 import type { Logger } from '../log.ts';
 import { answerConversionReview, convertTo } from './convert.ts';
@@ -52,6 +53,8 @@ export interface OperatorWebhookOptions {
   logger: Logger;
   /** Read per request: detection may finish after the server starts. */
   openshift: () => boolean;
+  /** Connection cap and timeouts (the --http-* flags). */
+  limits?: Partial<ConnectionLimits>;
 }
 
 export class OperatorWebhookServer extends HttpsServer {
@@ -59,7 +62,7 @@ export class OperatorWebhookServer extends HttpsServer {
   private readonly log: Logger;
 
   constructor(opts: OperatorWebhookOptions) {
-    super({ tls: opts.tls, logger: opts.logger, name: 'ExternalDNS webhooks', requestLabel: 'webhook', handle: (req, res, path) => this.review(req, res, path) });
+    super({ tls: opts.tls, logger: opts.logger, name: 'ExternalDNS webhooks', requestLabel: 'webhook', ...(opts.limits === undefined ? {} : { limits: opts.limits }), handle: (req, res, path) => this.review(req, res, path) });
     this.openshift = opts.openshift;
     this.log = opts.logger;
   }
@@ -74,6 +77,6 @@ export class OperatorWebhookServer extends HttpsServer {
     }
     const { uid, decision: d } = admissionAnswer(body, this.openshift());
     res.writeHead(200, { 'content-type': 'application/json' }).end(writeReview(uid, d));
-    if (!d.allowed) this.log.info({ uid, message: d.message }, 'ExternalDNS denied');
+    if (!d.allowed) this.requestLog.info({ uid, message: d.message }, 'ExternalDNS denied');
   }
 }

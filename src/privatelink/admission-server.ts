@@ -10,6 +10,7 @@ import type { AdmissionRequest, Decision } from '../admission/decision.ts';
 import { malformed } from '../admission/decision.ts';
 import { readReview, writeReview } from '../admission/review.ts';
 import type { TlsMaterial } from '../admission/tls.ts';
+import type { ConnectionLimits } from '../http/connection-limit.ts';
 import { HttpsServer, notFound, readPost } from '../http/https-server.ts';
 import type { Logger } from '../log.ts';
 import { privateLinkDenial } from './admission.ts';
@@ -47,6 +48,8 @@ export interface PrivateLinkAdmissionOptions {
   tls: TlsMaterial;
   hiveConfig: () => { loaded: boolean; config: HiveConfig | undefined };
   logger: Logger;
+  /** Connection cap and timeouts (the --http-* flags). */
+  limits?: Partial<ConnectionLimits>;
 }
 
 export class PrivateLinkAdmissionServer extends HttpsServer {
@@ -61,6 +64,7 @@ export class PrivateLinkAdmissionServer extends HttpsServer {
       requestLabel: 'admission',
       logFields: { path: PRIVATELINK_WEBHOOK_PATH },
       healthPaths: ['/healthz'],
+      ...(opts.limits === undefined ? {} : { limits: opts.limits }),
       handle: (req, res, path) => this.review(req, res, path),
     });
     this.hiveConfig = opts.hiveConfig;
@@ -74,7 +78,7 @@ export class PrivateLinkAdmissionServer extends HttpsServer {
     const read = readReview(body);
     const decision = read.ok ? reviewClusterDeployment(read.request, this.hiveConfig()) : malformed(`the request could not be read, so it is denied: ${read.error}`);
     const uid = read.ok ? read.request.uid : read.uid;
-    if (!decision.allowed) this.log.info({ uid, namespace: read.ok ? read.request.namespace : undefined, name: read.ok ? read.request.name : undefined, message: decision.message }, 'denied');
+    if (!decision.allowed) this.requestLog.info({ uid, namespace: read.ok ? read.request.namespace : undefined, name: read.ok ? read.request.name : undefined, message: decision.message }, 'denied');
     res.writeHead(200, { 'content-type': 'application/json' }).end(writeReview(uid, decision));
   }
 }

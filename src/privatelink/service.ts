@@ -9,6 +9,7 @@ import type { Config } from '../config/config.ts';
 import { parseListenAddress } from '../config/config.ts';
 import { ConfigError } from '../errors.ts';
 import { loadServingTls, servingTlsFlags } from '../http/serving-tls.ts';
+import { connectionLimitsFromFlags } from '../http/flags.ts';
 import { OpsServer } from '../http/ops-server.ts';
 import type { Logger } from '../log.ts';
 import { KubeClient, locateKubeConfig } from '../kube/client.ts';
@@ -77,7 +78,7 @@ export class PrivateLinkService {
     let ops: OpsServer | undefined;
     if (cfg.metricsAddress !== '') {
       const { host, port } = parseListenAddress(cfg.metricsAddress, '--metrics-address');
-      ops = new OpsServer({ host, port, metrics, logger, health: () => (controller.synced() ? { ok: true, detail: 'ok' } : { ok: false, detail: 'caches not synced yet' }) });
+      ops = new OpsServer({ host, port, metrics, logger, limits: connectionLimitsFromFlags(flags), health: () => (controller.synced() ? { ok: true, detail: 'ok' } : { ok: false, detail: 'caches not synced yet' }) });
     }
     const admission = await admissionFromConfig(cfg, logger, () => controller.hiveConfig());
     return new PrivateLinkService({ client, accounts, controller, elector, ops, admission, logger });
@@ -114,6 +115,6 @@ async function admissionFromConfig(cfg: Config, logger: Logger, hiveConfig: () =
   const { host, port } = parseListenAddress(listenAt, '--privatelink-admission-listen');
   const settings = servingTlsFlags(cfg.flags, '--privatelink-admission-listen serves HTTPS');
   const { material: tls, files } = await loadServingTls(settings, logger, 'admission serves a self-signed certificate: for local use only');
-  const server = new PrivateLinkAdmissionServer({ tls, hiveConfig, logger: logger.child({ component: 'admission' }) });
+  const server = new PrivateLinkAdmissionServer({ tls, hiveConfig, logger: logger.child({ component: 'admission' }), limits: connectionLimitsFromFlags(cfg.flags) });
   return { server, host, port, files };
 }

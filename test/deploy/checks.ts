@@ -139,8 +139,9 @@ export function checkWorkload(objs: readonly Obj[]): WorkloadCheck {
   const portByName = new Map(ports.map((p) => [String(p['name']), p]));
   const resolvePort = (port: unknown): number | undefined => (typeof port === 'number' ? port : (portByName.get(String(port))?.['containerPort'] as number | undefined));
   const metricsPort = config === undefined || config.metricsAddress === '' ? undefined : parseListenAddress(config.metricsAddress, '--metrics-address').port;
-  for (const probe of ['livenessProbe', 'readinessProbe']) {
-    if (get(c, probe, 'httpGet', 'path') !== '/healthz') problems.push(`${probe} is not an HTTP GET of /healthz`);
+  // Liveness on /healthz (the loop works); readiness on /readyz (a sync has succeeded: records are published).
+  for (const [probe, path] of [['livenessProbe', '/healthz'], ['readinessProbe', '/readyz']] as const) {
+    if (get(c, probe, 'httpGet', 'path') !== path) problems.push(`${probe} is not an HTTP GET of ${path}`);
     const port = resolvePort(get(c, probe, 'httpGet', 'port'));
     if (port === undefined || port !== metricsPort) problems.push(`${probe} port ${String(port)} is not the --metrics-address port ${String(metricsPort)}`);
   }

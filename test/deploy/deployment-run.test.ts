@@ -29,9 +29,9 @@ function manifest(file: string): Obj[] {
   return parseYamlDocuments(readFileSync(join(ROOT, 'deploy', file), 'utf8'), file);
 }
 
-function healthz(port: number): Promise<number> {
+function healthz(port: number, path = '/healthz'): Promise<number> {
   return new Promise((resolve) => {
-    const req = httpGet({ host: '127.0.0.1', port, path: '/healthz', timeout: 2000 }, (res) => {
+    const req = httpGet({ host: '127.0.0.1', port, path, timeout: 2000 }, (res) => {
       res.resume();
       resolve(res.statusCode ?? 0);
     });
@@ -93,6 +93,8 @@ describe('the Deployment args, run against the test API server', () => {
     ]);
     const port = hw.metricsPort;
     assert.equal(await eventually('/healthz 200', async () => ((await healthz(port)) === 200 ? 200 : undefined)), 200);
+    // The readiness probe's path: ready once the first sync has succeeded.
+    assert.equal(await eventually('/readyz 200', async () => ((await healthz(port, '/readyz')) === 200 ? 200 : undefined)), 200);
 
     api.create({
       apiVersion: 'v1',

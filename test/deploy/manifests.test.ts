@@ -39,7 +39,7 @@ describe('deploy/ manifests', () => {
     assert.deepEqual(ns, [NAMESPACE]);
   });
 
-  test('the Deployment is non-root, read-only, probed on /healthz and runs flags bin/hostwarden accepts', () => {
+  test('the Deployment is non-root, read-only, probed on /healthz (liveness) and /readyz (readiness) and runs flags bin/hostwarden accepts', () => {
     const { objs } = loadAll();
     const { problems, config } = checkWorkload(objs);
     assert.deepEqual(problems, []);

@@ -8,7 +8,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
+import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, REPO_ROOT, runCli } from '../support/cli.ts';
@@ -26,7 +28,7 @@ interface Started {
 async function startWebhookServer(dataDir: string): Promise<Started> {
   const child = spawn(
     process.execPath,
-    [BIN, 'webhook-server', '--provider', 'embedded', '--embedded-zone', 'example.org', '--embedded-data-dir', dataDir, '--listen', '127.0.0.1:0', '--dns-listen', '127.0.0.1:0', '--log-format', 'json'],
+    [BIN, 'webhook-server', '--provider', 'embedded', '--embedded-zone', 'example.org', '--embedded-data-dir', dataDir, '--listen', '127.0.0.1:0', '--dns-listen', '127.0.0.1:0', '--log-format', 'json', '--http-max-connections', '64'],
     { cwd: REPO_ROOT, env: { PATH: process.env['PATH'] ?? '' }, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let text = '';
@@ -89,6 +91,53 @@ describe('run --provider webhook against webhook-server --provider embedded', { 
     const second = await runCli(args, { timeoutMs: 90_000 });
     assert.equal(second.code, 0, second.stderr);
     assert.match(second.stderr, /"create":0,"update":0,"delete":0/);
+  });
+
+  test('credentials in --webhook-provider-url are sent as Basic auth and never logged, even in errors', async () => {
+    const withSecret = server.url.replace('http://', 'http://hostwarden:s3cr3t-pw@');
+    const ok = await runCli(['run', '--once', '--provider', 'webhook', '--webhook-provider-url', withSecret, '--manifests-dir', join(dir, 'manifests'), '--txt-owner-id', 'e2e', '--log-format', 'text', '--log-level', 'debug'], { timeoutMs: 90_000 });
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stderr, /url: "http:\/\/127\.0\.0\.1:\d+\/"/);
+    assert.doesNotMatch(ok.stderr, /s3cr3t/);
+    // Nothing listens on port 9: every retry fails, and the final error is printed.
+    const down = await runCli(['run', '--once', '--provider', 'webhook', '--webhook-provider-url', 'http://hostwarden:s3cr3t-pw@127.0.0.1:9/', '--manifests-dir', join(dir, 'manifests'), '--log-format', 'text'], { timeoutMs: 90_000 });
+    assert.notEqual(down.code, 0);
+    assert.match(down.stderr, /cannot reach the webhook provider/);
+    assert.doesNotMatch(down.stderr, /s3cr3t/);
+    const bad = await runCli(['run', '--once', '--provider', 'webhook', '--webhook-provider-url', 'ftp://hostwarden:s3cr3t-pw@127.0.0.1/'], { timeoutMs: 90_000 });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--webhook-provider-url "ftp:\/\/REDACTED@127\.0\.0\.1\/" is not an http/);
+    assert.doesNotMatch(bad.stderr, /s3cr3t/);
+  });
+
+  test('the real server refuses a browser-style text/plain POST with 415, and the record never appears', async () => {
+    const res = await fetch(`${server.url}/records`, { method: 'POST', body: JSON.stringify({ create: [{ dnsName: 'csrf.example.org', targets: ['203.0.113.66'], recordType: 'A' }] }) });
+    assert.equal(res.status, 415);
+    assert.equal((await dig(server.dnsPort, ['csrf.example.org', 'A'])).status, 'NXDOMAIN');
+  });
+
+  test('600 idle connections beyond --http-max-connections 64: the API still answers and descriptors stay bounded', async () => {
+    const port = Number(new URL(server.url).port);
+    const sockets: Socket[] = [];
+    try {
+      await Promise.all(Array.from({ length: 600 }, () => new Promise<void>((resolve) => {
+        const s = connect(port, '127.0.0.1');
+        s.resume();
+        s.on('error', () => undefined);
+        s.on('connect', () => resolve());
+        s.on('close', () => resolve());
+        sockets.push(s);
+      })));
+      const res = await fetch(`${server.url}/healthz`);
+      assert.equal(res.status, 200);
+      const root = await fetch(`${server.url}/`, { headers: { accept: 'application/external.dns.webhook+json;version=1' } });
+      assert.equal(root.status, 200);
+      const fds = (await readdir(`/proc/${server.child.pid ?? 0}/fd`)).length;
+      // 64 connections and the process's own files (DNS sockets, zone files, stdio, the event loop).
+      assert.ok(fds < 64 + 60, `the server holds ${fds} file descriptors`);
+    } finally {
+      for (const s of sockets) s.destroy();
+    }
   });
 
   test('webhook-server stops cleanly on SIGTERM', async () => {

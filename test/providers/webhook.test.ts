@@ -59,6 +59,17 @@ describe('webhook client against the protocol fixture', () => {
     assert.equal(p.domainFilter().isConfigured(), false);
   });
 
+  test('user info in the URL is sent as Basic credentials (as Go clients do) and appears in no URL or error', async () => {
+    const withCredentials = fx.url.replace('http://', 'http://hw%40ops:s3cr%3At@');
+    const p = await connect(withCredentials);
+    await p.records();
+    for (const r of fx.requests.slice(-2)) assert.equal(r.headers['authorization'], `Basic ${Buffer.from('hw@ops:s3cr:t').toString('base64')}`);
+    fx.script.set('GET /records', [{ status: 400, body: 'no' }]);
+    await assert.rejects(p.records(), (err: unknown) => err instanceof ProviderError && !/s3cr/.test(err.message));
+    await assert.rejects(connect('http://hw:s3cret@127.0.0.1:9/'), (err: unknown) => err instanceof ProviderError && /cannot reach/.test(err.message) && !/s3cret/.test(err.message));
+    await assert.rejects(connect('ftp://hw:s3cret@x/'), (err: unknown) => err instanceof ConfigError && /ftp:\/\/REDACTED@x\//.test(err.message) && !/s3cret/.test(err.message));
+  });
+
   test('include/exclude lists, null lists, capitalised keys and regex filters are understood', async () => {
     fx.domainFilterJSON = '{"include":["example.org","Example.NET."],"exclude":["internal.example.org"]}';
     let f = (await connect(fx.url)).domainFilter();
@@ -213,14 +224,44 @@ describe('webhook client against our webhook server (inmemory provider)', () => 
   });
 
   test('the server refuses bad JSON (400), oversized bodies (413), unknown paths and methods', async () => {
-    assert.equal((await fetch(`${url}/records`, { method: 'POST', body: '{"create":' })).status, 400);
-    assert.equal((await fetch(`${url}/records`, { method: 'POST', body: '{"create":[{"dnsName":"","targets":[],"recordType":"A"}]}' })).status, 400);
-    assert.equal((await fetch(`${url}/records`, { method: 'POST', body: JSON.stringify({ create: [{ dnsName: 'x.example.org', targets: ['x'.repeat(5000)], recordType: 'TXT' }] }) })).status, 413);
+    const headers = { 'content-type': WEBHOOK_MEDIA_TYPE };
+    assert.equal((await fetch(`${url}/records`, { method: 'POST', headers, body: '{"create":' })).status, 400);
+    assert.equal((await fetch(`${url}/records`, { method: 'POST', headers, body: '{"create":[{"dnsName":"","targets":[],"recordType":"A"}]}' })).status, 400);
+    assert.equal((await fetch(`${url}/records`, { method: 'POST', headers, body: JSON.stringify({ create: [{ dnsName: 'x.example.org', targets: ['x'.repeat(5000)], recordType: 'TXT' }] }) })).status, 413);
     assert.equal((await fetch(`${url}/nope`)).status, 404);
     assert.equal((await fetch(`${url}/records`, { method: 'DELETE' })).status, 405);
     const root = await fetch(`${url}/`, { headers: { accept: WEBHOOK_MEDIA_TYPE } });
     assert.equal(root.headers.get('content-type'), WEBHOOK_MEDIA_TYPE);
     assert.equal(root.headers.get('vary'), 'Content-Type');
+  });
+
+  test('a POST without the protocol media type is refused with 415 and changes nothing (what a web page can make a browser send)', async () => {
+    const changes = JSON.stringify({ create: [{ dnsName: 'csrf.example.org', targets: ['203.0.113.66'], recordType: 'A' }] });
+    const endpoints = JSON.stringify([{ dnsName: 'csrf.example.org', targets: ['203.0.113.66'], recordType: 'A' }]);
+    // The bodies of a browser's "simple" cross-site requests: text/plain, a form, multipart, a
+    // typeless Blob (no Content-Type at all); and JSON, which a page cannot send without CORS.
+    const form = new FormData();
+    form.set('create', changes);
+    const bodies: [string, RequestInit][] = [
+      ['text/plain', { body: changes }],
+      ['form', { body: new URLSearchParams({ create: changes }) }],
+      ['multipart', { body: form }],
+      ['no type', { body: new Blob([changes]) }],
+      ['application/json', { body: changes, headers: { 'content-type': 'application/json' } }],
+      ['version 2', { body: changes, headers: { 'content-type': 'application/external.dns.webhook+json;version=2' } }],
+    ];
+    for (const [what, init] of bodies) {
+      const res = await fetch(`${url}/records`, { method: 'POST', ...init });
+      assert.equal(res.status, 415, what);
+      assert.match(await res.text(), /Content-Type application\/external\.dns\.webhook\+json;version=1/);
+      const adjust = await fetch(`${url}/adjustendpoints`, { method: 'POST', ...init, ...(init.body === changes ? { body: endpoints } : {}) });
+      assert.equal(adjust.status, 415, `adjustendpoints, ${what}`);
+    }
+    assert.ok(!(await backend.records()).some((r) => r.dnsName === 'csrf.example.org'));
+    // Spacing and case of the media type do not matter, as for external-dns's own client.
+    const ok = await fetch(`${url}/records`, { method: 'POST', body: changes, headers: { 'content-type': 'Application/External.DNS.Webhook+JSON; version=1' } });
+    assert.equal(ok.status, 204);
+    await fetch(`${url}/records`, { method: 'POST', body: JSON.stringify({ delete: JSON.parse(endpoints) as unknown }), headers: { 'content-type': WEBHOOK_MEDIA_TYPE } });
   });
 
   test('/healthz and /metrics', async () => {

@@ -11,6 +11,7 @@ import type { PdnsZoneInfo } from '../../provider/pdns/client.ts';
 import { absoluteName, toPresentation } from '../../provider/presentation.ts';
 import { ConfigurationProblem, secretValue } from '../backend.ts';
 import type { BackendContext, BackendZone, RecordSet, RecordSetBackend } from '../backend.ts';
+import { redactUrl } from '../../redact.ts';
 
 export const POWERDNS_KEYS = {
   server: ['server', 'Server', 'PDNS_SERVER'],
@@ -23,7 +24,7 @@ export class PowerDnsBackend implements RecordSetBackend {
 
   constructor(ctx: BackendContext, opts: { timeoutMs?: number } = {}) {
     const server = secretValue(ctx, POWERDNS_KEYS.server, true);
-    if (!/^https?:\/\/[^/]+/.test(server)) throw new ConfigurationProblem(`secret ${ctx.secretName}: server ${JSON.stringify(server)} is not an http:// or https:// URL`);
+    if (!/^https?:\/\/[^/]+/.test(server)) throw new ConfigurationProblem(`secret ${ctx.secretName}: server ${JSON.stringify(redactUrl(server))} is not an http:// or https:// URL`);
     this.client = new PdnsClient({
       server,
       apiKey: secretValue(ctx, POWERDNS_KEYS.apiKey, true),

@@ -4,7 +4,7 @@
  * values in the same atomic message. The server cannot list its zones, so the zone comes from
  * spec.zone or the Secret's `Zone` key.
  */
-import { parseTsigKey } from '../../dns/tsig.ts';
+import { tsigKey } from '../../dns/tsig.ts';
 import type { TsigKey } from '../../dns/tsig.ts';
 import { newEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
@@ -46,7 +46,7 @@ export class Rfc2136Backend implements RecordSetBackend {
     const secret = secretValue(ctx, RFC2136_KEYS.secret, true);
     const alg = (secretValue(ctx, RFC2136_KEYS.algorithm, false) ?? 'hmac-sha256').toLowerCase().replace(/\.$/, '');
     try {
-      this.key = parseTsigKey(`${alg === 'hmac-md5.sig-alg.reg.int' ? 'hmac-md5' : alg}:${keyName}:${secret}`, 'TSIGSecret');
+      this.key = tsigKey(alg === 'hmac-md5.sig-alg.reg.int' ? 'hmac-md5' : alg, keyName, secret);
     } catch (err) {
       throw new ConfigurationProblem(`secret ${ctx.secretName}: ${errorMessage(err)}`);
     }

@@ -10,6 +10,7 @@ import type { FlagValues } from '../../config/config.ts';
 import { ConfigError, errorMessage } from '../../errors.ts';
 import type { AzureHttpOptions } from './client.ts';
 import { DEFAULT_CONFIG_FILE } from './flags.ts';
+import { redactUrl } from '../../redact.ts';
 
 
 /** The fields of azure.json that Hostwarden reads (external-dns's names). */
@@ -91,7 +92,7 @@ export async function readAzureSettings(flags: FlagValues): Promise<AzureSetting
   const cloud = CLOUDS[cloudName];
   if (cloud === undefined) throw new ConfigError(`${FLAG_FILE}: unknown cloud ${JSON.stringify(file.cloud)} (AzurePublicCloud, AzureChinaCloud, AzureUSGovernmentCloud)`, FLAG_FILE);
   const endpoint = flags.str('azure-endpoint') || file.resourceManagerEndpoint || cloud.endpoint;
-  if (!/^https:\/\//.test(endpoint)) throw new ConfigError(`the Azure Resource Manager endpoint ${JSON.stringify(endpoint)} must be an https:// URL`, '--azure-endpoint');
+  if (!/^https:\/\//.test(endpoint)) throw new ConfigError(`the Azure Resource Manager endpoint ${JSON.stringify(redactUrl(endpoint))} must be an https:// URL`, '--azure-endpoint');
   const authorityHost = file.activeDirectoryAuthorityHost || cloud.authorityHost;
   const tenantId = file.tenantId ?? '';
   const clientId = file.aadClientId ?? '';

@@ -19,6 +19,7 @@ import type { TxnGuard, TxnOp } from './etcd-client.ts';
 import { corednsSettings } from './flags.ts';
 import { canonicalHost, hostType, keyFor, normalizePrefix, parseService, serviceValue } from './skydns.ts';
 import type { Service, SkyType } from './skydns.ts';
+import { redactUrl } from '../../redact.ts';
 
 export const PROVIDER_NAME = 'coredns';
 /** The providerSpecific property external-dns maps to the SkyDNS `group` field. */
@@ -66,7 +67,7 @@ export class CoreDnsProvider implements Provider {
   /** ETCD_* variables come from `env` (main's environment), as external-dns reads them. */
   static fromConfig(cfg: Config, deps: { logger: Logger; env?: Readonly<Record<string, string | undefined>> }): CoreDnsProvider {
     const s = corednsSettings(cfg.flags, deps.env ?? {});
-    deps.logger.info({ etcd: s.etcd.urls, prefix: s.prefix, auth: s.etcd.username !== undefined }, 'coredns provider configured');
+    deps.logger.info({ etcd: s.etcd.urls.map((u) => redactUrl(u)), prefix: s.prefix, auth: s.etcd.username !== undefined }, 'coredns provider configured');
     return new CoreDnsProvider({ store: new EtcdClient(s.etcd), prefix: s.prefix, domainFilter: domainFilterOf(cfg), logger: deps.logger });
   }
 

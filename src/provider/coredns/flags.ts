@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { FlagValues } from '../../config/config.ts';
 import type { FlagSpec } from '../../config/flags.ts';
 import { ConfigError, errorMessage } from '../../errors.ts';
+import { redactUrl } from '../../redact.ts';
 import type { EtcdClientOptions } from './etcd-client.ts';
 
 export const COREDNS_FLAGS: readonly FlagSpec[] = [
@@ -44,11 +45,11 @@ export function corednsSettings(flags: FlagValues, env: Env): CorednsSettings {
   if (urls.length === 0) urls = (env['ETCD_URLS'] ?? '').split(',').map((u) => u.trim()).filter((u) => u !== '');
   if (urls.length === 0) urls = ['http://localhost:2379'];
   for (const u of urls) {
-    if (!/^https?:\/\//i.test(u)) throw new ConfigError(`etcd URL ${JSON.stringify(u)} must start with http:// or https://`, '--etcd-urls');
+    if (!/^https?:\/\//i.test(u)) throw new ConfigError(`etcd URL ${JSON.stringify(redactUrl(u))} must start with http:// or https://`, '--etcd-urls');
     try {
       new URL(u);
     } catch {
-      throw new ConfigError(`etcd URL ${JSON.stringify(u)} is not a URL`, '--etcd-urls');
+      throw new ConfigError(`etcd URL ${JSON.stringify(redactUrl(u))} is not a URL`, '--etcd-urls');
     }
   }
   const prefix = flags.str('coredns-prefix') || '/skydns/';

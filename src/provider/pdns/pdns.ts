@@ -16,6 +16,7 @@ import { PROVIDER_NAME, PdnsClient } from './client.ts';
 import type { PdnsTLS, PdnsZoneInfo } from './client.ts';
 import { planPatches, rrsetsToEndpoints } from './convert.ts';
 import { partFailure, throwFailures } from '../failures.ts';
+import { redactUrl } from '../../redact.ts';
 
 /** What external-dns uses when an endpoint sets no TTL. */
 export const DEFAULT_TTL = 300;
@@ -54,7 +55,7 @@ export class PdnsProvider implements Provider {
     try {
       url = new URL(server);
     } catch {
-      throw new ConfigError(`--pdns-server ${JSON.stringify(server)} is not a URL`, '--pdns-server');
+      throw new ConfigError(`--pdns-server ${JSON.stringify(redactUrl(server))} is not a URL`, '--pdns-server');
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('--pdns-server must be an http:// or https:// URL', '--pdns-server');
     const apiKey = flags.str('pdns-api-key');

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import type { FlagValues } from '../../config/config.ts';
 import type { FlagSpec } from '../../config/flags.ts';
-import { parseTsigKey } from '../../dns/tsig.ts';
+import { tsigKey } from '../../dns/tsig.ts';
 import type { TsigKey } from '../../dns/tsig.ts';
 import { tryNormalizeDnsName } from '../../endpoint/name.ts';
 import { ConfigError, errorMessage } from '../../errors.ts';
@@ -60,7 +60,7 @@ export function rfc2136Settings(flags: FlagValues): Rfc2136Settings {
     const alg = algorithmName(flags.str('rfc2136-tsig-secret-alg') || 'hmac-sha256');
     if (name.includes(':')) throw new ConfigError('--rfc2136-tsig-keyname must not contain ":"', '--rfc2136-tsig-keyname');
     try {
-      key = parseTsigKey(`${alg}:${name}:${secret}`, '--rfc2136-tsig-secret');
+      key = tsigKey(alg, name, secret);
     } catch (err) {
       const flag = /algorithm/.test(errorMessage(err)) ? '--rfc2136-tsig-secret-alg' : '--rfc2136-tsig-secret';
       throw new ConfigError(`${flag}: ${errorMessage(err)}`, flag);

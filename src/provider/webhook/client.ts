@@ -8,6 +8,7 @@ import type { DomainFilter } from '../../endpoint/domain-filter.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import { ConfigError, HostwardenError, ProviderError, errorMessage } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
+import { redactUrl, redactUrls } from '../../redact.ts';
 import type { Changes, Provider } from '../provider.ts';
 import { MEDIA_TYPE, changesToWire, domainFilterFromJSON, endpointsFromWire, endpointsToWire, isWebhookMediaType } from './protocol.ts';
 
@@ -36,7 +37,9 @@ interface Exchange {
 
 export class WebhookProvider implements Provider {
   readonly name = PROVIDER_NAME;
+  /** Without user info: that becomes `authorization` (as Go's client does), so no URL we log or fetch holds it. */
   private readonly base: URL;
+  private readonly authorization: string | undefined;
   private readonly logger: Logger;
   private readonly filter: DomainFilter;
   private readonly readTimeoutMs: number;
@@ -44,7 +47,11 @@ export class WebhookProvider implements Provider {
   private readonly maxBodyBytes: number;
 
   constructor(opts: WebhookProviderOptions) {
-    this.base = baseURL(opts.url);
+    const base = baseURL(opts.url);
+    this.authorization = basicAuth(base);
+    base.username = '';
+    base.password = '';
+    this.base = base;
     this.logger = opts.logger;
     this.filter = opts.filter;
     this.readTimeoutMs = opts.readTimeoutMs;
@@ -57,7 +64,7 @@ export class WebhookProvider implements Provider {
     try {
       baseURL(url);
     } catch {
-      throw new ConfigError(`--webhook-provider-url ${JSON.stringify(url)} is not an http:// or https:// URL`, '--webhook-provider-url');
+      throw new ConfigError(`--webhook-provider-url ${JSON.stringify(redactUrl(url))} is not an http:// or https:// URL`, '--webhook-provider-url');
     }
     const readTimeoutMs = flags.num('webhook-provider-read-timeout');
     const writeTimeoutMs = flags.num('webhook-provider-write-timeout');
@@ -74,11 +81,11 @@ export class WebhookProvider implements Provider {
         const res = await probe.exchange('GET', '', undefined, opts.readTimeoutMs);
         if (res.status < 200 || res.status >= 300) throw unexpected('GET /', res);
         if (!isWebhookMediaType(res.contentType)) {
-          throw new ProviderError(PROVIDER_NAME, `GET ${probe.base.href}: server answered Content-Type ${JSON.stringify(res.contentType)}, not ${MEDIA_TYPE}`, { code: 'PROVIDER_BAD_RESPONSE' });
+          throw new ProviderError(PROVIDER_NAME, `GET ${redactUrl(probe.base)}: server answered Content-Type ${JSON.stringify(res.contentType)}, not ${MEDIA_TYPE}`, { code: 'PROVIDER_BAD_RESPONSE' });
         }
         if (res.vary?.toLowerCase() !== 'content-type') opts.logger.debug({ vary: res.vary }, 'webhook server sent no "Vary: Content-Type"');
         const filter = wrap(() => domainFilterFromJSON(res.body), 'GET /');
-        opts.logger.info({ url: probe.base.href, include: filter.include, exclude: filter.exclude, regexInclude: filter.regexInclude?.source, regexExclude: filter.regexExclude?.source }, 'webhook provider negotiated');
+        opts.logger.info({ url: redactUrl(probe.base), include: filter.include, exclude: filter.exclude, regexInclude: filter.regexInclude?.source, regexExclude: filter.regexExclude?.source }, 'webhook provider negotiated');
         return new WebhookProvider({ ...opts, filter });
       } catch (err) {
         const transient = err instanceof HostwardenError ? err.transient : true;
@@ -116,6 +123,7 @@ export class WebhookProvider implements Provider {
     const url = new URL(path, this.base);
     const where = `${method} ${url.pathname}`;
     const headers: Record<string, string> = { accept: MEDIA_TYPE };
+    if (this.authorization !== undefined) headers['authorization'] = this.authorization;
     if (payload !== undefined) headers['content-type'] = MEDIA_TYPE;
     const signal = AbortSignal.timeout(timeoutMs);
     let res: Response;
@@ -140,6 +148,12 @@ export class WebhookProvider implements Provider {
       throw new ProviderError(PROVIDER_NAME, `${where}: response is not JSON: ${text.slice(0, 200)}`, { code: 'PROVIDER_BAD_RESPONSE' });
     }
   }
+}
+
+/** `Basic` credentials from the URL's user info, percent-decoded as Go's net/http does. */
+function basicAuth(u: URL): string | undefined {
+  if (u.username === '' && u.password === '') return undefined;
+  return `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`;
 }
 
 function baseURL(url: string): URL {
@@ -178,7 +192,7 @@ function transportError(where: string, err: unknown, timeoutMs: number, signal: 
     return new ProviderError(PROVIDER_NAME, `${where}: no complete answer within ${timeoutMs} ms`, { transient: true, code: 'PROVIDER_TIMEOUT', cause: err });
   }
   const cause = (err as { cause?: unknown }).cause;
-  const detail = cause instanceof Error ? cause.message : errorMessage(err);
+  const detail = redactUrls(cause instanceof Error ? cause.message : errorMessage(err));
   return new ProviderError(PROVIDER_NAME, `${where}: cannot reach the webhook provider: ${detail}`, { transient: true, code: 'PROVIDER_UNAVAILABLE', cause: err });
 }
 

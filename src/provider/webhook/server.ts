@@ -2,7 +2,10 @@
  * The webhook server: any Hostwarden provider behind the external-dns webhook protocol v1, so an
  * unmodified external-dns (`--provider webhook`) can use it. Also answers /healthz and /metrics.
  * Requests that cannot be read are 400/413; provider failures are 500 when a retry may help and
- * 422 (with the message) when it will not.
+ * 422 (with the message) when it will not. A POST must declare the protocol's media type (every
+ * external-dns release sends it), or it is refused with 415: a web page can make a browser POST
+ * text/plain or a form to a local port without asking, but not that type, so no page can change
+ * records. Connections are bounded like every listener's (http/connection-limit.ts).
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -10,10 +13,13 @@ import type { AddressInfo } from 'node:net';
 import { Counter, Histogram } from 'prom-client';
 import type { Registry as MetricsRegistry } from 'prom-client';
 import { InvalidEndpointError, errorMessage, isTransient } from '../../errors.ts';
+import { RateLimitedLog } from '../../log.ts';
 import type { Logger } from '../../log.ts';
+import { ConnectionGuard, connectionLimits, httpServerOptions } from '../../http/connection-limit.ts';
+import type { ConnectionLimits } from '../../http/connection-limit.ts';
 import type { Provider } from '../provider.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './client.ts';
-import { MEDIA_TYPE, changesFromWire, domainFilterToJSON, endpointsFromWire, endpointsToWire } from './protocol.ts';
+import { MEDIA_TYPE, changesFromWire, domainFilterToJSON, endpointsFromWire, endpointsToWire, isWebhookMediaType } from './protocol.ts';
 import { closeServer, listen } from '../../http/listen.ts';
 
 export interface WebhookServerOptions {
@@ -25,6 +31,8 @@ export interface WebhookServerOptions {
   /** Socket inactivity limit while answering. */
   writeTimeoutMs: number;
   maxBodyBytes?: number;
+  /** Connection cap and timeouts (the --http-* flags); the request timeout is readTimeoutMs. */
+  limits?: Partial<ConnectionLimits>;
 }
 
 class HttpError extends Error {
@@ -41,22 +49,26 @@ export class WebhookServer {
   private readonly requests: Counter<'method' | 'path' | 'code'>;
   private readonly duration: Histogram<'path'>;
   private server: Server | undefined;
+  private guard: ConnectionGuard | undefined;
+  /** Lines any client can cause, one per request: a flood is summarised. */
+  private readonly requestLog: RateLimitedLog;
   /** Changes are applied one batch at a time, in arrival order. */
   private applying: Promise<unknown> = Promise.resolve();
 
   constructor(opts: WebhookServerOptions) {
     this.opts = opts;
     this.maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.requestLog = new RateLimitedLog(opts.logger, { perInterval: 20 });
     const registers = [opts.metrics];
     this.requests = new Counter({ name: 'hostwarden_webhook_requests_total', help: 'Webhook API requests, by method, path and status code.', labelNames: ['method', 'path', 'code'], registers });
     this.duration = new Histogram({ name: 'hostwarden_webhook_request_duration_seconds', help: 'Time to answer webhook API requests, by path.', labelNames: ['path'], buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5], registers });
   }
 
   async start(host: string, port: number): Promise<AddressInfo> {
-    const server = createServer((req, res) => void this.handle(req, res));
-    server.requestTimeout = this.opts.readTimeoutMs;
-    server.headersTimeout = this.opts.readTimeoutMs;
+    const limits = connectionLimits({ ...this.opts.limits, requestTimeoutMs: this.opts.readTimeoutMs });
+    const server = createServer(httpServerOptions(limits), (req, res) => void this.handle(req, res));
     server.timeout = this.opts.writeTimeoutMs;
+    this.guard = new ConnectionGuard(server, limits, this.opts.logger);
     this.server = server;
     const address = await listen(server, host, port);
     this.opts.logger.info({ address: `${address.address}:${address.port}`, provider: this.opts.provider.name }, 'webhook server listening');
@@ -68,6 +80,12 @@ export class WebhookServer {
     if (server === undefined) return;
     this.server = undefined;
     await closeServer(server);
+    this.requestLog.flush();
+  }
+
+  /** Connections open now (0 when not serving). */
+  get connections(): number {
+    return this.guard?.size ?? 0;
   }
 
   /** The request handler, usable on its own (tests, another server). */
@@ -81,8 +99,8 @@ export class WebhookServer {
       status = await this.route(method, path, req, res);
     } catch (err) {
       status = err instanceof HttpError ? err.status : isTransient(err) ? 500 : err instanceof InvalidEndpointError ? 400 : 422;
-      if (status >= 500) this.opts.logger.error({ err: errorMessage(err), method, path, code: (err as { code?: string }).code }, 'webhook request failed');
-      else this.opts.logger.warn({ err: errorMessage(err), method, path }, 'webhook request refused');
+      if (status >= 500) this.requestLog.error({ err: errorMessage(err), method, path: known, code: (err as { code?: string }).code }, 'webhook request failed');
+      else this.requestLog.warn({ err: errorMessage(err), method, path: known }, 'webhook request refused');
       if (!res.headersSent) res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(`${errorMessage(err)}\n`);
       else res.destroy();
     } finally {
@@ -95,6 +113,7 @@ export class WebhookServer {
     const provider = this.opts.provider;
     const allow = (methods: string[]): void => {
       if (!methods.includes(method)) throw new HttpError(405, `${method} not allowed on ${path}; use ${methods.join(' or ')}`);
+      if (method === 'POST' && !isWebhookMediaType(req.headers['content-type'])) throw new HttpError(415, `POST ${path} needs Content-Type ${MEDIA_TYPE}`);
     };
     switch (path) {
       case '/':
