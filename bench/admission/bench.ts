@@ -18,7 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { decide } from '../../src/admission/decision.ts';
 import { policyFromFlags } from '../../src/admission/policy.ts';
-import { readReview } from '../../src/admission/review.ts';
+import { readReview } from '../../src/http/admission-review.ts';
 import { makeCert, serviceReview, writeKubeconfig } from '../../test/admission/harness.ts';
 import { startTestApiServer } from '../../test/support/kube-apiserver/server.ts';
 

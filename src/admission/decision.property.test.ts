@@ -2,10 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { applyOverride, decide } from './decision.ts';
-import type { AdmissionRequest } from './decision.ts';
+import type { AdmissionRequest } from '../http/admission-review.ts';
 import { parseCidr, parseIp } from './ip.ts';
 import { policyFromNetworkCIDRs } from './policy.ts';
-import { readReview } from './review.ts';
+import { readReview } from '../http/admission-review.ts';
 
 const POLICY = policyFromNetworkCIDRs(['10.0.0.0/8', '!10.9.0.0/16', '2001:db8::/32'], true, 'property');
 

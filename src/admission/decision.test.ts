@@ -1,7 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { applyOverride, decide, overrideQuery } from './decision.ts';
-import type { AdmissionRequest, Decision, OverrideAnswer } from './decision.ts';
+import type { AdmissionRequest } from '../http/admission-review.ts';
+import type { Decision, OverrideAnswer } from './decision.ts';
 import { emptyPolicy, policyFromFlags, policyFromNetworkCIDRs } from './policy.ts';
 import type { ExternalIPPolicy } from './policy.ts';
 

@@ -4,42 +4,10 @@
  * SubjectAccessReview to the API server, and `applyOverride()` turns its answer into the final
  * decision. No I/O here, so the whole decision table is tested without a server.
  */
+import type { AdmissionRequest, AdmissionVerdict, FieldError } from '../http/admission-review.ts';
 import { cidrContains, parseIp } from './ip.ts';
 import { isDisabled } from './policy.ts';
 import type { ExternalIPPolicy } from './policy.ts';
-
-/** The parts of an admission.k8s.io/v1 AdmissionRequest the decision reads. */
-export interface AdmissionRequest {
-  uid: string;
-  operation: string;
-  resource?: { group?: string; version?: string; resource?: string };
-  subResource?: string;
-  namespace?: string;
-  name?: string;
-  object?: unknown;
-  oldObject?: unknown;
-  userInfo?: UserInfo;
-}
-
-export interface UserInfo {
-  username?: string;
-  uid?: string;
-  groups?: string[];
-  extra?: Record<string, string[]>;
-}
-
-/**
- * A field error as apimachinery's field.Error prints it (shared with the other webhooks' answers).
- * The external-IP plugin reports every problem as `Forbidden`, which prints no value:
- * `spec.externalIPs[0]: Forbidden: externalIP is not allowed`.
- */
-export interface FieldError {
-  field: string;
-  type: 'Invalid value' | 'Forbidden';
-  /** Printed for `Invalid value` only, as apimachinery does. */
-  value?: string;
-  detail: string;
-}
 
 /** Stable codes for metrics and logs. */
 export type DecisionReason =
@@ -51,17 +19,11 @@ export type DecisionReason =
   | 'override-check-failed'
   | 'malformed';
 
-export interface Decision {
-  allowed: boolean;
+/** The external-IP verdict, with why (for metrics and logs) and whether the override may change it. */
+export interface Decision extends AdmissionVerdict {
   reason: DecisionReason;
-  fieldErrors: FieldError[];
   /** Something was refused: ask whether the user may override (then call applyOverride). */
   needsOverrideCheck: boolean;
-  /** For a denial: the message the user sees. */
-  message: string;
-  /** For an external-IP denial: the name in `services "<name>" is forbidden`, kube's StatusDetails.name. */
-  name?: string;
-  warnings: string[];
 }
 
 /**
@@ -99,7 +61,7 @@ function allow(reason: DecisionReason, warnings: string[] = []): Decision {
 
 /** A denial for a request that could not be read; never asks for an override. */
 export function malformed(message: string): Decision {
-  return { allowed: false, reason: 'malformed', fieldErrors: [], needsOverrideCheck: false, message, warnings: [] };
+  return { allowed: false, badRequest: true, reason: 'malformed', fieldErrors: [], needsOverrideCheck: false, message, warnings: [] };
 }
 
 function isServiceRequest(req: AdmissionRequest): boolean {
@@ -181,7 +143,8 @@ export function decide(policy: ExternalIPPolicy, req: AdmissionRequest): Decisio
   const name = serviceName(req);
   const message = `services ${JSON.stringify(name)} is forbidden: ${formatErrors(errors)}`;
   // As in the plugin, every refusal (an unparsable address too) goes to the override check.
-  return { allowed: false, reason: 'refused', fieldErrors: errors, needsOverrideCheck: true, message, name, warnings: [] };
+  const resource = { name, group: '', kind: 'services' };
+  return { allowed: false, reason: 'refused', fieldErrors: errors, needsOverrideCheck: true, message, resource, warnings: [] };
 }
 
 /** The SubjectAccessReview to ask for a refused request: may this user override the ranges, cluster-wide? */

@@ -8,12 +8,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry as MetricsRegistry } from 'prom-client';
 import type { Logger } from '../log.ts';
 import { applyOverride, decide, malformed, overrideQuery } from './decision.ts';
-import type { AdmissionRequest, Decision } from './decision.ts';
+import type { AdmissionRequest } from '../http/admission-review.ts';
+import type { Decision } from './decision.ts';
 import type { AdmissionMetrics } from './metrics.ts';
 import type { ExternalIPPolicy } from './policy.ts';
-import { readReview, writeReview } from './review.ts';
+import { readReview, writeReview } from '../http/admission-review.ts';
 import type { OverrideChecker } from './sar.ts';
-import type { TlsMaterial } from './tls.ts';
+import type { TlsMaterial } from '../http/tls.ts';
 import type { ConnectionLimits } from '../http/connection-limit.ts';
 import { HttpsServer, notFound, readPost } from '../http/https-server.ts';
 

@@ -5,8 +5,8 @@
  * validating webhook must fail closed. Denials are 422 Invalid with one cause per field.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ADMISSION_API_VERSION, readReview } from '../admission/review.ts';
-import type { TlsMaterial } from '../admission/tls.ts';
+import { ADMISSION_API_VERSION, readReview } from '../http/admission-review.ts';
+import type { TlsMaterial } from '../http/tls.ts';
 import type { ConnectionLimits } from '../http/connection-limit.ts';
 import { HttpsServer, notFound, readPost } from '../http/https-server.ts';
 import type { Logger } from '../log.ts';

@@ -10,7 +10,7 @@ import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
 import { Registry } from 'prom-client';
-import { selfSignedCertificate } from '../admission/tls.ts';
+import { selfSignedCertificate } from './tls.ts';
 import { silentLogger } from '../log.ts';
 import { opensslUnavailable } from '../../test/support/tls.ts';
 import { connectionLimits, httpServerOptions } from './connection-limit.ts';

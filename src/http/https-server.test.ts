@@ -1,8 +1,8 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:https';
-import { selfSignedCertificate } from '../admission/tls.ts';
-import type { TlsMaterial } from '../admission/tls.ts';
+import { selfSignedCertificate } from './tls.ts';
+import type { TlsMaterial } from './tls.ts';
 import type { TLSSocket } from 'node:tls';
 import { silentLogger } from '../log.ts';
 import { opensslUnavailable } from '../../test/support/tls.ts';

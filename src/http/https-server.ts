@@ -9,7 +9,7 @@ import { createServer } from 'node:https';
 import type { Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { TlsMaterial } from '../admission/tls.ts';
+import type { TlsMaterial } from './tls.ts';
 import { errorMessage } from '../errors.ts';
 import { RateLimitedLog } from '../log.ts';
 import type { Logger } from '../log.ts';

@@ -3,8 +3,8 @@
  * --tls-private-key-file and --tls-self-signed flags: files (re-read when they change) or, for
  * local use, a self-signed certificate.
  */
-import { CertificateFiles, selfSignedCertificate } from '../admission/tls.ts';
-import type { TlsMaterial } from '../admission/tls.ts';
+import { CertificateFiles, selfSignedCertificate } from './tls.ts';
+import type { TlsMaterial } from './tls.ts';
 import type { FlagValues } from '../config/config.ts';
 import { ConfigError } from '../errors.ts';
 import type { Logger } from '../log.ts';

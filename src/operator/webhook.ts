@@ -4,9 +4,9 @@
  * CRD conversion webhook (ConversionReview v1). Fails closed: what cannot be read is denied.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Decision } from '../admission/decision.ts';
-import { readReview, writeReview } from '../admission/review.ts';
-import type { TlsMaterial } from '../admission/tls.ts';
+import { readReview, unreadableVerdict, writeReview } from '../http/admission-review.ts';
+import type { AdmissionVerdict } from '../http/admission-review.ts';
+import type { TlsMaterial } from '../http/tls.ts';
 import { errorMessage } from '../errors.ts';
 import type { ConnectionLimits } from '../http/connection-limit.ts';
 import { HttpsServer, notFound, readPost } from '../http/https-server.ts';
@@ -21,26 +21,19 @@ export const VALIDATE_PATH = '/validate-externaldns-olm-openshift-io-v1beta1-ext
 export const CONVERT_PATH = '/convert';
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
-const decision = (allowed: boolean, message = '', fieldErrors: Decision['fieldErrors'] = []): Decision => ({
-  allowed,
-  reason: allowed ? 'within-policy' : 'refused',
-  fieldErrors,
-  needsOverrideCheck: false,
-  message,
-  warnings: [],
-});
+const decision = (allowed: boolean, message = '', fieldErrors: AdmissionVerdict['fieldErrors'] = []): AdmissionVerdict => ({ allowed, message, fieldErrors, warnings: [] });
 
 /** The answer for one AdmissionReview body (pure apart from the platform fact). */
-export function admissionAnswer(body: string, openshift: boolean): { uid: string; decision: Decision } {
+export function admissionAnswer(body: string, openshift: boolean): { uid: string; decision: AdmissionVerdict } {
   const read = readReview(body);
-  if (!read.ok) return { uid: read.uid, decision: { ...decision(false, `the ExternalDNS webhook could not read the request, so it is denied: ${read.error}`), reason: 'malformed' } };
+  if (!read.ok) return { uid: read.uid, decision: unreadableVerdict(`the ExternalDNS webhook could not read the request, so it is denied: ${read.error}`) };
   const req = read.request;
   if (req.operation === 'DELETE' || req.object === undefined) return { uid: req.uid, decision: decision(true) };
   let obj: ExternalDNS;
   try {
     obj = convertTo(req.object as Record<string, unknown>, V1BETA1) as unknown as ExternalDNS;
   } catch (err) {
-    return { uid: req.uid, decision: { ...decision(false, `the ExternalDNS webhook could not read the object: ${errorMessage(err)}`), reason: 'malformed' } };
+    return { uid: req.uid, decision: unreadableVerdict(`the ExternalDNS webhook could not read the object: ${errorMessage(err)}`) };
   }
   const errors = validateExternalDNS(obj, { openshift });
   if (errors.length === 0) return { uid: req.uid, decision: decision(true) };

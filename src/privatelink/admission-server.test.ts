@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AdmissionRequest } from '../admission/decision.ts';
+import type { AdmissionRequest } from '../http/admission-review.ts';
 import { reviewClusterDeployment } from './admission-server.ts';
 import type { ClusterDeployment, HiveConfig } from './types.ts';
 

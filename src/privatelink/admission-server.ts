@@ -6,10 +6,9 @@
  * Fails closed: an unreadable review, or a HiveConfig not loaded yet, is denied.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AdmissionRequest, Decision } from '../admission/decision.ts';
-import { malformed } from '../admission/decision.ts';
-import { readReview, writeReview } from '../admission/review.ts';
-import type { TlsMaterial } from '../admission/tls.ts';
+import { allowVerdict, readReview, unreadableVerdict, writeReview } from '../http/admission-review.ts';
+import type { AdmissionRequest, AdmissionVerdict } from '../http/admission-review.ts';
+import type { TlsMaterial } from '../http/tls.ts';
 import type { ConnectionLimits } from '../http/connection-limit.ts';
 import { HttpsServer, notFound, readPost } from '../http/https-server.ts';
 import type { Logger } from '../log.ts';
@@ -20,10 +19,11 @@ import type { ClusterDeployment, HiveConfig } from './types.ts';
 export const PRIVATELINK_WEBHOOK_PATH = '/validate-clusterdeployments-privatelink';
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
-const allow = (): Decision => ({ allowed: true, reason: 'not-applicable', fieldErrors: [], needsOverrideCheck: false, message: '', warnings: [] });
+const allow = allowVerdict;
+const deny = (message: string, fieldErrors: AdmissionVerdict['fieldErrors'] = []): AdmissionVerdict => ({ allowed: false, message, fieldErrors, warnings: [] });
 
 /** `hive` is undefined while HiveConfig is not known yet; `loaded` says whether it was looked up. */
-export function reviewClusterDeployment(req: AdmissionRequest, hive: { loaded: boolean; config: HiveConfig | undefined }): Decision {
+export function reviewClusterDeployment(req: AdmissionRequest, hive: { loaded: boolean; config: HiveConfig | undefined }): AdmissionVerdict {
   const r = req.resource;
   if (r?.group !== 'hive.openshift.io' || r.resource !== 'clusterdeployments' || (req.subResource ?? '') !== '') return allow();
   if (req.operation !== 'CREATE' && req.operation !== 'UPDATE') return allow();
@@ -31,17 +31,10 @@ export function reviewClusterDeployment(req: AdmissionRequest, hive: { loaded: b
   if (cd?.spec === undefined || !isPrivateLinkEnabled(cd)) return allow();
   const old = req.oldObject as ClusterDeployment | undefined;
   if (req.operation === 'UPDATE' && old?.spec !== undefined && isPrivateLinkEnabled(old) && old.spec.platform?.aws?.region === cd.spec.platform?.aws?.region) return allow();
-  if (!hive.loaded) return { ...malformed('HiveConfig is not loaded yet; enabling PrivateLink cannot be checked, so it is denied: retry shortly'), reason: 'refused' };
+  if (!hive.loaded) return deny('HiveConfig is not loaded yet; enabling PrivateLink cannot be checked, so it is denied: retry shortly');
   const denial = privateLinkDenial(cd, hive.config);
   if (denial === undefined) return allow();
-  return {
-    allowed: false,
-    reason: 'refused',
-    fieldErrors: [{ field: 'spec.platform.aws.privateLink.enabled', type: 'Invalid value', value: 'true', detail: denial }],
-    needsOverrideCheck: false,
-    message: denial,
-    warnings: [],
-  };
+  return deny(denial, [{ field: 'spec.platform.aws.privateLink.enabled', type: 'Invalid value', value: 'true', detail: denial }]);
 }
 
 export interface PrivateLinkAdmissionOptions {
@@ -76,7 +69,7 @@ export class PrivateLinkAdmissionServer extends HttpsServer {
     const body = await readPost(req, res, MAX_BODY_BYTES);
     if (body === undefined) return;
     const read = readReview(body);
-    const decision = read.ok ? reviewClusterDeployment(read.request, this.hiveConfig()) : malformed(`the request could not be read, so it is denied: ${read.error}`);
+    const decision = read.ok ? reviewClusterDeployment(read.request, this.hiveConfig()) : unreadableVerdict(`the request could not be read, so it is denied: ${read.error}`);
     const uid = read.ok ? read.request.uid : read.uid;
     if (!decision.allowed) this.requestLog.info({ uid, namespace: read.ok ? read.request.namespace : undefined, name: read.ok ? read.request.name : undefined, message: decision.message }, 'denied');
     res.writeHead(200, { 'content-type': 'application/json' }).end(writeReview(uid, decision));

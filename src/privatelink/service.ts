@@ -4,7 +4,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
-import type { CertificateFiles } from '../admission/tls.ts';
+import type { CertificateFiles } from '../http/tls.ts';
 import type { Config } from '../config/config.ts';
 import { parseListenAddress } from '../config/config.ts';
 import { ConfigError } from '../errors.ts';

@@ -5,7 +5,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:https';
-import { selfSignedCertificate } from '../../src/admission/tls.ts';
+import { selfSignedCertificate } from '../../src/http/tls.ts';
 import { DNSRecordWebhook, WEBHOOK_PATH } from '../../src/dnsrecord/webhook.ts';
 import { silentLogger } from '../../src/log.ts';
 import { opensslUnavailable } from '../support/tls.ts';

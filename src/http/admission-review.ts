@@ -1,9 +1,61 @@
 /**
- * AdmissionReview admission.k8s.io/v1 on the wire: reading a request body into an
- * AdmissionRequest, and writing a Decision back. Reading never throws; what cannot be read becomes
- * a reason to deny (the server fails closed).
+ * AdmissionReview admission.k8s.io/v1 on the wire, for every validating webhook Hostwarden serves:
+ * reading a request body into an AdmissionRequest, and writing a verdict back with Kubernetes'
+ * Status and field-error shapes. Reading never throws; what cannot be read becomes a reason to deny
+ * (the servers fail closed).
  */
-import type { AdmissionRequest, Decision } from './decision.ts';
+/** The parts of an admission.k8s.io/v1 AdmissionRequest the decision reads. */
+export interface AdmissionRequest {
+  uid: string;
+  operation: string;
+  resource?: { group?: string; version?: string; resource?: string };
+  subResource?: string;
+  namespace?: string;
+  name?: string;
+  object?: unknown;
+  oldObject?: unknown;
+  userInfo?: UserInfo;
+}
+
+export interface UserInfo {
+  username?: string;
+  uid?: string;
+  groups?: string[];
+  extra?: Record<string, string[]>;
+}
+
+/** A field error as apimachinery's field.Error prints it (`Forbidden` prints no value). */
+export interface FieldError {
+  field: string;
+  type: 'Invalid value' | 'Forbidden';
+  /** Printed for `Invalid value` only, as apimachinery does. */
+  value?: string;
+  detail: string;
+}
+
+/** What a webhook answers: allowed, or denied with a message (and field errors, for the Status's causes). */
+export interface AdmissionVerdict {
+  allowed: boolean;
+  /** A request that could not be read: 400 BadRequest instead of 403 Forbidden. */
+  badRequest?: boolean;
+  /** For a denial: the message the user sees. */
+  message: string;
+  fieldErrors: FieldError[];
+  /** For a denial: the object, as kube's StatusDetails names it (`services "web" is forbidden`). */
+  resource?: { name: string; group: string; kind: string };
+  warnings: string[];
+}
+
+/** Allowed, nothing to say. */
+export function allowVerdict(): AdmissionVerdict {
+  return { allowed: true, message: '', fieldErrors: [], warnings: [] };
+}
+
+/** Denied because the request itself could not be read (400). */
+export function unreadableVerdict(message: string): AdmissionVerdict {
+  return { allowed: false, badRequest: true, message, fieldErrors: [], warnings: [] };
+}
+
 
 export const ADMISSION_API_VERSION = 'admission.k8s.io/v1';
 
@@ -64,17 +116,17 @@ export function readReview(body: string): ReadResult {
 }
 
 /**
- * The AdmissionReview answer for a decision. Denials carry a Status with code 403 (400 for an
- * unreadable request) and the message; an external-IP denial also names the Service as kube's
- * Forbidden status does (`details.name`, `details.kind: services`), plus the field errors as causes.
+ * The AdmissionReview answer for a verdict. Denials carry a Status with code 403 (400 for an
+ * unreadable request) and the message; `details` names the object as kube's Forbidden status does
+ * and lists the field errors as causes.
  */
-export function writeReview(uid: string, decision: Decision): string {
+export function writeReview(uid: string, decision: AdmissionVerdict): string {
   const response: Record<string, unknown> = { uid, allowed: decision.allowed };
   if (!decision.allowed) {
-    const invalid = decision.reason === 'malformed';
+    const invalid = decision.badRequest === true;
     const causes = decision.fieldErrors.map((e) => ({ reason: e.type === 'Forbidden' ? 'FieldValueForbidden' : 'FieldValueInvalid', field: e.field, message: e.detail }));
     const details = {
-      ...(decision.name === undefined ? {} : { name: decision.name, group: '', kind: 'services' }),
+      ...(decision.resource ?? {}),
       ...(causes.length === 0 ? {} : { causes }),
     };
     response['status'] = {
