@@ -13,7 +13,7 @@ import { ConfigError, errorMessage } from '../errors.ts';
 import { connectionLimitsFromFlags } from '../http/flags.ts';
 import { OpsServer } from '../http/ops-server.ts';
 import type { Logger } from '../log.ts';
-import { kubeRunHooks } from '../kube/run-hooks.ts';
+import { kubeRunHooks } from './run-hooks.ts';
 import { EmbeddedProvider } from '../provider/embedded/embedded.ts';
 import { buildProvider, buildRegistry, buildSource } from './wiring.ts';
 

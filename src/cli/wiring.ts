@@ -22,7 +22,8 @@ import { RFC2136_FLAGS } from '../provider/rfc2136/flags.ts';
 import { NoopRegistry } from '../registry/noop/noop-registry.ts';
 import type { Registry } from '../registry/registry.ts';
 import { TXTRegistry } from '../registry/txt/txt-registry.ts';
-import { KUBE_FLAGS } from '../source/kube/flags.ts';
+import { KUBE_FLAGS } from '../kube/flags.ts';
+import { KUBE_SOURCE_FLAGS } from '../source/kube/flags.ts';
 import type { ProblemReporter, Source } from '../source/source.ts';
 import { DedupSource } from '../source/wrappers/dedup-source.ts';
 import { DefaultTargetsSource } from '../source/wrappers/default-targets-source.ts';
@@ -56,6 +57,7 @@ export const EXTRA_FLAGS: readonly FlagSpec[] = [
   ...AWS_FLAGS,
   ...COREDNS_FLAGS,
   ...KUBE_FLAGS,
+  ...KUBE_SOURCE_FLAGS,
   ...ADMISSION_FLAGS,
   ...DNSRECORD_FLAGS,
   ...OPERATOR_FLAGS,

@@ -8,7 +8,7 @@ import { FLAGS } from '../config/flags.ts';
 import { parseArgs } from '../config/parse.ts';
 import { ConfigError } from '../errors.ts';
 import { silentLogger } from '../log.ts';
-import { KUBE_FLAGS } from '../source/kube/flags.ts';
+import { KUBE_FLAGS } from './flags.ts';
 import { leaderElectorFromFlags, leaseNamespace } from './leader-election.ts';
 
 const client = { request: (): Promise<never> => Promise.reject(new Error('not called')) };

@@ -67,7 +67,7 @@ describe('the Deployment args, run against the test API server', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  test('starts, is healthy, publishes records and leads from its namespace', async (t) => {
+  test('starts, is healthy, publishes records and leads from its namespace', async () => {
     const deployment = ofKind(manifest('deployment.yaml'), 'Deployment')[0];
     const args = (get(deployment, 'spec', 'template', 'spec', 'containers', 0, 'args') as string[]).filter((a) => !LOCAL_FLAGS.some((f) => a === f || a.startsWith(`${f}=`)));
     // client-node refuses plain HTTP unless TLS verification is explicitly off.
@@ -127,13 +127,8 @@ describe('the Deployment args, run against the test API server', () => {
     });
 
     // Records are applied, so with --leader-elect this instance holds the Lease, in the namespace
-    // the Role covers. (Leader election is wired into `run` by issue 4 part 5; until then it is
-    // only reported.)
+    // the Role covers.
     const leases = api.list('coordination.k8s.io/v1', 'Lease', 'hostwarden');
-    if (readFileSync(join(ROOT, 'src/cli/run.ts'), 'utf8').includes('kube/run-hooks')) {
-      assert.equal(leases.length, 1, 'no leader Lease in the hostwarden namespace');
-    } else {
-      t.diagnostic(`leader election is not wired into run yet; Leases in hostwarden: ${leases.length}`);
-    }
+    assert.equal(leases.length, 1, 'no leader Lease in the hostwarden namespace');
   });
 });

@@ -9,7 +9,7 @@ import type { Endpoint } from '../../src/endpoint/endpoint.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { EventRecorder } from '../../src/kube/events.ts';
 import { LeaderElector } from '../../src/kube/leader-election.ts';
-import { RecordEventReporter } from '../../src/kube/record-events.ts';
+import { RecordEventReporter } from '../../src/controller/record-events.ts';
 import { collectionPath, objectPath } from '../../src/kube/resource.ts';
 import type { KubeResource } from '../../src/kube/resource.ts';
 import { silentLogger } from '../../src/log.ts';

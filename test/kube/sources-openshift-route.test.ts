@@ -12,7 +12,7 @@ import { resolveConfig } from '../../src/config/config.ts';
 import { FLAGS } from '../../src/config/flags.ts';
 import { parseArgs } from '../../src/config/parse.ts';
 import { KubeClient } from '../../src/kube/client.ts';
-import { involvedObjectOf } from '../../src/kube/record-events.ts';
+import { involvedObjectOf } from '../../src/controller/record-events.ts';
 import { ROUTES } from '../../src/kube/resource.ts';
 import { silentLogger } from '../../src/log.ts';
 import { kubeSourceFromConfig } from '../../src/source/kube/factory.ts';

@@ -2,9 +2,8 @@
  * Builds a Kubernetes source from the CLI configuration (one line per source in wiring.ts).
  */
 import type { Config } from '../../config/config.ts';
-import { KubeClient } from '../../kube/client.ts';
-import type { KubeConfigSource, KubeEnv } from '../../kube/client.ts';
-import { ConfigError } from '../../errors.ts';
+import type { KubeEnv } from '../../kube/client.ts';
+import { kubeClientFromConfig } from '../../kube/flags.ts';
 import type { Registry as MetricsRegistry } from 'prom-client';
 import type { Reflector } from '../../kube/reflector.ts';
 import type { KubeObject, KubeResource } from '../../kube/resource.ts';
@@ -35,17 +34,6 @@ export function translateOptionsOf(cfg: Config): TranslateOptions {
     publishHostIP: cfg.flags.bool('publish-host-ip'),
     alwaysPublishNotReadyAddresses: cfg.flags.bool('always-publish-not-ready-addresses'),
   };
-}
-
-/** Where the Kubernetes configuration comes from: --kubeconfig, --kube-context and the environment. */
-export function kubeConfigSourceOf(cfg: Config, env: KubeEnv | undefined): KubeConfigSource {
-  return { kubeconfig: cfg.flags.str('kubeconfig'), context: cfg.flags.str('kube-context'), env: env ?? {} };
-}
-
-export function kubeClientFromConfig(cfg: Config, deps: KubeFactoryDeps): KubeClient {
-  const timeout = cfg.flags.num('request-timeout');
-  if (!(timeout >= 0)) throw new ConfigError('--request-timeout must not be negative', '--request-timeout');
-  return KubeClient.fromConfig(kubeConfigSourceOf(cfg, deps.env), deps.logger.child({ component: 'kube' }), timeout);
 }
 
 export function kubeSourceFromConfig(name: KubeSourceName, cfg: Config, deps: KubeFactoryDeps): KubeObjectSource {

@@ -14,9 +14,9 @@
 import { EndpointsByName } from '../endpoint/by-name.ts';
 import { LABEL_OWNER, LABEL_RESOURCE, endpointKey, retainEndpoint, sameEndpoint } from '../endpoint/endpoint.ts';
 import type { Endpoint } from '../endpoint/endpoint.ts';
-import type { SyncReport } from '../controller/controller.ts';
+import type { SyncReport } from './controller.ts';
 import type { Decision, ReasonCode } from '../plan/plan.ts';
-import type { EventRecorder, InvolvedObject } from './events.ts';
+import type { EventRecorder, InvolvedObject } from '../kube/events.ts';
 
 export type RecordEventReason = 'RecordReady' | 'RecordDeleted' | 'RecordError';
 

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { DomainFilter } from '../endpoint/domain-filter.ts';
 import { LABEL_OWNER, LABEL_RESOURCE, cloneEndpoint, endpointKey, newEndpoint, sameEndpoint } from '../endpoint/endpoint.ts';
 import type { Endpoint, RecordType } from '../endpoint/endpoint.ts';
-import type { SyncReport } from '../controller/controller.ts';
+import type { SyncReport } from './controller.ts';
 import { calculatePlan } from '../plan/plan.ts';
 import type { PlanInput, ReasonCode } from '../plan/plan.ts';
 import { hasChanges } from '../provider/provider.ts';

@@ -2,11 +2,11 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { newEndpoint } from '../endpoint/endpoint.ts';
 import type { Endpoint } from '../endpoint/endpoint.ts';
-import type { SyncReport } from '../controller/controller.ts';
+import type { SyncReport } from './controller.ts';
 import type { Decision } from '../plan/plan.ts';
 import { emptyChanges } from '../provider/provider.ts';
 import type { Changes } from '../provider/provider.ts';
-import { microTime } from './events.ts';
+import { microTime } from '../kube/events.ts';
 import { RecordEventReporter, involvedObjectOf } from './record-events.ts';
 
 const ep = (name: string, target: string, resource: string, owner?: string): Endpoint =>

@@ -1,21 +1,21 @@
 /**
  * What `hostwarden run` adds when it reads Kubernetes: Events about records on the source objects
- * and leader election. Built from the flags in src/source/kube/flags.ts; run.ts only wires the
- * returned hooks into the controller.
+ * and leader election. Built from the flags in src/kube/flags.ts; run.ts only wires the returned
+ * hooks into the controller.
  */
 import type { Config } from '../config/config.ts';
 import type { SyncReport } from '../controller/controller.ts';
 import { ConfigError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import { EVENT_TYPES } from '../source/kube/flags.ts';
-import { KUBE_SOURCE_NAMES, kubeClientFromConfig, kubeConfigSourceOf } from '../source/kube/factory.ts';
-import { locateKubeConfig } from './client.ts';
-import type { KubeEnv } from './client.ts';
-import { EventRecorder } from './events.ts';
-import { defaultIdentity, leaderElectorFromFlags } from './leader-election.ts';
-import type { LeaderElector } from './leader-election.ts';
-import { RecordEventReporter } from './record-events.ts';
-import type { RecordEventReason } from './record-events.ts';
+import { RecordEventReporter } from '../controller/record-events.ts';
+import type { RecordEventReason } from '../controller/record-events.ts';
+import { locateKubeConfig } from '../kube/client.ts';
+import type { KubeEnv } from '../kube/client.ts';
+import { EventRecorder } from '../kube/events.ts';
+import { EVENT_TYPES, kubeClientFromConfig, kubeConfigSourceOf } from '../kube/flags.ts';
+import { defaultIdentity, leaderElectorFromFlags } from '../kube/leader-election.ts';
+import type { LeaderElector } from '../kube/leader-election.ts';
+import { KUBE_SOURCE_NAMES } from '../source/kube/factory.ts';
 
 export interface KubeRunHooks {
   /** Undefined without leader election: every replica applies. */
