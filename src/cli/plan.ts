@@ -7,7 +7,7 @@ import { endpointToJSON } from '../endpoint/endpoint.ts';
 import type { Endpoint } from '../endpoint/endpoint.ts';
 import type { Logger } from '../log.ts';
 import { calculatePlan } from '../plan/plan.ts';
-import type { Changes } from '../provider/provider.ts';
+import type { Changes } from '../plan/changes.ts';
 import { loadInputs, planInputOf } from './inputs.ts';
 
 export interface PrintIO {

@@ -7,7 +7,7 @@ import { isRecordType } from '../endpoint/endpoint.ts';
 import type { RecordType } from '../endpoint/endpoint.ts';
 import { ConfigError } from '../errors.ts';
 import type { LogFormat } from '../log.ts';
-import type { Policy } from '../plan/plan.ts';
+import type { PolicyChoice } from './flags.ts';
 import type { FlagValue, ParsedArgs } from './parse.ts';
 
 export interface Config {
@@ -23,7 +23,7 @@ export interface Config {
   txtEncryptAesKey: string;
   txtCacheIntervalMs: number;
   migrateFromTxtOwner: string;
-  policy: Policy;
+  policy: PolicyChoice;
   domainFilters: string[];
   excludeDomains: string[];
   regexDomainFilter: RegExp | undefined;
@@ -136,7 +136,7 @@ export function resolveConfig(args: ParsedArgs, choices: Choices): Config {
     txtEncryptAesKey: str('txt-encrypt-aes-key'),
     txtCacheIntervalMs: num('txt-cache-interval'),
     migrateFromTxtOwner: str('migrate-from-txt-owner'),
-    policy: str('policy') as Policy,
+    policy: str('policy') as PolicyChoice,
     domainFilters: list('domain-filter'),
     excludeDomains: list('exclude-domains'),
     regexDomainFilter: regex(str('regex-domain-filter'), '--regex-domain-filter'),

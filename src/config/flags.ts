@@ -3,6 +3,10 @@
  * unchanged; every flag can also come from `EXTERNAL_DNS_<NAME>` (upper case, dashes as
  * underscores), as external-dns reads them. Hostwarden-only flags live in the same table.
  */
+/** --policy's values; the planner's Policy (src/plan/policy.ts) is the same list, checked by its tests. */
+export const POLICY_CHOICES = ['sync', 'upsert-only', 'create-only'] as const;
+export type PolicyChoice = (typeof POLICY_CHOICES)[number];
+
 export type FlagKind = 'string' | 'bool' | 'int' | 'duration' | 'list';
 
 export interface FlagSpec {
@@ -29,7 +33,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'txt-cache-interval', kind: 'duration', default: '0s', help: 'Cache the registry records for this long between syncs (0 disables).' },
   { name: 'migrate-from-txt-owner', kind: 'string', default: '', help: 'Take over records owned by this old owner id.' },
   // Planning.
-  { name: 'policy', kind: 'string', default: 'sync', choices: ['sync', 'upsert-only', 'create-only'], help: 'What changes are allowed.' },
+  { name: 'policy', kind: 'string', default: 'sync', choices: POLICY_CHOICES, help: 'What changes are allowed.' },
   { name: 'domain-filter', kind: 'list', default: [], help: 'Limit to names in these domains (repeatable).' },
   { name: 'exclude-domains', kind: 'list', default: [], help: 'Exclude names in these domains (repeatable).' },
   { name: 'regex-domain-filter', kind: 'string', default: '', help: 'Limit to names matching this regular expression (overrides --domain-filter).' },

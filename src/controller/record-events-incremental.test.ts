@@ -7,7 +7,7 @@ import type { Endpoint, RecordType } from '../endpoint/endpoint.ts';
 import type { SyncReport } from './controller.ts';
 import { calculatePlan } from '../plan/plan.ts';
 import type { PlanInput, ReasonCode } from '../plan/plan.ts';
-import { hasChanges } from '../provider/provider.ts';
+import { hasChanges } from '../plan/changes.ts';
 import { RecordEventReporter, diffEndpoints } from './record-events.ts';
 
 /**

@@ -4,8 +4,8 @@ import { newEndpoint } from '../endpoint/endpoint.ts';
 import type { Endpoint } from '../endpoint/endpoint.ts';
 import type { SyncReport } from './controller.ts';
 import type { Decision } from '../plan/plan.ts';
-import { emptyChanges } from '../provider/provider.ts';
-import type { Changes } from '../provider/provider.ts';
+import { emptyChanges } from '../plan/changes.ts';
+import type { Changes } from '../plan/changes.ts';
 import { microTime } from '../kube/events.ts';
 import { RecordEventReporter, involvedObjectOf } from './record-events.ts';
 

@@ -1,6 +1,6 @@
 /** Compact, structured description of a change set for logs. */
 import { describeEndpoint } from '../endpoint/endpoint.ts';
-import type { Changes } from '../provider/provider.ts';
+import type { Changes } from '../plan/changes.ts';
 
 const LIST_LIMIT = 20;
 

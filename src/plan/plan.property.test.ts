@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { DomainFilter } from '../endpoint/domain-filter.ts';
 import { endpointKey, newEndpoint } from '../endpoint/endpoint.ts';
 import type { Endpoint, RecordType } from '../endpoint/endpoint.ts';
-import { hasChanges } from '../provider/provider.ts';
+import { hasChanges } from './changes.ts';
 import { InMemoryProvider } from '../provider/inmemory/inmemory.ts';
 import { DEFAULT_MANAGED_RECORD_TYPES, calculatePlan } from './plan.ts';
 import type { PlanInput } from './plan.ts';

@@ -3,8 +3,10 @@ import assert from 'node:assert/strict';
 import { DomainFilter } from '../endpoint/domain-filter.ts';
 import { newEndpoint } from '../endpoint/endpoint.ts';
 import type { Endpoint, EndpointInit, RecordType } from '../endpoint/endpoint.ts';
-import type { Changes } from '../provider/provider.ts';
+import type { Changes } from './changes.ts';
+import { POLICY_CHOICES } from '../config/flags.ts';
 import { compareTargets } from './conflict.ts';
+import { POLICIES } from './policy.ts';
 import { DEFAULT_MANAGED_RECORD_TYPES, calculatePlan } from './plan.ts';
 import type { PlanInput, PlanResult } from './plan.ts';
 
@@ -571,4 +573,8 @@ describe('calculatePlan: output and explain', () => {
     plan({ current, desired });
     assert.equal(JSON.stringify({ current, desired }), before);
   });
+});
+
+test('--policy offers exactly the policies the planner knows', () => {
+  assert.deepEqual([...POLICY_CHOICES], [...POLICIES]);
 });

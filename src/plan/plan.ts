@@ -10,7 +10,7 @@
 import { LABEL_OWNER, LABEL_RESOURCE, canonicalTarget, endpointKey, newEndpoint, sameProviderSpecific, sameTargets } from '../endpoint/endpoint.ts';
 import type { Endpoint, RecordType } from '../endpoint/endpoint.ts';
 import type { DomainMatcher } from '../endpoint/domain-filter.ts';
-import type { Changes } from '../provider/provider.ts';
+import type { Changes } from './changes.ts';
 import { cnameConflictLoser, compareCandidates, resolveCreate, resolveUpdate } from './conflict.ts';
 import { compareDecisions, makeDecision } from './decision.ts';
 import type { Decision, DecisionAction, ReasonCode } from './decision.ts';

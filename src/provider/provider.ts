@@ -4,21 +4,7 @@
  */
 import type { DomainFilter } from '../endpoint/domain-filter.ts';
 import type { Endpoint } from '../endpoint/endpoint.ts';
-
-export interface Changes {
-  create: Endpoint[];
-  updateOld: Endpoint[];
-  updateNew: Endpoint[];
-  delete: Endpoint[];
-}
-
-export function emptyChanges(): Changes {
-  return { create: [], updateOld: [], updateNew: [], delete: [] };
-}
-
-export function hasChanges(changes: Changes): boolean {
-  return changes.create.length + changes.updateNew.length + changes.delete.length > 0;
-}
+import type { Changes } from '../plan/changes.ts';
 
 export interface Provider {
   /** Short name used in logs, metrics and errors (`embedded`, `inmemory`, `aws`, …). */

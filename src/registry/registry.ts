@@ -5,7 +5,7 @@
  */
 import type { DomainFilter } from '../endpoint/domain-filter.ts';
 import type { Endpoint } from '../endpoint/endpoint.ts';
-import type { Changes } from '../provider/provider.ts';
+import type { Changes } from '../plan/changes.ts';
 
 export interface Registry {
   readonly ownerId: string;

@@ -12,7 +12,7 @@ import { parseZone } from '../../src/dns/master-file.ts';
 import { newEndpoint } from '../../src/endpoint/endpoint.ts';
 import { silentLogger } from '../../src/log.ts';
 import { EmbeddedProvider } from '../../src/provider/embedded/embedded.ts';
-import { emptyChanges } from '../../src/provider/provider.ts';
+import { emptyChanges } from '../../src/plan/changes.ts';
 
 function bindTool(name: string): boolean {
   return spawnSync(name, ['-v'], { encoding: 'utf8', timeout: 10_000 }).error === undefined;

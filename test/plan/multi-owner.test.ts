@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { DomainFilter } from '../../src/endpoint/domain-filter.ts';
 import { newEndpoint } from '../../src/endpoint/endpoint.ts';
 import type { Endpoint, RecordType } from '../../src/endpoint/endpoint.ts';
-import { hasChanges } from '../../src/provider/provider.ts';
+import { hasChanges } from '../../src/plan/changes.ts';
 import { InMemoryProvider } from '../../src/provider/inmemory/inmemory.ts';
 import { DEFAULT_MANAGED_RECORD_TYPES, calculatePlan } from '../../src/plan/plan.ts';
 import type { Policy } from '../../src/plan/plan.ts';

@@ -14,7 +14,7 @@ import type { Endpoint, EndpointInit } from '../../src/endpoint/endpoint.ts';
 import { ProviderError } from '../../src/errors.ts';
 import { silentLogger } from '../../src/log.ts';
 import type { Route53Provider } from '../../src/provider/aws/route53.ts';
-import { emptyChanges } from '../../src/provider/provider.ts';
+import { emptyChanges } from '../../src/plan/changes.ts';
 import { TXTRegistry } from '../../src/registry/txt/txt-registry.ts';
 import { runCli } from '../support/cli.ts';
 import { FakeSource } from '../support/fakes.ts';

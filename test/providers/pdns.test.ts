@@ -13,7 +13,7 @@ import { ProviderError } from '../../src/errors.ts';
 import { silentLogger } from '../../src/log.ts';
 import { calculatePlan } from '../../src/plan/plan.ts';
 import { PdnsProvider } from '../../src/provider/pdns/pdns.ts';
-import { hasChanges } from '../../src/provider/provider.ts';
+import { hasChanges } from '../../src/plan/changes.ts';
 import { TXTRegistry } from '../../src/registry/txt/txt-registry.ts';
 import { freePort } from '../support/bind.ts';
 import { dig } from '../support/dig.ts';

@@ -7,7 +7,8 @@ import { DomainFilter } from '../../src/endpoint/domain-filter.ts';
 import { cloneEndpoint, endpointKey, sameTargets } from '../../src/endpoint/endpoint.ts';
 import type { Endpoint } from '../../src/endpoint/endpoint.ts';
 import { ProviderError } from '../../src/errors.ts';
-import type { Changes, Provider } from '../../src/provider/provider.ts';
+import type { Provider } from '../../src/provider/provider.ts';
+import type { Changes } from '../../src/plan/changes.ts';
 
 export class FakeProvider implements Provider {
   readonly name = 'fake';

@@ -15,7 +15,7 @@ import type { Endpoint, EndpointInit } from '../../src/endpoint/endpoint.ts';
 import { silentLogger } from '../../src/log.ts';
 import { calculatePlan } from '../../src/plan/plan.ts';
 import { EmbeddedProvider } from '../../src/provider/embedded/embedded.ts';
-import { hasChanges } from '../../src/provider/provider.ts';
+import { hasChanges } from '../../src/plan/changes.ts';
 import { parseLabels } from '../../src/registry/txt/labels.ts';
 import { TXTNameMapper } from '../../src/registry/txt/name-mapper.ts';
 import { TXTRegistry } from '../../src/registry/txt/txt-registry.ts';

@@ -13,7 +13,7 @@ import { newEndpoint } from '../../src/endpoint/endpoint.ts';
 import type { Endpoint } from '../../src/endpoint/endpoint.ts';
 import { silentLogger } from '../../src/log.ts';
 import { EmbeddedProvider } from '../../src/provider/embedded/embedded.ts';
-import { emptyChanges } from '../../src/provider/provider.ts';
+import { emptyChanges } from '../../src/plan/changes.ts';
 
 const MAX_BATCHES = 100_000;
 const MAX_RUNTIME_MS = 30_000;

@@ -5,7 +5,7 @@
 import { DomainFilter } from '../../src/endpoint/domain-filter.ts';
 import { cloneEndpoint, endpointKey } from '../../src/endpoint/endpoint.ts';
 import type { Endpoint } from '../../src/endpoint/endpoint.ts';
-import type { Changes } from '../../src/provider/provider.ts';
+import type { Changes } from '../../src/plan/changes.ts';
 import type { Registry } from '../../src/registry/registry.ts';
 import type { Source } from '../../src/source/source.ts';
 

@@ -7,7 +7,7 @@ import type { Change, ResourceRecordSet } from '@aws-sdk/client-route-53';
 import { LABEL_OWNED_RECORD, describeEndpoint, endpointKey } from '../../endpoint/endpoint.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import { errorMessage } from '../../errors.ts';
-import type { Changes } from '../provider.ts';
+import type { Changes } from '../../plan/changes.ts';
 import type { ChangeGroup } from './batch.ts';
 import { endpointToRecordSet, recordSetKey } from './convert.ts';
 import type { ToRecordSetOptions } from './convert.ts';

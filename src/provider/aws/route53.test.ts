@@ -4,7 +4,7 @@ import type { Change, HostedZone, ResourceRecordSet } from '@aws-sdk/client-rout
 import { DomainFilter } from '../../endpoint/domain-filter.ts';
 import { newEndpoint } from '../../endpoint/endpoint.ts';
 import { silentLogger } from '../../log.ts';
-import { emptyChanges } from '../provider.ts';
+import { emptyChanges } from '../../plan/changes.ts';
 import type { Route53Port } from './api.ts';
 import { ROUTE53_LIMITS } from './batch.ts';
 import { Route53Provider } from './route53.ts';

@@ -7,8 +7,8 @@ import { newEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint, EndpointInit } from '../../endpoint/endpoint.ts';
 import { ConfigError, ProviderError } from '../../errors.ts';
 import { silentLogger } from '../../log.ts';
-import { emptyChanges } from '../provider.ts';
-import type { Changes } from '../provider.ts';
+import { emptyChanges } from '../../plan/changes.ts';
+import type { Changes } from '../../plan/changes.ts';
 import { EmbeddedProvider } from './embedded.ts';
 
 async function withProvider(fn: (p: EmbeddedProvider, dir: string) => Promise<void>, zones = ['example.org', 'sub.example.org']): Promise<void> {

@@ -20,7 +20,8 @@ import { ConfigError, ProviderError, errorMessage } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { endpointToRRSet, rrsetToEndpoint } from '../../dns/rrset-endpoint.ts';
 import type { RRSet } from '../../dns/zone-content.ts';
-import type { Changes, Provider } from '../provider.ts';
+import type { Provider } from '../provider.ts';
+import type { Changes } from '../../plan/changes.ts';
 import { ZoneStore, rrsetKey } from './zone-store.ts';
 import type { ZoneEdit, ZoneStoreOptions } from './zone-store.ts';
 

@@ -6,7 +6,7 @@
 import { describeEndpoint, isRecordType, newEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import { isInZone, normalizeDnsName } from '../../endpoint/name.ts';
-import type { Changes } from '../provider.ts';
+import type { Changes } from '../../plan/changes.ts';
 import { absoluteName, fromPresentation, toPresentation, zoneOf } from '../presentation.ts';
 
 export interface GoogleRRSet {

@@ -4,7 +4,7 @@ import { DomainFilter } from '../../endpoint/domain-filter.ts';
 import { newEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint, RecordType } from '../../endpoint/endpoint.ts';
 import { ProviderError } from '../../errors.ts';
-import type { Changes } from '../provider.ts';
+import type { Changes } from '../../plan/changes.ts';
 import { InMemoryProvider } from './inmemory.ts';
 
 function ep(dnsName: string, recordType: RecordType, targets: string[], setIdentifier = ''): Endpoint {

@@ -9,7 +9,8 @@ import { cloneEndpoint, describeEndpoint, freezeEndpoint } from '../../endpoint/
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import { isInZone, normalizeDnsName } from '../../endpoint/name.ts';
 import { ProviderError } from '../../errors.ts';
-import type { Changes, Provider } from '../provider.ts';
+import type { Provider } from '../provider.ts';
+import type { Changes } from '../../plan/changes.ts';
 
 const PROVIDER_NAME = 'inmemory';
 

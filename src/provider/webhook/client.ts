@@ -9,7 +9,8 @@ import type { Endpoint } from '../../endpoint/endpoint.ts';
 import { ConfigError, HostwardenError, ProviderError, errorMessage } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { redactUrl, redactUrls } from '../../redact.ts';
-import type { Changes, Provider } from '../provider.ts';
+import type { Provider } from '../provider.ts';
+import type { Changes } from '../../plan/changes.ts';
 import { MEDIA_TYPE, changesToWire, domainFilterFromJSON, endpointsFromWire, endpointsToWire, isWebhookMediaType } from './protocol.ts';
 
 export const PROVIDER_NAME = 'webhook';

@@ -9,7 +9,7 @@ import { endpointToJSON, isRecordType } from '../../endpoint/endpoint.ts';
 import type { Endpoint, EndpointJSON } from '../../endpoint/endpoint.ts';
 import { endpointFromJSON } from '../../endpoint/json.ts';
 import { InvalidEndpointError } from '../../errors.ts';
-import type { Changes } from '../provider.ts';
+import type { Changes } from '../../plan/changes.ts';
 
 export const MEDIA_TYPE = 'application/external.dns.webhook+json;version=1';
 

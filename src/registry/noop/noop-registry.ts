@@ -5,7 +5,8 @@
  */
 import type { DomainFilter } from '../../endpoint/domain-filter.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
-import type { Changes, Provider } from '../../provider/provider.ts';
+import type { Provider } from '../../provider/provider.ts';
+import type { Changes } from '../../plan/changes.ts';
 import type { Registry } from '../registry.ts';
 
 export class NoopRegistry implements Registry {
