@@ -35,6 +35,11 @@ export interface Deps {
   onProblem?: ProblemReporter;
   /** Long-running commands watch their inputs; plan/explain read once. */
   watch: boolean;
+  /**
+   * plan/explain only read the provider: the embedded store then takes no lock on its directory
+   * and writes nothing, so it can read a running instance's zones.
+   */
+  readOnly?: boolean;
   /** Environment variables a source may need (KUBECONFIG, HOME, KUBERNETES_SERVICE_*), passed down from main. */
   env?: Readonly<Record<string, string | undefined>>;
 }
@@ -81,6 +86,7 @@ export const PROVIDERS: Readonly<Record<string, ProviderFactory>> = {
       ...(cfg.embeddedNameservers.length > 0 ? { nameservers: cfg.embeddedNameservers } : {}),
       ...(cfg.embeddedNameserverAddresses.length > 0 ? { nameserverAddresses: cfg.embeddedNameserverAddresses } : {}),
       ...(cfg.embeddedHostmaster !== '' ? { hostmaster: cfg.embeddedHostmaster } : {}),
+      ...(deps.readOnly === true ? { readOnly: true } : {}),
     }),
   inmemory: async (cfg) => (await import('../provider/inmemory/inmemory.ts')).InMemoryProvider.fromConfig({ zones: zonesOf(cfg) }),
   pdns: async (cfg, deps) => (await import('../provider/pdns/pdns.ts')).PdnsProvider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'pdns' }) }),
