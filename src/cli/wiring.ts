@@ -22,6 +22,7 @@ import { NoopRegistry } from '../registry/noop/noop-registry.ts';
 import type { Registry } from '../registry/registry.ts';
 import { TXTRegistry } from '../registry/txt/txt-registry.ts';
 import { KUBE_FLAGS } from '../source/kube/flags.ts';
+import { MANIFEST_FLAGS } from '../source/manifest/flags.ts';
 import type { ProblemReporter, Source } from '../source/source.ts';
 import { DedupSource } from '../source/wrappers/dedup-source.ts';
 import { DefaultTargetsSource } from '../source/wrappers/default-targets-source.ts';
@@ -60,6 +61,7 @@ export const EXTRA_FLAGS: readonly FlagSpec[] = [
   ...AWS_FLAGS,
   ...COREDNS_FLAGS,
   ...KUBE_FLAGS,
+  ...MANIFEST_FLAGS,
   ...ADMISSION_FLAGS,
   ...DNSRECORD_FLAGS,
   ...OPERATOR_FLAGS,
@@ -107,7 +109,7 @@ export const SOURCES: Readonly<Record<string, SourceFactory>> = {
   'openshift-route': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('openshift-route', cfg, deps),
   manifest: async (cfg, deps) =>
     (await import('../source/manifest/manifest-source.ts')).ManifestSource.fromConfig(
-      { manifestDir: cfg.manifestsDir, watch: deps.watch, ...(await import('../source/translate/options.ts')).translateFlagsOf(cfg) },
+      { manifestDir: cfg.manifestsDir, watch: deps.watch, maxFileBytes: cfg.flags.num('manifest-max-bytes'), ...(await import('../source/translate/options.ts')).translateFlagsOf(cfg) },
       { logger: deps.logger, ...(deps.onProblem === undefined ? {} : { onProblem: deps.onProblem }) },
     ),
 };
