@@ -21,6 +21,9 @@
  * directory through a volume but not their network do not see each other's lock (Kubernetes
  * deployments keep to one pod: the manifests use the Recreate strategy). The socket-file fallback
  * cannot tell two processes that replace the same dead holder's file at the same instant apart.
+ * Abstract names are visible to every user of the network namespace: a local user who knows the
+ * directory's path could bind the name first and so keep Hostwarden from starting (never from
+ * writing alongside it).
  */
 import { createHash } from 'node:crypto';
 import { readFile, realpath, unlink, writeFile } from 'node:fs/promises';
