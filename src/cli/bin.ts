@@ -12,3 +12,6 @@ const code = await main({
   nodeVersion: process.version,
 });
 process.exitCode = code;
+// Whatever still runs once main() has returned is work a stop abandoned (a synchronisation waiting
+// on something that never answers); it must not keep the process alive after SIGTERM.
+setTimeout(() => process.exit(code), 250).unref();

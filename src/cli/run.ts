@@ -5,7 +5,7 @@
 import { Registry as MetricsRegistry, collectDefaultMetrics } from 'prom-client';
 import type { Config } from '../config/config.ts';
 import { domainFilterOf, parseListenAddress } from '../config/config.ts';
-import { Controller } from '../controller/controller.ts';
+import { ABORTED, Controller, untilAborted } from '../controller/controller.ts';
 import { liveness, readiness } from '../controller/health.ts';
 import { ControllerMetrics } from '../controller/metrics.ts';
 import { DnsServer } from '../dns/server.ts';
@@ -97,7 +97,8 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
 
   try {
     if (cfg.once) {
-      const result = await controller.runOnce();
+      const result = await untilAborted(controller.runOnce(), io.stopSignal, logger);
+      if (result === ABORTED) return 1;
       logger.info({ create: result.changes.create.length, update: result.changes.updateNew.length, delete: result.changes.delete.length, applied: result.applied }, 'synchronised once');
       return 0;
     }

@@ -24,6 +24,7 @@ import type { Registry } from '../registry/registry.ts';
 import { TXTRegistry } from '../registry/txt/txt-registry.ts';
 import { KUBE_FLAGS } from '../kube/flags.ts';
 import { KUBE_SOURCE_FLAGS } from '../source/kube/flags.ts';
+import { MANIFEST_FLAGS } from '../source/manifest/flags.ts';
 import type { ProblemReporter, Source } from '../source/source.ts';
 import { DedupSource } from '../source/wrappers/dedup-source.ts';
 import { DefaultTargetsSource } from '../source/wrappers/default-targets-source.ts';
@@ -37,6 +38,11 @@ export interface Deps {
   onProblem?: ProblemReporter;
   /** Long-running commands watch their inputs; plan/explain read once. */
   watch: boolean;
+  /**
+   * plan/explain only read the provider: the embedded store then takes no lock on its directory
+   * and writes nothing, so it can read a running instance's zones.
+   */
+  readOnly?: boolean;
   /** Environment variables a source may need (KUBECONFIG, HOME, KUBERNETES_SERVICE_*), passed down from main. */
   env?: Readonly<Record<string, string | undefined>>;
 }
@@ -58,6 +64,7 @@ export const EXTRA_FLAGS: readonly FlagSpec[] = [
   ...COREDNS_FLAGS,
   ...KUBE_FLAGS,
   ...KUBE_SOURCE_FLAGS,
+  ...MANIFEST_FLAGS,
   ...ADMISSION_FLAGS,
   ...DNSRECORD_FLAGS,
   ...OPERATOR_FLAGS,
@@ -85,6 +92,7 @@ export const PROVIDERS: Readonly<Record<string, ProviderFactory>> = {
       ...(cfg.embeddedNameservers.length > 0 ? { nameservers: cfg.embeddedNameservers } : {}),
       ...(cfg.embeddedNameserverAddresses.length > 0 ? { nameserverAddresses: cfg.embeddedNameserverAddresses } : {}),
       ...(cfg.embeddedHostmaster !== '' ? { hostmaster: cfg.embeddedHostmaster } : {}),
+      ...(deps.readOnly === true ? { readOnly: true } : {}),
     }),
   inmemory: async (cfg) => (await import('../provider/inmemory/inmemory.ts')).InMemoryProvider.fromConfig({ zones: zonesOf(cfg) }),
   pdns: async (cfg, deps) => (await import('../provider/pdns/pdns.ts')).PdnsProvider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'pdns' }) }),
@@ -105,7 +113,7 @@ export const SOURCES: Readonly<Record<string, SourceFactory>> = {
   'openshift-route': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('openshift-route', cfg, deps),
   manifest: async (cfg, deps) =>
     (await import('../source/manifest/manifest-source.ts')).ManifestSource.fromConfig(
-      { manifestDir: cfg.manifestsDir, watch: deps.watch, ...(await import('../source/translate/options.ts')).translateFlagsOf(cfg) },
+      { manifestDir: cfg.manifestsDir, watch: deps.watch, maxFileBytes: cfg.flags.num('manifest-max-bytes'), ...(await import('../source/translate/options.ts')).translateFlagsOf(cfg) },
       { logger: deps.logger, ...(deps.onProblem === undefined ? {} : { onProblem: deps.onProblem }) },
     ),
 };

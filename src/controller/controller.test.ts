@@ -5,6 +5,8 @@ import { testController } from '../../test/support/controller.ts';
 import { FakeRegistry, FakeSource } from '../../test/support/fakes.ts';
 import { newEndpoint } from '../endpoint/endpoint.ts';
 import { ProviderError } from '../errors.ts';
+import { silentLogger } from '../log.ts';
+import { ABORTED, untilAborted } from './controller.ts';
 import type { Controller, ControllerOptions } from './controller.ts';
 import { ControllerMetrics } from './metrics.ts';
 
@@ -132,6 +134,34 @@ describe('Controller.run', () => {
     assert.equal(source.calls, 2, 'twenty events cause one sync');
     stop.abort();
     await running;
+  });
+
+  test('a stop does not wait for a sync that hangs; its late failure is only logged', async () => {
+    const source = new FakeSource([www]);
+    let fail!: (err: Error) => void;
+    source.endpoints = () => {
+      source.calls++;
+      return new Promise((_resolve, reject) => (fail = reject));
+    };
+    const { c } = controller(source, new FakeRegistry('me'));
+    const stop = new AbortController();
+    const running = c.run(stop.signal);
+    await waitFor(() => source.calls === 1, 'the sync to start');
+    stop.abort();
+    const stopped = await Promise.race([running.then(() => true), new Promise((r) => setTimeout(() => r(false), 1000))]);
+    assert.equal(stopped, true, 'run() returned without the sync');
+    // Rejecting after the stop must not surface as an unhandled rejection.
+    fail(new Error('the source finally gave up'));
+    await new Promise((r) => setImmediate(r));
+  });
+
+  test('untilAborted: the outcome of the work, or ABORTED at once', async () => {
+    const log = silentLogger();
+    assert.equal(await untilAborted(Promise.resolve(7), new AbortController().signal, log), 7);
+    const stop = new AbortController();
+    stop.abort();
+    assert.equal(await untilAborted(new Promise(() => undefined), stop.signal, log), ABORTED);
+    await assert.rejects(untilAborted(Promise.reject(new Error('boom')), new AbortController().signal, log), /boom/);
   });
 
   test('syncs again every interval', async () => {

@@ -143,7 +143,14 @@ export class Controller {
     return { changes, desired: adjusted.length, current: current.length, applied };
   }
 
-  /** Runs until the signal aborts. Never throws for sync failures. */
+  /**
+   * Runs until the signal aborts. Never throws for sync failures. A stop does not wait for the
+   * sync in progress: whatever it waits on (a hung provider API, a slow disk, a file that never
+   * answers) must not hold the process past SIGTERM. The abandoned sync runs on until the
+   * process ends or its provider is closed; a provider write it already started finishes first,
+   * because closing the provider waits for it (the embedded store does), and the next start
+   * plans again from what is really there.
+   */
   async run(signal: AbortSignal): Promise<void> {
     const unsubscribe = this.opts.source.addEventHandler(() => this.onEvent());
     const backoff = this.opts.backoff ?? { initialMs: 1000, maxMs: Math.min(this.opts.intervalMs, 60_000) };
@@ -153,7 +160,7 @@ export class Controller {
         this.eventPending = false;
         let delay = this.opts.intervalMs;
         try {
-          await this.runOnce();
+          if ((await untilAborted(this.runOnce(), signal, this.log)) === ABORTED) break;
           failures = 0;
           this.consecutiveFailures = 0;
           this.opts.metrics?.consecutiveFailures.set(0);
@@ -240,6 +247,36 @@ function byName(endpoints: readonly Endpoint[]): EndpointsByName {
 
 function holds(index: EndpointsByName, ep: Endpoint): boolean {
   return index.has(ep.dnsName, ep.recordType, ep.setIdentifier);
+}
+
+export const ABORTED: unique symbol = Symbol('aborted');
+
+/**
+ * The outcome of `work`, or ABORTED as soon as `signal` aborts (then `work` is left running and
+ * its eventual failure is only logged).
+ */
+export async function untilAborted<T>(work: Promise<T>, signal: AbortSignal, log: Logger): Promise<T | typeof ABORTED> {
+  if (signal.aborted) {
+    abandon(work, log);
+    return ABORTED;
+  }
+  let onAbort!: () => void;
+  const aborted = new Promise<typeof ABORTED>((resolve) => {
+    onAbort = () => resolve(ABORTED);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    const outcome = await Promise.race([work, aborted]);
+    if (outcome === ABORTED) abandon(work, log);
+    return outcome;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+function abandon(work: Promise<unknown>, log: Logger): void {
+  log.info('stopping without waiting for the synchronisation in progress');
+  work.catch((err: unknown) => log.debug({ err: errorMessage(err) }, 'abandoned synchronisation failed'));
 }
 
 async function stage<T>(fn: () => Promise<T>, onError: () => void): Promise<T> {

@@ -193,9 +193,10 @@ describe('ManifestSource', () => {
     const eps = await source.endpoints();
     assert.deepEqual(source.lastSync(), { files: count, reparsed: 1 });
     assert.deepEqual(eps.find((e) => e.dnsName === 's7.example.org')?.targets, ['192.0.2.77']);
-    // Returned endpoints are copies: mutating them does not leak into the next list.
-    eps.forEach((e) => e.targets.push('192.0.2.250'));
-    assert.ok((await source.endpoints()).every((e) => !e.targets.includes('192.0.2.250')));
+    // Unchanged files hand out the very endpoints they cached, read-only: no copy per sync.
+    const again = await source.endpoints();
+    assert.equal(again.find((e) => e.dnsName === 's8.example.org'), eps.find((e) => e.dnsName === 's8.example.org'));
+    assert.throws(() => eps[0]?.targets.push('192.0.2.250'), TypeError);
   });
 
   test('a missing directory is a SourceError', async () => {

@@ -16,7 +16,8 @@ export interface RunningHostwarden {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export async function startHostwarden(args: readonly string[], options: { timeoutMs?: number } = {}): Promise<RunningHostwarden> {
+/** `dns: false` for providers without the built-in DNS server: dnsPort is then 0. */
+export async function startHostwarden(args: readonly string[], options: { timeoutMs?: number; dns?: boolean } = {}): Promise<RunningHostwarden> {
   const child = spawn(process.execPath, [BIN, 'run', '--log-format', 'json', '--dns-listen', '127.0.0.1:0', '--metrics-address', '127.0.0.1:0', ...args], {
     cwd: REPO_ROOT,
     env: { PATH: process.env['PATH'] ?? '' },
@@ -66,9 +67,9 @@ export async function startHostwarden(args: readonly string[], options: { timeou
 
   const portOf = (text: string): number => Number(text.slice(text.lastIndexOf(':') + 1));
   try {
-    const dnsLine = await waitForLog((l) => l['msg'] === 'DNS server listening', options.timeoutMs ?? 60_000);
+    const dnsLine = options.dns === false ? undefined : await waitForLog((l) => l['msg'] === 'DNS server listening', options.timeoutMs ?? 60_000);
     const opsLine = await waitForLog((l) => l['msg'] === 'serving /metrics and /healthz', options.timeoutMs ?? 60_000);
-    const dnsPort = portOf(String((dnsLine['addresses'] as string[])[0]));
+    const dnsPort = dnsLine === undefined ? 0 : portOf(String((dnsLine['addresses'] as string[])[0]));
     const metricsPort = portOf(String(opsLine['address']));
     return {
       child,

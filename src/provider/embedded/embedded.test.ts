@@ -57,6 +57,8 @@ describe('EmbeddedProvider', () => {
       const before = p.store.content('example.org').soa.serial;
       await p.applyChanges(changes({ create: Array.from({ length: 5 }, (_, i) => ep({ dnsName: `h${i}.example.org` })) }));
       assert.equal(p.store.content('example.org').soa.serial, before + 1);
+      // One process per directory: the first provider frees it before the second opens it.
+      await p.close();
       const again = await EmbeddedProvider.fromConfig({ dataDir: dir, zones: ['example.org', 'sub.example.org'], logger: silentLogger() });
       assert.equal(again.store.content('example.org').soa.serial, before + 1);
       assert.equal((await again.records()).length, 5);

@@ -37,6 +37,8 @@ export interface EmbeddedProviderConfig {
   nameservers?: readonly string[];
   nameserverAddresses?: readonly string[];
   hostmaster?: string;
+  /** Read the zones without locking or writing the directory (`plan`, `explain`); applyChanges fails. */
+  readOnly?: boolean;
 }
 
 type SetKey = Pick<RRSet, 'name' | 'type'>;
@@ -54,7 +56,7 @@ export class EmbeddedProvider implements Provider {
     this.filter = new DomainFilter({ include: this.store.zones() });
   }
 
-  /** Opens (creating if needed) the zone files under `dataDir` and returns a ready provider. */
+  /** Locks `dataDir`, opens (creating if needed) its zone files and returns a ready provider. */
   static async fromConfig(config: EmbeddedProviderConfig): Promise<EmbeddedProvider> {
     const zones = config.zones.map((z) => z.trim()).filter((z) => z !== '');
     const badZone = zones.find((z) => tryNormalizeDnsName(z) === undefined || z.startsWith('*'));
@@ -68,6 +70,7 @@ export class EmbeddedProvider implements Provider {
     if (config.nameservers !== undefined) options.nameservers = config.nameservers;
     if (config.nameserverAddresses !== undefined) options.nameserverAddresses = config.nameserverAddresses;
     if (config.hostmaster !== undefined) options.hostmaster = config.hostmaster;
+    if (config.readOnly === true) options.readOnly = true;
     const store = new ZoneStore(options);
     await store.open();
     return new EmbeddedProvider({ store, logger: config.logger });

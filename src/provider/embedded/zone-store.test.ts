@@ -4,8 +4,10 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ZoneFileError } from '../../dns/master-file.ts';
+import { ConfigError } from '../../errors.ts';
 import type { RRSet, ZoneContent } from '../../dns/zone-content.ts';
 import { silentLogger } from '../../log.ts';
+import { PID_FILE } from './data-dir-lock.ts';
 import { ZoneStore, nextSerial, rrsetKey } from './zone-store.ts';
 import type { ZoneStoreOptions } from './zone-store.ts';
 
@@ -35,7 +37,7 @@ describe('ZoneStore', () => {
       assert.equal(z.soa.rname, 'hostmaster.example.org');
       assert.equal(z.soa.serial, 1_700_000_000);
       assert.deepEqual(z.rrsets.map((r) => `${r.name} ${r.type} ${r.rdata.join(',')}`), ['example.org NS ns1.example.org', 'ns1.example.org A 192.0.2.53', 'ns1.example.org AAAA 2001:db8::53']);
-      assert.deepEqual((await readdir(join(dir, 'data'))).sort(), ['b.test.zone', 'example.org.zone']);
+      assert.deepEqual((await readdir(join(dir, 'data'))).sort(), ['b.test.zone', 'example.org.zone', PID_FILE]);
       await s.close();
     }));
 
@@ -132,6 +134,8 @@ describe('ZoneStore', () => {
       const file = s.filePath('example.org');
       await writeFile(file, `${await readFile(file, 'utf8')}broken.example.org. 300 IN A not-an-ip\n`);
       await assert.rejects(store(dir).open(), (err: unknown) => err instanceof ZoneFileError && err.file === file && err.line === 4);
+      // The failed open freed the directory again.
+      assert.deepEqual(await readdir(join(dir, 'data')), ['example.org.zone']);
     }));
 
   test('stale temporary files are removed at open', () =>
@@ -141,8 +145,53 @@ describe('ZoneStore', () => {
       await s.close();
       const stale = join(dir, 'data', '.example.org.zone.tmp-123-0123456789ab');
       await writeFile(stale, 'half a zone');
-      await store(dir).open();
+      const again = store(dir);
+      await again.open();
+      assert.deepEqual(await readdir(join(dir, 'data')), ['example.org.zone', PID_FILE]);
+      await again.close();
       assert.deepEqual(await readdir(join(dir, 'data')), ['example.org.zone']);
+    }));
+
+  test('a second store on a locked directory is refused before it touches a file', () =>
+    withDir(async (dir) => {
+      const first = store(dir);
+      await first.open();
+      // A write of the first store in progress: its temporary file is not stale.
+      const inFlight = join(dir, 'data', `.example.org.zone.tmp-${process.pid}-0123456789ab`);
+      await writeFile(inFlight, 'half a zone');
+      await assert.rejects(store(dir).open(), (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        assert.equal(err.message, `--embedded-data-dir ${join(dir, 'data')} is locked by Hostwarden process ${process.pid}: two processes must not share a data directory; stop it or choose another directory`);
+        return true;
+      });
+      assert.equal(await readFile(inFlight, 'utf8'), 'half a zone');
+      await first.commit(put(A));
+      await first.close();
+      const second = store(dir);
+      await second.open();
+      assert.deepEqual(second.content('example.org').rrsets.find((s) => s.name === A.name)?.rdata, A.rdata);
+      await second.close();
+    }));
+
+  test('a read-only store takes no lock and writes nothing', () =>
+    withDir(async (dir) => {
+      const missing = store(dir, { readOnly: true });
+      await missing.open();
+      assert.equal(missing.content('example.org').rrsets.length, 1, 'a missing zone reads as a new one');
+      await assert.rejects(missing.commit(put(A)), /read-only/);
+      await missing.close();
+      await assert.rejects(readdir(join(dir, 'data')), /ENOENT/);
+      const writer = store(dir);
+      await writer.open();
+      await writer.commit(put(A));
+      const inFlight = join(dir, 'data', `.example.org.zone.tmp-${process.pid}-0123456789ab`);
+      await writeFile(inFlight, 'half a zone');
+      const reader = store(dir, { readOnly: true });
+      await reader.open();
+      assert.deepEqual(reader.content('example.org').rrsets.find((s) => s.name === A.name)?.rdata, A.rdata);
+      await reader.close();
+      assert.equal(await readFile(inFlight, 'utf8'), 'half a zone');
+      await writer.close();
     }));
 
   test('close waits for commits accepted before it', () =>

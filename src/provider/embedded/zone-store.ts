@@ -3,7 +3,8 @@
  * directory, the in-memory content that the DNS server answers from, and the rules that keep the
  * two in step. Every change is written atomically and fsynced before it is acknowledged, the SOA
  * serial grows by one per change (and is read back from the file on start), and writes to a zone
- * are serialised so a file never has two writers in this process.
+ * are serialised so a file never has two writers in this process. The directory is locked (see
+ * DataDirLock) from open() to close(), so it never has two writing processes either.
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import { isIPv4, isIPv6 } from 'node:net';
@@ -16,6 +17,8 @@ import { findCnameConflict, parseZone, serializeZone, sortRRSets } from '../../d
 import { DEFAULT_TTL } from '../../dns/rrset-endpoint.ts';
 import type { RRSet, RRType, SOA, ZoneContent, ZoneListener } from '../../dns/zone-content.ts';
 import { AtomicWriteError, removeStaleTempFiles, syncDirectory, writeFileAtomic } from './atomic-file.ts';
+import { DataDirLock } from './data-dir-lock.ts';
+import type { DataDirLockOptions } from './data-dir-lock.ts';
 import { KeyedMutex } from './keyed-mutex.ts';
 
 const PROVIDER = 'embedded';
@@ -46,6 +49,13 @@ export interface ZoneStoreOptions {
   soaTimers?: Partial<SoaTimers>;
   /** Wall clock in milliseconds; the serial of a new zone is the Unix time. */
   now?: () => number;
+  /**
+   * Only read the zone files (`plan`, `explain`): no lock, nothing created, cleaned or written, so
+   * a running instance's directory can be read; a missing zone reads as the one open() would create.
+   */
+  readOnly?: boolean;
+  /** How the data directory is locked (tests choose the mode). */
+  lock?: DataDirLockOptions;
 }
 
 /**
@@ -69,6 +79,7 @@ export class ZoneStore {
   private readonly listeners = new Set<ZoneListener>();
   private readonly zonesByName = new Map<string, ZoneContent>();
   private state: 'new' | 'open' | 'closed' = 'new';
+  private lock: DataDirLock | undefined;
   /** Zone-file lines of each frozen set, reused while the set is unchanged. */
   private readonly lineCache = new WeakMap<RRSet, string>();
 
@@ -100,12 +111,34 @@ export class ZoneStore {
   }
 
   /**
-   * Creates the data directory, removes temporary files a crash left, loads every zone file and
-   * creates the missing ones. A file that does not parse stops start-up with its name and line:
-   * starting empty instead would overwrite the operator's data on the first change.
+   * Creates the data directory, locks it, removes temporary files a crash left, loads every zone
+   * file and creates the missing ones. A file that does not parse stops start-up with its name and
+   * line: starting empty instead would overwrite the operator's data on the first change. The lock
+   * comes before any cleaning: the temporary files of a live instance are not stale.
    */
   async open(): Promise<void> {
     if (this.state !== 'new') throw new ProviderError(PROVIDER, 'zone store opened twice', { code: 'STORE_STATE' });
+    const readOnly = this.options.readOnly === true;
+    if (!readOnly) {
+      await this.createDataDir();
+      this.lock = await DataDirLock.acquire(this.dataDir, this.options.lock);
+    }
+    try {
+      if (!readOnly) {
+        const stale = await removeStaleTempFiles(this.dataDir);
+        if (stale.length > 0) this.logger.warn({ dataDir: this.dataDir, files: stale }, 'removed temporary zone files left by an interrupted write');
+      }
+      for (const zone of this.zoneNames) await this.load(zone, readOnly);
+    } catch (err) {
+      await this.lock?.release();
+      this.lock = undefined;
+      throw err;
+    }
+    this.state = 'open';
+    for (const zone of this.zoneNames) this.notify(this.content(zone));
+  }
+
+  private async createDataDir(): Promise<void> {
     try {
       const created = await mkdir(this.dataDir, { recursive: true });
       // A new directory's own entry must be durable too, or a crash could lose every zone in it.
@@ -113,29 +146,25 @@ export class ZoneStore {
     } catch (err) {
       throw new ProviderError(PROVIDER, `cannot create the data directory ${this.dataDir}: ${errorMessage(err)}`, { code: 'ZONE_READ_FAILED', cause: err });
     }
-    const stale = await removeStaleTempFiles(this.dataDir);
-    if (stale.length > 0) this.logger.warn({ dataDir: this.dataDir, files: stale }, 'removed temporary zone files left by an interrupted write');
-    for (const zone of this.zoneNames) {
-      const path = this.filePath(zone);
-      const text = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
-        if (err.code === 'ENOENT') return undefined;
-        throw new ProviderError(PROVIDER, `cannot read zone file ${path}: ${err.message}`, { zone, code: 'ZONE_READ_FAILED', cause: err });
-      });
-      if (text === undefined) {
-        const content = this.initialContent(zone);
-        const serialized = serializeZone(content);
-        await writeFileAtomic(path, serialized);
-        this.zonesByName.set(zone, deepFreeze(content));
-        this.logger.info({ zone, file: path, serial: content.soa.serial }, 'created zone file');
-      } else {
-        const content = parseZone(text, zone, path);
-        if (!content.rrsets.some((s) => s.type === 'NS' && s.name === zone)) this.logger.warn({ zone, file: path }, 'zone has no NS records at its apex');
-        this.zonesByName.set(zone, deepFreeze(content));
-        this.logger.info({ zone, file: path, serial: content.soa.serial, rrsets: content.rrsets.length }, 'loaded zone file');
-      }
+  }
+
+  private async load(zone: string, readOnly: boolean): Promise<void> {
+    const path = this.filePath(zone);
+    const text = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return undefined;
+      throw new ProviderError(PROVIDER, `cannot read zone file ${path}: ${err.message}`, { zone, code: 'ZONE_READ_FAILED', cause: err });
+    });
+    if (text === undefined) {
+      const content = this.initialContent(zone);
+      if (!readOnly) await writeFileAtomic(path, serializeZone(content));
+      this.zonesByName.set(zone, deepFreeze(content));
+      if (!readOnly) this.logger.info({ zone, file: path, serial: content.soa.serial }, 'created zone file');
+    } else {
+      const content = parseZone(text, zone, path);
+      if (!content.rrsets.some((s) => s.type === 'NS' && s.name === zone)) this.logger.warn({ zone, file: path }, 'zone has no NS records at its apex');
+      this.zonesByName.set(zone, deepFreeze(content));
+      this.logger.info({ zone, file: path, serial: content.soa.serial, rrsets: content.rrsets.length }, 'loaded zone file');
     }
-    this.state = 'open';
-    for (const zone of this.zoneNames) this.notify(this.content(zone));
   }
 
   /** The committed content of a zone; the object is frozen and replaced (never changed) by commits. */
@@ -162,6 +191,7 @@ export class ZoneStore {
    */
   async commit(edits: ReadonlyMap<string, ZoneEdit>): Promise<void> {
     this.assertOpen();
+    if (this.options.readOnly === true) throw new ProviderError(PROVIDER, 'zone store is read-only', { code: 'STORE_STATE' });
     for (const zone of edits.keys()) this.content(zone);
     // Accepted before close(), so close() waits for it rather than failing it.
     await this.mutex.run(edits.keys(), async () => {
@@ -174,11 +204,13 @@ export class ZoneStore {
     });
   }
 
-  /** Waits for the commits already accepted; later ones are refused. */
+  /** Waits for the commits already accepted (later ones are refused), then frees the directory. */
   async close(): Promise<void> {
     if (this.state === 'closed') return;
     this.state = 'closed';
     await this.mutex.idle();
+    await this.lock?.release();
+    this.lock = undefined;
   }
 
   private applyEdit(zone: string, edit: ZoneEdit): ZoneContent | undefined {

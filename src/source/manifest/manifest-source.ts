@@ -1,25 +1,50 @@
 /**
  * A source that reads Kubernetes manifests (Service, Ingress, DNSEndpoint) from a directory tree,
- * so Hostwarden can run without a cluster and tests can drive it with plain files. Per-file results
- * are cached by (mtime, ctime, size, inode), so a sync over thousands of files re-reads only what
- * changed; problems are logged when a file is (re)read and stay available through `problems()`.
+ * so Hostwarden can run without a cluster and tests can drive it with plain files.
+ *
+ * Parsing is incremental, in two steps. Each file's endpoints are kept with the stat() stamp of
+ * the version they came from (mtime, ctime, size, inode), and a sync reads only the files whose
+ * stamp moved: deciding by a content hash alone would mean reading every byte of every file on
+ * every sync, while the stamp costs one stat(). ctime catches writes that put the old mtime back
+ * (`touch -d`, `rsync -t`, unpacking an archive), the inode a replaced file or a ConfigMap's
+ * symlink swap. A file that is read is hashed (SHA-256), and parsed only when its bytes differ
+ * from the cached version's: a `touch`, a tool rewriting the same content or a re-check costs a
+ * read, not a parse. A file changed within the file system's timestamp granularity of being read
+ * could keep its stamp; such a "racily clean" file (as git calls it) is read again on the next sync.
+ *
+ * Bad input loses nothing: a file that is malformed, unreadable, too large or no longer a regular
+ * file keeps the endpoints of its last good version until it is fixed or deleted. Problems are
+ * logged when a file's version is first seen and stay available through `problems()`.
  */
-import { readFile, readdir, stat } from 'node:fs/promises';
-import { extname, join, relative } from 'node:path';
-import { cloneEndpoint } from '../../endpoint/endpoint.ts';
+import { createHash } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { join, relative } from 'node:path';
+import { freezeEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
-import { SourceError } from '../../errors.ts';
+import { ConfigError, SourceError, errorMessage } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import type { ProblemReporter, Source, SourceProblem } from '../source.ts';
 import { buildTranslateOptions } from '../translate/options.ts';
 import type { TranslateFlags, TranslateOptions } from '../translate/options.ts';
 import { translateObject } from '../translate/translate.ts';
 import { DirWatcher } from './dir-watcher.ts';
+import { MANIFEST_MAX_BYTES_DEFAULT } from './flags.ts';
 import { parseManifest } from './parse.ts';
+import { readManifestFile } from './read.ts';
+import type { ReadOutcome } from './read.ts';
+import { kindOf, walkManifests } from './walk.ts';
 
-export const MANIFEST_EXTENSIONS = ['.yaml', '.yml', '.json'] as const;
 // Reading in bounded batches keeps file descriptors and memory flat on very large trees.
 const READ_BATCH = 64;
+/**
+ * A file whose mtime or ctime is this close to the moment it was read may change again without
+ * moving its stamp (coarse kernel clocks tick every few milliseconds, some file systems every
+ * second or two), so its cached version is not trusted on the next sync.
+ */
+const RACY_MS = 2000;
+/** Stamps of versions that could not be stat()ed: the error code stands for the version. */
+const ERROR_STAMP = 'error:';
 
 export interface ManifestSourceOptions {
   dir: string;
@@ -30,31 +55,33 @@ export interface ManifestSourceOptions {
   /** Force the polling watcher instead of fs.watch. */
   poll?: boolean;
   debounceMs?: number;
+  /** Largest manifest file read (`--manifest-max-bytes`); larger ones are reported and skipped. */
+  maxFileBytes?: number;
 }
 
 export interface ManifestSourceConfig extends TranslateFlags {
   manifestDir: string;
   watch?: boolean;
-}
-
-interface FileStamp {
-  mtimeMs: number;
-  ctimeMs: number;
-  size: number;
-  ino: number;
+  maxFileBytes?: number;
 }
 
 export interface ManifestSyncStats {
   /** Manifest files seen by the last `endpoints()` call. */
   files: number;
-  /** Of those, how many were read and parsed again (the rest came from the cache). */
+  /** Of those, how many were parsed again (the rest came from the cache, some after a read showed the same bytes). */
   reparsed: number;
 }
 
 interface CachedFile {
-  stamp: FileStamp;
-  endpoints: Endpoint[];
+  /** stampOf() of the version the entry describes. */
+  stamp: string;
+  /** Frozen: handed out as they are, never copied. */
+  endpoints: readonly Endpoint[];
   problems: SourceProblem[];
+  /** Changed too close to its reading for the stamp to be trusted: read again next time. */
+  racy: boolean;
+  /** SHA-256 of the bytes the endpoints were parsed from; absent when the version was not read. */
+  hash?: string;
 }
 
 export class ManifestSource implements Source {
@@ -65,6 +92,7 @@ export class ManifestSource implements Source {
   private readonly onProblem: ProblemReporter | undefined;
   private readonly watchEnabled: boolean;
   private readonly handlers = new Set<() => void>();
+  private readonly maxFileBytes: number;
   private readonly cache = new Map<string, CachedFile>();
   private readonly watcher: DirWatcher;
   private watching = false;
@@ -76,6 +104,7 @@ export class ManifestSource implements Source {
     this.translateOptions = options.translateOptions ?? {};
     this.onProblem = options.onProblem;
     this.watchEnabled = options.watch;
+    this.maxFileBytes = options.maxFileBytes ?? MANIFEST_MAX_BYTES_DEFAULT;
     this.watcher = new DirWatcher({
       dir: this.dir,
       logger: this.logger,
@@ -88,12 +117,16 @@ export class ManifestSource implements Source {
 
   /** Builds the source from CLI settings; bad filters or templates throw ConfigError naming the flag. */
   static fromConfig(config: ManifestSourceConfig, deps: { logger: Logger; onProblem?: ProblemReporter }): ManifestSource {
-    const { manifestDir, watch, ...flags } = config;
+    const { manifestDir, watch, maxFileBytes, ...flags } = config;
+    if (maxFileBytes !== undefined && !(Number.isSafeInteger(maxFileBytes) && maxFileBytes >= 1)) {
+      throw new ConfigError(`--manifest-max-bytes must be a whole number of bytes, at least 1; got ${maxFileBytes}`, '--manifest-max-bytes');
+    }
     const options: ManifestSourceOptions = {
       dir: manifestDir,
       logger: deps.logger.child({ source: 'manifest' }),
       translateOptions: buildTranslateOptions(flags),
       watch: watch ?? true,
+      ...(maxFileBytes === undefined ? {} : { maxFileBytes }),
     };
     if (deps.onProblem !== undefined) options.onProblem = deps.onProblem;
     return new ManifestSource(options);
@@ -114,8 +147,8 @@ export class ManifestSource implements Source {
       }
     }
     this.stats = { files: files.length, reparsed };
-    // Copies, so callers that adjust endpoints cannot corrupt the cache.
-    return results.flatMap((r) => r.endpoints.map(cloneEndpoint));
+    // The cached endpoints themselves: they are frozen, so a caller that changes one clones it.
+    return results.flatMap((r) => r.endpoints);
   }
 
   /** What the last `endpoints()` call read, for metrics and tests. */
@@ -145,10 +178,10 @@ export class ManifestSource implements Source {
   }
 
   private changed(files: string[]): void {
-    // Events name the touched paths; forgetting their stamps forces a re-read even if the stamp did not move.
+    // Events name the touched paths: they are read again even if their stamps did not move.
     for (const f of files) {
       const entry = this.cache.get(join(this.dir, f));
-      if (entry !== undefined) entry.stamp = { mtimeMs: -1, ctimeMs: -1, size: -1, ino: -1 };
+      if (entry !== undefined) entry.racy = true;
     }
     this.logger.debug({ dir: this.dir, files: files.slice(0, 10), count: files.length }, 'manifest directory changed');
     for (const handler of [...this.handlers]) {
@@ -161,36 +194,86 @@ export class ManifestSource implements Source {
   }
 
   private async loadFile(file: string): Promise<{ file: CachedFile; reparsed: boolean } | undefined> {
-    let stamp: FileStamp;
-    try {
-      const st = await stat(file);
-      stamp = { mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, size: st.size, ino: st.ino };
-    } catch {
-      this.cache.delete(file); // removed between listing and reading
-      return undefined;
-    }
     const cached = this.cache.get(file);
-    if (cached !== undefined && sameStamp(cached.stamp, stamp)) return { file: cached, reparsed: false };
-    let text: string;
+    let st: Stats;
     try {
-      text = await readFile(file, 'utf8');
+      st = await stat(file);
     } catch (err) {
-      this.logger.warn({ file, err: (err as Error).message }, cached === undefined ? 'cannot read manifest file' : 'cannot read manifest file; keeping its last endpoints');
-      return cached === undefined ? undefined : { file: cached, reparsed: false };
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+        this.cache.delete(file); // removed between listing and reading
+        return undefined;
+      }
+      // A symbolic link loop (ELOOP), a target we may not see (EACCES), …
+      return this.unread(file, cached, `${ERROR_STAMP}${(err as NodeJS.ErrnoException).code ?? ''}`, `cannot be followed: ${errorMessage(err)}`);
     }
-    const translated = this.translateFile(file, text);
-    const entry: CachedFile = { stamp, endpoints: translated.endpoints, problems: translated.problems };
+    const stamp = stampOf(st);
+    if (cached !== undefined && !cached.racy && cached.stamp === stamp) return { file: cached, reparsed: false };
+    // Checked before opening: a FIFO or device is never opened, a file over the limit never read.
+    if (!st.isFile()) return this.unread(file, cached, stamp, `not a regular file (${kindOf(st)})`);
+    if (st.size > this.maxFileBytes) return this.unread(file, cached, stamp, tooLarge(st.size, this.maxFileBytes));
+    const readAt = Date.now();
+    let outcome: ReadOutcome;
+    try {
+      outcome = await readManifestFile(file, this.maxFileBytes);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+        this.cache.delete(file);
+        return undefined;
+      }
+      // An I/O error may pass without the file changing: racy, so it is tried again on every sync.
+      const entry = this.unread(file, cached, stamp, `cannot be read: ${errorMessage(err)}`);
+      entry.file.racy = true;
+      return entry;
+    }
+    if (outcome.kind === 'not-regular') return this.unread(file, cached, stamp, outcome.reason);
+    if (outcome.kind === 'too-large') return this.unread(file, cached, stamp, tooLarge(outcome.size, this.maxFileBytes));
+    const racy = Math.max(st.mtimeMs, st.ctimeMs) >= readAt - RACY_MS;
+    const hash = createHash('sha256').update(outcome.text).digest('base64');
+    if (cached !== undefined && cached.hash === hash) {
+      // Same bytes as the cached version: its endpoints and problems stand (and were reported).
+      const entry = { ...cached, stamp, racy };
+      this.cache.set(file, entry);
+      return { file: entry, reparsed: false };
+    }
+    const translated = this.translateFile(file, outcome.text);
+    for (const ep of translated.endpoints) freezeEndpoint(ep);
+    let entry: CachedFile = { stamp, endpoints: translated.endpoints, problems: translated.problems, racy, hash };
     if (translated.malformed && cached !== undefined && cached.endpoints.length > 0) {
-      // A half-saved or mistyped file must not delete the records it described: keep the last
-      // readable version's endpoints until the file parses again (or is deleted).
-      entry.endpoints = cached.endpoints;
-      const message = `${file}: keeping ${cached.endpoints.length} endpoint(s) from the last readable version until the file is fixed`;
-      entry.problems = [...translated.problems, { file, message }];
-      this.logger.warn({ file, endpoints: cached.endpoints.length }, message);
-      this.onProblem?.({ file, message });
+      const kept = this.keepLast(file, cached);
+      entry = { ...kept, stamp, racy, hash, problems: [...translated.problems, ...kept.problems] };
     }
     this.cache.set(file, entry);
     return { file: entry, reparsed: true };
+  }
+
+  /** A version of `file` that was not read: reported once, and the last good endpoints are kept. */
+  private unread(file: string, cached: CachedFile | undefined, stamp: string, reason: string): { file: CachedFile; reparsed: boolean } {
+    const problem: SourceProblem = { file, message: `${file}: ${reason}; not read` };
+    const entry = { ...this.keepLast(file, cached, problem), stamp };
+    this.cache.set(file, entry);
+    return { file: entry, reparsed: true };
+  }
+
+  /**
+   * A half-saved, mistyped, oversized or unreadable file must not delete the records it described:
+   * the entry keeps the last good version's endpoints (if any) until the file is fixed or deleted.
+   * `problem` says why this version was not used; it is logged when it differs from the last one,
+   * not on every sync.
+   */
+  private keepLast(file: string, cached: CachedFile | undefined, problem?: SourceProblem): CachedFile {
+    const problems: SourceProblem[] = [];
+    const endpoints = cached?.endpoints ?? [];
+    const keeping: SourceProblem | undefined = endpoints.length > 0 ? { file, message: `${file}: keeping ${endpoints.length} endpoint(s) from the last readable version until the file is fixed` } : undefined;
+    if (problem !== undefined) problems.push(problem);
+    if (keeping !== undefined) problems.push(keeping);
+    const reported = problem !== undefined && cached?.problems[0]?.message === problem.message;
+    if (!reported) {
+      for (const p of problems) {
+        this.logger.warn(p === keeping ? { file, endpoints: endpoints.length } : { file }, p.message);
+        this.onProblem?.(p);
+      }
+    }
+    return { stamp: '', endpoints, problems, racy: false };
   }
 
   private translateFile(file: string, text: string): { endpoints: Endpoint[]; problems: SourceProblem[]; malformed: boolean } {
@@ -223,29 +306,26 @@ export class ManifestSource implements Source {
   }
 
   private async listFiles(): Promise<string[]> {
-    let entries: string[];
+    let walked;
     try {
-      entries = await readdir(this.dir, { recursive: true });
+      walked = await walkManifests(this.dir);
     } catch (err) {
-      throw new SourceError(`cannot read manifest directory ${this.dir}: ${(err as Error).message}`, { transient: true, cause: err });
+      throw new SourceError(`cannot read manifest directory ${this.dir}: ${errorMessage(err)}`, { transient: true, cause: err });
     }
-    // Dot-entries are skipped: ConfigMap volumes keep a second copy of every file under `..data`.
-    return entries
-      .filter((rel) => MANIFEST_EXTENSIONS.includes(extname(rel).toLowerCase() as (typeof MANIFEST_EXTENSIONS)[number]))
-      .filter((rel) => !rel.split(/[\\/]/).some((part) => part.startsWith('.')))
-      .sort()
-      .map((rel) => join(this.dir, rel));
+    if (walked.revisits.length > 0) this.logger.debug({ dir: this.dir, links: walked.revisits.slice(0, 10), count: walked.revisits.length }, 'directories reached again through symbolic links were read once');
+    return walked.files;
   }
 
+  /** For the polling watcher: changes whenever a manifest file is added, removed or changed. */
   private async signature(): Promise<string> {
-    const files = await this.listFiles();
+    const { files } = await walkManifests(this.dir);
     const parts: string[] = [];
     for (let i = 0; i < files.length; i += READ_BATCH) {
       const batch = await Promise.all(
         files.slice(i, i + READ_BATCH).map(async (f) => {
           try {
             const st = await stat(f);
-            return `${relative(this.dir, f)}:${st.mtimeMs}:${st.size}:${st.ino}`;
+            return `${relative(this.dir, f)}:${st.mtimeMs}:${st.ctimeMs}:${st.size}:${st.ino}`;
           } catch {
             return `${relative(this.dir, f)}:gone`;
           }
@@ -257,6 +337,11 @@ export class ManifestSource implements Source {
   }
 }
 
-function sameStamp(a: FileStamp, b: FileStamp): boolean {
-  return a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.size === b.size && a.ino === b.ino;
+/** The version of a file as stat() sees it; see the header for why this and not a hash. */
+function stampOf(st: Stats): string {
+  return `${st.mtimeMs}:${st.ctimeMs}:${st.size}:${st.ino}`;
+}
+
+function tooLarge(size: number, max: number): string {
+  return `${size} bytes, more than --manifest-max-bytes (${max})`;
 }
