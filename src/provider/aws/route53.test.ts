@@ -8,7 +8,7 @@ import { emptyChanges } from '../../plan/changes.ts';
 import type { Route53Port } from './api.ts';
 import { ROUTE53_LIMITS } from './batch.ts';
 import { Route53Provider } from './route53.ts';
-import type { Route53Settings } from './route53.ts';
+import type { Route53Settings } from './settings.ts';
 
 /** Two zones in memory; counts calls and the most requests in flight for one zone. */
 class FakeRoute53 implements Route53Port {

@@ -19,27 +19,17 @@ import type { FlagValues } from '../../config/config.ts';
 import { PROVIDER_NAME, Route53Api, newRoute53Client } from './api.ts';
 import type { Route53Port } from './api.ts';
 import { orderChanges, packBatches } from './batch.ts';
-import type { BatchLimits, ChangeGroup } from './batch.ts';
+import type { ChangeGroup } from './batch.ts';
 import { canonicalHostedZone } from './canonical-zones.ts';
 import { buildChanges, rsKey } from './changes.ts';
 import type { ZoneChanges } from './changes.ts';
 import { PS_ALIAS, isAlias, normaliseProviderSpecific, recordSetToEndpoint } from './convert.ts';
 import { awsSettingsFromFlags } from './settings.ts';
+import type { Route53Settings } from './settings.ts';
 import { ZoneIndex, tagsMatch, toZone, zoneMatches } from './zones.ts';
-import type { Zone, ZoneFilterSettings } from './zones.ts';
+import type { Zone } from './zones.ts';
 
 export const DEFAULT_TTL = 300;
-
-export interface Route53Settings {
-  filters: ZoneFilterSettings;
-  limits: BatchLimits;
-  batchIntervalMs: number;
-  zonesCacheMs: number;
-  recordsCacheMs: number;
-  evaluateTargetHealth: boolean;
-  preferCNAME: boolean;
-  defaultTTL?: number;
-}
 
 export interface Route53ProviderOptions {
   api: Route53Port;

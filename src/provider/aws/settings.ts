@@ -5,7 +5,20 @@ import type { AwsCredentialSettings } from '../../aws/credentials.ts';
 import { DomainFilter } from '../../endpoint/domain-filter.ts';
 import { ConfigError } from '../../errors.ts';
 import { ROUTE53_LIMITS } from './batch.ts';
-import type { Route53Settings } from './route53.ts';
+import type { BatchLimits } from './batch.ts';
+import type { ZoneFilterSettings } from './zones.ts';
+
+/** What the Route53 provider needs from the flags (and the DNSRecord backend from its Secret). */
+export interface Route53Settings {
+  filters: ZoneFilterSettings;
+  limits: BatchLimits;
+  batchIntervalMs: number;
+  zonesCacheMs: number;
+  recordsCacheMs: number;
+  evaluateTargetHealth: boolean;
+  preferCNAME: boolean;
+  defaultTTL?: number;
+}
 
 export interface AwsProviderSettings {
   route53: Route53Settings;
