@@ -2,6 +2,8 @@
  * A token bucket shared by every call made with one set of AWS credentials. Route53 allows five
  * requests per second per account; staying under it on our side costs less than being throttled.
  */
+import { sleep } from '../backoff.ts';
+
 export interface RateLimiterOptions {
   /** Requests per second; 0 or less disables the limit. */
   ratePerSecond: number;
@@ -25,7 +27,7 @@ export class RateLimiter {
     this.rate = opts.ratePerSecond;
     this.burst = Math.max(1, opts.burst ?? Math.ceil(opts.ratePerSecond));
     this.now = opts.now ?? Date.now;
-    this.sleep = opts.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.sleep = opts.sleep ?? ((ms: number) => sleep(ms));
     this.tokens = this.burst;
     this.last = this.now();
   }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { ProviderError } from '../errors.ts';
 import { AwsAccessDeniedError, toProviderError } from './errors.ts';
 import { RateLimiter } from './rate-limiter.ts';
-import { backoffDelay, isRetryable, withRetry } from './retry.ts';
+import { isRetryable, retryDelay, withRetry } from './retry.ts';
 
 const awsError = (name: string, status: number): Error => Object.assign(new Error(`${name} happened`), { name, $metadata: { httpStatusCode: status } });
 
@@ -26,7 +26,7 @@ describe('AWS retries, errors and rate limit', () => {
     }, policy), /Throttling/);
     assert.equal(calls, 4);
     assert.deepEqual(sleeps, [100, 200, 400]);
-    assert.equal(backoffDelay(10, policy), 1000);
+    assert.equal(retryDelay(10, policy), 1000);
     assert.equal(await withRetry(async () => (++calls > 5 ? 'ok' : Promise.reject(awsError('Throttling', 400))), policy), 'ok');
   });
 

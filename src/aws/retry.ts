@@ -3,6 +3,7 @@
  * request goes through the rate limiter and is counted; this module decides what is worth another
  * try: throttling, PriorRequestNotComplete, server errors and dropped connections.
  */
+import { backoffDelay } from '../backoff.ts';
 import { ProviderError, errorMessage } from '../errors.ts';
 
 export interface RetryPolicy {
@@ -56,10 +57,9 @@ export function isRetryable(err: unknown): boolean {
   return /socket hang up|ECONNRESET|ECONNREFUSED|network/i.test(errorMessage(err));
 }
 
-/** Full-jitter exponential backoff: attempt 1 waits up to base, attempt 2 up to 2·base, … */
-export function backoffDelay(attempt: number, policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs' | 'random'>): number {
-  const cap = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
-  return Math.floor(cap / 2 + (policy.random() * cap) / 2);
+/** The shared backoff (src/backoff.ts) in the AWS SDK's terms: attempt 1 waits up to base, attempt 2 up to 2·base, … */
+export function retryDelay(attempt: number, policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs' | 'random'>): number {
+  return backoffDelay({ initialMs: policy.baseDelayMs, maxMs: policy.maxDelayMs }, attempt, policy.random);
 }
 
 export async function withRetry<T>(call: () => Promise<T>, policy: RetryPolicy, onRetry?: (err: unknown, attempt: number, delayMs: number) => void): Promise<T> {
@@ -68,7 +68,7 @@ export async function withRetry<T>(call: () => Promise<T>, policy: RetryPolicy, 
       return await call();
     } catch (err) {
       if (attempt > policy.retries || !isRetryable(err)) throw err;
-      const delay = backoffDelay(attempt, policy);
+      const delay = retryDelay(attempt, policy);
       onRetry?.(err, attempt, delay);
       await policy.sleep(delay);
     }

@@ -4,6 +4,7 @@
  * and every interval. Transient failures are retried with jittered exponential backoff and
  * never end the loop; permanent ones wait for the next event or interval.
  */
+import { backoffDelay } from '../backoff.ts';
 import { EndpointsByName } from '../endpoint/by-name.ts';
 import type { DomainMatcher } from '../endpoint/domain-filter.ts';
 import { AllDomainFilters } from '../endpoint/domain-filter.ts';
@@ -171,7 +172,7 @@ export class Controller {
           this.opts.metrics?.syncFailures.inc({ transient: String(transient) });
           this.opts.metrics?.consecutiveFailures.set(failures);
           if (transient) {
-            delay = jitter(Math.min(backoff.maxMs, backoff.initialMs * 2 ** Math.min(failures - 1, 20)), this.random);
+            delay = backoffDelay(backoff, failures, this.random);
             this.opts.metrics?.retries.inc();
           }
           this.log.error({ err: errorMessage(err), code: (err as { code?: string }).code, transient, failures, retryInMs: Math.round(delay) }, 'synchronisation failed');
@@ -288,7 +289,3 @@ async function stage<T>(fn: () => Promise<T>, onError: () => void): Promise<T> {
   }
 }
 
-/** "Full jitter" keeps many replicas from retrying in step: a delay between half and all of `ms`. */
-function jitter(ms: number, random: () => number): number {
-  return ms / 2 + (random() * ms) / 2;
-}

@@ -24,7 +24,7 @@ export interface TlsMaterial {
 
 export class TlsError extends HostwardenError {
   constructor(message: string, options: { cause?: unknown } = {}) {
-    super('ADMISSION_TLS_INVALID', message, options);
+    super('TLS_INVALID', message, options);
   }
 }
 

@@ -3,6 +3,7 @@
  * throttling, server errors and network failures are transient; 4xx answers about the request are not.
  */
 import { HostwardenError } from '../errors.ts';
+import type { ErrorCode } from '../errors.ts';
 
 export class KubeApiError extends HostwardenError {
   /** HTTP status, or 0 when no answer arrived (connection refused, reset, timeout). */
@@ -17,7 +18,7 @@ export class KubeApiError extends HostwardenError {
   }
 }
 
-function codeFor(status: number): string {
+function codeFor(status: number): ErrorCode {
   if (status === 0) return 'KUBE_UNREACHABLE';
   if (status === 404) return 'KUBE_NOT_FOUND';
   if (status === 409) return 'KUBE_CONFLICT';

@@ -5,6 +5,7 @@
  * connection otherwise looks exactly like a quiet cluster. Objects pass through `transform`
  * before they are kept, so the cache holds only what the sources read.
  */
+import { backoffDelay } from '../backoff.ts';
 import { errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { KubeClient, WatchEvent } from './client.ts';
@@ -139,8 +140,7 @@ export class Reflector<T extends KubeObject> {
         }
         failures++;
         this.stats.failures++;
-        const base = Math.min(backoff.maxMs, backoff.initialMs * 2 ** Math.min(failures - 1, 16));
-        const delay = base / 2 + (this.random() * base) / 2;
+        const delay = backoffDelay(backoff, failures, this.random);
         this.log.warn({ err: errorMessage(err), failures, retryInMs: Math.round(delay) }, 'list/watch failed; retrying');
         await this.sleep(delay);
       }

@@ -4,6 +4,7 @@
  * per-key exponential backoff when it throws. A key added while it is being reconciled is run once
  * more afterwards, so no change is lost and no key is reconciled twice at the same moment.
  */
+import { backoffCeiling } from '../backoff.ts';
 import { errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
 
@@ -159,8 +160,7 @@ export class WorkQueue {
       if (!this.stopped) {
         const n = (this.failures.get(key) ?? 0) + 1;
         this.failures.set(key, n);
-        const { initialMs, maxMs } = this.opts.backoff ?? { initialMs: 100, maxMs: 300_000 };
-        const delay = Math.min(maxMs, initialMs * 2 ** Math.min(n - 1, 30));
+        const delay = backoffCeiling(this.opts.backoff ?? { initialMs: 100, maxMs: 300_000 }, n);
         this.log.warn({ key, err: errorMessage(err), attempt: n, retryInMs: delay }, 'reconcile failed; retrying');
         this.add(key, delay);
       }

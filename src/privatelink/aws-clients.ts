@@ -4,6 +4,7 @@
  * default chain), and a region. Accounts are cached by their credentials and region, so each
  * keeps one rate limiter and one set of sockets however often it is reconciled.
  */
+import { sleep } from '../backoff.ts';
 import { createHash } from 'node:crypto';
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { DescribeLoadBalancersCommand, ElasticLoadBalancingV2Client } from '@aws-sdk/client-elastic-load-balancing-v2';
@@ -99,7 +100,7 @@ export class AwsAccounts {
       retries: this.opts.retries,
       baseDelayMs: 200,
       maxDelayMs: 10_000,
-      sleep: this.opts.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+      sleep: this.opts.sleep ?? ((ms: number) => sleep(ms)),
       random: Math.random,
     };
     const call = awsCall({ limiter: new RateLimiter({ ratePerSecond: this.opts.requestsPerSecond }), retry, logger: this.opts.logger });

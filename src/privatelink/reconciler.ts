@@ -4,6 +4,7 @@
  * the setup steps and report them in the two conditions. Failures are written to status and then
  * thrown, so the work queue retries them with backoff.
  */
+import { sleep } from '../backoff.ts';
 import { errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { KubeClient } from '../kube/client.ts';
@@ -278,6 +279,3 @@ function statusPatch(pl: PrivateLinkStatus): Record<string, unknown> {
   };
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

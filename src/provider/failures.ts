@@ -3,7 +3,7 @@
  * set) separately, so one bad part does not block the rest. These helpers name the failed part
  * and fold several failures into the one error the controller sees.
  */
-import { ProviderError, errorMessage, isTransient } from '../errors.ts';
+import { HostwardenError, ProviderError, errorMessage, isTransient } from '../errors.ts';
 
 /** A failed part, named by zone and records, keeping the cause's transient flag and code. */
 export function partFailure(provider: string, zone: string, what: string, err: unknown): ProviderError {
@@ -11,7 +11,7 @@ export function partFailure(provider: string, zone: string, what: string, err: u
     zone,
     transient: isTransient(err),
     cause: err,
-    code: (err as { code?: string }).code ?? 'PROVIDER_FAILED',
+    code: err instanceof HostwardenError ? err.code : 'PROVIDER_FAILED',
   });
 }
 

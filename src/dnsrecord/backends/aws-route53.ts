@@ -5,6 +5,7 @@
  * …). A CNAME to an AWS load balancer or CloudFront hostname becomes an alias A record, as
  * Gardener's provider-aws does, since alias records are free and follow the target's addresses.
  */
+import { sleep } from '../../backoff.ts';
 import type { Change, ResourceRecordSet, RRType } from '@aws-sdk/client-route-53';
 import { credentialsFor, isRoleArn } from '../../aws/credentials.ts';
 import type { AwsCredentialSettings } from '../../aws/credentials.ts';
@@ -69,7 +70,7 @@ export class AwsRoute53Backend implements RecordSetBackend {
       client,
       // Route53's 5 requests per second are per account: the role, else the access key, names it.
       limiter: ctx.limiters.for(`aws:${role ?? accessKeyId}`),
-      retry: { retries: defaults.retries, baseDelayMs: 200, maxDelayMs: 5_000, sleep: defaults.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))), random: Math.random },
+      retry: { retries: defaults.retries, baseDelayMs: 200, maxDelayMs: 5_000, sleep: defaults.sleep ?? ((ms: number) => sleep(ms)), random: Math.random },
       logger: ctx.logger,
       role,
     });

@@ -5,6 +5,7 @@
  * limits allow, one request in flight per zone; a refused batch is bisected so that every valid
  * change still lands and the bad one is reported with Route53's reason.
  */
+import { sleep } from '../../backoff.ts';
 import type { Change, ResourceRecordSet } from '@aws-sdk/client-route-53';
 import type { DomainFilter } from '../../endpoint/domain-filter.ts';
 import { cloneEndpoint, endpointKey } from '../../endpoint/endpoint.ts';
@@ -68,7 +69,7 @@ export class Route53Provider implements Provider {
     this.logger = opts.logger;
     this.s = opts.settings;
     this.now = opts.now ?? Date.now;
-    this.sleep = opts.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.sleep = opts.sleep ?? ((ms: number) => sleep(ms));
   }
 
   /** Reads the flags and lists the zones once, so bad credentials stop start-up with a clear message. */
@@ -77,17 +78,17 @@ export class Route53Provider implements Provider {
     deps: { logger: Logger; sleep?: (ms: number) => Promise<void>; random?: () => number },
   ): Promise<Route53Provider> {
     const settings = awsSettingsFromFlags(cfg.flags, { include: cfg.domainFilters, exclude: cfg.excludeDomains });
-    const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+    const pause = deps.sleep ?? ((ms: number) => sleep(ms));
     const c = settings.credentials;
     const client = newRoute53Client({ region: c.region, credentials: credentialsFor(c), ...(c.endpointUrl === undefined ? {} : { endpointUrl: c.endpointUrl }) });
     const api = new Route53Api({
       client,
-      limiter: new RateLimiter({ ratePerSecond: settings.requestsPerSecond, sleep }),
-      retry: { retries: settings.retries, baseDelayMs: 500, maxDelayMs: 20_000, sleep, random: deps.random ?? Math.random },
+      limiter: new RateLimiter({ ratePerSecond: settings.requestsPerSecond, sleep: pause }),
+      retry: { retries: settings.retries, baseDelayMs: 500, maxDelayMs: 20_000, sleep: pause, random: deps.random ?? Math.random },
       logger: deps.logger,
       role: c.assumeRole,
     });
-    const provider = new Route53Provider({ api, logger: deps.logger, settings: settings.route53, sleep });
+    const provider = new Route53Provider({ api, logger: deps.logger, settings: settings.route53, sleep: pause });
     await provider.refreshZones(true);
     return provider;
   }

@@ -82,12 +82,12 @@ describe('EmbeddedProvider', () => {
       await rejects(p, changes({ create: [ep({ dnsName: 'new.example.org' }), ep({ dnsName: 'www.example.org' })] }), 'PROVIDER_RECORD_EXISTS', /cannot create www\.example\.org A: record already exists/);
       await rejects(p, changes({ delete: [ep({ dnsName: 'gone.example.org' })] }), 'PROVIDER_RECORD_NOT_FOUND', /cannot delete gone\.example\.org A: record not found/);
       await rejects(p, changes({ updateOld: [ep({ dnsName: 'gone.example.org' })], updateNew: [ep({ dnsName: 'gone.example.org' })] }), 'PROVIDER_RECORD_NOT_FOUND', /cannot update gone\.example\.org A/);
-      await rejects(p, changes({ create: [ep({ dnsName: 'www.example.com' })] }), 'PROVIDER_INVALID_CHANGES', /www\.example\.com A: the name is not in any zone/);
-      await rejects(p, changes({ create: [ep({ dnsName: 'bad.example.org', targets: ['not-an-ip'] })] }), 'PROVIDER_INVALID_CHANGES', /bad\.example\.org A.*not an IPv4 address/);
-      await rejects(p, changes({ create: [ep({ dnsName: 'x.example.org' }), ep({ dnsName: 'x.example.org' })] }), 'PROVIDER_INVALID_CHANGES', /x\.example\.org A appears more than once/);
+      await rejects(p, changes({ create: [ep({ dnsName: 'www.example.com' })] }), 'PROVIDER_INVALID_CHANGE', /www\.example\.com A: the name is not in any zone/);
+      await rejects(p, changes({ create: [ep({ dnsName: 'bad.example.org', targets: ['not-an-ip'] })] }), 'PROVIDER_INVALID_CHANGE', /bad\.example\.org A.*not an IPv4 address/);
+      await rejects(p, changes({ create: [ep({ dnsName: 'x.example.org' }), ep({ dnsName: 'x.example.org' })] }), 'PROVIDER_INVALID_CHANGE', /x\.example\.org A appears more than once/);
       await rejects(p, changes({ create: [ep({ dnsName: 'www.example.org', recordType: 'CNAME', targets: ['x.example.net'] })] }), 'PROVIDER_RECORD_CONFLICT', /CNAME at www\.example\.org conflicts/);
-      await rejects(p, changes({ create: [ep({ dnsName: 'w.example.org', setIdentifier: 'eu' })] }), 'PROVIDER_INVALID_CHANGES', /w\.example\.org A \[eu\].*set identifier/);
-      await rejects(p, changes({ create: [ep({ dnsName: 'example.org', recordType: 'NS', targets: ['ns9.example.net'] })] }), 'PROVIDER_INVALID_CHANGES', /apex NS/);
+      await rejects(p, changes({ create: [ep({ dnsName: 'w.example.org', setIdentifier: 'eu' })] }), 'PROVIDER_INVALID_CHANGE', /w\.example\.org A \[eu\].*set identifier/);
+      await rejects(p, changes({ create: [ep({ dnsName: 'example.org', recordType: 'NS', targets: ['ns9.example.net'] })] }), 'PROVIDER_INVALID_CHANGE', /apex NS/);
       assert.equal(p.store.content('example.org').soa.serial, serial);
       assert.deepEqual(summary(await p.records()), ['www.example.org A 300 192.0.2.1']);
     }));

@@ -17,6 +17,7 @@ import type { Endpoint } from '../../endpoint/endpoint.ts';
 import { normalizeDnsName, tryNormalizeDnsName } from '../../endpoint/name.ts';
 import { validateEndpoint } from '../../endpoint/validate.ts';
 import { ConfigError, ProviderError, errorMessage } from '../../errors.ts';
+import type { ErrorCode } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { endpointToRRSet, rrsetToEndpoint } from '../../dns/rrset-endpoint.ts';
 import type { RRSet } from '../../dns/zone-content.ts';
@@ -122,7 +123,7 @@ export class EmbeddedProvider implements Provider {
   /** Checks every endpoint of the batch and groups the operations by zone. */
   private plan(changes: Changes): Map<string, Op[]> {
     if (changes.updateOld.length !== changes.updateNew.length) {
-      throw error(`update lists differ in length (${changes.updateOld.length} old, ${changes.updateNew.length} new)`, 'PROVIDER_INVALID_CHANGES');
+      throw error(`update lists differ in length (${changes.updateOld.length} old, ${changes.updateNew.length} new)`, 'PROVIDER_INVALID_CHANGE');
     }
     const problems: string[] = [];
     const byZone = new Map<string, Op[]>();
@@ -178,7 +179,7 @@ export class EmbeddedProvider implements Provider {
       const p = prepare(raw, 'create');
       if (p !== undefined && claim(p.ep)) push(p.zone, { kind: 'create', next: p.set, ep: p.ep });
     }
-    if (problems.length > 0) throw rejection(problems, 'PROVIDER_INVALID_CHANGES');
+    if (problems.length > 0) throw rejection(problems, 'PROVIDER_INVALID_CHANGE');
     return byZone;
   }
 
@@ -219,12 +220,12 @@ function applyOps(zone: string, ops: readonly Op[], rrsets: Map<string, RRSet>):
   if (existing.length > 0) throw rejection(existing, 'PROVIDER_RECORD_EXISTS', zone);
 }
 
-function rejection(problems: readonly string[], code: string, zone?: string): ProviderError {
+function rejection(problems: readonly string[], code: ErrorCode, zone?: string): ProviderError {
   const listed = problems.slice(0, MAX_LISTED_PROBLEMS).join('; ');
   const more = problems.length > MAX_LISTED_PROBLEMS ? ` (and ${problems.length - MAX_LISTED_PROBLEMS} more)` : '';
   return error(`${listed}${more}`, code, zone);
 }
 
-function error(message: string, code: string, zone?: string): ProviderError {
+function error(message: string, code: ErrorCode, zone?: string): ProviderError {
   return new ProviderError(PROVIDER_NAME, `embedded: ${message}`, zone === undefined ? { code } : { code, zone });
 }

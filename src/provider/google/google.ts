@@ -4,6 +4,7 @@
  * together (Cloud DNS applies a change all or nothing), pausing --google-batch-change-interval
  * between changes to stay under the project's write quota.
  */
+import { sleep } from '../../backoff.ts';
 import type { FlagValues } from '../../config/config.ts';
 import { DomainFilter } from '../../endpoint/domain-filter.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
@@ -57,7 +58,7 @@ export class GoogleProvider implements Provider {
     this.batchSize = opts.batchChangeSize ?? 1000;
     this.intervalMs = opts.batchChangeIntervalMs ?? 1000;
     this.defaultTTL = opts.defaultTTL ?? DEFAULT_TTL;
-    this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    this.sleep = opts.sleep ?? ((ms: number) => sleep(ms));
   }
 
   static async fromConfig(

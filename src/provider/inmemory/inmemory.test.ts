@@ -103,10 +103,10 @@ describe('InMemoryProvider', () => {
     const p = new InMemoryProvider({ zones: ['example.org'], records: [ep('a.example.org', 'A', ['192.0.2.1'])] });
     await rejectsWith(
       p.applyChanges(changes({ updateOld: [ep('a.example.org', 'A', ['192.0.2.1'])], updateNew: [ep('b.example.org', 'A', ['192.0.2.1'])] })),
-      'PROVIDER_INVALID_CHANGES',
+      'PROVIDER_INVALID_CHANGE',
       /different record set/,
     );
-    await rejectsWith(p.applyChanges(changes({ updateOld: [ep('a.example.org', 'A', ['192.0.2.1'])] })), 'PROVIDER_INVALID_CHANGES', /differ in length/);
+    await rejectsWith(p.applyChanges(changes({ updateOld: [ep('a.example.org', 'A', ['192.0.2.1'])] })), 'PROVIDER_INVALID_CHANGE', /differ in length/);
   });
 
   test('one batch may delete one type and create another at the same name', async () => {

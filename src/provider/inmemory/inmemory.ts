@@ -9,6 +9,7 @@ import { cloneEndpoint, describeEndpoint, freezeEndpoint } from '../../endpoint/
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import { isInZone, normalizeDnsName } from '../../endpoint/name.ts';
 import { ProviderError } from '../../errors.ts';
+import type { ErrorCode } from '../../errors.ts';
 import type { Provider } from '../provider.ts';
 import type { Changes } from '../../plan/changes.ts';
 
@@ -82,7 +83,7 @@ export class InMemoryProvider implements Provider {
   /** Checks the whole batch before touching anything, so a failed batch changes nothing. */
   private validate(changes: Changes): void {
     if (changes.updateOld.length !== changes.updateNew.length) {
-      throw this.error(`update lists differ in length (${changes.updateOld.length} old, ${changes.updateNew.length} new)`, 'PROVIDER_INVALID_CHANGES');
+      throw this.error(`update lists differ in length (${changes.updateOld.length} old, ${changes.updateNew.length} new)`, 'PROVIDER_INVALID_CHANGE');
     }
     const touched = new EndpointsByName();
     this.claimAll(changes.create, touched);
@@ -94,7 +95,7 @@ export class InMemoryProvider implements Provider {
     changes.updateNew.forEach((ep, i) => {
       const old = changes.updateOld[i] as Endpoint;
       if (old.dnsName !== ep.dnsName || old.recordType !== ep.recordType || old.setIdentifier !== ep.setIdentifier) {
-        throw this.error(`cannot update ${describeEndpoint(old)} into a different record set ${describeEndpoint(ep)}`, 'PROVIDER_INVALID_CHANGES');
+        throw this.error(`cannot update ${describeEndpoint(old)} into a different record set ${describeEndpoint(ep)}`, 'PROVIDER_INVALID_CHANGE');
       }
       if (!this.stored(ep)) throw this.error(`cannot update ${describeEndpoint(ep)}: record not found`, 'PROVIDER_RECORD_NOT_FOUND');
     });
@@ -118,7 +119,7 @@ export class InMemoryProvider implements Provider {
     }
   }
 
-  private error(message: string, code: string): ProviderError {
+  private error(message: string, code: ErrorCode): ProviderError {
     return new ProviderError(PROVIDER_NAME, `inmemory: ${message}`, { transient: false, code });
   }
 }

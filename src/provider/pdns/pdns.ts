@@ -3,6 +3,7 @@
  * HTTP API. Each sync sends one PATCH per zone; a zone that fails does not hold back the others,
  * and the error thrown afterwards names every zone and record that was not applied.
  */
+import { backoffCeiling, sleep as realSleep } from '../../backoff.ts';
 import { readFile } from 'node:fs/promises';
 import type { FlagValues } from '../../config/config.ts';
 import { DomainFilter } from '../../endpoint/domain-filter.ts';
@@ -65,7 +66,7 @@ export class PdnsProvider implements Provider {
     const tls = await tlsOf(flags, url);
     const client = new PdnsClient({ server, apiKey, serverId, timeoutMs: 30_000, ...(tls === undefined ? {} : { tls }) });
     const provider = new PdnsProvider({ api: client, logger: deps.logger });
-    await provider.start(deps.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))));
+    await provider.start(deps.sleep ?? ((ms) => realSleep(ms)));
     return provider;
   }
 
@@ -79,7 +80,7 @@ export class PdnsProvider implements Provider {
       } catch (err) {
         if (!isTransient(err) || attempt >= 5) throw err;
         this.logger.warn({ err: errorMessage(err), attempt }, 'PowerDNS not reachable yet; retrying');
-        await sleep(500 * 2 ** (attempt - 1));
+        await sleep(backoffCeiling({ initialMs: 500, maxMs: 4000 }, attempt));
       }
     }
   }

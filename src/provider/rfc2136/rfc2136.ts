@@ -13,6 +13,7 @@ import { findTsig, sign, verify } from '../../dns/tsig.ts';
 import type { TsigKey } from '../../dns/tsig.ts';
 import { RCODE_NAMES } from '../../dns/wire.ts';
 import { HostwardenError, ProviderError, errorMessage, isTransient } from '../../errors.ts';
+import type { ErrorCode } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import type { Provider } from '../provider.ts';
 import type { Changes } from '../../plan/changes.ts';
@@ -22,7 +23,7 @@ import { NetworkTransport } from './transport.ts';
 import type { DnsTransport } from './transport.ts';
 import { encodeUpdate, readHeader, updateRRSize } from './update-message.ts';
 import type { UpdateRR } from './update-message.ts';
-import { transferZone, tsigErrorName } from './zone-transfer.ts';
+import { rcodeErrorCode, transferZone, tsigErrorName } from './zone-transfer.ts';
 
 export const PROVIDER_NAME = 'rfc2136';
 
@@ -48,7 +49,7 @@ export interface Rfc2136Options {
 /** A provider error that also names the records it concerns. */
 export class Rfc2136Error extends ProviderError {
   readonly records: readonly string[];
-  constructor(message: string, options: { zone?: string; transient: boolean; code: string; records: readonly string[]; cause?: unknown }) {
+  constructor(message: string, options: { zone?: string; transient: boolean; code: ErrorCode; records: readonly string[]; cause?: unknown }) {
     super(PROVIDER_NAME, message, options);
     this.records = options.records;
   }
@@ -263,6 +264,6 @@ function rcodeError(code: number, name: string, zone: string, server: string): P
   };
   const detail = hint[name] === undefined ? '' : `: ${hint[name]}`;
   return new ProviderError(PROVIDER_NAME, `${server} answered ${name} to an update of zone ${zone}${detail}`, {
-    zone, transient: code === 2, code: `PROVIDER_${name}`,
+    zone, transient: code === 2, code: rcodeErrorCode(name),
   });
 }

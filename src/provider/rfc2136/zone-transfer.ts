@@ -10,7 +10,8 @@ import type { RecordType } from '../../endpoint/endpoint.ts';
 import { findTsig, sign, verify } from '../../dns/tsig.ts';
 import type { TsigKey } from '../../dns/tsig.ts';
 import { RCODE_NAMES, T_AXFR } from '../../dns/wire.ts';
-import { ProviderError } from '../../errors.ts';
+import { ProviderError, isErrorCode } from '../../errors.ts';
+import type { ErrorCode } from '../../errors.ts';
 import type { DnsTransport } from './transport.ts';
 import { encodeQuery, readHeader } from './update-message.ts';
 
@@ -31,6 +32,12 @@ export interface TransferDeps {
 }
 
 const TSIG_ERRORS: Readonly<Record<number, string>> = { 16: 'BADSIG', 17: 'BADKEY', 18: 'BADTIME', 22: 'BADTRUNC' };
+
+/** PROVIDER_<RCODE> for the rcodes a server can answer (all registered); PROVIDER_REJECTED for the rest. */
+export function rcodeErrorCode(name: string): ErrorCode {
+  const candidate = `PROVIDER_${name}`;
+  return isErrorCode(candidate) ? candidate : 'PROVIDER_REJECTED';
+}
 
 export function tsigErrorName(code: number): string {
   return TSIG_ERRORS[code] ?? `TSIG error ${code}`;
@@ -91,7 +98,7 @@ export async function transferZone(zone: string, deps: TransferDeps): Promise<Li
       const tsig = findTsig(message);
       const detail = tsig !== undefined && tsig.error !== 0 ? ` (${tsigErrorName(tsig.error)}: the key was not accepted)` : '';
       const rcode = RCODE_NAMES[header.rcode] ?? String(header.rcode);
-      throw failure(zone, deps.provider, `zone transfer of ${zone} failed: ${rcode}${detail}`, header.rcode === 2, `PROVIDER_${rcode}`);
+      throw failure(zone, deps.provider, `zone transfer of ${zone} failed: ${rcode}${detail}`, header.rcode === 2, rcodeErrorCode(rcode));
     }
     if (deps.key !== undefined && previousMac !== undefined) {
       const key = deps.key;
@@ -126,6 +133,6 @@ export async function transferZone(zone: string, deps: TransferDeps): Promise<Li
   return [...sets.values()];
 }
 
-function failure(zone: string, provider: string, message: string, transient: boolean, code = 'PROVIDER_FAILED'): ProviderError {
+function failure(zone: string, provider: string, message: string, transient: boolean, code: ErrorCode = 'PROVIDER_FAILED'): ProviderError {
   return new ProviderError(provider, message, { zone, transient, code });
 }

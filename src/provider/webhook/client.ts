@@ -3,6 +3,7 @@
  * program speaking protocol v1, including `hostwarden webhook-server`). Failures keep the
  * protocol's rule: 5xx, timeouts and connection errors are transient; anything else is permanent.
  */
+import { sleep } from '../../backoff.ts';
 import type { FlagValues } from '../../config/config.ts';
 import type { DomainFilter } from '../../endpoint/domain-filter.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
@@ -71,7 +72,7 @@ export class WebhookProvider implements Provider {
     const writeTimeoutMs = flags.num('webhook-provider-write-timeout');
     if (readTimeoutMs <= 0) throw new ConfigError('--webhook-provider-read-timeout must be greater than 0', '--webhook-provider-read-timeout');
     if (writeTimeoutMs <= 0) throw new ConfigError('--webhook-provider-write-timeout must be greater than 0', '--webhook-provider-write-timeout');
-    return WebhookProvider.negotiate({ url, logger: deps.logger, readTimeoutMs, writeTimeoutMs }, deps.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))));
+    return WebhookProvider.negotiate({ url, logger: deps.logger, readTimeoutMs, writeTimeoutMs }, deps.sleep ?? ((ms: number) => sleep(ms)));
   }
 
   /** GET / for the domain filter, retried with backoff while the server starts (transient errors only). */

@@ -62,7 +62,7 @@ export class ApiError extends HostwardenError {
   readonly details: StatusDetails;
 
   constructor(status: number, reason: StatusReason, message: string, details: StatusDetails = {}) {
-    super('KUBE_API_STATUS', message, { transient: status >= 500 || status === 429 });
+    super('KUBE_API_FAILED', message, { transient: status >= 500 || status === 429 });
     this.status = status;
     this.reason = reason;
     this.details = details;
