@@ -4,16 +4,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolveConfig } from '../config/config.ts';
-import { FLAGS } from '../config/flags.ts';
-import { parseArgs } from '../config/parse.ts';
 import { ConfigError, errorMessage } from '../errors.ts';
 import { createLogger } from '../log.ts';
 import { heapGrowthPercent, v8HeapGrowthOption } from './heap.ts';
 import { runtimeWarning } from './runtime.ts';
-import { EXTRA_FLAGS, PROVIDER_NAMES, SOURCE_NAMES } from './wiring.ts';
+import { COMMANDS, commandHelp, parseCommandArgs } from './commands.ts';
+import type { Command as ServiceCommand } from './commands.ts';
+import { PROVIDER_NAMES, SOURCE_NAMES } from './wiring.ts';
 
-const COMMANDS = ['run', 'plan', 'explain', 'webhook-server', 'admission-webhook', 'dnsrecord-controller', 'operator', 'privatelink-controller', 'help', 'version'] as const;
-type Command = (typeof COMMANDS)[number];
+type Command = ServiceCommand | 'help' | 'version';
+const ALL_COMMANDS: readonly string[] = [...COMMANDS, 'help', 'version'];
 
 export interface Process {
   argv: readonly string[];
@@ -35,16 +35,16 @@ export async function main(proc: Process): Promise<number> {
   if (first === '--help' || first === '-h') command = 'help';
   else if (first === '--version') command = 'version';
   else if (first !== undefined && !first.startsWith('-')) {
-    if (!(COMMANDS as readonly string[]).includes(first)) {
-      proc.stderr.write(`hostwarden: unknown command ${JSON.stringify(first)}; commands: ${COMMANDS.join(', ')}\n`);
+    if (!ALL_COMMANDS.includes(first)) {
+      proc.stderr.write(`hostwarden: unknown command ${JSON.stringify(first)}; commands: ${ALL_COMMANDS.join(', ')}\n`);
       return 2;
     }
     command = first as Command;
     args.shift();
   }
-  if (args.includes('--help') || args.includes('-h')) command = 'help';
-  if (command === 'help') {
-    proc.stdout.write(helpText());
+  if (command === 'help' || args.includes('--help') || args.includes('-h')) {
+    // `hostwarden --help` (and `help`) is run's help, as external-dns's; `hostwarden X --help` is X's.
+    proc.stdout.write(helpText(command === 'help' || command === 'version' ? 'run' : command));
     return 0;
   }
   if (command === 'version') {
@@ -55,7 +55,7 @@ export async function main(proc: Process): Promise<number> {
   let cfg;
   let positionals: string[];
   try {
-    const parsed = parseArgs(args, proc.env, [...FLAGS, ...EXTRA_FLAGS]);
+    const parsed = parseCommandArgs(command, args, proc.env);
     if (command !== 'explain' && parsed.positionals.length > 0) throw new ConfigError(`unexpected argument ${JSON.stringify(parsed.positionals[0])}`);
     cfg = resolveConfig(parsed, { sources: SOURCE_NAMES, providers: PROVIDER_NAMES });
     positionals = parsed.positionals;
@@ -137,23 +137,19 @@ function version(): string {
   }
 }
 
-function helpText(): string {
-  const lines = [
-    'Usage: hostwarden [run] [flags]            keep DNS records in sync (the default command)',
-    '       hostwarden plan [flags]             show what would change (--records/--desired files or the configured source and provider)',
-    '       hostwarden explain <name> [flags]   say what will happen to one name, and why',
-    '       hostwarden webhook-server [flags]   serve --provider over the external-dns webhook protocol on --listen',
-    '       hostwarden admission-webhook [flags] keep Service externalIPs in allowed ranges (HTTPS admission webhook on --listen, default :9443)',
-    '       hostwarden dnsrecord-controller [flags] make Gardener DNSRecord objects real with any provider',
-    '       hostwarden operator [flags]         turn ExternalDNS objects into Hostwarden deployments',
-    '       hostwarden privatelink-controller [flags] AWS PrivateLink access to private Hive clusters',
-    '       hostwarden version',
-    '',
-    'Flags (each also read from EXTERNAL_DNS_<NAME>):',
-  ];
-  for (const f of [...FLAGS, ...EXTRA_FLAGS]) {
-    const def = f.default === undefined || f.default === '' || (Array.isArray(f.default) && f.default.length === 0) ? '' : ` (default ${Array.isArray(f.default) ? f.default.join(',') : String(f.default)})`;
-    lines.push(`  --${f.name}${f.kind === 'bool' ? '' : ' VALUE'}`.padEnd(38) + `${f.help}${def}`);
-  }
-  return `${lines.join('\n')}\n`;
+const USAGE: Readonly<Record<ServiceCommand, string>> = {
+  run: 'hostwarden [run] [flags]            keep DNS records in sync (the default command)',
+  plan: 'hostwarden plan [flags]             show what would change (--records/--desired files or the configured source and provider)',
+  explain: 'hostwarden explain <name> [flags]   say what will happen to one name, and why',
+  'webhook-server': 'hostwarden webhook-server [flags]   serve --provider over the external-dns webhook protocol on --listen',
+  'admission-webhook': 'hostwarden admission-webhook [flags] keep Service externalIPs in allowed ranges (HTTPS admission webhook on --listen, default :9443)',
+  'dnsrecord-controller': 'hostwarden dnsrecord-controller [flags] make Gardener DNSRecord objects real with any provider',
+  operator: 'hostwarden operator [flags]         turn ExternalDNS objects into Hostwarden deployments',
+  'privatelink-controller': 'hostwarden privatelink-controller [flags] AWS PrivateLink access to private Hive clusters',
+};
+
+function helpText(command: ServiceCommand): string {
+  const commands = COMMANDS.map((c) => `  ${USAGE[c]}`).join('\n');
+  const intro = command === 'run' ? `Usage:\n${commands}\n  hostwarden version\n\n"hostwarden <command> --help" lists that command's flags. The flags of run:` : `Usage: ${USAGE[command]}`;
+  return commandHelp(command, intro);
 }

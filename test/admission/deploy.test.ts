@@ -12,9 +12,9 @@ import { decide } from '../../src/admission/decision.ts';
 import { emptyPolicy, parsePolicyFile } from '../../src/admission/policy.ts';
 import { WEBHOOK_PATH } from '../../src/admission/server.ts';
 import { parseListenAddress, resolveConfig } from '../../src/config/config.ts';
-import { FLAGS } from '../../src/config/flags.ts';
-import { parseArgs } from '../../src/config/parse.ts';
-import { EXTRA_FLAGS, PROVIDER_NAMES, SOURCE_NAMES } from '../../src/cli/wiring.ts';
+import { parseCommandArgs } from '../../src/cli/commands.ts';
+import type { Command } from '../../src/cli/commands.ts';
+import { PROVIDER_NAMES, SOURCE_NAMES } from '../../src/cli/wiring.ts';
 
 type Obj = Record<string, unknown>;
 const DIR = join(dirname(fileURLToPath(import.meta.url)), '../../deploy/admission');
@@ -63,7 +63,7 @@ describe('deploy/admission manifests', () => {
     const port = (get(svc, 'spec', 'ports') as Obj[]).find((p) => p['port'] === get(h, 'clientConfig', 'service', 'port'));
     assert.ok(port !== undefined, 'the webhook port is a Service port');
     const containerPort = (get(container, 'ports') as Obj[]).find((p) => p['name'] === port['targetPort']);
-    const cfg = resolveConfig(parseArgs(args.slice(1), {}, [...FLAGS, ...EXTRA_FLAGS]), { sources: SOURCE_NAMES, providers: PROVIDER_NAMES });
+    const cfg = resolveConfig(parseCommandArgs(args[0] as Command, args.slice(1), {}), { sources: SOURCE_NAMES, providers: PROVIDER_NAMES });
     assert.equal(containerPort?.['containerPort'], parseListenAddress(cfg.flags.str('listen'), '--listen').port);
     // The override check must give up before the API server gives up on the webhook.
     assert.ok(cfg.flags.num('subject-access-review-timeout') < timeout * 1000);
@@ -85,7 +85,7 @@ describe('deploy/admission manifests', () => {
 
   test('the Deployment runs flags the CLI accepts, with the files its volumes provide', () => {
     assert.equal(args[0], 'admission-webhook');
-    const cfg = resolveConfig(parseArgs(args.slice(1), {}, [...FLAGS, ...EXTRA_FLAGS]), { sources: SOURCE_NAMES, providers: PROVIDER_NAMES });
+    const cfg = resolveConfig(parseCommandArgs(args[0] as Command, args.slice(1), {}), { sources: SOURCE_NAMES, providers: PROVIDER_NAMES });
     const mounts = get(container, 'volumeMounts') as Obj[];
     const volumes = get(pod, 'volumes') as Obj[];
     const volumeAt = (file: string): Obj => {

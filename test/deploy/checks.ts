@@ -4,14 +4,14 @@
  */
 import { parseListenAddress, resolveConfig } from '../../src/config/config.ts';
 import type { Config } from '../../src/config/config.ts';
-import { FLAGS, envName } from '../../src/config/flags.ts';
-import { parseArgs } from '../../src/config/parse.ts';
-import { EXTRA_FLAGS, PROVIDER_NAMES, SOURCE_NAMES } from '../../src/cli/wiring.ts';
+import { envName } from '../../src/config/flags.ts';
+import { COMMANDS, commandFlags, parseCommandArgs } from '../../src/cli/commands.ts';
+import type { Command } from '../../src/cli/commands.ts';
+import { PROVIDER_NAMES, SOURCE_NAMES } from '../../src/cli/wiring.ts';
 
 export type Obj = Record<string, unknown>;
 
 /** Exactly the tables `bin/hostwarden` parses with (src/cli/main.ts). */
-const CLI_FLAGS = [...FLAGS, ...EXTRA_FLAGS];
 
 /** (apiVersion, kind) pairs the manifests may use, and whether the kind lives in a namespace. */
 const KNOWN_KINDS: Readonly<Record<string, boolean>> = {
@@ -73,14 +73,15 @@ export function checkShapes(objs: readonly Obj[], namespace: string): string[] {
   return problems;
 }
 
-/** Parses container args exactly as `bin/hostwarden` does, so a misspelt flag fails here. */
+/** Parses container args exactly as `bin/hostwarden` does (the command's flag table; flags alone are run), so a misspelt flag fails here. */
 export function parseContainerArgs(args: readonly string[], env: Readonly<Record<string, string>> = {}): Config {
-  const parsed = parseArgs(args, env, CLI_FLAGS);
+  const command = (COMMANDS as readonly string[]).includes(args[0] ?? '') ? (args[0] as Command) : undefined;
+  const parsed = parseCommandArgs(command ?? 'run', command === undefined ? args : args.slice(1), env);
   if (parsed.positionals.length > 0) throw new Error(`unexpected argument ${parsed.positionals[0] ?? ''}`);
   return resolveConfig(parsed, { sources: SOURCE_NAMES, providers: PROVIDER_NAMES });
 }
 
-const KNOWN_ENV = new Set(CLI_FLAGS.map((f) => envName(f.name)));
+const KNOWN_ENV = new Set(commandFlags('run').map((f) => envName(f.name)));
 
 export interface WorkloadCheck {
   problems: string[];

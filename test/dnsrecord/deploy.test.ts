@@ -114,7 +114,7 @@ describe('deploy/dnsrecord', () => {
     assert.equal(get(pod, 'serviceAccountName'), ACCOUNT);
     const args = get(pod, 'containers', 0, 'args') as string[];
     assert.equal(args[0], 'dnsrecord-controller');
-    const cfg = parseContainerArgs(args.slice(1));
+    const cfg = parseContainerArgs(args);
     assert.deepEqual(cfg.flags.list('dnsrecord-types'), ['aws-route53', 'rfc2136']);
     assert.equal(cfg.flags.bool('leader-elect'), true);
     assert.equal(get(pod, 'containers', 0, 'securityContext', 'readOnlyRootFilesystem'), true);

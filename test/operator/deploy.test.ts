@@ -7,9 +7,9 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseListenAddress, resolveConfig } from '../../src/config/config.ts';
-import { FLAGS } from '../../src/config/flags.ts';
-import { parseArgs } from '../../src/config/parse.ts';
-import { EXTRA_FLAGS, PROVIDER_NAMES, SOURCE_NAMES } from '../../src/cli/wiring.ts';
+import { parseCommandArgs } from '../../src/cli/commands.ts';
+import type { Command } from '../../src/cli/commands.ts';
+import { PROVIDER_NAMES, SOURCE_NAMES } from '../../src/cli/wiring.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
 import { objectPath } from '../../src/kube/resource.ts';
 import { silentLogger } from '../../src/log.ts';
@@ -166,7 +166,7 @@ describe('deploy/operator', () => {
     const dep = one('Deployment');
     const c = dep['spec'].template.spec.containers[0];
     assert.equal(c.args[0], 'operator');
-    const cfg = resolveConfig(parseArgs(c.args.slice(1), {}, [...FLAGS, ...EXTRA_FLAGS]), { sources: SOURCE_NAMES, providers: PROVIDER_NAMES });
+    const cfg = resolveConfig(parseCommandArgs(c.args[0] as Command, c.args.slice(1), {}), { sources: SOURCE_NAMES, providers: PROVIDER_NAMES });
     assert.equal(c.ports.find((p: Obj) => p['name'] === 'https').containerPort, parseListenAddress(cfg.flags.str('webhook-listen'), '--webhook-listen').port);
     assert.equal(dep['spec'].template.spec.serviceAccountName, sa);
     assert.equal(dep['metadata'].namespace, cfg.flags.str('operator-namespace'));
@@ -191,7 +191,7 @@ describe('deploy/operator', () => {
       const dep = buildOperand(awsExternalDNS('args', spec), env.settings, { data: { x: 'eA==' } }).deployment as Obj;
       for (const c of dep['spec'].template.spec.containers as Obj[]) {
         assert.equal(c['args'][0], 'run');
-        const cfg = resolveConfig(parseArgs(c['args'].slice(1), {}, [...FLAGS, ...EXTRA_FLAGS]), { sources: SOURCE_NAMES, providers: PROVIDER_NAMES });
+        const cfg = resolveConfig(parseCommandArgs(c['args'][0] as Command, c['args'].slice(1), {}), { sources: SOURCE_NAMES, providers: PROVIDER_NAMES });
         assert.equal(cfg.flags.str('status-externaldns'), 'args');
         assert.equal(cfg.txtOwnerId, 'external-dns-args');
         if (spec.source?.type === 'OpenShiftRoute') {

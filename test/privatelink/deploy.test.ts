@@ -9,9 +9,9 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseListenAddress, resolveConfig } from '../../src/config/config.ts';
-import { FLAGS } from '../../src/config/flags.ts';
-import { parseArgs } from '../../src/config/parse.ts';
-import { EXTRA_FLAGS, PROVIDER_NAMES, SOURCE_NAMES } from '../../src/cli/wiring.ts';
+import { parseCommandArgs } from '../../src/cli/commands.ts';
+import type { Command } from '../../src/cli/commands.ts';
+import { PROVIDER_NAMES, SOURCE_NAMES } from '../../src/cli/wiring.ts';
 import { PRIVATELINK_WEBHOOK_PATH } from '../../src/privatelink/admission-server.ts';
 import { PRIVATELINK_PERMISSIONS } from '../../src/privatelink/permissions.ts';
 import { CLUSTER_DEPLOYMENTS, CLUSTER_DEPROVISIONS, CLUSTER_PROVISIONS, HIVE_CONFIGS } from '../../src/privatelink/types.ts';
@@ -68,7 +68,7 @@ describe('deploy/privatelink manifests', () => {
   test('the Deployment runs flags the CLI accepts, elects a leader in its namespace and probes the metrics port', () => {
     const args = get(container, 'args') as string[];
     assert.equal(args[0], 'privatelink-controller');
-    const cfg = resolveConfig(parseArgs(args.slice(1), {}, [...FLAGS, ...EXTRA_FLAGS]), { sources: SOURCE_NAMES, providers: PROVIDER_NAMES });
+    const cfg = resolveConfig(parseCommandArgs(args[0] as Command, args.slice(1), {}), { sources: SOURCE_NAMES, providers: PROVIDER_NAMES });
     assert.equal(cfg.flags.bool('leader-elect'), true);
     assert.equal(cfg.flags.str('leader-election-namespace'), get(deployment, 'metadata', 'namespace'));
     assert.equal(cfg.flags.str('hive-namespace'), 'hive');
@@ -96,7 +96,7 @@ describe('deploy/privatelink admission webhook', () => {
     const svc = ofKind(objs, 'Service').find((s) => get(s, 'metadata', 'name') === get(h, 'clientConfig', 'service', 'name'))!;
     const port = (get(svc, 'spec', 'ports') as Obj[]).find((p) => p['port'] === get(h, 'clientConfig', 'service', 'port'))!;
     const args = get(container, 'args') as string[];
-    const cfg = resolveConfig(parseArgs(args.slice(1), {}, [...FLAGS, ...EXTRA_FLAGS]), { sources: SOURCE_NAMES, providers: PROVIDER_NAMES });
+    const cfg = resolveConfig(parseCommandArgs(args[0] as Command, args.slice(1), {}), { sources: SOURCE_NAMES, providers: PROVIDER_NAMES });
     const containerPort = (get(container, 'ports') as Obj[]).find((p) => p['name'] === port['targetPort']);
     assert.equal(containerPort?.['containerPort'], parseListenAddress(cfg.flags.str('privatelink-admission-listen'), '--privatelink-admission-listen').port);
     const cert = ofKind(objs, 'Certificate')[0]!;
