@@ -11,7 +11,10 @@ export interface Provider {
   readonly name: string;
   /**
    * Every record the provider holds in the zones it manages, TXT ownership records included.
-   * The objects are the caller's: fresh on every call, so the registry may label them in place.
+   * Either the provider's own frozen records (freezeEndpoint), shared with later calls, which
+   * nobody may change (the registry labels copies of them); or fresh unfrozen objects, which then
+   * belong to the caller (the registry labels and freezes them in place). Either way the provider
+   * never changes a record it has handed out.
    */
   records(): Promise<Endpoint[]>;
   /** Applies all changes or throws a ProviderError (transient when a retry may help). */
