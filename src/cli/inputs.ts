@@ -15,7 +15,7 @@ import { ConfigError, errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { PlanInput } from '../plan/plan.ts';
 import type { SourceProblem } from '../source/source.ts';
-import { buildProvider, buildRegistry, buildSource } from './wiring.ts';
+import { buildProvider, buildSource, registryBuilder } from './wiring.ts';
 
 export interface LoadedInputs {
   current: Endpoint[];
@@ -33,10 +33,11 @@ export async function loadInputs(cfg: Config, logger: Logger, env?: Readonly<Rec
   }
   const problems: SourceProblem[] = [];
   const deps = { logger, metrics: new MetricsRegistry(), watch: false, readOnly: true, onProblem: (p: SourceProblem) => problems.push(p), ...(env === undefined ? {} : { env }) };
+  const buildRegistry = registryBuilder(cfg, deps);
   const provider = await buildProvider(cfg, deps);
   const source = await buildSource(cfg, deps);
   try {
-    const registry = buildRegistry(cfg, provider, deps);
+    const registry = buildRegistry(provider);
     const desired = await registry.adjustEndpoints(await source.endpoints());
     const current = await registry.records();
     return { current, desired, ownerId: registry.ownerId, domainFilter: new AllDomainFilters([domainFilterOf(cfg), registry.domainFilter()]), problems };

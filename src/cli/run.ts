@@ -15,7 +15,7 @@ import { OpsServer } from '../http/ops-server.ts';
 import type { Logger } from '../log.ts';
 import { kubeRunHooks } from './run-hooks.ts';
 import { EmbeddedProvider } from '../provider/embedded/embedded.ts';
-import { buildProvider, buildRegistry, buildSource } from './wiring.ts';
+import { buildProvider, buildSource, registryBuilder } from './wiring.ts';
 
 export interface RunIO {
   logger: Logger;
@@ -38,6 +38,7 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
 
   // An operand of `hostwarden operator` tells its ExternalDNS object whether the provider lets it in.
   const status = cfg.flags.str('status-externaldns') === '' ? undefined : (await import('../operator/operand-status.ts')).OperandStatusReporter.fromConfig(cfg, deps);
+  const buildRegistry = registryBuilder(cfg, deps);
   let provider;
   try {
     provider = await buildProvider(cfg, deps);
@@ -46,7 +47,7 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
     await status?.close();
     throw err;
   }
-  const registry = buildRegistry(cfg, provider, deps);
+  const registry = buildRegistry(provider);
   const source = await buildSource(cfg, deps);
   const kube = kubeRunHooks(cfg, deps);
   const controller = new Controller({

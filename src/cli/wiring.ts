@@ -136,9 +136,14 @@ export async function buildSource(cfg: Config, deps: Deps): Promise<Source> {
   return new DedupSource({ source });
 }
 
-export function buildRegistry(cfg: Config, provider: Provider, deps: Deps): Registry {
-  if (cfg.registry === 'noop') return new NoopRegistry(provider);
-  return TXTRegistry.fromConfig(provider, cfg, deps.logger.child({ registry: 'txt' }));
+/**
+ * How to put the configured registry on a provider. Its flags are checked here, so a bad
+ * --txt-* flag stops start-up before the provider opens anything (a data directory, a connection).
+ */
+export function registryBuilder(cfg: Config, deps: Deps): (provider: Provider) => Registry {
+  if (cfg.registry === 'noop') return (provider) => new NoopRegistry(provider);
+  const options = TXTRegistry.optionsFromConfig(cfg, deps.logger.child({ registry: 'txt' }));
+  return (provider) => new TXTRegistry(provider, options);
 }
 
 export const SOURCE_NAMES = Object.keys(SOURCES);

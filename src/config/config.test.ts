@@ -76,8 +76,6 @@ describe('flag parsing', () => {
   });
 
   test('cross-flag rules', () => {
-    assertConfigError(() => resolve(['--txt-prefix=p.', '--txt-suffix=-s']), '--txt-prefix', /cannot be used together/);
-    assertConfigError(() => resolve(['--txt-encrypt-enabled']), '--txt-encrypt-aes-key', /needs --txt-encrypt-aes-key/);
     assertConfigError(() => resolve(['--interval=0s']), '--interval', /greater than 0/);
   });
 

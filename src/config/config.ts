@@ -187,18 +187,12 @@ export function resolveConfig(args: ParsedArgs, choices: Choices): Config {
 }
 
 function validate(cfg: Config): void {
-  if (cfg.txtPrefix !== '' && cfg.txtSuffix !== '') {
-    throw new ConfigError('--txt-prefix and --txt-suffix cannot be used together', '--txt-prefix');
-  }
-  if (cfg.txtEncryptEnabled && cfg.txtEncryptAesKey === '') {
-    throw new ConfigError('--txt-encrypt-enabled needs --txt-encrypt-aes-key', '--txt-encrypt-aes-key');
-  }
+  // The TXT registry's flags are checked by the registry (registry/txt/options.ts) and the DNS
+  // server's by the server (DnsServer.fromConfig): each check in one place, where it is used.
   if (cfg.intervalMs <= 0) throw new ConfigError('--interval must be greater than 0', '--interval');
   if (cfg.minEventSyncIntervalMs < 0) throw new ConfigError('--min-event-sync-interval must not be negative', '--min-event-sync-interval');
   if (cfg.managedRecordTypes.length === 0) throw new ConfigError('--managed-record-types needs at least one type', '--managed-record-types');
   if (cfg.embeddedDefaultTTL < 1) throw new ConfigError('--embedded-default-ttl must be at least 1', '--embedded-default-ttl');
-  if (cfg.dnsWorkers < 0 || cfg.dnsWorkers > 64) throw new ConfigError('--dns-workers must be between 0 and 64', '--dns-workers');
-  if (cfg.dnsUdpSize < 512 || cfg.dnsUdpSize > 65535) throw new ConfigError('--dns-udp-size must be between 512 and 65535', '--dns-udp-size');
   if (cfg.metricsAddress !== '') parseListenAddress(cfg.metricsAddress, '--metrics-address');
   for (const addr of cfg.dnsListen) parseListenAddress(addr, '--dns-listen');
 }

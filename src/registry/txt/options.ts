@@ -51,7 +51,7 @@ export function validateOptions(options: TXTRegistryOptions): void {
     throw new ConfigError(`--txt-owner-id ${JSON.stringify(options.ownerId)} must not contain commas, quotes or spaces`, '--txt-owner-id');
   }
   if ((options.prefix ?? '') !== '' && (options.suffix ?? '') !== '') {
-    throw new ConfigError('--txt-prefix and --txt-suffix are mutually exclusive', '--txt-prefix');
+    throw new ConfigError('--txt-prefix and --txt-suffix cannot be used together', '--txt-prefix');
   }
   if (options.encrypt === true && options.aesKey === undefined) {
     throw new ConfigError('--txt-encrypt-enabled needs --txt-encrypt-aes-key', '--txt-encrypt-aes-key');

@@ -8,7 +8,6 @@ import { LABEL_ENCRYPTION_NONCE, LABEL_OWNED_RECORD, LABEL_OWNER, cloneEndpoint,
 import type { Endpoint, Labels, RecordType } from '../../endpoint/endpoint.ts';
 import type { DomainFilter } from '../../endpoint/domain-filter.ts';
 import { tryNormalizeDnsName } from '../../endpoint/name.ts';
-import { ConfigError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { emptyChanges } from '../../plan/changes.ts';
 import type { Provider } from '../../provider/provider.ts';
@@ -79,22 +78,26 @@ export class TXTRegistry implements Registry {
   }
 
   static fromConfig(provider: Provider, cfg: TXTRegistryConfig, logger: Logger): TXTRegistry {
-    if (cfg.txtEncryptEnabled && cfg.txtEncryptAesKey === '') {
-      throw new ConfigError('--txt-encrypt-enabled needs --txt-encrypt-aes-key', '--txt-encrypt-aes-key');
-    }
-    return new TXTRegistry(provider, {
+    return new TXTRegistry(provider, TXTRegistry.optionsFromConfig(cfg, logger));
+  }
+
+  /** The registry's options from the flags, checked (validateOptions) before any provider exists. */
+  static optionsFromConfig(cfg: TXTRegistryConfig, logger: Logger): TXTRegistryOptions {
+    const options: TXTRegistryOptions = {
       ownerId: cfg.txtOwnerId,
       prefix: cfg.txtPrefix,
       suffix: cfg.txtSuffix,
       wildcardReplacement: cfg.txtWildcardReplacement,
       managedRecordTypes: cfg.managedRecordTypes,
       excludeRecordTypes: cfg.excludeRecordTypes,
-      aesKey: cfg.txtEncryptAesKey === '' ? undefined : parseAesKey(cfg.txtEncryptAesKey),
+      ...(cfg.txtEncryptAesKey === '' ? {} : { aesKey: parseAesKey(cfg.txtEncryptAesKey) }),
       encrypt: cfg.txtEncryptEnabled,
       oldOwnerId: cfg.migrateFromTxtOwner,
       cacheIntervalMs: cfg.txtCacheIntervalMs,
       logger,
-    });
+    };
+    validateOptions(options);
+    return options;
   }
 
   domainFilter(): DomainFilter {
@@ -149,7 +152,7 @@ export class TXTRegistry implements Registry {
         if (owner !== undefined) index.addOldFormatUser(owner.txt, endpointKey(ep));
       }
       if (owner !== undefined) {
-        // A provider may hand out its own read-only records (the inmemory one does).
+        // Provider records are read-only (the port's contract): label a copy when it is frozen.
         if (Object.isFrozen(ep)) records[i] = ep = cloneEndpoint(ep);
         Object.assign(ep.labels, owner.labels);
       }
