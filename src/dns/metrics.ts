@@ -23,6 +23,9 @@ export interface MetricsSnapshot {
   sum: number;
   /** UDP replies the native engine could not send (socket send buffer full). */
   udpDropped?: number;
+  /** TCP connections closed for a new one at the cap, and for completing no message in time. */
+  tcpEvicted?: number;
+  tcpTimedOut?: number;
 }
 
 const TRANSPORTS = ['udp', 'tcp'] as const;
@@ -53,9 +56,17 @@ export class DnsMetrics {
   private readonly zones: Gauge;
   private readonly records: Gauge;
   private readonly udpDropped: Counter;
+  private readonly tcpClosed: Counter;
+
+  /**
+   * Fetches the counters of a DNS thread at scrape time (set by the server that runs one), so that
+   * a scrape is current without the thread posting its counters on a timer.
+   */
+  pull: (() => Promise<MetricsSnapshot | undefined>) | undefined;
+  private pulling: Promise<void> | undefined;
 
   constructor(registry: Registry) {
-    const flush = (): void => this.flushInto();
+    const flush = (): Promise<void> => this.flush();
     this.queries = new Counter({
       name: 'hostwarden_dns_queries_total',
       help: 'DNS messages answered, by response code, query type and transport.',
@@ -77,6 +88,14 @@ export class DnsMetrics {
       registers: [registry],
       collect: flush,
     });
+    this.tcpClosed = new Counter({
+      name: 'hostwarden_dns_tcp_connections_closed_total',
+      help: 'DNS TCP connections the server closed: evicted (the one idle longest, for a new connection at --dns-tcp-max-connections) or timeout (no whole message for --dns-tcp-idle-timeout).',
+      labelNames: ['reason'],
+      registers: [registry],
+      collect: flush,
+    });
+    for (const reason of ['evicted', 'timeout']) this.tcpClosed.inc({ reason }, 0);
     this.records = new Gauge({ name: 'hostwarden_dns_records', help: 'Resource records served, SOA included.', registers: [registry] });
   }
 
@@ -85,13 +104,26 @@ export class DnsMetrics {
     this.records.set(records);
   }
 
-  private flushInto(): void {
+  /** One pull serves every metric of a scrape (prom-client collects them concurrently). */
+  private flush(): Promise<void> {
     this.merge(this.local.snapshot());
+    const pull = this.pull;
+    if (pull === undefined) return Promise.resolve();
+    this.pulling ??= pull()
+      .then((s) => {
+        if (s !== undefined) this.merge(s);
+      }, () => {})
+      .finally(() => {
+        this.pulling = undefined;
+      });
+    return this.pulling;
   }
 
   /** Adds counts gathered elsewhere (a worker process) to the exported metrics. */
   merge(s: MetricsSnapshot): void {
     if ((s.udpDropped ?? 0) > 0) this.udpDropped.inc(s.udpDropped);
+    if ((s.tcpEvicted ?? 0) > 0) this.tcpClosed.inc({ reason: 'evicted' }, s.tcpEvicted);
+    if ((s.tcpTimedOut ?? 0) > 0) this.tcpClosed.inc({ reason: 'timeout' }, s.tcpTimedOut);
     for (const [key, n] of s.queries) {
       if (!Number.isInteger(key) || key < 0 || key >= SLOTS || !(n > 0)) continue;
       const transport = TRANSPORTS[key % TRANSPORTS.length] ?? 'udp';
@@ -115,6 +147,8 @@ export class QueryCounters {
   readonly buckets = new Array<number>(BUCKETS.length + 1).fill(0);
   sum = 0;
   udpDropped = 0;
+  tcpEvicted = 0;
+  tcpTimedOut = 0;
   /** Called first by snapshot(), so counts kept elsewhere (the native sockets' drops) are current. */
   beforeSnapshot: (() => void) | undefined;
 
@@ -129,9 +163,11 @@ export class QueryCounters {
 
   snapshot(): MetricsSnapshot {
     this.beforeSnapshot?.();
-    const s = { ...takeSnapshot(this.counts, this.buckets, this.sum), udpDropped: this.udpDropped };
+    const s = { ...takeSnapshot(this.counts, this.buckets, this.sum), udpDropped: this.udpDropped, tcpEvicted: this.tcpEvicted, tcpTimedOut: this.tcpTimedOut };
     this.sum = 0;
     this.udpDropped = 0;
+    this.tcpEvicted = 0;
+    this.tcpTimedOut = 0;
     return s;
   }
 }
