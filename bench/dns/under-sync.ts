@@ -66,7 +66,7 @@ async function waitForAnswer(port: number, name: string, ip: string, limitMs: nu
 
 function row(size: number, phase: string, s: ProbeStats, extra: string): string {
   const ms = (v: number): string => `${v.toFixed(1)} ms`;
-  return `${String(size).padStart(6)}  ${phase.padEnd(15)} largest gap ${ms(s.largestGapMs).padStart(10)}  p50 ${ms(s.p50Ms).padStart(8)}  p99 ${ms(s.p99Ms).padStart(9)}  max ${ms(s.maxMs).padStart(9)}  answered ${s.answered}/${s.sent}  ${extra}  ${s.largestGapMs < GOAL_MS ? 'goal met' : 'goal NOT met'}`;
+  return `${String(size).padStart(6)}  ${phase.padEnd(15)} largest gap ${ms(s.largestGapMs).padStart(10)}  p50 ${ms(s.p50Ms).padStart(8)}  p99 ${ms(s.p99Ms).padStart(9)}  max ${ms(s.maxMs).padStart(9)}  answered ${s.answered}/${s.sent}  prober's own largest send gap ${ms(s.largestSendGapMs)}  ${extra}  ${s.largestGapMs < GOAL_MS ? 'goal met' : 'goal NOT met'}`;
 }
 
 async function runSize(size: number, intervalMs: number, extra: string[]): Promise<string[]> {

@@ -15,6 +15,11 @@ export interface ProbeStats {
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
+  /**
+   * Longest time between two of the prober's own sends: when this process is not scheduled (a
+   * busy machine), it sends nothing, and a gap in the answers is partly its own.
+   */
+  largestSendGapMs: number;
 }
 
 export interface Prober {
@@ -43,6 +48,8 @@ export async function startProber(port: number, name: string, options: { everyMs
   let largestGap = 0;
   let sent = 0;
   let id = 0;
+  let lastSend = start;
+  let largestSendGap = 0;
   sock.on('message', (m) => {
     const t = performance.now();
     const at = sentAt.get(m.readUInt16BE(0));
@@ -53,9 +60,12 @@ export async function startProber(port: number, name: string, options: { everyMs
     lastReply = t;
   });
   const send = (): void => {
-    if (performance.now() - start > maxMs) return stopTimer();
+    const now = performance.now();
+    if (now - start > maxMs) return stopTimer();
+    largestSendGap = Math.max(largestSendGap, now - lastSend);
+    lastSend = now;
     id = (id + 1) & 0xffff;
-    sentAt.set(id, performance.now());
+    sentAt.set(id, now);
     sent++;
     sock.send(aQuery(id, name), port, '127.0.0.1');
   };
@@ -70,7 +80,7 @@ export async function startProber(port: number, name: string, options: { everyMs
       largestGap = Math.max(largestGap, end - lastReply);
       latencies.sort((a, b) => a - b);
       const pct = (p: number): number => latencies[Math.min(latencies.length - 1, Math.max(0, Math.ceil(p * latencies.length) - 1))] ?? NaN;
-      return { sent, answered: latencies.length, unanswered: sentAt.size, largestGapMs: largestGap, p50Ms: pct(0.5), p99Ms: pct(0.99), maxMs: latencies[latencies.length - 1] ?? NaN };
+      return { sent, answered: latencies.length, unanswered: sentAt.size, largestGapMs: largestGap, p50Ms: pct(0.5), p99Ms: pct(0.99), maxMs: latencies[latencies.length - 1] ?? NaN, largestSendGapMs: largestSendGap };
     },
   };
 }
