@@ -1,8 +1,9 @@
 /**
  * Hostwarden's DNS server against BIND 9 on the same zone and query file, in one run:
  *   node --import tsx bench/dns/bench.ts [seconds=10] [rounds=1]
- * Zone and query mix: bench-zone.ts. Rows: BIND, Hostwarden with the native UDP engine in-process
- * and with 2 workers, and with node:dgram in-process for comparison; each at maximum rate and
+ * Zone and query mix: bench-zone.ts. Rows: BIND, Hostwarden with the native UDP engine on its DNS
+ * thread (the default), on the main thread (inline) and in 2 workers, and with node:dgram on the DNS
+ * thread for comparison; each at maximum rate and
  * capped at 20k qps. Every server runs in its own process (Hostwarden's through serve.ts), and
  * dnsperf's per-query output (-v, for p99) goes to a file read after the run, so neither server
  * shares a CPU with the benchmark's parsing. dnsperf shares the machine with the server under
@@ -83,7 +84,7 @@ async function dnsperf(port: number, queries: string, seconds: number, dir: stri
 }
 
 /** Starts serve.ts and waits for its port. */
-async function startHostwarden(engine: 'native' | 'dgram', workers: number): Promise<{ port: number; child: ChildProcess }> {
+async function startHostwarden(engine: 'native' | 'dgram', workers: number | 'inline'): Promise<{ port: number; child: ChildProcess }> {
   const script = fileURLToPath(new URL('./serve.ts', import.meta.url));
   const child = spawn(process.execPath, ['--import', 'tsx', script, engine, String(workers)], { stdio: ['pipe', 'pipe', 'inherit'] });
   const first = await new Promise<string>((resolve, reject) => {
@@ -145,9 +146,10 @@ async function main(): Promise<void> {
   try {
     const servers: { name: string; port: number }[] = [{ name: 'BIND 9 (-n 2)', port: bind.port }];
     for (const [name, engine, workers] of [
-      ['Hostwarden native (in-process)', 'native', 0],
+      ['Hostwarden native (DNS thread)', 'native', 0],
+      ['Hostwarden native (inline)', 'native', 'inline'],
       ['Hostwarden native (2 workers)', 'native', 2],
-      ['Hostwarden dgram (in-process)', 'dgram', 0],
+      ['Hostwarden dgram (DNS thread)', 'dgram', 0],
     ] as const) {
       const s = await startHostwarden(engine, workers);
       children.push(s.child);

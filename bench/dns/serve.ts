@@ -2,7 +2,7 @@
  * A Hostwarden DNS server in its own process for bench.ts, so that the benchmark's own work
  * (spawning dnsperf, reading its output) never shares an event loop with the server under test,
  * just as BIND runs in its own process:
- *   node --import tsx bench/dns/serve.ts <native|dgram> <workers>
+ *   node --import tsx bench/dns/serve.ts <native|dgram> <workers|inline>
  * Prints {"port":N} once listening; stops when stdin closes.
  */
 import { DnsServer } from '../../src/dns/server.ts';
@@ -11,8 +11,9 @@ import { benchZone } from './bench-zone.ts';
 
 async function main(): Promise<void> {
   const engine = process.argv[2] === 'dgram' ? 'dgram' : 'native';
-  const workers = Number(process.argv[3] ?? 0);
-  const server = new DnsServer({ listen: ['127.0.0.1:0'], logger: createLogger('warn', 'json'), workers, udpEngine: engine });
+  const inline = process.argv[3] === 'inline';
+  const workers = inline ? 0 : Number(process.argv[3] ?? 0);
+  const server = new DnsServer({ listen: ['127.0.0.1:0'], logger: createLogger('warn', 'json'), workers, inline, udpEngine: engine });
   server.zoneChanged(benchZone());
   const port = (await server.start()).addresses[0]?.udp.port ?? 0;
   process.stdout.write(`${JSON.stringify({ port, engine: server.udpEngine })}\n`);

@@ -106,9 +106,10 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
 
     if (provider instanceof EmbeddedProvider && cfg.dnsListen.length > 0) {
       const dns = DnsServer.fromConfig(cfg, { logger: logger.child({ component: 'dns' }), metrics });
-      await dns.start();
+      // Listening first would answer REFUSED for the zones until they reach the server.
       provider.store.addListener(dns);
       closers.push(() => dns.stop());
+      await dns.start();
     }
 
     if (cfg.metricsAddress !== '') {

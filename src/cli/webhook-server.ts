@@ -36,9 +36,10 @@ export async function webhookServerCommand(cfg: Config, io: WebhookServerIO): Pr
   try {
     if (provider instanceof EmbeddedProvider && cfg.dnsListen.length > 0) {
       const dns = DnsServer.fromConfig(cfg, { logger: logger.child({ component: 'dns' }), metrics });
-      await dns.start();
+      // Listening first would answer REFUSED for the zones until they reach the server.
       provider.store.addListener(dns);
       closers.push(() => dns.stop());
+      await dns.start();
     }
     const server = new WebhookServer({ provider, logger: logger.child({ component: 'webhook-server' }), metrics, readTimeoutMs, writeTimeoutMs, limits });
     await server.start(host, port);

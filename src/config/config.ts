@@ -62,6 +62,8 @@ export interface Config {
   dnsWorkers: number;
   dnsUdpSize: number;
   dnsUdpEngine: string;
+  dnsTcpMaxConnections: number;
+  dnsTcpIdleTimeoutMs: number;
   records: string;
   desired: string;
   output: 'text' | 'json';
@@ -175,6 +177,8 @@ export function resolveConfig(args: ParsedArgs, choices: Choices): Config {
     dnsWorkers: num('dns-workers'),
     dnsUdpSize: num('dns-udp-size'),
     dnsUdpEngine: str('dns-udp-engine'),
+    dnsTcpMaxConnections: num('dns-tcp-max-connections'),
+    dnsTcpIdleTimeoutMs: num('dns-tcp-idle-timeout'),
     records: str('records'),
     desired: str('desired'),
     output: str('output') as 'text' | 'json',

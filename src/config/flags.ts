@@ -74,9 +74,11 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'dns-allow-transfer', kind: 'list', default: [], help: 'CIDR allowed to AXFR the zones (repeatable).' },
   { name: 'dns-tsig-key', kind: 'list', default: [], help: 'TSIG key [algorithm:]name:base64secret accepted for AXFR, as dig -y takes it (algorithm default hmac-sha256; repeatable).' },
   { name: 'dns-notify', kind: 'list', default: [], help: 'host:port sent a NOTIFY after each zone change (repeatable).' },
-  { name: 'dns-workers', kind: 'int', default: '0', help: 'Worker processes that answer DNS queries (0 answers in the main process).' },
+  { name: 'dns-workers', kind: 'int', default: '0', help: 'Worker processes that answer DNS queries (0: a DNS thread of the main process answers, off the sync loop).' },
   { name: 'dns-udp-size', kind: 'int', default: '1232', help: 'Largest UDP response the DNS server sends to EDNS clients.' },
   { name: 'dns-udp-engine', kind: 'string', default: 'auto', choices: ['auto', 'native', 'dgram'], help: 'UDP path of the DNS server: native (batched recvmmsg/sendmmsg addon, `npm run build:native`), dgram (node:dgram), auto (native when built).' },
+  { name: 'dns-tcp-max-connections', kind: 'int', default: '256', help: 'DNS TCP connections held at once; at the cap a new connection closes the one idle longest.' },
+  { name: 'dns-tcp-idle-timeout', kind: 'duration', default: '10s', help: 'Close a DNS TCP connection that completes no message for this long (bytes of a message do not count, RFC 7766).' },
   // plan / explain inputs.
   { name: 'records', kind: 'string', default: '', help: 'plan/explain: JSON file of current records (as the registry returns them).' },
   { name: 'desired', kind: 'string', default: '', help: 'plan/explain: JSON file of desired endpoints.' },

@@ -9,6 +9,7 @@ import { QNAME, writeRR } from './rdata.ts';
 import type { Owner, WireRR } from './rdata.ts';
 import { RCODE_NOERROR, RCODE_NXDOMAIN, RCODE_SERVFAIL, T_A, T_AAAA, T_ANY, T_CNAME, T_NS, T_SOA, Writer } from './wire.ts';
 import { inZone } from './zone-index.ts';
+import { rrsetOf } from './zone-index.ts';
 import type { ZoneIndex, ZoneNode } from './zone-index.ts';
 
 export interface Prepared {
@@ -71,20 +72,20 @@ export function cacheKey(qtype: number, minimal: boolean): number {
 
 export function prepareNode(node: ZoneNode, qtype: number, minimal: boolean): Prepared {
   const key = cacheKey(qtype, minimal);
-  let p = node.cache.get(key);
+  let p = node.cache?.get(key);
   if (p === undefined) {
     p = buildAnswer(node, key >> 1, minimal);
-    node.cache.set(key, p);
+    (node.cache ??= new Map()).set(key, p);
   }
   return p;
 }
 
 export function prepareReferral(cut: ZoneNode): Prepared {
   const key = -1;
-  let p = cut.cache.get(key);
+  let p = cut.cache?.get(key);
   if (p === undefined) {
     p = buildReferral(cut);
-    cut.cache.set(key, p);
+    (cut.cache ??= new Map()).set(key, p);
   }
   return p;
 }
@@ -146,7 +147,7 @@ class Builder {
       const n = this.zone.nodes.get(t);
       if (n === undefined) continue;
       for (const type of [T_A, T_AAAA]) {
-        const set = n.rrsets.get(type);
+        const set = rrsetOf(n, type);
         if (set === undefined || this.answered.has(`${t} ${type}`)) continue;
         for (const rr of set.rrs) {
           writeRR(this.w, t, rr);
@@ -168,7 +169,7 @@ class Builder {
 
 function buildReferral(cut: ZoneNode): Prepared {
   const b = new Builder(cut.zone);
-  const ns = cut.rrsets.get(T_NS);
+  const ns = rrsetOf(cut, T_NS);
   for (const rr of ns?.rrs ?? []) b.authority(cut.name, rr);
   b.additional();
   return b.finish(RCODE_NOERROR, false);
@@ -192,16 +193,16 @@ function buildAnswer(start: ZoneNode, qtype: number, minimal: boolean): Prepared
     visited.add(node);
     if (qtype === T_ANY) {
       // BIND does no additional-section processing for ANY.
-      for (const set of node.rrsets.values()) for (const rr of set.rrs) b.answer(owner, rr, ownerName, false);
+      for (const set of node.rrsets) for (const rr of set.rrs) b.answer(owner, rr, ownerName, false);
       negative = b.an === 0;
       break;
     }
-    const exact = node.rrsets.get(qtype);
+    const exact = rrsetOf(node, qtype);
     if (exact !== undefined) {
       for (const rr of exact.rrs) b.answer(owner, rr, ownerName);
       break;
     }
-    const cname = node.rrsets.get(T_CNAME);
+    const cname = rrsetOf(node, T_CNAME);
     if (cname === undefined || cname.rrs[0] === undefined) {
       negative = true;
       break;
@@ -234,7 +235,7 @@ function buildAnswer(start: ZoneNode, qtype: number, minimal: boolean): Prepared
     b.authoritySoa(rcode === RCODE_NXDOMAIN ? qtype : 0);
   } else if (!minimal && !leftZone && rcode !== RCODE_SERVFAIL) {
     const answeredApexNs = b.an > 0 && node === zone.apex && (qtype === T_NS || qtype === T_ANY);
-    const apexNs = zone.apex.rrsets.get(T_NS);
+    const apexNs = rrsetOf(zone.apex, T_NS);
     if (!answeredApexNs && apexNs !== undefined) for (const rr of apexNs.rrs) b.authority(zone.origin, rr);
   }
   // BIND does no additional-section processing for ANY or after a failed chain.

@@ -2,7 +2,7 @@
  * AXFR responses (RFC 5936): the zone's SOA, every record, and the SOA again, packed into as few
  * TCP messages as fit (each with its own compression table).
  */
-import { soaRR, writeRR } from './rdata.ts';
+import { writeRR } from './rdata.ts';
 import type { WireRR } from './rdata.ts';
 import { Writer } from './wire.ts';
 import type { ZoneIndex } from './zone-index.ts';
@@ -11,7 +11,7 @@ import type { ZoneIndex } from './zone-index.ts';
 const MESSAGE_LIMIT = 16_000;
 
 export function transferMessages(zone: ZoneIndex, id: number, question: Uint8Array, limit = MESSAGE_LIMIT): Buffer[] {
-  const soa = soaRR(zone.content.soa);
+  const soa = zone.soa;
   const messages: Buffer[] = [];
   let w = start(id, question);
   let count = 0;

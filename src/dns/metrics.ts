@@ -1,24 +1,52 @@
 /**
  * DNS server metrics. Per-query counting goes into plain counters keyed by a number and is moved
  * into prom-client only at scrape time, because label lookups on every query cost more than the
- * rest of the answer path. Worker processes ship the same counters to the primary (see cluster.ts).
+ * rest of the answer path. Worker processes and the DNS thread ship the same counters to the
+ * process that owns the registry (see cluster.ts, thread.ts).
+ *
+ * Label values never come from a query as sent: the query type and the response code are mapped
+ * onto fixed lists (the types the server holds records of, the transfer and ANY queries, `other`),
+ * so no client can create series (65,536 query types once made 65,552 series and 5 MB of /metrics).
  */
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
-import { RCODE_NAMES, TYPE_NAMES } from './wire.ts';
+import { RR_TYPES } from './zone-content.ts';
+import { RCODE_NAMES, TYPE_CODES } from './wire.ts';
 
 const BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05];
 
 /** Counts and histogram buckets since the last snapshot, in a form that survives IPC. */
 export interface MetricsSnapshot {
+  /** [slot, count] of the (rcode, qtype, transport) slots counted since the last snapshot. */
   queries: [number, number][];
   buckets: number[];
   sum: number;
   /** UDP replies the native engine could not send (socket send buffer full). */
   udpDropped?: number;
+  /** TCP connections closed for a new one at the cap, and for completing no message in time. */
+  tcpEvicted?: number;
+  tcpTimedOut?: number;
 }
 
 const TRANSPORTS = ['udp', 'tcp'] as const;
+
+/** The `qtype` label values: every type a zone can hold, the query-only types served, then `other`. */
+export const QTYPE_LABELS: readonly string[] = [...RR_TYPES, 'ANY', 'AXFR', 'IXFR', 'other'];
+/** The `rcode` label values: every response code the server sends, then `other`. */
+export const RCODE_LABELS: readonly string[] = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED', 'NOTAUTH', 'BADVERS', 'other'];
+
+const QTYPE_INDEX: ReadonlyMap<number, number> = new Map(QTYPE_LABELS.flatMap((label, i) => {
+  const code = TYPE_CODES.get(label);
+  return code === undefined ? [] : [[code, i] as const];
+}));
+const RCODE_INDEX: ReadonlyMap<number, number> = new Map(RCODE_LABELS.flatMap((label, i) => {
+  const code = RCODE_NAMES.indexOf(label);
+  return code === -1 ? [] : [[code, i] as const];
+}));
+const OTHER_QTYPE = QTYPE_LABELS.length - 1;
+const OTHER_RCODE = RCODE_LABELS.length - 1;
+/** Counter slots: every (rcode, qtype, transport) combination, so the count of series is fixed. */
+const SLOTS = RCODE_LABELS.length * QTYPE_LABELS.length * TRANSPORTS.length;
 
 export class DnsMetrics {
   /** Counters of this process; the server records into them directly. */
@@ -28,9 +56,17 @@ export class DnsMetrics {
   private readonly zones: Gauge;
   private readonly records: Gauge;
   private readonly udpDropped: Counter;
+  private readonly tcpClosed: Counter;
+
+  /**
+   * Fetches the counters of a DNS thread at scrape time (set by the server that runs one), so that
+   * a scrape is current without the thread posting its counters on a timer.
+   */
+  pull: (() => Promise<MetricsSnapshot | undefined>) | undefined;
+  private pulling: Promise<void> | undefined;
 
   constructor(registry: Registry) {
-    const flush = (): void => this.flushInto();
+    const flush = (): Promise<void> => this.flush();
     this.queries = new Counter({
       name: 'hostwarden_dns_queries_total',
       help: 'DNS messages answered, by response code, query type and transport.',
@@ -52,6 +88,14 @@ export class DnsMetrics {
       registers: [registry],
       collect: flush,
     });
+    this.tcpClosed = new Counter({
+      name: 'hostwarden_dns_tcp_connections_closed_total',
+      help: 'DNS TCP connections the server closed: evicted (the one idle longest, for a new connection at --dns-tcp-max-connections) or timeout (no whole message for --dns-tcp-idle-timeout).',
+      labelNames: ['reason'],
+      registers: [registry],
+      collect: flush,
+    });
+    for (const reason of ['evicted', 'timeout']) this.tcpClosed.inc({ reason }, 0);
     this.records = new Gauge({ name: 'hostwarden_dns_records', help: 'Resource records served, SOA included.', registers: [registry] });
   }
 
@@ -60,18 +104,32 @@ export class DnsMetrics {
     this.records.set(records);
   }
 
-  private flushInto(): void {
+  /** One pull serves every metric of a scrape (prom-client collects them concurrently). */
+  private flush(): Promise<void> {
     this.merge(this.local.snapshot());
+    const pull = this.pull;
+    if (pull === undefined) return Promise.resolve();
+    this.pulling ??= pull()
+      .then((s) => {
+        if (s !== undefined) this.merge(s);
+      }, () => {})
+      .finally(() => {
+        this.pulling = undefined;
+      });
+    return this.pulling;
   }
 
   /** Adds counts gathered elsewhere (a worker process) to the exported metrics. */
   merge(s: MetricsSnapshot): void {
     if ((s.udpDropped ?? 0) > 0) this.udpDropped.inc(s.udpDropped);
+    if ((s.tcpEvicted ?? 0) > 0) this.tcpClosed.inc({ reason: 'evicted' }, s.tcpEvicted);
+    if ((s.tcpTimedOut ?? 0) > 0) this.tcpClosed.inc({ reason: 'timeout' }, s.tcpTimedOut);
     for (const [key, n] of s.queries) {
-      const transport = TRANSPORTS[key & 1] ?? 'udp';
-      const qtype = (key >> 1) & 0xffff;
-      const rcode = key >>> 17;
-      this.queries.inc({ rcode: RCODE_NAMES[rcode] ?? String(rcode), qtype: TYPE_NAMES.get(qtype) ?? `TYPE${qtype}`, transport }, n);
+      if (!Number.isInteger(key) || key < 0 || key >= SLOTS || !(n > 0)) continue;
+      const transport = TRANSPORTS[key % TRANSPORTS.length] ?? 'udp';
+      const qtype = QTYPE_LABELS[Math.floor(key / TRANSPORTS.length) % QTYPE_LABELS.length] ?? 'other';
+      const rcode = RCODE_LABELS[Math.floor(key / (TRANSPORTS.length * QTYPE_LABELS.length))] ?? 'other';
+      this.queries.inc({ rcode, qtype, transport }, n);
     }
     // prom-client has no bulk observe: replay each bucket at its upper bound. Bucket counts stay
     // exact; only the histogram's sum is approximate.
@@ -82,18 +140,21 @@ export class DnsMetrics {
   }
 }
 
-/** Per-process query counters; cheap enough to call on every query. */
+/** Per-process query counters; cheap enough to call on every query, and of a fixed size. */
 export class QueryCounters {
-  readonly counts = new Map<number, number>();
+  /** Queries by slot (see `slot()`); a slot's count is reset when a snapshot takes it. */
+  readonly counts = new Float64Array(SLOTS);
   readonly buckets = new Array<number>(BUCKETS.length + 1).fill(0);
   sum = 0;
   udpDropped = 0;
+  tcpEvicted = 0;
+  tcpTimedOut = 0;
   /** Called first by snapshot(), so counts kept elsewhere (the native sockets' drops) are current. */
   beforeSnapshot: (() => void) | undefined;
 
   record(rcode: number, qtype: number, tcp: boolean, seconds: number): void {
-    const key = (rcode << 17) + ((qtype & 0xffff) << 1) + (tcp ? 1 : 0);
-    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+    const key = ((RCODE_INDEX.get(rcode) ?? OTHER_RCODE) * QTYPE_LABELS.length + (QTYPE_INDEX.get(qtype) ?? OTHER_QTYPE)) * TRANSPORTS.length + (tcp ? 1 : 0);
+    this.counts[key] = (this.counts[key] ?? 0) + 1;
     let i = 0;
     while (i < BUCKETS.length && seconds > (BUCKETS[i] ?? 0)) i++;
     this.buckets[i] = (this.buckets[i] ?? 0) + 1;
@@ -102,16 +163,22 @@ export class QueryCounters {
 
   snapshot(): MetricsSnapshot {
     this.beforeSnapshot?.();
-    const s = { ...takeSnapshot(this.counts, this.buckets, this.sum), udpDropped: this.udpDropped };
+    const s = { ...takeSnapshot(this.counts, this.buckets, this.sum), udpDropped: this.udpDropped, tcpEvicted: this.tcpEvicted, tcpTimedOut: this.tcpTimedOut };
     this.sum = 0;
     this.udpDropped = 0;
+    this.tcpEvicted = 0;
+    this.tcpTimedOut = 0;
     return s;
   }
 }
 
-function takeSnapshot(counts: Map<number, number>, buckets: number[], sum: number): MetricsSnapshot {
-  const s: MetricsSnapshot = { queries: [...counts], buckets: [...buckets], sum };
-  counts.clear();
+function takeSnapshot(counts: Float64Array, buckets: number[], sum: number): MetricsSnapshot {
+  const queries: [number, number][] = [];
+  counts.forEach((n, key) => {
+    if (n > 0) queries.push([key, n]);
+  });
+  const s: MetricsSnapshot = { queries, buckets: [...buckets], sum };
+  counts.fill(0);
   buckets.fill(0);
   return s;
 }

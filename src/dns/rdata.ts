@@ -132,19 +132,25 @@ export function wireRRSet(rrset: RRSet, onInvalid: (text: string) => void): Wire
   const type = TYPE_CODES.get(rrset.type);
   if (type === undefined) return undefined;
   const rrs: WireRR[] = [];
-  const seen = new Set<string>();
+  // Most sets hold one record: no duplicate check (and none of its garbage) for them.
+  const seen = rrset.rdata.length > 1 ? new Set<string>() : undefined;
   for (const text of rrset.rdata) {
     const parsed = parseRdata(type, text);
     if (parsed === undefined) {
       onInvalid(text);
       continue;
     }
-    const key = parsed.parts.map((p) => (Buffer.isBuffer(p) ? p.toString('hex') : `<${p.name}>`)).join('|');
-    if (seen.has(key)) continue;
-    seen.add(key);
-    rrs.push({ type, ttl: rrset.ttl, parts: parsed.parts, ...(parsed.target === undefined ? {} : { target: parsed.target }) });
+    if (seen !== undefined) {
+      const key = parsed.parts.map((p) => (Buffer.isBuffer(p) ? p.toString('hex') : `<${p.name}>`)).join('|');
+      if (seen.has(key)) continue;
+      seen.add(key);
+    }
+    const rr: WireRR = { type, ttl: rrset.ttl, parts: parsed.parts };
+    if (parsed.target !== undefined) rr.target = parsed.target;
+    rrs.push(rr);
   }
-  return rrs.length === 0 ? undefined : { type, ttl: rrset.ttl, rrs };
+  // slice(): an array grown by push() keeps room for 17 entries, and the index keeps this one.
+  return rrs.length === 0 ? undefined : { type, ttl: rrset.ttl, rrs: rrs.slice() };
 }
 
 /** Owner of a record being written: a name, or a pointer to the question name at offset 12. */

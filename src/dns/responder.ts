@@ -5,7 +5,7 @@
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { RateLimitedLog } from '../log.ts';
 import type { Logger } from '../log.ts';
-import type { ZoneContent } from './zone-content.ts';
+import type { ZoneSource } from './zone-pack.ts';
 import { fromEncloser, prepareNode, prepareNxdomain, prepareReferral } from './answer.ts';
 import type { Prepared } from './answer.ts';
 import { PARSE_DROP, PARSE_FORMERR, ParsedQuery, parseQuery } from './query.ts';
@@ -39,7 +39,7 @@ export interface LastQuery {
 }
 
 export class Responder {
-  private readonly zones = new Map<string, ZoneIndex>();
+  private zones = new Map<string, ZoneIndex>();
   private names = new Map<string, ZoneNode>();
   private readonly udpSize: number;
   private readonly allow = new BlockList();
@@ -60,33 +60,40 @@ export class Responder {
     for (const k of options.tsigKeys ?? []) this.keys.set(k.name, k);
   }
 
-  setZone(content: ZoneContent): ZoneIndex {
-    const zone = new ZoneIndex(content, (name, type, text) => this.logger.warn({ zone: content.origin, name, type, rdata: text }, 'skipping invalid record'));
-    this.zones.set(zone.origin, zone);
-    this.rebuildNames();
-    return zone;
+  /** Loads a zone in one go (tests, tools); servers use `loadZone` to interleave it with queries. */
+  setZone(content: ZoneSource): ZoneIndex {
+    return runToEnd(this.loadZone(content));
   }
 
   removeZone(origin: string): void {
-    if (this.zones.delete(normalise(origin))) this.rebuildNames();
+    runToEnd(this.unloadZone(origin));
+  }
+
+  /**
+   * Builds the zone's index and the name table a slice at a time (yielding between slices) and
+   * swaps both in at the end: until then queries are answered from the previous content. Loads
+   * must not overlap (zone-loader.ts runs one at a time).
+   */
+  *loadZone(source: ZoneSource): Generator<void, ZoneIndex> {
+    const origin = source.origin;
+    const zone = yield* ZoneIndex.build(source, (name, type, text) => this.logger.warn({ zone: origin, name, type, rdata: text }, 'skipping invalid record'));
+    const zones = new Map(this.zones).set(zone.origin, zone);
+    const names = yield* nameTable(zones);
+    this.zones = zones;
+    this.names = names;
+    return zone;
+  }
+
+  *unloadZone(origin: string): Generator<void> {
+    const zones = new Map(this.zones);
+    if (!zones.delete(normalise(origin))) return;
+    const names = yield* nameTable(zones);
+    this.zones = zones;
+    this.names = names;
   }
 
   zoneList(): ZoneIndex[] {
     return [...this.zones.values()];
-  }
-
-  /** One table for all zones; a name belongs to the deepest hosted zone containing it. */
-  private rebuildNames(): void {
-    const names = new Map<string, ZoneNode>();
-    const origins = [...this.zones.keys()];
-    for (const zone of this.zones.values()) {
-      const deeper = origins.filter((o) => o !== zone.origin && (zone.origin === '' || o.endsWith(`.${zone.origin}`)));
-      for (const [name, node] of zone.nodes) {
-        if (deeper.some((o) => name === o || name.endsWith(`.${o}`))) continue;
-        names.set(name, node);
-      }
-    }
-    this.names = names;
   }
 
   /**
@@ -277,6 +284,34 @@ export class Responder {
     const reply = p === undefined ? this.error(body, RCODE_REFUSED, transport) : this.assemble(body, p, transport, 160);
     return this.finishSigned(reply, key, mac);
   }
+}
+
+/** Runs a load to completion without yielding to anything. */
+function runToEnd<T>(gen: Generator<void, T>): T {
+  for (;;) {
+    const r = gen.next();
+    if (r.done === true) return r.value;
+  }
+}
+
+/**
+ * One table for all zones; a name belongs to the deepest hosted zone containing it. With one zone
+ * (the usual case) that is the zone's own node map, shared rather than copied.
+ */
+function* nameTable(zones: ReadonlyMap<string, ZoneIndex>): Generator<void, Map<string, ZoneNode>> {
+  if (zones.size === 1) for (const only of zones.values()) return only.nodes;
+  const names = new Map<string, ZoneNode>();
+  const origins = [...zones.keys()];
+  let n = 0;
+  for (const zone of zones.values()) {
+    const deeper = origins.filter((o) => o !== zone.origin && (zone.origin === '' || o.endsWith(`.${zone.origin}`)));
+    for (const [name, node] of zone.nodes) {
+      if (++n % 1024 === 0) yield;
+      if (deeper.some((o) => name === o || name.endsWith(`.${o}`))) continue;
+      names.set(name, node);
+    }
+  }
+  return names;
 }
 
 function addressOf(remote: string | (() => string)): string {

@@ -1,30 +1,34 @@
 /**
- * The embedded authoritative DNS server: UDP and TCP (RFC 7766) listeners in front of a Responder,
- * fed by the zone store as a ZoneListener. With `workers` > 0 the sockets are served by worker
- * processes instead (see cluster.ts) and this object only forwards zones and gathers metrics.
+ * The embedded authoritative DNS server, fed by the zone store as a ZoneListener. Where queries
+ * are answered:
+ * - by default on a thread of its own (thread.ts), so the sync loop never delays an answer;
+ * - with `workers` > 0, in that many worker processes (cluster.ts);
+ * - with `inline`, on the caller's event loop (worker entry points, tests, debugging): anything
+ *   else that runs there, a sync included, delays answers.
+ * In every case this object keeps the newest content of each zone, resolves `zoneChanged` once the
+ * change answers queries, sends NOTIFY, and owns the metrics.
  */
-import { createSocket } from 'node:dgram';
-import { lookup } from 'node:dns/promises';
-import { createServer, isIP } from 'node:net';
-import type { Server as TcpServer, Socket } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import type { Registry } from 'prom-client';
 import { ConfigError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { ZoneContent, ZoneListener } from './zone-content.ts';
+import { WorkerPool } from './cluster.ts';
+import { LocalDnsServer } from './local-server.ts';
+import type { ListenAddresses } from './local-server.ts';
 import { DnsMetrics, QueryCounters } from './metrics.ts';
 import { Notifier, parseHostPort } from './notify.ts';
-import { Responder } from './responder.ts';
+import { DEFAULT_TCP_LIMITS } from './tcp.ts';
+import type { TcpLimits } from './tcp.ts';
+import { DnsThread } from './thread.ts';
+import type { ThreadConfig } from './thread.ts';
 import { parseTsigKey } from './tsig.ts';
 import type { TsigKey } from './tsig.ts';
-import { WorkerPool } from './cluster.ts';
-import { NativeUdpSocket, loadNativeUdp } from './native/udp-native.ts';
+import type { ZoneApplied } from './zone-loader.ts';
+import { normalise } from './zone-index.ts';
+import { loadNativeUdp } from './native/udp-native.ts';
 import type { NativeUdpAddon } from './native/udp-native.ts';
 
-export interface BoundAddress {
-  host: string;
-  port: number;
-}
+export type { BoundAddress } from './local-server.ts';
 
 export interface DnsServerOptions {
   /** "127.0.0.1:5353", "[::1]:5353", ":53" (all interfaces); port 0 picks a free port. */
@@ -34,13 +38,16 @@ export interface DnsServerOptions {
   /** host:port of secondaries to NOTIFY after each zone change. */
   notify?: string[];
   udpSize?: number;
+  /** A TCP connection that completes no message for this long is closed (RFC 7766 6.2.3). */
   tcpIdleTimeoutMs?: number;
+  /** TCP connections at once (over all workers); at the cap a new one closes the one idle longest. */
+  tcpMaxConnections?: number;
   /** Worker processes sharing the sockets; 0 answers in this process. */
   workers?: number;
+  /** With 0 workers, answer on the caller's event loop instead of a DNS thread (tests, debugging). */
+  inline?: boolean;
   /** `--dns-udp-engine`: auto (native when built), native (required), dgram. */
   udpEngine?: UdpEngineChoice;
-  /** Bind UDP with SO_REUSEPORT (native engine): set in worker processes, which bind one port each. */
-  reusePort?: boolean;
   /** Loads the native addon; tests replace it to act as if it were not built. */
   loadNativeUdp?: () => NativeUdpAddon | undefined;
   logger: Logger;
@@ -57,52 +64,95 @@ export interface DnsServerConfig {
   dnsWorkers?: number;
   dnsUdpSize?: number;
   dnsTcpIdleTimeoutMs?: number;
+  dnsTcpMaxConnections?: number;
   dnsUdpEngine?: string;
 }
 
 export type UdpEngineChoice = 'auto' | 'native' | 'dgram';
 const ENGINES: readonly string[] = ['auto', 'native', 'dgram'];
 
-const DEFAULT_TCP_IDLE_MS = 10_000;
-const MAX_TCP_CONNECTIONS = 1024;
-const MAX_TCP_BACKLOG_BYTES = 4 << 20;
+/**
+ * How long the zone store waits for a change to be served before it acknowledges the change
+ * anyway: a DNS thread that is stuck (or restarting) must not hold commits forever.
+ */
+const APPLY_WAIT_MS = 30_000;
+
+/** Where queries are answered: one of the three modes above. */
+interface Backend {
+  zoneChanged(origin: string, seq: number, zone: ZoneContent): void;
+  zoneRemoved(origin: string, seq: number): void;
+  start(): Promise<ListenAddresses>;
+  stop(): Promise<void>;
+}
 
 export class DnsServer implements ZoneListener {
   private readonly options: DnsServerOptions;
   private readonly logger: Logger;
-  private readonly responder: Responder;
   private readonly metrics: DnsMetrics | undefined;
-  private readonly counters: QueryCounters;
   private readonly notifier: Notifier;
   /** The addon when UDP is served natively; undefined means node:dgram. */
   private readonly native: NativeUdpAddon | undefined;
-  /** Closers of the bound UDP sockets, whichever engine bound them. */
-  private readonly udp: (() => Promise<void>)[] = [];
-  private readonly nativeSockets = new Set<NativeUdpSocket>();
-  private readonly tcp: TcpServer[] = [];
-  private readonly connections = new Set<Socket>();
-  private pool: WorkerPool | undefined;
+  private readonly backend: Backend;
+  private readonly mode: 'thread' | 'processes' | 'inline';
+  private readonly pool: WorkerPool | undefined;
+  private readonly zones = new Map<string, ZoneContent>();
+  private readonly records = new Map<string, number>();
+  private readonly waiters = new Map<string, { seq: number; resolve: () => void }[]>();
+  private seq = 0;
+  private started = false;
 
   constructor(options: DnsServerOptions) {
     this.options = options;
     this.logger = options.logger;
     for (const l of options.listen) parseHostPort(l, 53, '--dns-listen');
     this.native = this.loadEngine(options.udpEngine ?? 'auto', options.loadNativeUdp ?? loadNativeUdp);
-    this.responder = new Responder({
-      logger: options.logger,
-      udpSize: options.udpSize ?? 1232,
-      allowTransfer: options.allowTransfer ?? [],
-      tsigKeys: options.tsigKeys ?? [],
-    });
     this.notifier = new Notifier({
       targets: (options.notify ?? []).map((n) => parseHostPort(n, 53, '--dns-notify')),
       logger: options.logger,
     });
     // Last, so that a configuration error leaves the registry untouched.
     this.metrics = options.metrics === undefined ? undefined : new DnsMetrics(options.metrics);
-    this.counters = this.metrics?.local ?? new QueryCounters();
-    this.counters.beforeSnapshot = () => {
-      for (const sock of this.nativeSockets) this.counters.udpDropped += sock.takeSendDrops();
+    const workers = options.workers ?? 0;
+    const onApplied = (a: ZoneApplied): void => this.applied(a);
+    const tcp: TcpLimits = {
+      maxConnections: options.tcpMaxConnections ?? DEFAULT_TCP_LIMITS.maxConnections,
+      idleTimeoutMs: options.tcpIdleTimeoutMs ?? DEFAULT_TCP_LIMITS.idleTimeoutMs,
+    };
+    if (workers > 0) {
+      this.mode = 'processes';
+      // Each worker takes its connections from the primary in turn, so each gets a share of the cap.
+      const config = this.threadConfig({ ...tcp, maxConnections: Math.max(1, Math.ceil(tcp.maxConnections / workers)) });
+      this.pool = new WorkerPool({ config, workers, logger: this.logger, merge: (s) => this.metrics?.merge(s), onApplied });
+      this.backend = this.pool;
+    } else if (options.inline === true) {
+      this.mode = 'inline';
+      const local = new LocalDnsServer({
+        listen: options.listen, allowTransfer: options.allowTransfer ?? [], tsigKeys: options.tsigKeys ?? [], udpSize: options.udpSize ?? 1232,
+        tcp, native: this.native, reusePort: false, counters: this.metrics?.local ?? new QueryCounters(), logger: this.logger, onApplied,
+      });
+      this.backend = {
+        zoneChanged: (origin, seq, zone) => local.zoneChanged(origin, seq, () => zone),
+        zoneRemoved: (origin, seq) => local.zoneRemoved(origin, seq),
+        start: () => local.start(),
+        stop: () => local.stop(),
+      };
+    } else {
+      this.mode = 'thread';
+      const thread = new DnsThread({ config: this.threadConfig(tcp), logger: this.logger, onApplied });
+      if (this.metrics !== undefined) this.metrics.pull = () => thread.counters();
+      this.backend = thread;
+    }
+  }
+
+  private threadConfig(tcp: TcpLimits): ThreadConfig {
+    return {
+      listen: [...this.options.listen],
+      allowTransfer: this.options.allowTransfer ?? [],
+      tsigKeys: (this.options.tsigKeys ?? []).map((k) => ({ name: k.name, algorithm: k.algorithm, secret: k.secret.toString('base64') })),
+      udpSize: this.options.udpSize ?? 1232,
+      tcp,
+      udpEngine: this.udpEngine,
+      logLevel: this.logger.level,
     };
   }
 
@@ -131,6 +181,10 @@ export class DnsServer implements ZoneListener {
     if (!Number.isInteger(udpSize) || udpSize < 512 || udpSize > 65535) throw new ConfigError('--dns-udp-size must be 512..65535', '--dns-udp-size');
     const udpEngine = cfg.dnsUdpEngine ?? 'auto';
     if (!ENGINES.includes(udpEngine)) throw new ConfigError('--dns-udp-engine must be auto, native or dgram', '--dns-udp-engine');
+    const maxConnections = cfg.dnsTcpMaxConnections ?? DEFAULT_TCP_LIMITS.maxConnections;
+    if (!Number.isInteger(maxConnections) || maxConnections < 1 || maxConnections > 65535) throw new ConfigError('--dns-tcp-max-connections must be 1..65535', '--dns-tcp-max-connections');
+    const idleMs = cfg.dnsTcpIdleTimeoutMs ?? DEFAULT_TCP_LIMITS.idleTimeoutMs;
+    if (!(idleMs >= 100 && idleMs <= 3_600_000)) throw new ConfigError('--dns-tcp-idle-timeout must be between 100ms and 1h', '--dns-tcp-idle-timeout');
     for (const cidr of cfg.dnsAllowTransfer ?? []) {
       if (!/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(cidr)) throw new ConfigError(`bad CIDR "${cidr}"`, '--dns-allow-transfer');
     }
@@ -142,39 +196,75 @@ export class DnsServer implements ZoneListener {
       udpSize,
       workers,
       udpEngine: udpEngine as UdpEngineChoice,
-      ...(cfg.dnsTcpIdleTimeoutMs === undefined ? {} : { tcpIdleTimeoutMs: cfg.dnsTcpIdleTimeoutMs }),
+      tcpIdleTimeoutMs: idleMs,
+      tcpMaxConnections: maxConnections,
       logger: deps.logger,
       ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
     });
   }
 
-  zoneChanged(zone: ZoneContent): void {
-    // The store calls this right after a durable commit; a bad zone must not fail that commit.
+  /**
+   * Called by the store right after a durable commit. Resolves once the change answers queries
+   * (or after APPLY_WAIT_MS), never rejects: a bad zone must not fail the commit.
+   */
+  zoneChanged(zone: ZoneContent): Promise<void> {
+    let origin: string;
     try {
-      const idx = this.responder.setZone(zone);
-      this.pool?.zoneChanged(zone);
-      this.updateGauges();
-      this.logger.debug({ zone: idx.origin, serial: idx.serial, records: idx.recordCount }, 'zone loaded');
-      this.notifier.zoneChanged(idx.origin, zone.soa);
+      origin = normalise(zone.origin);
     } catch (err) {
-      this.logger.error({ err, zone: zone.origin }, 'could not load zone into the DNS server');
+      this.logger.error({ err }, 'could not load zone into the DNS server');
+      return Promise.resolve();
     }
+    const seq = ++this.seq;
+    this.zones.set(origin, zone);
+    const done = this.waitFor(origin, seq);
+    try {
+      this.backend.zoneChanged(origin, seq, zone);
+    } catch (err) {
+      this.logger.error({ err, zone: origin }, 'could not load zone into the DNS server');
+    }
+    return done;
   }
 
-  zoneRemoved(origin: string): void {
-    this.responder.removeZone(origin);
-    this.pool?.zoneRemoved(origin);
-    this.updateGauges();
+  zoneRemoved(origin: string): Promise<void> {
+    const name = normalise(origin);
+    const seq = ++this.seq;
+    this.zones.delete(name);
+    const done = this.waitFor(name, seq);
+    this.backend.zoneRemoved(name, seq);
+    return done;
   }
 
-  private updateGauges(): void {
-    const zones = this.responder.zoneList();
-    this.metrics?.setZones(zones.length, zones.reduce((n, z) => n + z.recordCount, 0));
+  /** Before start nothing is served yet, so there is nothing to wait for. */
+  private waitFor(origin: string, seq: number): Promise<void> {
+    if (!this.started) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.logger.warn({ zone: origin, waitedMs: APPLY_WAIT_MS }, 'the DNS server has not loaded a zone change yet; acknowledging it anyway');
+        resolve();
+      }, APPLY_WAIT_MS);
+      const list = this.waiters.get(origin) ?? [];
+      list.push({ seq, resolve: () => (clearTimeout(timer), resolve()) });
+      this.waiters.set(origin, list);
+    });
   }
 
-  /** Query counters gathered since the last call (worker processes ship these to the primary). */
-  takeCounters(): ReturnType<QueryCounters['snapshot']> {
-    return this.counters.snapshot();
+  private applied(a: ZoneApplied): void {
+    if (this.zones.has(a.origin)) this.records.set(a.origin, a.records);
+    else this.records.delete(a.origin);
+    const served = [...this.records.values()].filter((n) => n > 0);
+    this.metrics?.setZones(served.length, served.reduce((n, r) => n + r, 0));
+    const zone = this.zones.get(a.origin);
+    if (a.error === undefined && zone !== undefined) {
+      this.logger.debug({ zone: a.origin, serial: zone.soa.serial, records: a.records }, 'zone loaded');
+      this.notifier.zoneChanged(a.origin, zone.soa);
+    }
+    const list = this.waiters.get(a.origin);
+    if (list === undefined) return;
+    const rest = list.filter((w) => w.seq > a.seq);
+    for (const w of list) if (w.seq <= a.seq) w.resolve();
+    if (rest.length === 0) this.waiters.delete(a.origin);
+    else this.waiters.set(a.origin, rest);
   }
 
   /** The UDP path this server (or its workers) uses. */
@@ -187,150 +277,25 @@ export class DnsServer implements ZoneListener {
     return this.pool?.queriesPerWorker() ?? [];
   }
 
-  /** Answers one message in-process (tests, fuzzing); the socket paths use the same code. */
-  handleMessage(msg: Buffer, transport: 'udp' | 'tcp', remoteAddress = '127.0.0.1'): Buffer | Buffer[] | undefined {
-    return this.responder.handle(msg, transport, remoteAddress);
-  }
-
-  async start(): Promise<{ addresses: { udp: BoundAddress; tcp: BoundAddress }[] }> {
-    const workers = this.options.workers ?? 0;
-    if (workers > 0) {
-      this.pool = new WorkerPool({ options: this.options, workers, udpEngine: this.udpEngine, logger: this.logger, merge: (s) => this.metrics?.merge(s) });
-      for (const z of this.responder.zoneList()) this.pool.zoneChanged(z.content);
-      const pooled = await this.pool.start();
-      this.logger.info({ addresses: pooled.map((a) => `${a.udp.host}:${a.udp.port}`), workers, udpEngine: this.udpEngine }, 'DNS workers listening');
-      return { addresses: pooled };
-    }
-    const addresses: { udp: BoundAddress; tcp: BoundAddress }[] = [];
+  /** Serves the zones given so far, then listens; resolves with the bound addresses. */
+  async start(): Promise<{ addresses: ListenAddresses }> {
+    let addresses: ListenAddresses;
     try {
-      for (const spec of this.options.listen) addresses.push(await this.listenPair(spec));
+      addresses = await this.backend.start();
     } catch (err) {
       await this.stop();
       throw err;
     }
-    this.logger.info({ addresses: addresses.map((a) => `${a.udp.host}:${a.udp.port}`), udpEngine: this.udpEngine }, 'DNS server listening');
+    this.started = true;
+    const workers = this.options.workers ?? 0;
+    this.logger.info({ addresses: addresses.map((a) => `${a.udp.host}:${a.udp.port}`), udpEngine: this.udpEngine, answeredOn: this.mode, ...(workers > 0 ? { workers } : {}) }, 'DNS server listening');
     return { addresses };
   }
 
   async stop(): Promise<void> {
     await this.notifier.stop();
-    await this.pool?.stop();
-    for (const close of this.udp.splice(0)) await close();
-    for (const c of this.connections) c.destroy();
-    for (const s of this.tcp.splice(0)) await new Promise<void>((r) => s.close(() => r()));
-  }
-
-  /** Binds UDP and TCP on the same address and port (a free one for port 0). */
-  private async listenPair(spec: string): Promise<{ udp: BoundAddress; tcp: BoundAddress }> {
-    const { host: rawHost, port } = parseHostPort(spec, 53, '--dns-listen');
-    let host = rawHost === '' ? '::' : rawHost;
-    for (let attempt = 0; ; attempt++) {
-      const udp = await this.bindUdp(host, port).catch((err: NodeJS.ErrnoException) => {
-        // ":53" means every interface: without IPv6 in the kernel, every IPv4 interface.
-        if (rawHost !== '' || (err.code !== 'EAFNOSUPPORT' && err.code !== 'EADDRNOTAVAIL')) throw err;
-        host = '0.0.0.0';
-        return this.bindUdp(host, port);
-      });
-      try {
-        const tcp = await this.bindTcp(host, udp.port);
-        return { udp: { host, port: udp.port }, tcp: { host, port: tcp } };
-      } catch (err) {
-        // With port 0 the UDP port may be taken for TCP by someone else: try another one.
-        if (port !== 0 || attempt >= 10) throw err;
-        await this.udp.pop()?.();
-      }
-    }
-  }
-
-  private async bindUdp(host: string, port: number): Promise<{ port: number }> {
-    if (this.native === undefined) return this.bindDgram(host, port);
-    // The addon takes IP literals only; dgram would resolve a name the same way.
-    const address = isIP(host) === 0 ? (await lookup(host)).address : host;
-    const sock = new NativeUdpSocket(this.native, {
-      host: address, port, reusePort: this.options.reusePort ?? false, responder: this.responder, counters: this.counters,
-    });
-    this.nativeSockets.add(sock);
-    this.udp.push(() => {
-      this.counters.udpDropped += sock.takeSendDrops();
-      this.nativeSockets.delete(sock);
-      sock.close();
-      return Promise.resolve();
-    });
-    return { port: sock.port };
-  }
-
-  private bindDgram(host: string, port: number): Promise<{ port: number }> {
-    const v6 = host.includes(':');
-    const sock = createSocket({ type: v6 ? 'udp6' : 'udp4', ipv6Only: false, recvBufferSize: 4 << 20 } as Parameters<typeof createSocket>[0]);
-    const counters = this.counters;
-    const responder = this.responder;
-    sock.on('message', (msg, rinfo) => {
-      const t0 = performance.now();
-      const reply = responder.handle(msg, 'udp', rinfo.address);
-      if (reply === undefined) return;
-      sock.send(Array.isArray(reply) ? (reply[0] ?? Buffer.alloc(0)) : reply, rinfo.port, rinfo.address);
-      counters.record(responder.last.rcode, responder.last.qtype, false, (performance.now() - t0) / 1000);
-    });
-    return new Promise((resolve, reject) => {
-      sock.once('error', reject);
-      sock.bind({ address: host, port }, () => {
-        sock.off('error', reject);
-        sock.on('error', (err) => this.logger.warn({ err }, 'UDP socket error'));
-        this.udp.push(() => new Promise<void>((r) => sock.close(() => r())));
-        resolve({ port: sock.address().port });
-      });
-    });
-  }
-
-  private bindTcp(host: string, port: number): Promise<number> {
-    const server = createServer((socket) => this.onConnection(socket));
-    server.maxConnections = MAX_TCP_CONNECTIONS;
-    return new Promise((resolve, reject) => {
-      server.once('error', reject);
-      server.listen({ host, port, ipv6Only: false }, () => {
-        server.off('error', reject);
-        server.on('error', (err) => this.logger.warn({ err }, 'TCP server error'));
-        this.tcp.push(server);
-        const addr = server.address();
-        resolve(typeof addr === 'object' && addr !== null ? addr.port : port);
-      });
-    });
-  }
-
-  /** RFC 7766: length-prefixed messages, several per connection, answered in order. */
-  private onConnection(socket: Socket): void {
-    this.connections.add(socket);
-    socket.setNoDelay(true);
-    socket.setTimeout(this.options.tcpIdleTimeoutMs ?? DEFAULT_TCP_IDLE_MS, () => socket.destroy());
-    socket.on('error', () => socket.destroy());
-    socket.on('close', () => this.connections.delete(socket));
-    const remote = socket.remoteAddress ?? '';
-    let pending: Buffer = Buffer.alloc(0);
-    socket.on('data', (chunk: Buffer) => {
-      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-      socket.cork();
-      while (pending.length >= 2) {
-        const len = pending.readUInt16BE(0);
-        if (pending.length < 2 + len) break;
-        const msg = pending.subarray(2, 2 + len);
-        pending = pending.subarray(2 + len);
-        const t0 = performance.now();
-        const reply = this.responder.handle(msg, 'tcp', remote);
-        if (reply === undefined) continue;
-        for (const r of Array.isArray(reply) ? reply : [reply]) {
-          const head = Buffer.allocUnsafe(2);
-          head.writeUInt16BE(r.length);
-          socket.write(head);
-          socket.write(r);
-        }
-        this.counters.record(this.responder.last.rcode, this.responder.last.qtype, true, (performance.now() - t0) / 1000);
-      }
-      process.nextTick(() => socket.uncork());
-      // A client that sends but does not read must not grow our buffers without bound.
-      if (socket.writableLength > MAX_TCP_BACKLOG_BYTES) {
-        socket.pause();
-        socket.once('drain', () => socket.resume());
-      }
-    });
+    await this.backend.stop();
+    for (const list of this.waiters.values()) for (const w of list) w.resolve();
+    this.waiters.clear();
   }
 }

@@ -212,7 +212,9 @@ export function readName(msg: Uint8Array, offset: number): { name: string; end: 
 export function parseIPv4(text: string): Buffer | undefined {
   const parts = text.split('.');
   if (parts.length !== 4) return undefined;
-  const out = Buffer.alloc(4);
+  // From Node's shared pool (every byte is written below): Buffer.alloc would give each address an
+  // ArrayBuffer of its own, and a zone index holds one per A record.
+  const out = Buffer.allocUnsafe(4);
   for (let i = 0; i < 4; i++) {
     const s = parts[i] ?? '';
     if (!/^\d{1,3}$/.test(s)) return undefined;

@@ -41,8 +41,12 @@ export interface ZoneContent {
   rrsets: RRSet[];
 }
 
-/** Something that wants to know when a zone's content changed (the DNS server's index). */
+/**
+ * Something that wants to know when a zone's content changed (the DNS server's index). A listener
+ * that returns a promise holds the commit until it settles: the DNS server resolves once the new
+ * content answers queries, so a change is acknowledged only when it is served.
+ */
 export interface ZoneListener {
-  zoneChanged(zone: ZoneContent): void;
-  zoneRemoved?(origin: string): void;
+  zoneChanged(zone: ZoneContent): void | Promise<void>;
+  zoneRemoved?(origin: string): void | Promise<void>;
 }

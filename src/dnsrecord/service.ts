@@ -78,8 +78,9 @@ export class DNSRecordService {
       if (cfg.dnsListen.length > 0) {
         const dns = DnsServer.fromConfig(cfg, { logger: logger.child({ component: 'dns' }), metrics: registry });
         starters.push(async () => {
-          await dns.start();
+          // Listening first would answer REFUSED for the zones until they reach the server.
           opened.addListener(dns);
+          await dns.start();
         });
         closers.push(() => dns.stop());
       }

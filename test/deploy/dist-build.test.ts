@@ -7,12 +7,15 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { execFile, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { REPO_ROOT } from '../support/cli.ts';
+import { loadBalancerService } from '../support/manifests.ts';
+import { udpExchange } from '../support/udp.ts';
+import { aQuery } from '../support/udp-prober.ts';
 import { startTestApiServer } from '../support/kube-apiserver/server.ts';
 import type { TestApiServer } from '../support/kube-apiserver/server.ts';
 
@@ -74,5 +77,38 @@ describe('the compiled program (npm run build)', () => {
     assert.equal(planned[0]?.create, 2, r.stderr);
     assert.match(r.stderr, /web\.example\.org/);
     assert.match(r.stderr, /shop\.example\.org/);
+  });
+
+  test('the DNS thread starts from the compiled thread-main.js and answers', { timeout: 120_000 }, async () => {
+    const manifests = join(dir, 'manifests');
+    await mkdir(manifests, { recursive: true });
+    await writeFile(join(manifests, 'web.yaml'), loadBalancerService('web', 'www.example.org', '192.0.2.9'));
+    const child = spawn(process.execPath, [join(out, 'cli', 'bin.js'), 'run', '--manifests-dir', manifests, '--embedded-data-dir', join(dir, 'data'),
+      '--embedded-zone', 'example.org', '--dns-listen', '127.0.0.1:0', '--metrics-address', '', '--log-format', 'json'], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+    try {
+      const lines: Record<string, unknown>[] = [];
+      let text = '';
+      const committed = new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no commit within 60 s:\n${text}`)), 60_000);
+        child.stderr.on('data', (d: Buffer) => {
+          text += d.toString();
+          for (const l of text.split('\n').slice(lines.length, -1)) lines.push(JSON.parse(l) as Record<string, unknown>);
+          if (lines.some((l) => l['msg'] === 'changes committed to zone files')) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+      });
+      await committed;
+      const listening = lines.find((l) => l['msg'] === 'DNS server listening');
+      assert.equal(listening?.['answeredOn'], 'thread');
+      const port = Number(String((listening?.['addresses'] as string[])[0]).split(':')[1]);
+      const query = aQuery(5, 'www.example.org');
+      const reply = await udpExchange(port, query);
+      // The question is echoed; then the answer's owner pointer, type, class, TTL and length (12 bytes).
+      assert.deepEqual([...(reply ?? Buffer.alloc(0)).subarray(query.length + 12, query.length + 16)], [192, 0, 2, 9]);
+    } finally {
+      child.kill('SIGTERM');
+    }
   });
 });

@@ -202,7 +202,7 @@ describe('DnsServer with dig', async () => {
   test('zone changes are visible to the next query', async () => {
     const zone = sampleZone('example.test', 2);
     zone.rrsets.push({ name: 'new.example.test', type: 'A', ttl: 30, rdata: ['192.0.2.123'] });
-    open?.zoneChanged(zone);
+    await open?.zoneChanged(zone);
     const reply = await udpExchange(port, query(20, 'new.example.test', 1));
     assert.equal(reply?.readUInt16BE(6), 1);
     assert.deepEqual([...(reply?.subarray(reply.length - 4) ?? [])], [192, 0, 2, 123]);

@@ -123,7 +123,7 @@ describe('EmbeddedProvider', () => {
   test('listener gets the zone after the change is durable', () =>
     withProvider(async (p, dir) => {
       const seen: string[] = [];
-      p.store.addListener({ zoneChanged: (z) => seen.push(`${z.origin}:${z.rrsets.length}`) });
+      p.store.addListener({ zoneChanged: (z) => void seen.push(`${z.origin}:${z.rrsets.length}`) });
       seen.length = 0;
       await p.applyChanges(changes({ create: [ep({ dnsName: 'www.example.org' })] }));
       assert.deepEqual(seen, ['example.org:2']);

@@ -86,11 +86,11 @@ describe('ZoneStore', () => {
     withDir(async (dir) => {
       const s = store(dir, { zones: ['example.org', 'b.test'] });
       const early: ZoneContent[] = [];
-      s.addListener({ zoneChanged: (z) => early.push(z) });
+      s.addListener({ zoneChanged: (z) => void early.push(z) });
       await s.open();
       assert.deepEqual(early.map((z) => z.origin), ['b.test', 'example.org']);
       const late: string[] = [];
-      s.addListener({ zoneChanged: (z) => late.push(`${z.origin}@${z.soa.serial}`) });
+      s.addListener({ zoneChanged: (z) => void late.push(`${z.origin}@${z.soa.serial}`) });
       assert.equal(late.length, 2);
       await s.commit(put(A));
       assert.equal(early.length, 3);

@@ -135,7 +135,7 @@ export class ZoneStore {
       throw err;
     }
     this.state = 'open';
-    for (const zone of this.zoneNames) this.notify(this.content(zone));
+    for (const zone of this.zoneNames) await this.notify(this.content(zone));
   }
 
   private async createDataDir(): Promise<void> {
@@ -177,7 +177,7 @@ export class ZoneStore {
   /** Registers a listener; when the store is already open it hears about every zone at once. */
   addListener(listener: ZoneListener): void {
     this.listeners.add(listener);
-    if (this.state === 'open') for (const zone of this.zoneNames) this.notifyOne(listener, this.content(zone));
+    if (this.state === 'open') for (const zone of this.zoneNames) void this.notifyOne(listener, this.content(zone));
   }
 
   removeListener(listener: ZoneListener): void {
@@ -257,26 +257,27 @@ export class ZoneStore {
     } catch (err) {
       // Once renamed, the file already holds the new content: memory must follow it even though
       // the change is not acknowledged as durable.
-      if (err instanceof AtomicWriteError && err.renamed) this.adopt(zone, content);
+      if (err instanceof AtomicWriteError && err.renamed) await this.adopt(zone, content);
       throw new ProviderError(PROVIDER, `cannot write zone ${zone}: ${errorMessage(err)}`, { transient: true, zone, code: 'ZONE_WRITE_FAILED', cause: err });
     }
-    this.adopt(zone, content);
+    await this.adopt(zone, content);
     this.logger.debug({ zone, serial: content.soa.serial, rrsets: content.rrsets.length }, 'zone committed');
   }
 
-  private adopt(zone: string, content: ZoneContent): void {
+  /** Memory follows the file at once; the commit then waits for the listeners (the DNS server serving it). */
+  private async adopt(zone: string, content: ZoneContent): Promise<void> {
     const frozen = deepFreeze(content);
     this.zonesByName.set(zone, frozen);
-    this.notify(frozen);
+    await this.notify(frozen);
   }
 
-  private notify(content: ZoneContent): void {
-    for (const listener of this.listeners) this.notifyOne(listener, content);
+  private async notify(content: ZoneContent): Promise<void> {
+    await Promise.all([...this.listeners].map((listener) => this.notifyOne(listener, content)));
   }
 
-  private notifyOne(listener: ZoneListener, content: ZoneContent): void {
+  private async notifyOne(listener: ZoneListener, content: ZoneContent): Promise<void> {
     try {
-      listener.zoneChanged(content);
+      await listener.zoneChanged(content);
     } catch (err) {
       this.logger.error({ zone: content.origin, err: errorMessage(err) }, 'zone listener failed');
     }
