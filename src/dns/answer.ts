@@ -10,21 +10,8 @@ import type { Owner, WireRR } from './rdata.ts';
 import { RCODE_NOERROR, RCODE_NXDOMAIN, RCODE_SERVFAIL, T_A, T_AAAA, T_ANY, T_CNAME, T_NS, T_SOA, Writer } from './wire.ts';
 import { inZone } from './zone-index.ts';
 import { rrsetOf } from './zone-index.ts';
-import type { ZoneIndex, ZoneNode } from './zone-index.ts';
+import type { Prepared, ZoneIndex, ZoneNode } from './zone-index.ts';
 
-export interface Prepared {
-  rcode: number;
-  aa: boolean;
-  tail: Buffer;
-  /** Positions in `tail` of fragment-relative compression pointers. */
-  fixups: Uint16Array;
-  an: number;
-  ns: number;
-  ar: number;
-  /** Byte offsets where the answer and authority sections end, for truncation. */
-  anEnd: number;
-  nsEnd: number;
-}
 
 export type Lookup =
   | { kind: 'node'; node: ZoneNode }

@@ -7,7 +7,7 @@ import { RateLimitedLog } from '../log.ts';
 import type { Logger } from '../log.ts';
 import type { ZoneSource } from './zone-pack.ts';
 import { fromEncloser, prepareNode, prepareNxdomain, prepareReferral } from './answer.ts';
-import type { Prepared } from './answer.ts';
+import type { Prepared } from './zone-index.ts';
 import { PARSE_DROP, PARSE_FORMERR, ParsedQuery, parseQuery } from './query.ts';
 import { sign, verify } from './tsig.ts';
 import type { TsigKey } from './tsig.ts';

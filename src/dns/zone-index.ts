@@ -12,10 +12,24 @@ import type { ZoneSource } from './zone-pack.ts';
 import { soaRR, wireRRSet } from './rdata.ts';
 import type { WireRR, WireRRSet } from './rdata.ts';
 import { T_NS, T_SOA } from './wire.ts';
-import type { Prepared } from './answer.ts';
 
 /** Record sets (or nodes) handled between two yields of a build: well under a millisecond. */
 const STEP = 256;
+
+/** A prepared answer (see answer.ts): encoded once per node, query type and size, then copied per query. */
+export interface Prepared {
+  rcode: number;
+  aa: boolean;
+  tail: Buffer;
+  /** Positions in `tail` of fragment-relative compression pointers. */
+  fixups: Uint16Array;
+  an: number;
+  ns: number;
+  ar: number;
+  /** Byte offsets where the answer and authority sections end, for truncation. */
+  anEnd: number;
+  nsEnd: number;
+}
 
 export interface ZoneNode {
   name: string;
