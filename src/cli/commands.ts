@@ -73,6 +73,7 @@ const KUBE: FlagGroup = { title: 'Kubernetes client', flags: pick('kubeconfig', 
 const EVENTS: FlagGroup = { title: 'Kubernetes Events', flags: pick('emit-events') };
 const LEADER: FlagGroup = { title: 'Leader election', flags: KUBE_FLAGS.filter((f) => f.name.startsWith('leader-')) };
 const TLS: FlagGroup = { title: 'Serving certificate', flags: pick('tls-cert-file', 'tls-private-key-file', 'tls-self-signed') };
+/** main applies it to every command: it sizes V8's heap steps for the whole process. */
 const HEAP: FlagGroup = { title: 'Memory', flags: HEAP_FLAGS };
 const PROVIDERS: FlagGroup[] = [
   { title: 'Provider aws', flags: AWS_FLAGS },
@@ -91,17 +92,17 @@ const DNSRECORD_PROVIDERS: FlagGroup = {
     ...RFC2136_FLAGS.filter((f) => f.name !== 'rfc2136-tsig-axfr'),
   ],
 };
-const PLAN_TABLE: FlagGroup[] = [LOGGING, SYNC, DOMAINS, SOURCES, REGISTRY, EMBEDDED, KUBE, ...PROVIDERS, PLAN];
+const PLAN_TABLE: FlagGroup[] = [LOGGING, SYNC, DOMAINS, SOURCES, REGISTRY, EMBEDDED, KUBE, ...PROVIDERS, PLAN, HEAP];
 
 export const COMMAND_FLAGS: Readonly<Record<Command, readonly FlagGroup[]>> = {
   run: [LOGGING, RUN_METRICS, SYNC, DOMAINS, SOURCES, REGISTRY, EMBEDDED, DNS_SERVER, KUBE, EVENTS, LEADER, ...PROVIDERS, { title: 'Operator integration', flags: pick('status-externaldns') }, HEAP],
   plan: PLAN_TABLE,
   explain: PLAN_TABLE,
-  'webhook-server': [LOGGING, METRICS, { title: 'Serving', flags: pick('listen', 'provider', 'webhook-provider-read-timeout', 'webhook-provider-write-timeout') }, DOMAINS, EMBEDDED, DNS_SERVER, ...PROVIDERS.filter((g) => g.title !== 'Provider webhook')],
-  'admission-webhook': [LOGGING, { title: 'External-IP policy', flags: except(ADMISSION_FLAGS, 'tls-cert-file', 'tls-private-key-file', 'tls-self-signed') }, { title: 'Serving', flags: [...pick('listen'), ...HTTP_FLAGS] }, TLS, KUBE],
-  'dnsrecord-controller': [LOGGING, METRICS, { title: 'DNSRecord controller', flags: DNSRECORD_FLAGS }, { title: 'Webhook', flags: pick('listen') }, TLS, KUBE, LEADER, EMBEDDED, DNS_SERVER, DNSRECORD_PROVIDERS],
-  operator: [LOGGING, METRICS, { title: 'Operator', flags: except(OPERATOR_FLAGS, 'status-externaldns') }, TLS, KUBE, LEADER],
-  'privatelink-controller': [LOGGING, METRICS, { title: 'PrivateLink controller', flags: PRIVATELINK_FLAGS }, TLS, KUBE, LEADER, { title: 'AWS', flags: pick('aws-api-retries', 'aws-endpoint-url', 'aws-requests-per-second') }],
+  'webhook-server': [LOGGING, METRICS, { title: 'Serving', flags: pick('listen', 'provider', 'webhook-provider-read-timeout', 'webhook-provider-write-timeout') }, DOMAINS, EMBEDDED, DNS_SERVER, ...PROVIDERS.filter((g) => g.title !== 'Provider webhook'), HEAP],
+  'admission-webhook': [LOGGING, { title: 'External-IP policy', flags: except(ADMISSION_FLAGS, 'tls-cert-file', 'tls-private-key-file', 'tls-self-signed') }, { title: 'Serving', flags: [...pick('listen'), ...HTTP_FLAGS] }, TLS, KUBE, HEAP],
+  'dnsrecord-controller': [LOGGING, METRICS, { title: 'DNSRecord controller', flags: DNSRECORD_FLAGS }, { title: 'Webhook', flags: pick('listen') }, TLS, KUBE, LEADER, EMBEDDED, DNS_SERVER, DNSRECORD_PROVIDERS, HEAP],
+  operator: [LOGGING, METRICS, { title: 'Operator', flags: except(OPERATOR_FLAGS, 'status-externaldns') }, TLS, KUBE, LEADER, HEAP],
+  'privatelink-controller': [LOGGING, METRICS, { title: 'PrivateLink controller', flags: PRIVATELINK_FLAGS }, TLS, KUBE, LEADER, { title: 'AWS', flags: pick('aws-api-retries', 'aws-endpoint-url', 'aws-requests-per-second') }, HEAP],
 };
 
 export function commandFlags(command: Command): FlagSpec[] {
