@@ -14,13 +14,13 @@ import { isStatus } from '../kube/errors.ts';
 import { objectPath } from '../kube/resource.ts';
 import type { ReconcileResult } from '../kube/work-queue.ts';
 import { parseKey } from './keys.ts';
-import type { AccountFactory, AwsAccount } from './aws-ports.ts';
-import { cleanupAccess } from './cleanup.ts';
+import type { AccountFactory, AwsAccount } from './aws/ports.ts';
+import { cleanupAccess } from './steps/cleanup.ts';
 import { StepError } from './errors.ts';
-import { apiHostFromKubeconfig } from './hosted-zone.ts';
+import { apiHostFromKubeconfig } from './steps/hosted-zone.ts';
 import { clusterIdentity, readDeprovision, readHiveConfig, readSecret } from './inputs.ts';
 import type { KubeRequest } from './inputs.ts';
-import { setUpAccess } from './setup.ts';
+import { setUpAccess } from './steps/setup.ts';
 import { CLEANED_PREV_ANNOTATION, CLUSTER_DEPLOYMENTS, FAILED, FINALIZER, READY, REASONS, inventoryFor, isPrivateLinkEnabled } from './types.ts';
 import type { ClusterDeployment, HiveConfig, PrivateLinkStatus, SecretRef } from './types.ts';
 

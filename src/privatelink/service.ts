@@ -16,7 +16,7 @@ import { KubeClient, locateKubeConfig } from '../kube/client.ts';
 import type { KubeEnv } from '../kube/client.ts';
 import { leaderElectorFromFlags } from '../kube/leader-election.ts';
 import type { LeaderElector } from '../kube/leader-election.ts';
-import { AwsAccounts } from './aws-clients.ts';
+import { AwsAccounts } from './aws/clients.ts';
 import { PrivateLinkController } from './controller.ts';
 import { PrivateLinkAdmissionServer } from './admission-server.ts';
 import { PRIVATELINK_LEASE } from './flags.ts';

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeClient } from '../../src/kube/client.ts';
 import { silentLogger } from '../../src/log.ts';
-import { AwsAccounts } from '../../src/privatelink/aws-clients.ts';
+import { AwsAccounts } from '../../src/privatelink/aws/clients.ts';
 import { PrivateLinkReconciler } from '../../src/privatelink/reconciler.ts';
 import type { ReconcileResult } from '../../src/kube/work-queue.ts';
 import type { ClusterDeployment, HiveConfig } from '../../src/privatelink/types.ts';

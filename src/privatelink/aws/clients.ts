@@ -4,22 +4,22 @@
  * default chain), and a region. Accounts are cached by their credentials and region, so each
  * keeps one rate limiter and one set of sockets however often it is reconciled.
  */
-import { sleep } from '../backoff.ts';
+import { sleep } from '../../backoff.ts';
 import { createHash } from 'node:crypto';
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { DescribeLoadBalancersCommand, ElasticLoadBalancingV2Client } from '@aws-sdk/client-elastic-load-balancing-v2';
 import { Route53Client } from '@aws-sdk/client-route-53';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
-import { credentialsFor } from '../aws/credentials.ts';
-import type { AwsCredentialSettings } from '../aws/credentials.ts';
-import { RateLimiter } from '../aws/rate-limiter.ts';
-import type { RetryPolicy } from '../aws/retry.ts';
-import type { Logger } from '../log.ts';
-import { SdkPort, awsCall } from './aws-call.ts';
-import { SdkEc2 } from './aws-ec2.ts';
-import type { AccountSpec, AwsAccount, Elbv2Port, LoadBalancer, StsPort } from './aws-ports.ts';
-import { SdkRoute53 } from './aws-route53.ts';
-import { AwsCallError } from './errors.ts';
+import { credentialsFor } from '../../aws/credentials.ts';
+import type { AwsCredentialSettings } from '../../aws/credentials.ts';
+import { RateLimiter } from '../../aws/rate-limiter.ts';
+import type { RetryPolicy } from '../../aws/retry.ts';
+import type { Logger } from '../../log.ts';
+import { SdkPort, awsCall } from './call.ts';
+import { SdkEc2 } from './ec2.ts';
+import type { AccountSpec, AwsAccount, Elbv2Port, LoadBalancer, StsPort } from './ports.ts';
+import { SdkRoute53 } from './route53.ts';
+import { AwsCallError } from '../errors.ts';
 
 export interface AwsAccountsOptions {
   logger: Logger;

@@ -14,9 +14,9 @@ import {
   ModifyVpcEndpointServicePermissionsCommand,
 } from '@aws-sdk/client-ec2';
 import type { EC2Client, Filter, ServiceConfiguration, UnsuccessfulItem, VpcEndpoint as SdkEndpoint } from '@aws-sdk/client-ec2';
-import type { Ec2Port, EndpointService, Tag, VpcEndpoint } from './aws-ports.ts';
-import { SdkPort } from './aws-call.ts';
-import { AwsCallError } from './errors.ts';
+import type { Ec2Port, EndpointService, Tag, VpcEndpoint } from './ports.ts';
+import { SdkPort } from './call.ts';
+import { AwsCallError } from '../errors.ts';
 
 const PAGE_LIMIT = 1000;
 

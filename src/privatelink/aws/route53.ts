@@ -13,8 +13,8 @@ import {
   ListVPCAssociationAuthorizationsCommand,
 } from '@aws-sdk/client-route-53';
 import type { ResourceRecordSet, Route53Client, RRType, VPCRegion } from '@aws-sdk/client-route-53';
-import type { RecordSet, Route53Port, Vpc } from './aws-ports.ts';
-import { SdkPort } from './aws-call.ts';
+import type { RecordSet, Route53Port, Vpc } from './ports.ts';
+import { SdkPort } from './call.ts';
 
 const PAGE_LIMIT = 1000;
 

@@ -4,8 +4,8 @@
  * an authorization the hub creates and deletes; authorizations a crash left behind are removed on
  * the next run, and associations no longer wanted are removed after the new ones exist.
  */
-import type { Logger } from '../log.ts';
-import type { Route53Port, Vpc } from './aws-ports.ts';
+import type { Logger } from '../../log.ts';
+import type { Route53Port, Vpc } from '../aws/ports.ts';
 
 export interface WantedVpc extends Vpc {
   /** Route53 of the VPC's own account when it is not the hub's. */

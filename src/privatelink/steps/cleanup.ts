@@ -3,11 +3,11 @@
  * NS) and the zone, the hub's endpoints and the user's endpoint services carrying the tag.
  * Whatever is already gone counts as removed, so a cleanup interrupted anywhere can simply run again.
  */
-import type { Logger } from '../log.ts';
-import type { Ec2Port, Route53Port } from './aws-ports.ts';
-import { isNotFound } from './errors.ts';
+import type { Logger } from '../../log.ts';
+import type { Ec2Port, Route53Port } from '../aws/ports.ts';
+import { isNotFound } from '../errors.ts';
 import { removeAuthorizations } from './associations.ts';
-import { ACCESS_TAG } from './types.ts';
+import { ACCESS_TAG } from '../types.ts';
 
 export interface CleanupInput {
   infraID: string;

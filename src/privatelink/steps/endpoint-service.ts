@@ -3,9 +3,9 @@
  * exactly the cluster's NLB with acceptance off, and allowing exactly the hub's principal plus the
  * additional ones (changed as a diff, so principals someone else may rely on are not churned).
  */
-import type { Logger } from '../log.ts';
-import type { Ec2Port, EndpointService } from './aws-ports.ts';
-import { ACCESS_TAG } from './types.ts';
+import type { Logger } from '../../log.ts';
+import type { Ec2Port, EndpointService } from '../aws/ports.ts';
+import { ACCESS_TAG } from '../types.ts';
 
 export interface PrincipalDiff {
   add: string[];

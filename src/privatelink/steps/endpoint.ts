@@ -4,11 +4,11 @@
  * fewest endpoints wins, so clusters spread over the inventory. A good endpoint carrying the
  * cluster's tag is adopted; a failed or rejected one, or one for another service, is replaced.
  */
-import type { Logger } from '../log.ts';
-import type { Ec2Port, VpcEndpoint } from './aws-ports.ts';
-import { StepError } from './errors.ts';
-import { ACCESS_TAG, REASONS } from './types.ts';
-import type { InventoryVPC } from './types.ts';
+import type { Logger } from '../../log.ts';
+import type { Ec2Port, VpcEndpoint } from '../aws/ports.ts';
+import { StepError } from '../errors.ts';
+import { ACCESS_TAG, REASONS } from '../types.ts';
+import type { InventoryVPC } from '../types.ts';
 
 export interface EndpointPlacement {
   vpcId: string;

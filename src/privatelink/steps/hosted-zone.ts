@@ -5,8 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { parse } from 'yaml';
-import type { Logger } from '../log.ts';
-import type { RecordSet, Route53Port, Vpc, VpcEndpoint } from './aws-ports.ts';
+import type { Logger } from '../../log.ts';
+import type { RecordSet, Route53Port, Vpc, VpcEndpoint } from '../aws/ports.ts';
 
 export const AREC_TTL = 10;
 

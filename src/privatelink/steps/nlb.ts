@@ -1,5 +1,5 @@
 /** Step 4: the installer's internal NLB `<infraID>-int`, which the endpoint service fronts. */
-import type { Elbv2Port, LoadBalancer } from './aws-ports.ts';
+import type { Elbv2Port, LoadBalancer } from '../aws/ports.ts';
 
 export type NlbLookup = { kind: 'active'; lb: LoadBalancer } | { kind: 'missing'; name: string } | { kind: 'notActive'; name: string; state: string };
 

@@ -4,17 +4,17 @@
  * running this again after a crash anywhere converges on the same resources. `status` is filled
  * in as steps succeed, so the caller can record partial progress when a later step fails.
  */
-import type { Logger } from '../log.ts';
-import type { AwsAccount } from './aws-ports.ts';
+import type { Logger } from '../../log.ts';
+import type { AwsAccount } from '../aws/ports.ts';
 import { reconcileAssociations } from './associations.ts';
 import type { WantedVpc } from './associations.ts';
 import { reconcileEndpoint } from './endpoint.ts';
 import { reconcileEndpointService } from './endpoint-service.ts';
-import { step } from './errors.ts';
+import { step } from '../errors.ts';
 import { desiredRecord, ensurePrivateZone, ensureRecord } from './hosted-zone.ts';
 import { discoverNlb } from './nlb.ts';
-import { REASONS } from './types.ts';
-import type { InventoryVPC, PrivateLinkStatus } from './types.ts';
+import { REASONS } from '../types.ts';
+import type { InventoryVPC, PrivateLinkStatus } from '../types.ts';
 
 export interface SetupInput {
   infraID: string;

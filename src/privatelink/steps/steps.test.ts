@@ -1,15 +1,15 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { silentLogger } from '../log.ts';
-import { privateLinkDenial } from './admission.ts';
+import { silentLogger } from '../../log.ts';
+import { privateLinkDenial } from '../admission.ts';
 import { associationPlan } from './associations.ts';
-import type { Ec2Port, VpcEndpoint } from './aws-ports.ts';
+import type { Ec2Port, VpcEndpoint } from '../aws/ports.ts';
 import { chooseVpc, classifyEndpoints, eligibleVpcs, waitAvailable } from './endpoint.ts';
 import { principalDiff } from './endpoint-service.ts';
-import { StepError, isNotFound } from './errors.ts';
-import { AwsCallError } from './errors.ts';
+import { StepError, isNotFound } from '../errors.ts';
+import { AwsCallError } from '../errors.ts';
 import { apiHostFromKubeconfig, desiredRecord } from './hosted-zone.ts';
-import type { ClusterDeployment, HiveConfig } from './types.ts';
+import type { ClusterDeployment, HiveConfig } from '../types.ts';
 
 const endpoint = (id: string, state: string, serviceName = 'svc-a', vpcId = 'vpc-1'): VpcEndpoint => ({
   id,
