@@ -3,7 +3,7 @@
 # image holds dist/ without the sources, so bin/hostwarden runs plain JavaScript (about 90 MB less
 # RSS than tsx). It has production dependencies only and runs as an unprivileged numeric user
 # (Kubernetes can verify runAsNonRoot against it). The build stage also compiles the DNS server's
-# native UDP addon (build/native, from src/dns/native/udp.c) with gcc; the runtime stage gets the
+# native UDP addon (build/native, from src/dns/server/native/udp.c) with gcc; the runtime stage gets the
 # compiled file only, no compiler.
 
 # The newest Node.js LTS (docs/deploy.md, "Supported Node.js releases") on Debian 13 (trixie), the

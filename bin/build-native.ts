@@ -1,6 +1,6 @@
 /**
  * `npm run build:native` (also run by `npm ci`/`npm install`): compiles the DNS server's native UDP
- * path (src/dns/native/udp.c) to build/native/hostwarden_udp.node with the system C compiler and
+ * path (src/dns/server/native/udp.c) to build/native/hostwarden_udp.node with the system C compiler and
  * Node's own headers, offline. Without a compiler, headers or Linux it prints one line and exits 0:
  * the server then uses node:dgram. HOSTWARDEN_NATIVE_REQUIRED=1 makes that a failure (CI, images).
  * `--out FILE` writes elsewhere: the runtime matrix compiles once per Node.js release with that
@@ -12,7 +12,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
-const source = join(root, 'src/dns/native/udp.c');
+const source = join(root, 'src/dns/server/native/udp.c');
 const outAt = process.argv.indexOf('--out');
 const target = outAt >= 0 && process.argv[outAt + 1] !== undefined ? resolve(process.argv[outAt + 1]!) : join(root, 'build/native/hostwarden_udp.node');
 const required = process.env.HOSTWARDEN_NATIVE_REQUIRED === '1';

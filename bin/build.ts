@@ -28,8 +28,8 @@ if (tsc.status !== 0) {
 // The DNS worker processes are forked with tsx from the path the source names (worker-main.ts). The
 // shim imports a copy of the compiled worker under another name: tsx would map './worker-main.js'
 // back to the shim itself.
-copyFileSync(`${dist}dns/worker-main.js`, `${dist}dns/worker-main-compiled.js`);
-writeFileSync(`${dist}dns/worker-main.ts`, "import './worker-main-compiled.js';\n");
+copyFileSync(`${dist}dns/server/worker-main.js`, `${dist}dns/server/worker-main-compiled.js`);
+writeFileSync(`${dist}dns/server/worker-main.ts`, "import './worker-main-compiled.js';\n");
 // client-node's package root loads its whole generated API (2,500 modules, about 60 MB of RSS);
 // a bundle of KubeConfig holds only what KubeConfig reaches. Its CommonJS dependencies call
 // require(), which an ES module lacks, hence the banner.

@@ -5,7 +5,7 @@
  *   node --import tsx bench/dns/serve.ts <native|dgram> <workers|inline>
  * Prints {"port":N} once listening; stops when stdin closes.
  */
-import { DnsServer } from '../../src/dns/server.ts';
+import { DnsServer } from '../../src/dns/server/server.ts';
 import { createLogger } from '../../src/log.ts';
 import { benchZone } from './bench-zone.ts';
 

@@ -8,7 +8,7 @@ import { domainFilterOf, parseListenAddress } from '../config/config.ts';
 import { ABORTED, Controller, untilAborted } from '../controller/controller.ts';
 import { liveness, readiness } from '../controller/health.ts';
 import { ControllerMetrics } from '../controller/metrics.ts';
-import { DnsServer } from '../dns/server.ts';
+import { DnsServer } from '../dns/server/server.ts';
 import { ConfigError, errorMessage } from '../errors.ts';
 import { connectionLimitsFromFlags } from '../http/flags.ts';
 import { OpsServer } from '../http/ops-server.ts';

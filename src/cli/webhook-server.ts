@@ -6,7 +6,7 @@
 import { Registry as MetricsRegistry, collectDefaultMetrics } from 'prom-client';
 import type { Config } from '../config/config.ts';
 import { parseListenAddress } from '../config/config.ts';
-import { DnsServer } from '../dns/server.ts';
+import { DnsServer } from '../dns/server/server.ts';
 import { ConfigError, errorMessage } from '../errors.ts';
 import { connectionLimitsFromFlags } from '../http/flags.ts';
 import type { Logger } from '../log.ts';

@@ -7,7 +7,7 @@
 import { Counter, Histogram, Registry as MetricsRegistry, collectDefaultMetrics } from 'prom-client';
 import type { Config } from '../config/config.ts';
 import { parseListenAddress } from '../config/config.ts';
-import { DnsServer } from '../dns/server.ts';
+import { DnsServer } from '../dns/server/server.ts';
 import { ConfigError, errorMessage } from '../errors.ts';
 import { loadServingTls, servingTlsFlags } from '../http/serving-tls.ts';
 import { connectionLimitsFromFlags } from '../http/flags.ts';

@@ -5,7 +5,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DnsServer } from '../../src/dns/server.ts';
+import { DnsServer } from '../../src/dns/server/server.ts';
 import type { ZoneContent } from '../../src/dns/zone-content.ts';
 import { silentLogger } from '../../src/log.ts';
 import { namedAvailable, startBind } from '../support/bind.ts';

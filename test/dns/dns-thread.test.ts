@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Worker } from 'node:worker_threads';
 import { pino } from 'pino';
-import { DnsServer } from '../../src/dns/server.ts';
+import { DnsServer } from '../../src/dns/server/server.ts';
 import { udpExchange } from '../support/udp.ts';
 import { aQuery } from '../support/udp-prober.ts';
 import { sampleZone } from './sample-zone.ts';

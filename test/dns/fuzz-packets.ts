@@ -2,7 +2,7 @@
  * Random and mutated DNS messages for fuzzing the query path (src/dns/fuzz.test.ts and
  * bench/dns/fuzz.ts). Deterministic for a given seed so failures can be replayed.
  */
-import { Responder } from '../../src/dns/responder.ts';
+import { Responder } from '../../src/dns/server/responder.ts';
 import { silentLogger } from '../../src/log.ts';
 import { sampleZone } from './sample-zone.ts';
 

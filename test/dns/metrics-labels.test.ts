@@ -9,7 +9,7 @@ import { createSocket } from 'node:dgram';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { QTYPE_LABELS, RCODE_LABELS } from '../../src/dns/metrics.ts';
+import { QTYPE_LABELS, RCODE_LABELS } from '../../src/dns/server/metrics.ts';
 import { startHostwarden } from '../support/hostwarden-process.ts';
 import type { RunningHostwarden } from '../support/hostwarden-process.ts';
 import { loadBalancerService } from '../support/manifests.ts';

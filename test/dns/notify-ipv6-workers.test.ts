@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createSocket } from 'node:dgram';
 import { Registry } from 'prom-client';
-import { DnsServer } from '../../src/dns/server.ts';
+import { DnsServer } from '../../src/dns/server/server.ts';
 import { silentLogger } from '../../src/log.ts';
 import { dig, digAvailable } from '../support/dig.ts';
 import { sampleZone } from './sample-zone.ts';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { udpExchange } from '../support/udp.ts';
 import { connect } from 'node:net';
 import { Registry } from 'prom-client';
-import { DnsServer } from '../../src/dns/server.ts';
+import { DnsServer } from '../../src/dns/server/server.ts';
 import { parseTsigKey } from '../../src/dns/tsig.ts';
 import { silentLogger } from '../../src/log.ts';
 import { dig, digAvailable } from '../support/dig.ts';

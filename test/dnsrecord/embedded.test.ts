@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { backendTypes } from '../../src/dnsrecord/backend-types.ts';
 import type { DNSRecordController } from '../../src/dnsrecord/controller.ts';
 import { CONDITION_CREATED, ERR_CONFIGURATION_PROBLEM, FINALIZER, OPERATION_ANNOTATION } from '../../src/dnsrecord/types.ts';
-import { DnsServer } from '../../src/dns/server.ts';
+import { DnsServer } from '../../src/dns/server/server.ts';
 import { EventRecorder } from '../../src/kube/events.ts';
 import { silentLogger } from '../../src/log.ts';
 import { EmbeddedBackend } from '../../src/dnsrecord/backends/embedded.ts';

@@ -11,7 +11,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { loadNativeUdp } from '../../src/dns/native/udp-native.ts';
+import { loadNativeUdp } from '../../src/dns/server/native/udp-native.ts';
 import { BIN, REPO_ROOT } from '../support/cli.ts';
 import { dig, digAvailable } from '../support/dig.ts';
 import { startHostwarden } from '../support/hostwarden-process.ts';

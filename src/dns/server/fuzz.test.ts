@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as dnsPacket from 'dns-packet';
-import { fuzz } from '../../test/dns/fuzz-packets.ts';
+import { fuzz } from '../../../test/dns/fuzz-packets.ts';
 
 test('100k random and mutated packets: no throw, every reply decodes and carries the query ID', () => {
   const stats = fuzz(100_000, 20261122, (b) => dnsPacket.decode(b));

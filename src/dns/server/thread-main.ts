@@ -9,8 +9,8 @@ import { LocalDnsServer } from './local-server.ts';
 import { QueryCounters } from './metrics.ts';
 import { loadNativeUdp } from './native/udp-native.ts';
 import type { FromThread, ThreadConfig, ToThread } from './thread.ts';
-import { isTsigAlgorithm } from './tsig.ts';
-import type { TsigKey } from './tsig.ts';
+import { isTsigAlgorithm } from '../tsig.ts';
+import type { TsigKey } from '../tsig.ts';
 import { ZoneReader } from './zone-pack.ts';
 
 function main(): void {

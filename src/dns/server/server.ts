@@ -9,9 +9,9 @@
  * change answers queries, sends NOTIFY, and owns the metrics.
  */
 import type { Registry } from 'prom-client';
-import { ConfigError } from '../errors.ts';
-import type { Logger } from '../log.ts';
-import type { ZoneContent, ZoneListener } from './zone-content.ts';
+import { ConfigError } from '../../errors.ts';
+import type { Logger } from '../../log.ts';
+import type { ZoneContent, ZoneListener } from '../zone-content.ts';
 import { WorkerPool } from './cluster.ts';
 import { LocalDnsServer } from './local-server.ts';
 import type { ListenAddresses } from './local-server.ts';
@@ -21,8 +21,8 @@ import { DEFAULT_TCP_LIMITS } from './tcp.ts';
 import type { TcpLimits } from './tcp.ts';
 import { DnsThread } from './thread.ts';
 import type { ThreadConfig } from './thread.ts';
-import { parseTsigKey } from './tsig.ts';
-import type { TsigKey } from './tsig.ts';
+import { parseTsigKey } from '../tsig.ts';
+import type { TsigKey } from '../tsig.ts';
 import type { ZoneApplied } from './zone-loader.ts';
 import { normalise } from './zone-index.ts';
 import { loadNativeUdp } from './native/udp-native.ts';

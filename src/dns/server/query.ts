@@ -3,7 +3,7 @@
  * message, validates everything a reply depends on, and tells malformed input (FORMERR) from input
  * that deserves no reply at all.
  */
-import { T_OPT, T_TSIG, skipName } from './wire.ts';
+import { T_OPT, T_TSIG, skipName } from '../wire.ts';
 
 export const PARSE_OK = 0;
 /** No reply possible or wanted: too short, or a response. */

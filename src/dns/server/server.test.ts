@@ -1,8 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
-import { ConfigError } from '../errors.ts';
-import { silentLogger } from '../log.ts';
+import { ConfigError } from '../../errors.ts';
+import { silentLogger } from '../../log.ts';
 import { parseHostPort } from './notify.ts';
 import { DnsServer } from './server.ts';
 

@@ -5,9 +5,9 @@
  * and every name a wildcard synthesises. Other compression pointers are fragment-relative and
  * fixed up with the question length when copied (see Writer).
  */
-import { QNAME, writeRR } from './rdata.ts';
-import type { Owner, WireRR } from './rdata.ts';
-import { RCODE_NOERROR, RCODE_NXDOMAIN, RCODE_SERVFAIL, T_A, T_AAAA, T_ANY, T_CNAME, T_NS, T_SOA, Writer } from './wire.ts';
+import { QNAME, writeRR } from '../rdata.ts';
+import type { Owner, WireRR } from '../rdata.ts';
+import { RCODE_NOERROR, RCODE_NXDOMAIN, RCODE_SERVFAIL, T_A, T_AAAA, T_ANY, T_CNAME, T_NS, T_SOA, Writer } from '../wire.ts';
 import { inZone } from './zone-index.ts';
 import { rrsetOf } from './zone-index.ts';
 import type { Prepared, ZoneIndex, ZoneNode } from './zone-index.ts';

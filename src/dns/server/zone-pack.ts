@@ -10,8 +10,8 @@
  * rdata count (u32) and each rdata. A string is a u32 byte length (top bit set: ASCII only) and
  * its UTF-8 bytes.
  */
-import { RR_TYPES } from './zone-content.ts';
-import type { RRSet, SOA, ZoneContent } from './zone-content.ts';
+import { RR_TYPES } from '../zone-content.ts';
+import type { RRSet, SOA, ZoneContent } from '../zone-content.ts';
 
 const VERSION = 1;
 /** Top bit of a string's length: the bytes are ASCII. */

@@ -5,7 +5,7 @@
  * content until the new one is complete. Only the newest pending content of a zone is built;
  * one superseded while it waited is skipped, and its waiters hear about the newer one.
  */
-import type { Logger } from '../log.ts';
+import type { Logger } from '../../log.ts';
 import type { Responder } from './responder.ts';
 import type { ZoneSource } from './zone-pack.ts';
 

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { silentLogger } from '../log.ts';
-import { sampleZone } from '../../test/dns/sample-zone.ts';
+import { silentLogger } from '../../log.ts';
+import { sampleZone } from '../../../test/dns/sample-zone.ts';
 import { Responder } from './responder.ts';
-import type { ZoneContent } from './zone-content.ts';
+import type { ZoneContent } from '../zone-content.ts';
 import { ZoneLoader } from './zone-loader.ts';
 import type { ZoneApplied } from './zone-loader.ts';
 

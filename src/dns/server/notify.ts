@@ -5,11 +5,11 @@
 import { createSocket } from 'node:dgram';
 import { isIPv6 } from 'node:net';
 import { randomInt } from 'node:crypto';
-import type { Logger } from '../log.ts';
-import { soaRR, writeRR } from './rdata.ts';
-import { ConfigError } from '../errors.ts';
-import type { SOA } from './zone-content.ts';
-import { CLASS_IN, OPCODE_NOTIFY, T_SOA, Writer } from './wire.ts';
+import type { Logger } from '../../log.ts';
+import { soaRR, writeRR } from '../rdata.ts';
+import { ConfigError } from '../../errors.ts';
+import type { SOA } from '../zone-content.ts';
+import { CLASS_IN, OPCODE_NOTIFY, T_SOA, Writer } from '../wire.ts';
 
 export interface NotifyTarget {
   host: string;

@@ -28,11 +28,11 @@ export interface NativeUdpAddon {
 const SLOT = 65536;
 
 /**
- * src/dns/native/ under tsx and dist/dns/native/ after `npm run build` are both three levels below
- * the package root, so one relative path finds build/native/ from either.
+ * src/dns/server/native/ under tsx and dist/dns/server/native/ after `npm run build` are both four
+ * levels below the package root, so one relative path finds build/native/ from either.
  */
 export function defaultAddonPath(): string {
-  return fileURLToPath(new URL('../../../build/native/hostwarden_udp.node', import.meta.url));
+  return fileURLToPath(new URL('../../../../build/native/hostwarden_udp.node', import.meta.url));
 }
 
 export function loadNativeUdp(path = defaultAddonPath()): NativeUdpAddon | undefined {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sampleZone } from '../../test/dns/sample-zone.ts';
+import { sampleZone } from '../../../test/dns/sample-zone.ts';
 import { ZoneReader, packZone } from './zone-pack.ts';
 
 test('a packed zone reads back as the same content, non-ASCII text included', () => {

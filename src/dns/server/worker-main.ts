@@ -3,13 +3,13 @@
  * from the primary over IPC and serves the port with a LocalDnsServer (its own SO_REUSEPORT UDP
  * socket with the native engine, the primary's shared handles otherwise).
  */
-import { createLogger } from '../log.ts';
+import { createLogger } from '../../log.ts';
 import type { FromWorker, ToWorker } from './cluster.ts';
 import { LocalDnsServer } from './local-server.ts';
 import { QueryCounters } from './metrics.ts';
 import { loadNativeUdp } from './native/udp-native.ts';
-import { isTsigAlgorithm } from './tsig.ts';
-import type { TsigKey } from './tsig.ts';
+import { isTsigAlgorithm } from '../tsig.ts';
+import type { TsigKey } from '../tsig.ts';
 import { ZoneReader } from './zone-pack.ts';
 
 const METRICS_INTERVAL_MS = 1000;

@@ -7,11 +7,11 @@
  * server can build a large zone in slices between answering queries (zone-loader.ts);
  * `ZoneIndex.from` builds in one go.
  */
-import type { RRSet, SOA } from './zone-content.ts';
+import type { RRSet, SOA } from '../zone-content.ts';
 import type { ZoneSource } from './zone-pack.ts';
-import { soaRR, wireRRSet } from './rdata.ts';
-import type { WireRR, WireRRSet } from './rdata.ts';
-import { T_NS, T_SOA } from './wire.ts';
+import { soaRR, wireRRSet } from '../rdata.ts';
+import type { WireRR, WireRRSet } from '../rdata.ts';
+import { T_NS, T_SOA } from '../wire.ts';
 
 /** Record sets (or nodes) handled between two yields of a build: well under a millisecond. */
 const STEP = 256;

@@ -3,19 +3,19 @@
  * name table that joins them, and never throws on input (a bug in a branch answers SERVFAIL).
  */
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
-import { RateLimitedLog } from '../log.ts';
-import type { Logger } from '../log.ts';
+import { RateLimitedLog } from '../../log.ts';
+import type { Logger } from '../../log.ts';
 import type { ZoneSource } from './zone-pack.ts';
 import { fromEncloser, prepareNode, prepareNxdomain, prepareReferral } from './answer.ts';
 import type { Prepared } from './zone-index.ts';
 import { PARSE_DROP, PARSE_FORMERR, ParsedQuery, parseQuery } from './query.ts';
-import { sign, verify } from './tsig.ts';
-import type { TsigKey } from './tsig.ts';
+import { sign, verify } from '../tsig.ts';
+import type { TsigKey } from '../tsig.ts';
 import { transferMessages } from './axfr.ts';
 import {
   CLASS_ANY, CLASS_IN, OPCODE_NOTIFY, OPCODE_QUERY, RCODE_BADVERS, RCODE_FORMERR, RCODE_NOERROR, RCODE_NOTAUTH,
   RCODE_NOTIMP, RCODE_REFUSED, RCODE_SERVFAIL, T_AXFR, T_DS, T_IXFR, T_OPT, T_SOA,
-} from './wire.ts';
+} from '../wire.ts';
 import { ZoneIndex, normalise } from './zone-index.ts';
 import type { ZoneNode } from './zone-index.ts';
 

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { udpExchange } from '../../../test/support/udp.ts';
+import { udpExchange } from '../../../../test/support/udp.ts';
 import { loadNativeUdp } from './udp-native.ts';
 import type { NativeUdpAddon } from './udp-native.ts';
 

@@ -2,9 +2,9 @@
  * AXFR responses (RFC 5936): the zone's SOA, every record, and the SOA again, packed into as few
  * TCP messages as fit (each with its own compression table).
  */
-import { writeRR } from './rdata.ts';
-import type { WireRR } from './rdata.ts';
-import { Writer } from './wire.ts';
+import { writeRR } from '../rdata.ts';
+import type { WireRR } from '../rdata.ts';
+import { Writer } from '../wire.ts';
 import type { ZoneIndex } from './zone-index.ts';
 
 /** Below the 64 KiB TCP limit, leaving room for a TSIG record. */

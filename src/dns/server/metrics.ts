@@ -10,8 +10,8 @@
  */
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
-import { RR_TYPES } from './zone-content.ts';
-import { RCODE_NAMES, TYPE_CODES } from './wire.ts';
+import { RR_TYPES } from '../zone-content.ts';
+import { RCODE_NAMES, TYPE_CODES } from '../wire.ts';
 
 const BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05];
 

@@ -7,12 +7,12 @@
  * server's logger; its query counters are fetched when /metrics is scraped.
  */
 import { Worker } from 'node:worker_threads';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../../log.ts';
 import type { ListenAddresses } from './local-server.ts';
 import type { MetricsSnapshot } from './metrics.ts';
 import type { TcpLimits } from './tcp.ts';
 import type { ZoneApplied } from './zone-loader.ts';
-import type { ZoneContent } from './zone-content.ts';
+import type { ZoneContent } from '../zone-content.ts';
 import { packZone } from './zone-pack.ts';
 
 /** What the thread is started with (its workerData). */

@@ -2,11 +2,11 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as dnsPacket from 'dns-packet';
 import type { Answer, Packet } from 'dns-packet';
-import { silentLogger } from '../log.ts';
+import { silentLogger } from '../../log.ts';
 import { Responder } from './responder.ts';
-import type { ZoneContent } from './zone-content.ts';
-import { sampleZone } from '../../test/dns/sample-zone.ts';
-import { sign } from './tsig.ts';
+import type { ZoneContent } from '../zone-content.ts';
+import { sampleZone } from '../../../test/dns/sample-zone.ts';
+import { sign } from '../tsig.ts';
 
 function responder(zones: ZoneContent[] = [sampleZone()], allow: string[] = []): Responder {
   const r = new Responder({ logger: silentLogger(), allowTransfer: allow, tsigKeys: [{ name: 'k', algorithm: 'hmac-sha256', secret: Buffer.from('secret') }], now: () => 1000 });
