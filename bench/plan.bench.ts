@@ -38,14 +38,30 @@ function workload(n: number): { desired: Endpoint[]; current: Endpoint[] } {
     current.push(newEndpoint({ dnsName: name, recordType: 'A', targets: [target], recordTTL: 300, labels: { owner: 'bench', resource } }));
   }
   for (let i = 0; i < n / 20; i++) {
-    current.push(newEndpoint({ dnsName: `stale-${i}.apps.example.org`, recordType: 'A', targets: [ip(i)], recordTTL: 300, labels: { owner: 'bench', resource: `service/old/s-${i}` } }));
+    current.push(
+      newEndpoint({
+        dnsName: `stale-${i}.apps.example.org`,
+        recordType: 'A',
+        targets: [ip(i)],
+        recordTTL: 300,
+        labels: { owner: 'bench', resource: `service/old/s-${i}` },
+      }),
+    );
   }
   return { desired, current };
 }
 
 async function runSize(n: number, mode: string): Promise<void> {
   const { desired, current } = workload(n);
-  const input = { current, desired, ownerId: 'bench', policy: 'sync' as const, managedRecordTypes: ['A', 'AAAA', 'CNAME'] as const, excludeRecordTypes: [], domainFilter: new DomainFilter({ include: ['example.org'] }) };
+  const input = {
+    current,
+    desired,
+    ownerId: 'bench',
+    policy: 'sync' as const,
+    managedRecordTypes: ['A', 'AAAA', 'CNAME'] as const,
+    excludeRecordTypes: [],
+    domainFilter: new DomainFilter({ include: ['example.org'] }),
+  };
   calculatePlan({ ...input, current: current.slice(0, 1000), desired: desired.slice(0, 1000) }); // warm-up
   const t0 = process.hrtime.bigint();
   const { changes } = calculatePlan(input);
@@ -59,7 +75,17 @@ async function runSize(n: number, mode: string): Promise<void> {
   }
   if (mode === 'plan') {
     const rss = Math.round(process.resourceUsage().maxRSS / 1024);
-    console.log(JSON.stringify({ n, planMs: Math.round(planMs), steadyMs: Math.round(steadyMs), create: changes.create.length, update: changes.updateNew.length, delete: changes.delete.length, peakRssMb: rss }));
+    console.log(
+      JSON.stringify({
+        n,
+        planMs: Math.round(planMs),
+        steadyMs: Math.round(steadyMs),
+        create: changes.create.length,
+        update: changes.updateNew.length,
+        delete: changes.delete.length,
+        peakRssMb: rss,
+      }),
+    );
     return;
   }
 
@@ -73,12 +99,14 @@ async function runSize(n: number, mode: string): Promise<void> {
   calculatePlan({ ...input, current: records });
   const t3 = process.hrtime.bigint();
   const rssMb = process.resourceUsage().maxRSS / 1024;
-  console.log(JSON.stringify({
-    n,
-    registryReadMs: Math.round(Number(t2 - t1) / 1e6),
-    registryPlanMs: Math.round(Number(t3 - t2) / 1e6),
-    peakRssMb: Math.round(rssMb),
-  }));
+  console.log(
+    JSON.stringify({
+      n,
+      registryReadMs: Math.round(Number(t2 - t1) / 1e6),
+      registryPlanMs: Math.round(Number(t3 - t2) / 1e6),
+      peakRssMb: Math.round(rssMb),
+    }),
+  );
 }
 
 function main(): void {
@@ -104,7 +132,9 @@ function main(): void {
   for (const n of [10_000, 100_000]) {
     const r = child(n, 'plan');
     if (r === undefined) return;
-    console.log(`  ${String(n).padEnd(8)} ${cell(r['planMs'], 14)}  ${cell(r['steadyMs'], 15)}  ${cell(r['create'], 6)}  ${cell(r['update'], 6)}  ${cell(r['delete'], 6)}  ${cell(r['peakRssMb'], 12)}`);
+    console.log(
+      `  ${String(n).padEnd(8)} ${cell(r['planMs'], 14)}  ${cell(r['steadyMs'], 15)}  ${cell(r['create'], 6)}  ${cell(r['update'], 6)}  ${cell(r['delete'], 6)}  ${cell(r['peakRssMb'], 12)}`,
+    );
     if (n === 100_000) {
       const ok = (r['planMs'] ?? Infinity) <= GOAL_MS && (r['peakRssMb'] ?? Infinity) <= GOAL_MB;
       console.log(`  goal for 100k: first plan <= ${GOAL_MS} ms and peak RSS <= ${GOAL_MB} MB: ${ok ? 'met' : 'NOT met'}`);

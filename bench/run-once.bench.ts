@@ -54,7 +54,22 @@ async function bench(): Promise<void> {
     const manifests = join(root, 'manifests');
     await mkdir(manifests);
     await writeManifests(manifests, n);
-    const args = ['run', '--once', '--log-level', 'warn', '--manifests-dir', manifests, '--embedded-data-dir', join(root, 'data'), '--embedded-zone', 'example.org', '--metrics-address', '', '--txt-owner-id', 'bench'];
+    const args = [
+      'run',
+      '--once',
+      '--log-level',
+      'warn',
+      '--manifests-dir',
+      manifests,
+      '--embedded-data-dir',
+      join(root, 'data'),
+      '--embedded-zone',
+      'example.org',
+      '--metrics-address',
+      '',
+      '--txt-owner-id',
+      'bench',
+    ];
     const self = fileURLToPath(import.meta.url);
     console.log(`run --once over ${n} Service objects in ${Math.ceil(n / PER_FILE)} files into the embedded store`);
     for (const label of ['first sync (creates every record)', 'second sync (nothing to change)']) {

@@ -18,7 +18,11 @@ const dist = outArg >= 0 ? `${resolve(process.argv[outArg + 1] ?? 'dist')}/` : f
 // Taken before compiling, so a source edited during the build makes the result stale.
 const startedAt = Date.now();
 rmSync(dist, { recursive: true, force: true });
-const tsc = spawnSync(process.execPath, [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.build.json', '--outDir', dist], { cwd: root, stdio: 'inherit' });
+const tsc = spawnSync(
+  process.execPath,
+  [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.build.json', '--outDir', dist],
+  { cwd: root, stdio: 'inherit' },
+);
 if (tsc.status !== 0) {
   // Never leave a half-checked build behind for bin/hostwarden to prefer.
   rmSync(dist, { recursive: true, force: true });

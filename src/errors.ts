@@ -114,11 +114,7 @@ export class SourceError extends HostwardenError {
 export class ProviderError extends HostwardenError {
   readonly provider: string;
   readonly zone: string | undefined;
-  constructor(
-    provider: string,
-    message: string,
-    options: { transient?: boolean; cause?: unknown; zone?: string; code?: ErrorCode } = {},
-  ) {
+  constructor(provider: string, message: string, options: { transient?: boolean; cause?: unknown; zone?: string; code?: ErrorCode } = {}) {
     super(options.code ?? 'PROVIDER_FAILED', message, options);
     this.provider = provider;
     this.zone = options.zone;

@@ -27,9 +27,14 @@ describe('text log format', () => {
     const err = new Error(`cannot resolve ${forged}`);
     logger.error({ err }, 'failed');
     logger.error(err, `bare ${forged}`);
-    const lines = text().split('\n').filter((l) => l !== '');
+    const lines = text()
+      .split('\n')
+      .filter((l) => l !== '');
     assert.equal(lines.filter((l) => ENTRY.test(l)).length, 4, text());
-    assert.ok(lines.every((l) => !l.startsWith('[12:00:00.000]')), text());
+    assert.ok(
+      lines.every((l) => !l.startsWith('[12:00:00.000]')),
+      text(),
+    );
     assert.match(text(), /record www\.example\.org\\n\[12:00:00\.000\] INFO: all records deleted refused/);
   });
 
@@ -66,15 +71,21 @@ describe('RateLimitedLog', () => {
     log.warn({}, 'another message');
     now += 10_000;
     log.info({ remote: '10.0.0.1' }, 'zone transfer refused');
-    const entries = text().trimEnd().split('\n').map((l) => JSON.parse(l) as { msg: string; suppressed?: number });
-    assert.deepEqual(entries.map((e) => e.msg), [
-      'zone transfer refused',
-      'zone transfer refused',
-      'zone transfer refused',
-      'another message',
-      'zone transfer refused (1997 more like it suppressed in 10s)',
-      'zone transfer refused',
-    ]);
+    const entries = text()
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { msg: string; suppressed?: number });
+    assert.deepEqual(
+      entries.map((e) => e.msg),
+      [
+        'zone transfer refused',
+        'zone transfer refused',
+        'zone transfer refused',
+        'another message',
+        'zone transfer refused (1997 more like it suppressed in 10s)',
+        'zone transfer refused',
+      ],
+    );
     assert.equal(entries[4]?.suppressed, 1997);
   });
 

@@ -160,9 +160,12 @@ export class RateLimitedLog {
     if (w.timer === undefined) {
       const open = w;
       // The summary must come out even if the flood stops; unref'd, so it never holds the process open.
-      open.timer = setTimeout(() => {
-        if (this.windows.get(key) === open) this.close(key, open);
-      }, Math.max(1, open.startedAt + this.intervalMs - now));
+      open.timer = setTimeout(
+        () => {
+          if (this.windows.get(key) === open) this.close(key, open);
+        },
+        Math.max(1, open.startedAt + this.intervalMs - now),
+      );
       open.timer.unref();
     }
   }

@@ -29,6 +29,9 @@ describe('redactUrl', () => {
 describe('redactUrls', () => {
   test('every URL inside a message is redacted', () => {
     const message = 'Request cannot be constructed from a URL that includes credentials: http://a:b@localhost:8888/records (also https://t@h/?token=x)';
-    assert.equal(redactUrls(message), 'Request cannot be constructed from a URL that includes credentials: http://REDACTED@localhost:8888/records (also https://REDACTED@h/?token=REDACTED)');
+    assert.equal(
+      redactUrls(message),
+      'Request cannot be constructed from a URL that includes credentials: http://REDACTED@localhost:8888/records (also https://REDACTED@h/?token=REDACTED)',
+    );
   });
 });

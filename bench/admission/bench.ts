@@ -36,7 +36,15 @@ const CONCURRENCY = arg('concurrency', '1,16').split(',').map(Number);
 function post(port: number, ca: Buffer, agent: Agent, body: string): Promise<{ allowed: boolean; status?: { message?: string } }> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, method: 'POST', path: '/validate-services-externalips', ca, agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/validate-services-externalips',
+        ca,
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -80,7 +88,14 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
-async function measure(port: number, ca: Buffer, body: string, expectAllowed: boolean, total: number, concurrency: number): Promise<{ rate: number; p50: number; p99: number; max: number }> {
+async function measure(
+  port: number,
+  ca: Buffer,
+  body: string,
+  expectAllowed: boolean,
+  total: number,
+  concurrency: number,
+): Promise<{ rate: number; p50: number; p99: number; max: number }> {
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const latencies: number[] = [];
   let next = 0;
@@ -110,7 +125,22 @@ async function main(): Promise<number> {
   const ca = await readFile(cert.certFile);
   const child = spawn(
     process.execPath,
-    [join(ROOT, 'bin/hostwarden'), 'admission-webhook', '--log-format', 'json', '--listen', '127.0.0.1:0', '--kubeconfig', kubeconfig, '--tls-cert-file', cert.certFile, '--tls-private-key-file', cert.keyFile, '--allowed-cidrs', '10.0.0.0/8'],
+    [
+      join(ROOT, 'bin/hostwarden'),
+      'admission-webhook',
+      '--log-format',
+      'json',
+      '--listen',
+      '127.0.0.1:0',
+      '--kubeconfig',
+      kubeconfig,
+      '--tls-cert-file',
+      cert.certFile,
+      '--tls-private-key-file',
+      cert.keyFile,
+      '--allowed-cidrs',
+      '10.0.0.0/8',
+    ],
     { cwd: ROOT, env: { PATH: process.env['PATH'] ?? '' }, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let failed = false;
@@ -131,14 +161,29 @@ async function main(): Promise<number> {
     child.stderr?.resume();
     const workloads = [
       { name: 'inside the ranges (no SubjectAccessReview)', body: serviceReview({ externalIPs: ['10.1.2.3', '10.4.5.6'] }), allowed: true },
-      { name: 'admin override (SubjectAccessReview round trip)', body: serviceReview({ externalIPs: ['192.0.2.1'], user: 'root', groups: ['system:masters'] }), allowed: true },
+      {
+        name: 'admin override (SubjectAccessReview round trip)',
+        body: serviceReview({ externalIPs: ['192.0.2.1'], user: 'root', groups: ['system:masters'] }),
+        allowed: true,
+      },
     ];
     const cores = (await import('node:os')).availableParallelism();
     const load = (await import('node:os')).loadavg()[0] ?? 0;
     const micros = pureDecisionCpuMicros(workloads[0]!.body);
     console.log(`parse + decide alone, in process: ${micros.toFixed(1)} µs CPU each (${(1e6 / micros).toFixed(0)} decisions per CPU-second)`);
-    console.log(`admission webhook over HTTPS on loopback, ${REQUESTS} requests per row, keep-alive connections; ${cores} cores, load average ${load.toFixed(1)} at start`);
-    console.log('workload'.padEnd(50) + 'conc'.padStart(6) + 'decisions/s'.padStart(13) + 'p50 ms'.padStart(9) + 'p99 ms'.padStart(9) + 'max ms'.padStart(9) + 'cpu ms/req'.padStart(12) + '  goal p99 ≤ 10 ms');
+    console.log(
+      `admission webhook over HTTPS on loopback, ${REQUESTS} requests per row, keep-alive connections; ${cores} cores, load average ${load.toFixed(1)} at start`,
+    );
+    console.log(
+      'workload'.padEnd(50) +
+        'conc'.padStart(6) +
+        'decisions/s'.padStart(13) +
+        'p50 ms'.padStart(9) +
+        'p99 ms'.padStart(9) +
+        'max ms'.padStart(9) +
+        'cpu ms/req'.padStart(12) +
+        '  goal p99 ≤ 10 ms',
+    );
     for (const w of workloads) {
       await measure(port, ca, w.body, w.allowed, 300, 4); // warm-up: JIT, TLS sessions, API client
       for (const c of CONCURRENCY) {
@@ -147,7 +192,16 @@ async function main(): Promise<number> {
         const cpuPerRequest = (cpuMs(child.pid ?? 0) - cpu0) / REQUESTS;
         const ok = r.p99 <= GOAL_P99_MS;
         if (!ok) failed = true;
-        console.log(w.name.padEnd(50) + String(c).padStart(6) + r.rate.toFixed(0).padStart(13) + r.p50.toFixed(2).padStart(9) + r.p99.toFixed(2).padStart(9) + r.max.toFixed(2).padStart(9) + cpuPerRequest.toFixed(3).padStart(12) + `  ${ok ? 'met' : 'MISSED'}`);
+        console.log(
+          w.name.padEnd(50) +
+            String(c).padStart(6) +
+            r.rate.toFixed(0).padStart(13) +
+            r.p50.toFixed(2).padStart(9) +
+            r.p99.toFixed(2).padStart(9) +
+            r.max.toFixed(2).padStart(9) +
+            cpuPerRequest.toFixed(3).padStart(12) +
+            `  ${ok ? 'met' : 'MISSED'}`,
+        );
       }
     }
   } finally {

@@ -14,7 +14,8 @@ export function benchZone(): ZoneContent {
     rrsets.push({ name: `host-${i}.${ORIGIN}`, type: 'A', ttl: 300, rdata: [`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`] });
   }
   for (let i = 0; i < 1000; i++) rrsets.push({ name: `alias-${i}.${ORIGIN}`, type: 'CNAME', ttl: 300, rdata: [`host-${i * 7}.${ORIGIN}`] });
-  for (let i = 0; i < 1000; i++) rrsets.push({ name: `txt-${i}.${ORIGIN}`, type: 'TXT', ttl: 300, rdata: [`heritage=external-dns,external-dns/owner=bench,entry=${i}`] });
+  for (let i = 0; i < 1000; i++)
+    rrsets.push({ name: `txt-${i}.${ORIGIN}`, type: 'TXT', ttl: 300, rdata: [`heritage=external-dns,external-dns/owner=bench,entry=${i}`] });
   rrsets.push({ name: `*.wild.${ORIGIN}`, type: 'A', ttl: 300, rdata: ['192.0.2.99'] });
   return {
     origin: ORIGIN,

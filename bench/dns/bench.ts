@@ -79,7 +79,10 @@ async function dnsperf(port: number, queries: string, seconds: number, dir: stri
     maxMs: num(/max ([\d.]+)\)/) * 1000,
     p99Ms: latencies.length > 0 ? (latencies[Math.floor(latencies.length * 0.99)] ?? 0) * 1000 : undefined,
     p50Ms: latencies.length > 0 ? (latencies[Math.floor(latencies.length * 0.5)] ?? 0) * 1000 : undefined,
-    stealPct: before !== undefined && after !== undefined && after.total > before.total ? (100 * (after.steal - before.steal)) / (after.total - before.total) : undefined,
+    stealPct:
+      before !== undefined && after !== undefined && after.total > before.total
+        ? (100 * (after.steal - before.steal)) / (after.total - before.total)
+        : undefined,
   };
 }
 
@@ -128,7 +131,10 @@ function median(runs: PerfResult[], key: 'qps' | 'p99Ms'): PerfResult {
   return sorted[Math.floor(sorted.length / 2)] as PerfResult;
 }
 
-const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 
 async function main(): Promise<void> {
   const seconds = Number(process.argv[2] ?? 10);
@@ -157,9 +163,14 @@ async function main(): Promise<void> {
     }
     // Warm up caches (prepared answers are built on first use) and the JIT.
     for (const s of servers) await dnsperf(s.port, queries, 2, dir);
-    console.log(`zone ${ORIGIN}: ${zone.rrsets.length} RRsets; ${seconds}s per run, ${rounds} round(s); dnsperf -c 4 -T 1; ${(await run('nproc')).stdout.trim()} cores; load average ${load()}`);
+    console.log(
+      `zone ${ORIGIN}: ${zone.rrsets.length} RRsets; ${seconds}s per run, ${rounds} round(s); dnsperf -c 4 -T 1; ${(await run('nproc')).stdout.trim()} cores; load average ${load()}`,
+    );
     const ratios = (results: PerfResult[]): string =>
-      servers.slice(1).map((s, i) => `${s.name.replace('Hostwarden ', '')} ${((results[i + 1]?.qps ?? 0) / (results[0]?.qps ?? 1)).toFixed(2)}`).join(', ');
+      servers
+        .slice(1)
+        .map((s, i) => `${s.name.replace('Hostwarden ', '')} ${((results[i + 1]?.qps ?? 0) / (results[0]?.qps ?? 1)).toFixed(2)}`)
+        .join(', ');
     const max: PerfResult[][] = servers.map(() => []);
     const capped: PerfResult[][] = servers.map(() => []);
     for (let round = 1; round <= rounds; round++) {

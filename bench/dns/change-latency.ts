@@ -18,7 +18,6 @@ import { loadBalancerService } from '../../test/support/manifests.ts';
 const POLL_MS = 5;
 const TIMEOUT_MS = 10_000;
 
-
 function queryA(port: number, name: string): Promise<string | undefined> {
   return new Promise((resolve) => {
     const sock = createSocket('udp4');
@@ -47,7 +46,18 @@ async function main(): Promise<void> {
   const manifests = join(root, 'manifests');
   await mkdir(manifests);
   await writeFile(join(manifests, 'web.yaml'), loadBalancerService('web', 'www.example.org', '192.0.2.1'));
-  const hw = await startHostwarden(['--manifests-dir', manifests, '--embedded-data-dir', join(root, 'data'), '--embedded-zone', 'example.org', '--min-event-sync-interval', '0s', '--log-level', 'info']);
+  const hw = await startHostwarden([
+    '--manifests-dir',
+    manifests,
+    '--embedded-data-dir',
+    join(root, 'data'),
+    '--embedded-zone',
+    'example.org',
+    '--min-event-sync-interval',
+    '0s',
+    '--log-level',
+    'info',
+  ]);
   try {
     await hw.waitForLog((l) => l['msg'] === 'changes committed to zone files');
     const latencies: number[] = [];

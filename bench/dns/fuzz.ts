@@ -10,6 +10,8 @@ const seed = Number(process.argv[3] ?? Date.now() % 0x7fffffff);
 const started = Date.now();
 const stats = fuzz(count, seed, (b) => dnsPacket.decode(b));
 const secs = (Date.now() - started) / 1000;
-console.log(`seed ${seed}: ${stats.packets} packets, ${stats.replies} replies, ${stats.dropped} dropped, ${stats.failures.length} failures in ${secs.toFixed(1)} s`);
+console.log(
+  `seed ${seed}: ${stats.packets} packets, ${stats.replies} replies, ${stats.dropped} dropped, ${stats.failures.length} failures in ${secs.toFixed(1)} s`,
+);
 for (const f of stats.failures.slice(0, 10)) console.log(f);
 if (stats.failures.length > 0) process.exitCode = 1;

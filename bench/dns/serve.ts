@@ -19,7 +19,10 @@ async function main(): Promise<void> {
   process.stdout.write(`${JSON.stringify({ port, engine: server.udpEngine })}\n`);
   process.stdin.resume();
   process.stdin.on('end', () => {
-    server.stop().then(() => process.exit(0), () => process.exit(1));
+    server.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   });
 }
 

@@ -77,8 +77,24 @@ async function runSize(size: number, intervalMs: number, extra: string[]): Promi
   await writeFile(file, largeDnsEndpoint('big', ZONE, size));
   let hw: RunningHostwarden | undefined;
   try {
-    hw = await startHostwarden(['--manifests-dir', manifests, '--embedded-data-dir', join(root, 'data'), '--embedded-zone', ZONE,
-      '--interval', `${intervalMs}ms`, '--min-event-sync-interval', '0s', '--log-level', 'debug', ...extra], { timeoutMs: 120_000 });
+    hw = await startHostwarden(
+      [
+        '--manifests-dir',
+        manifests,
+        '--embedded-data-dir',
+        join(root, 'data'),
+        '--embedded-zone',
+        ZONE,
+        '--interval',
+        `${intervalMs}ms`,
+        '--min-event-sync-interval',
+        '0s',
+        '--log-level',
+        'debug',
+        ...extra,
+      ],
+      { timeoutMs: 120_000 },
+    );
     const running = hw;
     await running.waitForLog((l) => l['msg'] === 'changes committed to zone files', 300_000);
     await waitForAnswer(running.dnsPort, `host-1.${ZONE}`, '10.0.0.1', 60_000);
@@ -112,11 +128,19 @@ async function main(): Promise<void> {
   const interval = arg('--interval', '3s');
   const intervalMs = Number(interval.replace(/m?s$/, '')) * (interval.endsWith('ms') ? 1 : 1000);
   const extra = extraArgs();
-  console.log(`DNS answers during syncs: one UDP query every 2 ms; --interval ${interval}${extra.length > 0 ? `; extra: ${extra.join(' ')}` : ''}; load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `DNS answers during syncs: one UDP query every 2 ms; --interval ${interval}${extra.length > 0 ? `; extra: ${extra.join(' ')}` : ''}; load ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   for (const size of sizes) {
     for (const line of await runSize(size, intervalMs, extra)) console.log(line);
   }
-  console.log(`goal: largest gap < ${GOAL_MS} ms; load at the end ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `goal: largest gap < ${GOAL_MS} ms; load at the end ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
 }
 
 await main();

@@ -15,8 +15,21 @@ for (let i = 0; i < n; i++) {
   api.create({
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: { name: `svc-${i}`, namespace: `ns-${i % 20}`, annotations: { 'external-dns.alpha.kubernetes.io/hostname': `svc-${i}.example.org`, 'kubectl.kubernetes.io/last-applied-configuration': '{"apiVersion":"v1","kind":"Service","metadata":{"name":"x"},"spec":{"type":"LoadBalancer","ports":[{"port":80}]}}' } },
-    spec: { type: 'LoadBalancer', ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 8080, nodePort: 30000 + (i % 2000) }], selector: { app: `svc-${i}` }, clusterIP: `10.96.${(i >> 8) & 255}.${i & 255}` },
+    metadata: {
+      name: `svc-${i}`,
+      namespace: `ns-${i % 20}`,
+      annotations: {
+        'external-dns.alpha.kubernetes.io/hostname': `svc-${i}.example.org`,
+        'kubectl.kubernetes.io/last-applied-configuration':
+          '{"apiVersion":"v1","kind":"Service","metadata":{"name":"x"},"spec":{"type":"LoadBalancer","ports":[{"port":80}]}}',
+      },
+    },
+    spec: {
+      type: 'LoadBalancer',
+      ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 8080, nodePort: 30000 + (i % 2000) }],
+      selector: { app: `svc-${i}` },
+      clusterIP: `10.96.${(i >> 8) & 255}.${i & 255}`,
+    },
     status: { loadBalancer: { ingress: [{ ip: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}` }] } },
   });
   api.create({
@@ -25,7 +38,12 @@ for (let i = 0; i < n; i++) {
     metadata: { name: `ing-${i}`, namespace: `ns-${i % 20}` },
     spec: {
       ingressClassName: 'nginx',
-      rules: [{ host: `ing-${i}.example.org`, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: `svc-${i}`, port: { number: 80 } } } }] } }],
+      rules: [
+        {
+          host: `ing-${i}.example.org`,
+          http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: `svc-${i}`, port: { number: 80 } } } }] },
+        },
+      ],
       tls: [{ hosts: [`ing-${i}.example.org`], secretName: `tls-${i}` }],
     },
     status: { loadBalancer: { ingress: [{ hostname: 'lb.example.net' }] } },

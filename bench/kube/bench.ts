@@ -102,10 +102,15 @@ class ApplyLog {
 /** What bin/hostwarden will run: dist/ when `npm run build` made it after the last change under src/. */
 async function builtRuntime(): Promise<string> {
   const newest = (dir: string): number =>
-    readdirSync(dir, { withFileTypes: true }).reduce((m, e) => Math.max(m, e.isDirectory() ? newest(`${dir}/${e.name}`) : statSync(`${dir}/${e.name}`).mtimeMs), statSync(dir).mtimeMs);
+    readdirSync(dir, { withFileTypes: true }).reduce(
+      (m, e) => Math.max(m, e.isDirectory() ? newest(`${dir}/${e.name}`) : statSync(`${dir}/${e.name}`).mtimeMs),
+      statSync(dir).mtimeMs,
+    );
   const stamp = await readFile(`${REPO_ROOT}dist/.build.json`, 'utf8').catch(() => '');
   if (stamp === '') return 'tsx (no dist/: npm run build)';
-  return newest(`${REPO_ROOT}src`) < (JSON.parse(stamp) as { startedAt: number }).startedAt ? 'dist (compiled JS, plain node)' : 'tsx (dist/ is older than src/: npm run build)';
+  return newest(`${REPO_ROOT}src`) < (JSON.parse(stamp) as { startedAt: number }).startedAt
+    ? 'dist (compiled JS, plain node)'
+    : 'tsx (dist/ is older than src/: npm run build)';
 }
 
 /** VmRSS and VmHWM (peak) of a process, in KiB, from /proc. */
@@ -117,33 +122,53 @@ async function memoryOf(pid: number): Promise<{ rss: number; peak: number }> {
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 const tApi = performance.now();
-const apiChild = fork(fileURLToPath(new URL('./apiserver-child.ts', import.meta.url)), [String(objects)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const apiChild = fork(fileURLToPath(new URL('./apiserver-child.ts', import.meta.url)), [String(objects)], {
+  execArgv: ['--import', 'tsx'],
+  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+});
 const kubeconfig = await new Promise<string>((resolve, reject) => {
   apiChild.once('message', (m) => resolve((m as { kubeconfig: string }).kubeconfig));
   apiChild.once('exit', (code) => reject(new Error(`API server child exited with ${code}`)));
 });
-process.stdout.write(`objects: ${objects} Services + ${objects} Ingresses (test API server filled in ${Math.round(performance.now() - tApi)} ms, its own process)\n`);
+process.stdout.write(
+  `objects: ${objects} Services + ${objects} Ingresses (test API server filled in ${Math.round(performance.now() - tApi)} ms, its own process)\n`,
+);
 
 const logger = silentLogger();
 
 const hostwardenArgs = [
   'run',
-  '--source', 'service',
-  '--source', 'ingress',
-  '--provider', 'inmemory',
-  '--domain-filter', 'example.org',
-  '--kubeconfig', kubeconfig,
-  '--txt-owner-id', 'bench',
-  '--interval', '1h',
-  '--min-event-sync-interval', minEventSyncInterval,
-  '--txt-cache-interval', txtCacheInterval,
-  '--metrics-address', '127.0.0.1:0',
-  '--log-level', 'info',
-  '--log-format', 'json',
+  '--source',
+  'service',
+  '--source',
+  'ingress',
+  '--provider',
+  'inmemory',
+  '--domain-filter',
+  'example.org',
+  '--kubeconfig',
+  kubeconfig,
+  '--txt-owner-id',
+  'bench',
+  '--interval',
+  '1h',
+  '--min-event-sync-interval',
+  minEventSyncInterval,
+  '--txt-cache-interval',
+  txtCacheInterval,
+  '--metrics-address',
+  '127.0.0.1:0',
+  '--log-level',
+  'info',
+  '--log-format',
+  'json',
   ...args('hostwarden-arg'),
 ];
 const runtimeNote = runtime === 'tsx' ? 'tsx (forced)' : runtime === 'dist' ? 'dist (forced, as last built)' : await builtRuntime();
@@ -175,10 +200,16 @@ const sampler = setInterval(() => void memoryOf(pid).then((m) => samples.push(m)
 const writer = KubeClient.fromConfig({ kubeconfig, env: {} }, logger);
 let failed = false;
 try {
-  await withTimeout(Promise.race([applyLog.firstApplied, hostwardenExit.then((code) => Promise.reject(new Error(`hostwarden exited with ${code}`)))]), 600_000, 'the first apply');
+  await withTimeout(
+    Promise.race([applyLog.firstApplied, hostwardenExit.then((code) => Promise.reject(new Error(`hostwarden exited with ${code}`)))]),
+    600_000,
+    'the first apply',
+  );
   const initialMs = performance.now() - tSpawn;
   const afterSync = await memoryOf(pid);
-  process.stdout.write(`initial sync (process start, list both types, translate, plan, apply ${applyLog.firstApply?.create ?? 0} records and their TXT): ${Math.round(initialMs)} ms\n`);
+  process.stdout.write(
+    `initial sync (process start, list both types, translate, plan, apply ${applyLog.firstApply?.create ?? 0} records and their TXT): ${Math.round(initialMs)} ms\n`,
+  );
   // Events for 20k objects and the loop's own first sync settle before measuring.
   await new Promise((r) => setTimeout(r, 3000));
   const appliesBefore = applyLog.applies;
@@ -208,9 +239,12 @@ try {
     `event → apply over ${latencies.length} changes (--min-event-sync-interval ${minEventSyncInterval}, --txt-cache-interval ${txtCacheInterval}): p50 ${pct(50)} ms, p99 ${pct(99)} ms, max ${pct(100)} ms; ` +
       `${applyLog.applies - appliesBefore} applies\n`,
   );
-  process.stdout.write(`Hostwarden RSS: ${mb(afterSync.rss)} MB after the first sync, ${mb(steadyRss)} MB highest while changing, ${mb(end.peak)} MB peak over the whole run (VmHWM)\n`);
+  process.stdout.write(
+    `Hostwarden RSS: ${mb(afterSync.rss)} MB after the first sync, ${mb(steadyRss)} MB highest while changing, ${mb(end.peak)} MB peak over the whole run (VmHWM)\n`,
+  );
   process.stdout.write(`runtime: ${runtimeNote}; load average at the end: ${load}\n\n`);
-  const row = (what: string, goal: string, measured: string, ok: boolean): string => `${what.padEnd(32)}${goal.padEnd(12)}${measured.padEnd(12)}${ok ? 'met' : 'MISSED'}\n`;
+  const row = (what: string, goal: string, measured: string, ok: boolean): string =>
+    `${what.padEnd(32)}${goal.padEnd(12)}${measured.padEnd(12)}${ok ? 'met' : 'MISSED'}\n`;
   process.stdout.write(row('goal (issue #4)', 'target', 'measured', true).replace('met', ''));
   process.stdout.write(row('event → apply p99', `≤ ${GOAL_P99_MS} ms`, `${pct(99)} ms`, pct(99) <= GOAL_P99_MS));
   process.stdout.write(row('RSS while changing', `≤ ${GOAL_RSS_MB} MB`, `${mb(steadyRss)} MB`, mb(steadyRss) <= GOAL_RSS_MB));

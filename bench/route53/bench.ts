@@ -26,7 +26,9 @@ import { FakeSource } from '../../test/support/fakes.ts';
 import { Route53Provider } from '../../src/provider/aws/route53.ts';
 import { testController } from '../../test/support/controller.ts';
 
-const { values } = parseArgs({ options: { records: { type: 'string', default: '20000' }, zones: { type: 'string', default: '10' }, rate: { type: 'string', default: '5' } } });
+const { values } = parseArgs({
+  options: { records: { type: 'string', default: '20000' }, zones: { type: 'string', default: '10' }, rate: { type: 'string', default: '5' } },
+});
 const RECORDS = Number(values.records);
 const ZONES = Number(values.zones);
 
@@ -61,7 +63,9 @@ async function measure(e: AwsEmulators, scenario: string, run: () => Promise<num
   const writes = e.aws.count('route53', 'ChangeResourceRecordSets');
   const row = { scenario, reads: e.aws.count('route53') - writes, writes, ms, changes };
   const lists = e.aws.count('route53', 'ListResourceRecordSets');
-  process.stdout.write(`${scenario.padEnd(52)} reads ${String(row.reads).padStart(4)} (ListResourceRecordSets ${String(lists).padStart(3)})  writes ${String(writes).padStart(4)}  planned changes ${String(changes).padStart(6)}  ${String(ms).padStart(7)} ms\n`);
+  process.stdout.write(
+    `${scenario.padEnd(52)} reads ${String(row.reads).padStart(4)} (ListResourceRecordSets ${String(lists).padStart(3)})  writes ${String(writes).padStart(4)}  planned changes ${String(changes).padStart(6)}  ${String(ms).padStart(7)} ms\n`,
+  );
   return row;
 }
 
@@ -73,7 +77,8 @@ try {
   }
   process.stdout.write(`Route53 emulator: ${RECORDS} records in ${ZONES} zones, TXT registry, ${values.rate} requests/s, batch interval 1s\n`);
   process.stdout.write('anchor: external-dns reported ≈ 67 ListResourceRecordSets calls per sync for 20k records (every sync)\n\n');
-  const countChanges = (r: { changes: { create: unknown[]; updateNew: unknown[]; delete: unknown[] } }): number => r.changes.create.length + r.changes.updateNew.length + r.changes.delete.length;
+  const countChanges = (r: { changes: { create: unknown[]; updateNew: unknown[]; delete: unknown[] } }): number =>
+    r.changes.create.length + r.changes.updateNew.length + r.changes.delete.length;
   const p = await provider(e, Array.from({ length: ZONES }, (_, z) => `zone${z}.bench`).join(','));
   const registry = new TXTRegistry(p, { ownerId: 'bench', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], logger: silentLogger() });
   const source = new FakeSource(Array.from({ length: RECORDS }, (_, i) => service(i)));
@@ -90,12 +95,19 @@ try {
 
   // A restart: a new process knows nothing and lists every zone once, as external-dns does on every sync.
   const restarted = await provider(e, Array.from({ length: ZONES }, (_, z) => `zone${z}.bench`).join(','));
-  const again = controller(source, new TXTRegistry(restarted, { ownerId: 'bench', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], logger: silentLogger() }));
+  const again = controller(
+    source,
+    new TXTRegistry(restarted, { ownerId: 'bench', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], logger: silentLogger() }),
+  );
   await measure(e, `restart: first sync over ${source.desired.length} Services`, async () => countChanges(await again.runOnce()));
 
   // The same volume without ownership records: only the record values count against the limits.
   const flat = await provider(e, Array.from({ length: ZONES }, (_, z) => `flat${z}.bench`).join(','));
-  const flatSource = new FakeSource(Array.from({ length: half * 2 }, (_, i) => newEndpoint({ dnsName: `r-${i}.flat${i % ZONES}.bench`, recordType: 'A', targets: [`10.1.${(i >> 8) & 255}.${i & 255}`] })));
+  const flatSource = new FakeSource(
+    Array.from({ length: half * 2 }, (_, i) =>
+      newEndpoint({ dnsName: `r-${i}.flat${i % ZONES}.bench`, recordType: 'A', targets: [`10.1.${(i >> 8) & 255}.${i & 255}`] }),
+    ),
+  );
   const fc = controller(flatSource, new NoopRegistry(flat));
   await measure(e, `${half * 2} changes: ${half * 2} A records, --registry noop`, async () => countChanges(await fc.runOnce()));
 } finally {

@@ -53,7 +53,10 @@ describe('external-IP decision table', () => {
   test('no config: an externalIP is refused, saying externalIPs are disabled', () => {
     const d = final(emptyPolicy('none'), request(svc(['1.2.3.4'])), USER);
     assert.equal(d.allowed, false);
-    assert.deepEqual(d.fieldErrors.map((e) => e.field), ['spec.externalIPs']);
+    assert.deepEqual(
+      d.fieldErrors.map((e) => e.field),
+      ['spec.externalIPs'],
+    );
     assert.equal(d.message, 'services "web" is forbidden: spec.externalIPs: Forbidden: externalIPs have been disabled');
   });
 
@@ -93,8 +96,14 @@ describe('external-IP decision table', () => {
 
   test('only the offending entries are reported, by index', () => {
     const d = final(rules('10.0.0.0/8'), request(svc(['10.0.0.1', '11.0.0.1', '10.0.0.2', '12.0.0.1'])), USER);
-    assert.deepEqual(d.fieldErrors.map((e) => e.field), ['spec.externalIPs[1]', 'spec.externalIPs[3]']);
-    assert.equal(d.message, 'services "web" is forbidden: [spec.externalIPs[1]: Forbidden: externalIP is not allowed, spec.externalIPs[3]: Forbidden: externalIP is not allowed]');
+    assert.deepEqual(
+      d.fieldErrors.map((e) => e.field),
+      ['spec.externalIPs[1]', 'spec.externalIPs[3]'],
+    );
+    assert.equal(
+      d.message,
+      'services "web" is forbidden: [spec.externalIPs[1]: Forbidden: externalIP is not allowed, spec.externalIPs[3]: Forbidden: externalIP is not allowed]',
+    );
   });
 
   test('"abcd" is Forbidden as not a valid address and, as in the plugin, goes to the override check', () => {
@@ -175,7 +184,10 @@ describe('external-IP decision table', () => {
     const policy = emptyPolicy('none');
     assert.equal(decide(policy, request(svc(['1.2.3.4']), 'DELETE')).reason, 'not-applicable');
     assert.equal(decide(policy, { ...request(svc(['1.2.3.4'])), subResource: 'status' }).reason, 'not-applicable');
-    assert.equal(decide(policy, { ...request(svc(['1.2.3.4'])), resource: { group: 'apps', version: 'v1', resource: 'deployments' } }).reason, 'not-applicable');
+    assert.equal(
+      decide(policy, { ...request(svc(['1.2.3.4'])), resource: { group: 'apps', version: 'v1', resource: 'deployments' } }).reason,
+      'not-applicable',
+    );
   });
 
   test('a request without a readable Service is denied, without an override (a webhook always gets the object)', () => {

@@ -10,14 +10,7 @@ import { isDisabled } from './policy.ts';
 import type { ExternalIPPolicy } from './policy.ts';
 
 /** Stable codes for metrics and logs. */
-export type DecisionReason =
-  | 'not-applicable'
-  | 'no-external-ips'
-  | 'within-policy'
-  | 'refused'
-  | 'override'
-  | 'override-check-failed'
-  | 'malformed';
+export type DecisionReason = 'not-applicable' | 'no-external-ips' | 'within-policy' | 'refused' | 'override' | 'override-check-failed' | 'malformed';
 
 /** The external-IP verdict, with why (for metrics and logs) and whether the override may change it. */
 export interface Decision extends AdmissionVerdict {

@@ -34,8 +34,20 @@ export class AdmissionMetrics {
       labelNames: ['result'],
       registers,
     });
-    this.certificateReloads = new Counter({ name: 'hostwarden_admission_certificate_reloads_total', help: 'Serving certificates installed after the first.', registers });
-    this.certificateExpiry = new Gauge({ name: 'hostwarden_admission_certificate_expiry_timestamp_seconds', help: 'When the serving certificate expires (Unix time).', registers });
-    this.policyErrors = new Counter({ name: 'hostwarden_admission_policy_errors_total', help: 'Live policy updates refused because an entry was invalid (the last good policy stays).', registers });
+    this.certificateReloads = new Counter({
+      name: 'hostwarden_admission_certificate_reloads_total',
+      help: 'Serving certificates installed after the first.',
+      registers,
+    });
+    this.certificateExpiry = new Gauge({
+      name: 'hostwarden_admission_certificate_expiry_timestamp_seconds',
+      help: 'When the serving certificate expires (Unix time).',
+      registers,
+    });
+    this.policyErrors = new Counter({
+      name: 'hostwarden_admission_policy_errors_total',
+      help: 'Live policy updates refused because an entry was invalid (the last good policy stays).',
+      registers,
+    });
   }
 }

@@ -69,7 +69,10 @@ export class NetworkPolicySource {
     } catch (err) {
       if (!(err instanceof PolicyError)) throw err;
       this.opts.metrics.policyErrors.inc();
-      log.error({ network: this.origin, err: err.message, kept: describePolicy(this.policy) }, 'the Network object has an invalid externalIP range; keeping the last good policy');
+      log.error(
+        { network: this.origin, err: err.message, kept: describePolicy(this.policy) },
+        'the Network object has an invalid externalIP range; keeping the last good policy',
+      );
       return;
     } finally {
       this.lastVersion = version;

@@ -32,10 +32,17 @@ describe('IP and CIDR parsing', () => {
 
 describe('policy sources', () => {
   test('the upstream ExternalIPRangerAdmissionConfig, YAML or JSON', () => {
-    const yaml = 'apiVersion: network.openshift.io/v1\nkind: ExternalIPRangerAdmissionConfig\nexternalIPNetworkCIDRs: ["10.0.0.0/8", "!10.1.0.0/16"]\nallowIngressIP: true\n';
+    const yaml =
+      'apiVersion: network.openshift.io/v1\nkind: ExternalIPRangerAdmissionConfig\nexternalIPNetworkCIDRs: ["10.0.0.0/8", "!10.1.0.0/16"]\nallowIngressIP: true\n';
     const p = parsePolicyFile(yaml, 'ranger.yaml');
-    assert.deepEqual(p.admit.map((r) => r.text), ['10.0.0.0/8']);
-    assert.deepEqual(p.reject.map((r) => r.text), ['10.1.0.0/16']);
+    assert.deepEqual(
+      p.admit.map((r) => r.text),
+      ['10.0.0.0/8'],
+    );
+    assert.deepEqual(
+      p.reject.map((r) => r.text),
+      ['10.1.0.0/16'],
+    );
     assert.equal(p.allowIngressIP, true);
     const json = parsePolicyFile(JSON.stringify({ kind: 'ExternalIPRangerAdmissionConfig', externalIPNetworkCIDRs: ['!0.0.0.0/0'] }), 'r.json');
     assert.equal(json.reject.length, 1);
@@ -43,32 +50,49 @@ describe('policy sources', () => {
   });
 
   test('errors name the file and the entry', () => {
-    assert.throws(() => parsePolicyFile('externalIPNetworkCIDRs: ["10.0.0.0/8", "!10.1.0.0/99"]', 'ranger.yaml'), (err: unknown) => {
-      assert.ok(err instanceof PolicyError);
-      assert.match(err.message, /ranger\.yaml: externalIPNetworkCIDRs\[1\]: "10\.1\.0\.0\/99" is not a CIDR/);
-      return true;
-    });
+    assert.throws(
+      () => parsePolicyFile('externalIPNetworkCIDRs: ["10.0.0.0/8", "!10.1.0.0/99"]', 'ranger.yaml'),
+      (err: unknown) => {
+        assert.ok(err instanceof PolicyError);
+        assert.match(err.message, /ranger\.yaml: externalIPNetworkCIDRs\[1\]: "10\.1\.0\.0\/99" is not a CIDR/);
+        return true;
+      },
+    );
     assert.throws(() => parsePolicyFile('kind: Other', 'x.yaml'), /kind is "Other"/);
     assert.throws(() => parsePolicyFile('allowIngressIP: maybe', 'x.yaml'), /allowIngressIP must be true or false/);
     assert.throws(() => parsePolicyFile('[1, 2', 'x.yaml'), /not YAML or JSON/);
   });
 
   test('flag errors name the flag and the entry', () => {
-    assert.throws(() => policyFromFlags({ allowedCidrs: ['10.0.0.0/8'], rejectedCidrs: ['bad'], allowIngressIP: false }), (err: unknown) => {
-      assert.ok(err instanceof ConfigError);
-      assert.equal(err.flag, '--rejected-cidrs');
-      assert.match(err.message, /"bad" is not a CIDR/);
-      return true;
-    });
+    assert.throws(
+      () => policyFromFlags({ allowedCidrs: ['10.0.0.0/8'], rejectedCidrs: ['bad'], allowIngressIP: false }),
+      (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        assert.equal(err.flag, '--rejected-cidrs');
+        assert.match(err.message, /"bad" is not a CIDR/);
+        return true;
+      },
+    );
   });
 
   test('the OpenShift Network object: rejected first, allowIngressIP from autoAssignCIDRs', () => {
-    const net = { spec: { externalIP: { policy: { allowedCIDRs: ['192.0.2.0/24'], rejectedCIDRs: ['192.0.2.128/25'] }, autoAssignCIDRs: ['198.51.100.0/24'] } } };
+    const net = {
+      spec: { externalIP: { policy: { allowedCIDRs: ['192.0.2.0/24'], rejectedCIDRs: ['192.0.2.128/25'] }, autoAssignCIDRs: ['198.51.100.0/24'] } },
+    };
     const p = policyFromNetworkObject(net, 'networks/cluster');
-    assert.deepEqual(p.admit.map((r) => r.text), ['192.0.2.0/24']);
-    assert.deepEqual(p.reject.map((r) => r.text), ['192.0.2.128/25']);
+    assert.deepEqual(
+      p.admit.map((r) => r.text),
+      ['192.0.2.0/24'],
+    );
+    assert.deepEqual(
+      p.reject.map((r) => r.text),
+      ['192.0.2.128/25'],
+    );
     assert.equal(p.allowIngressIP, true);
     assert.equal(policyFromNetworkObject({ spec: {} }, 'n').admit.length, 0);
-    assert.throws(() => policyFromNetworkObject({ spec: { externalIP: { policy: { allowedCIDRs: ['nope'] } } } }, 'networks/cluster'), /networks\/cluster: spec\.externalIP\.policy\.allowedCIDRs\[0\]: "nope"/);
+    assert.throws(
+      () => policyFromNetworkObject({ spec: { externalIP: { policy: { allowedCIDRs: ['nope'] } } } }, 'networks/cluster'),
+      /networks\/cluster: spec\.externalIP\.policy\.allowedCIDRs\[0\]: "nope"/,
+    );
   });
 });

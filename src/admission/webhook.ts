@@ -36,7 +36,9 @@ async function choosePolicy(cfg: Config, logger: Logger): Promise<PolicyChoice> 
   const file = f.str('config');
   const fromFlags = ['allowed-cidrs', 'rejected-cidrs', 'allow-ingress-ip'].filter((n) => cfg.explicit.has(n));
   const network = f.str('openshift-network');
-  const chosen = [file !== '' ? '--config' : '', fromFlags.length > 0 ? `--${fromFlags[0] ?? ''}` : '', network !== '' ? '--openshift-network' : ''].filter((s) => s !== '');
+  const chosen = [file !== '' ? '--config' : '', fromFlags.length > 0 ? `--${fromFlags[0] ?? ''}` : '', network !== '' ? '--openshift-network' : ''].filter(
+    (s) => s !== '',
+  );
   if (chosen.length > 1) throw new ConfigError(`${chosen.join(' and ')} cannot be used together: choose one source of allowed ranges`, chosen[1]);
   if (file !== '') {
     let text: string;
@@ -58,7 +60,10 @@ async function choosePolicy(cfg: Config, logger: Logger): Promise<PolicyChoice> 
     return { kind: 'network', name: network, intervalMs };
   }
   if (fromFlags.length > 0) {
-    return { kind: 'static', policy: policyFromFlags({ allowedCidrs: f.list('allowed-cidrs'), rejectedCidrs: f.list('rejected-cidrs'), allowIngressIP: f.bool('allow-ingress-ip') }) };
+    return {
+      kind: 'static',
+      policy: policyFromFlags({ allowedCidrs: f.list('allowed-cidrs'), rejectedCidrs: f.list('rejected-cidrs'), allowIngressIP: f.bool('allow-ingress-ip') }),
+    };
   }
   logger.warn('no externalIP ranges configured (--config, --allowed-cidrs, --rejected-cidrs or --openshift-network): every externalIP is refused');
   return { kind: 'static', policy: emptyPolicy('no configuration') };
@@ -107,17 +112,29 @@ export class AdmissionWebhook {
     if (choice.kind === 'network') {
       if (kubeConfig === undefined) throw new ConfigError('--openshift-network needs a Kubernetes configuration', '--kubeconfig');
       const client = new KubeClient({ config: kubeConfig, logger: logger.child({ component: 'kube' }), requestTimeoutMs: 10_000 });
-      const source = new NetworkPolicySource({ client, name: choice.name, intervalMs: choice.intervalMs, logger: logger.child({ component: 'policy' }), metrics });
+      const source = new NetworkPolicySource({
+        client,
+        name: choice.name,
+        intervalMs: choice.intervalMs,
+        logger: logger.child({ component: 'policy' }),
+        metrics,
+      });
       policy = () => source.current();
       starters.push(() => source.start());
-      closers.push(() => source.stop(), () => client.close());
+      closers.push(
+        () => source.stop(),
+        () => client.close(),
+      );
     } else {
       const fixed = choice.policy;
       policy = () => fixed;
       logger.info({ origin: fixed.origin, policy: describePolicy(fixed) }, 'externalIP policy');
     }
 
-    const checker = kubeConfig === undefined ? new NoOverrideChecker('no Kubernetes configuration was found (--kubeconfig)') : await SubjectAccessReviewChecker.create({ config: kubeConfig, timeoutMs, logger: logger.child({ component: 'sar' }) });
+    const checker =
+      kubeConfig === undefined
+        ? new NoOverrideChecker('no Kubernetes configuration was found (--kubeconfig)')
+        : await SubjectAccessReviewChecker.create({ config: kubeConfig, timeoutMs, logger: logger.child({ component: 'sar' }) });
     const server = new AdmissionServer({ policy, checker, tls, logger: logger.child({ component: 'admission' }), registry, metrics, limits });
     const webhook = new AdmissionWebhook(server, host, port, logger, starters);
     webhook.closers.push(() => checker.close(), ...closers);

@@ -25,7 +25,12 @@ export class AwsAccessDeniedError extends ProviderError {
   readonly action: string;
   readonly role: string | undefined;
   constructor(provider: string, message: string, options: { action: string; role: string | undefined; cause?: unknown; zone?: string }) {
-    super(provider, message, { code: 'PROVIDER_ACCESS_DENIED', transient: false, cause: options.cause, ...(options.zone === undefined ? {} : { zone: options.zone }) });
+    super(provider, message, {
+      code: 'PROVIDER_ACCESS_DENIED',
+      transient: false,
+      cause: options.cause,
+      ...(options.zone === undefined ? {} : { zone: options.zone }),
+    });
     this.action = options.action;
     this.role = options.role;
   }
@@ -40,7 +45,12 @@ export function toProviderError(err: unknown, ctx: AwsCallContext): ProviderErro
     const stsDenied = /\bsts:AssumeRole\b/.test(errorMessage(err));
     const who = ctx.role === undefined ? 'the configured credentials' : `role ${ctx.role}`;
     const action = stsDenied && ctx.role !== undefined ? 'sts:AssumeRole' : ctx.action;
-    return new AwsAccessDeniedError(ctx.provider, `access denied: ${action} for ${who} (${code || 'HTTP 403'}: ${errorMessage(err)})`, { action, role: ctx.role, cause: err, ...zone });
+    return new AwsAccessDeniedError(ctx.provider, `access denied: ${action} for ${who} (${code || 'HTTP 403'}: ${errorMessage(err)})`, {
+      action,
+      role: ctx.role,
+      cause: err,
+      ...zone,
+    });
   }
   const where = ctx.zone === undefined ? ctx.action : `${ctx.action} on zone ${ctx.zone}`;
   return new ProviderError(ctx.provider, `${where} failed: ${code === '' ? '' : `${code}: `}${errorMessage(err)}`, {

@@ -62,7 +62,11 @@ export function retryDelay(attempt: number, policy: Pick<RetryPolicy, 'baseDelay
   return backoffDelay({ initialMs: policy.baseDelayMs, maxMs: policy.maxDelayMs }, attempt, policy.random);
 }
 
-export async function withRetry<T>(call: () => Promise<T>, policy: RetryPolicy, onRetry?: (err: unknown, attempt: number, delayMs: number) => void): Promise<T> {
+export async function withRetry<T>(
+  call: () => Promise<T>,
+  policy: RetryPolicy,
+  onRetry?: (err: unknown, attempt: number, delayMs: number) => void,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await call();

@@ -28,7 +28,16 @@ import { MANIFEST_FLAGS } from '../source/manifest/flags.ts';
 import { HEAP_FLAGS } from './heap.ts';
 import { EXTRA_FLAGS } from './wiring.ts';
 
-export const COMMANDS = ['run', 'plan', 'explain', 'webhook-server', 'admission-webhook', 'dnsrecord-controller', 'operator', 'privatelink-controller'] as const;
+export const COMMANDS = [
+  'run',
+  'plan',
+  'explain',
+  'webhook-server',
+  'admission-webhook',
+  'dnsrecord-controller',
+  'operator',
+  'privatelink-controller',
+] as const;
 export type Command = (typeof COMMANDS)[number];
 
 export interface FlagGroup {
@@ -56,11 +65,28 @@ const LOGGING: FlagGroup = { title: 'Logging', flags: pick('log-level', 'log-for
 const METRICS: FlagGroup = { title: 'Metrics, health and HTTP listeners', flags: [...pick('metrics-address'), ...HTTP_FLAGS] };
 const RUN_METRICS: FlagGroup = { title: METRICS.title, flags: [...pick('metrics-address', 'healthz-max-consecutive-failures'), ...HTTP_FLAGS] };
 const SYNC: FlagGroup = { title: 'Sync', flags: pick('source', 'provider', 'registry', 'policy', 'interval', 'min-event-sync-interval', 'once', 'dry-run') };
-const DOMAINS: FlagGroup = { title: 'Domains and record types', flags: pick('domain-filter', 'exclude-domains', 'regex-domain-filter', 'regex-domain-exclusion', 'managed-record-types', 'exclude-record-types') };
+const DOMAINS: FlagGroup = {
+  title: 'Domains and record types',
+  flags: pick('domain-filter', 'exclude-domains', 'regex-domain-filter', 'regex-domain-exclusion', 'managed-record-types', 'exclude-record-types'),
+};
 const SOURCES: FlagGroup = {
   title: 'Sources',
   flags: [
-    ...pick('manifests-dir', 'annotation-filter', 'label-filter', 'fqdn-template', 'combine-fqdn-annotation', 'ignore-hostname-annotation', 'ignore-ingress-tls-spec', 'ignore-ingress-rules-spec', 'publish-internal-services', 'service-type-filter', 'compatibility', 'force-default-targets', 'default-targets'),
+    ...pick(
+      'manifests-dir',
+      'annotation-filter',
+      'label-filter',
+      'fqdn-template',
+      'combine-fqdn-annotation',
+      'ignore-hostname-annotation',
+      'ignore-ingress-tls-spec',
+      'ignore-ingress-rules-spec',
+      'publish-internal-services',
+      'service-type-filter',
+      'compatibility',
+      'force-default-targets',
+      'default-targets',
+    ),
     ...MANIFEST_FLAGS,
     ...KUBE_SOURCE_FLAGS,
   ],
@@ -88,21 +114,83 @@ const PROVIDERS: FlagGroup[] = [
 const DNSRECORD_PROVIDERS: FlagGroup = {
   title: 'Provider defaults for DNSRecord backends',
   flags: [
-    ...pick('aws-api-retries', 'aws-endpoint-url', 'aws-region', 'aws-requests-per-second', 'google-api-endpoint', 'azure-config-file', 'azure-endpoint', 'azure-resource-group', 'azure-subscription-id'),
+    ...pick(
+      'aws-api-retries',
+      'aws-endpoint-url',
+      'aws-region',
+      'aws-requests-per-second',
+      'google-api-endpoint',
+      'azure-config-file',
+      'azure-endpoint',
+      'azure-resource-group',
+      'azure-subscription-id',
+    ),
     ...RFC2136_FLAGS.filter((f) => f.name !== 'rfc2136-tsig-axfr'),
   ],
 };
 const PLAN_TABLE: FlagGroup[] = [LOGGING, SYNC, DOMAINS, SOURCES, REGISTRY, EMBEDDED, KUBE, ...PROVIDERS, PLAN, HEAP];
 
 export const COMMAND_FLAGS: Readonly<Record<Command, readonly FlagGroup[]>> = {
-  run: [LOGGING, RUN_METRICS, SYNC, DOMAINS, SOURCES, REGISTRY, EMBEDDED, DNS_SERVER, KUBE, EVENTS, LEADER, ...PROVIDERS, { title: 'Operator integration', flags: pick('status-externaldns') }, HEAP],
+  run: [
+    LOGGING,
+    RUN_METRICS,
+    SYNC,
+    DOMAINS,
+    SOURCES,
+    REGISTRY,
+    EMBEDDED,
+    DNS_SERVER,
+    KUBE,
+    EVENTS,
+    LEADER,
+    ...PROVIDERS,
+    { title: 'Operator integration', flags: pick('status-externaldns') },
+    HEAP,
+  ],
   plan: PLAN_TABLE,
   explain: PLAN_TABLE,
-  'webhook-server': [LOGGING, METRICS, { title: 'Serving', flags: pick('listen', 'provider', 'webhook-provider-read-timeout', 'webhook-provider-write-timeout') }, DOMAINS, EMBEDDED, DNS_SERVER, ...PROVIDERS.filter((g) => g.title !== 'Provider webhook'), HEAP],
-  'admission-webhook': [LOGGING, { title: 'External-IP policy', flags: except(ADMISSION_FLAGS, 'tls-cert-file', 'tls-private-key-file', 'tls-self-signed') }, { title: 'Serving', flags: [...pick('listen'), ...HTTP_FLAGS] }, TLS, KUBE, HEAP],
-  'dnsrecord-controller': [LOGGING, METRICS, { title: 'DNSRecord controller', flags: DNSRECORD_FLAGS }, { title: 'Webhook', flags: pick('listen') }, TLS, KUBE, LEADER, EMBEDDED, DNS_SERVER, DNSRECORD_PROVIDERS, HEAP],
+  'webhook-server': [
+    LOGGING,
+    METRICS,
+    { title: 'Serving', flags: pick('listen', 'provider', 'webhook-provider-read-timeout', 'webhook-provider-write-timeout') },
+    DOMAINS,
+    EMBEDDED,
+    DNS_SERVER,
+    ...PROVIDERS.filter((g) => g.title !== 'Provider webhook'),
+    HEAP,
+  ],
+  'admission-webhook': [
+    LOGGING,
+    { title: 'External-IP policy', flags: except(ADMISSION_FLAGS, 'tls-cert-file', 'tls-private-key-file', 'tls-self-signed') },
+    { title: 'Serving', flags: [...pick('listen'), ...HTTP_FLAGS] },
+    TLS,
+    KUBE,
+    HEAP,
+  ],
+  'dnsrecord-controller': [
+    LOGGING,
+    METRICS,
+    { title: 'DNSRecord controller', flags: DNSRECORD_FLAGS },
+    { title: 'Webhook', flags: pick('listen') },
+    TLS,
+    KUBE,
+    LEADER,
+    EMBEDDED,
+    DNS_SERVER,
+    DNSRECORD_PROVIDERS,
+    HEAP,
+  ],
   operator: [LOGGING, METRICS, { title: 'Operator', flags: except(OPERATOR_FLAGS, 'status-externaldns') }, TLS, KUBE, LEADER, HEAP],
-  'privatelink-controller': [LOGGING, METRICS, { title: 'PrivateLink controller', flags: PRIVATELINK_FLAGS }, TLS, KUBE, LEADER, { title: 'AWS', flags: pick('aws-api-retries', 'aws-endpoint-url', 'aws-requests-per-second') }, HEAP],
+  'privatelink-controller': [
+    LOGGING,
+    METRICS,
+    { title: 'PrivateLink controller', flags: PRIVATELINK_FLAGS },
+    TLS,
+    KUBE,
+    LEADER,
+    { title: 'AWS', flags: pick('aws-api-retries', 'aws-endpoint-url', 'aws-requests-per-second') },
+    HEAP,
+  ],
 };
 
 export function commandFlags(command: Command): FlagSpec[] {

@@ -22,7 +22,8 @@ export const HEAP_FLAGS: readonly FlagSpec[] = [
 /** The validated `--heap-growth-percent`. */
 export function heapGrowthPercent(flags: FlagValues): number {
   const value = flags.num('heap-growth-percent');
-  if (!Number.isInteger(value) || value < 0 || value > 1000) throw new ConfigError('--heap-growth-percent must be a whole number from 0 to 1000', '--heap-growth-percent');
+  if (!Number.isInteger(value) || value < 0 || value > 1000)
+    throw new ConfigError('--heap-growth-percent must be a whole number from 0 to 1000', '--heap-growth-percent');
   return value;
 }
 

@@ -32,7 +32,14 @@ export async function loadInputs(cfg: Config, logger: Logger, env?: Readonly<Rec
     return { current, desired, ownerId: cfg.txtOwnerId, domainFilter: domainFilterOf(cfg), problems: [] };
   }
   const problems: SourceProblem[] = [];
-  const deps = { logger, metrics: new MetricsRegistry(), watch: false, readOnly: true, onProblem: (p: SourceProblem) => problems.push(p), ...(env === undefined ? {} : { env }) };
+  const deps = {
+    logger,
+    metrics: new MetricsRegistry(),
+    watch: false,
+    readOnly: true,
+    onProblem: (p: SourceProblem) => problems.push(p),
+    ...(env === undefined ? {} : { env }),
+  };
   const buildRegistry = registryBuilder(cfg, deps);
   const provider = await buildProvider(cfg, deps);
   const source = await buildSource(cfg, deps);

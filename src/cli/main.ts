@@ -150,6 +150,9 @@ const USAGE: Readonly<Record<ServiceCommand, string>> = {
 
 function helpText(command: ServiceCommand): string {
   const commands = COMMANDS.map((c) => `  ${USAGE[c]}`).join('\n');
-  const intro = command === 'run' ? `Usage:\n${commands}\n  hostwarden version\n\n"hostwarden <command> --help" lists that command's flags. The flags of run:` : `Usage: ${USAGE[command]}`;
+  const intro =
+    command === 'run'
+      ? `Usage:\n${commands}\n  hostwarden version\n\n"hostwarden <command> --help" lists that command's flags. The flags of run:`
+      : `Usage: ${USAGE[command]}`;
   return commandHelp(command, intro);
 }

@@ -41,7 +41,9 @@ export function kubeRunHooks(cfg: Config, deps: { logger: Logger; env?: KubeEnv 
   const identity = defaultIdentity();
 
   const reasons = cfg.flags.list('emit-events');
-  for (const r of reasons) if (!(EVENT_TYPES as readonly string[]).includes(r)) throw new ConfigError(`--emit-events: unknown event ${JSON.stringify(r)}; known: ${EVENT_TYPES.join(', ')}`, '--emit-events');
+  for (const r of reasons)
+    if (!(EVENT_TYPES as readonly string[]).includes(r))
+      throw new ConfigError(`--emit-events: unknown event ${JSON.stringify(r)}; known: ${EVENT_TYPES.join(', ')}`, '--emit-events');
   let reporter: RecordEventReporter | undefined;
   let recorder: EventRecorder | undefined;
   if (usesKube && reasons.length > 0) {
@@ -54,7 +56,14 @@ export function kubeRunHooks(cfg: Config, deps: { logger: Logger; env?: KubeEnv 
   }
 
   let trigger: (() => void) | undefined;
-  const elector = leaderElectorFromFlags(cfg, { client, logger: log, inCluster, defaultName: 'hostwarden-leader', identity, onStartedLeading: () => trigger?.() });
+  const elector = leaderElectorFromFlags(cfg, {
+    client,
+    logger: log,
+    inCluster,
+    defaultName: 'hostwarden-leader',
+    identity,
+    onStartedLeading: () => trigger?.(),
+  });
   const el = elector;
   return {
     elector: el,

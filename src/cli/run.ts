@@ -37,7 +37,8 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
   const deps = { logger, metrics, watch: !cfg.once, ...(io.env === undefined ? {} : { env: io.env }) };
 
   // An operand of `hostwarden operator` tells its ExternalDNS object whether the provider lets it in.
-  const status = cfg.flags.str('status-externaldns') === '' ? undefined : (await import('../operator/operand-status.ts')).OperandStatusReporter.fromConfig(cfg, deps);
+  const status =
+    cfg.flags.str('status-externaldns') === '' ? undefined : (await import('../operator/operand-status.ts')).OperandStatusReporter.fromConfig(cfg, deps);
   const buildRegistry = registryBuilder(cfg, deps);
   let provider;
   try {
@@ -76,7 +77,10 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
         }),
     ...(status === undefined ? {} : { onSyncFailed: (err) => status.onSyncFailed(err) }),
   });
-  logger.info({ provider: provider.name, sources: cfg.sources, registry: cfg.registry, ownerId: cfg.txtOwnerId, policy: cfg.policy, dryRun: cfg.dryRun }, 'hostwarden starting');
+  logger.info(
+    { provider: provider.name, sources: cfg.sources, registry: cfg.registry, ownerId: cfg.txtOwnerId, policy: cfg.policy, dryRun: cfg.dryRun },
+    'hostwarden starting',
+  );
 
   const closers: (() => Promise<void>)[] = [];
   const closeAll = async (): Promise<void> => {
@@ -100,7 +104,10 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
     if (cfg.once) {
       const result = await untilAborted(controller.runOnce(), io.stopSignal, logger);
       if (result === ABORTED) return 1;
-      logger.info({ create: result.changes.create.length, update: result.changes.updateNew.length, delete: result.changes.delete.length, applied: result.applied }, 'synchronised once');
+      logger.info(
+        { create: result.changes.create.length, update: result.changes.updateNew.length, delete: result.changes.delete.length, applied: result.applied },
+        'synchronised once',
+      );
       return 0;
     }
 
@@ -138,6 +145,7 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
 
 function healthFailureLimit(cfg: Config): number {
   const n = cfg.flags.num('healthz-max-consecutive-failures');
-  if (!Number.isInteger(n) || n < 0) throw new ConfigError('--healthz-max-consecutive-failures must be a whole number, 0 or more', '--healthz-max-consecutive-failures');
+  if (!Number.isInteger(n) || n < 0)
+    throw new ConfigError('--healthz-max-consecutive-failures must be a whole number, 0 or more', '--healthz-max-consecutive-failures');
   return n;
 }

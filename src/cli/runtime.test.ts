@@ -12,7 +12,10 @@ test('supported lines: the LTS releases not yet past their end of life', () => {
 });
 
 test('end-of-life, odd and too-old releases warn and name the supported lines; maintained LTS and newer lines do not', () => {
-  assert.equal(runtimeWarning('v20.20.2', DAY), 'Node.js 20 reached end of life on 2026-04-30 and gets no security fixes; Hostwarden supports the Node.js LTS releases still maintained upstream (22, 24, 26 today)');
+  assert.equal(
+    runtimeWarning('v20.20.2', DAY),
+    'Node.js 20 reached end of life on 2026-04-30 and gets no security fixes; Hostwarden supports the Node.js LTS releases still maintained upstream (22, 24, 26 today)',
+  );
   assert.match(runtimeWarning('25.1.0', new Date('2026-01-10T00:00:00Z')) ?? '', /^Node\.js 25 is not an LTS release/);
   assert.match(runtimeWarning('20.11.0', DAY) ?? '', /older than 20\.19/);
   for (const v of ['22.23.3', '24.21.0', '26.10.0', '28.0.0']) assert.equal(runtimeWarning(v, DAY), undefined, v);
@@ -20,7 +23,10 @@ test('end-of-life, odd and too-old releases warn and name the supported lines; m
 
 test('the table lists each line once, in order, LTS lines even', () => {
   const majors = RELEASE_LINES.map((l) => l.major);
-  assert.deepEqual(majors, [...majors].sort((a, b) => a - b));
+  assert.deepEqual(
+    majors,
+    [...majors].sort((a, b) => a - b),
+  );
   for (const l of RELEASE_LINES) assert.equal(l.lts, l.major % 2 === 0);
 });
 

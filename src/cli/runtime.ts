@@ -37,7 +37,8 @@ export function runtimeWarning(version: string, today: Date): string | undefined
   const supported = supportedLines(today);
   const advice = `Hostwarden supports the Node.js LTS releases still maintained upstream (${supported.join(', ')} today)`;
   const [minMajor = 0, minMinor = 0] = MINIMUM_NODE.split('.').map(Number);
-  if (major < minMajor || (major === minMajor && minor < minMinor)) return `Node.js ${version} is older than ${MINIMUM_NODE}, the oldest Hostwarden runs on; ${advice}`;
+  if (major < minMajor || (major === minMajor && minor < minMinor))
+    return `Node.js ${version} is older than ${MINIMUM_NODE}, the oldest Hostwarden runs on; ${advice}`;
   const line = RELEASE_LINES.find((l) => l.major === major);
   if (line === undefined) return undefined;
   const day = today.toISOString().slice(0, 10);

@@ -40,11 +40,19 @@ describe('runService', () => {
 
   test('a failed start still stops, and the error reaches the caller', async () => {
     const { calls, service } = recorder(true);
-    await assert.rejects(runService({ logger: silentLogger(), stopSignal: new AbortController().signal, env: {} }, 'test', () => Promise.resolve(service)), /cannot start/);
+    await assert.rejects(
+      runService({ logger: silentLogger(), stopSignal: new AbortController().signal, env: {} }, 'test', () => Promise.resolve(service)),
+      /cannot start/,
+    );
     assert.deepEqual(calls, ['start', 'stop']);
   });
 
   test('kubeEnv passes on only the variables that locate a kubeconfig', () => {
-    assert.deepEqual(kubeEnv({ KUBECONFIG: '/k', HOME: '/h', SECRET: 'x', KUBERNETES_SERVICE_HOST: '10.0.0.1' }), { KUBECONFIG: '/k', HOME: '/h', KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: undefined });
+    assert.deepEqual(kubeEnv({ KUBECONFIG: '/k', HOME: '/h', SECRET: 'x', KUBERNETES_SERVICE_HOST: '10.0.0.1' }), {
+      KUBECONFIG: '/k',
+      HOME: '/h',
+      KUBERNETES_SERVICE_HOST: '10.0.0.1',
+      KUBERNETES_SERVICE_PORT: undefined,
+    });
   });
 });

@@ -17,7 +17,12 @@ export interface Service {
 
 /** Only what locating the kubeconfig needs, so services do not see the rest of the environment. */
 export function kubeEnv(env: ServiceIO['env']): Record<'KUBECONFIG' | 'HOME' | 'KUBERNETES_SERVICE_HOST' | 'KUBERNETES_SERVICE_PORT', string | undefined> {
-  return { KUBECONFIG: env['KUBECONFIG'], HOME: env['HOME'], KUBERNETES_SERVICE_HOST: env['KUBERNETES_SERVICE_HOST'], KUBERNETES_SERVICE_PORT: env['KUBERNETES_SERVICE_PORT'] };
+  return {
+    KUBECONFIG: env['KUBECONFIG'],
+    HOME: env['HOME'],
+    KUBERNETES_SERVICE_HOST: env['KUBERNETES_SERVICE_HOST'],
+    KUBERNETES_SERVICE_PORT: env['KUBERNETES_SERVICE_PORT'],
+  };
 }
 
 /** Runs the service until io.stopSignal aborts; stop() runs even when start() fails. Exit code 0. */

@@ -96,13 +96,31 @@ export const PROVIDERS: Readonly<Record<string, ProviderFactory>> = {
     }),
   inmemory: async (cfg) => (await import('../provider/inmemory/inmemory.ts')).InMemoryProvider.fromConfig({ zones: zonesOf(cfg) }),
   pdns: async (cfg, deps) => (await import('../provider/pdns/pdns.ts')).PdnsProvider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'pdns' }) }),
-  webhook: async (cfg, deps) => (await import('../provider/webhook/client.ts')).WebhookProvider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'webhook' }) }),
-  google: async (cfg, deps) => (await import('../provider/google/google.ts')).GoogleProvider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'google' }), domains: cfg.domainFilters }),
+  webhook: async (cfg, deps) =>
+    (await import('../provider/webhook/client.ts')).WebhookProvider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'webhook' }) }),
+  google: async (cfg, deps) =>
+    (await import('../provider/google/google.ts')).GoogleProvider.fromConfig(cfg.flags, {
+      logger: deps.logger.child({ provider: 'google' }),
+      domains: cfg.domainFilters,
+    }),
   aws: async (cfg, deps) => (await import('../provider/aws/route53.ts')).Route53Provider.fromConfig(cfg, { logger: deps.logger.child({ provider: 'aws' }) }),
-  azure: async (cfg, deps) => (await import('../provider/azure/azure.ts')).AzureProvider.fromConfig('public', cfg.flags, { logger: deps.logger.child({ provider: 'azure' }), domains: cfg.domainFilters }),
-  'azure-private-dns': async (cfg, deps) => (await import('../provider/azure/azure.ts')).AzureProvider.fromConfig('private', cfg.flags, { logger: deps.logger.child({ provider: 'azure-private-dns' }), domains: cfg.domainFilters }),
-  rfc2136: async (cfg, deps) => (await import('../provider/rfc2136/rfc2136.ts')).Rfc2136Provider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'rfc2136' }) }),
-  coredns: async (cfg, deps) => (await import('../provider/coredns/coredns.ts')).CoreDnsProvider.fromConfig(cfg, { logger: deps.logger.child({ provider: 'coredns' }), ...(deps.env === undefined ? {} : { env: deps.env }) }),
+  azure: async (cfg, deps) =>
+    (await import('../provider/azure/azure.ts')).AzureProvider.fromConfig('public', cfg.flags, {
+      logger: deps.logger.child({ provider: 'azure' }),
+      domains: cfg.domainFilters,
+    }),
+  'azure-private-dns': async (cfg, deps) =>
+    (await import('../provider/azure/azure.ts')).AzureProvider.fromConfig('private', cfg.flags, {
+      logger: deps.logger.child({ provider: 'azure-private-dns' }),
+      domains: cfg.domainFilters,
+    }),
+  rfc2136: async (cfg, deps) =>
+    (await import('../provider/rfc2136/rfc2136.ts')).Rfc2136Provider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'rfc2136' }) }),
+  coredns: async (cfg, deps) =>
+    (await import('../provider/coredns/coredns.ts')).CoreDnsProvider.fromConfig(cfg, {
+      logger: deps.logger.child({ provider: 'coredns' }),
+      ...(deps.env === undefined ? {} : { env: deps.env }),
+    }),
 };
 
 export const SOURCES: Readonly<Record<string, SourceFactory>> = {
@@ -113,7 +131,12 @@ export const SOURCES: Readonly<Record<string, SourceFactory>> = {
   'openshift-route': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('openshift-route', cfg, deps),
   manifest: async (cfg, deps) =>
     (await import('../source/manifest/manifest-source.ts')).ManifestSource.fromConfig(
-      { manifestDir: cfg.manifestsDir, watch: deps.watch, maxFileBytes: cfg.flags.num('manifest-max-bytes'), ...(await import('../source/translate/options.ts')).translateFlagsOf(cfg) },
+      {
+        manifestDir: cfg.manifestsDir,
+        watch: deps.watch,
+        maxFileBytes: cfg.flags.num('manifest-max-bytes'),
+        ...(await import('../source/translate/options.ts')).translateFlagsOf(cfg),
+      },
       { logger: deps.logger, ...(deps.onProblem === undefined ? {} : { onProblem: deps.onProblem }) },
     ),
 };

@@ -95,7 +95,10 @@ describe('flags declared by providers and sources', () => {
       { name: 'demo-zone', kind: 'list' as const, default: [], help: '' },
       { name: 'demo-timeout', kind: 'duration' as const, default: '10s', help: '' },
     ];
-    const cfg = resolveConfig(parseArgs(['--demo-zone=a.org,b.org', '--demo-zone', 'c.org'], { EXTERNAL_DNS_DEMO_TIMEOUT: '1m' }, [...FLAGS, ...extra]), choices);
+    const cfg = resolveConfig(
+      parseArgs(['--demo-zone=a.org,b.org', '--demo-zone', 'c.org'], { EXTERNAL_DNS_DEMO_TIMEOUT: '1m' }, [...FLAGS, ...extra]),
+      choices,
+    );
     assert.equal(cfg.flags.str('demo-host'), 'localhost');
     assert.deepEqual(cfg.flags.list('demo-zone'), ['a.org', 'b.org', 'c.org']);
     assert.equal(cfg.flags.num('demo-timeout'), 60_000);

@@ -99,7 +99,10 @@ export class FlagValues {
   list(name: string): string[] {
     const v = this.values.get(name);
     const items = Array.isArray(v) ? v : typeof v === 'string' && v !== '' ? [v] : [];
-    return items.flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s !== '');
+    return items
+      .flatMap((s) => s.split(','))
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
   }
 }
 
@@ -113,11 +116,16 @@ export function resolveConfig(args: ParsedArgs, choices: Choices): Config {
   const str = (name: string): string => get(v, name) as string;
   const bool = (name: string): boolean => get(v, name) as boolean;
   const num = (name: string): number => get(v, name) as number;
-  const list = (name: string): string[] => (get(v, name) as string[]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s !== '');
+  const list = (name: string): string[] =>
+    (get(v, name) as string[])
+      .flatMap((s) => s.split(','))
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
 
   const sources = list('source');
   for (const s of sources) {
-    if (!choices.sources.includes(s)) throw new ConfigError(`--source ${JSON.stringify(s)} is not supported; choose from ${choices.sources.join(', ')}`, '--source');
+    if (!choices.sources.includes(s))
+      throw new ConfigError(`--source ${JSON.stringify(s)} is not supported; choose from ${choices.sources.join(', ')}`, '--source');
   }
   if (sources.length === 0) throw new ConfigError('--source needs at least one source', '--source');
   const provider = str('provider');

@@ -10,7 +10,6 @@ import { ABORTED, untilAborted } from './controller.ts';
 import type { Controller, ControllerOptions } from './controller.ts';
 import { ControllerMetrics } from './metrics.ts';
 
-
 const www = newEndpoint({ dnsName: 'www.example.org', recordType: 'A', targets: ['192.0.2.1'], labels: { resource: 'service/default/web' } });
 
 function controller(source: FakeSource, registry: FakeRegistry, extra: Partial<ControllerOptions> = {}): { c: Controller; metrics: MetricsRegistry } {
@@ -64,7 +63,13 @@ describe('Controller.runOnce', () => {
     const owned = { owner: 'me', resource: 'service/default/web' };
     const api = newEndpoint({ dnsName: 'api.example.org', recordType: 'A', targets: ['192.0.2.2'], labels: { resource: 'service/default/api' } });
     const apiV6 = newEndpoint({ dnsName: 'api.example.org', recordType: 'AAAA', targets: ['2001:db8::1'], labels: { resource: 'service/default/api' } });
-    const eu = newEndpoint({ dnsName: 'api.example.org', recordType: 'A', setIdentifier: 'eu', targets: ['192.0.2.3'], labels: { resource: 'service/default/api' } });
+    const eu = newEndpoint({
+      dnsName: 'api.example.org',
+      recordType: 'A',
+      setIdentifier: 'eu',
+      targets: ['192.0.2.3'],
+      labels: { resource: 'service/default/api' },
+    });
     const txt = newEndpoint({ dnsName: 'txt.example.org', recordType: 'TXT', targets: ['"x"'], labels: { resource: 'service/default/api' } });
     const registry = new FakeRegistry('me', [
       newEndpoint({ ...www, labels: owned }),
@@ -75,7 +80,12 @@ describe('Controller.runOnce', () => {
     const { c, metrics } = controller(new FakeSource([www, api, apiV6, eu, txt]), registry);
     await c.runOnce();
     const byType = async (): Promise<Record<string, number>> =>
-      Object.fromEntries(((await metrics.getMetricsAsJSON()).find((m) => m.name === 'external_dns_controller_verified_records')?.values ?? []).map((v) => [String(v.labels['record_type']), v.value]));
+      Object.fromEntries(
+        ((await metrics.getMetricsAsJSON()).find((m) => m.name === 'external_dns_controller_verified_records')?.values ?? []).map((v) => [
+          String(v.labels['record_type']),
+          v.value,
+        ]),
+      );
     // www and the AAAA are held as wanted; api's A is updated and the eu set created; TXT is not managed.
     assert.deepEqual(await byType(), { A: 1, AAAA: 1 });
     await c.runOnce();

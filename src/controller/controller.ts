@@ -95,10 +95,19 @@ export class Controller {
     this.lastAttemptAt = started;
     metrics?.lastReconcileTimestamp.set(started / 1000);
 
-    const desired = await stage(() => source.endpoints(), () => metrics?.sourceErrors.inc());
+    const desired = await stage(
+      () => source.endpoints(),
+      () => metrics?.sourceErrors.inc(),
+    );
     metrics?.sourceEndpoints.set(desired.length);
-    const adjusted = await stage(() => registry.adjustEndpoints(desired), () => metrics?.registryErrors.inc());
-    const current = await stage(() => registry.records(), () => metrics?.registryErrors.inc());
+    const adjusted = await stage(
+      () => registry.adjustEndpoints(desired),
+      () => metrics?.registryErrors.inc(),
+    );
+    const current = await stage(
+      () => registry.records(),
+      () => metrics?.registryErrors.inc(),
+    );
     metrics?.registryEndpoints.set(current.length);
 
     const planInput: PlanInput = {
@@ -124,7 +133,10 @@ export class Controller {
       this.log.info({ ...summariseChanges(changes), leader: false }, 'planned changes (not the leader, nothing applied)');
     } else {
       this.log.info(summariseChanges(changes), 'applying changes');
-      await stage(() => registry.applyChanges(changes), () => metrics?.registryErrors.inc());
+      await stage(
+        () => registry.applyChanges(changes),
+        () => metrics?.registryErrors.inc(),
+      );
       metrics?.changes.inc({ action: 'create' }, changes.create.length);
       metrics?.changes.inc({ action: 'update' }, changes.updateNew.length);
       metrics?.changes.inc({ action: 'delete' }, changes.delete.length);
@@ -132,7 +144,14 @@ export class Controller {
     }
     if (this.opts.onSynced !== undefined && leading && !this.opts.dryRun) {
       try {
-        this.opts.onSynced({ desired: adjusted, current, changes, applied, ownerId: registry.ownerId, explain: (names) => calculatePlan({ ...planInput, explainNames: names }).decisions });
+        this.opts.onSynced({
+          desired: adjusted,
+          current,
+          changes,
+          applied,
+          ownerId: registry.ownerId,
+          explain: (names) => calculatePlan({ ...planInput, explainNames: names }).decisions,
+        });
       } catch (err) {
         this.log.warn({ err: errorMessage(err) }, 'sync report hook failed');
       }
@@ -175,7 +194,10 @@ export class Controller {
             delay = backoffDelay(backoff, failures, this.random);
             this.opts.metrics?.retries.inc();
           }
-          this.log.error({ err: errorMessage(err), code: (err as { code?: string }).code, transient, failures, retryInMs: Math.round(delay) }, 'synchronisation failed');
+          this.log.error(
+            { err: errorMessage(err), code: (err as { code?: string }).code, transient, failures, retryInMs: Math.round(delay) },
+            'synchronisation failed',
+          );
           try {
             this.opts.onSyncFailed?.(err);
           } catch (hookErr) {
@@ -288,4 +310,3 @@ async function stage<T>(fn: () => Promise<T>, onError: () => void): Promise<T> {
     throw err;
   }
 }
-

@@ -4,7 +4,12 @@ import { liveness, readiness } from './health.ts';
 
 describe('/healthz and /readyz of run', () => {
   const opts = { now: 1_000_000, staleAfterMs: 180_000, maxConsecutiveFailures: 10 };
-  const state = (s: Partial<{ lastAttemptAt: number; lastSuccessAt: number; consecutiveFailures: number }>) => ({ lastAttemptAt: 0, lastSuccessAt: 0, consecutiveFailures: 0, ...s });
+  const state = (s: Partial<{ lastAttemptAt: number; lastSuccessAt: number; consecutiveFailures: number }>) => ({
+    lastAttemptAt: 0,
+    lastSuccessAt: 0,
+    consecutiveFailures: 0,
+    ...s,
+  });
 
   test('healthy before the first attempt and while syncs succeed or fail less than the limit', () => {
     assert.deepEqual(liveness(state({}), opts), { ok: true, detail: 'ok' });

@@ -29,7 +29,10 @@ export function liveness(s: SyncState, o: LivenessOptions): HealthReport {
   const idle = o.now - s.lastAttemptAt;
   if (s.lastAttemptAt !== 0 && idle >= o.staleAfterMs) return { ok: false, detail: `no synchronisation attempted for ${Math.round(idle / 1000)}s` };
   if (o.maxConsecutiveFailures > 0 && s.consecutiveFailures >= o.maxConsecutiveFailures) {
-    return { ok: false, detail: `${s.consecutiveFailures} synchronisations in a row failed (limit --healthz-max-consecutive-failures=${o.maxConsecutiveFailures})` };
+    return {
+      ok: false,
+      detail: `${s.consecutiveFailures} synchronisations in a row failed (limit --healthz-max-consecutive-failures=${o.maxConsecutiveFailures})`,
+    };
   }
   return { ok: true, detail: 'ok' };
 }

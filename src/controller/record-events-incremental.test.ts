@@ -38,15 +38,25 @@ class FullWalkReporter {
       const done = changed.get(endpointKey(ep));
       const cur = current.get(endpointKey(ep));
       const ours = cur !== undefined && (report.ownerId === '' || cur.labels[LABEL_OWNER] === report.ownerId);
-      if (done !== undefined && (done.labels[LABEL_RESOURCE] ?? resource) === resource) this.emit(resource, key, round, 'RecordReady', ep.targets.join(','), ep);
-      else if (ours && !pending.has(endpointKey(ep)) && (cur.labels[LABEL_RESOURCE] ?? resource) === resource) this.emit(resource, key, round, 'RecordReady', cur.targets.join(','), ep);
+      if (done !== undefined && (done.labels[LABEL_RESOURCE] ?? resource) === resource)
+        this.emit(resource, key, round, 'RecordReady', ep.targets.join(','), ep);
+      else if (ours && !pending.has(endpointKey(ep)) && (cur.labels[LABEL_RESOURCE] ?? resource) === resource)
+        this.emit(resource, key, round, 'RecordReady', cur.targets.join(','), ep);
       else unresolved.push(ep);
     }
     if (unresolved.length > 0) {
       const decisions = report.explain(new Set(unresolved.map((ep) => ep.dnsName)));
       for (const ep of unresolved) {
         const resource = ep.labels[LABEL_RESOURCE] ?? '';
-        const d = decisions.find((x) => x.action === 'skip' && errors.has(x.reasonCode) && x.dnsName === ep.dnsName && x.recordType === ep.recordType && x.setIdentifier === ep.setIdentifier && (x.resource === undefined || x.resource === resource));
+        const d = decisions.find(
+          (x) =>
+            x.action === 'skip' &&
+            errors.has(x.reasonCode) &&
+            x.dnsName === ep.dnsName &&
+            x.recordType === ep.recordType &&
+            x.setIdentifier === ep.setIdentifier &&
+            (x.resource === undefined || x.resource === resource),
+        );
         if (d !== undefined) this.emit(resource, `${resource}\u0001${endpointKey(ep)}`, round, 'RecordError', d.reason, ep);
       }
     }
@@ -82,13 +92,15 @@ interface Want {
   target: number;
 }
 type Step =
-  | { kind: 'object'; resource: number; eps: Want[] }
-  | { kind: 'foreign'; name: string; present: boolean; unowned: boolean }
-  | { kind: 'shuffle'; seed: number };
+  { kind: 'object'; resource: number; eps: Want[] } | { kind: 'foreign'; name: string; present: boolean; unowned: boolean } | { kind: 'shuffle'; seed: number };
 
 const arbEndpoint: fc.Arbitrary<Want> = fc.record({ name: fc.constantFrom(...NAMES), cname: fc.boolean(), target: fc.nat(1) });
 const arbStep: fc.Arbitrary<Step> = fc.oneof(
-  fc.record({ kind: fc.constant('object' as const), resource: fc.nat(RESOURCES.length - 1), eps: fc.uniqueArray(arbEndpoint, { maxLength: 2, selector: (e) => `${e.name}/${String(e.cname)}` }) }),
+  fc.record({
+    kind: fc.constant('object' as const),
+    resource: fc.nat(RESOURCES.length - 1),
+    eps: fc.uniqueArray(arbEndpoint, { maxLength: 2, selector: (e) => `${e.name}/${String(e.cname)}` }),
+  }),
   fc.record({ kind: fc.constant('foreign' as const), name: fc.constantFrom(...NAMES), present: fc.boolean(), unowned: fc.boolean() }),
   fc.record({ kind: fc.constant('shuffle' as const), seed: fc.nat() }),
 );
@@ -114,17 +126,29 @@ function runWorld(steps: readonly Step[], policy: PlanInput['policy']): { full: 
   for (const step of [...steps, { kind: 'shuffle', seed: 0 } satisfies Step]) {
     if (step.kind === 'object') {
       const resource = RESOURCES[step.resource] as string;
-      objects.set(resource, step.eps.map((e) => makeEndpoint(resource, e)));
+      objects.set(
+        resource,
+        step.eps.map((e) => makeEndpoint(resource, e)),
+      );
     } else if (step.kind === 'foreign') {
       current = current.filter((c) => !(c.dnsName === step.name && c.labels[LABEL_OWNER] !== 'me'));
       const taken = current.some((c) => c.dnsName === step.name);
-      if (step.present && !taken) current.push(newEndpoint({ dnsName: step.name, recordType: 'A', targets: ['198.51.100.1'], labels: step.unowned ? {} : { [LABEL_OWNER]: 'other' } }));
+      if (step.present && !taken)
+        current.push(newEndpoint({ dnsName: step.name, recordType: 'A', targets: ['198.51.100.1'], labels: step.unowned ? {} : { [LABEL_OWNER]: 'other' } }));
     } else if (step.seed % 3 === 1) {
       order = [...order.slice(1), order[0] as string];
     }
     for (let sync = 0; sync < 2; sync++) {
       const desired = order.flatMap((r) => (objects.get(r) ?? []).map(cloneEndpoint));
-      const input: PlanInput = { current: current.map(cloneEndpoint), desired, ownerId: 'me', policy, managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], domainFilter: new DomainFilter() };
+      const input: PlanInput = {
+        current: current.map(cloneEndpoint),
+        desired,
+        ownerId: 'me',
+        policy,
+        managedRecordTypes: ['A', 'AAAA', 'CNAME'],
+        excludeRecordTypes: [],
+        domainFilter: new DomainFilter(),
+      };
       const { changes } = calculatePlan(input);
       const applied = hasChanges(changes);
       let explained = 0;
@@ -174,7 +198,10 @@ describe('incremental RecordEventReporter', () => {
     fc.assert(
       fc.property(fc.array(arbStep, { maxLength: 25 }), fc.constantFrom<PlanInput['policy']>('sync', 'upsert-only', 'create-only'), (steps, policy) => {
         const { full, incremental } = runWorld(steps, policy);
-        assert.deepEqual(incremental.map((l) => l.map(gistRecorded).sort()), full.map((l) => l.map(gist).sort()));
+        assert.deepEqual(
+          incremental.map((l) => l.map(gistRecorded).sort()),
+          full.map((l) => l.map(gist).sort()),
+        );
       }),
       { numRuns: 300 },
     );
@@ -194,9 +221,11 @@ describe('incremental RecordEventReporter', () => {
 });
 
 describe('diffEndpoints', () => {
-  const arbEp = fc.record({ name: fc.constantFrom('x', 'y', 'z'), t: fc.nat(2), owner: fc.option(fc.constantFrom('me', 'other'), { nil: undefined }) }).map((e) =>
-    newEndpoint({ dnsName: e.name, recordType: 'A', targets: [`192.0.2.${String(e.t)}`], labels: e.owner === undefined ? {} : { [LABEL_OWNER]: e.owner } }),
-  );
+  const arbEp = fc
+    .record({ name: fc.constantFrom('x', 'y', 'z'), t: fc.nat(2), owner: fc.option(fc.constantFrom('me', 'other'), { nil: undefined }) })
+    .map((e) =>
+      newEndpoint({ dnsName: e.name, recordType: 'A', targets: [`192.0.2.${String(e.t)}`], labels: e.owner === undefined ? {} : { [LABEL_OWNER]: e.owner } }),
+    );
 
   test('is an edit script: the previous sequence minus removed plus added is the new one', () => {
     fc.assert(
@@ -212,7 +241,10 @@ describe('diffEndpoints', () => {
         }
         // What stays must be exactly the kept copies that were not added, in order.
         const added = new Set(d.added);
-        assert.deepEqual(left, d.kept.filter((k) => !added.has(k)));
+        assert.deepEqual(
+          left,
+          d.kept.filter((k) => !added.has(k)),
+        );
       }),
       { numRuns: 300 },
     );

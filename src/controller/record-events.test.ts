@@ -34,7 +34,9 @@ describe('RecordEventReporter', () => {
     for (let i = 0; i < 3; i++) reporter.onSynced(report([want], [ep('www.example.org', '192.0.2.1', 'service/default/web', 'me')]));
     assert.equal(written.length, 1);
     const moved = ep('www.example.org', '192.0.2.2', 'service/default/web');
-    reporter.onSynced(report([moved], [ep('www.example.org', '192.0.2.1', 'service/default/web', 'me')], { ...emptyChanges(), updateOld: [want], updateNew: [moved] }));
+    reporter.onSynced(
+      report([moved], [ep('www.example.org', '192.0.2.1', 'service/default/web', 'me')], { ...emptyChanges(), updateOld: [want], updateNew: [moved] }),
+    );
     assert.equal(written.length, 2);
     assert.match(written[1] ?? '', /192\.0\.2\.2/);
   });
@@ -50,7 +52,15 @@ describe('RecordEventReporter', () => {
     const { reporter, written } = setup();
     const want = ep('shared.example.org', '192.0.2.9', 'crd/default/second');
     const theirs = ep('shared.example.org', '192.0.2.1', 'service/default/first', 'cluster-b');
-    const decision: Decision = { dnsName: 'shared.example.org', recordType: 'A', setIdentifier: '', action: 'skip', reason: 'owned by another owner "cluster-b"', reasonCode: 'owned-by-other', resource: 'crd/default/second' };
+    const decision: Decision = {
+      dnsName: 'shared.example.org',
+      recordType: 'A',
+      setIdentifier: '',
+      action: 'skip',
+      reason: 'owned by another owner "cluster-b"',
+      reasonCode: 'owned-by-other',
+      resource: 'crd/default/second',
+    };
     reporter.onSynced(report([want], [theirs], emptyChanges(), [decision]));
     reporter.onSynced(report([want], [theirs], emptyChanges(), [decision]));
     assert.deepEqual(written, ['DNSEndpoint/second Warning RecordError: A shared.example.org not published: owned by another owner "cluster-b"']);
@@ -77,7 +87,9 @@ describe('RecordEventReporter across many syncs', () => {
     return { reporter, written };
   };
   const fleet = (n: number, changedTarget?: string): Endpoint[] =>
-    Array.from({ length: n }, (_, i) => ep(`web${String(i)}.example.org`, i === 7 && changedTarget !== undefined ? changedTarget : '192.0.2.1', `service/default/web${String(i)}`));
+    Array.from({ length: n }, (_, i) =>
+      ep(`web${String(i)}.example.org`, i === 7 && changedTarget !== undefined ? changedTarget : '192.0.2.1', `service/default/web${String(i)}`),
+    );
   const owned = (eps: readonly Endpoint[]): Endpoint[] => eps.map((e) => ({ ...e, targets: [...e.targets], labels: { ...e.labels, owner: 'me' } }));
   // Fresh copies each sync, as the sources and the records cache hand them out.
   const copies = (eps: readonly Endpoint[]): Endpoint[] => eps.map((e) => ({ ...e, targets: [...e.targets], labels: { ...e.labels } }));
@@ -113,7 +125,15 @@ describe('RecordEventReporter across many syncs', () => {
     const { reporter, written } = setup();
     const want = ep('shared.example.org', '192.0.2.9', 'service/default/second');
     const theirs = ep('shared.example.org', '192.0.2.1', 'service/default/first', 'cluster-b');
-    const refused: Decision = { dnsName: 'shared.example.org', recordType: 'A', setIdentifier: '', action: 'skip', reason: 'owned by another owner "cluster-b"', reasonCode: 'owned-by-other', resource: 'service/default/second' };
+    const refused: Decision = {
+      dnsName: 'shared.example.org',
+      recordType: 'A',
+      setIdentifier: '',
+      action: 'skip',
+      reason: 'owned by another owner "cluster-b"',
+      reasonCode: 'owned-by-other',
+      resource: 'service/default/second',
+    };
     const others = fleet(10);
     reporter.onSynced(report(copies(others), owned(others)));
     written.length = 0;

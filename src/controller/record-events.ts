@@ -32,7 +32,10 @@ export interface RecordEventsOptions {
 }
 
 /** `service/ns/name` (the resource label) → the object it names; undefined for non-Kubernetes origins. */
-export function involvedObjectOf(resource: string, crd: { apiVersion: string; kind: string } = { apiVersion: 'externaldns.k8s.io/v1alpha1', kind: 'DNSEndpoint' }): InvolvedObject | undefined {
+export function involvedObjectOf(
+  resource: string,
+  crd: { apiVersion: string; kind: string } = { apiVersion: 'externaldns.k8s.io/v1alpha1', kind: 'DNSEndpoint' },
+): InvolvedObject | undefined {
   const [kind, namespace, ...rest] = resource.split('/');
   const name = rest.join('/');
   if (namespace === undefined || namespace === '' || name === '') return undefined;
@@ -246,9 +249,12 @@ export class RecordEventReporter {
       }
       for (const ep of unresolved) {
         const resource = ep.labels[LABEL_RESOURCE] ?? '';
-        const dec = byName.get(ep.dnsName)?.find((x) => x.recordType === ep.recordType && x.setIdentifier === ep.setIdentifier && (x.resource === undefined || x.resource === resource));
+        const dec = byName
+          .get(ep.dnsName)
+          ?.find((x) => x.recordType === ep.recordType && x.setIdentifier === ep.setIdentifier && (x.resource === undefined || x.resource === resource));
         const now = states.get(ep.dnsName);
-        if (dec !== undefined && now !== undefined) this.emit(now, resource, ep, 'RecordError', [dec.reason], () => `${describe(ep)} not published: ${dec.reason}`);
+        if (dec !== undefined && now !== undefined)
+          this.emit(now, resource, ep, 'RecordError', [dec.reason], () => `${describe(ep)} not published: ${dec.reason}`);
       }
     }
 

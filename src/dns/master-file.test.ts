@@ -14,7 +14,11 @@ function zone(rrsets: RRSet[]): ZoneContent {
   return {
     origin: 'example.org',
     soa: { ...SOA },
-    rrsets: [{ name: 'example.org', type: 'NS', ttl: 300, rdata: ['ns1.example.org'] }, { name: 'ns1.example.org', type: 'A', ttl: 300, rdata: ['192.0.2.53'] }, ...rrsets],
+    rrsets: [
+      { name: 'example.org', type: 'NS', ttl: 300, rdata: ['ns1.example.org'] },
+      { name: 'ns1.example.org', type: 'A', ttl: 300, rdata: ['192.0.2.53'] },
+      ...rrsets,
+    ],
   };
 }
 
@@ -151,7 +155,16 @@ describe('hand-written files', () => {
 
   test('directives, inheritance, parentheses, units and escapes', () => {
     const z = parseZone(text, 'example.org.', 'hand.zone');
-    assert.deepEqual(z.soa, { mname: 'ns1.example.org', rname: 'hostmaster.example.org', serial: 2024010101, refresh: 10800, retry: 900, expire: 1209600, minimum: 300, ttl: 3600 });
+    assert.deepEqual(z.soa, {
+      mname: 'ns1.example.org',
+      rname: 'hostmaster.example.org',
+      serial: 2024010101,
+      refresh: 10800,
+      retry: 900,
+      expire: 1209600,
+      minimum: 300,
+      ttl: 3600,
+    });
     const get = (name: string, type: string): RRSet | undefined => z.rrsets.find((s) => s.name === name && s.type === type);
     assert.deepEqual(get('www.example.org', 'A'), { name: 'www.example.org', type: 'A', ttl: 60, rdata: ['192.0.2.1', '192.0.2.2'] });
     assert.deepEqual(get('www.example.org', 'AAAA')?.rdata, ['2001:db8::1']);

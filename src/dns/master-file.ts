@@ -135,7 +135,10 @@ export function serializeZone(zone: ZoneContent, cache?: WeakMap<RRSet, string>)
     let text = cache?.get(set);
     if (text === undefined) {
       const owner = `${absolute(set.name)} ${set.ttl} IN ${set.type} `;
-      text = [...new Set(set.rdata)].sort().map((rdata) => `${owner}${formatRdata(set.type, rdata)}`).join('\n');
+      text = [...new Set(set.rdata)]
+        .sort()
+        .map((rdata) => `${owner}${formatRdata(set.type, rdata)}`)
+        .join('\n');
       cache?.set(set, text);
     }
     lines.push(text);
@@ -378,7 +381,13 @@ function* tokenize(text: string, fail: Fail): Generator<Entry> {
     } else {
       const quoted = ch === '"';
       const start = line;
-      const read = readWord(text, quoted ? i + 1 : i, quoted, () => fail(start, 'unterminated quoted string'), (m) => fail(start, m));
+      const read = readWord(
+        text,
+        quoted ? i + 1 : i,
+        quoted,
+        () => fail(start, 'unterminated quoted string'),
+        (m) => fail(start, m),
+      );
       entry?.tokens.push({ text: read.text, quoted, bytes: read.bytes, line: start });
       i = read.end;
     }
@@ -388,7 +397,13 @@ function* tokenize(text: string, fail: Fail): Generator<Entry> {
 }
 
 /** Reads a quoted string (from after the opening quote) or a bare word, resolving escapes. */
-function readWord(text: string, from: number, quoted: boolean, unterminated: () => never, fail: (m: string) => never): { text: string; bytes: Uint8Array; end: number } {
+function readWord(
+  text: string,
+  from: number,
+  quoted: boolean,
+  unterminated: () => never,
+  fail: (m: string) => never,
+): { text: string; bytes: Uint8Array; end: number } {
   const chunks: Buffer[] = [];
   let segmentStart = from;
   let i = from;

@@ -4,9 +4,7 @@
  * their compression depends on what precedes them in a message.
  */
 import type { RRSet, SOA } from './zone-content.ts';
-import {
-  T_A, T_AAAA, T_CAA, T_CNAME, T_MX, T_NS, T_PTR, T_SOA, T_SRV, T_TXT, TYPE_CODES, parseIPv4, parseIPv6,
-} from './wire.ts';
+import { T_A, T_AAAA, T_CAA, T_CNAME, T_MX, T_NS, T_PTR, T_SOA, T_SRV, T_TXT, TYPE_CODES, parseIPv4, parseIPv6 } from './wire.ts';
 import type { Writer } from './wire.ts';
 
 /** A piece of rdata: raw bytes, or a name that may be compressed. */

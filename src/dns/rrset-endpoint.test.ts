@@ -6,7 +6,9 @@ import { DEFAULT_TTL, endpointToRRSet, rrsetToEndpoint } from './rrset-endpoint.
 
 describe('endpointToRRSet', () => {
   test('strips one pair of quotes from TXT targets', () => {
-    const set = endpointToRRSet(newEndpoint({ dnsName: 'a-www.example.org', recordType: 'TXT', targets: ['"heritage=external-dns,external-dns/owner=x"', '""quoted""'] }));
+    const set = endpointToRRSet(
+      newEndpoint({ dnsName: 'a-www.example.org', recordType: 'TXT', targets: ['"heritage=external-dns,external-dns/owner=x"', '""quoted""'] }),
+    );
     assert.deepEqual(set.rdata, ['"quoted"', 'heritage=external-dns,external-dns/owner=x']);
   });
 

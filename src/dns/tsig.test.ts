@@ -22,9 +22,13 @@ describe('TSIG', () => {
     const { message: signed, mac } = sign(message(), KEY, time);
     // Independent computation of the digest input.
     const vars = Buffer.concat([
-      wireName('test-key'), Buffer.from([0, 255, 0, 0, 0, 0]), wireName('hmac-sha256'),
-      Buffer.from([0, 0]), Buffer.from([time >>> 24, (time >>> 16) & 255, (time >>> 8) & 255, time & 255]),
-      Buffer.from([1, 44]), Buffer.from([0, 0, 0, 0]),
+      wireName('test-key'),
+      Buffer.from([0, 255, 0, 0, 0, 0]),
+      wireName('hmac-sha256'),
+      Buffer.from([0, 0]),
+      Buffer.from([time >>> 24, (time >>> 16) & 255, (time >>> 8) & 255, time & 255]),
+      Buffer.from([1, 44]),
+      Buffer.from([0, 0, 0, 0]),
     ]);
     const expected = createHmac('sha256', KEY.secret).update(message()).update(vars).digest();
     assert.deepEqual(mac, expected);
@@ -100,7 +104,14 @@ describe('TSIG', () => {
       }
       throw new Error(`${spec} was accepted`);
     };
-    for (const spec of [`xfr-key:hmac-sha256:${secret}`, `hmac-foo:xfr-key:${secret}`, secret, `a:b:c:${secret}`, `xfr-key:${secret}!`, `hmac-sha256::${secret}`]) {
+    for (const spec of [
+      `xfr-key:hmac-sha256:${secret}`,
+      `hmac-foo:xfr-key:${secret}`,
+      secret,
+      `a:b:c:${secret}`,
+      `xfr-key:${secret}!`,
+      `hmac-sha256::${secret}`,
+    ]) {
       const err = failure(spec);
       assert.equal(err.flag, '--dns-tsig-key');
       assert.match(err.message, /^--dns-tsig-key: /, spec);

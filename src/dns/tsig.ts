@@ -51,10 +51,14 @@ export const TSIG_KEY_FORM = '[algorithm:]name:base64secret';
 export function parseTsigKey(spec: string, flag = '--dns-tsig-key'): TsigKey {
   const parts = spec.split(':');
   const expected = `expected ${TSIG_KEY_FORM}, e.g. hmac-sha256:xfr-key:c2VjcmV0`;
-  if (parts.length !== 2 && parts.length !== 3) throw new ConfigError(`${flag}: ${expected}; got ${parts.length} ":"-separated field${parts.length === 1 ? '' : 's'}`, flag);
+  if (parts.length !== 2 && parts.length !== 3)
+    throw new ConfigError(`${flag}: ${expected}; got ${parts.length} ":"-separated field${parts.length === 1 ? '' : 's'}`, flag);
   const [first = '', second = '', secret = ''] = parts.length === 3 ? parts : ['hmac-sha256', ...parts];
   if (parts.length === 3 && !isTsigAlgorithm(first.toLowerCase()) && isTsigAlgorithm(second.toLowerCase())) {
-    throw new ConfigError(`${flag}: the algorithm comes first, as for dig -y: write ${second}:${first}:<secret>, not name:algorithm:secret (${expected})`, flag);
+    throw new ConfigError(
+      `${flag}: the algorithm comes first, as for dig -y: write ${second}:${first}:<secret>, not name:algorithm:secret (${expected})`,
+      flag,
+    );
   }
   try {
     return tsigKey(first, second, secret);
@@ -182,7 +186,7 @@ export function findTsig(message: Buffer): TsigRecord | undefined {
     p += 4;
   }
   let last = -1;
-  for (let i = (counts[0] ?? 0); i < total; i++) {
+  for (let i = counts[0] ?? 0; i < total; i++) {
     last = p;
     p = skipName(message, p);
     if (p < 0 || p + 10 > message.length) return undefined;
@@ -212,7 +216,14 @@ export function findTsig(message: Buffer): TsigRecord | undefined {
   q += 6;
   if (q + otherLen !== message.length) return undefined;
   return {
-    offset: last, keyName: owner.name, algorithmName: alg.name, time, fudge, mac, originalId, error,
+    offset: last,
+    keyName: owner.name,
+    algorithmName: alg.name,
+    time,
+    fudge,
+    mac,
+    originalId,
+    error,
     otherData: Buffer.from(message.subarray(q, q + otherLen)),
   };
 }
@@ -243,7 +254,9 @@ export function verify(message: Buffer, keys: (name: string) => TsigKey | undefi
   const body = Buffer.from(message.subarray(0, rec.offset));
   body.writeUInt16BE(body.readUInt16BE(10) - 1, 10);
   const opts: SignOptions = {
-    fudge: rec.fudge, error: rec.error, otherData: rec.otherData,
+    fudge: rec.fudge,
+    error: rec.error,
+    otherData: rec.otherData,
     ...(options.requestMac === undefined ? {} : { requestMac: options.requestMac }),
     ...(options.timersOnly === true ? { timersOnly: true } : {}),
   };

@@ -38,16 +38,43 @@ export const RCODE_NOTAUTH = 9;
 export const RCODE_BADVERS = 16;
 
 export const TYPE_NAMES: ReadonlyMap<number, string> = new Map([
-  [T_A, 'A'], [T_NS, 'NS'], [T_CNAME, 'CNAME'], [T_SOA, 'SOA'], [T_PTR, 'PTR'], [T_MX, 'MX'],
-  [T_TXT, 'TXT'], [T_AAAA, 'AAAA'], [T_SRV, 'SRV'], [T_OPT, 'OPT'], [T_TSIG, 'TSIG'],
-  [T_IXFR, 'IXFR'], [T_AXFR, 'AXFR'], [T_ANY, 'ANY'], [T_CAA, 'CAA'],
+  [T_A, 'A'],
+  [T_NS, 'NS'],
+  [T_CNAME, 'CNAME'],
+  [T_SOA, 'SOA'],
+  [T_PTR, 'PTR'],
+  [T_MX, 'MX'],
+  [T_TXT, 'TXT'],
+  [T_AAAA, 'AAAA'],
+  [T_SRV, 'SRV'],
+  [T_OPT, 'OPT'],
+  [T_TSIG, 'TSIG'],
+  [T_IXFR, 'IXFR'],
+  [T_AXFR, 'AXFR'],
+  [T_ANY, 'ANY'],
+  [T_CAA, 'CAA'],
 ]);
 
 export const TYPE_CODES: ReadonlyMap<string, number> = new Map([...TYPE_NAMES].map(([k, v]) => [v, k]));
 
 export const RCODE_NAMES: readonly string[] = [
-  'NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED', 'YXDOMAIN', 'YXRRSET', 'NXRRSET',
-  'NOTAUTH', 'NOTZONE', 'RCODE11', 'RCODE12', 'RCODE13', 'RCODE14', 'RCODE15', 'BADVERS',
+  'NOERROR',
+  'FORMERR',
+  'SERVFAIL',
+  'NXDOMAIN',
+  'NOTIMP',
+  'REFUSED',
+  'YXDOMAIN',
+  'YXRRSET',
+  'NXRRSET',
+  'NOTAUTH',
+  'NOTZONE',
+  'RCODE11',
+  'RCODE12',
+  'RCODE13',
+  'RCODE14',
+  'RCODE15',
+  'BADVERS',
 ];
 
 /** Pointers may only reach the first 16 KiB of a message. */
@@ -202,7 +229,11 @@ export function readName(msg: Uint8Array, offset: number): { name: string; end: 
     if ((l & 0xc0) !== 0 || p + 1 + l > msg.length) return undefined;
     total += l + 1;
     if (total > 255) return undefined;
-    labels.push(Buffer.from(msg.buffer, msg.byteOffset + p + 1, l).toString('latin1').toLowerCase());
+    labels.push(
+      Buffer.from(msg.buffer, msg.byteOffset + p + 1, l)
+        .toString('latin1')
+        .toLowerCase(),
+    );
     p += l + 1;
   }
   return undefined;

@@ -36,7 +36,10 @@ export function backendTypes(types: readonly string[], d: BackendDefaults): Reco
       build: async (ctx) => (await import('./backends/google-clouddns.ts')).GoogleCloudDnsBackend.build(ctx, d.google ?? { apiEndpoint: '' }),
     },
     'azure-dns': { needsSecret: true, build: async (ctx) => (await import('./backends/azure.ts')).AzureDnsBackend.build(ctx, 'public', d.azure ?? {}) },
-    'azure-private-dns': { needsSecret: true, build: async (ctx) => (await import('./backends/azure.ts')).AzureDnsBackend.build(ctx, 'private', d.azure ?? {}) },
+    'azure-private-dns': {
+      needsSecret: true,
+      build: async (ctx) => (await import('./backends/azure.ts')).AzureDnsBackend.build(ctx, 'private', d.azure ?? {}),
+    },
   };
   const store = d.store;
   if (store !== undefined) all['embedded'] = { needsSecret: false, build: () => new EmbeddedBackend(store) };

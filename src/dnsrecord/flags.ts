@@ -10,11 +10,31 @@ import type { FlagSpec } from '../config/flags.ts';
 export const DNSRECORD_TYPES = ['aws-route53', 'google-clouddns', 'azure-dns', 'azure-private-dns', 'rfc2136', 'powerdns', 'embedded'] as const;
 
 export const DNSRECORD_FLAGS: readonly FlagSpec[] = [
-  { name: 'dnsrecord-types', kind: 'list', default: [...DNSRECORD_TYPES], help: `dnsrecord-controller: DNSRecord spec.type values this instance serves (repeatable; ${DNSRECORD_TYPES.join(', ')}).` },
-  { name: 'dnsrecord-class', kind: 'string', default: '', help: 'dnsrecord-controller: serve only DNSRecords with this spec.class (default: those without a class).' },
+  {
+    name: 'dnsrecord-types',
+    kind: 'list',
+    default: [...DNSRECORD_TYPES],
+    help: `dnsrecord-controller: DNSRecord spec.type values this instance serves (repeatable; ${DNSRECORD_TYPES.join(', ')}).`,
+  },
+  {
+    name: 'dnsrecord-class',
+    kind: 'string',
+    default: '',
+    help: 'dnsrecord-controller: serve only DNSRecords with this spec.class (default: those without a class).',
+  },
   { name: 'dnsrecord-concurrency', kind: 'int', default: '5', help: 'dnsrecord-controller: DNSRecords reconciled at the same time.' },
-  { name: 'dnsrecord-config-retry', kind: 'duration', default: '1m', help: 'dnsrecord-controller: retry delay after a configuration problem (missing Secret key, no zone).' },
-  { name: 'dnsrecord-sync-period', kind: 'duration', default: '1h', help: 'dnsrecord-controller: re-apply each DNSRecord this long after its last success, repairing records changed at the provider by hand (0s: never).' },
+  {
+    name: 'dnsrecord-config-retry',
+    kind: 'duration',
+    default: '1m',
+    help: 'dnsrecord-controller: retry delay after a configuration problem (missing Secret key, no zone).',
+  },
+  {
+    name: 'dnsrecord-sync-period',
+    kind: 'duration',
+    default: '1h',
+    help: 'dnsrecord-controller: re-apply each DNSRecord this long after its last success, repairing records changed at the provider by hand (0s: never).',
+  },
   { name: 'dnsrecord-throttle-retry', kind: 'duration', default: '10s', help: 'dnsrecord-controller: retry delay after the DNS provider throttled requests.' },
   { name: 'dnsrecord-rfc2136-timeout', kind: 'duration', default: '10s', help: 'dnsrecord-controller: time allowed for one rfc2136 update.' },
 ];

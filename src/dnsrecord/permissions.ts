@@ -12,7 +12,8 @@ export interface DNSRecordPermission {
   scope: 'cluster' | 'namespace';
 }
 
-const p = (group: string, resource: string, verbs: string[], scope: DNSRecordPermission['scope'] = 'cluster'): DNSRecordPermission[] => verbs.map((verb) => ({ group, resource, verb, scope }));
+const p = (group: string, resource: string, verbs: string[], scope: DNSRecordPermission['scope'] = 'cluster'): DNSRecordPermission[] =>
+  verbs.map((verb) => ({ group, resource, verb, scope }));
 
 export const DNSRECORD_PERMISSIONS: readonly DNSRecordPermission[] = [
   // The reflector lists and watches; each reconcile reads the object fresh, then patches

@@ -18,8 +18,19 @@ import type { BackendFactory, BackendZone, RecordSet, RecordSetBackend } from '.
 import type { CredentialLimiters } from './limiters.ts';
 import { failed, isMigrated, operationType, succeeded, wasCreated } from './status.ts';
 import {
-  DEFAULT_TTL, DNSRECORDS, ERR_CONFIGURATION_PROBLEM, ERR_INFRA_DEPENDENCIES, ERR_INFRA_RATE_LIMITS_EXCEEDED, ERR_INFRA_UNAUTHORIZED,
-  FINALIZER, OPERATION_ANNOTATION, OP_MIGRATE, OP_RECONCILE, OP_RESTORE, OP_WAIT_FOR_STATE, SECRETS,
+  DEFAULT_TTL,
+  DNSRECORDS,
+  ERR_CONFIGURATION_PROBLEM,
+  ERR_INFRA_DEPENDENCIES,
+  ERR_INFRA_RATE_LIMITS_EXCEEDED,
+  ERR_INFRA_UNAUTHORIZED,
+  FINALIZER,
+  OPERATION_ANNOTATION,
+  OP_MIGRATE,
+  OP_RECONCILE,
+  OP_RESTORE,
+  OP_WAIT_FOR_STATE,
+  SECRETS,
 } from './types.ts';
 import type { DNSRecord, DNSRecordStatus, DNSRecordType, OperationType } from './types.ts';
 import { describeProblems, validateSpec } from './validate.ts';
@@ -93,7 +104,11 @@ export class DNSRecordReconciler {
   }
 
   /** Runs one operation and reports its outcome; throws only what the queue should retry with backoff. */
-  private async run(obj: DNSRecord, type: OperationType, body: () => Promise<{ status: DNSRecordStatus | undefined; obj: DNSRecord }>): Promise<{ ok: boolean; obj: DNSRecord; requeue: ReconcileResult }> {
+  private async run(
+    obj: DNSRecord,
+    type: OperationType,
+    body: () => Promise<{ status: DNSRecordStatus | undefined; obj: DNSRecord }>,
+  ): Promise<{ ok: boolean; obj: DNSRecord; requeue: ReconcileResult }> {
     try {
       const done = await body();
       if (done.status !== undefined) this.event(obj, 'Normal', `${type}Succeeded`, done.status.lastOperation?.description ?? '');
@@ -103,7 +118,10 @@ export class DNSRecordReconciler {
       // A write race with another client (stale resourceVersion) is not the record's problem: retry quietly.
       if (isStatus(err, 409)) throw err;
       const { description, codes, requeueAfterMs } = this.classify(err);
-      this.log.warn({ dnsrecord: `${obj.metadata.namespace ?? ''}/${obj.metadata.name}`, operation: type, codes, err: description }, 'DNSRecord operation failed');
+      this.log.warn(
+        { dnsrecord: `${obj.metadata.namespace ?? ''}/${obj.metadata.name}`, operation: type, codes, err: description },
+        'DNSRecord operation failed',
+      );
       this.event(obj, 'Warning', `${type}Failed`, description);
       await this.patchStatus(obj, failed(obj, type, description, codes, this.now())).catch((e: unknown) => {
         if (!isStatus(e, 404)) throw e;
@@ -116,12 +134,18 @@ export class DNSRecordReconciler {
 
   private classify(err: unknown): { description: string; codes: string[]; requeueAfterMs?: number } {
     const message = errorMessage(err);
-    if (err instanceof ConfigurationProblem) return { description: message, codes: [...err.codes], requeueAfterMs: err.retry ? (this.opts.configRetryMs ?? 60_000) : -1 };
+    if (err instanceof ConfigurationProblem)
+      return { description: message, codes: [...err.codes], requeueAfterMs: err.retry ? (this.opts.configRetryMs ?? 60_000) : -1 };
     if (isThrottled(err)) {
       const after = this.opts.throttleRetryMs ?? 10_000;
-      return { description: `the DNS provider throttled our requests, retrying in ${Math.round(after / 1000)}s: ${message}`, codes: [ERR_INFRA_RATE_LIMITS_EXCEEDED], requeueAfterMs: after };
+      return {
+        description: `the DNS provider throttled our requests, retrying in ${Math.round(after / 1000)}s: ${message}`,
+        codes: [ERR_INFRA_RATE_LIMITS_EXCEEDED],
+        requeueAfterMs: after,
+      };
     }
-    if (err instanceof ProviderError && (err.code === 'PROVIDER_ACCESS_DENIED' || err.code === 'PROVIDER_UNAUTHORIZED')) return { description: message, codes: [ERR_INFRA_UNAUTHORIZED] };
+    if (err instanceof ProviderError && (err.code === 'PROVIDER_ACCESS_DENIED' || err.code === 'PROVIDER_UNAUTHORIZED'))
+      return { description: message, codes: [ERR_INFRA_UNAUTHORIZED] };
     if (err instanceof ProviderError && err.transient) return { description: message, codes: [ERR_INFRA_DEPENDENCIES] };
     return { description: message, codes: [] };
   }
@@ -137,7 +161,10 @@ export class DNSRecordReconciler {
     await backend.upsert(zone as string, rrset);
     const status = succeeded(current, type, `the ${rrset.type} record set ${rrset.name} is up to date`, this.now(), { zone: zone as string });
     current = await this.patchStatus(current, status);
-    this.log.info({ dnsrecord: `${current.metadata.namespace ?? ''}/${current.metadata.name}`, operation: type, zone, name: rrset.name, type: rrset.type }, 'DNS record set written');
+    this.log.info(
+      { dnsrecord: `${current.metadata.namespace ?? ''}/${current.metadata.name}`, operation: type, zone, name: rrset.name, type: rrset.type },
+      'DNS record set written',
+    );
     return { status, obj: current };
   }
 
@@ -163,7 +190,13 @@ export class DNSRecordReconciler {
     const reported = await this.patchStatus(obj, succeeded(obj, 'Migrate', 'migrated: the DNS record set is left in place', this.now()));
     const path = objectPath(DNSRECORDS, obj.metadata.namespace ?? '', obj.metadata.name);
     await this.opts.client.request('PATCH', path, {
-      body: { metadata: { resourceVersion: reported.metadata.resourceVersion, finalizers: (obj.metadata.finalizers ?? []).filter((f) => f !== FINALIZER), annotations: { [OPERATION_ANNOTATION]: null } } },
+      body: {
+        metadata: {
+          resourceVersion: reported.metadata.resourceVersion,
+          finalizers: (obj.metadata.finalizers ?? []).filter((f) => f !== FINALIZER),
+          annotations: { [OPERATION_ANNOTATION]: null },
+        },
+      },
       contentType: 'application/merge-patch+json',
     });
     return {};
@@ -181,7 +214,10 @@ export class DNSRecordReconciler {
       zones = await this.listZones(backend, true).zones;
       best = longestZone(zones, name);
     }
-    if (best === undefined && required) throw new ConfigurationProblem(`no zone found for ${name} among the ${zones.length} zones the credentials can see; set spec.zone`, [ERR_CONFIGURATION_PROBLEM]);
+    if (best === undefined && required)
+      throw new ConfigurationProblem(`no zone found for ${name} among the ${zones.length} zones the credentials can see; set spec.zone`, [
+        ERR_CONFIGURATION_PROBLEM,
+      ]);
     return best?.id;
   }
 
@@ -221,13 +257,30 @@ export class DNSRecordReconciler {
         await b.close?.();
       }
     }
-    const backend = await type.build({ spec: obj.spec, secret: data, secretName, logger: this.log.child({ type: obj.spec.type }), limiters: this.opts.limiters });
+    const backend = await type.build({
+      spec: obj.spec,
+      secret: data,
+      secretName,
+      logger: this.log.child({ type: obj.spec.type }),
+      limiters: this.opts.limiters,
+    });
     this.backends.set(`${cacheKey}|${version}`, backend);
     return backend;
   }
 
   private event(obj: DNSRecord, type: 'Normal' | 'Warning', reason: string, note: string): void {
-    this.opts.events?.record({ apiVersion: DNSRECORDS.apiVersion, kind: DNSRECORDS.kind, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name, ...(obj.metadata.uid === undefined ? {} : { uid: obj.metadata.uid }) }, type, reason, note);
+    this.opts.events?.record(
+      {
+        apiVersion: DNSRECORDS.apiVersion,
+        kind: DNSRECORDS.kind,
+        namespace: obj.metadata.namespace ?? '',
+        name: obj.metadata.name,
+        ...(obj.metadata.uid === undefined ? {} : { uid: obj.metadata.uid }),
+      },
+      type,
+      reason,
+      note,
+    );
   }
 
   private async get(namespace: string, name: string): Promise<DNSRecord | undefined> {
@@ -268,5 +321,10 @@ function longestZone(zones: readonly BackendZone[], name: string): BackendZone |
 /** The record set a DNSRecord asks for: name normalised, TTL defaulted as Gardener does. */
 export function recordSetOf(obj: DNSRecord): RecordSet {
   const raw = obj.spec.name.toLowerCase();
-  return { name: raw.endsWith('.') ? raw.slice(0, -1) : raw, type: obj.spec.recordType as DNSRecordType, ttl: obj.spec.ttl ?? DEFAULT_TTL, values: [...obj.spec.values] };
+  return {
+    name: raw.endsWith('.') ? raw.slice(0, -1) : raw,
+    type: obj.spec.recordType as DNSRecordType,
+    ttl: obj.spec.ttl ?? DEFAULT_TTL,
+    values: [...obj.spec.values],
+  };
 }

@@ -44,7 +44,8 @@ export class DNSRecordService {
     const f = cfg.flags;
     let types = f.list('dnsrecord-types');
     const unknown = types.find((t) => !(DNSRECORD_TYPES as readonly string[]).includes(t));
-    if (unknown !== undefined) throw new ConfigError(`--dnsrecord-types: unknown type ${JSON.stringify(unknown)}; known: ${DNSRECORD_TYPES.join(', ')}`, '--dnsrecord-types');
+    if (unknown !== undefined)
+      throw new ConfigError(`--dnsrecord-types: unknown type ${JSON.stringify(unknown)}; known: ${DNSRECORD_TYPES.join(', ')}`, '--dnsrecord-types');
     if (types.length === 0) throw new ConfigError('--dnsrecord-types must name at least one type', '--dnsrecord-types');
     const concurrency = f.num('dnsrecord-concurrency');
     if (!Number.isInteger(concurrency) || concurrency < 1) throw new ConfigError('--dnsrecord-concurrency must be at least 1', '--dnsrecord-concurrency');
@@ -70,8 +71,17 @@ export class DNSRecordService {
       logger.info('embedded DNSRecords are not served: no --embedded-zone');
     }
     if (types.includes('embedded')) {
-      if (zones.length === 0) throw new ConfigError('the embedded DNSRecord type needs the zones it serves: set --embedded-zone (or drop embedded from --dnsrecord-types)', '--embedded-zone');
-      const opened = new ZoneStore({ dataDir: cfg.embeddedDataDir, zones, defaultTTL: cfg.embeddedDefaultTTL, logger: logger.child({ component: 'zone-store' }) });
+      if (zones.length === 0)
+        throw new ConfigError(
+          'the embedded DNSRecord type needs the zones it serves: set --embedded-zone (or drop embedded from --dnsrecord-types)',
+          '--embedded-zone',
+        );
+      const opened = new ZoneStore({
+        dataDir: cfg.embeddedDataDir,
+        zones,
+        defaultTTL: cfg.embeddedDefaultTTL,
+        logger: logger.child({ component: 'zone-store' }),
+      });
       store = opened;
       starters.push(() => opened.open());
       closers.push(() => opened.close());
@@ -92,7 +102,12 @@ export class DNSRecordService {
     closers.push(() => client.close());
 
     const identity = defaultIdentity();
-    const events = new EventRecorder({ client, logger: logger.child({ component: 'events' }), controller: 'hostwarden-dnsrecord-controller', instance: identity });
+    const events = new EventRecorder({
+      client,
+      logger: logger.child({ component: 'events' }),
+      controller: 'hostwarden-dnsrecord-controller',
+      instance: identity,
+    });
     closers.push(() => events.flush());
     const elector = leaderElectorFromFlags(cfg, {
       client,
@@ -104,9 +119,24 @@ export class DNSRecordService {
     });
     const elect = elector !== undefined;
 
-    const reconciles = new Counter({ name: 'hostwarden_dnsrecord_reconciles_total', help: 'DNSRecord reconciles by outcome: success, requeue (done, and another run scheduled: a resync or a wait), error.', labelNames: ['outcome'], registers: [registry] });
-    const duration = new Histogram({ name: 'hostwarden_dnsrecord_reconcile_duration_seconds', help: 'Time of one DNSRecord reconcile.', registers: [registry], buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 30] });
-    const requests = new Counter({ name: 'hostwarden_dnsrecord_provider_requests_total', help: 'Provider API requests admitted by the per-credential rate limiter.', labelNames: ['credential_type'], registers: [registry] });
+    const reconciles = new Counter({
+      name: 'hostwarden_dnsrecord_reconciles_total',
+      help: 'DNSRecord reconciles by outcome: success, requeue (done, and another run scheduled: a resync or a wait), error.',
+      labelNames: ['outcome'],
+      registers: [registry],
+    });
+    const duration = new Histogram({
+      name: 'hostwarden_dnsrecord_reconcile_duration_seconds',
+      help: 'Time of one DNSRecord reconcile.',
+      registers: [registry],
+      buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 30],
+    });
+    const requests = new Counter({
+      name: 'hostwarden_dnsrecord_provider_requests_total',
+      help: 'Provider API requests admitted by the per-credential rate limiter.',
+      labelNames: ['credential_type'],
+      registers: [registry],
+    });
     const limiters = new CredentialLimiters({ ratePerSecond: rps, onTake: (key) => requests.inc({ credential_type: key.split(':')[0] ?? '' }) });
 
     const controller = new DNSRecordController({
@@ -120,7 +150,13 @@ export class DNSRecordService {
       throttleRetryMs: f.num('dnsrecord-throttle-retry'),
       syncPeriodMs: f.num('dnsrecord-sync-period'),
       events,
-      backends: backendTypes(types, { aws: { region: f.str('aws-region') || 'us-east-1', endpointUrl: f.str('aws-endpoint-url'), retries }, rfc2136TimeoutMs: f.num('dnsrecord-rfc2136-timeout'), google: { apiEndpoint: f.str('google-api-endpoint') }, azure: f.str('azure-endpoint') === '' ? {} : { endpoint: f.str('azure-endpoint') }, ...(store === undefined ? {} : { store }) }),
+      backends: backendTypes(types, {
+        aws: { region: f.str('aws-region') || 'us-east-1', endpointUrl: f.str('aws-endpoint-url'), retries },
+        rfc2136TimeoutMs: f.num('dnsrecord-rfc2136-timeout'),
+        google: { apiEndpoint: f.str('google-api-endpoint') },
+        azure: f.str('azure-endpoint') === '' ? {} : { endpoint: f.str('azure-endpoint') },
+        ...(store === undefined ? {} : { store }),
+      }),
       ...(elector === undefined ? {} : { canRun: () => elector.isLeader() }),
       onResult: (_key, outcome, ms) => {
         reconciles.inc({ outcome });
@@ -140,7 +176,11 @@ export class DNSRecordService {
     if (cfg.metricsAddress !== '') {
       const { host, port } = parseListenAddress(cfg.metricsAddress, '--metrics-address');
       const ops = new OpsServer({
-        host, port, metrics: registry, logger, limits: connectionLimitsFromFlags(f),
+        host,
+        port,
+        metrics: registry,
+        logger,
+        limits: connectionLimitsFromFlags(f),
         health: () => (controller.reflector.hasSynced() ? { ok: true, detail: 'ok' } : { ok: false, detail: 'DNSRecords not listed yet' }),
       });
       starters.push(async () => void (await ops.start()));

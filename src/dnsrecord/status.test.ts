@@ -5,7 +5,11 @@ import type { DNSRecord, LastOperation } from './types.ts';
 
 function rec(opts: { annotation?: string; deleting?: boolean; last?: Pick<LastOperation, 'type' | 'state'> }): DNSRecord {
   return {
-    metadata: { name: 'r', ...(opts.annotation === undefined ? {} : { annotations: { 'gardener.cloud/operation': opts.annotation } }), ...(opts.deleting === true ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}) },
+    metadata: {
+      name: 'r',
+      ...(opts.annotation === undefined ? {} : { annotations: { 'gardener.cloud/operation': opts.annotation } }),
+      ...(opts.deleting === true ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}),
+    },
     spec: { type: 'embedded', secretRef: { name: 's' }, name: 'a.example.org', recordType: 'A', values: ['192.0.2.1'] },
     ...(opts.last === undefined ? {} : { status: { lastOperation: { ...opts.last, description: '', lastUpdateTime: '', progress: 0 } } }),
   };

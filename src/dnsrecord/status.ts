@@ -33,7 +33,17 @@ export function lastOperation(type: OperationType, state: OperationState, descri
 export function succeeded(obj: DNSRecord, type: OperationType, description: string, now: Date, extra: Partial<DNSRecordStatus> = {}): DNSRecordStatus {
   let conditions: Condition[] | undefined = obj.status?.conditions;
   if (type !== 'Delete' && type !== 'Migrate') {
-    conditions = setCondition(conditions, { type: CONDITION_CREATED, status: 'True', reason: REASON_CREATED, message: 'the DNS record set exists', observedGeneration: obj.metadata.generation ?? 0 }, now);
+    conditions = setCondition(
+      conditions,
+      {
+        type: CONDITION_CREATED,
+        status: 'True',
+        reason: REASON_CREATED,
+        message: 'the DNS record set exists',
+        observedGeneration: obj.metadata.generation ?? 0,
+      },
+      now,
+    );
   }
   return {
     ...extra,

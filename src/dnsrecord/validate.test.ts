@@ -29,15 +29,24 @@ describe('validateSpec', () => {
 });
 
 describe('validateUpdate', () => {
-  const obj = (spec: object, deletionTimestamp?: string): unknown => ({ metadata: { name: 'r', ...(deletionTimestamp === undefined ? {} : { deletionTimestamp }) }, spec });
+  const obj = (spec: object, deletionTimestamp?: string): unknown => ({
+    metadata: { name: 'r', ...(deletionTimestamp === undefined ? {} : { deletionTimestamp }) },
+    spec,
+  });
   test('type, name and recordType are immutable', () => {
     const got = validateUpdate(obj(base), obj({ ...base, type: 'rfc2136', name: 'other.example.org', recordType: 'AAAA', values: ['2001:db8::1'] }));
-    assert.deepEqual(got.map((p) => `${p.path}: ${p.message}`), ['spec.type: field is immutable', 'spec.name: field is immutable', 'spec.recordType: field is immutable']);
+    assert.deepEqual(
+      got.map((p) => `${p.path}: ${p.message}`),
+      ['spec.type: field is immutable', 'spec.name: field is immutable', 'spec.recordType: field is immutable'],
+    );
   });
   test('values may change', () => assert.deepEqual(validateUpdate(obj(base), obj({ ...base, values: ['192.0.2.2'] })), []));
   test('no spec change once deletion started; metadata-only updates pass', () => {
     const when = '2026-01-01T00:00:00Z';
-    assert.deepEqual(validateUpdate(obj(base, when), obj({ ...base, values: ['192.0.2.2'] }, when)).map((p) => p.path), ['spec']);
+    assert.deepEqual(
+      validateUpdate(obj(base, when), obj({ ...base, values: ['192.0.2.2'] }, when)).map((p) => p.path),
+      ['spec'],
+    );
     assert.deepEqual(validateUpdate(obj(base, when), obj({ ...base }, when)), []);
   });
 });

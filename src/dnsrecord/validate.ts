@@ -31,7 +31,8 @@ export function checkRecordName(name: string, recordType: string): string | unde
   for (; i < labels.length; i++) {
     const label = labels[i] ?? '';
     if (label === '*') return 'a wildcard "*" is only allowed as the first label';
-    if (!LABEL.test(label)) return `label ${JSON.stringify(label)} must consist of letters, digits and "-", start and end with a letter or digit, and be at most 63 characters`;
+    if (!LABEL.test(label))
+      return `label ${JSON.stringify(label)} must consist of letters, digits and "-", start and end with a letter or digit, and be at most 63 characters`;
   }
   return undefined;
 }
@@ -64,7 +65,8 @@ export function validateSpec(raw: unknown): FieldProblem[] {
   if (ref === undefined) out.push({ path: 'spec.secretRef', message: 'required' });
   else {
     if (!str(ref['name']) || ref['name'] === '') out.push({ path: 'spec.secretRef.name', message: 'required' });
-    if (ref['namespace'] !== undefined && (!str(ref['namespace']) || ref['namespace'] === '')) out.push({ path: 'spec.secretRef.namespace', message: 'must not be empty when set' });
+    if (ref['namespace'] !== undefined && (!str(ref['namespace']) || ref['namespace'] === ''))
+      out.push({ path: 'spec.secretRef.namespace', message: 'must not be empty when set' });
   }
   for (const field of ['region', 'zone'] as const) {
     const v = spec[field];
@@ -74,7 +76,11 @@ export function validateSpec(raw: unknown): FieldProblem[] {
   const recordType = spec['recordType'];
   const knownType = str(recordType) && (RECORD_TYPES as readonly string[]).includes(recordType);
   if (!str(recordType) || recordType === '') out.push({ path: 'spec.recordType', message: 'required' });
-  else if (!knownType) out.push({ path: 'spec.recordType', message: `unsupported value ${JSON.stringify(recordType)}: supported values: ${RECORD_TYPES.map((t) => `"${t}"`).join(', ')}` });
+  else if (!knownType)
+    out.push({
+      path: 'spec.recordType',
+      message: `unsupported value ${JSON.stringify(recordType)}: supported values: ${RECORD_TYPES.map((t) => `"${t}"`).join(', ')}`,
+    });
 
   const name = spec['name'];
   if (!str(name) || name === '') out.push({ path: 'spec.name', message: 'required' });
@@ -97,7 +103,8 @@ export function validateSpec(raw: unknown): FieldProblem[] {
   }
 
   const ttl = spec['ttl'];
-  if (ttl !== undefined && ttl !== null && (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 0)) out.push({ path: 'spec.ttl', message: 'must be a whole number of seconds, 0 or more' });
+  if (ttl !== undefined && ttl !== null && (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 0))
+    out.push({ path: 'spec.ttl', message: 'must be a whole number of seconds, 0 or more' });
   if (spec['class'] !== undefined && spec['class'] !== null && !str(spec['class'])) out.push({ path: 'spec.class', message: 'must be a string' });
   return out;
 }
@@ -125,7 +132,11 @@ function canonical(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(canonical);
   const r = asRecord(v);
   if (r === undefined) return v;
-  return Object.fromEntries(Object.keys(r).sort().map((k) => [k, canonical(r[k])]));
+  return Object.fromEntries(
+    Object.keys(r)
+      .sort()
+      .map((k) => [k, canonical(r[k])]),
+  );
 }
 
 export function describeProblems(problems: readonly FieldProblem[]): string {

@@ -25,10 +25,21 @@ export function admissionProblems(operation: string, object: unknown, oldObject:
 
 export function reviewResponse(uid: string, name: string, problems: readonly FieldProblem[], unreadable?: string): string {
   const response: Record<string, unknown> = { uid, allowed: problems.length === 0 && unreadable === undefined };
-  if (unreadable !== undefined) response['status'] = { code: 400, reason: 'BadRequest', message: `the DNSRecord webhook could not read the request, so it is denied: ${unreadable}` };
+  if (unreadable !== undefined)
+    response['status'] = { code: 400, reason: 'BadRequest', message: `the DNSRecord webhook could not read the request, so it is denied: ${unreadable}` };
   else if (problems.length > 0) {
     const message = `DNSRecord.extensions.gardener.cloud ${JSON.stringify(name)} is invalid: ${problems.map((p) => `${p.path}: ${p.message}`).join(', ')}`;
-    response['status'] = { code: 422, reason: 'Invalid', message, details: { name, group: 'extensions.gardener.cloud', kind: 'DNSRecord', causes: problems.map((p) => ({ reason: 'FieldValueInvalid', field: p.path, message: p.message })) } };
+    response['status'] = {
+      code: 422,
+      reason: 'Invalid',
+      message,
+      details: {
+        name,
+        group: 'extensions.gardener.cloud',
+        kind: 'DNSRecord',
+        causes: problems.map((p) => ({ reason: 'FieldValueInvalid', field: p.path, message: p.message })),
+      },
+    };
   }
   return JSON.stringify({ apiVersion: ADMISSION_API_VERSION, kind: 'AdmissionReview', response });
 }

@@ -22,7 +22,11 @@ const opArb: fc.Arbitrary<Op> = fc
     setIdentifier: fc.constantFrom('', '', 'eu'),
     target: fc.constantFrom('192.0.2.1', '192.0.2.2', '192.0.2.3'),
   })
-  .map((r): Op => (r.kind === 'delete' ? { kind: 'delete', dnsName: r.dnsName, recordType: r.recordType, setIdentifier: r.setIdentifier } : { kind: r.kind, ep: ep(r.dnsName, r.recordType, r.setIdentifier, r.target) }));
+  .map((r): Op =>
+    r.kind === 'delete'
+      ? { kind: 'delete', dnsName: r.dnsName, recordType: r.recordType, setIdentifier: r.setIdentifier }
+      : { kind: r.kind, ep: ep(r.dnsName, r.recordType, r.setIdentifier, r.target) },
+  );
 
 /**
  * The reference: a plain map by endpointKey (a list per key, for add()), plus the order in which
@@ -153,7 +157,8 @@ describe('EndpointsByName', () => {
         }
         for (const name of ['a.example.org', 'e.example.org']) {
           for (const type of ['A', 'AAAA', 'TXT'] as const) {
-            for (const set of ['', 'eu']) assert.equal(map.has(name, type, set), ref.byKey.has(endpointKey({ dnsName: name, recordType: type, setIdentifier: set })));
+            for (const set of ['', 'eu'])
+              assert.equal(map.has(name, type, set), ref.byKey.has(endpointKey({ dnsName: name, recordType: type, setIdentifier: set })));
           }
         }
       }),

@@ -32,7 +32,11 @@ describe('name normalisation', () => {
   });
   test('invalid names are InvalidEndpointErrors that quote the input', () => {
     for (const bad of ['', '.', 'a..b', '-a.example.org', 'a-.example.org', 'a b.example.org', 'a/b.example.org']) {
-      assert.throws(() => normalizeDnsName(bad), (err: unknown) => err instanceof InvalidEndpointError && err.message.includes(JSON.stringify(bad)), bad);
+      assert.throws(
+        () => normalizeDnsName(bad),
+        (err: unknown) => err instanceof InvalidEndpointError && err.message.includes(JSON.stringify(bad)),
+        bad,
+      );
     }
   });
   test('isInZone', () => {
@@ -97,9 +101,21 @@ describe('target comparison', () => {
 
 describe('JSON shape', () => {
   test('round trip in the external-dns shape, empty fields omitted', () => {
-    const json = { dnsName: 'w.example.org', targets: ['192.0.2.1'], recordType: 'A', setIdentifier: 'eu', recordTTL: 60, labels: { owner: 'o' }, providerSpecific: [{ name: 'aws/weight', value: '10' }] };
+    const json = {
+      dnsName: 'w.example.org',
+      targets: ['192.0.2.1'],
+      recordType: 'A',
+      setIdentifier: 'eu',
+      recordTTL: 60,
+      labels: { owner: 'o' },
+      providerSpecific: [{ name: 'aws/weight', value: '10' }],
+    };
     assert.deepEqual(endpointToJSON(endpointFromJSON(json, 'x')), json);
-    assert.deepEqual(endpointToJSON(newEndpoint({ dnsName: 'w.example.org', targets: ['1.2.3.4'], recordType: 'A' })), { dnsName: 'w.example.org', targets: ['1.2.3.4'], recordType: 'A' });
+    assert.deepEqual(endpointToJSON(newEndpoint({ dnsName: 'w.example.org', targets: ['1.2.3.4'], recordType: 'A' })), {
+      dnsName: 'w.example.org',
+      targets: ['1.2.3.4'],
+      recordType: 'A',
+    });
   });
   test('bad elements are reported with their position', () => {
     assert.throws(() => endpointFromJSON({ dnsName: 'w', recordType: 'BOGUS', targets: [] }, 'file.json[3]'), /file\.json\[3\] \(w\): recordType "BOGUS"/);

@@ -147,10 +147,7 @@ export function sameTargets(recordType: RecordType, a: readonly string[], b: rea
   return ca.every((t, i) => t === cb[i]);
 }
 
-export function sameProviderSpecific(
-  a: readonly ProviderSpecificProperty[],
-  b: readonly ProviderSpecificProperty[],
-): boolean {
+export function sameProviderSpecific(a: readonly ProviderSpecificProperty[], b: readonly ProviderSpecificProperty[]): boolean {
   if (a.length !== b.length) return false;
   const ma = new Map(a.map((p) => [p.name, p.value]));
   return b.every((p) => ma.get(p.name) === p.value);

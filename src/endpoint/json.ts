@@ -19,9 +19,11 @@ export function endpointFromJSON(value: unknown, where: string): Endpoint {
   const recordType = typeof o['recordType'] === 'string' ? o['recordType'].toUpperCase() : '';
   if (!isRecordType(recordType)) throw new InvalidEndpointError(`${where} (${dnsName}): recordType ${JSON.stringify(o['recordType'])} is not supported`);
   const targets = o['targets'] ?? [];
-  if (!Array.isArray(targets) || !targets.every((t) => typeof t === 'string')) throw new InvalidEndpointError(`${where} (${dnsName}): targets must be an array of strings`);
+  if (!Array.isArray(targets) || !targets.every((t) => typeof t === 'string'))
+    throw new InvalidEndpointError(`${where} (${dnsName}): targets must be an array of strings`);
   const ttl = o['recordTTL'] ?? 0;
-  if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 0) throw new InvalidEndpointError(`${where} (${dnsName}): recordTTL must be a non-negative whole number`);
+  if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 0)
+    throw new InvalidEndpointError(`${where} (${dnsName}): recordTTL must be a non-negative whole number`);
   const setIdentifier = o['setIdentifier'] ?? '';
   if (typeof setIdentifier !== 'string') throw new InvalidEndpointError(`${where} (${dnsName}): setIdentifier must be a string`);
   const labels = o['labels'] ?? {};

@@ -56,7 +56,6 @@ export function unreadableVerdict(message: string): AdmissionVerdict {
   return { allowed: false, badRequest: true, message, fieldErrors: [], warnings: [] };
 }
 
-
 export const ADMISSION_API_VERSION = 'admission.k8s.io/v1';
 
 export type ReadResult = { ok: true; request: AdmissionRequest } | { ok: false; uid: string; error: string };
@@ -77,7 +76,11 @@ export function readReview(body: string): ReadResult {
   const uid = typeof req?.['uid'] === 'string' ? req['uid'] : '';
   if (review === undefined) return { ok: false, uid, error: 'the request body is not an AdmissionReview object' };
   if (review['kind'] !== 'AdmissionReview' || review['apiVersion'] !== ADMISSION_API_VERSION) {
-    return { ok: false, uid, error: `expected kind AdmissionReview, apiVersion ${ADMISSION_API_VERSION}; got ${JSON.stringify(review['kind'])} ${JSON.stringify(review['apiVersion'])}` };
+    return {
+      ok: false,
+      uid,
+      error: `expected kind AdmissionReview, apiVersion ${ADMISSION_API_VERSION}; got ${JSON.stringify(review['kind'])} ${JSON.stringify(review['apiVersion'])}`,
+    };
   }
   if (req === undefined) return { ok: false, uid, error: 'the AdmissionReview has no request' };
   if (uid === '') return { ok: false, uid, error: 'the AdmissionReview request has no uid' };
@@ -95,7 +98,9 @@ export function readReview(body: string): ReadResult {
   const request: AdmissionRequest = {
     uid,
     operation: req['operation'],
-    ...(resource === undefined ? {} : { resource: { group: str(resource['group']) ?? '', version: str(resource['version']) ?? '', resource: str(resource['resource']) ?? '' } }),
+    ...(resource === undefined
+      ? {}
+      : { resource: { group: str(resource['group']) ?? '', version: str(resource['version']) ?? '', resource: str(resource['resource']) ?? '' } }),
     ...(str(req['subResource']) === undefined ? {} : { subResource: str(req['subResource'])! }),
     ...(str(req['namespace']) === undefined ? {} : { namespace: str(req['namespace'])! }),
     ...(str(req['name']) === undefined ? {} : { name: str(req['name'])! }),
@@ -124,7 +129,11 @@ export function writeReview(uid: string, decision: AdmissionVerdict): string {
   const response: Record<string, unknown> = { uid, allowed: decision.allowed };
   if (!decision.allowed) {
     const invalid = decision.badRequest === true;
-    const causes = decision.fieldErrors.map((e) => ({ reason: e.type === 'Forbidden' ? 'FieldValueForbidden' : 'FieldValueInvalid', field: e.field, message: e.detail }));
+    const causes = decision.fieldErrors.map((e) => ({
+      reason: e.type === 'Forbidden' ? 'FieldValueForbidden' : 'FieldValueInvalid',
+      field: e.field,
+      message: e.detail,
+    }));
     const details = {
       ...(decision.resource ?? {}),
       ...(causes.length === 0 ? {} : { causes }),

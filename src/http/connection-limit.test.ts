@@ -49,18 +49,22 @@ async function idleConnections(port: number, n: number): Promise<{ sockets: Sock
   const sockets: Socket[] = [];
   let closed = 0;
   await Promise.all(
-    Array.from({ length: n }, () => new Promise<void>((resolve) => {
-      const s = connect(port, '127.0.0.1');
-      // Reading, so the server's close is seen (a paused socket never ends).
-      s.resume();
-      s.on('connect', () => resolve());
-      s.on('error', () => undefined);
-      s.on('close', () => {
-        closed++;
-        resolve();
-      });
-      sockets.push(s);
-    })),
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<void>((resolve) => {
+          const s = connect(port, '127.0.0.1');
+          // Reading, so the server's close is seen (a paused socket never ends).
+          s.resume();
+          s.on('connect', () => resolve());
+          s.on('error', () => undefined);
+          s.on('close', () => {
+            closed++;
+            resolve();
+          });
+          sockets.push(s);
+        }),
+    ),
   );
   return { sockets, closed: () => closed };
 }
@@ -84,7 +88,14 @@ async function until(pred: () => boolean, limitMs: number): Promise<boolean> {
 }
 
 async function opsServer(limits: OpsServerOptions['limits']): Promise<{ ops: OpsServer; port: number }> {
-  const ops = new OpsServer({ host: '127.0.0.1', port: 0, metrics: new Registry(), logger: silentLogger(), health: () => ({ ok: true, detail: 'ok' }), limits });
+  const ops = new OpsServer({
+    host: '127.0.0.1',
+    port: 0,
+    metrics: new Registry(),
+    logger: silentLogger(),
+    health: () => ({ ok: true, detail: 'ok' }),
+    limits,
+  });
   return { ops, port: (await ops.start()).port };
 }
 
@@ -161,7 +172,10 @@ describe('connection limits when every connection is busy', () => {
       assert.ok((await closedWithin(third, 2000)) < 2000, 'the third connection was not refused');
       assert.equal(guard.counts.refused, 1);
       release();
-      assert.deepEqual((await Promise.all(slow)).map((r) => r.body), ['done', 'done']);
+      assert.deepEqual(
+        (await Promise.all(slow)).map((r) => r.body),
+        ['done', 'done'],
+      );
     } finally {
       release();
       server.closeAllConnections();

@@ -50,7 +50,12 @@ function checkIntervalMs(l: ConnectionLimits): number {
 }
 
 /** Options for node:http's createServer (node:https takes them too). */
-export function httpServerOptions(l: ConnectionLimits): { requestTimeout: number; headersTimeout: number; keepAliveTimeout: number; connectionsCheckingInterval: number } {
+export function httpServerOptions(l: ConnectionLimits): {
+  requestTimeout: number;
+  headersTimeout: number;
+  keepAliveTimeout: number;
+  connectionsCheckingInterval: number;
+} {
   return {
     requestTimeout: l.requestTimeoutMs,
     // Node refuses a headers timeout longer than the request timeout.

@@ -12,10 +12,30 @@ import type { ConnectionLimits } from './connection-limit.ts';
 const seconds = (ms: number): string => `${ms / 1000}s`;
 
 export const HTTP_FLAGS: readonly FlagSpec[] = [
-  { name: 'http-max-connections', kind: 'int', default: String(DEFAULT_CONNECTION_LIMITS.maxConnections), help: 'Open connections each HTTP(S) listener (metrics, webhooks) accepts; at the cap the longest-idle one is closed for a new one.' },
-  { name: 'http-tls-handshake-timeout', kind: 'duration', default: seconds(DEFAULT_CONNECTION_LIMITS.handshakeTimeoutMs), help: 'Time an HTTPS webhook connection has to complete the TLS handshake.' },
-  { name: 'http-headers-timeout', kind: 'duration', default: seconds(DEFAULT_CONNECTION_LIMITS.headersTimeoutMs), help: 'Time a new HTTP(S) connection has to send its request headers.' },
-  { name: 'http-idle-timeout', kind: 'duration', default: seconds(DEFAULT_CONNECTION_LIMITS.idleTimeoutMs), help: 'A kept-alive HTTP(S) connection without a request for this long is closed.' },
+  {
+    name: 'http-max-connections',
+    kind: 'int',
+    default: String(DEFAULT_CONNECTION_LIMITS.maxConnections),
+    help: 'Open connections each HTTP(S) listener (metrics, webhooks) accepts; at the cap the longest-idle one is closed for a new one.',
+  },
+  {
+    name: 'http-tls-handshake-timeout',
+    kind: 'duration',
+    default: seconds(DEFAULT_CONNECTION_LIMITS.handshakeTimeoutMs),
+    help: 'Time an HTTPS webhook connection has to complete the TLS handshake.',
+  },
+  {
+    name: 'http-headers-timeout',
+    kind: 'duration',
+    default: seconds(DEFAULT_CONNECTION_LIMITS.headersTimeoutMs),
+    help: 'Time a new HTTP(S) connection has to send its request headers.',
+  },
+  {
+    name: 'http-idle-timeout',
+    kind: 'duration',
+    default: seconds(DEFAULT_CONNECTION_LIMITS.idleTimeoutMs),
+    help: 'A kept-alive HTTP(S) connection without a request for this long is closed.',
+  },
 ];
 
 /** The --http-* flags, checked; the request timeout stays each listener's own. */

@@ -62,7 +62,10 @@ export class HttpsServer {
 
   async start(host: string, port: number): Promise<AddressInfo> {
     const log = this.httpsOptions.logger;
-    const limits = connectionLimits({ ...this.httpsOptions.limits, ...(this.httpsOptions.readTimeoutMs === undefined ? {} : { requestTimeoutMs: this.httpsOptions.readTimeoutMs }) });
+    const limits = connectionLimits({
+      ...this.httpsOptions.limits,
+      ...(this.httpsOptions.readTimeoutMs === undefined ? {} : { requestTimeoutMs: this.httpsOptions.readTimeoutMs }),
+    });
     const server = createServer({ key: this.httpsOptions.tls.key, cert: this.httpsOptions.tls.cert, ...httpsServerOptions(limits) }, (req, res) => {
       this.dispatch(req, res).catch((err: unknown) => {
         this.requestLog.error({ err: errorMessage(err) }, `${this.httpsOptions.requestLabel ?? this.httpsOptions.name} request failed unexpectedly`);
@@ -124,7 +127,8 @@ export async function readPost(req: IncomingMessage, res: ServerResponse, maxByt
     return undefined;
   }
   const body = await readBody(req, maxBytes);
-  if (body === undefined) res.writeHead(413, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end(`request body larger than ${maxBytes} bytes: denied\n`);
+  if (body === undefined)
+    res.writeHead(413, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end(`request body larger than ${maxBytes} bytes: denied\n`);
   return body;
 }
 

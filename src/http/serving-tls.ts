@@ -29,7 +29,8 @@ export function servingTlsFlags(flags: Pick<FlagValues, 'str' | 'bool'>, needs: 
   const certFile = flags.str('tls-cert-file');
   const keyFile = flags.str('tls-private-key-file');
   const selfSigned = flags.bool('tls-self-signed');
-  if (selfSigned && (certFile !== '' || keyFile !== '')) throw new ConfigError('--tls-self-signed cannot be used with --tls-cert-file/--tls-private-key-file', '--tls-self-signed');
+  if (selfSigned && (certFile !== '' || keyFile !== ''))
+    throw new ConfigError('--tls-self-signed cannot be used with --tls-cert-file/--tls-private-key-file', '--tls-self-signed');
   if (!selfSigned && (certFile === '' || keyFile === '')) {
     const fixes = alternative === undefined ? ' (or --tls-self-signed for local use)' : `, --tls-self-signed for local use, or ${alternative}`;
     throw new ConfigError(`${needs}: set --tls-cert-file and --tls-private-key-file${fixes}`, certFile === '' ? '--tls-cert-file' : '--tls-private-key-file');

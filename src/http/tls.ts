@@ -150,9 +150,23 @@ export async function selfSignedCertificate(hosts: readonly string[], opts: { op
     const keyPath = join(dir, 'tls.key');
     const certPath = join(dir, 'tls.crt');
     await run(opts.openssl ?? 'openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-      '-days', String(opts.days ?? 365), '-subj', `/CN=${hosts[0] ?? 'hostwarden-admission'}`,
-      '-addext', `subjectAltName=${san}`, '-keyout', keyPath, '-out', certPath,
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      String(opts.days ?? 365),
+      '-subj',
+      `/CN=${hosts[0] ?? 'hostwarden-admission'}`,
+      '-addext',
+      `subjectAltName=${san}`,
+      '-keyout',
+      keyPath,
+      '-out',
+      certPath,
     ]).catch((err: unknown) => {
       throw new ConfigError(`--tls-self-signed needs the openssl command: ${errorMessage(err)}`, '--tls-self-signed');
     });

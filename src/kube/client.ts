@@ -49,7 +49,8 @@ export function locateKubeConfig(source: KubeConfigSource): KubeConfigLocation {
     return { kind: 'files', files: [source.kubeconfig], origin: source.kubeconfig };
   }
   if (envFiles.length > 0) return { kind: 'files', files: envFiles, origin: `$KUBECONFIG (${envFiles.join(':')})` };
-  if (home !== '' && existsSync(join(home, '.kube', 'config'))) return { kind: 'files', files: [join(home, '.kube', 'config')], origin: join(home, '.kube', 'config') };
+  if (home !== '' && existsSync(join(home, '.kube', 'config')))
+    return { kind: 'files', files: [join(home, '.kube', 'config')], origin: join(home, '.kube', 'config') };
   if ((source.env.KUBERNETES_SERVICE_HOST ?? '') !== '' && existsSync(join(saDir, 'token'))) return { kind: 'in-cluster', serviceAccountDir: saDir };
   throw new ConfigError('no Kubernetes configuration: set --kubeconfig or $KUBECONFIG, create ~/.kube/config, or run in a cluster', '--kubeconfig');
 }
@@ -247,7 +248,10 @@ export class KubeClient {
     });
   }
 
-  private agentFor(secure: boolean, tls: RequestOptions & { ca?: unknown; cert?: unknown; key?: unknown; rejectUnauthorized?: boolean; servername?: string }): HttpAgent {
+  private agentFor(
+    secure: boolean,
+    tls: RequestOptions & { ca?: unknown; cert?: unknown; key?: unknown; rejectUnauthorized?: boolean; servername?: string },
+  ): HttpAgent {
     if (this.agent !== undefined) return this.agent;
     // TLS material is fixed per kubeconfig; tokens are applied per request as headers.
     const base = { keepAlive: true, maxSockets: 32 };

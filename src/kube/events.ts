@@ -105,7 +105,10 @@ export class EventRecorder {
       this.stats.sent++;
     } catch (err) {
       this.stats.failed++;
-      this.log.warn({ err: errorMessage(err), reason: e.reason, object: `${e.regarding.kind}/${e.regarding.namespace}/${e.regarding.name}` }, 'cannot write event');
+      this.log.warn(
+        { err: errorMessage(err), reason: e.reason, object: `${e.regarding.kind}/${e.regarding.namespace}/${e.regarding.name}` },
+        'cannot write event',
+      );
     }
   }
 }

@@ -54,7 +54,11 @@ describe('leaderElectorFromFlags', () => {
   });
 
   test('--leader-election-namespace and --leader-election-id win', () => {
-    const el = leaderElectorFromFlags(cfg(['--leader-elect', '--leader-election-namespace=ns-flag', '--leader-election-id=mine']), { ...base, inCluster: true, defaultName: 'x' });
+    const el = leaderElectorFromFlags(cfg(['--leader-elect', '--leader-election-namespace=ns-flag', '--leader-election-id=mine']), {
+      ...base,
+      inCluster: true,
+      defaultName: 'x',
+    });
     assert.deepEqual(el?.lease, { namespace: 'ns-flag', name: 'mine' });
   });
 

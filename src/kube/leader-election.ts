@@ -159,7 +159,13 @@ export class LeaderElector {
         apiVersion: LEASES.apiVersion,
         kind: LEASES.kind,
         metadata: { name, namespace },
-        spec: { holderIdentity: this.identity, leaseDurationSeconds: Math.ceil(this.leaseMs / 1000), acquireTime: microTime(now), renewTime: microTime(now), leaseTransitions: 0 },
+        spec: {
+          holderIdentity: this.identity,
+          leaseDurationSeconds: Math.ceil(this.leaseMs / 1000),
+          acquireTime: microTime(now),
+          renewTime: microTime(now),
+          leaseTransitions: 0,
+        },
       };
       try {
         await client.request('POST', collectionPath(LEASES, namespace), { body: fresh, timeoutMs: this.renewMs });
@@ -243,8 +249,10 @@ export function leaderElectorFromFlags(cfg: Pick<Config, 'flags' | 'explicit'>, 
   const renewMs = f.num('leader-election-renew-deadline');
   const retryMs = f.num('leader-election-retry-period');
   if (retryMs <= 0) throw new ConfigError('--leader-election-retry-period must be positive', '--leader-election-retry-period');
-  if (renewMs <= retryMs) throw new ConfigError('--leader-election-renew-deadline must be longer than --leader-election-retry-period', '--leader-election-renew-deadline');
-  if (leaseMs <= renewMs) throw new ConfigError('--leader-election-lease-duration must be longer than --leader-election-renew-deadline', '--leader-election-lease-duration');
+  if (renewMs <= retryMs)
+    throw new ConfigError('--leader-election-renew-deadline must be longer than --leader-election-retry-period', '--leader-election-renew-deadline');
+  if (leaseMs <= renewMs)
+    throw new ConfigError('--leader-election-lease-duration must be longer than --leader-election-renew-deadline', '--leader-election-lease-duration');
   const id = f.str('leader-election-id');
   return new LeaderElector({
     client: opts.client,

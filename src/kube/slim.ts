@@ -69,7 +69,16 @@ export function slimService(raw: Raw): KubeObject {
   // LoadBalancer Services that is about 3 MB of cache.
   const obj = base(raw, false);
   const spec = rec(raw['spec']);
-  const s = pick(spec, ['type', 'clusterIP', 'clusterIPs', 'externalIPs', 'externalName', 'loadBalancerIP', 'publishNotReadyAddresses', 'externalTrafficPolicy']);
+  const s = pick(spec, [
+    'type',
+    'clusterIP',
+    'clusterIPs',
+    'externalIPs',
+    'externalName',
+    'loadBalancerIP',
+    'publishNotReadyAddresses',
+    'externalTrafficPolicy',
+  ]);
   const ports = s['type'] === 'NodePort' ? arr(spec?.['ports']).map((p) => pick(rec(p), ['name', 'port', 'nodePort', 'protocol'])) : [];
   if (ports.length > 0) s['ports'] = ports;
   obj['spec'] = s;

@@ -46,7 +46,13 @@ export class ExternalDNSController {
     const reflector = (resource: KubeResource, namespace: string, labelSelector?: string): Reflector<KubeObject> =>
       new Reflector<KubeObject>({ client: opts.client, resource, namespace, logger: log, ...(labelSelector === undefined ? {} : { labelSelector }) });
     this.externalDNSes = reflector(EXTERNALDNSES, '');
-    const deployments = reflector(DEPLOYMENTS, opts.operandNamespace, Object.entries(MANAGED_BY).map(([k, v]) => `${k}=${v}`).join(','));
+    const deployments = reflector(
+      DEPLOYMENTS,
+      opts.operandNamespace,
+      Object.entries(MANAGED_BY)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(','),
+    );
     const secrets = reflector(SECRETS, opts.operatorNamespace);
     this.externalDNSes.onChange((_type, key) => this.queue.add(key));
     deployments.onChange((_type, _key, obj, old) => {

@@ -7,7 +7,10 @@ const beta = {
   apiVersion: V1BETA1,
   kind: 'ExternalDNS',
   metadata: { name: 'x', annotations: { keep: 'me' } },
-  spec: { provider: { type: 'AWS', aws: { credentials: { name: 'c' }, assumeRole: { arn: 'arn:aws:iam::123456789012:role/dns', externalID: 'ext' } } }, source: { type: 'Service' } },
+  spec: {
+    provider: { type: 'AWS', aws: { credentials: { name: 'c' }, assumeRole: { arn: 'arn:aws:iam::123456789012:role/dns', externalID: 'ext' } } },
+    source: { type: 'Service' },
+  },
 };
 
 describe('v1alpha1 ⇄ v1beta1', () => {
@@ -15,7 +18,10 @@ describe('v1alpha1 ⇄ v1beta1', () => {
     const alpha = toV1alpha1(beta);
     assert.equal(alpha['apiVersion'], V1ALPHA1);
     assert.deepEqual((alpha['spec'] as typeof beta.spec).provider.aws, { credentials: { name: 'c' } });
-    assert.equal((alpha['metadata'] as typeof beta.metadata).annotations[PRESERVED_ANNOTATION as 'keep'], '{"spec.provider.aws.assumeRole":{"arn":"arn:aws:iam::123456789012:role/dns","externalID":"ext"}}');
+    assert.equal(
+      (alpha['metadata'] as typeof beta.metadata).annotations[PRESERVED_ANNOTATION as 'keep'],
+      '{"spec.provider.aws.assumeRole":{"arn":"arn:aws:iam::123456789012:role/dns","externalID":"ext"}}',
+    );
     assert.deepEqual(toV1beta1(alpha), beta);
     assert.deepEqual(beta.spec.provider.aws.assumeRole.externalID, 'ext', 'input untouched');
   });
@@ -27,12 +33,28 @@ describe('v1alpha1 ⇄ v1beta1', () => {
   });
 
   test('ConversionReview answers: success keeps the uid; an unknown version fails with a message', () => {
-    const ok = JSON.parse(answerConversionReview(JSON.stringify({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request: { uid: 'u1', desiredAPIVersion: V1ALPHA1, objects: [beta] } })));
+    const ok = JSON.parse(
+      answerConversionReview(
+        JSON.stringify({
+          apiVersion: 'apiextensions.k8s.io/v1',
+          kind: 'ConversionReview',
+          request: { uid: 'u1', desiredAPIVersion: V1ALPHA1, objects: [beta] },
+        }),
+      ),
+    );
     assert.equal(ok.response.uid, 'u1');
     assert.deepEqual(ok.response.result, { status: 'Success' });
     assert.deepEqual(ok.response.convertedObjects, [toV1alpha1(beta)]);
-    const bad = JSON.parse(answerConversionReview(JSON.stringify({ kind: 'ConversionReview', request: { uid: 'u2', desiredAPIVersion: 'externaldns.olm.openshift.io/v2', objects: [beta] } })));
-    assert.deepEqual(bad.response, { uid: 'u2', convertedObjects: [], result: { status: 'Failure', message: 'cannot convert to "externaldns.olm.openshift.io/v2"' } });
+    const bad = JSON.parse(
+      answerConversionReview(
+        JSON.stringify({ kind: 'ConversionReview', request: { uid: 'u2', desiredAPIVersion: 'externaldns.olm.openshift.io/v2', objects: [beta] } }),
+      ),
+    );
+    assert.deepEqual(bad.response, {
+      uid: 'u2',
+      convertedObjects: [],
+      result: { status: 'Failure', message: 'cannot convert to "externaldns.olm.openshift.io/v2"' },
+    });
     assert.equal(JSON.parse(answerConversionReview('nope')).response.result.status, 'Failure');
   });
 });

@@ -9,10 +9,30 @@ import type { FlagSpec } from '../config/flags.ts';
 export const DEFAULT_OPERAND_IMAGE = 'ghcr.io/hostwarden/hostwarden:latest';
 
 export const OPERATOR_FLAGS: readonly FlagSpec[] = [
-  { name: 'operator-namespace', kind: 'string', default: 'hostwarden-operator', help: 'operator: namespace of the credentials Secrets named by ExternalDNS objects (and of the leader Lease).' },
+  {
+    name: 'operator-namespace',
+    kind: 'string',
+    default: 'hostwarden-operator',
+    help: 'operator: namespace of the credentials Secrets named by ExternalDNS objects (and of the leader Lease).',
+  },
   { name: 'operand-namespace', kind: 'string', default: 'hostwarden', help: 'operator: namespace of the operand Deployments it creates.' },
   { name: 'operand-image', kind: 'string', default: DEFAULT_OPERAND_IMAGE, help: 'operator: Hostwarden image the operand Deployments run.' },
-  { name: 'webhook-listen', kind: 'string', default: ':9443', help: 'operator: HTTPS address of the validating and conversion webhooks (/validate, /convert, /healthz; "" disables them).' },
-  { name: 'trusted-ca-configmap', kind: 'string', default: '', help: 'operator: ConfigMap (key ca-bundle.crt) in the operand namespace mounted as the operands\' extra trusted CAs.' },
-  { name: 'status-externaldns', kind: 'string', default: '', help: 'run: report ProviderAuthorized on the status of this ExternalDNS object (set by the operator on its operands).' },
+  {
+    name: 'webhook-listen',
+    kind: 'string',
+    default: ':9443',
+    help: 'operator: HTTPS address of the validating and conversion webhooks (/validate, /convert, /healthz; "" disables them).',
+  },
+  {
+    name: 'trusted-ca-configmap',
+    kind: 'string',
+    default: '',
+    help: "operator: ConfigMap (key ca-bundle.crt) in the operand namespace mounted as the operands' extra trusted CAs.",
+  },
+  {
+    name: 'status-externaldns',
+    kind: 'string',
+    default: '',
+    help: 'run: report ProviderAuthorized on the status of this ExternalDNS object (set by the operator on its operands).',
+  },
 ];

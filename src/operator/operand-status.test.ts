@@ -19,7 +19,11 @@ function fakeApi(conflicts = 0): { client: { request: <T>(m: string, p: string, 
       if (state.conflicts-- > 0) throw new KubeApiError('conflict', 409, 'Conflict');
       assert.equal(body.metadata.resourceVersion, state.obj.metadata.resourceVersion);
       state.patches++;
-      state.obj = { ...state.obj, metadata: { ...state.obj.metadata, resourceVersion: String(Number(state.obj.metadata.resourceVersion) + 1) }, status: { ...state.obj.status, ...body.status } };
+      state.obj = {
+        ...state.obj,
+        metadata: { ...state.obj.metadata, resourceVersion: String(Number(state.obj.metadata.resourceVersion) + 1) },
+        status: { ...state.obj.status, ...body.status },
+      };
       return structuredClone(state.obj) as T;
     },
   };
@@ -29,7 +33,10 @@ function fakeApi(conflicts = 0): { client: { request: <T>(m: string, p: string, 
   });
 }
 
-const denied = new AwsAccessDeniedError('aws', 'access denied: route53:ListHostedZones for role arn:aws:iam::123456789012:role/dns (AccessDenied: no)', { action: 'route53:ListHostedZones', role: 'arn:aws:iam::123456789012:role/dns' });
+const denied = new AwsAccessDeniedError('aws', 'access denied: route53:ListHostedZones for role arn:aws:iam::123456789012:role/dns (AccessDenied: no)', {
+  action: 'route53:ListHostedZones',
+  role: 'arn:aws:iam::123456789012:role/dns',
+});
 
 describe('operand status reporter', () => {
   test('AccessDenied names the role and the action; other failures are not about authorization', () => {
@@ -37,7 +44,8 @@ describe('operand status reporter', () => {
       type: 'ProviderAuthorized',
       status: 'False',
       reason: 'AccessDenied',
-      message: 'role arn:aws:iam::123456789012:role/dns is not allowed route53:ListHostedZones: access denied: route53:ListHostedZones for role arn:aws:iam::123456789012:role/dns (AccessDenied: no)',
+      message:
+        'role arn:aws:iam::123456789012:role/dns is not allowed route53:ListHostedZones: access denied: route53:ListHostedZones for role arn:aws:iam::123456789012:role/dns (AccessDenied: no)',
     });
     assert.equal(authorizationCondition(new ProviderError('aws', 'throttled', { transient: true })), undefined);
     assert.equal(authorizationCondition('boom'), undefined);

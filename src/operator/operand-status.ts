@@ -36,7 +36,12 @@ export function authorizationCondition(err: unknown): ConditionInput | undefined
   return { type: CONDITION.providerAuthorized, status: 'False', reason: REASON.accessDenied, message: `${who} is not allowed ${action}: ${errorMessage(err)}` };
 }
 
-export const AUTHORIZED: ConditionInput = { type: CONDITION.providerAuthorized, status: 'True', reason: REASON.syncSucceeded, message: 'the provider accepted the last synchronisation' };
+export const AUTHORIZED: ConditionInput = {
+  type: CONDITION.providerAuthorized,
+  status: 'True',
+  reason: REASON.syncSucceeded,
+  message: 'the provider accepted the last synchronisation',
+};
 
 export class OperandStatusReporter {
   private readonly opts: OperandStatusOptions;
@@ -80,11 +85,13 @@ export class OperandStatusReporter {
     const key = `${c.status}\0${c.reason}\0${c.message}`;
     if (key === this.last) return;
     this.last = key;
-    this.chain = this.chain.then(() => this.write(c)).catch((err: unknown) => {
-      // Try again on the next report rather than believing this one landed.
-      this.last = undefined;
-      this.opts.logger.warn({ externaldns: this.opts.name, err: errorMessage(err) }, 'cannot write ProviderAuthorized');
-    });
+    this.chain = this.chain
+      .then(() => this.write(c))
+      .catch((err: unknown) => {
+        // Try again on the next report rather than believing this one landed.
+        this.last = undefined;
+        this.opts.logger.warn({ externaldns: this.opts.name, err: errorMessage(err) }, 'cannot write ProviderAuthorized');
+      });
   }
 
   private async write(c: ConditionInput): Promise<void> {
@@ -93,7 +100,11 @@ export class OperandStatusReporter {
       const ed = await this.opts.client.request<ExternalDNS>('GET', path);
       const old = findCondition(ed.status?.conditions, c.type);
       if (old !== undefined && old.status === c.status && old.reason === c.reason && old.message === c.message) return;
-      const conditions = setCondition(ed.status?.conditions, { ...c, ...(ed.metadata.generation === undefined ? {} : { observedGeneration: ed.metadata.generation }) }, this.now());
+      const conditions = setCondition(
+        ed.status?.conditions,
+        { ...c, ...(ed.metadata.generation === undefined ? {} : { observedGeneration: ed.metadata.generation }) },
+        this.now(),
+      );
       try {
         await this.opts.client.request('PATCH', `${path}/status`, {
           body: { metadata: { resourceVersion: ed.metadata.resourceVersion }, status: { conditions } },

@@ -10,25 +10,89 @@ const svc: ExternalDNSSpec['source'] = { type: 'Service', fqdnTemplate: ['{{.Nam
 const aws: ExternalDNSSpec['provider'] = { type: 'AWS', aws: { credentials: { name: 'aws' } } };
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const COMMON = ['--metrics-address=127.0.0.1:7979', '--txt-owner-id=external-dns-sample', '--provider=aws', '--source=service', '--policy=sync', '--registry=txt', '--txt-prefix=external-dns-', '--leader-elect=false', '--status-externaldns=sample'];
+const COMMON = [
+  '--metrics-address=127.0.0.1:7979',
+  '--txt-owner-id=external-dns-sample',
+  '--provider=aws',
+  '--source=service',
+  '--policy=sync',
+  '--registry=txt',
+  '--txt-prefix=external-dns-',
+  '--leader-elect=false',
+  '--status-externaldns=sample',
+];
 
 describe('operand args: each spec field', () => {
   const cases: [string, ExternalDNSSpec, string[]][] = [
-    ['defaults: LoadBalancer services, hostname annotation ignored', { provider: { type: 'AWS' }, source: svc }, [...COMMON, '--service-type-filter=LoadBalancer', '--ignore-hostname-annotation', '--fqdn-template={{.Name}}.example.org']],
+    [
+      'defaults: LoadBalancer services, hostname annotation ignored',
+      { provider: { type: 'AWS' }, source: svc },
+      [...COMMON, '--service-type-filter=LoadBalancer', '--ignore-hostname-annotation', '--fqdn-template={{.Name}}.example.org'],
+    ],
     [
       'domains: exact names and patterns, include and exclude',
-      { provider: { type: 'AWS' }, source: { ...svc, hostnameAnnotation: 'Allow', fqdnTemplate: [] }, domains: [{ name: 'example.org' }, { filterType: 'Exclude', name: 'internal.example.org' }, { matchType: 'Pattern', pattern: '^a' }, { matchType: 'Pattern', pattern: 'b$' }, { filterType: 'Exclude', matchType: 'Pattern', pattern: 'x' }] },
-      ['--domain-filter=example.org', '--exclude-domains=internal.example.org', '--regex-domain-filter=(^a)|(b$)', '--regex-domain-exclusion=x', ...COMMON, '--service-type-filter=LoadBalancer'],
+      {
+        provider: { type: 'AWS' },
+        source: { ...svc, hostnameAnnotation: 'Allow', fqdnTemplate: [] },
+        domains: [
+          { name: 'example.org' },
+          { filterType: 'Exclude', name: 'internal.example.org' },
+          { matchType: 'Pattern', pattern: '^a' },
+          { matchType: 'Pattern', pattern: 'b$' },
+          { filterType: 'Exclude', matchType: 'Pattern', pattern: 'x' },
+        ],
+      },
+      [
+        '--domain-filter=example.org',
+        '--exclude-domains=internal.example.org',
+        '--regex-domain-filter=(^a)|(b$)',
+        '--regex-domain-exclusion=x',
+        ...COMMON,
+        '--service-type-filter=LoadBalancer',
+      ],
     ],
     [
       'source: namespace, labels, ClusterIP publishes internal services, several templates, interval',
-      { provider: { type: 'AWS' }, intervalSeconds: 120, source: { type: 'Service', namespace: 'apps', labelFilter: { matchLabels: { team: 'a' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['web', 'api'] }, { key: 'legacy', operator: 'DoesNotExist' }] }, service: { serviceType: ['ClusterIP', 'NodePort'] }, fqdnTemplate: ['{{.Name}}.a.org', '{{.Name}}.b.org'] } },
-      [...COMMON, '--namespace=apps', '--label-filter=team=a,tier in (web,api),!legacy', '--service-type-filter=ClusterIP', '--service-type-filter=NodePort', '--publish-internal-services', '--ignore-hostname-annotation', '--fqdn-template={{.Name}}.a.org,{{.Name}}.b.org', '--interval=120s'],
+      {
+        provider: { type: 'AWS' },
+        intervalSeconds: 120,
+        source: {
+          type: 'Service',
+          namespace: 'apps',
+          labelFilter: {
+            matchLabels: { team: 'a' },
+            matchExpressions: [
+              { key: 'tier', operator: 'In', values: ['web', 'api'] },
+              { key: 'legacy', operator: 'DoesNotExist' },
+            ],
+          },
+          service: { serviceType: ['ClusterIP', 'NodePort'] },
+          fqdnTemplate: ['{{.Name}}.a.org', '{{.Name}}.b.org'],
+        },
+      },
+      [
+        ...COMMON,
+        '--namespace=apps',
+        '--label-filter=team=a,tier in (web,api),!legacy',
+        '--service-type-filter=ClusterIP',
+        '--service-type-filter=NodePort',
+        '--publish-internal-services',
+        '--ignore-hostname-annotation',
+        '--fqdn-template={{.Name}}.a.org,{{.Name}}.b.org',
+        '--interval=120s',
+      ],
     ],
     [
       'AWS assume role with external id',
       { provider: { type: 'AWS', aws: { assumeRole: { arn: 'arn:aws:iam::123456789012:role/dns', externalID: 'ext' } } }, source: svc },
-      [...COMMON, '--service-type-filter=LoadBalancer', '--ignore-hostname-annotation', '--fqdn-template={{.Name}}.example.org', '--aws-assume-role=arn:aws:iam::123456789012:role/dns', '--aws-assume-role-external-id=ext'],
+      [
+        ...COMMON,
+        '--service-type-filter=LoadBalancer',
+        '--ignore-hostname-annotation',
+        '--fqdn-template={{.Name}}.example.org',
+        '--aws-assume-role=arn:aws:iam::123456789012:role/dns',
+        '--aws-assume-role-external-id=ext',
+      ],
     ],
     [
       'CRD source with its kind',
@@ -49,9 +113,18 @@ describe('operand args: each spec field', () => {
   for (const [name, spec, want] of cases) test(name, () => assert.deepEqual(operandArgs(ed(spec), settings, 0, '', false), want));
 
   test('GCP project (from the spec, or from the platform on OpenShift) and key file', () => {
-    const spec: ExternalDNSSpec = { provider: { type: 'GCP', gcp: { project: 'mine', credentials: { name: 'g' } } }, source: { ...svc, hostnameAnnotation: 'Allow' } };
-    assert.deepEqual(operandArgs(ed(spec), settings, 0, '', true).slice(-2), ['--google-project=mine', '--google-key-file=/etc/hostwarden/credentials/gcp-credentials.json']);
-    assert.deepEqual(operandArgs(ed(spec), { ...settings, platform: { openshift: true, gcpProject: 'cluster-proj' } }, 0, '', true).slice(-2), ['--google-project=cluster-proj', '--google-key-file=/etc/hostwarden/credentials/service_account.json']);
+    const spec: ExternalDNSSpec = {
+      provider: { type: 'GCP', gcp: { project: 'mine', credentials: { name: 'g' } } },
+      source: { ...svc, hostnameAnnotation: 'Allow' },
+    };
+    assert.deepEqual(operandArgs(ed(spec), settings, 0, '', true).slice(-2), [
+      '--google-project=mine',
+      '--google-key-file=/etc/hostwarden/credentials/gcp-credentials.json',
+    ]);
+    assert.deepEqual(operandArgs(ed(spec), { ...settings, platform: { openshift: true, gcpProject: 'cluster-proj' } }, 0, '', true).slice(-2), [
+      '--google-project=cluster-proj',
+      '--google-key-file=/etc/hostwarden/credentials/service_account.json',
+    ]);
   });
 
   test('Azure: config file; a private DNS zone id switches the provider', () => {
@@ -67,7 +140,10 @@ describe('operand objects', () => {
   test('one container per zone with its own metrics port and zone filter', () => {
     const o = buildOperand(ed({ provider: aws, source: svc, zones: ['Z1', 'Z2'] }), settings, { data: { aws_access_key_id: 'QQ==' } });
     const containers = (o.deployment as Obj)['spec'].template.spec.containers as Obj[];
-    assert.deepEqual(containers.map((c) => c['name']), ['hostwarden-0', 'hostwarden-1']);
+    assert.deepEqual(
+      containers.map((c) => c['name']),
+      ['hostwarden-0', 'hostwarden-1'],
+    );
     assert.ok(containers[1]?.['args'].includes('--zone-id-filter=Z2'));
     assert.ok(containers[1]?.['args'].includes('--metrics-address=127.0.0.1:7980'));
     assert.equal(containers[0]?.['args'][0], 'run');
@@ -82,8 +158,14 @@ describe('operand objects', () => {
     const tpl = (o: Obj): Obj => o['spec'].template;
     assert.equal(tpl(a.deployment)['metadata'].annotations[SECRET_HASH_ANNOTATION], secretHash(one));
     assert.notEqual(secretHash(one), secretHash(two));
-    assert.deepEqual(tpl(a.deployment)['spec'].volumes, [{ name: 'tmp', emptyDir: {} }, { name: 'credentials', secret: { secretName: 'hostwarden-sample-credentials' } }]);
-    assert.deepEqual(tpl(a.deployment)['spec'].containers[0].volumeMounts, [{ name: 'tmp', mountPath: '/tmp' }, { name: 'credentials', mountPath: '/etc/hostwarden/credentials', readOnly: true }]);
+    assert.deepEqual(tpl(a.deployment)['spec'].volumes, [
+      { name: 'tmp', emptyDir: {} },
+      { name: 'credentials', secret: { secretName: 'hostwarden-sample-credentials' } },
+    ]);
+    assert.deepEqual(tpl(a.deployment)['spec'].containers[0].volumeMounts, [
+      { name: 'tmp', mountPath: '/tmp' },
+      { name: 'credentials', mountPath: '/etc/hostwarden/credentials', readOnly: true },
+    ]);
     assert.ok(tpl(b.deployment)['spec'].containers[0].args.includes('--aws-shared-credentials-file=/etc/hostwarden/credentials/credentials'));
     const copy = copiedSecret(ed({ provider: aws, source: svc }), settings, one) as Obj;
     assert.equal(Buffer.from(copy['data'].credentials, 'base64').toString(), '[default]\naws_access_key_id = AKID\naws_secret_access_key = s1\n');
@@ -91,14 +173,20 @@ describe('operand objects', () => {
   });
 
   test('proxy variables and the trusted CA bundle are passed through', () => {
-    const o = buildOperand(ed({ provider: { type: 'AWS' }, source: svc }), { ...settings, proxy: { HTTPS_PROXY: 'http://proxy:3128', NO_PROXY: '.cluster.local' }, trustedCAConfigMap: 'trusted-ca' }, undefined);
+    const o = buildOperand(
+      ed({ provider: { type: 'AWS' }, source: svc }),
+      { ...settings, proxy: { HTTPS_PROXY: 'http://proxy:3128', NO_PROXY: '.cluster.local' }, trustedCAConfigMap: 'trusted-ca' },
+      undefined,
+    );
     const spec = (o.deployment as Obj)['spec'].template.spec;
     assert.deepEqual(spec.containers[0].env, [
       { name: 'HTTPS_PROXY', value: 'http://proxy:3128' },
       { name: 'NO_PROXY', value: '.cluster.local' },
       { name: 'NODE_EXTRA_CA_CERTS', value: '/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem' },
     ]);
-    assert.deepEqual(spec.volumes.slice(1), [{ name: 'trusted-ca', configMap: { name: 'trusted-ca', items: [{ key: 'ca-bundle.crt', path: 'tls-ca-bundle.pem' }] } }]);
+    assert.deepEqual(spec.volumes.slice(1), [
+      { name: 'trusted-ca', configMap: { name: 'trusted-ca', items: [{ key: 'ca-bundle.crt', path: 'tls-ca-bundle.pem' }] } },
+    ]);
     assert.equal(o.secret, undefined);
   });
 
@@ -116,8 +204,12 @@ describe('operand objects', () => {
   });
 
   test('PowerDNS and RFC2136 secrets become EXTERNAL_DNS_* variables', () => {
-    const p = buildOperand(ed({ provider: { type: 'PowerDNS', powerDNS: { server: 'http://pdns:8081', apiKey: { name: 'k' } } }, source: svc }), settings, { data: { 'api-key': 'eA==' } });
-    assert.deepEqual((p.deployment as Obj)['spec'].template.spec.containers[0].env, [{ name: 'EXTERNAL_DNS_PDNS_API_KEY', valueFrom: { secretKeyRef: { name: 'hostwarden-sample-credentials', key: 'api-key' } } }]);
+    const p = buildOperand(ed({ provider: { type: 'PowerDNS', powerDNS: { server: 'http://pdns:8081', apiKey: { name: 'k' } } }, source: svc }), settings, {
+      data: { 'api-key': 'eA==' },
+    });
+    assert.deepEqual((p.deployment as Obj)['spec'].template.spec.containers[0].env, [
+      { name: 'EXTERNAL_DNS_PDNS_API_KEY', valueFrom: { secretKeyRef: { name: 'hostwarden-sample-credentials', key: 'api-key' } } },
+    ]);
     const r = buildOperand(ed({ provider: { type: 'RFC2136', rfc2136: { host: 'ns1', zone: 'example.org' } }, source: svc }), settings, undefined);
     assert.ok((r.deployment as Obj)['spec'].template.spec.containers[0].args.includes('--rfc2136-insecure'));
   });

@@ -69,12 +69,17 @@ export function credentialsSecretName(ed: Pick<ExternalDNS, 'metadata'>): string
 export function userSecretRef(spec: ExternalDNSSpec): SecretRef | undefined {
   const p = spec.provider ?? {};
   const ref =
-    p.type === 'AWS' ? p.aws?.credentials
-    : p.type === 'GCP' ? p.gcp?.credentials
-    : p.type === 'Azure' ? p.azure?.configFile
-    : p.type === 'PowerDNS' ? p.powerDNS?.apiKey
-    : p.type === 'RFC2136' ? p.rfc2136?.tsigSecret
-    : undefined;
+    p.type === 'AWS'
+      ? p.aws?.credentials
+      : p.type === 'GCP'
+        ? p.gcp?.credentials
+        : p.type === 'Azure'
+          ? p.azure?.configFile
+          : p.type === 'PowerDNS'
+            ? p.powerDNS?.apiKey
+            : p.type === 'RFC2136'
+              ? p.rfc2136?.tsigSecret
+              : undefined;
   return ref === undefined || ref.name === '' ? undefined : ref;
 }
 
@@ -138,7 +143,14 @@ function labelSelector(filter: NonNullable<ExternalDNSSpec['source']>['labelFilt
   return parts.join(',');
 }
 
-const PROVIDER_ARG: Readonly<Record<string, string>> = { AWS: 'aws', GCP: 'google', Azure: 'azure', RFC2136: 'rfc2136', PowerDNS: 'pdns', Embedded: 'embedded' };
+const PROVIDER_ARG: Readonly<Record<string, string>> = {
+  AWS: 'aws',
+  GCP: 'google',
+  Azure: 'azure',
+  RFC2136: 'rfc2136',
+  PowerDNS: 'pdns',
+  Embedded: 'embedded',
+};
 const SOURCE_ARG: Readonly<Record<string, string>> = { Service: 'service', CRD: 'crd', OpenShiftRoute: 'openshift-route' };
 
 /** The args of the container for zone number `seq` (`zone` '' when not split by zone). */

@@ -76,8 +76,18 @@ export class Operator {
     const reconciler = new ExternalDNSReconciler({ client, logger: log.child({ component: 'reconciler' }), operand, operatorNamespace });
     const metrics = new MetricsRegistry();
     collectDefaultMetrics({ register: metrics });
-    const reconciles = new Counter({ name: 'hostwarden_operator_reconciles_total', help: 'ExternalDNS reconciles by outcome.', labelNames: ['outcome'], registers: [metrics] });
-    const duration = new Histogram({ name: 'hostwarden_operator_reconcile_duration_seconds', help: 'Time of one ExternalDNS reconcile.', buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [metrics] });
+    const reconciles = new Counter({
+      name: 'hostwarden_operator_reconciles_total',
+      help: 'ExternalDNS reconciles by outcome.',
+      labelNames: ['outcome'],
+      registers: [metrics],
+    });
+    const duration = new Histogram({
+      name: 'hostwarden_operator_reconcile_duration_seconds',
+      help: 'Time of one ExternalDNS reconcile.',
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [metrics],
+    });
     // In a cluster the Lease goes to the Pod's namespace; elsewhere beside the operator's objects.
     const elector = leaderElectorFromFlags(cfg, {
       client,
@@ -110,7 +120,12 @@ export class Operator {
 
     if (this.tls !== undefined) {
       const { host, port } = parseListenAddress(f.str('webhook-listen'), '--webhook-listen');
-      const server = new OperatorWebhookServer({ tls: this.tls.material, logger: log.child({ component: 'webhook' }), openshift: () => platform.openshift, limits: connectionLimitsFromFlags(f) });
+      const server = new OperatorWebhookServer({
+        tls: this.tls.material,
+        logger: log.child({ component: 'webhook' }),
+        openshift: () => platform.openshift,
+        limits: connectionLimitsFromFlags(f),
+      });
       await server.start(host, port);
       this.closers.push(() => server.stop());
       const files = this.tls.files;

@@ -74,7 +74,13 @@ export class ExternalDNSReconciler {
     const problems = validateExternalDNS(ed, { openshift: this.opts.operand.platform.openshift });
     if (problems.length > 0) {
       // Objects that predate the webhook (or got past it) still get a clear answer.
-      conditions.push({ type: CONDITION.deploymentAvailable, status: 'False', reason: REASON.unsupportedSpec, message: problems.map((p) => p.message).join('; '), ...og });
+      conditions.push({
+        type: CONDITION.deploymentAvailable,
+        status: 'False',
+        reason: REASON.unsupportedSpec,
+        message: problems.map((p) => p.message).join('; '),
+        ...og,
+      });
       await this.writeStatus(ed, conditions);
       return {};
     }
@@ -93,7 +99,9 @@ export class ExternalDNSReconciler {
     // Credentials taken out of the spec: their copy goes too (unless the platform minted it).
     else if (!platformSuppliesCredentials(ed, this.opts.operand.platform)) await this.deleteIfPresent(objectPath(SECRETS, ns, credentialsSecretName(ed)));
     const deployment = (await this.apply(DEPLOYMENTS, ns, objects.deployment)) as DeploymentView;
-    const pods = await this.client.request<{ items?: PodView[] }>('GET', collectionPath(PODS, ns), { query: { labelSelector: `app.kubernetes.io/instance=${operandName(ed)}` } });
+    const pods = await this.client.request<{ items?: PodView[] }>('GET', collectionPath(PODS, ns), {
+      query: { labelSelector: `app.kubernetes.io/instance=${operandName(ed)}` },
+    });
     conditions.push(...deploymentConditions(deployment, pods.items ?? [], ed.metadata.generation));
     await this.writeStatus(ed, conditions, objects.zones);
     return {};
@@ -111,7 +119,11 @@ export class ExternalDNSReconciler {
       await this.apply(CREDENTIALS_REQUESTS, '', credentialsRequest(ed, this.opts.operand.namespace), credentialsRequestPath(ed));
       const minted = await this.getOrUndefined<SecretData>(objectPath(SECRETS, this.opts.operand.namespace, credentialsSecretName(ed)));
       if (minted === undefined) {
-        set('False', REASON.credentialsRequested, `waiting for the Cloud Credential Operator to write Secret ${this.opts.operand.namespace}/${credentialsSecretName(ed)}`);
+        set(
+          'False',
+          REASON.credentialsRequested,
+          `waiting for the Cloud Credential Operator to write Secret ${this.opts.operand.namespace}/${credentialsSecretName(ed)}`,
+        );
         return 'missing';
       }
       set('True', REASON.secretFound, `Secret ${this.opts.operand.namespace}/${credentialsSecretName(ed)} minted from a CredentialsRequest`);
@@ -143,7 +155,11 @@ export class ExternalDNSReconciler {
   private async apply(resource: KubeResource, ns: string, obj: Obj, path?: string): Promise<Obj> {
     const meta = obj['metadata'] as { name: string; namespace?: string };
     const target = path ?? objectPath(resource, ns === '' ? (meta.namespace ?? '') : ns, meta.name);
-    return this.client.request<Obj>('PATCH', target, { body: obj, contentType: 'application/apply-patch+yaml', query: { fieldManager: FIELD_MANAGER, force: true } });
+    return this.client.request<Obj>('PATCH', target, {
+      body: obj,
+      contentType: 'application/apply-patch+yaml',
+      query: { fieldManager: FIELD_MANAGER, force: true },
+    });
   }
 
   /** Explicit deletes: garbage collection is not guaranteed for every object (and absent in tests). */
@@ -176,7 +192,11 @@ export class ExternalDNSReconciler {
     let list: Condition[] = [...(ed.status?.conditions ?? [])];
     for (const c of inputs) list = setCondition(list, c, now);
     if (findCondition(list, CONDITION.providerAuthorized) === undefined) {
-      list = setCondition(list, { type: CONDITION.providerAuthorized, status: 'Unknown', reason: REASON.notYetReported, message: 'the operand has not synchronised yet' }, now);
+      list = setCondition(
+        list,
+        { type: CONDITION.providerAuthorized, status: 'Unknown', reason: REASON.notYetReported, message: 'the operand has not synchronised yet' },
+        now,
+      );
     }
     const next: ExternalDNSStatus = { ...ed.status, conditions: list };
     if (ed.metadata.generation !== undefined) next.observedGeneration = ed.metadata.generation;

@@ -3,7 +3,10 @@ import assert from 'node:assert/strict';
 import type { ExternalDNS, ExternalDNSSpec } from './types.ts';
 import { externalIdProblem, invalidMessage, roleArnProblem, validateExternalDNS } from './validate.ts';
 
-const base: ExternalDNSSpec = { provider: { type: 'AWS', aws: { credentials: { name: 'aws' } } }, source: { type: 'Service', fqdnTemplate: ['{{.Name}}.example.org'] } };
+const base: ExternalDNSSpec = {
+  provider: { type: 'AWS', aws: { credentials: { name: 'aws' } } },
+  source: { type: 'Service', fqdnTemplate: ['{{.Name}}.example.org'] },
+};
 const ed = (spec: ExternalDNSSpec): ExternalDNS => ({ metadata: { name: 'x' }, spec });
 const messages = (spec: ExternalDNSSpec, openshift = false): string[] => validateExternalDNS(ed(spec), { openshift }).map((e) => e.message);
 
@@ -39,7 +42,10 @@ describe('IAM role ARNs', () => {
 describe('validateExternalDNS', () => {
   test('a valid object has no errors; assumeRole without credentials is valid (platform credentials)', () => {
     assert.deepEqual(messages(base), []);
-    assert.deepEqual(messages({ ...base, provider: { type: 'AWS', aws: { assumeRole: { arn: 'arn:aws:iam::123456789012:role/dns', externalID: 'abc' } } } }), []);
+    assert.deepEqual(
+      messages({ ...base, provider: { type: 'AWS', aws: { assumeRole: { arn: 'arn:aws:iam::123456789012:role/dns', externalID: 'abc' } } } }),
+      [],
+    );
     assert.deepEqual(messages({ ...base, source: { type: 'Service', hostnameAnnotation: 'Allow' } }), []);
   });
 
@@ -64,26 +70,42 @@ describe('validateExternalDNS', () => {
   });
 
   test('credentials are required where the platform does not supply them', () => {
-    assert.deepEqual(messages({ ...base, provider: { type: 'AWS' } }), ['spec.provider.aws.credentials.name: Required value: a credentials Secret or assumeRole is required for AWS outside OpenShift']);
+    assert.deepEqual(messages({ ...base, provider: { type: 'AWS' } }), [
+      'spec.provider.aws.credentials.name: Required value: a credentials Secret or assumeRole is required for AWS outside OpenShift',
+    ]);
     assert.deepEqual(messages({ ...base, provider: { type: 'AWS' } }, true), []);
-    assert.deepEqual(messages({ ...base, provider: { type: 'GCP', gcp: { project: 'p' } } }), ['spec.provider.gcp.credentials.name: Required value: a credentials Secret is required for GCP outside OpenShift']);
-    assert.deepEqual(messages({ ...base, provider: { type: 'Azure' } }), ['spec.provider.azure.configFile.name: Required value: a config file Secret is required for Azure outside OpenShift']);
+    assert.deepEqual(messages({ ...base, provider: { type: 'GCP', gcp: { project: 'p' } } }), [
+      'spec.provider.gcp.credentials.name: Required value: a credentials Secret is required for GCP outside OpenShift',
+    ]);
+    assert.deepEqual(messages({ ...base, provider: { type: 'Azure' } }), [
+      'spec.provider.azure.configFile.name: Required value: a config file Secret is required for Azure outside OpenShift',
+    ]);
     assert.deepEqual(messages({ ...base, provider: { type: 'Azure' } }, true), []);
-    assert.deepEqual(messages({ ...base, provider: { type: 'PowerDNS', powerDNS: { server: 'http://pdns:8081' } } }), ['spec.provider.powerDNS.apiKey.name: Required value: an API key Secret is required for PowerDNS']);
-    assert.deepEqual(messages({ ...base, provider: { type: 'AWS', aws: { assumeRole: {} } } }), ['spec.provider.aws.assumeRole.arn: Required value: the ARN of the role to assume is required']);
+    assert.deepEqual(messages({ ...base, provider: { type: 'PowerDNS', powerDNS: { server: 'http://pdns:8081' } } }), [
+      'spec.provider.powerDNS.apiKey.name: Required value: an API key Secret is required for PowerDNS',
+    ]);
+    assert.deepEqual(messages({ ...base, provider: { type: 'AWS', aws: { assumeRole: {} } } }), [
+      'spec.provider.aws.assumeRole.arn: Required value: the ARN of the role to assume is required',
+    ]);
   });
 
   test('types Hostwarden cannot run are refused by name', () => {
-    assert.deepEqual(messages({ ...base, provider: { type: 'Infoblox' } }), ['spec.provider.type: Unsupported value: "Infoblox": Hostwarden has no provider for it; supported values: "AWS", "GCP", "Azure", "RFC2136", "PowerDNS", "Embedded"']);
-    assert.deepEqual(messages({ ...base, source: JSON.parse('{"type":"Gateway","fqdnTemplate":["x"]}') as ExternalDNSSpec['source'] }), ['spec.source.type: Unsupported value: "Gateway": supported values: "Service", "OpenShiftRoute", "CRD"']);
+    assert.deepEqual(messages({ ...base, provider: { type: 'Infoblox' } }), [
+      'spec.provider.type: Unsupported value: "Infoblox": Hostwarden has no provider for it; supported values: "AWS", "GCP", "Azure", "RFC2136", "PowerDNS", "Embedded"',
+    ]);
+    assert.deepEqual(messages({ ...base, source: JSON.parse('{"type":"Gateway","fqdnTemplate":["x"]}') as ExternalDNSSpec['source'] }), [
+      'spec.source.type: Unsupported value: "Gateway": supported values: "Service", "OpenShiftRoute", "CRD"',
+    ]);
     // As upstream, routes have spec.host: no fqdnTemplate needed when the hostname annotation is ignored.
     assert.deepEqual(messages({ ...base, source: { type: 'OpenShiftRoute', hostnameAnnotation: 'Ignore' } }), []);
     assert.deepEqual(messages({ ...base, source: { type: 'OpenShiftRoute', openshiftRouteOptions: { routerName: 'default' } } }), []);
     assert.deepEqual(messages({ source: base.source ?? {} }), ['spec.provider.type: Required value: the provider type is required']);
-    assert.deepEqual(messages({ ...base, source: { type: 'Service', service: { serviceType: ['Headless'] }, fqdnTemplate: ['x'] } }), ['spec.source.service.serviceType[0]: Unsupported value: "Headless": supported values: "ClusterIP", "NodePort", "LoadBalancer", "ExternalName"']);
+    assert.deepEqual(messages({ ...base, source: { type: 'Service', service: { serviceType: ['Headless'] }, fqdnTemplate: ['x'] } }), [
+      'spec.source.service.serviceType[0]: Unsupported value: "Headless": supported values: "ClusterIP", "NodePort", "LoadBalancer", "ExternalName"',
+    ]);
   });
 
-  test('the aggregated message is worded like the API server\'s', () => {
+  test("the aggregated message is worded like the API server's", () => {
     const errs = validateExternalDNS(ed({ ...base, provider: { type: 'AWS' }, source: { type: 'CRD' } }), { openshift: false });
     assert.equal(
       invalidMessage('x', errs),

@@ -26,7 +26,11 @@ const PARTITIONS = ['aws', 'aws-cn', 'aws-us-gov'];
 export const MAX_ZONES = 10;
 
 const required = (field: string, detail: string): FieldError => ({ field, type: 'Required', message: `${field}: Required value: ${detail}` });
-const invalid = (field: string, value: unknown, detail: string): FieldError => ({ field, type: 'Invalid', message: `${field}: Invalid value: ${JSON.stringify(value)}: ${detail}` });
+const invalid = (field: string, value: unknown, detail: string): FieldError => ({
+  field,
+  type: 'Invalid',
+  message: `${field}: Invalid value: ${JSON.stringify(value)}: ${detail}`,
+});
 const unsupported = (field: string, value: unknown, supported: readonly string[], why = ''): FieldError => ({
   field,
   type: 'Unsupported',
@@ -48,7 +52,8 @@ export function roleArnProblem(arn: string): string | undefined {
   const path = cut < 0 ? '' : rest.slice(0, cut + 1);
   const name = rest.slice(cut + 1);
   if (!/^[\w+=,.@-]{1,64}$/.test(name)) return `role name must be 1 to 64 characters of letters, digits and +=,.@_-, not ${JSON.stringify(name)}`;
-  if (path !== '' && (path.length > 511 || !/^([\x21-\x2E\x30-\x7E]+\/)+$/.test(path))) return `role path ${JSON.stringify(`/${path}`)} has characters IAM does not allow`;
+  if (path !== '' && (path.length > 511 || !/^([\x21-\x2E\x30-\x7E]+\/)+$/.test(path)))
+    return `role path ${JSON.stringify(`/${path}`)} has characters IAM does not allow`;
   return undefined;
 }
 
@@ -93,13 +98,29 @@ function validateProvider(spec: ExternalDNSSpec, ctx: ValidationContext): FieldE
   const p = spec.provider ?? {};
   const out: FieldError[] = [];
   if (p.type === undefined) return [required('spec.provider.type', 'the provider type is required')];
-  if (!PROVIDERS.includes(p.type)) return [unsupported('spec.provider.type', p.type, PROVIDERS.filter((x) => !UNSUPPORTED_PROVIDERS.has(x)))];
-  if (UNSUPPORTED_PROVIDERS.has(p.type)) return [unsupported('spec.provider.type', p.type, PROVIDERS.filter((x) => !UNSUPPORTED_PROVIDERS.has(x)), 'Hostwarden has no provider for it; ')];
+  if (!PROVIDERS.includes(p.type))
+    return [
+      unsupported(
+        'spec.provider.type',
+        p.type,
+        PROVIDERS.filter((x) => !UNSUPPORTED_PROVIDERS.has(x)),
+      ),
+    ];
+  if (UNSUPPORTED_PROVIDERS.has(p.type))
+    return [
+      unsupported(
+        'spec.provider.type',
+        p.type,
+        PROVIDERS.filter((x) => !UNSUPPORTED_PROVIDERS.has(x)),
+        'Hostwarden has no provider for it; ',
+      ),
+    ];
   const platform = ctx.openshift && (p.type === 'AWS' || p.type === 'GCP' || p.type === 'Azure');
   switch (p.type) {
     case 'AWS': {
       const role = p.aws?.assumeRole;
-      if (!platform && (p.aws?.credentials?.name ?? '') === '' && role === undefined) out.push(required('spec.provider.aws.credentials.name', 'a credentials Secret or assumeRole is required for AWS outside OpenShift'));
+      if (!platform && (p.aws?.credentials?.name ?? '') === '' && role === undefined)
+        out.push(required('spec.provider.aws.credentials.name', 'a credentials Secret or assumeRole is required for AWS outside OpenShift'));
       if (role !== undefined) {
         if (role.arn === undefined || role.arn === '') out.push(required('spec.provider.aws.assumeRole.arn', 'the ARN of the role to assume is required'));
         else {
@@ -114,10 +135,12 @@ function validateProvider(spec: ExternalDNSSpec, ctx: ValidationContext): FieldE
       break;
     }
     case 'GCP':
-      if (!platform && (p.gcp?.credentials?.name ?? '') === '') out.push(required('spec.provider.gcp.credentials.name', 'a credentials Secret is required for GCP outside OpenShift'));
+      if (!platform && (p.gcp?.credentials?.name ?? '') === '')
+        out.push(required('spec.provider.gcp.credentials.name', 'a credentials Secret is required for GCP outside OpenShift'));
       break;
     case 'Azure':
-      if (!platform && (p.azure?.configFile?.name ?? '') === '') out.push(required('spec.provider.azure.configFile.name', 'a config file Secret is required for Azure outside OpenShift'));
+      if (!platform && (p.azure?.configFile?.name ?? '') === '')
+        out.push(required('spec.provider.azure.configFile.name', 'a config file Secret is required for Azure outside OpenShift'));
       break;
     case 'RFC2136':
       if ((p.rfc2136?.host ?? '') === '') out.push(required('spec.provider.rfc2136.host', 'the DNS server is required for RFC2136'));
@@ -141,7 +164,8 @@ function validateSource(spec: ExternalDNSSpec): FieldError[] {
   (s.service?.serviceType ?? []).forEach((t, i) => {
     if (!SERVICE_TYPES.includes(t)) out.push(unsupported(`spec.source.service.serviceType[${i}]`, t, SERVICE_TYPES));
   });
-  if (s.hostnameAnnotation !== 'Allow' && s.hostnameAnnotation !== 'Ignore') out.push(unsupported('spec.source.hostnameAnnotation', s.hostnameAnnotation, ['Allow', 'Ignore']));
+  if (s.hostnameAnnotation !== 'Allow' && s.hostnameAnnotation !== 'Ignore')
+    out.push(unsupported('spec.source.hostnameAnnotation', s.hostnameAnnotation, ['Allow', 'Ignore']));
   else if (s.type !== 'OpenShiftRoute' && s.hostnameAnnotation === 'Ignore' && (s.fqdnTemplate ?? []).length === 0) {
     out.push(required('spec.source.fqdnTemplate', 'fqdnTemplate is required when hostnameAnnotation is Ignore'));
   }
@@ -151,17 +175,19 @@ function validateSource(spec: ExternalDNSSpec): FieldError[] {
 function validateZones(spec: ExternalDNSSpec): FieldError[] {
   const out: FieldError[] = [];
   const zones = spec.zones ?? [];
-  if (zones.length > MAX_ZONES) out.push({ field: 'spec.zones', type: 'TooMany', message: `spec.zones: Too many: ${zones.length}: must have at most ${MAX_ZONES} items` });
+  if (zones.length > MAX_ZONES)
+    out.push({ field: 'spec.zones', type: 'TooMany', message: `spec.zones: Too many: ${zones.length}: must have at most ${MAX_ZONES} items` });
   zones.forEach((z, i) => {
     if (z === '') out.push(required(`spec.zones[${i}]`, 'a zone id cannot be empty'));
   });
   const interval = spec.intervalSeconds;
-  if (interval !== undefined && (!Number.isInteger(interval) || interval < 60 || interval > 3600)) out.push(invalid('spec.intervalSeconds', interval, 'must be a whole number of seconds from 60 to 3600'));
+  if (interval !== undefined && (!Number.isInteger(interval) || interval < 60 || interval > 3600))
+    out.push(invalid('spec.intervalSeconds', interval, 'must be a whole number of seconds from 60 to 3600'));
   return out;
 }
 
 /** The one message for a rejected object, as the API server words an invalid object. */
 export function invalidMessage(name: string, errors: readonly FieldError[]): string {
   const list = errors.map((e) => e.message);
-  return `ExternalDNS.externaldns.olm.openshift.io ${JSON.stringify(name)} is invalid: ${list.length === 1 ? list[0] ?? '' : `[${list.join(', ')}]`}`;
+  return `ExternalDNS.externaldns.olm.openshift.io ${JSON.stringify(name)} is invalid: ${list.length === 1 ? (list[0] ?? '') : `[${list.join(', ')}]`}`;
 }

@@ -21,7 +21,12 @@ export const VALIDATE_PATH = '/validate-externaldns-olm-openshift-io-v1beta1-ext
 export const CONVERT_PATH = '/convert';
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
-const decision = (allowed: boolean, message = '', fieldErrors: AdmissionVerdict['fieldErrors'] = []): AdmissionVerdict => ({ allowed, message, fieldErrors, warnings: [] });
+const decision = (allowed: boolean, message = '', fieldErrors: AdmissionVerdict['fieldErrors'] = []): AdmissionVerdict => ({
+  allowed,
+  message,
+  fieldErrors,
+  warnings: [],
+});
 
 /** The answer for one AdmissionReview body (pure apart from the platform fact). */
 export function admissionAnswer(body: string, openshift: boolean): { uid: string; decision: AdmissionVerdict } {
@@ -55,7 +60,14 @@ export class OperatorWebhookServer extends HttpsServer {
   private readonly log: Logger;
 
   constructor(opts: OperatorWebhookOptions) {
-    super({ tls: opts.tls, logger: opts.logger, name: 'ExternalDNS webhooks', requestLabel: 'webhook', ...(opts.limits === undefined ? {} : { limits: opts.limits }), handle: (req, res, path) => this.review(req, res, path) });
+    super({
+      tls: opts.tls,
+      logger: opts.logger,
+      name: 'ExternalDNS webhooks',
+      requestLabel: 'webhook',
+      ...(opts.limits === undefined ? {} : { limits: opts.limits }),
+      handle: (req, res, path) => this.review(req, res, path),
+    });
     this.openshift = opts.openshift;
     this.log = opts.logger;
   }

@@ -5,7 +5,13 @@ import type { Endpoint, RecordType } from '../endpoint/endpoint.ts';
 import { cnameConflictLoser, compareCandidates, compareTargets, resolveCreate, resolveUpdate } from './conflict.ts';
 
 function cand(targets: string[], resource?: string, extra: { recordTTL?: number; recordType?: RecordType } = {}): Endpoint {
-  return newEndpoint({ dnsName: 'a.example.org', recordType: extra.recordType ?? 'A', targets, recordTTL: extra.recordTTL ?? 0, labels: resource === undefined ? {} : { resource } });
+  return newEndpoint({
+    dnsName: 'a.example.org',
+    recordType: extra.recordType ?? 'A',
+    targets,
+    recordTTL: extra.recordTTL ?? 0,
+    labels: resource === undefined ? {} : { resource },
+  });
 }
 
 describe('compareTargets', () => {

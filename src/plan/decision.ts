@@ -48,13 +48,7 @@ export interface DecisionSubjects {
 }
 
 /** Builds a decision about the record set of `ep`, attaching resource/owner labels when present. */
-export function makeDecision(
-  ep: Endpoint,
-  action: DecisionAction,
-  reasonCode: ReasonCode,
-  reason: string,
-  subjects: DecisionSubjects = {},
-): Decision {
+export function makeDecision(ep: Endpoint, action: DecisionAction, reasonCode: ReasonCode, reason: string, subjects: DecisionSubjects = {}): Decision {
   const d: Decision = { dnsName: ep.dnsName, recordType: ep.recordType, setIdentifier: ep.setIdentifier, action, reason, reasonCode };
   if (subjects.fields !== undefined && subjects.fields.length > 0) d.fields = subjects.fields;
   const resource = subjects.desired?.labels[LABEL_RESOURCE];

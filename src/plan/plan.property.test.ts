@@ -36,11 +36,20 @@ function endpointArb(withOwner: boolean): fc.Arbitrary<Endpoint> {
     })
     .map((r) => {
       const pool = TARGETS[r.recordType as keyof typeof TARGETS];
-      const targets = r.recordType === 'CNAME' ? [pool[(r.pick[0] ?? 0) % pool.length] as string] : [...new Set(r.pick.map((i) => pool[i % pool.length] as string))];
+      const targets =
+        r.recordType === 'CNAME' ? [pool[(r.pick[0] ?? 0) % pool.length] as string] : [...new Set(r.pick.map((i) => pool[i % pool.length] as string))];
       const labels: Record<string, string> = {};
       if (r.owner !== undefined) labels['owner'] = r.owner;
       if (r.resource !== undefined) labels['resource'] = r.resource;
-      return newEndpoint({ dnsName: r.dnsName, recordType: r.recordType, targets, setIdentifier: r.setIdentifier, recordTTL: r.recordTTL, labels, providerSpecific: r.providerSpecific });
+      return newEndpoint({
+        dnsName: r.dnsName,
+        recordType: r.recordType,
+        targets,
+        setIdentifier: r.setIdentifier,
+        recordTTL: r.recordTTL,
+        labels,
+        providerSpecific: r.providerSpecific,
+      });
     });
 }
 

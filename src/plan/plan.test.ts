@@ -135,7 +135,10 @@ describe('calculatePlan: TTL and provider-specific properties', () => {
   });
 
   test('provider-specific properties in another order are equal', () => {
-    const props = [{ name: 'a', value: '1' }, { name: 'b', value: '2' }];
+    const props = [
+      { name: 'a', value: '1' },
+      { name: 'b', value: '2' },
+    ];
     const cur = ep('a.example.org', 'A', ['192.0.2.1'], { owner: 'me', providerSpecific: props });
     const { changes } = plan({ current: [cur], desired: [ep('a.example.org', 'A', ['192.0.2.1'], { providerSpecific: [...props].reverse() })] });
     assert.deepEqual(summary(changes), NONE);
@@ -385,7 +388,10 @@ describe('calculatePlan: CNAME exclusivity', () => {
       explainNames: explainAll('a.example.org'),
     });
     assert.deepEqual(summary(changes), NONE);
-    assert.deepEqual(decisions.map((d) => `${d.recordType} ${d.action} ${d.reasonCode}`), ['A skip policy-forbids', 'CNAME skip cname-conflict']);
+    assert.deepEqual(
+      decisions.map((d) => `${d.recordType} ${d.action} ${d.reasonCode}`),
+      ['A skip policy-forbids', 'CNAME skip cname-conflict'],
+    );
   });
 
   test('records of unmanaged types at the name also keep a CNAME out', () => {
@@ -396,7 +402,10 @@ describe('calculatePlan: CNAME exclusivity', () => {
       explainNames: explainAll('a.example.org'),
     });
     assert.deepEqual(summary(changes), NONE);
-    assert.deepEqual(decisions.map((d) => `${d.recordType} ${d.reasonCode}`), ['AAAA type-not-managed', 'CNAME cname-conflict']);
+    assert.deepEqual(
+      decisions.map((d) => `${d.recordType} ${d.reasonCode}`),
+      ['AAAA type-not-managed', 'CNAME cname-conflict'],
+    );
   });
 
   test('a broken name holding CNAME and A keeps the A and deletes the CNAME', () => {
@@ -423,7 +432,10 @@ describe('calculatePlan: policies', () => {
   test('upsert-only never deletes, and says so', () => {
     const { changes, decisions } = plan({ policy: 'upsert-only', current, desired, explainNames: explainAll('gone.example.org') });
     assert.deepEqual(summary(changes), { create: ['new.example.org A 192.0.2.3'], update: ['keep.example.org A 192.0.2.1 -> 192.0.2.9'], delete: [] });
-    assert.deepEqual(decisions.map((d) => [d.action, d.reasonCode, d.reason]), [['skip', 'policy-forbids', 'policy upsert-only forbids deletes']]);
+    assert.deepEqual(
+      decisions.map((d) => [d.action, d.reasonCode, d.reason]),
+      [['skip', 'policy-forbids', 'policy upsert-only forbids deletes']],
+    );
   });
 
   test('create-only only creates', () => {
@@ -442,7 +454,10 @@ describe('calculatePlan: managed and excluded record types', () => {
       explainNames: explainAll('t.example.org'),
     });
     assert.deepEqual(summary(changes), NONE);
-    assert.deepEqual(decisions.map((d) => [d.reasonCode, d.reason]), [['type-not-managed', 'type TXT not managed']]);
+    assert.deepEqual(
+      decisions.map((d) => [d.reasonCode, d.reason]),
+      [['type-not-managed', 'type TXT not managed']],
+    );
   });
 
   test('managing TXT plans TXT records', () => {
@@ -511,7 +526,10 @@ describe('calculatePlan: domain filter', () => {
 describe('calculatePlan: set identifiers', () => {
   test('each set identifier is its own record set', () => {
     const { changes } = plan({
-      current: [ep('a.example.org', 'A', ['192.0.2.1'], { owner: 'me', setIdentifier: 'eu' }), ep('a.example.org', 'A', ['192.0.2.2'], { owner: 'me', setIdentifier: 'us' })],
+      current: [
+        ep('a.example.org', 'A', ['192.0.2.1'], { owner: 'me', setIdentifier: 'eu' }),
+        ep('a.example.org', 'A', ['192.0.2.2'], { owner: 'me', setIdentifier: 'us' }),
+      ],
       desired: [ep('a.example.org', 'A', ['192.0.2.1'], { setIdentifier: 'eu' }), ep('a.example.org', 'A', ['192.0.2.3'], { setIdentifier: 'ap' })],
     });
     assert.deepEqual(summary(changes), { create: ['a.example.org A [ap] 192.0.2.3'], update: [], delete: ['a.example.org A [us] 192.0.2.2'] });
@@ -535,15 +553,27 @@ describe('calculatePlan: output and explain', () => {
     const current = ['c', 'a', 'b'].map((n, i) => ep(`${n}.example.org`, 'A', [`192.0.2.${i}`], { owner: 'me' }));
     const desired = ['b', 'c', 'a'].map((n) => ep(`${n}.example.org`, 'A', ['198.51.100.1']));
     const { changes } = plan({ current, desired });
-    assert.deepEqual(changes.updateOld.map((e) => e.dnsName), ['a.example.org', 'b.example.org', 'c.example.org']);
-    assert.deepEqual(changes.updateNew.map((e) => e.dnsName), ['a.example.org', 'b.example.org', 'c.example.org']);
+    assert.deepEqual(
+      changes.updateOld.map((e) => e.dnsName),
+      ['a.example.org', 'b.example.org', 'c.example.org'],
+    );
+    assert.deepEqual(
+      changes.updateNew.map((e) => e.dnsName),
+      ['a.example.org', 'b.example.org', 'c.example.org'],
+    );
   });
 
   test('decisions are collected only for the names asked about', () => {
-    const input = { current: [ep('a.example.org', 'A', ['192.0.2.1'], { owner: 'me' })], desired: [ep('a.example.org', 'A', ['192.0.2.1']), ep('b.example.org', 'A', ['192.0.2.1'])] };
+    const input = {
+      current: [ep('a.example.org', 'A', ['192.0.2.1'], { owner: 'me' })],
+      desired: [ep('a.example.org', 'A', ['192.0.2.1']), ep('b.example.org', 'A', ['192.0.2.1'])],
+    };
     assert.deepEqual(plan(input).decisions, []);
     const { decisions } = plan({ ...input, explainNames: explainAll('b.example.org') });
-    assert.deepEqual(decisions.map((d) => [d.dnsName, d.action, d.reasonCode, d.reason]), [['b.example.org', 'create', 'new', 'new record']]);
+    assert.deepEqual(
+      decisions.map((d) => [d.dnsName, d.action, d.reasonCode, d.reason]),
+      [['b.example.org', 'create', 'new', 'new record']],
+    );
   });
 
   test('decisions cover keep, update with fields, and delete', () => {

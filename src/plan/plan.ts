@@ -270,9 +270,10 @@ function planRow(head: Slot, unmanagedTypes: number, explain: boolean, ctx: Cont
     const clash = winner.recordType === 'CNAME' ? otherStays : cnameStays;
     if (clash) {
       if (explain) {
-        const reason = winner.recordType === 'CNAME'
-          ? 'a CNAME cannot coexist with the records of other types that stay at this name'
-          : `${winner.recordType} cannot coexist with the CNAME that stays at this name`;
+        const reason =
+          winner.recordType === 'CNAME'
+            ? 'a CNAME cannot coexist with the records of other types that stay at this name'
+            : `${winner.recordType} cannot coexist with the CNAME that stays at this name`;
         ctx.decisions.push(makeDecision(winner, 'skip', 'cname-conflict', reason, { desired: winner }));
       }
       continue;
@@ -293,7 +294,9 @@ function planUpdate(cur: Endpoint, winner: Endpoint, migrating: boolean, explain
   const resourceChanged = desiredResource !== undefined && desiredResource !== cur.labels[LABEL_RESOURCE];
   if (!targetsChanged && !ttlChanged && !providerSpecificChanged && !migrating) {
     if (explain) {
-      const reason = resourceChanged ? `up to date (resource label differs from "${cur.labels[LABEL_RESOURCE] ?? ''}" but is not rewritten alone)` : 'up to date';
+      const reason = resourceChanged
+        ? `up to date (resource label differs from "${cur.labels[LABEL_RESOURCE] ?? ''}" but is not rewritten alone)`
+        : 'up to date';
       ctx.decisions.push(makeDecision(cur, 'keep', 'up-to-date', reason, { desired: winner, current: cur }));
     }
     return;
@@ -354,18 +357,18 @@ function explainLosers(slot: Slot, winner: Endpoint, ctx: Context): void {
 
 function explainTypeConflict(candidates: readonly Endpoint[], loser: 'cname' | 'other', ctx: Context): void {
   for (const c of candidates) {
-    const reason = loser === 'cname'
-      ? 'a CNAME cannot coexist with other record types; the other types are preferred'
-      : `${c.recordType} cannot coexist with the CNAME that already holds this name`;
+    const reason =
+      loser === 'cname'
+        ? 'a CNAME cannot coexist with other record types; the other types are preferred'
+        : `${c.recordType} cannot coexist with the CNAME that already holds this name`;
     ctx.decisions.push(makeDecision(c, 'skip', 'cname-conflict', reason, { desired: c }));
   }
 }
 
 function explainNotOurs(cur: Endpoint, candidates: readonly Endpoint[] | undefined, state: Ownership, ctx: Context): void {
   const owner = cur.labels[LABEL_OWNER] ?? '';
-  const [code, reason]: [ReasonCode, string] = state === 'foreign'
-    ? ['owned-by-other', `owned by another owner "${owner}"`]
-    : ['unowned-blocks', 'record exists without an owner label; not taken over'];
+  const [code, reason]: [ReasonCode, string] =
+    state === 'foreign' ? ['owned-by-other', `owned by another owner "${owner}"`] : ['unowned-blocks', 'record exists without an owner label; not taken over'];
   if (candidates === undefined) {
     ctx.decisions.push(makeDecision(cur, 'skip', code, `${reason}; left alone`, { current: cur }));
     return;
@@ -377,7 +380,10 @@ function blockedDecision(winner: Endpoint, blocker: Endpoint): Decision {
   const owner = blocker.labels[LABEL_OWNER] ?? '';
   return owner === ''
     ? makeDecision(winner, 'skip', 'unowned-blocks', `name has a ${blocker.recordType} record without an owner label`, { desired: winner, current: blocker })
-    : makeDecision(winner, 'skip', 'owned-by-other', `name has a ${blocker.recordType} record owned by another owner "${owner}"`, { desired: winner, current: blocker });
+    : makeDecision(winner, 'skip', 'owned-by-other', `name has a ${blocker.recordType} record owned by another owner "${owner}"`, {
+        desired: winner,
+        current: blocker,
+      });
 }
 
 function sortByKey(endpoints: Endpoint[]): Endpoint[] {

@@ -4,9 +4,15 @@ import type { AdmissionRequest } from '../http/admission-review.ts';
 import { reviewClusterDeployment } from './admission-server.ts';
 import type { ClusterDeployment, HiveConfig } from './types.ts';
 
-const hive: HiveConfig = { metadata: { name: 'hive' }, spec: { awsPrivateLink: { endpointVPCInventory: [{ vpcID: 'vpc-1', region: 'us-east-1', subnets: [] }] } } };
+const hive: HiveConfig = {
+  metadata: { name: 'hive' },
+  spec: { awsPrivateLink: { endpointVPCInventory: [{ vpcID: 'vpc-1', region: 'us-east-1', subnets: [] }] } },
+};
 const loaded = { loaded: true, config: hive };
-const cd = (region: string, enabled: boolean): ClusterDeployment => ({ metadata: { name: 'c', namespace: 'n' }, spec: { platform: { aws: { region, privateLink: { enabled } } } } });
+const cd = (region: string, enabled: boolean): ClusterDeployment => ({
+  metadata: { name: 'c', namespace: 'n' },
+  spec: { platform: { aws: { region, privateLink: { enabled } } } },
+});
 const req = (operation: string, object: ClusterDeployment, oldObject?: ClusterDeployment): AdmissionRequest => ({
   uid: 'u',
   operation,
@@ -37,6 +43,9 @@ describe('ClusterDeployment admission', () => {
     const d = reviewClusterDeployment(req('CREATE', cd('us-east-1', true)), { loaded: false, config: undefined });
     assert.equal(d.allowed, false);
     assert.match(d.message, /HiveConfig is not loaded yet/);
-    assert.match(reviewClusterDeployment(req('CREATE', cd('us-east-1', true)), { loaded: true, config: undefined }).message, /inventory is empty|endpointVPCInventory is empty/);
+    assert.match(
+      reviewClusterDeployment(req('CREATE', cd('us-east-1', true)), { loaded: true, config: undefined }).message,
+      /inventory is empty|endpointVPCInventory is empty/,
+    );
   });
 });

@@ -30,7 +30,8 @@ export function reviewClusterDeployment(req: AdmissionRequest, hive: { loaded: b
   const cd = req.object as ClusterDeployment | undefined;
   if (cd?.spec === undefined || !isPrivateLinkEnabled(cd)) return allow();
   const old = req.oldObject as ClusterDeployment | undefined;
-  if (req.operation === 'UPDATE' && old?.spec !== undefined && isPrivateLinkEnabled(old) && old.spec.platform?.aws?.region === cd.spec.platform?.aws?.region) return allow();
+  if (req.operation === 'UPDATE' && old?.spec !== undefined && isPrivateLinkEnabled(old) && old.spec.platform?.aws?.region === cd.spec.platform?.aws?.region)
+    return allow();
   if (!hive.loaded) return deny('HiveConfig is not loaded yet; enabling PrivateLink cannot be checked, so it is denied: retry shortly');
   const denial = privateLinkDenial(cd, hive.config);
   if (denial === undefined) return allow();
@@ -69,9 +70,15 @@ export class PrivateLinkAdmissionServer extends HttpsServer {
     const body = await readPost(req, res, MAX_BODY_BYTES);
     if (body === undefined) return;
     const read = readReview(body);
-    const decision = read.ok ? reviewClusterDeployment(read.request, this.hiveConfig()) : unreadableVerdict(`the request could not be read, so it is denied: ${read.error}`);
+    const decision = read.ok
+      ? reviewClusterDeployment(read.request, this.hiveConfig())
+      : unreadableVerdict(`the request could not be read, so it is denied: ${read.error}`);
     const uid = read.ok ? read.request.uid : read.uid;
-    if (!decision.allowed) this.requestLog.info({ uid, namespace: read.ok ? read.request.namespace : undefined, name: read.ok ? read.request.name : undefined, message: decision.message }, 'denied');
+    if (!decision.allowed)
+      this.requestLog.info(
+        { uid, namespace: read.ok ? read.request.namespace : undefined, name: read.ok ? read.request.name : undefined, message: decision.message },
+        'denied',
+      );
     res.writeHead(200, { 'content-type': 'application/json' }).end(writeReview(uid, decision));
   }
 }

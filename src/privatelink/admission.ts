@@ -10,7 +10,8 @@ import type { ClusterDeployment, HiveConfig } from './types.ts';
 export function privateLinkDenial(cd: ClusterDeployment, hive: HiveConfig | undefined): string | undefined {
   if (!isPrivateLinkEnabled(cd)) return undefined;
   const inventory = hive?.spec.awsPrivateLink?.endpointVPCInventory ?? [];
-  if (inventory.length === 0) return 'spec.platform.aws.privateLink.enabled: AWS PrivateLink is not available: HiveConfig spec.awsPrivateLink.endpointVPCInventory is empty';
+  if (inventory.length === 0)
+    return 'spec.platform.aws.privateLink.enabled: AWS PrivateLink is not available: HiveConfig spec.awsPrivateLink.endpointVPCInventory is empty';
   const region = cd.spec.platform?.aws?.region ?? '';
   if (inventoryFor(hive, region).length === 0) {
     const regions = [...new Set(inventory.map((v) => v.region))].sort().join(', ');

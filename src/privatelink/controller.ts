@@ -26,7 +26,10 @@ export interface PrivateLinkControllerOptions {
   metrics?: MetricsRegistry;
 }
 
-type Obj = KubeObject & { spec?: { clusterDeploymentRef?: { name?: string }; platform?: { aws?: { privateLink?: { enabled?: boolean } } } }; metadata: KubeObject['metadata'] & { finalizers?: string[]; ownerReferences?: { kind?: string; name?: string }[] } };
+type Obj = KubeObject & {
+  spec?: { clusterDeploymentRef?: { name?: string }; platform?: { aws?: { privateLink?: { enabled?: boolean } } } };
+  metadata: KubeObject['metadata'] & { finalizers?: string[]; ownerReferences?: { kind?: string; name?: string }[] };
+};
 
 /** The ClusterDeployment a provision belongs to: its clusterDeploymentRef, else its owner. */
 function provisionOwner(p: Obj): string | undefined {
@@ -43,10 +46,23 @@ export class PrivateLinkController {
 
   constructor(opts: PrivateLinkControllerOptions) {
     this.log = opts.logger;
-    const metrics = opts.metrics === undefined ? undefined : {
-      runs: new Counter({ name: 'hostwarden_privatelink_reconciles_total', help: 'PrivateLink reconciles by outcome.', labelNames: ['outcome'], registers: [opts.metrics] }),
-      seconds: new Histogram({ name: 'hostwarden_privatelink_reconcile_seconds', help: 'Time of one PrivateLink reconcile.', buckets: [0.1, 0.5, 1, 5, 15, 60], registers: [opts.metrics] }),
-    };
+    const metrics =
+      opts.metrics === undefined
+        ? undefined
+        : {
+            runs: new Counter({
+              name: 'hostwarden_privatelink_reconciles_total',
+              help: 'PrivateLink reconciles by outcome.',
+              labelNames: ['outcome'],
+              registers: [opts.metrics],
+            }),
+            seconds: new Histogram({
+              name: 'hostwarden_privatelink_reconcile_seconds',
+              help: 'Time of one PrivateLink reconcile.',
+              buckets: [0.1, 0.5, 1, 5, 15, 60],
+              registers: [opts.metrics],
+            }),
+          };
     this.queue = new WorkQueue({
       name: 'privatelink',
       reconcile: (key) => opts.reconcile(key),

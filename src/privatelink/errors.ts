@@ -27,7 +27,8 @@ export class StepError extends HostwardenError {
   }
 }
 
-const NOT_FOUND = /NotFound|NoSuch|^InvalidVpcEndpointServiceId|^InvalidVpcEndpointId|^VPCAssociationNotFound|^VPCAssociationAuthorizationNotFound|^LoadBalancerNotFound/;
+const NOT_FOUND =
+  /NotFound|NoSuch|^InvalidVpcEndpointServiceId|^InvalidVpcEndpointId|^VPCAssociationNotFound|^VPCAssociationAuthorizationNotFound|^LoadBalancerNotFound/;
 
 /** AWS says the thing is not there: cleanup counts it as done. */
 export function isNotFound(err: unknown): boolean {

@@ -7,10 +7,25 @@
 import type { FlagSpec } from '../config/flags.ts';
 
 export const PRIVATELINK_FLAGS: readonly FlagSpec[] = [
-  { name: 'hive-namespace', kind: 'string', default: 'hive', help: 'privatelink-controller: namespace of the Secrets HiveConfig refers to (hub and associated-VPC credentials).' },
+  {
+    name: 'hive-namespace',
+    kind: 'string',
+    default: 'hive',
+    help: 'privatelink-controller: namespace of the Secrets HiveConfig refers to (hub and associated-VPC credentials).',
+  },
   { name: 'privatelink-workers', kind: 'int', default: '2', help: 'privatelink-controller: ClusterDeployments reconciled at the same time.' },
-  { name: 'privatelink-endpoint-wait', kind: 'duration', default: '30s', help: 'privatelink-controller: how long one reconcile waits for a new VPC endpoint to become available (then it comes back later).' },
-  { name: 'privatelink-admission-listen', kind: 'string', default: '', help: 'privatelink-controller: serve the ClusterDeployment admission check (HTTPS, /validate-clusterdeployments-privatelink) here, with --tls-cert-file/--tls-private-key-file or --tls-self-signed ("" disables it).' },
+  {
+    name: 'privatelink-endpoint-wait',
+    kind: 'duration',
+    default: '30s',
+    help: 'privatelink-controller: how long one reconcile waits for a new VPC endpoint to become available (then it comes back later).',
+  },
+  {
+    name: 'privatelink-admission-listen',
+    kind: 'string',
+    default: '',
+    help: 'privatelink-controller: serve the ClusterDeployment admission check (HTTPS, /validate-clusterdeployments-privatelink) here, with --tls-cert-file/--tls-private-key-file or --tls-self-signed ("" disables it).',
+  },
 ];
 
 /** Default Lease of the controller, so it never shares one with `hostwarden run`. */

@@ -34,7 +34,10 @@ export function readDeprovision(client: KubeRequest, namespace: string, name: st
 
 /** The Secret's data, base64-decoded; undefined when there is no such Secret. */
 export async function readSecret(client: KubeRequest, namespace: string, ref: SecretRef): Promise<Record<string, string> | undefined> {
-  const secret = await getOrUndefined<{ data?: Record<string, string>; stringData?: Record<string, string> }>(client, objectPath(PL_SECRETS, namespace, ref.name));
+  const secret = await getOrUndefined<{ data?: Record<string, string>; stringData?: Record<string, string> }>(
+    client,
+    objectPath(PL_SECRETS, namespace, ref.name),
+  );
   if (secret === undefined) return undefined;
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(secret.data ?? {})) out[k] = Buffer.from(v, 'base64').toString('utf8');

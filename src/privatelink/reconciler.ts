@@ -106,7 +106,11 @@ export class PrivateLinkReconciler {
 
     const identity = await clusterIdentity(this.client, cd);
     if (identity === undefined) {
-      await this.writeStatus(cd, undefined, conditions({ status: 'False', reason: REASONS.waitingForProvision, message: 'waiting for the provision\'s infraID and admin kubeconfig' }, false));
+      await this.writeStatus(
+        cd,
+        undefined,
+        conditions({ status: 'False', reason: REASONS.waitingForProvision, message: "waiting for the provision's infraID and admin kubeconfig" }, false),
+      );
       return { requeueAfterMs: WAIT_PROVISION_MS };
     }
     const plStatus: PrivateLinkStatus = structuredClone(cd.status?.platform?.aws?.privateLink ?? {});
@@ -121,11 +125,18 @@ export class PrivateLinkReconciler {
         delete plStatus.vpcEndpointService;
         delete plStatus.vpcEndpointID;
         delete plStatus.hostedZoneID;
-        log.info({ prevInfraID: prev }, 'removed the previous install attempt\'s PrivateLink resources');
+        log.info({ prevInfraID: prev }, "removed the previous install attempt's PrivateLink resources");
       }
       const { user, hub, associated } = await this.withReason(REASONS.credentialsFailed, () => this.accountsFor(cd, hive!, region));
       const outcome = await setUpAccess(
-        { user, hub, log, sleep: this.opts.sleep ?? sleep, waitAttempts: this.opts.endpointWait?.attempts ?? 10, waitDelayMs: this.opts.endpointWait?.delayMs ?? 3000 },
+        {
+          user,
+          hub,
+          log,
+          sleep: this.opts.sleep ?? sleep,
+          waitAttempts: this.opts.endpointWait?.attempts ?? 10,
+          waitDelayMs: this.opts.endpointWait?.delayMs ?? 3000,
+        },
         {
           infraID: identity.infraID,
           region,
@@ -141,7 +152,11 @@ export class PrivateLinkReconciler {
         await this.writeStatus(cd, plStatus, conditions({ status: 'False', reason: outcome.reason, message: outcome.message }, false));
         return { requeueAfterMs: outcome.retryAfterMs };
       }
-      await this.writeStatus(cd, plStatus, conditions({ status: 'True', reason: REASONS.ready, message: 'the hub reaches the cluster API through AWS PrivateLink' }, false));
+      await this.writeStatus(
+        cd,
+        plStatus,
+        conditions({ status: 'True', reason: REASONS.ready, message: 'the hub reaches the cluster API through AWS PrivateLink' }, false),
+      );
       if (outcome.principalsChanged) return { requeueAfterMs: 0 };
       return { requeueAfterMs: cd.spec.installed === true ? RESYNC_INSTALLED_MS : RESYNC_INSTALLING_MS };
     } catch (err) {
@@ -192,13 +207,21 @@ export class PrivateLinkReconciler {
     return this.opts.accounts({ region, secret: await this.secretData(this.opts.hiveNamespace, ref, 'HiveConfig awsPrivateLink credentials') });
   }
 
-  private async accountsFor(cd: ClusterDeployment, hive: HiveConfig, region: string): Promise<{ user: AwsAccount; hub: AwsAccount; associated: { vpcId: string; region: string; account?: AwsAccount['route53'] }[] }> {
+  private async accountsFor(
+    cd: ClusterDeployment,
+    hive: HiveConfig,
+    region: string,
+  ): Promise<{ user: AwsAccount; hub: AwsAccount; associated: { vpcId: string; region: string; account?: AwsAccount['route53'] }[] }> {
     const user = await this.userAccount(cd, region);
     const hub = await this.hubAccount(hive, region);
     const associated = [];
     for (const v of hive.spec.awsPrivateLink?.associatedVPCs ?? []) {
       const secret = await this.secretData(this.opts.hiveNamespace, v.credentialsSecretRef, `associated VPC ${v.vpcID} credentials`);
-      associated.push({ vpcId: v.vpcID, region: v.region, ...(secret === undefined ? {} : { account: this.opts.accounts({ region: v.region, secret }).route53 }) });
+      associated.push({
+        vpcId: v.vpcID,
+        region: v.region,
+        ...(secret === undefined ? {} : { account: this.opts.accounts({ region: v.region, secret }).route53 }),
+      });
     }
     return { user, hub, associated };
   }
@@ -209,7 +232,9 @@ export class PrivateLinkReconciler {
       await this.cleanup(cd, hive, log);
     } catch (err) {
       log.warn({ err: errorMessage(err) }, 'PrivateLink cleanup failed');
-      await this.writeStatus(cd, undefined, conditions({ status: 'False', reason: REASONS.deprovisionCleanupFailed, message: errorMessage(err) }, true)).catch(() => undefined);
+      await this.writeStatus(cd, undefined, conditions({ status: 'False', reason: REASONS.deprovisionCleanupFailed, message: errorMessage(err) }, true)).catch(
+        () => undefined,
+      );
       throw err;
     }
   }
@@ -273,9 +298,16 @@ function conditions(ready: Omit<ConditionInput, 'type'>, failed: boolean): Condi
 function statusPatch(pl: PrivateLinkStatus): Record<string, unknown> {
   const svc = pl.vpcEndpointService;
   return {
-    vpcEndpointService: svc === undefined ? null : { name: svc.name, id: svc.id, defaultAllowedPrincipal: svc.defaultAllowedPrincipal ?? null, additionalAllowedPrincipals: svc.additionalAllowedPrincipals ?? null },
+    vpcEndpointService:
+      svc === undefined
+        ? null
+        : {
+            name: svc.name,
+            id: svc.id,
+            defaultAllowedPrincipal: svc.defaultAllowedPrincipal ?? null,
+            additionalAllowedPrincipals: svc.additionalAllowedPrincipals ?? null,
+          },
     vpcEndpointID: pl.vpcEndpointID ?? null,
     hostedZoneID: pl.hostedZoneID ?? null,
   };
 }
-

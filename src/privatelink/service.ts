@@ -44,7 +44,8 @@ export class PrivateLinkService {
     const flags = cfg.flags;
     const logger = deps.logger.child({ component: 'privatelink' });
     const endpointUrl = flags.str('aws-endpoint-url');
-    if (endpointUrl !== '' && !/^https?:\/\/[^/]+/.test(endpointUrl)) throw new ConfigError('--aws-endpoint-url must be an http:// or https:// URL', '--aws-endpoint-url');
+    if (endpointUrl !== '' && !/^https?:\/\/[^/]+/.test(endpointUrl))
+      throw new ConfigError('--aws-endpoint-url must be an http:// or https:// URL', '--aws-endpoint-url');
     const workers = flags.num('privatelink-workers');
     if (!Number.isInteger(workers) || workers < 1 || workers > 64) throw new ConfigError('--privatelink-workers must be from 1 to 64', '--privatelink-workers');
     const waitMs = flags.num('privatelink-endpoint-wait');
@@ -78,7 +79,14 @@ export class PrivateLinkService {
     let ops: OpsServer | undefined;
     if (cfg.metricsAddress !== '') {
       const { host, port } = parseListenAddress(cfg.metricsAddress, '--metrics-address');
-      ops = new OpsServer({ host, port, metrics, logger, limits: connectionLimitsFromFlags(flags), health: () => (controller.synced() ? { ok: true, detail: 'ok' } : { ok: false, detail: 'caches not synced yet' }) });
+      ops = new OpsServer({
+        host,
+        port,
+        metrics,
+        logger,
+        limits: connectionLimitsFromFlags(flags),
+        health: () => (controller.synced() ? { ok: true, detail: 'ok' } : { ok: false, detail: 'caches not synced yet' }),
+      });
     }
     const admission = await admissionFromConfig(cfg, logger, () => controller.hiveConfig());
     return new PrivateLinkService({ client, accounts, controller, elector, ops, admission, logger });
@@ -109,12 +117,21 @@ export class PrivateLinkService {
   }
 }
 
-async function admissionFromConfig(cfg: Config, logger: Logger, hiveConfig: () => { loaded: boolean; config: HiveConfig | undefined }): Promise<PrivateLinkServiceParts['admission']> {
+async function admissionFromConfig(
+  cfg: Config,
+  logger: Logger,
+  hiveConfig: () => { loaded: boolean; config: HiveConfig | undefined },
+): Promise<PrivateLinkServiceParts['admission']> {
   const listenAt = cfg.flags.str('privatelink-admission-listen');
   if (listenAt === '') return undefined;
   const { host, port } = parseListenAddress(listenAt, '--privatelink-admission-listen');
   const settings = servingTlsFlags(cfg.flags, '--privatelink-admission-listen serves HTTPS');
   const { material: tls, files } = await loadServingTls(settings, logger, 'admission serves a self-signed certificate: for local use only');
-  const server = new PrivateLinkAdmissionServer({ tls, hiveConfig, logger: logger.child({ component: 'admission' }), limits: connectionLimitsFromFlags(cfg.flags) });
+  const server = new PrivateLinkAdmissionServer({
+    tls,
+    hiveConfig,
+    logger: logger.child({ component: 'admission' }),
+    limits: connectionLimitsFromFlags(cfg.flags),
+  });
   return { server, host, port, files };
 }

@@ -5,9 +5,19 @@
 import type { Condition } from '../kube/conditions.ts';
 import type { KubeMeta, KubeResource } from '../kube/resource.ts';
 
-export const CLUSTER_DEPLOYMENTS: KubeResource = { apiVersion: 'hive.openshift.io/v1', kind: 'ClusterDeployment', plural: 'clusterdeployments', namespaced: true };
+export const CLUSTER_DEPLOYMENTS: KubeResource = {
+  apiVersion: 'hive.openshift.io/v1',
+  kind: 'ClusterDeployment',
+  plural: 'clusterdeployments',
+  namespaced: true,
+};
 export const CLUSTER_PROVISIONS: KubeResource = { apiVersion: 'hive.openshift.io/v1', kind: 'ClusterProvision', plural: 'clusterprovisions', namespaced: true };
-export const CLUSTER_DEPROVISIONS: KubeResource = { apiVersion: 'hive.openshift.io/v1', kind: 'ClusterDeprovision', plural: 'clusterdeprovisions', namespaced: true };
+export const CLUSTER_DEPROVISIONS: KubeResource = {
+  apiVersion: 'hive.openshift.io/v1',
+  kind: 'ClusterDeprovision',
+  plural: 'clusterdeprovisions',
+  namespaced: true,
+};
 export const HIVE_CONFIGS: KubeResource = { apiVersion: 'hive.openshift.io/v1', kind: 'HiveConfig', plural: 'hiveconfigs', namespaced: false };
 export const PL_SECRETS: KubeResource = { apiVersion: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true };
 

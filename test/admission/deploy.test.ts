@@ -51,7 +51,9 @@ describe('deploy/admission manifests', () => {
     const hooks = get(vwc, 'webhooks') as Obj[];
     assert.equal(hooks.length, 1);
     const h = hooks[0]!;
-    assert.deepEqual(get(h, 'rules'), [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['services'], scope: 'Namespaced' }]);
+    assert.deepEqual(get(h, 'rules'), [
+      { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['services'], scope: 'Namespaced' },
+    ]);
     assert.equal(h['failurePolicy'], 'Fail');
     assert.equal(h['sideEffects'], 'None');
     assert.deepEqual(h['admissionReviewVersions'], ['v1']);
@@ -67,7 +69,10 @@ describe('deploy/admission manifests', () => {
     assert.equal(containerPort?.['containerPort'], parseListenAddress(cfg.flags.str('listen'), '--listen').port);
     // The override check must give up before the API server gives up on the webhook.
     assert.ok(cfg.flags.num('subject-access-review-timeout') < timeout * 1000);
-    assert.equal(get(vwc, 'metadata', 'annotations', 'cert-manager.io/inject-ca-from'), `${String(get(svc, 'metadata', 'namespace'))}/${String(get(one(objs, 'Certificate'), 'metadata', 'name'))}`);
+    assert.equal(
+      get(vwc, 'metadata', 'annotations', 'cert-manager.io/inject-ca-from'),
+      `${String(get(svc, 'metadata', 'namespace'))}/${String(get(one(objs, 'Certificate'), 'metadata', 'name'))}`,
+    );
   });
 
   test('every namespace is judged (no selector exempts one); only Services with externalIPs are sent, so the webhook never blocks its own Service', () => {
@@ -78,7 +83,13 @@ describe('deploy/admission manifests', () => {
     // What the condition leaves out is what the webhook would allow anyway.
     for (const svc of objs.filter((o) => o['kind'] === 'Service')) {
       assert.equal(get(svc, 'spec', 'externalIPs'), undefined);
-      const req = { uid: 'u', operation: 'CREATE', resource: { group: '', version: 'v1', resource: 'services' }, namespace: String(get(svc, 'metadata', 'namespace')), object: svc };
+      const req = {
+        uid: 'u',
+        operation: 'CREATE',
+        resource: { group: '', version: 'v1', resource: 'services' },
+        namespace: String(get(svc, 'metadata', 'namespace')),
+        object: svc,
+      };
       assert.equal(decide(emptyPolicy('none'), req).reason, 'no-external-ips');
     }
   });
@@ -110,7 +121,10 @@ describe('deploy/admission manifests', () => {
     const sec = get(container, 'securityContext') as Obj;
     assert.equal(sec['readOnlyRootFilesystem'], true);
     assert.equal(sec['allowPrivilegeEscalation'], false);
-    assert.ok(mounts.some((m) => m['mountPath'] === '/tmp'), '/tmp is writable for tsx');
+    assert.ok(
+      mounts.some((m) => m['mountPath'] === '/tmp'),
+      '/tmp is writable for tsx',
+    );
   });
 
   test('RBAC: the webhook may create SubjectAccessReviews (and read the Network for --openshift-network), nothing else; the override role is separate', () => {

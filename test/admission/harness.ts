@@ -35,7 +35,25 @@ export async function makeCert(dir: string, name: string): Promise<{ certFile: s
   const keyFile = join(dir, `${name}.key`);
   await run(
     'openssl',
-    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2', '-subj', `/CN=${name}`, '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', keyFile, '-out', certFile],
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      `/CN=${name}`,
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+    ],
     { timeout: 30_000 },
   );
   return { certFile, keyFile };
@@ -76,7 +94,11 @@ export interface HttpsAnswer {
 }
 
 /** One request over a new TLS connection (unless an agent is given), trusting only `ca` ('insecure': anything). */
-export function httpsCall(port: number, ca: Buffer | 'insecure', opts: { method?: string; path?: string; body?: string; agent?: Agent } = {}): Promise<HttpsAnswer> {
+export function httpsCall(
+  port: number,
+  ca: Buffer | 'insecure',
+  opts: { method?: string; path?: string; body?: string; agent?: Agent } = {},
+): Promise<HttpsAnswer> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
@@ -124,7 +146,11 @@ export function serviceReview(spec: ReviewSpec): string {
     apiVersion: 'v1',
     kind: 'Service',
     metadata: { name, namespace, uid: 'svc-uid' },
-    spec: { type: spec.type ?? 'ClusterIP', ports: [{ port: 80, protocol: 'TCP', targetPort: 8080 }], ...(spec.externalIPs === undefined ? {} : { externalIPs: spec.externalIPs }) },
+    spec: {
+      type: spec.type ?? 'ClusterIP',
+      ports: [{ port: 80, protocol: 'TCP', targetPort: 8080 }],
+      ...(spec.externalIPs === undefined ? {} : { externalIPs: spec.externalIPs }),
+    },
     status: ingress === undefined ? {} : { loadBalancer: { ingress: [{ ip: ingress }] } },
   });
   return JSON.stringify({
@@ -139,7 +165,12 @@ export function serviceReview(spec: ReviewSpec): string {
       name,
       namespace,
       operation,
-      userInfo: { username: spec.user ?? 'alice', uid: 'uid-alice', groups: spec.groups ?? ['system:authenticated'], extra: { 'authentication.kubernetes.io/credential-id': ['X509SHA256=abc'] } },
+      userInfo: {
+        username: spec.user ?? 'alice',
+        uid: 'uid-alice',
+        groups: spec.groups ?? ['system:authenticated'],
+        extra: { 'authentication.kubernetes.io/credential-id': ['X509SHA256=abc'] },
+      },
       object: svc(),
       oldObject: operation === 'UPDATE' ? svc(spec.oldIngressIp) : null,
       dryRun: false,
@@ -151,7 +182,12 @@ export function serviceReview(spec: ReviewSpec): string {
 export interface ReviewResponse {
   uid: string;
   allowed: boolean;
-  status?: { code: number; reason: string; message: string; details?: { name?: string; group?: string; kind?: string; causes?: { reason: string; field: string; message: string }[] } };
+  status?: {
+    code: number;
+    reason: string;
+    message: string;
+    details?: { name?: string; group?: string; kind?: string; causes?: { reason: string; field: string; message: string }[] };
+  };
   warnings?: string[];
 }
 

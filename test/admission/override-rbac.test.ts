@@ -55,7 +55,10 @@ describe('the external-IP override is cluster-wide, decided by RBAC', { skip }, 
     const kubeconfig = await writeKubeconfig(dir, api.url);
     const cert = await makeCert(dir, 'webhook');
     ca = await readFile(cert.certFile);
-    ({ webhook, port } = await startWebhook(['--kubeconfig', kubeconfig, '--tls-cert-file', cert.certFile, '--tls-private-key-file', cert.keyFile, '--allowed-cidrs', '10.0.0.0/8'], silentLogger()));
+    ({ webhook, port } = await startWebhook(
+      ['--kubeconfig', kubeconfig, '--tls-cert-file', cert.certFile, '--tls-private-key-file', cert.keyFile, '--allowed-cidrs', '10.0.0.0/8'],
+      silentLogger(),
+    ));
   });
 
   after(async () => {
@@ -77,7 +80,10 @@ describe('the external-IP override is cluster-wide, decided by RBAC', { skip }, 
   test('a ClusterRoleBinding to create service/externalips in network.openshift.io admits, with the override warning', async () => {
     const res = await review('erin');
     assert.equal(res.allowed, true);
-    assert.match(res.warnings?.[0] ?? '', /cluster-wide override \(create service\/externalips in network\.openshift\.io\).*spec\.externalIPs\[0\]: Forbidden: externalIP is not allowed/);
+    assert.match(
+      res.warnings?.[0] ?? '',
+      /cluster-wide override \(create service\/externalips in network\.openshift\.io\).*spec\.externalIPs\[0\]: Forbidden: externalIP is not allowed/,
+    );
     assert.equal((await review('erin', 'default')).allowed, true);
   });
 
@@ -86,7 +92,11 @@ describe('the external-IP override is cluster-wide, decided by RBAC', { skip }, 
   });
 
   test('the shipped override ClusterRole, bound cluster-wide, grants it', async () => {
-    const shipped = (JSON.parse(await readFile(join(import.meta.dirname, '../../deploy/admission/rbac.json'), 'utf8')) as { items: { kind: string; metadata: { name: string } }[] }).items;
+    const shipped = (
+      JSON.parse(await readFile(join(import.meta.dirname, '../../deploy/admission/rbac.json'), 'utf8')) as {
+        items: { kind: string; metadata: { name: string } }[];
+      }
+    ).items;
     const role = shipped.find((o) => o.kind === 'ClusterRole' && o.metadata.name === 'hostwarden-externalip-override');
     assert.ok(role !== undefined);
     api.create(role as Parameters<TestApiServer['create']>[0]);

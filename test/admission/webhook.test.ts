@@ -58,7 +58,19 @@ describe('admission webhook over HTTPS', { skip }, () => {
     await copyFile(a.keyFile, cert.keyFile);
     ca = await readFile(a.certFile);
     ({ webhook, port } = await startWebhook(
-      ['--kubeconfig', kubeconfig, '--tls-cert-file', cert.certFile, '--tls-private-key-file', cert.keyFile, '--allowed-cidrs', '10.0.0.0/8,2001:db8::/32', '--rejected-cidrs', '10.66.0.0/16', '--allow-ingress-ip'],
+      [
+        '--kubeconfig',
+        kubeconfig,
+        '--tls-cert-file',
+        cert.certFile,
+        '--tls-private-key-file',
+        cert.keyFile,
+        '--allowed-cidrs',
+        '10.0.0.0/8,2001:db8::/32',
+        '--rejected-cidrs',
+        '10.66.0.0/16',
+        '--allow-ingress-ip',
+      ],
       silentLogger(),
       registry,
     ));
@@ -82,11 +94,16 @@ describe('admission webhook over HTTPS', { skip }, () => {
 
   test('an ordinary user outside the ranges is denied after a SubjectAccessReview says no', async () => {
     reviews.length = 0;
-    const res = responseOf(await httpsCall(port, ca, { body: serviceReview({ uid: 'u-no', externalIPs: ['10.66.1.1', '192.0.2.1'], user: 'bob', groups: ['dev'] }) }));
+    const res = responseOf(
+      await httpsCall(port, ca, { body: serviceReview({ uid: 'u-no', externalIPs: ['10.66.1.1', '192.0.2.1'], user: 'bob', groups: ['dev'] }) }),
+    );
     assert.equal(res.uid, 'u-no');
     assert.equal(res.allowed, false);
     assert.equal(res.status?.code, 403);
-    assert.equal(res.status?.message, 'services "web" is forbidden: [spec.externalIPs[0]: Forbidden: externalIP is not allowed, spec.externalIPs[1]: Forbidden: externalIP is not allowed]');
+    assert.equal(
+      res.status?.message,
+      'services "web" is forbidden: [spec.externalIPs[0]: Forbidden: externalIP is not allowed, spec.externalIPs[1]: Forbidden: externalIP is not allowed]',
+    );
     assert.equal(reviews.length, 1);
     assert.deepEqual(reviews[0], {
       user: 'bob',
@@ -98,15 +115,23 @@ describe('admission webhook over HTTPS', { skip }, () => {
   });
 
   test('an admin override is admitted with a warning', async () => {
-    const res = responseOf(await httpsCall(port, ca, { body: serviceReview({ uid: 'u-admin', externalIPs: ['192.0.2.1'], user: 'root', groups: ['system:masters'] }) }));
+    const res = responseOf(
+      await httpsCall(port, ca, { body: serviceReview({ uid: 'u-admin', externalIPs: ['192.0.2.1'], user: 'root', groups: ['system:masters'] }) }),
+    );
     assert.equal(res.allowed, true);
     assert.match(res.warnings?.[0] ?? '', /override/);
   });
 
   test('a LoadBalancer update keeping its ingress IP is admitted; the same on a ClusterIP is not', async () => {
-    const lb = responseOf(await httpsCall(port, ca, { body: serviceReview({ operation: 'UPDATE', type: 'LoadBalancer', externalIPs: ['203.0.113.9'], oldIngressIp: '203.0.113.9' }) }));
+    const lb = responseOf(
+      await httpsCall(port, ca, {
+        body: serviceReview({ operation: 'UPDATE', type: 'LoadBalancer', externalIPs: ['203.0.113.9'], oldIngressIp: '203.0.113.9' }),
+      }),
+    );
     assert.equal(lb.allowed, true);
-    const cip = responseOf(await httpsCall(port, ca, { body: serviceReview({ operation: 'UPDATE', type: 'ClusterIP', externalIPs: ['203.0.113.9'], oldIngressIp: '203.0.113.9' }) }));
+    const cip = responseOf(
+      await httpsCall(port, ca, { body: serviceReview({ operation: 'UPDATE', type: 'ClusterIP', externalIPs: ['203.0.113.9'], oldIngressIp: '203.0.113.9' }) }),
+    );
     assert.equal(cip.allowed, false);
   });
 
@@ -114,11 +139,28 @@ describe('admission webhook over HTTPS', { skip }, () => {
     const cases: [string, RegExp][] = [
       ['not json', /not JSON/],
       ['[]', /not an AdmissionReview object/],
-      [JSON.stringify({ apiVersion: 'admission.k8s.io/v1beta1', kind: 'AdmissionReview', request: { uid: 'x' } }), /expected kind AdmissionReview, apiVersion admission\.k8s\.io\/v1/],
+      [
+        JSON.stringify({ apiVersion: 'admission.k8s.io/v1beta1', kind: 'AdmissionReview', request: { uid: 'x' } }),
+        /expected kind AdmissionReview, apiVersion admission\.k8s\.io\/v1/,
+      ],
       [JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }), /has no request/],
       [JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { operation: 'CREATE' } }), /has no uid/],
-      [JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'm', operation: 'CREATE', resource: { group: '', resource: 'services' } } }), /without the Service object/],
-      [JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'm', operation: 'CREATE', resource: { group: '', resource: 'services' }, object: { spec: { externalIPs: 'x' } } } }), /not a list/],
+      [
+        JSON.stringify({
+          apiVersion: 'admission.k8s.io/v1',
+          kind: 'AdmissionReview',
+          request: { uid: 'm', operation: 'CREATE', resource: { group: '', resource: 'services' } },
+        }),
+        /without the Service object/,
+      ],
+      [
+        JSON.stringify({
+          apiVersion: 'admission.k8s.io/v1',
+          kind: 'AdmissionReview',
+          request: { uid: 'm', operation: 'CREATE', resource: { group: '', resource: 'services' }, object: { spec: { externalIPs: 'x' } } },
+        }),
+        /not a list/,
+      ],
       ['', /not JSON/],
     ];
     for (const [body, message] of cases) {
@@ -194,7 +236,10 @@ describe('admission webhook: a SubjectAccessReview that never answers', { skip }
     try {
       const kc = await writeKubeconfig(dir, `http://127.0.0.1:${(hung.address() as AddressInfo).port}`);
       const c = await makeCert(dir, 'c');
-      ({ webhook } = await startWebhook(['--kubeconfig', kc, '--tls-cert-file', c.certFile, '--tls-private-key-file', c.keyFile, '--subject-access-review-timeout', '300ms'], silentLogger()).then(async (w) => {
+      ({ webhook } = await startWebhook(
+        ['--kubeconfig', kc, '--tls-cert-file', c.certFile, '--tls-private-key-file', c.keyFile, '--subject-access-review-timeout', '300ms'],
+        silentLogger(),
+      ).then(async (w) => {
         const ca = await readFile(c.certFile);
         const res = responseOf(await httpsCall(w.port, ca, { body: serviceReview({ externalIPs: ['1.2.3.4'] }) }));
         assert.equal(res.allowed, false);
@@ -252,11 +297,15 @@ describe('admission webhook: policy sources', { skip }, () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const allowed = async (port: number, ip: string): Promise<boolean> => responseOf(await httpsCall(port, ca, { body: serviceReview({ externalIPs: [ip] }) })).allowed;
+  const allowed = async (port: number, ip: string): Promise<boolean> =>
+    responseOf(await httpsCall(port, ca, { body: serviceReview({ externalIPs: [ip] }) })).allowed;
 
   test('--config reads an ExternalIPRangerAdmissionConfig; a bad entry stops start-up naming it', async () => {
     const file = join(dir, 'ranger.yaml');
-    await writeFile(file, 'apiVersion: network.openshift.io/v1\nkind: ExternalIPRangerAdmissionConfig\nexternalIPNetworkCIDRs:\n  - "!172.16.5.0/24"\n  - 172.16.0.0/12\n');
+    await writeFile(
+      file,
+      'apiVersion: network.openshift.io/v1\nkind: ExternalIPRangerAdmissionConfig\nexternalIPNetworkCIDRs:\n  - "!172.16.5.0/24"\n  - 172.16.0.0/12\n',
+    );
     const { webhook, port } = await startWebhook([...tlsArgs, '--config', file], silentLogger());
     try {
       assert.equal(await allowed(port, '172.16.1.1'), true);
@@ -287,7 +336,12 @@ describe('admission webhook: policy sources', { skip }, () => {
         versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
       },
     });
-    const network = (policy: Record<string, unknown>): Record<string, unknown> => ({ apiVersion: 'config.openshift.io/v1', kind: 'Network', metadata: { name: 'cluster' }, spec: { externalIP: { policy } } });
+    const network = (policy: Record<string, unknown>): Record<string, unknown> => ({
+      apiVersion: 'config.openshift.io/v1',
+      kind: 'Network',
+      metadata: { name: 'cluster' },
+      spec: { externalIP: { policy } },
+    });
     await until('the Network type to be served', async () => {
       try {
         api.create(network({ allowedCIDRs: ['198.51.100.0/24'], rejectedCIDRs: ['198.51.100.128/25'] }) as never);
@@ -297,7 +351,11 @@ describe('admission webhook: policy sources', { skip }, () => {
       }
     });
     const registry = new MetricsRegistry();
-    const { webhook, port } = await startWebhook([...tlsArgs, '--openshift-network', 'cluster', '--openshift-network-interval', '100ms'], silentLogger(), registry);
+    const { webhook, port } = await startWebhook(
+      [...tlsArgs, '--openshift-network', 'cluster', '--openshift-network-interval', '100ms'],
+      silentLogger(),
+      registry,
+    );
     try {
       assert.equal(await allowed(port, '198.51.100.1'), true);
       assert.equal(await allowed(port, '198.51.100.200'), false);

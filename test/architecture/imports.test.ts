@@ -90,7 +90,8 @@ test('only cli/ reads argv and the environment or installs signal handlers', () 
     const rel = relative(SRC, file);
     if (top(rel) === 'cli') continue;
     const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
-    for (const m of text.matchAll(/process\.(argv|env)\b|process\.(?:on|once)\(\s*'(SIG[A-Z]+)'/g)) problems.push(`${rel}: process.${m[1] ?? `on('${m[2] ?? ''}')`}`);
+    for (const m of text.matchAll(/process\.(argv|env)\b|process\.(?:on|once)\(\s*'(SIG[A-Z]+)'/g))
+      problems.push(`${rel}: process.${m[1] ?? `on('${m[2] ?? ''}')`}`);
   }
   assert.deepEqual(problems, []);
 });

@@ -15,40 +15,54 @@ import { loadBalancerService } from '../support/manifests.ts';
 
 const BURST = 60;
 
+describe(
+  'kill -9 during a burst of changes, with the DNS server running',
+  { skip: !(await digAvailable()) && 'dig is not installed (apt-get install bind9-dnsutils)' },
+  () => {
+    let root: string | undefined;
+    let hw: RunningHostwarden | undefined;
+    after(async () => {
+      await hw?.stop('SIGKILL');
+      if (root !== undefined) await rm(root, { recursive: true, force: true });
+    });
 
-describe('kill -9 during a burst of changes, with the DNS server running', { skip: !(await digAvailable()) && 'dig is not installed (apt-get install bind9-dnsutils)' }, () => {
-  let root: string | undefined;
-  let hw: RunningHostwarden | undefined;
-  after(async () => {
-    await hw?.stop('SIGKILL');
-    if (root !== undefined) await rm(root, { recursive: true, force: true });
-  });
+    test('every record answered before the kill is answered after the restart', async () => {
+      root = await mkdtemp(join(tmpdir(), 'hw-crash-'));
+      const manifests = join(root, 'manifests');
+      const data = join(root, 'data');
+      await mkdir(manifests);
+      const args = [
+        '--manifests-dir',
+        manifests,
+        '--embedded-data-dir',
+        data,
+        '--embedded-zone',
+        'example.org',
+        '--min-event-sync-interval',
+        '0s',
+        '--log-level',
+        'info',
+      ];
+      hw = await startHostwarden(args);
+      const port = hw.dnsPort;
 
-  test('every record answered before the kill is answered after the restart', async () => {
-    root = await mkdtemp(join(tmpdir(), 'hw-crash-'));
-    const manifests = join(root, 'manifests');
-    const data = join(root, 'data');
-    await mkdir(manifests);
-    const args = ['--manifests-dir', manifests, '--embedded-data-dir', data, '--embedded-zone', 'example.org', '--min-event-sync-interval', '0s', '--log-level', 'info'];
-    hw = await startHostwarden(args);
-    const port = hw.dnsPort;
+      const answered = new Set<number>();
+      const deadline = Date.now() + 20_000;
+      for (let i = 0; i < BURST && Date.now() < deadline; i++) {
+        await writeFile(join(manifests, `burst-${i}.yaml`), loadBalancerService(`burst-${i}`, `burst-${i}.example.org`, `192.0.2.${(i % 250) + 1}`));
+        // Probe an earlier name while the burst goes on; what answers has been committed.
+        const probe = Math.max(0, i - 3);
+        if (!answered.has(probe) && (await dig(port, [`burst-${probe}.example.org`, 'A', '+norec'])).status === 'NOERROR') answered.add(probe);
+        if (answered.size >= 10 && i > BURST / 2) break;
+      }
+      assert.ok(answered.size > 0, 'some records were answered during the burst');
+      await hw.stop('SIGKILL');
 
-    const answered = new Set<number>();
-    const deadline = Date.now() + 20_000;
-    for (let i = 0; i < BURST && Date.now() < deadline; i++) {
-      await writeFile(join(manifests, `burst-${i}.yaml`), loadBalancerService(`burst-${i}`, `burst-${i}.example.org`, `192.0.2.${(i % 250) + 1}`));
-      // Probe an earlier name while the burst goes on; what answers has been committed.
-      const probe = Math.max(0, i - 3);
-      if (!answered.has(probe) && (await dig(port, [`burst-${probe}.example.org`, 'A', '+norec'])).status === 'NOERROR') answered.add(probe);
-      if (answered.size >= 10 && i > BURST / 2) break;
-    }
-    assert.ok(answered.size > 0, 'some records were answered during the burst');
-    await hw.stop('SIGKILL');
-
-    hw = await startHostwarden(args);
-    for (const i of answered) {
-      const r = await dig(hw.dnsPort, [`burst-${i}.example.org`, 'A', '+norec']);
-      assert.equal(r.status, 'NOERROR', `burst-${i}.example.org was answered before the kill`);
-    }
-  });
-});
+      hw = await startHostwarden(args);
+      for (const i of answered) {
+        const r = await dig(hw.dnsPort, [`burst-${i}.example.org`, 'A', '+norec']);
+        assert.equal(r.status, 'NOERROR', `burst-${i}.example.org was answered before the kill`);
+      }
+    });
+  },
+);

@@ -9,19 +9,26 @@ test('flag names are unique across the core table and the provider and source ta
   const all = [...FLAGS, ...EXTRA_FLAGS];
   const counts = new Map<string, number>();
   for (const f of all) counts.set(f.name, (counts.get(f.name) ?? 0) + 1);
-  assert.deepEqual([...counts].filter(([, n]) => n > 1), []);
+  assert.deepEqual(
+    [...counts].filter(([, n]) => n > 1),
+    [],
+  );
   assert.equal(new Set(all.map((f) => envName(f.name))).size, all.length);
   for (const f of all) assert.ok(f.help.length > 0, `--${f.name} has help text`);
 });
 
 test('every provider and source external-dns users expect is registered', () => {
-  for (const p of ['embedded', 'inmemory', 'aws', 'google', 'azure', 'azure-private-dns', 'rfc2136', 'pdns', 'coredns', 'webhook']) assert.ok(PROVIDER_NAMES.includes(p), p);
+  for (const p of ['embedded', 'inmemory', 'aws', 'google', 'azure', 'azure-private-dns', 'rfc2136', 'pdns', 'coredns', 'webhook'])
+    assert.ok(PROVIDER_NAMES.includes(p), p);
   for (const s of ['manifest', 'service', 'ingress', 'crd', 'gateway-httproute']) assert.ok(SOURCE_NAMES.includes(s), s);
 });
 
 test('one flag table per command: every flag belongs to a command, and no command lists a flag twice', () => {
   const owned = new Set(COMMANDS.flatMap((c) => commandFlags(c).map((f) => f.name)));
-  assert.deepEqual(ALL_FLAGS.map((f) => f.name).filter((n) => !owned.has(n)), []);
+  assert.deepEqual(
+    ALL_FLAGS.map((f) => f.name).filter((n) => !owned.has(n)),
+    [],
+  );
   for (const c of COMMANDS) {
     const names = COMMAND_FLAGS[c].flatMap((g) => g.flags.map((f) => f.name));
     const groups = COMMAND_FLAGS[c].map((g) => g.title);
@@ -31,7 +38,7 @@ test('one flag table per command: every flag belongs to a command, and no comman
   assert.ok(commandFlags('run').length > commandFlags('operator').length);
 });
 
-test('a flag of another command is an error naming the command that owns it; --help lists only the command\'s flags, grouped, with defaults', async () => {
+test("a flag of another command is an error naming the command that owns it; --help lists only the command's flags, grouped, with defaults", async () => {
   const plan = await runCli(['plan', '--operand-image', 'x', '--records', 'r.json']);
   assert.equal(plan.code, 2);
   assert.match(plan.stderr, /--operand-image is not a flag of "hostwarden plan"; it belongs to "hostwarden operator"/);

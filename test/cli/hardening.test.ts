@@ -34,7 +34,12 @@ function httpGet(port: number, path: string): Promise<{ status: number; body: st
 }
 
 /** Polls until `pred` holds for the answer of `path`; bounded by `limitMs`. */
-async function waitForStatus(port: number, path: string, pred: (r: { status: number; body: string }) => boolean, limitMs: number): Promise<{ status: number; body: string }> {
+async function waitForStatus(
+  port: number,
+  path: string,
+  pred: (r: { status: number; body: string }) => boolean,
+  limitMs: number,
+): Promise<{ status: number; body: string }> {
   const started = Date.now();
   let last = await httpGet(port, path);
   while (!pred(last) && Date.now() - started < limitMs) {
@@ -52,7 +57,18 @@ describe('/healthz and /readyz follow the sync loop', () => {
   before(async () => {
     root = await mkdtemp(join(tmpdir(), 'hw-health-'));
     // The manifests directory does not exist yet: every sync fails (a transient source error).
-    hw = await startHostwarden(['--manifests-dir', join(root, 'manifests'), '--embedded-data-dir', join(root, 'data'), '--embedded-zone', 'example.org', '--healthz-max-consecutive-failures', '2', '--http-max-connections', '64']);
+    hw = await startHostwarden([
+      '--manifests-dir',
+      join(root, 'manifests'),
+      '--embedded-data-dir',
+      join(root, 'data'),
+      '--embedded-zone',
+      'example.org',
+      '--healthz-max-consecutive-failures',
+      '2',
+      '--http-max-connections',
+      '64',
+    ]);
   });
   after(async () => {
     await hw?.stop();
@@ -85,14 +101,20 @@ describe('/healthz and /readyz follow the sync loop', () => {
     const pid = hw?.child.pid ?? 0;
     const sockets: Socket[] = [];
     try {
-      await Promise.all(Array.from({ length: 2000 }, () => new Promise<void>((resolve) => {
-        const s = connect(port, '127.0.0.1');
-        s.resume();
-        s.on('error', () => undefined);
-        s.on('connect', () => resolve());
-        s.on('close', () => resolve());
-        sockets.push(s);
-      })));
+      await Promise.all(
+        Array.from(
+          { length: 2000 },
+          () =>
+            new Promise<void>((resolve) => {
+              const s = connect(port, '127.0.0.1');
+              s.resume();
+              s.on('error', () => undefined);
+              s.on('connect', () => resolve());
+              s.on('close', () => resolve());
+              sockets.push(s);
+            }),
+        ),
+      );
       assert.deepEqual(await httpGet(port, '/healthz'), { status: 200, body: 'ok' });
       assert.equal((await httpGet(port, '/metrics')).status, 200);
       const fds = (await readdir(`/proc/${pid}/fd`)).length;
@@ -110,7 +132,9 @@ describe('the text log format', () => {
     try {
       await mkdir(join(root, 'manifests'));
       // Neither the object's name nor the DNS name is checked before it is logged as a problem.
-      await writeFile(join(root, 'manifests', 'forge.yaml'), `apiVersion: externaldns.k8s.io/v1alpha1
+      await writeFile(
+        join(root, 'manifests', 'forge.yaml'),
+        `apiVersion: externaldns.k8s.io/v1alpha1
 kind: DNSEndpoint
 metadata:
   name: "forge\\n[12:00:00.001] INFO: forged by the object name"
@@ -120,12 +144,32 @@ spec:
     - dnsName: "evil.example.org\\n[12:00:00.000] INFO: all records deleted\\u001b[2J"
       recordType: A
       targets: [192.0.2.66]
-`);
-      const r = await runCli(['run', '--once', '--log-format', 'text', '--manifests-dir', join(root, 'manifests'), '--embedded-data-dir', join(root, 'data'), '--embedded-zone', 'example.org', '--dns-listen', '', '--metrics-address', '']);
+`,
+      );
+      const r = await runCli([
+        'run',
+        '--once',
+        '--log-format',
+        'text',
+        '--manifests-dir',
+        join(root, 'manifests'),
+        '--embedded-data-dir',
+        join(root, 'data'),
+        '--embedded-zone',
+        'example.org',
+        '--dns-listen',
+        '',
+        '--metrics-address',
+        '',
+      ]);
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stderr, /skipped: evil\.example\.org\\n\[12:00:00\.000\] INFO: all records deleted\\u001b\[2J A/);
       const lines = r.stderr.split('\n');
-      assert.deepEqual(lines.filter((l) => l.startsWith('[12:00:00.00')), [], r.stderr);
+      assert.deepEqual(
+        lines.filter((l) => l.startsWith('[12:00:00.00')),
+        [],
+        r.stderr,
+      );
       assert.ok(!r.stderr.includes('\u001b'), 'a raw ESC reached the terminal');
     } finally {
       await rm(root, { recursive: true, force: true });
@@ -141,7 +185,9 @@ describe('source checks and DNS log lines, in a real run', { skip: hasDig ? fals
     root = await mkdtemp(join(tmpdir(), 'hw-hardening-'));
     const manifests = join(root, 'manifests');
     await mkdir(manifests);
-    await writeFile(join(manifests, 'loop.yaml'), `apiVersion: externaldns.k8s.io/v1alpha1
+    await writeFile(
+      join(manifests, 'loop.yaml'),
+      `apiVersion: externaldns.k8s.io/v1alpha1
 kind: DNSEndpoint
 metadata:
   name: loop
@@ -154,7 +200,8 @@ spec:
     - dnsName: ok.example.org
       recordType: A
       targets: [192.0.2.7]
-`);
+`,
+    );
     await writeFile(join(manifests, 'web.yaml'), loadBalancerService('web', 'www.example.org', '192.0.2.10'));
     hw = await startHostwarden(['--manifests-dir', manifests, '--embedded-data-dir', join(root, 'data'), '--embedded-zone', 'example.org']);
     await hw.waitForLog((l) => /changes committed/.test(String(l['msg'])));
@@ -175,7 +222,16 @@ spec:
   });
 
   test('explain says why the CNAME is skipped', async () => {
-    const r = await runCli(['explain', 'loop.example.org', '--manifests-dir', join(root, 'manifests'), '--provider', 'inmemory', '--domain-filter', 'example.org']);
+    const r = await runCli([
+      'explain',
+      'loop.example.org',
+      '--manifests-dir',
+      join(root, 'manifests'),
+      '--provider',
+      'inmemory',
+      '--domain-filter',
+      'example.org',
+    ]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /loop\.example\.org[\s\S]*a CNAME cannot point at its own name/);
   });
@@ -222,7 +278,24 @@ describe('--dns-tsig-key: help, parser and errors agree', () => {
   test('the old documented order fails start-up naming the flag and the form, without the secret', async () => {
     const root = await mkdtemp(join(tmpdir(), 'hw-tsig-'));
     try {
-      const r = await runCli(['run', '--manifests-dir', root, '--embedded-data-dir', join(root, 'data'), '--embedded-zone', 'example.org', '--dns-listen', '127.0.0.1:0', '--metrics-address', '', '--dns-tsig-key', `xfr-key:hmac-sha256:${secret}`], { timeoutMs: 60_000 });
+      const r = await runCli(
+        [
+          'run',
+          '--manifests-dir',
+          root,
+          '--embedded-data-dir',
+          join(root, 'data'),
+          '--embedded-zone',
+          'example.org',
+          '--dns-listen',
+          '127.0.0.1:0',
+          '--metrics-address',
+          '',
+          '--dns-tsig-key',
+          `xfr-key:hmac-sha256:${secret}`,
+        ],
+        { timeoutMs: 60_000 },
+      );
       assert.equal(r.code, 2, r.stderr);
       assert.match(r.stderr, /--dns-tsig-key: the algorithm comes first.*write hmac-sha256:xfr-key:<secret>.*\[algorithm:\]name:base64secret/);
       assert.ok(!r.stderr.includes(secret), r.stderr);
@@ -237,7 +310,10 @@ describe('credentials inside URL flags never reach logs or errors', () => {
     const root = await mkdtemp(join(tmpdir(), 'hw-redact-'));
     try {
       // Nothing listens on port 9: the sync fails at once with a connection error.
-      const r = await runCli(['run', '--once', '--provider', 'coredns', '--etcd-urls', 'http://root:s3cret-pw@127.0.0.1:9', '--manifests-dir', root, '--log-format', 'json'], { timeoutMs: 60_000 });
+      const r = await runCli(
+        ['run', '--once', '--provider', 'coredns', '--etcd-urls', 'http://root:s3cret-pw@127.0.0.1:9', '--manifests-dir', root, '--log-format', 'json'],
+        { timeoutMs: 60_000 },
+      );
       assert.notEqual(r.code, 0, r.stderr);
       assert.match(r.stderr, /"etcd":\["http:\/\/REDACTED@127\.0\.0\.1:9\/"\]/);
       assert.doesNotMatch(r.stderr, /s3cret/);

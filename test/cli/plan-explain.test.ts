@@ -27,7 +27,16 @@ before(async () => {
 });
 after(async () => rm(dir, { recursive: true, force: true }));
 
-const files = (): string[] => ['--records', join(dir, 'records.json'), '--desired', join(dir, 'desired.json'), '--txt-owner-id', 'me', '--domain-filter', 'example.org'];
+const files = (): string[] => [
+  '--records',
+  join(dir, 'records.json'),
+  '--desired',
+  join(dir, 'desired.json'),
+  '--txt-owner-id',
+  'me',
+  '--domain-filter',
+  'example.org',
+];
 
 describe('hostwarden plan', () => {
   test('--output json prints the external-dns change set', async () => {
@@ -35,12 +44,25 @@ describe('hostwarden plan', () => {
     assert.equal(r.code, 0, r.stderr);
     const plan = JSON.parse(r.stdout) as Record<string, { dnsName: string; targets: string[]; labels?: Record<string, string>; recordTTL?: number }[]>;
     assert.deepEqual(Object.keys(plan).sort(), ['create', 'delete', 'updateNew', 'updateOld']);
-    assert.deepEqual(plan['create']?.map((e) => e.dnsName), ['new.example.org']);
+    assert.deepEqual(
+      plan['create']?.map((e) => e.dnsName),
+      ['new.example.org'],
+    );
     assert.equal(plan['create']?.[0]?.labels?.['owner'], 'me');
     assert.equal(plan['create']?.[0]?.recordTTL, 60);
-    assert.deepEqual(plan['updateNew']?.map((e) => [e.dnsName, e.targets]), [['www.example.org', ['192.0.2.2']]]);
-    assert.deepEqual(plan['updateOld']?.map((e) => [e.dnsName, e.targets]), [['www.example.org', ['192.0.2.1']]]);
-    assert.deepEqual(plan['delete']?.map((e) => e.dnsName), ['old.example.org'], 'foreign and unowned records are never deleted');
+    assert.deepEqual(
+      plan['updateNew']?.map((e) => [e.dnsName, e.targets]),
+      [['www.example.org', ['192.0.2.2']]],
+    );
+    assert.deepEqual(
+      plan['updateOld']?.map((e) => [e.dnsName, e.targets]),
+      [['www.example.org', ['192.0.2.1']]],
+    );
+    assert.deepEqual(
+      plan['delete']?.map((e) => e.dnsName),
+      ['old.example.org'],
+      'foreign and unowned records are never deleted',
+    );
   });
 
   test('the empty owner id disables ownership checks', async () => {

@@ -66,14 +66,24 @@ const CASES: readonly Case[] = [
       extraArgs: ['--min-event-sync-interval=1s', '--exclude-record-types=MX'],
       nodeSelector: { 'kubernetes.io/os': 'linux' },
       tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'dns', effect: 'NoSchedule' }],
-      affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] }] } } },
+      affinity: {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] }] },
+        },
+      },
       podAnnotations: { 'example.org/team': 'dns' },
       image: { repository: 'registry.example/hostwarden', tag: '1.2.3', pullPolicy: 'Always' },
       serviceMonitor: { enabled: true, labels: { release: 'prometheus' } },
     },
     expect: (r) => {
       const args = deploymentArgs(r.objects);
-      for (const a of ['--provider=inmemory', '--txt-prefix=%{record_type}-', '--domain-filter=example.net', '--source=gateway-httproute', '--min-event-sync-interval=1s']) {
+      for (const a of [
+        '--provider=inmemory',
+        '--txt-prefix=%{record_type}-',
+        '--domain-filter=example.net',
+        '--source=gateway-httproute',
+        '--min-event-sync-interval=1s',
+      ]) {
         assert.ok(args.includes(a), `${a} missing from ${args.join(' ')}`);
       }
       assert.ok(!args.some((a) => a.startsWith('--embedded') || a.startsWith('--dns-')), 'embedded flags without the embedded provider');
@@ -92,7 +102,8 @@ const CASES: readonly Case[] = [
       assert.equal(get(sm, 'metadata', 'labels', 'release'), 'prometheus');
       assert.equal(get(sm, 'spec', 'endpoints', 0, 'port'), 'metrics');
       const metricsSvc = ofKind(r.objects, 'Service')[0];
-      for (const [k, v] of Object.entries(get(sm, 'spec', 'selector', 'matchLabels') as Values)) assert.equal(get(metricsSvc, 'metadata', 'labels', k), v, `ServiceMonitor selector ${k}`);
+      for (const [k, v] of Object.entries(get(sm, 'spec', 'selector', 'matchLabels') as Values))
+        assert.equal(get(metricsSvc, 'metadata', 'labels', k), v, `ServiceMonitor selector ${k}`);
     },
   },
   {
@@ -109,7 +120,14 @@ const CASES: readonly Case[] = [
       assert.equal(get(pvc, 'metadata', 'name'), 'hw-data');
       assert.equal(get(pvc, 'spec', 'storageClassName'), 'fast');
       const volumes = get(ofKind(r.objects, 'Deployment')[0], 'spec', 'template', 'spec', 'volumes') as Obj[];
-      assert.equal(get(volumes.find((v) => v['name'] === 'data'), 'persistentVolumeClaim', 'claimName'), 'hw-data');
+      assert.equal(
+        get(
+          volumes.find((v) => v['name'] === 'data'),
+          'persistentVolumeClaim',
+          'claimName',
+        ),
+        'hw-data',
+      );
       const dns = ofKind(r.objects, 'Service').find((s) => get(s, 'metadata', 'name') === 'hw-dns');
       assert.equal(get(dns, 'spec', 'type'), 'LoadBalancer');
       assert.ok(deploymentArgs(r.objects).includes('--embedded-zone=example.org'));
@@ -117,7 +135,12 @@ const CASES: readonly Case[] = [
   },
   {
     name: 'no RBAC and an existing service account',
-    values: { leaderElection: false, rbac: { create: false }, serviceAccount: { create: false, name: 'preexisting' }, metrics: { port: 9090, service: { enabled: false } } },
+    values: {
+      leaderElection: false,
+      rbac: { create: false },
+      serviceAccount: { create: false, name: 'preexisting' },
+      metrics: { port: 9090, service: { enabled: false } },
+    },
     expect: (r) => {
       assert.equal(ofKind(r.objects, 'ClusterRole').length + ofKind(r.objects, 'Role').length + ofKind(r.objects, 'ServiceAccount').length, 0);
       assert.equal(get(ofKind(r.objects, 'Deployment')[0], 'spec', 'template', 'spec', 'serviceAccountName'), 'preexisting');
@@ -160,7 +183,9 @@ describe('Helm chart', () => {
   }
 
   test('the checks catch a weakened security context and a misspelt extra arg', () => {
-    const weak = render({ securityContext: { readOnlyRootFilesystem: false, runAsUser: 0, allowPrivilegeEscalation: true, capabilities: { add: ['NET_ADMIN'] } } });
+    const weak = render({
+      securityContext: { readOnlyRootFilesystem: false, runAsUser: 0, allowPrivilegeEscalation: true, capabilities: { add: ['NET_ADMIN'] } },
+    });
     const problems = checkWorkload(weak.objects).problems.join('\n');
     for (const p of ['readOnlyRootFilesystem', 'runAsUser', 'allowPrivilegeEscalation', 'capabilities are added']) {
       assert.match(problems, new RegExp(p));

@@ -109,7 +109,8 @@ export function checkWorkload(objs: readonly Obj[]): WorkloadCheck {
   if (eff('runAsNonRoot') !== true) problems.push('runAsNonRoot is not true');
   const uid = eff('runAsUser');
   if (typeof uid !== 'number' || uid === 0) problems.push(`runAsUser ${String(uid)} is not a non-root numeric uid`);
-  if (get(sec, 'seccompProfile', 'type') !== 'RuntimeDefault' && get(podSec, 'seccompProfile', 'type') !== 'RuntimeDefault') problems.push('seccompProfile is not RuntimeDefault');
+  if (get(sec, 'seccompProfile', 'type') !== 'RuntimeDefault' && get(podSec, 'seccompProfile', 'type') !== 'RuntimeDefault')
+    problems.push('seccompProfile is not RuntimeDefault');
   if (get(sec, 'readOnlyRootFilesystem') !== true) problems.push('readOnlyRootFilesystem is not true');
   if (get(sec, 'allowPrivilegeEscalation') !== false) problems.push('allowPrivilegeEscalation is not false');
   if (get(sec, 'privileged') === true) problems.push('privileged container');
@@ -117,7 +118,11 @@ export function checkWorkload(objs: readonly Obj[]): WorkloadCheck {
   if (strings(get(sec, 'capabilities', 'add')).length > 0) problems.push('capabilities are added');
   const image = String(get(c, 'image') ?? '');
   if (!/:[\w.-]+$/.test(image) || image.endsWith(':latest')) problems.push(`image ${image} has no pinned tag`);
-  for (const r of [['requests', 'cpu'], ['requests', 'memory'], ['limits', 'memory']]) {
+  for (const r of [
+    ['requests', 'cpu'],
+    ['requests', 'memory'],
+    ['limits', 'memory'],
+  ]) {
     if (get(c, 'resources', ...r) === undefined) problems.push(`resources.${r.join('.')} is not set`);
   }
 
@@ -138,15 +143,20 @@ export function checkWorkload(objs: readonly Obj[]): WorkloadCheck {
 
   const ports = list(get(c, 'ports'));
   const portByName = new Map(ports.map((p) => [String(p['name']), p]));
-  const resolvePort = (port: unknown): number | undefined => (typeof port === 'number' ? port : (portByName.get(String(port))?.['containerPort'] as number | undefined));
+  const resolvePort = (port: unknown): number | undefined =>
+    typeof port === 'number' ? port : (portByName.get(String(port))?.['containerPort'] as number | undefined);
   const metricsPort = config === undefined || config.metricsAddress === '' ? undefined : parseListenAddress(config.metricsAddress, '--metrics-address').port;
   // Liveness on /healthz (the loop works); readiness on /readyz (a sync has succeeded: records are published).
-  for (const [probe, path] of [['livenessProbe', '/healthz'], ['readinessProbe', '/readyz']] as const) {
+  for (const [probe, path] of [
+    ['livenessProbe', '/healthz'],
+    ['readinessProbe', '/readyz'],
+  ] as const) {
     if (get(c, probe, 'httpGet', 'path') !== path) problems.push(`${probe} is not an HTTP GET of ${path}`);
     const port = resolvePort(get(c, probe, 'httpGet', 'port'));
     if (port === undefined || port !== metricsPort) problems.push(`${probe} port ${String(port)} is not the --metrics-address port ${String(metricsPort)}`);
   }
-  if (metricsPort !== undefined && !ports.some((p) => p['containerPort'] === metricsPort)) problems.push(`container does not declare the metrics port ${metricsPort}`);
+  if (metricsPort !== undefined && !ports.some((p) => p['containerPort'] === metricsPort))
+    problems.push(`container does not declare the metrics port ${metricsPort}`);
 
   const volumes = new Map(list(get(pod, 'volumes')).map((v) => [String(v['name']), v]));
   const mounts = list(get(c, 'volumeMounts'));
@@ -163,25 +173,29 @@ export function checkWorkload(objs: readonly Obj[]): WorkloadCheck {
     for (const addr of config.dnsListen) {
       const port = parseListenAddress(addr, '--dns-listen').port;
       for (const proto of ['UDP', 'TCP']) {
-        if (!ports.some((p) => p['containerPort'] === port && (p['protocol'] ?? 'TCP') === proto)) problems.push(`--dns-listen port ${port}/${proto} is not a container port`);
+        if (!ports.some((p) => p['containerPort'] === port && (p['protocol'] ?? 'TCP') === proto))
+          problems.push(`--dns-listen port ${port}/${proto} is not a container port`);
       }
     }
   }
 
   for (const svc of ofKind(objs, 'Service')) {
     const sel = (get(svc, 'spec', 'selector') ?? {}) as Record<string, unknown>;
-    if (Object.keys(sel).length === 0 || Object.entries(sel).some(([k, v]) => podLabels[k] !== v)) problems.push(`${nameOf(svc)}: selector does not select the Hostwarden pod`);
+    if (Object.keys(sel).length === 0 || Object.entries(sel).some(([k, v]) => podLabels[k] !== v))
+      problems.push(`${nameOf(svc)}: selector does not select the Hostwarden pod`);
     for (const p of list(get(svc, 'spec', 'ports'))) {
       const target = p['targetPort'] ?? p['port'];
       const cp = typeof target === 'number' ? ports.find((x) => x['containerPort'] === target) : portByName.get(String(target));
       if (cp === undefined) problems.push(`${nameOf(svc)}: targetPort ${String(target)} is not a container port`);
-      else if ((cp['protocol'] ?? 'TCP') !== (p['protocol'] ?? 'TCP')) problems.push(`${nameOf(svc)}: port ${String(p['name'])} protocol differs from the container's`);
+      else if ((cp['protocol'] ?? 'TCP') !== (p['protocol'] ?? 'TCP'))
+        problems.push(`${nameOf(svc)}: port ${String(p['name'])} protocol differs from the container's`);
     }
   }
 
   const sa = String(get(pod, 'serviceAccountName') ?? 'default');
   const accounts = ofKind(objs, 'ServiceAccount');
-  if (accounts.length > 0 && !accounts.some((a) => get(a, 'metadata', 'name') === sa)) problems.push(`serviceAccountName ${sa} is not the ServiceAccount defined here`);
+  if (accounts.length > 0 && !accounts.some((a) => get(a, 'metadata', 'name') === sa))
+    problems.push(`serviceAccountName ${sa} is not the ServiceAccount defined here`);
   return { problems, config };
 }
 
@@ -196,10 +210,12 @@ export interface Grants {
 /** What the service account may do, following the bindings to their roles. */
 export function grantsOf(objs: readonly Obj[], account: { name: string; namespace: string }): Grants {
   const out: Grants = { cluster: new Set(), namespaced: new Set(), problems: [] };
-  const bound = (b: Obj): boolean => list(b['subjects']).some((s) => s['kind'] === 'ServiceAccount' && s['name'] === account.name && s['namespace'] === account.namespace);
+  const bound = (b: Obj): boolean =>
+    list(b['subjects']).some((s) => s['kind'] === 'ServiceAccount' && s['name'] === account.name && s['namespace'] === account.namespace);
   const collect = (role: Obj, into: Set<string>): void => {
     for (const rule of list(role['rules'])) {
-      if (rule['resourceNames'] !== undefined || rule['nonResourceURLs'] !== undefined) out.problems.push(`${nameOf(role)}: resourceNames/nonResourceURLs are not expected`);
+      if (rule['resourceNames'] !== undefined || rule['nonResourceURLs'] !== undefined)
+        out.problems.push(`${nameOf(role)}: resourceNames/nonResourceURLs are not expected`);
       for (const g of strings(rule['apiGroups']))
         for (const r of strings(rule['resources']))
           for (const v of strings(rule['verbs'])) {
@@ -215,9 +231,12 @@ export function grantsOf(objs: readonly Obj[], account: { name: string; namespac
   }
   for (const b of ofKind(objs, 'RoleBinding').filter(bound)) {
     const ns = get(b, 'metadata', 'namespace');
-    const role = ofKind(objs, get(b, 'roleRef', 'kind') === 'Role' ? 'Role' : 'ClusterRole').find((r) => get(r, 'metadata', 'name') === get(b, 'roleRef', 'name'));
+    const role = ofKind(objs, get(b, 'roleRef', 'kind') === 'Role' ? 'Role' : 'ClusterRole').find(
+      (r) => get(r, 'metadata', 'name') === get(b, 'roleRef', 'name'),
+    );
     if (ns !== account.namespace) out.problems.push(`${nameOf(b)}: binds in namespace ${String(ns)}, not Hostwarden's`);
-    if (role === undefined || (role['kind'] === 'Role' && get(role, 'metadata', 'namespace') !== ns)) out.problems.push(`${nameOf(b)}: roleRef names no Role in its namespace`);
+    if (role === undefined || (role['kind'] === 'Role' && get(role, 'metadata', 'namespace') !== ns))
+      out.problems.push(`${nameOf(b)}: roleRef names no Role in its namespace`);
     else collect(role, out.namespaced);
   }
   return out;

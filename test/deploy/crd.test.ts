@@ -106,7 +106,10 @@ describe('DNSEndpoint CRD', () => {
     const result = checkSchema(schemaOf(loadCrd()), parse(EXTERNAL_DNS_SAMPLE));
     assert.deepEqual(result.errors, []);
     // metadata is the API server's, not the schema's; everything else must be declared.
-    assert.deepEqual(result.pruned.filter((p) => !p.startsWith('metadata.')), []);
+    assert.deepEqual(
+      result.pruned.filter((p) => !p.startsWith('metadata.')),
+      [],
+    );
   });
 
   test('accepts the DNSEndpoints in examples/', () => {

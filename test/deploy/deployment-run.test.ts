@@ -69,7 +69,9 @@ describe('the Deployment args, run against the test API server', () => {
 
   test('starts, is healthy, publishes records and leads from its namespace', async () => {
     const deployment = ofKind(manifest('deployment.yaml'), 'Deployment')[0];
-    const args = (get(deployment, 'spec', 'template', 'spec', 'containers', 0, 'args') as string[]).filter((a) => !LOCAL_FLAGS.some((f) => a === f || a.startsWith(`${f}=`)));
+    const args = (get(deployment, 'spec', 'template', 'spec', 'containers', 0, 'args') as string[]).filter(
+      (a) => !LOCAL_FLAGS.some((f) => a === f || a.startsWith(`${f}=`)),
+    );
     // client-node refuses plain HTTP unless TLS verification is explicitly off.
     const kubeconfig = join(dir, 'kubeconfig');
     await writeFile(
@@ -110,12 +112,19 @@ describe('the Deployment args, run against the test API server', () => {
       spec: { endpoints: [{ dnsName: 'foo.example.org', recordType: 'A', recordTTL: 180, targets: ['192.0.2.20'], labels: { team: 'web' } }] },
     } as never);
 
-    const zone = await eventually(() => `both records in the zone file; last log lines:\n${(hw?.logs ?? []).slice(-15).map((l) => JSON.stringify(l)).join('\n')}`, async () => {
-      const files = await readdir(join(dir, 'data')).catch(() => [] as string[]);
-      const texts = await Promise.all(files.filter((f) => f.endsWith('.zone')).map((f) => readFile(join(dir, 'data', f), 'utf8')));
-      const text = texts.join('\n');
-      return /^www\S*\s.*\bA\s+192\.0\.2\.10$/m.test(text) && /^foo\S*\s.*\bA\s+192\.0\.2\.20$/m.test(text) ? text : undefined;
-    });
+    const zone = await eventually(
+      () =>
+        `both records in the zone file; last log lines:\n${(hw?.logs ?? [])
+          .slice(-15)
+          .map((l) => JSON.stringify(l))
+          .join('\n')}`,
+      async () => {
+        const files = await readdir(join(dir, 'data')).catch(() => [] as string[]);
+        const texts = await Promise.all(files.filter((f) => f.endsWith('.zone')).map((f) => readFile(join(dir, 'data', f), 'utf8')));
+        const text = texts.join('\n');
+        return /^www\S*\s.*\bA\s+192\.0\.2\.10$/m.test(text) && /^foo\S*\s.*\bA\s+192\.0\.2\.20$/m.test(text) ? text : undefined;
+      },
+    );
     // Ownership records as external-dns writes them, under the manifest's owner id.
     assert.match(zone, /external-dns\/owner=hostwarden/);
 

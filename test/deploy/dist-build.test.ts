@@ -61,18 +61,46 @@ describe('the compiled program (npm run build)', () => {
     assert.doesNotMatch(bundle, /from\s*["']@kubernetes\/client-node/);
     assert.match(bundle, /export\s*\{[^}]*\bKubeConfig\b/);
     // One byte per character in V8's copy of the source (see bin/build.ts).
-    assert.ok([...bundle].every((c) => c.charCodeAt(0) < 128), 'the bundle has non-ASCII characters');
+    assert.ok(
+      [...bundle].every((c) => c.charCodeAt(0) < 128),
+      'the bundle has non-ASCII characters',
+    );
     assert.ok((await readdir(out)).includes('.build.json'));
   });
 
   test('run --once with the service and ingress sources reads the cluster through the bundle and plans both records', async () => {
     const kubeconfig = await api.writeKubeconfig(dir);
     const args = [
-      join(out, 'cli', 'bin.js'), 'run', '--once', '--dry-run', '--source', 'service', '--source', 'ingress', '--kubeconfig', kubeconfig,
-      '--provider', 'inmemory', '--domain-filter', 'example.org', '--txt-owner-id', 'dist', '--log-format', 'json', '--metrics-address', '', '--dns-listen', '',
+      join(out, 'cli', 'bin.js'),
+      'run',
+      '--once',
+      '--dry-run',
+      '--source',
+      'service',
+      '--source',
+      'ingress',
+      '--kubeconfig',
+      kubeconfig,
+      '--provider',
+      'inmemory',
+      '--domain-filter',
+      'example.org',
+      '--txt-owner-id',
+      'dist',
+      '--log-format',
+      'json',
+      '--metrics-address',
+      '',
+      '--dns-listen',
+      '',
     ];
-    const r = await run(process.execPath, args, { cwd: dir, timeout: 60_000 }).catch((err: { code?: number; stderr?: string }) => assert.fail(`exit ${err.code}: ${err.stderr}`));
-    const planned = r.stderr.split('\n').filter((l) => l.includes('planned changes')).map((l) => JSON.parse(l) as { create?: number; created?: string[] });
+    const r = await run(process.execPath, args, { cwd: dir, timeout: 60_000 }).catch((err: { code?: number; stderr?: string }) =>
+      assert.fail(`exit ${err.code}: ${err.stderr}`),
+    );
+    const planned = r.stderr
+      .split('\n')
+      .filter((l) => l.includes('planned changes'))
+      .map((l) => JSON.parse(l) as { create?: number; created?: string[] });
     assert.equal(planned.length, 1, r.stderr);
     assert.equal(planned[0]?.create, 2, r.stderr);
     assert.match(r.stderr, /web\.example\.org/);
@@ -83,8 +111,26 @@ describe('the compiled program (npm run build)', () => {
     const manifests = join(dir, 'manifests');
     await mkdir(manifests, { recursive: true });
     await writeFile(join(manifests, 'web.yaml'), loadBalancerService('web', 'www.example.org', '192.0.2.9'));
-    const child = spawn(process.execPath, [join(out, 'cli', 'bin.js'), 'run', '--manifests-dir', manifests, '--embedded-data-dir', join(dir, 'data'),
-      '--embedded-zone', 'example.org', '--dns-listen', '127.0.0.1:0', '--metrics-address', '', '--log-format', 'json'], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [
+        join(out, 'cli', 'bin.js'),
+        'run',
+        '--manifests-dir',
+        manifests,
+        '--embedded-data-dir',
+        join(dir, 'data'),
+        '--embedded-zone',
+        'example.org',
+        '--dns-listen',
+        '127.0.0.1:0',
+        '--metrics-address',
+        '',
+        '--log-format',
+        'json',
+      ],
+      { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     try {
       const lines: Record<string, unknown>[] = [];
       let text = '';

@@ -84,7 +84,9 @@ function runtimeImports(): Map<string, string> {
   const found = new Map<string, string>();
   const files = [
     join(ROOT, 'bin/hostwarden'),
-    ...(readdirSync(join(ROOT, 'src'), { recursive: true }) as string[]).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts')).map((f) => join(ROOT, 'src', f)),
+    ...(readdirSync(join(ROOT, 'src'), { recursive: true }) as string[])
+      .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+      .map((f) => join(ROOT, 'src', f)),
   ];
   for (const file of files) {
     const text = readFileSync(file, 'utf8');
@@ -122,8 +124,12 @@ describe('Dockerfile', () => {
     const build = stages.find((s) => s.body.some((i) => i.op === 'RUN' && /\btsc\b/.test(i.args)));
     assert.ok(build !== undefined, 'no stage type-checks');
     const copied = copies(rt).flatMap((c) => c.sources.map((p) => `${c.from ?? 'context'}:${p.replace(/^\/app\//, '').replace(/\/$/, '')}`));
-    assert.ok(build.body.some((i) => i.op === 'RUN' && /\bnpm run build\b/.test(i.args)), 'the build stage does not compile dist/');
-    for (const need of ['bin', 'dist', 'package.json']) assert.ok(copied.includes(`${build.name}:${need}`), `runtime lacks ${need} from ${build.name}: ${copied.join(' ')}`);
+    assert.ok(
+      build.body.some((i) => i.op === 'RUN' && /\bnpm run build\b/.test(i.args)),
+      'the build stage does not compile dist/',
+    );
+    for (const need of ['bin', 'dist', 'package.json'])
+      assert.ok(copied.includes(`${build.name}:${need}`), `runtime lacks ${need} from ${build.name}: ${copied.join(' ')}`);
     assert.ok(!copied.some((c) => c.endsWith(':src')), 'the runtime runs dist/, the sources stay in the build stage');
     assert.ok(!rt.body.some((i) => i.op === 'RUN' && /\bnpm (ci|install)\b/.test(i.args)), 'the runtime stage installs packages');
   });
@@ -133,7 +139,10 @@ describe('Dockerfile', () => {
     const rt = runtime(stages);
     const build = stages.find((s) => s.body.some((i) => i.op === 'RUN' && /HOSTWARDEN_NATIVE_REQUIRED=1 npm run build:native\b/.test(i.args)));
     assert.ok(build !== undefined, 'no stage runs HOSTWARDEN_NATIVE_REQUIRED=1 npm run build:native');
-    assert.ok(build.body.some((i) => i.op === 'RUN' && /apt-get install[^&]*\bgcc\b[^&]*\blibc6-dev\b/.test(i.args)), 'the build stage installs gcc and libc6-dev');
+    assert.ok(
+      build.body.some((i) => i.op === 'RUN' && /apt-get install[^&]*\bgcc\b[^&]*\blibc6-dev\b/.test(i.args)),
+      'the build stage installs gcc and libc6-dev',
+    );
     const compiled = build.body.findIndex((i) => /build:native/.test(i.args));
     const srcCopied = build.body.findIndex((i) => i.op === 'COPY' && /\bsrc\b/.test(i.args));
     assert.ok(srcCopied >= 0 && srcCopied < compiled, 'src/ (udp.c) is copied before the addon is built');
@@ -160,7 +169,7 @@ describe('Dockerfile', () => {
     for (const p of ['5353/udp', '5353/tcp', '7979/tcp']) assert.ok(exposed.includes(p), `EXPOSE ${p}`);
   });
 
-  test('carries no secrets and downloads nothing outside npm ci (and the build stage\'s Debian compiler)', () => {
+  test("carries no secrets and downloads nothing outside npm ci (and the build stage's Debian compiler)", () => {
     const { text, stages, args } = load();
     for (const name of args.keys()) assert.doesNotMatch(name, /secret|token|password|passwd|key|credential/i);
     for (const s of stages) {
@@ -181,7 +190,11 @@ describe('Dockerfile', () => {
       .filter((l) => l !== '' && !l.startsWith('#'));
     assert.equal(lines[0], '*', 'ignore everything by default');
     const allowed = lines.filter((l) => l.startsWith('!')).map((l) => l.slice(1).replace(/\/$/, ''));
-    const fromContext = load().stages.flatMap((s) => copies(s).filter((c) => c.from === undefined).flatMap((c) => c.sources.map((p) => p.replace(/^\.\//, '').replace(/\/$/, ''))));
+    const fromContext = load().stages.flatMap((s) =>
+      copies(s)
+        .filter((c) => c.from === undefined)
+        .flatMap((c) => c.sources.map((p) => p.replace(/^\.\//, '').replace(/\/$/, ''))),
+    );
     for (const p of fromContext) assert.ok(allowed.includes(p), `COPY ${p} is not let through .dockerignore`);
     assert.ok(lines.includes('src/**/*.test.ts'), 'tests stay out of the image');
   });

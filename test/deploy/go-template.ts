@@ -74,7 +74,9 @@ export class TemplateSet {
           const entries: [unknown, unknown][] = Array.isArray(v)
             ? v.map((x, i) => [i, x])
             : isMap(v)
-              ? Object.keys(v).sort().map((k) => [k, v[k]])
+              ? Object.keys(v)
+                  .sort()
+                  .map((k) => [k, v[k]])
               : v === undefined || v === null
                 ? []
                 : fail(`range over ${typeof v}`);
@@ -208,8 +210,17 @@ const FUNCS: Readonly<Record<string, Func>> = {
   printf: (f, ...xs) => printf(f, ...xs),
   toYaml: (v) => (v === undefined || v === null ? 'null' : stringify(v).replace(/\n$/, '')),
   toString: (v: unknown) => goString(v),
-  indent: (n, s) => goString(s).split('\n').map((l) => ' '.repeat(Number(n)) + l).join('\n'),
-  nindent: (n, s) => '\n' + goString(s).split('\n').map((l) => ' '.repeat(Number(n)) + l).join('\n'),
+  indent: (n, s) =>
+    goString(s)
+      .split('\n')
+      .map((l) => ' '.repeat(Number(n)) + l)
+      .join('\n'),
+  nindent: (n, s) =>
+    '\n' +
+    goString(s)
+      .split('\n')
+      .map((l) => ' '.repeat(Number(n)) + l)
+      .join('\n'),
   trunc: (n, s) => goString(s).slice(0, Number(n)),
   trimSuffix: (suffix, s) => (goString(s).endsWith(goString(suffix)) && goString(suffix) !== '' ? goString(s).slice(0, -goString(suffix).length) : goString(s)),
   trim: (s) => goString(s).trim(),

@@ -21,7 +21,6 @@ import type { Obj } from './checks.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 
-
 const KUBECTL = findKubectl();
 
 // Kinds the test API server does not serve (no storage or operator behind them).
@@ -41,7 +40,6 @@ spec:
     providerSpecific: [{name: aws/weight, value: "10"}]
 `;
 
-
 function deployObjects(): Obj[] {
   const dir = join(ROOT, 'deploy');
   return (readdirSync(dir, { recursive: true }) as string[])
@@ -51,14 +49,18 @@ function deployObjects(): Obj[] {
 
 function refOf(o: Obj): { apiVersion: string; kind: string; name: string; namespace?: string } {
   const ns = get(o, 'metadata', 'namespace');
-  return { apiVersion: String(o['apiVersion']), kind: String(o['kind']), name: String(get(o, 'metadata', 'name')), ...(typeof ns === 'string' ? { namespace: ns } : {}) };
+  return {
+    apiVersion: String(o['apiVersion']),
+    kind: String(o['kind']),
+    name: String(get(o, 'metadata', 'name')),
+    ...(typeof ns === 'string' ? { namespace: ns } : {}),
+  };
 }
 
 describe('kubectl apply to the test API server', { skip: KUBECTL === undefined ? 'kubectl not installed' : false }, () => {
   let api: TestApiServer;
   let dir: string;
   let base: string[];
-
 
   const { ok } = kubectlRunner(KUBECTL ?? 'kubectl', () => base, 60_000);
 
@@ -83,7 +85,18 @@ describe('kubectl apply to the test API server', { skip: KUBECTL === undefined ?
       assert.ok(stored !== undefined, `${String(o['kind'])}/${String(get(o, 'metadata', 'name'))} not stored`);
     }
     const deployment = api.get({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'hostwarden', namespace: 'hostwarden' });
-    assert.deepEqual(get(deployment, 'spec', 'template', 'spec', 'containers', 0, 'args'), get(objs.find((o) => o['kind'] === 'Deployment'), 'spec', 'template', 'spec', 'containers', 0, 'args'));
+    assert.deepEqual(
+      get(deployment, 'spec', 'template', 'spec', 'containers', 0, 'args'),
+      get(
+        objs.find((o) => o['kind'] === 'Deployment'),
+        'spec',
+        'template',
+        'spec',
+        'containers',
+        0,
+        'args',
+      ),
+    );
     const second = await ok(['apply', '--validate=false', '-k', join(ROOT, 'deploy')]);
     assert.equal(second.split('\n').filter((l) => / unchanged$/.test(l)).length, objs.length, second);
   });
@@ -94,12 +107,22 @@ describe('kubectl apply to the test API server', { skip: KUBECTL === undefined ?
     await ok(['wait', '--for=condition=established', 'crd/dnsendpoints.externaldns.k8s.io', '--timeout=20s']);
     assert.match(await ok(['apply', '--validate=false', '-f', '-'], DNS_ENDPOINT), /dnsendpoint.externaldns.k8s.io\/from-external-dns created/);
     await ok(['patch', 'dnsendpoint', 'from-external-dns', '--subresource=status', '--type=merge', '-p', '{"status":{"observedGeneration":1}}']);
-    const got = await ok(['get', 'dnsendpoint', 'from-external-dns', '-o', 'jsonpath={.status.observedGeneration} {.spec.endpoints[0].providerSpecific[0].value}']);
+    const got = await ok([
+      'get',
+      'dnsendpoint',
+      'from-external-dns',
+      '-o',
+      'jsonpath={.status.observedGeneration} {.spec.endpoints[0].providerSpecific[0].value}',
+    ]);
     assert.equal(got, '1 10');
   });
 
   test('the rendered chart applies in the release namespace', async () => {
-    const rendered = renderChart(join(ROOT, 'charts/hostwarden'), { sources: ['service', 'ingress', 'crd', 'gateway-httproute'], serviceMonitor: { enabled: true } }, { name: 'hw', namespace: 'dns-system' });
+    const rendered = renderChart(
+      join(ROOT, 'charts/hostwarden'),
+      { sources: ['service', 'ingress', 'crd', 'gateway-httproute'], serviceMonitor: { enabled: true } },
+      { name: 'hw', namespace: 'dns-system' },
+    );
     const objs = rendered.objects.filter((o) => !NOT_SERVED.has(String(o['kind'])));
     const docs = [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'dns-system' } }, ...rendered.crds, ...objs].map((o) => stringify(o)).join('---\n');
     await ok(['apply', '--validate=false', '-f', '-'], docs);

@@ -37,24 +37,29 @@ function withTree(files: Record<string, string>, fn: (root: string) => void): vo
 
 describe('RBAC scan of src/', () => {
   test('resolves reflectors, requests with a path in a local, status subresources and custom resources', () => {
-    withTree({ 'src/kube/resource.ts': RESOURCES, 'src/source/x.ts': CODE, 'src/source/x.test.ts': "client.request('DELETE', objectPath(SERVICES, a, b))" }, (root) => {
-      const scan = scanApiCalls(root);
-      const needs = scan.calls.flatMap((c) => c.needs.map((n) => `${n.group ?? '?'}/${n.resource ?? '?'}:${n.verb}`)).sort();
-      assert.deepEqual(needs, [
-        '/secrets:list',
-        '/services:list',
-        '/services:watch',
-        'coordination.k8s.io/leases:get',
-        'coordination.k8s.io/leases:update',
-        'externaldns.k8s.io/dnsendpoints/status:patch',
-        'externaldns.k8s.io/dnsendpoints:list',
-        'externaldns.k8s.io/dnsendpoints:watch',
-      ]);
-      assert.deepEqual(scan.unresolved, []);
-      // Listing secrets is not in the table: the test would fail until it is listed and granted.
-      assert.deepEqual(uncoveredCalls(scan.calls, PERMISSIONS_TABLE), ["src/source/x.ts:9: GET collectionPath(SECRETS, '') needs core/secrets:list, which no permission lists"]);
-      assert.ok(unusedPermissions(scan.calls, PERMISSIONS_TABLE).includes('events.k8s.io/events:create'));
-    });
+    withTree(
+      { 'src/kube/resource.ts': RESOURCES, 'src/source/x.ts': CODE, 'src/source/x.test.ts': "client.request('DELETE', objectPath(SERVICES, a, b))" },
+      (root) => {
+        const scan = scanApiCalls(root);
+        const needs = scan.calls.flatMap((c) => c.needs.map((n) => `${n.group ?? '?'}/${n.resource ?? '?'}:${n.verb}`)).sort();
+        assert.deepEqual(needs, [
+          '/secrets:list',
+          '/services:list',
+          '/services:watch',
+          'coordination.k8s.io/leases:get',
+          'coordination.k8s.io/leases:update',
+          'externaldns.k8s.io/dnsendpoints/status:patch',
+          'externaldns.k8s.io/dnsendpoints:list',
+          'externaldns.k8s.io/dnsendpoints:watch',
+        ]);
+        assert.deepEqual(scan.unresolved, []);
+        // Listing secrets is not in the table: the test would fail until it is listed and granted.
+        assert.deepEqual(uncoveredCalls(scan.calls, PERMISSIONS_TABLE), [
+          "src/source/x.ts:9: GET collectionPath(SECRETS, '') needs core/secrets:list, which no permission lists",
+        ]);
+        assert.ok(unusedPermissions(scan.calls, PERMISSIONS_TABLE).includes('events.k8s.io/events:create'));
+      },
+    );
   });
 
   test('expected grants follow the chosen sources; events cluster-wide, leases namespaced', () => {

@@ -30,7 +30,15 @@ export interface Permission {
 const LIST_WATCH = ['list', 'watch'];
 
 /** Folders of components deployed separately, with RBAC of their own. */
-const SEPARATE_COMPONENTS = ['src/admission/', 'src/dnsrecord/', 'src/operator/', 'src/privatelink/', 'src/cli/dnsrecord-controller.ts', 'src/cli/operator.ts', 'src/cli/privatelink-controller.ts'];
+const SEPARATE_COMPONENTS = [
+  'src/admission/',
+  'src/dnsrecord/',
+  'src/operator/',
+  'src/privatelink/',
+  'src/cli/dnsrecord-controller.ts',
+  'src/cli/operator.ts',
+  'src/cli/privatelink-controller.ts',
+];
 
 function perms(feature: Feature, group: string, resources: string[], verbs: string[], scope: Permission['scope'] = 'cluster'): Permission[] {
   return resources.flatMap((resource) => verbs.map((verb) => ({ feature, group, resource, verb, scope })));
@@ -88,7 +96,10 @@ const KINDS: Readonly<Record<string, { group: string; resource: string }[]>> = {
   Node: [{ group: '', resource: 'nodes' }],
   EndpointSlice: [{ group: 'discovery.k8s.io', resource: 'endpointslices' }],
   Ingress: [{ group: 'networking.k8s.io', resource: 'ingresses' }],
-  Event: [{ group: '', resource: 'events' }, { group: 'events.k8s.io', resource: 'events' }],
+  Event: [
+    { group: '', resource: 'events' },
+    { group: 'events.k8s.io', resource: 'events' },
+  ],
   Lease: [{ group: 'coordination.k8s.io', resource: 'leases' }],
   Namespace: [{ group: '', resource: 'namespaces' }],
   ConfigMap: [{ group: '', resource: 'configmaps' }],
@@ -96,20 +107,28 @@ const KINDS: Readonly<Record<string, { group: string; resource: string }[]>> = {
   CustomObject: [],
 };
 
-const VERBS: Readonly<Record<string, string>> = { list: 'list', read: 'get', create: 'create', patch: 'patch', replace: 'update', delete: 'delete', watch: 'watch' };
+const VERBS: Readonly<Record<string, string>> = {
+  list: 'list',
+  read: 'get',
+  create: 'create',
+  patch: 'patch',
+  replace: 'update',
+  delete: 'delete',
+  watch: 'watch',
+};
 
 // e.g. listServiceForAllNamespaces, readNamespacedLease, patchNamespacedCustomObjectStatus; only
 // the kinds above, so `.readFile(` in the same file is not taken for an API call.
-const KIND_NAMES = Object.keys(KINDS).sort((a, b) => b.length - a.length).join('|');
+const KIND_NAMES = Object.keys(KINDS)
+  .sort((a, b) => b.length - a.length)
+  .join('|');
 const CALL = new RegExp(`\\.(list|read|create|patch|replace|delete|watch)(Namespaced|Cluster)?(${KIND_NAMES})(ForAllNamespaces)?(Status)?\\s*\\(`, 'g');
 // Paths handed to informers and Watch: '/api/v1/services', '/apis/networking.k8s.io/v1/ingresses',
 // '/api/v1/namespaces/${ns}/pods'.
 const PATH = /['"`](\/apis?\/(?:([a-z0-9.-]+)\/)?v[0-9a-z]+\/(?:namespaces\/\$\{[^}]+\}\/)?([a-z]+))['"`]/g;
 
 function sourceFiles(dir: string): string[] {
-  return (readdirSync(dir, { recursive: true }) as string[])
-    .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
-    .map((f) => join(dir, f));
+  return (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts')).map((f) => join(dir, f));
 }
 
 export interface Scan {
@@ -128,7 +147,8 @@ function resourceConstants(root: string): Map<string, Target> {
   for (const m of readFileSync(file, 'utf8').matchAll(/export const (\w+): KubeResource = \{([^}]*)\}/g)) {
     const apiVersion = /apiVersion: '([^']+)'/.exec(m[2] ?? '')?.[1];
     const plural = /plural: '([^']+)'/.exec(m[2] ?? '')?.[1];
-    if (apiVersion !== undefined && plural !== undefined) out.set(m[1] ?? '', { group: apiVersion.includes('/') ? (apiVersion.split('/')[0] ?? '') : '', resource: plural });
+    if (apiVersion !== undefined && plural !== undefined)
+      out.set(m[1] ?? '', { group: apiVersion.includes('/') ? (apiVersion.split('/')[0] ?? '') : '', resource: plural });
   }
   return out;
 }
@@ -236,7 +256,9 @@ export function scanApiCalls(root: string): Scan {
 
 /** Permissions in `table` that no call found in src/ uses. */
 export function unusedPermissions(calls: readonly FoundCall[], table: readonly Permission[]): string[] {
-  const used = new Set(calls.flatMap((c) => c.needs.filter((n) => n.group !== undefined && n.resource !== undefined).map((n) => permissionKey(n as Target & { verb: string }))));
+  const used = new Set(
+    calls.flatMap((c) => c.needs.filter((n) => n.group !== undefined && n.resource !== undefined).map((n) => permissionKey(n as Target & { verb: string }))),
+  );
   return table.map(permissionKey).filter((k) => !used.has(k));
 }
 
@@ -253,7 +275,10 @@ export function uncoveredCalls(calls: readonly FoundCall[], table: readonly Perm
       );
       const events = c.needs.length > 1 && c.needs.every((n) => n.resource === 'events');
       const anyEvent = events && c.needs.some((n) => table.some((p) => p.verb === n.verb && p.group === n.group && p.resource === 'events'));
-      if (!covered && !anyEvent) problems.push(`${c.where}: ${c.call} needs ${need.group === '' ? 'core' : (need.group ?? '?')}/${need.resource ?? '?'}:${need.verb}, which no permission lists`);
+      if (!covered && !anyEvent)
+        problems.push(
+          `${c.where}: ${c.call} needs ${need.group === '' ? 'core' : (need.group ?? '?')}/${need.resource ?? '?'}:${need.verb}, which no permission lists`,
+        );
     }
   }
   return problems;

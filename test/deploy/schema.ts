@@ -50,7 +50,8 @@ function walk(schema: Schema, value: unknown, at: string, out: SchemaResult): vo
       return;
     }
   }
-  if (schema.enum !== undefined && !schema.enum.includes(value)) out.errors.push(`${where}: ${JSON.stringify(value)} is not one of ${JSON.stringify(schema.enum)}`);
+  if (schema.enum !== undefined && !schema.enum.includes(value))
+    out.errors.push(`${where}: ${JSON.stringify(value)} is not one of ${JSON.stringify(schema.enum)}`);
   if (typeof value === 'number') {
     if (schema.minimum !== undefined && value < schema.minimum) out.errors.push(`${where}: ${value} < minimum ${schema.minimum}`);
     if (schema.maximum !== undefined && value > schema.maximum) out.errors.push(`${where}: ${value} > maximum ${schema.maximum}`);
@@ -58,7 +59,8 @@ function walk(schema: Schema, value: unknown, at: string, out: SchemaResult): vo
   if (typeof value === 'string') {
     if (schema.minLength !== undefined && value.length < schema.minLength) out.errors.push(`${where}: shorter than ${schema.minLength}`);
     if (schema.maxLength !== undefined && value.length > schema.maxLength) out.errors.push(`${where}: longer than ${schema.maxLength}`);
-    if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(value)) out.errors.push(`${where}: ${JSON.stringify(value)} does not match ${schema.pattern}`);
+    if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(value))
+      out.errors.push(`${where}: ${JSON.stringify(value)} does not match ${schema.pattern}`);
   }
   if (Array.isArray(value)) {
     if (schema.minItems !== undefined && value.length < schema.minItems) out.errors.push(`${where}: fewer than ${schema.minItems} items`);

@@ -61,8 +61,23 @@ test('DNS keeps answering while a 20k-endpoint manifest is parsed, planned and w
   const changed = largeDnsEndpoint('big', ZONE, ENDPOINTS, true);
   let hw: RunningHostwarden | undefined;
   try {
-    hw = await startHostwarden(['--manifests-dir', manifests, '--embedded-data-dir', join(root, 'data'), '--embedded-zone', ZONE,
-      '--interval', '2s', '--min-event-sync-interval', '0s', '--log-level', 'debug'], { timeoutMs: 120_000 });
+    hw = await startHostwarden(
+      [
+        '--manifests-dir',
+        manifests,
+        '--embedded-data-dir',
+        join(root, 'data'),
+        '--embedded-zone',
+        ZONE,
+        '--interval',
+        '2s',
+        '--min-event-sync-interval',
+        '0s',
+        '--log-level',
+        'debug',
+      ],
+      { timeoutMs: 120_000 },
+    );
     const port = hw.dnsPort;
     await hw.waitForLog((l) => l['msg'] === 'changes committed to zone files', 180_000);
     await waitForAnswer(port, `host-1.${ZONE}`, '10.0.0.1', 30_000);

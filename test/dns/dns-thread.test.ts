@@ -15,7 +15,9 @@ async function answers(port: number, name: string): Promise<number> {
 
 test('the thread logs through the server logger; a change is served when zoneChanged resolves; a dead thread is restarted', { timeout: 60_000 }, async () => {
   const lines: Record<string, unknown>[] = [];
-  const logger = pino({ level: 'info', base: undefined }, { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) }).child({ component: 'dns' });
+  const logger = pino({ level: 'info', base: undefined }, { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) }).child({
+    component: 'dns',
+  });
   const server = new DnsServer({ listen: ['127.0.0.1:0'], logger });
   const zone = sampleZone();
   zone.rrsets.push({ name: 'bad.example.test', type: 'A', ttl: 60, rdata: ['not-an-address'] });

@@ -19,8 +19,21 @@ export function rng(seed: number): (n: number) => number {
   };
 }
 
-const NAMES = ['www.example.test', 'WWW.example.TEST', 'nx.example.test', 'foo.wild.example.test', 'alias2.example.test', 'big.example.test',
-  'c.deep.example.test', 'x.sub.example.test', 'example.test', 'example.org', '', 'loop1.example.test', 'long.example.test'];
+const NAMES = [
+  'www.example.test',
+  'WWW.example.TEST',
+  'nx.example.test',
+  'foo.wild.example.test',
+  'alias2.example.test',
+  'big.example.test',
+  'c.deep.example.test',
+  'x.sub.example.test',
+  'example.test',
+  'example.org',
+  '',
+  'loop1.example.test',
+  'long.example.test',
+];
 const TYPES = [1, 2, 5, 6, 12, 15, 16, 28, 33, 41, 250, 251, 252, 255, 257, 0, 65535];
 
 function encodeName(name: string): Buffer {

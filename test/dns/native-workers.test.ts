@@ -51,7 +51,10 @@ test('two native workers both receive UDP queries from different source ports; T
     await Promise.all(socks.map((s) => new Promise<void>((r) => s.bind({ address: '127.0.0.1', port: 0 }, () => r()))));
     for (let round = 0; round < 3; round++) {
       const answers = await Promise.all(socks.map((s, k) => ask(s, port, round * 100 + k)));
-      assert.deepEqual(answers, socks.map(() => 2));
+      assert.deepEqual(
+        answers,
+        socks.map(() => 2),
+      );
     }
     if (await digAvailable()) assert.equal((await dig(port, ['+tcp', 'www.example.test', 'A'])).answer.length, 2);
     // Workers ship their counters once a second.
@@ -61,7 +64,10 @@ test('two native workers both receive UDP queries from different source ports; T
       perWorker = server.workerQueries();
     }
     assert.equal(perWorker.length, 2);
-    assert.ok(perWorker.every((n) => n > 0), `queries per worker: ${perWorker.join(', ')}`);
+    assert.ok(
+      perWorker.every((n) => n > 0),
+      `queries per worker: ${perWorker.join(', ')}`,
+    );
     assert.ok(perWorker.reduce((a, b) => a + b, 0) >= 48);
     assert.match(await metrics.metrics(), /hostwarden_dns_queries_total\{rcode="NOERROR",qtype="A",transport="udp"\} [1-9]/);
   } finally {

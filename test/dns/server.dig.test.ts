@@ -37,7 +37,12 @@ describe('DnsServer with dig', async () => {
     open = new DnsServer({ listen: ['127.0.0.1:0'], allowTransfer: ['127.0.0.0/8'], logger: silentLogger(), metrics, tcpIdleTimeoutMs: 500 });
     open.zoneChanged(sampleZone());
     port = (await open.start()).addresses[0]?.udp.port ?? 0;
-    closed = new DnsServer({ listen: ['127.0.0.1:0'], allowTransfer: ['10.0.0.0/8'], tsigKeys: [parseTsigKey(`hmac-sha256:xfr-key:${SECRET}`)], logger: silentLogger() });
+    closed = new DnsServer({
+      listen: ['127.0.0.1:0'],
+      allowTransfer: ['10.0.0.0/8'],
+      tsigKeys: [parseTsigKey(`hmac-sha256:xfr-key:${SECRET}`)],
+      logger: silentLogger(),
+    });
     closed.zoneChanged(sampleZone());
     closedPort = (await closed.start()).addresses[0]?.udp.port ?? 0;
   });

@@ -55,8 +55,18 @@ async function serve(root: string, idleTimeout: string): Promise<RunningHostward
   const manifests = join(root, 'manifests');
   await mkdir(manifests, { recursive: true });
   await writeFile(join(manifests, 'web.yaml'), loadBalancerService('web', 'www.example.org', '192.0.2.1'));
-  const hw = await startHostwarden(['--manifests-dir', manifests, '--embedded-data-dir', join(root, 'data'), '--embedded-zone', 'example.org',
-    '--dns-tcp-max-connections', String(CAP), '--dns-tcp-idle-timeout', idleTimeout]);
+  const hw = await startHostwarden([
+    '--manifests-dir',
+    manifests,
+    '--embedded-data-dir',
+    join(root, 'data'),
+    '--embedded-zone',
+    'example.org',
+    '--dns-tcp-max-connections',
+    String(CAP),
+    '--dns-tcp-idle-timeout',
+    idleTimeout,
+  ]);
   await hw.waitForLog((l) => l['msg'] === 'changes committed to zone files');
   return hw;
 }

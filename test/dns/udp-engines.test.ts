@@ -33,24 +33,51 @@ function aQuery(id: number, name: string): Buffer {
   return Buffer.concat([head, ...labels, Buffer.from([0, 0, 1, 0, 1])]);
 }
 
-test('in CI the native UDP addon is built, so CI never silently tests only the fallback', { skip: process.env.CI === 'true' ? false : 'only in CI (CI=true)' }, () => {
-  assert.ok(built, 'build/native/hostwarden_udp.node is missing: npm ci should have built it (bin/build-native.ts)');
-});
+test(
+  'in CI the native UDP addon is built, so CI never silently tests only the fallback',
+  { skip: process.env.CI === 'true' ? false : 'only in CI (CI=true)' },
+  () => {
+    assert.ok(built, 'build/native/hostwarden_udp.node is missing: npm ci should have built it (bin/build-native.ts)');
+  },
+);
 
 test('--dns-udp-engine: a bad value and a missing or broken addon are errors naming the flag (auto falls back); dgram never loads it', () => {
   const deps = { logger: silentLogger() };
-  assert.throws(() => DnsServer.fromConfig({ dnsListen: ['127.0.0.1:0'], dnsUdpEngine: 'fast' }, deps), (e) => e instanceof ConfigError && e.flag === '--dns-udp-engine');
+  assert.throws(
+    () => DnsServer.fromConfig({ dnsListen: ['127.0.0.1:0'], dnsUdpEngine: 'fast' }, deps),
+    (e) => e instanceof ConfigError && e.flag === '--dns-udp-engine',
+  );
   const missing = { listen: ['127.0.0.1:0'], logger: silentLogger(), loadNativeUdp: () => undefined };
-  assert.throws(() => new DnsServer({ ...missing, udpEngine: 'native' }), (e) => e instanceof ConfigError && e.flag === '--dns-udp-engine');
+  assert.throws(
+    () => new DnsServer({ ...missing, udpEngine: 'native' }),
+    (e) => e instanceof ConfigError && e.flag === '--dns-udp-engine',
+  );
   assert.equal(new DnsServer({ ...missing, udpEngine: 'auto' }).udpEngine, 'dgram');
   let loaded = false;
-  const dgram = new DnsServer({ listen: ['127.0.0.1:0'], logger: silentLogger(), udpEngine: 'dgram', loadNativeUdp: () => { loaded = true; return undefined; } });
+  const dgram = new DnsServer({
+    listen: ['127.0.0.1:0'],
+    logger: silentLogger(),
+    udpEngine: 'dgram',
+    loadNativeUdp: () => {
+      loaded = true;
+      return undefined;
+    },
+  });
   assert.equal(dgram.udpEngine, 'dgram');
   assert.equal(loaded, false);
   assert.equal(DnsServer.fromConfig({ dnsListen: ['127.0.0.1:0'] }, deps).udpEngine, built ? 'native' : 'dgram');
-  const broken = { listen: ['127.0.0.1:0'], logger: silentLogger(), loadNativeUdp: (): never => { throw new Error('invalid ELF header'); } };
+  const broken = {
+    listen: ['127.0.0.1:0'],
+    logger: silentLogger(),
+    loadNativeUdp: (): never => {
+      throw new Error('invalid ELF header');
+    },
+  };
   assert.equal(new DnsServer({ ...broken, udpEngine: 'auto' }).udpEngine, 'dgram');
-  assert.throws(() => new DnsServer({ ...broken, udpEngine: 'native' }), (e) => e instanceof ConfigError && e.flag === '--dns-udp-engine' && /invalid ELF header/.test(e.message));
+  assert.throws(
+    () => new DnsServer({ ...broken, udpEngine: 'native' }),
+    (e) => e instanceof ConfigError && e.flag === '--dns-udp-engine' && /invalid ELF header/.test(e.message),
+  );
 });
 
 for (const engine of ['native', 'dgram'] as const) {
@@ -84,7 +111,10 @@ for (const engine of ['native', 'dgram'] as const) {
       assert.ok(a.flags.includes('aa'));
       assert.deepEqual(a.answer.sort(), ['www.example.test. 60 IN A 192.0.2.1', 'www.example.test. 60 IN A 192.0.2.2']);
       const chain = await dig(port, ['alias2.example.test', 'A']);
-      assert.deepEqual(chain.answer.slice(0, 2), ['alias2.example.test. 120 IN CNAME alias.example.test.', 'alias.example.test. 120 IN CNAME www.example.test.']);
+      assert.deepEqual(chain.answer.slice(0, 2), [
+        'alias2.example.test. 120 IN CNAME alias.example.test.',
+        'alias.example.test. 120 IN CNAME www.example.test.',
+      ]);
       assert.equal(chain.answer.length, 4);
       const txt = await dig(port, ['long.example.test', 'TXT']);
       assert.match(txt.answer.find((l) => l.includes('xxx')) ?? '', /"x{255}" "x{45}"$/);
@@ -115,13 +145,15 @@ for (const engine of ['native', 'dgram'] as const) {
         await Promise.all(socks.map((s) => new Promise<void>((r) => s.bind({ address: '127.0.0.1', port: 0 }, () => r()))));
         const done = new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, 5000);
-          socks.forEach((s, k) => s.on('message', (m) => {
-            got.set(m.readUInt16BE(0), k);
-            if (got.size === 400) {
-              clearTimeout(timer);
-              resolve();
-            }
-          }));
+          socks.forEach((s, k) =>
+            s.on('message', (m) => {
+              got.set(m.readUInt16BE(0), k);
+              if (got.size === 400) {
+                clearTimeout(timer);
+                resolve();
+              }
+            }),
+          );
         });
         for (let i = 0; i < 400; i++) socks[i % 4]?.send(aQuery(i, 'www.example.test'), port, '127.0.0.1');
         await done;
@@ -142,40 +174,44 @@ for (const engine of ['native', 'dgram'] as const) {
   });
 }
 
-test('native engine: random and mutated datagrams over UDP never stop it answering', { skip: built ? false : 'native addon not built', timeout: 60_000 }, async () => {
-  const server = new DnsServer({ listen: ['127.0.0.1:0'], udpEngine: 'native', logger: silentLogger() });
-  server.zoneChanged(sampleZone());
-  // Replies to a burst arrive together: small bursts and a large receive buffer (where the kernel
-  // allows it) keep this client from dropping them.
-  const sock = createSocket({ type: 'udp4', recvBufferSize: 4 << 20 });
-  try {
-    const port = (await server.start()).addresses[0]?.udp.port ?? 0;
-    await new Promise<void>((r) => sock.bind({ address: '127.0.0.1', port: 0 }, () => r()));
-    const r = rng(20261122);
-    let replies = 0;
-    sock.on('message', () => replies++);
-    // Bounded bursts so the socket buffers never overflow; plus an oversized and an empty datagram.
-    for (let burst = 0; burst < 200; burst++) {
-      for (let i = 0; i < 50; i++) sock.send(packet(r), port, '127.0.0.1');
-      await new Promise((res) => setTimeout(res, 5));
-    }
-    sock.send(Buffer.alloc(60_000, 0xff), port, '127.0.0.1');
-    sock.send(Buffer.alloc(0), port, '127.0.0.1');
-    const answer = await new Promise<Buffer | undefined>((resolve) => {
-      const timer = setTimeout(() => resolve(undefined), 5000);
-      sock.on('message', (m) => {
-        if (m.readUInt16BE(0) !== 0xbeef) return;
-        clearTimeout(timer);
-        resolve(m);
+test(
+  'native engine: random and mutated datagrams over UDP never stop it answering',
+  { skip: built ? false : 'native addon not built', timeout: 60_000 },
+  async () => {
+    const server = new DnsServer({ listen: ['127.0.0.1:0'], udpEngine: 'native', logger: silentLogger() });
+    server.zoneChanged(sampleZone());
+    // Replies to a burst arrive together: small bursts and a large receive buffer (where the kernel
+    // allows it) keep this client from dropping them.
+    const sock = createSocket({ type: 'udp4', recvBufferSize: 4 << 20 });
+    try {
+      const port = (await server.start()).addresses[0]?.udp.port ?? 0;
+      await new Promise<void>((r) => sock.bind({ address: '127.0.0.1', port: 0 }, () => r()));
+      const r = rng(20261122);
+      let replies = 0;
+      sock.on('message', () => replies++);
+      // Bounded bursts so the socket buffers never overflow; plus an oversized and an empty datagram.
+      for (let burst = 0; burst < 200; burst++) {
+        for (let i = 0; i < 50; i++) sock.send(packet(r), port, '127.0.0.1');
+        await new Promise((res) => setTimeout(res, 5));
+      }
+      sock.send(Buffer.alloc(60_000, 0xff), port, '127.0.0.1');
+      sock.send(Buffer.alloc(0), port, '127.0.0.1');
+      const answer = await new Promise<Buffer | undefined>((resolve) => {
+        const timer = setTimeout(() => resolve(undefined), 5000);
+        sock.on('message', (m) => {
+          if (m.readUInt16BE(0) !== 0xbeef) return;
+          clearTimeout(timer);
+          resolve(m);
+        });
+        sock.send(aQuery(0xbeef, 'www.example.test'), port, '127.0.0.1');
       });
-      sock.send(aQuery(0xbeef, 'www.example.test'), port, '127.0.0.1');
-    });
-    assert.ok(answer !== undefined, 'the server still answers after 10k random datagrams');
-    assert.equal(answer.readUInt16BE(6), 2);
-    // The same seed through the Responder alone (src/dns/fuzz.test.ts) answers about 80%.
-    assert.ok(replies > 5000, `only ${replies} replies to the fuzz datagrams`);
-  } finally {
-    sock.close();
-    await server.stop();
-  }
-});
+      assert.ok(answer !== undefined, 'the server still answers after 10k random datagrams');
+      assert.equal(answer.readUInt16BE(6), 2);
+      // The same seed through the Responder alone (src/dns/fuzz.test.ts) answers about 80%.
+      assert.ok(replies > 5000, `only ${replies} replies to the fuzz datagrams`);
+    } finally {
+      sock.close();
+      await server.stop();
+    }
+  },
+);

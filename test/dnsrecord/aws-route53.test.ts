@@ -34,9 +34,16 @@ describe('dnsrecord-controller, aws-route53 type', () => {
     const root = emu.aws.rootIdentity;
     await createSecret(env.client, 'gardener-naming', { accessKeyID: root.accessKeyId, secretAccessKey: root.secretAccessKey, region: 'eu-west-1' });
     await createSecret(env.client, 'sdk-naming', { AWS_ACCESS_KEY_ID: root.accessKeyId, AWS_SECRET_ACCESS_KEY: root.secretAccessKey, AWS_REGION: 'eu-west-1' });
-    await createSecret(env.client, 'with-role', { accessKeyID: root.accessKeyId, secretAccessKey: root.secretAccessKey, roleARN: ROLE, externalID: 'gardener' });
+    await createSecret(env.client, 'with-role', {
+      accessKeyID: root.accessKeyId,
+      secretAccessKey: root.secretAccessKey,
+      roleARN: ROLE,
+      externalID: 'gardener',
+    });
     await createSecret(env.client, 'half', { accessKeyID: root.accessKeyId });
-    controller = startController(env, { backends: backendTypes(['aws-route53'], { aws: { region: 'us-east-1', endpointUrl: emu.url, retries: 0 }, rfc2136TimeoutMs: 2000 }) });
+    controller = startController(env, {
+      backends: backendTypes(['aws-route53'], { aws: { region: 'us-east-1', endpointUrl: emu.url, retries: 0 }, rfc2136TimeoutMs: 2000 }),
+    });
   });
 
   after(async () => {
@@ -46,7 +53,10 @@ describe('dnsrecord-controller, aws-route53 type', () => {
   });
 
   test('Gardener key naming: the longest zone on a label boundary, status.zone set, written once', async () => {
-    await create(env.client, dnsRecord('api', { type: 'aws-route53', name: 'api.dev.example.com', secretRef: { name: 'gardener-naming' }, values: ['192.0.2.1'] }));
+    await create(
+      env.client,
+      dnsRecord('api', { type: 'aws-route53', name: 'api.dev.example.com', secretRef: { name: 'gardener-naming' }, values: ['192.0.2.1'] }),
+    );
     const rec = await settled(env.client, 'api', 'Create', 'Succeeded');
     assert.equal(rec.status?.zone, dev.id);
     assert.deepEqual(emu.route53.find(dev, 'api.dev.example.com', 'A')?.values, ['192.0.2.1']);
@@ -71,7 +81,16 @@ describe('dnsrecord-controller, aws-route53 type', () => {
   });
 
   test('a role ARN in the Secret is assumed with its external id; a load balancer CNAME becomes an alias', async () => {
-    await create(env.client, dnsRecord('lb', { type: 'aws-route53', name: 'ingress.example.com', recordType: 'CNAME', values: ['k8s-lb-123.eu-west-1.elb.amazonaws.com'], secretRef: { name: 'with-role' } }));
+    await create(
+      env.client,
+      dnsRecord('lb', {
+        type: 'aws-route53',
+        name: 'ingress.example.com',
+        recordType: 'CNAME',
+        values: ['k8s-lb-123.eu-west-1.elb.amazonaws.com'],
+        secretRef: { name: 'with-role' },
+      }),
+    );
     await settled(env.client, 'lb', 'Create', 'Succeeded');
     assert.ok(emu.sts.assumeRoleCalls.some((c) => c.roleArn === ROLE && c.externalId === 'gardener' && c.ok));
     assert.ok(emu.aws.log.some((l) => l.operation === 'ChangeResourceRecordSets' && l.principal.includes('assumed-role/dns/')));

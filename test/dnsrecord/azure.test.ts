@@ -34,11 +34,20 @@ describe('dnsrecord-controller, azure-dns and azure-private-dns types', { skip }
     emu.addZone('public', 'dns-rg', 'badexample.com');
     emu.addZone('private', 'net-rg', 'corp.internal');
     await createSecret(env.client, 'gardener-naming', { subscriptionID: SUB, tenantID: 'tenant-1', clientID: 'sp-client', clientSecret: 'sp-secret' });
-    await createSecret(env.client, 'sdk-naming', { AZURE_SUBSCRIPTION_ID: SUB, AZURE_TENANT_ID: 'tenant-1', AZURE_CLIENT_ID: 'sp-client', AZURE_CLIENT_SECRET: 'sp-secret' });
+    await createSecret(env.client, 'sdk-naming', {
+      AZURE_SUBSCRIPTION_ID: SUB,
+      AZURE_TENANT_ID: 'tenant-1',
+      AZURE_CLIENT_ID: 'sp-client',
+      AZURE_CLIENT_SECRET: 'sp-secret',
+    });
     await createSecret(env.client, 'wrong', { subscriptionID: SUB, tenantID: 'tenant-1', clientID: 'sp-client', clientSecret: 'not-it' });
     await createSecret(env.client, 'half', { subscriptionID: SUB, tenantID: 'tenant-1', clientID: 'sp-client' });
     const azure = { endpoint: emu.url, authorityHost: emu.url, http: { tlsOptions: { ca: cert.cert }, retryOptions: { maxRetries: 0 } } };
-    const backends = backendTypes(['azure-dns', 'azure-private-dns'], { aws: { region: 'us-east-1', endpointUrl: '', retries: 0 }, rfc2136TimeoutMs: 2000, azure });
+    const backends = backendTypes(['azure-dns', 'azure-private-dns'], {
+      aws: { region: 'us-east-1', endpointUrl: '', retries: 0 },
+      rfc2136TimeoutMs: 2000,
+      azure,
+    });
     controller = startController(env, { backends });
   });
 
@@ -50,7 +59,10 @@ describe('dnsrecord-controller, azure-dns and azure-private-dns types', { skip }
   });
 
   test('Gardener key naming: the longest zone across resource groups, status.zone <resourceGroup>/<zone>', async () => {
-    await create(env.client, dnsRecord('api', { type: 'azure-dns', name: 'api.dev.example.com', secretRef: { name: 'gardener-naming' }, values: ['192.0.2.1'] }));
+    await create(
+      env.client,
+      dnsRecord('api', { type: 'azure-dns', name: 'api.dev.example.com', secretRef: { name: 'gardener-naming' }, values: ['192.0.2.1'] }),
+    );
     const rec = await settled(env.client, 'api', 'Create', 'Succeeded');
     assert.equal(rec.status?.zone, 'team-rg/dev.example.com');
     assert.deepEqual(emu.get('public', 'dev.example.com', 'api', 'A')?.properties, { TTL: 120, ARecords: [{ ipv4Address: '192.0.2.1' }] });
@@ -67,11 +79,20 @@ describe('dnsrecord-controller, azure-dns and azure-private-dns types', { skip }
 
   test('private zones with the SDK key naming: a TXT record split at 255 bytes, and a CNAME at the apex of another zone', async () => {
     const long = 'v='.padEnd(300, 'x');
-    await create(env.client, dnsRecord('txt', { type: 'azure-private-dns', name: '_acme.corp.internal', recordType: 'TXT', values: [long], secretRef: { name: 'sdk-naming' } }));
+    await create(
+      env.client,
+      dnsRecord('txt', { type: 'azure-private-dns', name: '_acme.corp.internal', recordType: 'TXT', values: [long], secretRef: { name: 'sdk-naming' } }),
+    );
     const rec = await settled(env.client, 'txt', 'Create', 'Succeeded');
     assert.equal(rec.status?.zone, 'net-rg/corp.internal');
-    assert.deepEqual(emu.get('private', 'corp.internal', '_acme', 'TXT')?.properties, { ttl: 120, txtRecords: [{ value: [long.slice(0, 255), long.slice(255)] }] });
-    await create(env.client, dnsRecord('bad', { type: 'azure-dns', name: 'www.badexample.com', recordType: 'CNAME', values: ['lb.example.net'], secretRef: { name: 'sdk-naming' } }));
+    assert.deepEqual(emu.get('private', 'corp.internal', '_acme', 'TXT')?.properties, {
+      ttl: 120,
+      txtRecords: [{ value: [long.slice(0, 255), long.slice(255)] }],
+    });
+    await create(
+      env.client,
+      dnsRecord('bad', { type: 'azure-dns', name: 'www.badexample.com', recordType: 'CNAME', values: ['lb.example.net'], secretRef: { name: 'sdk-naming' } }),
+    );
     assert.equal((await settled(env.client, 'bad', 'Create', 'Succeeded')).status?.zone, 'dns-rg/badexample.com');
     assert.deepEqual(emu.get('public', 'badexample.com', 'www', 'CNAME')?.properties['CNAMERecord'], { cname: 'lb.example.net' });
   });
@@ -100,7 +121,14 @@ describe('dnsrecord-controller, azure-dns and azure-private-dns types', { skip }
     await remove(env.client, 'api');
     await remove(env.client, 'txt');
     // Someone else removed it first.
-    const other = new SdkAzureDnsApi({ kind: 'public', credential: { getToken: () => Promise.resolve({ token: 'arm-test-token', expiresOnTimestamp: Date.now() + 60_000 }) }, subscriptionId: SUB, resourceGroup: '', endpoint: emu.url, http: { tlsOptions: { ca: cert.cert } } });
+    const other = new SdkAzureDnsApi({
+      kind: 'public',
+      credential: { getToken: () => Promise.resolve({ token: 'arm-test-token', expiresOnTimestamp: Date.now() + 60_000 }) },
+      subscriptionId: SUB,
+      resourceGroup: '',
+      endpoint: emu.url,
+      http: { tlsOptions: { ca: cert.cert } },
+    });
     await other.deleteRecordSet({ resourceGroup: 'dns-rg', name: 'badexample.com' }, 'www', 'CNAME', {});
     assert.equal(emu.get('public', 'badexample.com', 'www', 'CNAME'), undefined);
     await remove(env.client, 'bad');

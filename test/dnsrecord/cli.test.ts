@@ -30,11 +30,34 @@ describe('hostwarden dnsrecord-controller', { skip }, () => {
     env = await startEnv();
     dir = await mkdtemp(join(tmpdir(), 'hw-dnsrecord-cli-'));
     const kubeconfig = await env.api.writeKubeconfig(dir);
-    child = spawn(process.execPath, [
-      BIN, 'dnsrecord-controller', '--log-format', 'json', '--kubeconfig', kubeconfig, '--dnsrecord-types', 'embedded', '--embedded-zone', 'example.test',
-      '--embedded-data-dir', join(dir, 'data'), '--dns-listen', '127.0.0.1:0', '--metrics-address', '127.0.0.1:0', '--listen', '127.0.0.1:0', '--tls-self-signed',
-      '--leader-elect', '--leader-election-namespace', NS,
-    ], { cwd: REPO_ROOT, env: { PATH: process.env['PATH'] ?? '' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    child = spawn(
+      process.execPath,
+      [
+        BIN,
+        'dnsrecord-controller',
+        '--log-format',
+        'json',
+        '--kubeconfig',
+        kubeconfig,
+        '--dnsrecord-types',
+        'embedded',
+        '--embedded-zone',
+        'example.test',
+        '--embedded-data-dir',
+        join(dir, 'data'),
+        '--dns-listen',
+        '127.0.0.1:0',
+        '--metrics-address',
+        '127.0.0.1:0',
+        '--listen',
+        '127.0.0.1:0',
+        '--tls-self-signed',
+        '--leader-elect',
+        '--leader-election-namespace',
+        NS,
+      ],
+      { cwd: REPO_ROOT, env: { PATH: process.env['PATH'] ?? '' }, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let buffer = '';
     child.stderr?.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();
@@ -67,9 +90,15 @@ describe('hostwarden dnsrecord-controller', { skip }, () => {
 
     await create(env.client, dnsRecord('api', { type: 'embedded', name: 'api.example.test', values: ['192.0.2.77'] }));
     await settled(env.client, 'api', 'Create', 'Succeeded');
-    assert.deepEqual((await dig(dnsPort, ['api.example.test', 'A', '+norec'])).answer.map((l) => l.split(' ').slice(3).join(' ')), ['A 192.0.2.77']);
+    assert.deepEqual(
+      (await dig(dnsPort, ['api.example.test', 'A', '+norec'])).answer.map((l) => l.split(' ').slice(3).join(' ')),
+      ['A 192.0.2.77'],
+    );
 
-    const lease = await env.client.request<{ spec?: { holderIdentity?: string } }>('GET', `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/hostwarden-dnsrecord-controller`);
+    const lease = await env.client.request<{ spec?: { holderIdentity?: string } }>(
+      'GET',
+      `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/hostwarden-dnsrecord-controller`,
+    );
     assert.ok((lease.spec?.holderIdentity ?? '') !== '');
     // A success that schedules its resync counts as "requeue" (controller-runtime's requeue_after);
     // the counter moves when the reconcile returns, which may be just after the record answers.

@@ -41,7 +41,9 @@ const VERBS: Readonly<Record<string, string>> = { GET: 'get', PATCH: 'patch', PU
 /** The API calls in the controller's source, as `group/resource:verb`, with the ones the scan could not read. */
 function scan(): { needs: Map<string, string>; unresolved: string[] } {
   const files = [
-    ...(readdirSync(join(REPO_ROOT, 'src/dnsrecord'), { recursive: true }) as string[]).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts')).map((f) => join('src/dnsrecord', f)),
+    ...(readdirSync(join(REPO_ROOT, 'src/dnsrecord'), { recursive: true }) as string[])
+      .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+      .map((f) => join('src/dnsrecord', f)),
     'src/cli/dnsrecord-controller.ts',
   ];
   const needs = new Map<string, string>();
@@ -72,7 +74,8 @@ function scan(): { needs: Map<string, string>; unresolved: string[] } {
       else for (const verb of ['list', 'watch']) needs.set(`${target.group}/${target.resource}:${verb}`, at(m.index));
     }
     for (const m of text.matchAll(/new EventRecorder\(/g)) needs.set('events.k8s.io/events:create', at(m.index));
-    for (const m of text.matchAll(/new LeaderElector\(|leaderElectorFromFlags\(/g)) for (const verb of ['get', 'create', 'update']) needs.set(`coordination.k8s.io/leases:${verb}`, at(m.index));
+    for (const m of text.matchAll(/new LeaderElector\(|leaderElectorFromFlags\(/g))
+      for (const verb of ['get', 'create', 'update']) needs.set(`coordination.k8s.io/leases:${verb}`, at(m.index));
   }
   return { needs, unresolved };
 }
@@ -95,7 +98,10 @@ describe('deploy/dnsrecord', () => {
   test('RBAC grants exactly the permission table: cluster-wide records and Secrets, the Lease in its namespace', () => {
     const grants = grantsOf(objects(), { name: ACCOUNT, namespace: NAMESPACE });
     assert.deepEqual(grants.problems, []);
-    const want = (scope: string): string[] => DNSRECORD_PERMISSIONS.filter((p) => p.scope === scope).map(permissionKey).sort();
+    const want = (scope: string): string[] =>
+      DNSRECORD_PERMISSIONS.filter((p) => p.scope === scope)
+        .map(permissionKey)
+        .sort();
     assert.deepEqual([...grants.cluster].sort(), want('cluster'));
     assert.deepEqual([...grants.namespaced].sort(), want('namespace'));
   });
@@ -104,8 +110,14 @@ describe('deploy/dnsrecord', () => {
     const { needs, unresolved } = scan();
     assert.deepEqual(unresolved, []);
     const table = new Set(DNSRECORD_PERMISSIONS.map(permissionKey));
-    assert.deepEqual([...needs.keys()].filter((k) => !table.has(k)).map((k) => `${needs.get(k) ?? ''}: ${k}`), []);
-    assert.deepEqual([...table].filter((k) => !needs.has(k)), []);
+    assert.deepEqual(
+      [...needs.keys()].filter((k) => !table.has(k)).map((k) => `${needs.get(k) ?? ''}: ${k}`),
+      [],
+    );
+    assert.deepEqual(
+      [...table].filter((k) => !needs.has(k)),
+      [],
+    );
   });
 
   test('the Deployment runs dnsrecord-controller with flags bin/hostwarden accepts, as its ServiceAccount', () => {
@@ -140,11 +152,17 @@ describe('kubectl with the DNSRecord CRD', { skip: KUBECTL === undefined ? 'kube
       const kubeconfig = await env.api.writeKubeconfig(dir);
       const kubectl = kubectlRunner(KUBECTL as string, () => ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'cache'), '--request-timeout', '10s']);
       await kubectl.ok(['create', '-f', '-'], JSON.stringify(dnsRecord('api', { type: 'aws-route53', name: 'api.example.org' })));
-      await env.client.request('PATCH', `${objectPath(DNSRECORDS, NS, 'api')}/status`, { body: { status: { lastOperation: { type: 'Create', state: 'Succeeded', description: '', lastUpdateTime: new Date().toISOString(), progress: 100 } } }, contentType: 'application/merge-patch+json' });
+      await env.client.request('PATCH', `${objectPath(DNSRECORDS, NS, 'api')}/status`, {
+        body: { status: { lastOperation: { type: 'Create', state: 'Succeeded', description: '', lastUpdateTime: new Date().toISOString(), progress: 100 } } },
+        contentType: 'application/merge-patch+json',
+      });
       const out = await kubectl.ok(['get', 'dns', '-n', NS]);
       // The test API server prints CRDs with NAME and AGE only (no additionalPrinterColumns); the
       // columns themselves are checked in the CRD test above.
-      const [header, row] = out.trim().split('\n').map((l) => l.trim().split(/\s{2,}/));
+      const [header, row] = out
+        .trim()
+        .split('\n')
+        .map((l) => l.trim().split(/\s{2,}/));
       assert.equal(header?.[0], 'NAME');
       assert.equal(row?.[0], 'api');
       const state = await kubectl.ok(['get', 'dns', 'api', '-n', NS, '-o', 'jsonpath={.spec.type} {.status.lastOperation.state}']);

@@ -31,7 +31,8 @@ describe('dnsrecord-controller, embedded type', { skip }, () => {
   let controller: DNSRecordController;
   let events: EventRecorder;
 
-  const answer = async (name: string, type = 'A'): Promise<string[]> => (await dig(port, [name, type, '+norec'])).answer.map((l) => l.split(' ').slice(3).join(' '));
+  const answer = async (name: string, type = 'A'): Promise<string[]> =>
+    (await dig(port, [name, type, '+norec'])).answer.map((l) => l.split(' ').slice(3).join(' '));
 
   before(async () => {
     env = await startEnv();
@@ -42,7 +43,11 @@ describe('dnsrecord-controller, embedded type', { skip }, () => {
     port = (await server.start()).addresses[0]?.udp.port ?? 0;
     store.addListener(server);
     events = new EventRecorder({ client: env.client, logger: silentLogger(), instance: 'test' });
-    controller = startController(env, { events, syncPeriodMs: 3_600_000, backends: backendTypes(['embedded'], { aws: { region: 'us-east-1', endpointUrl: '', retries: 0 }, rfc2136TimeoutMs: 2000, store }) });
+    controller = startController(env, {
+      events,
+      syncPeriodMs: 3_600_000,
+      backends: backendTypes(['embedded'], { aws: { region: 'us-east-1', endpointUrl: '', retries: 0 }, rfc2136TimeoutMs: 2000, store }),
+    });
   });
 
   after(async () => {
@@ -111,7 +116,10 @@ describe('dnsrecord-controller, embedded type', { skip }, () => {
     assert.match(rec.status?.lastError?.description ?? '', /no zone found for www\.elsewhere\.test/);
     assert.notEqual(rec.status?.conditions?.find((c) => c.type === CONDITION_CREATED)?.status, 'True');
     await events.flush();
-    const list = await env.client.request<{ items: { reason?: string; type?: string; regarding?: { name?: string } }[] }>('GET', `/apis/events.k8s.io/v1/namespaces/${NS}/events`);
+    const list = await env.client.request<{ items: { reason?: string; type?: string; regarding?: { name?: string } }[] }>(
+      'GET',
+      `/apis/events.k8s.io/v1/namespaces/${NS}/events`,
+    );
     assert.ok(list.items.some((e) => e.regarding?.name === 'nozone' && e.type === 'Warning' && e.reason === 'CreateFailed'));
     assert.ok(list.items.some((e) => e.regarding?.name === 'api' && e.type === 'Normal' && e.reason === 'CreateSucceeded'));
     await remove(env.client, 'nozone');

@@ -23,7 +23,13 @@ import type { Env } from './harness.ts';
 
 const CHILD_ENV = 'HOSTWARDEN_TEST_DNSRECORD_GOOGLE_TLS_DIR';
 const PROJECT = 'hw-dnsrecord-project';
-await suiteTrustingEmulator({ name: 'dnsrecord-controller, google-clouddns type (in a child process trusting the emulator certificate)', envVar: CHILD_ENV, file: fileURLToPath(import.meta.url), timeoutMs: 80_000, suite: childSuite });
+await suiteTrustingEmulator({
+  name: 'dnsrecord-controller, google-clouddns type (in a child process trusting the emulator certificate)',
+  envVar: CHILD_ENV,
+  file: fileURLToPath(import.meta.url),
+  timeoutMs: 80_000,
+  suite: childSuite,
+});
 
 function childSuite(dir: string): void {
   describe('dnsrecord-controller, google-clouddns type', () => {
@@ -49,7 +55,13 @@ function childSuite(dir: string): void {
       };
       await createSecret(env.client, 'gcp', { 'serviceaccount.json': JSON.stringify(keyFile), projectID: PROJECT });
       await createSecret(env.client, 'half', { projectID: PROJECT });
-      controller = startController(env, { backends: backendTypes(['google-clouddns'], { aws: { region: 'us-east-1', endpointUrl: '', retries: 0 }, rfc2136TimeoutMs: 2000, google: { apiEndpoint: emu.endpoint } }) });
+      controller = startController(env, {
+        backends: backendTypes(['google-clouddns'], {
+          aws: { region: 'us-east-1', endpointUrl: '', retries: 0 },
+          rfc2136TimeoutMs: 2000,
+          google: { apiEndpoint: emu.endpoint },
+        }),
+      });
     });
 
     after(async () => {
@@ -66,7 +78,10 @@ function childSuite(dir: string): void {
       assert.deepEqual(emu.get('dev-example-org', 'api.dev.example.org.', 'A'), { name: 'api.dev.example.org.', type: 'A', ttl: 120, rrdatas: ['192.0.2.1'] });
       assert.equal(emu.get('example-org', 'api.dev.example.org.', 'A'), undefined);
       assert.ok(emu.calls.tokens >= 1);
-      await create(env.client, dnsRecord('bad', { type: 'google-clouddns', name: 'www.badexample.org', recordType: 'CNAME', values: ['lb.example.net'], secretRef: { name: 'gcp' } }));
+      await create(
+        env.client,
+        dnsRecord('bad', { type: 'google-clouddns', name: 'www.badexample.org', recordType: 'CNAME', values: ['lb.example.net'], secretRef: { name: 'gcp' } }),
+      );
       assert.equal((await settled(env.client, 'bad', 'Create', 'Succeeded')).status?.zone, 'badexample-org');
       assert.deepEqual(emu.get('badexample-org', 'www.badexample.org.', 'CNAME')?.rrdatas, ['lb.example.net.']);
     });
@@ -75,15 +90,26 @@ function childSuite(dir: string): void {
       const lists = emu.calls.zoneLists;
       await patch(env.client, 'api', { spec: { values: ['192.0.2.2', '192.0.2.3'], ttl: 300 } });
       await settled(env.client, 'api', 'Reconcile', 'Succeeded');
-      assert.deepEqual(emu.get('dev-example-org', 'api.dev.example.org.', 'A'), { name: 'api.dev.example.org.', type: 'A', ttl: 300, rrdatas: ['192.0.2.2', '192.0.2.3'] });
+      assert.deepEqual(emu.get('dev-example-org', 'api.dev.example.org.', 'A'), {
+        name: 'api.dev.example.org.',
+        type: 'A',
+        ttl: 300,
+        rrdatas: ['192.0.2.2', '192.0.2.3'],
+      });
       assert.equal(emu.calls.zoneLists, lists);
       const last = emu.changeLog.at(-1);
-      assert.deepEqual(last?.deletions.map((d) => d.rrdatas), [['192.0.2.1']]);
+      assert.deepEqual(
+        last?.deletions.map((d) => d.rrdatas),
+        [['192.0.2.1']],
+      );
     });
 
     test('TXT values are quoted once and split at 255 bytes', async () => {
       const long = 'v='.padEnd(300, 'x');
-      await create(env.client, dnsRecord('txt', { type: 'google-clouddns', name: '_acme.example.org', recordType: 'TXT', values: [long, 'say "hi"'], secretRef: { name: 'gcp' } }));
+      await create(
+        env.client,
+        dnsRecord('txt', { type: 'google-clouddns', name: '_acme.example.org', recordType: 'TXT', values: [long, 'say "hi"'], secretRef: { name: 'gcp' } }),
+      );
       await settled(env.client, 'txt', 'Create', 'Succeeded');
       assert.deepEqual(emu.get('example-org', '_acme.example.org.', 'TXT')?.rrdatas, [`"${long.slice(0, 255)}" "${long.slice(255)}"`, '"say \\"hi\\""']);
     });
@@ -107,7 +133,8 @@ function childSuite(dir: string): void {
     test('delete removes the record set, also one changed by someone else since, then the finalizer', async () => {
       emu.put('example-org', { name: '_acme.example.org.', type: 'TXT', ttl: 60, rrdatas: ['"changed by hand"'] });
       for (const name of ['api', 'txt', 'bad', 'half', 'slow']) await remove(env.client, name);
-      for (const name of ['api', 'txt', 'bad', 'half', 'slow']) await waitFor(`${name} gone`, async () => ((await get(env.client, name)) === undefined ? true : undefined));
+      for (const name of ['api', 'txt', 'bad', 'half', 'slow'])
+        await waitFor(`${name} gone`, async () => ((await get(env.client, name)) === undefined ? true : undefined));
       assert.equal(emu.get('dev-example-org', 'api.dev.example.org.', 'A'), undefined);
       assert.equal(emu.get('example-org', '_acme.example.org.', 'TXT'), undefined);
       assert.equal(emu.get('badexample-org', 'www.badexample.org.', 'CNAME'), undefined);

@@ -16,7 +16,8 @@ describe('dnsrecord-controller, powerdns type', { skip }, () => {
   let pdns: PdnsServer;
   let controller: DNSRecordController;
 
-  const answer = async (name: string, type = 'A'): Promise<string[]> => (await dig(pdns.dnsPort, [name, type, '+norec'])).answer.map((l) => l.split(' ').slice(3).join(' ')).sort();
+  const answer = async (name: string, type = 'A'): Promise<string[]> =>
+    (await dig(pdns.dnsPort, [name, type, '+norec'])).answer.map((l) => l.split(' ').slice(3).join(' ')).sort();
 
   before(async () => {
     env = await startEnv();
@@ -25,7 +26,9 @@ describe('dnsrecord-controller, powerdns type', { skip }, () => {
     await pdns.createZone('sub.example.test');
     await createSecret(env.client, 'pdns', { server: pdns.apiUrl, apiKey: pdns.apiKey });
     await createSecret(env.client, 'pdns-env', { PDNS_SERVER: pdns.apiUrl, PDNS_API_KEY: pdns.apiKey });
-    controller = startController(env, { backends: backendTypes(['powerdns'], { aws: { region: 'us-east-1', endpointUrl: '', retries: 0 }, rfc2136TimeoutMs: 2000 }) });
+    controller = startController(env, {
+      backends: backendTypes(['powerdns'], { aws: { region: 'us-east-1', endpointUrl: '', retries: 0 }, rfc2136TimeoutMs: 2000 }),
+    });
   });
 
   after(async () => {
@@ -36,7 +39,10 @@ describe('dnsrecord-controller, powerdns type', { skip }, () => {
 
   test('create, update and delete; the longest zone; both key namings', async () => {
     await create(env.client, dnsRecord('api', { type: 'powerdns', name: 'api.sub.example.test', secretRef: { name: 'pdns' }, values: ['192.0.2.1'] }));
-    await create(env.client, dnsRecord('txt', { type: 'powerdns', name: 'txt.example.test', recordType: 'TXT', values: ['hello world'], secretRef: { name: 'pdns-env' } }));
+    await create(
+      env.client,
+      dnsRecord('txt', { type: 'powerdns', name: 'txt.example.test', recordType: 'TXT', values: ['hello world'], secretRef: { name: 'pdns-env' } }),
+    );
     const rec = await settled(env.client, 'api', 'Create', 'Succeeded');
     assert.equal(rec.status?.zone, 'sub.example.test.');
     await settled(env.client, 'txt', 'Create', 'Succeeded');

@@ -42,7 +42,12 @@ describe('dnsrecord-controller: rate limit per credential', () => {
       },
       onTake: (key, at) => admitted.push({ key, at }),
     });
-    controller = startController(env, { concurrency: 10, limiters, onResult: (_k, outcome) => void (outcome === 'success' && successes++), backends: backendTypes(['aws-route53'], { aws: { region: 'us-east-1', endpointUrl: emu.url, retries: 0 }, rfc2136TimeoutMs: 2000 }) });
+    controller = startController(env, {
+      concurrency: 10,
+      limiters,
+      onResult: (_k, outcome) => void (outcome === 'success' && successes++),
+      backends: backendTypes(['aws-route53'], { aws: { region: 'us-east-1', endpointUrl: emu.url, retries: 0 }, rfc2136TimeoutMs: 2000 }),
+    });
   });
 
   after(async () => {
@@ -53,7 +58,11 @@ describe('dnsrecord-controller: rate limit per credential', () => {
 
   test(`${RECORDS} records with one Secret: at most burst + rate requests in any second, all through the limiter`, async (t) => {
     for (let i = 0; i < RECORDS; i += 20) {
-      await Promise.all(Array.from({ length: Math.min(20, RECORDS - i) }, (_, j) => create(env.client, dnsRecord(`r${i + j}`, { type: 'aws-route53', name: `r${i + j}.example.com`, secretRef: { name: 'shared' } }))));
+      await Promise.all(
+        Array.from({ length: Math.min(20, RECORDS - i) }, (_, j) =>
+          create(env.client, dnsRecord(`r${i + j}`, { type: 'aws-route53', name: `r${i + j}.example.com`, secretRef: { name: 'shared' } })),
+        ),
+      );
     }
     // Polling the list of 200 objects would cost more than the controller's work: count reconciles first.
     await waitFor('a successful reconcile per record', () => Promise.resolve(successes >= RECORDS ? true : undefined), 120_000);

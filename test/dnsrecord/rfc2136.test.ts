@@ -23,15 +23,28 @@ describe('dnsrecord-controller, rfc2136 type against BIND', { skip }, () => {
   let controller: DNSRecordController;
   const secret = randomBytes(32).toString('base64');
 
-  const answer = async (name: string, type = 'A'): Promise<string[]> => (await dig(bind.port, [name, type, '+norec'])).answer.map((l) => l.split(' ').slice(3).join(' ')).sort();
+  const answer = async (name: string, type = 'A'): Promise<string[]> =>
+    (await dig(bind.port, [name, type, '+norec'])).answer.map((l) => l.split(' ').slice(3).join(' ')).sort();
 
   before(async () => {
     env = await startEnv();
-    bind = await startBind({ zones: [bindZone('example.test')], tsigKey: { name: KEY_NAME, algorithm: 'hmac-sha256', secret }, extraOptions: `allow-update { key "${KEY_NAME}"; };` });
-    await createSecret(env.client, 'bind', { Server: `127.0.0.1:${bind.port}`, TSIGKeyName: KEY_NAME, TSIGSecret: secret, TSIGSecretAlgorithm: 'hmac-sha256', Zone: 'example.test.' });
+    bind = await startBind({
+      zones: [bindZone('example.test')],
+      tsigKey: { name: KEY_NAME, algorithm: 'hmac-sha256', secret },
+      extraOptions: `allow-update { key "${KEY_NAME}"; };`,
+    });
+    await createSecret(env.client, 'bind', {
+      Server: `127.0.0.1:${bind.port}`,
+      TSIGKeyName: KEY_NAME,
+      TSIGSecret: secret,
+      TSIGSecretAlgorithm: 'hmac-sha256',
+      Zone: 'example.test.',
+    });
     await createSecret(env.client, 'bind-lower', { server: `127.0.0.1:${bind.port}`, tsigKeyName: KEY_NAME, tsigSecret: secret, zone: 'example.test' });
     await createSecret(env.client, 'bind-nokey', { Server: `127.0.0.1:${bind.port}`, TSIGKeyName: KEY_NAME, Zone: 'example.test' });
-    controller = startController(env, { backends: backendTypes(['rfc2136'], { aws: { region: 'us-east-1', endpointUrl: '', retries: 0 }, rfc2136TimeoutMs: 3000 }) });
+    controller = startController(env, {
+      backends: backendTypes(['rfc2136'], { aws: { region: 'us-east-1', endpointUrl: '', retries: 0 }, rfc2136TimeoutMs: 3000 }),
+    });
   });
 
   after(async () => {
@@ -51,7 +64,16 @@ describe('dnsrecord-controller, rfc2136 type against BIND', { skip }, () => {
   });
 
   test('lower-case key naming; TXT split at 255 bytes', async () => {
-    await create(env.client, dnsRecord('txt', { type: 'rfc2136', name: '_acme-challenge.example.test', recordType: 'TXT', values: ['x'.repeat(256)], secretRef: { name: 'bind-lower', namespace: NS } }));
+    await create(
+      env.client,
+      dnsRecord('txt', {
+        type: 'rfc2136',
+        name: '_acme-challenge.example.test',
+        recordType: 'TXT',
+        values: ['x'.repeat(256)],
+        secretRef: { name: 'bind-lower', namespace: NS },
+      }),
+    );
     await settled(env.client, 'txt', 'Create', 'Succeeded');
     assert.deepEqual(await answer('_acme-challenge.example.test', 'TXT'), [`TXT "${'x'.repeat(255)}" "x"`]);
   });

@@ -13,7 +13,11 @@ import { opensslUnavailable } from '../support/tls.ts';
 const skip = (await opensslUnavailable()) ?? false;
 
 interface Answer {
-  response: { uid: string; allowed: boolean; status?: { code: number; reason: string; message: string; details?: { causes: { field: string; message: string }[] } } };
+  response: {
+    uid: string;
+    allowed: boolean;
+    status?: { code: number; reason: string; message: string; details?: { causes: { field: string; message: string }[] } };
+  };
 }
 
 const spec = { type: 'aws-route53', secretRef: { name: 's' }, name: 'api.example.org', recordType: 'A', values: ['192.0.2.1'] };
@@ -28,11 +32,14 @@ describe('DNSRecord validating webhook', { skip }, () => {
 
   const post = (body: unknown): Promise<Answer> =>
     new Promise((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, path: WEBHOOK_PATH, method: 'POST', rejectUnauthorized: false, headers: { 'content-type': 'application/json' } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Answer));
-      });
+      const req = request(
+        { host: '127.0.0.1', port, path: WEBHOOK_PATH, method: 'POST', rejectUnauthorized: false, headers: { 'content-type': 'application/json' } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Answer));
+        },
+      );
       req.on('error', reject);
       req.end(typeof body === 'string' ? body : JSON.stringify(body));
     });
@@ -55,16 +62,24 @@ describe('DNSRecord validating webhook', { skip }, () => {
     const a = await post(review('CREATE', { metadata: { name: 'rec' }, spec: { ...spec, values: ['192.0.2.1', 'x'], ttl: -5 } }));
     assert.equal(a.response.allowed, false);
     assert.equal(a.response.status?.code, 422);
-    assert.deepEqual(a.response.status?.details?.causes.map((c) => c.field), ['spec.values[1]', 'spec.ttl']);
+    assert.deepEqual(
+      a.response.status?.details?.causes.map((c) => c.field),
+      ['spec.values[1]', 'spec.ttl'],
+    );
     assert.match(a.response.status?.message ?? '', /DNSRecord\.extensions\.gardener\.cloud "rec" is invalid: spec\.values\[1\]/);
   });
 
   test('updates: immutable fields, and no spec change while deleting', async () => {
-    const a = await post(review('UPDATE', { metadata: { name: 'rec' }, spec: { ...spec, recordType: 'AAAA', values: ['2001:db8::1'] } }, { metadata: { name: 'rec' }, spec }));
+    const a = await post(
+      review('UPDATE', { metadata: { name: 'rec' }, spec: { ...spec, recordType: 'AAAA', values: ['2001:db8::1'] } }, { metadata: { name: 'rec' }, spec }),
+    );
     assert.deepEqual(a.response.status?.details?.causes, [{ reason: 'FieldValueInvalid', field: 'spec.recordType', message: 'field is immutable' }]);
     const deleting = { metadata: { name: 'rec', deletionTimestamp: '2026-01-01T00:00:00Z' }, spec };
     const b = await post(review('UPDATE', { ...deleting, spec: { ...spec, values: ['192.0.2.9'] } }, deleting));
-    assert.deepEqual(b.response.status?.details?.causes.map((c) => c.field), ['spec']);
+    assert.deepEqual(
+      b.response.status?.details?.causes.map((c) => c.field),
+      ['spec'],
+    );
     const c = await post(review('UPDATE', { ...deleting, metadata: { ...deleting.metadata, finalizers: [] } }, deleting));
     assert.equal(c.response.allowed, true, 'removing the finalizer while deleting is allowed');
   });

@@ -31,7 +31,11 @@ test('zone files written by the embedded provider load in BIND9', async (t) => {
     changes.create.push(
       newEndpoint({ dnsName: 'www.example.org', recordType: 'A', targets: ['192.0.2.1', '192.0.2.2'], recordTTL: 60 }),
       newEndpoint({ dnsName: 'www.example.org', recordType: 'AAAA', targets: ['2001:db8::1'] }),
-      newEndpoint({ dnsName: 'a-www.example.org', recordType: 'TXT', targets: ['"heritage=external-dns,external-dns/owner=default,external-dns/resource=ingress/default/web"'] }),
+      newEndpoint({
+        dnsName: 'a-www.example.org',
+        recordType: 'TXT',
+        targets: ['"heritage=external-dns,external-dns/owner=default,external-dns/resource=ingress/default/web"'],
+      }),
       newEndpoint({ dnsName: 'dkim._domainkey.example.org', recordType: 'TXT', targets: [`v=DKIM1; k=rsa; p=${'Q'.repeat(400)}`, 'quote " backslash \\ é'] }),
       newEndpoint({ dnsName: 'app.example.org', recordType: 'CNAME', targets: ['www.example.org'] }),
       newEndpoint({ dnsName: 'example.org', recordType: 'MX', targets: ['10 mail.example.org'] }),

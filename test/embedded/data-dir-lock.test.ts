@@ -25,13 +25,28 @@ describe('one process per embedded data directory', { skip }, () => {
   let first: RunningHostwarden | undefined;
   let second: RunningHostwarden | undefined;
   let api: TestApiServer | undefined;
-  const args = (manifests: string, owner: string): string[] => ['--manifests-dir', manifests, '--embedded-data-dir', data, '--embedded-zone', 'example.org', '--txt-owner-id', owner];
-  const refusal = (pid: number | undefined): RegExp => new RegExp(`^hostwarden: --embedded-data-dir ${data} is locked by Hostwarden process ${pid}: two processes must not share a data directory; stop it or choose another directory\\n$`);
+  const args = (manifests: string, owner: string): string[] => [
+    '--manifests-dir',
+    manifests,
+    '--embedded-data-dir',
+    data,
+    '--embedded-zone',
+    'example.org',
+    '--txt-owner-id',
+    owner,
+  ];
+  const refusal = (pid: number | undefined): RegExp =>
+    new RegExp(
+      `^hostwarden: --embedded-data-dir ${data} is locked by Hostwarden process ${pid}: two processes must not share a data directory; stop it or choose another directory\\n$`,
+    );
 
   before(async () => {
     root = await mkdtemp(join(tmpdir(), 'hw-lock-'));
     data = join(root, 'data');
-    for (const [dir, ip] of [['a', '192.0.2.1'], ['b', '192.0.2.2']] as const) {
+    for (const [dir, ip] of [
+      ['a', '192.0.2.1'],
+      ['b', '192.0.2.2'],
+    ] as const) {
       await mkdir(join(root, dir));
       await writeFile(join(root, dir, 'web.yaml'), loadBalancerService('web', `${dir}.example.org`, ip));
     }
@@ -63,7 +78,21 @@ describe('one process per embedded data directory', { skip }, () => {
   test('a dnsrecord-controller serving embedded records on the directory is refused the same way', async () => {
     api = await startTestApiServer();
     const kubeconfig = await api.writeKubeconfig(root);
-    const r = await runCli(['dnsrecord-controller', '--kubeconfig', kubeconfig, '--dnsrecord-types', 'embedded', '--embedded-zone', 'example.org', '--embedded-data-dir', data, '--dns-listen', '127.0.0.1:0', '--metrics-address', '']);
+    const r = await runCli([
+      'dnsrecord-controller',
+      '--kubeconfig',
+      kubeconfig,
+      '--dnsrecord-types',
+      'embedded',
+      '--embedded-zone',
+      'example.org',
+      '--embedded-data-dir',
+      data,
+      '--dns-listen',
+      '127.0.0.1:0',
+      '--metrics-address',
+      '',
+    ]);
     assert.equal(r.code, 2);
     // It logs its start first (flags are checked before anything starts); the refusal ends the output.
     const lines = r.stderr.trimEnd().split('\n');
@@ -74,7 +103,7 @@ describe('one process per embedded data directory', { skip }, () => {
     const r = await runCli(['plan', ...args(join(root, 'b'), 'a'), '--output', 'json']);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /b\.example\.org/);
-    assert.match(r.stdout, /a\.example\.org/, 'the running instance\'s record is read (and planned away)');
+    assert.match(r.stdout, /a\.example\.org/, "the running instance's record is read (and planned away)");
   });
 
   test('after kill -9 of the holder a new instance starts at once and serves what it acknowledged', async () => {

@@ -50,8 +50,21 @@ function dnsEndpointCrd(scope: 'Namespaced' | 'Cluster' = 'Namespaced'): V1Custo
     spec: {
       group: 'externaldns.k8s.io',
       scope,
-      names: { plural, singular: plural.slice(0, -1), kind: scope === 'Namespaced' ? 'DNSEndpoint' : 'ClusterThing', listKind: scope === 'Namespaced' ? 'DNSEndpointList' : 'ClusterThingList' },
-      versions: [{ name: 'v1alpha1', served: true, storage: true, subresources: scope === 'Namespaced' ? { status: {} } : undefined, schema: { openAPIV3Schema: { type: 'object' } } }],
+      names: {
+        plural,
+        singular: plural.slice(0, -1),
+        kind: scope === 'Namespaced' ? 'DNSEndpoint' : 'ClusterThing',
+        listKind: scope === 'Namespaced' ? 'DNSEndpointList' : 'ClusterThingList',
+      },
+      versions: [
+        {
+          name: 'v1alpha1',
+          served: true,
+          storage: true,
+          subresources: scope === 'Namespaced' ? { status: {} } : undefined,
+          schema: { openAPIV3Schema: { type: 'object' } },
+        },
+      ],
     },
   };
 }
@@ -73,7 +86,10 @@ describe('test API server resources through @kubernetes/client-node', () => {
   });
 
   test('status subresource: create and update ignore status, /status changes only status', async () => {
-    const created = await core.createNamespacedService({ namespace: 'default', body: { metadata: { name: 'lb' }, spec: { type: 'LoadBalancer' }, status: { loadBalancer: { ingress: [{ ip: '192.0.2.9' }] } } } });
+    const created = await core.createNamespacedService({
+      namespace: 'default',
+      body: { metadata: { name: 'lb' }, spec: { type: 'LoadBalancer' }, status: { loadBalancer: { ingress: [{ ip: '192.0.2.9' }] } } },
+    });
     assert.equal(created.status, undefined);
     created.status = { loadBalancer: { ingress: [{ ip: '192.0.2.1' }] } };
     const withStatus = await core.replaceNamespacedServiceStatus({ name: 'lb', namespace: 'default', body: { ...created, spec: { type: 'NodePort' } } });
@@ -99,11 +115,24 @@ describe('test API server resources through @kubernetes/client-node', () => {
 
   test('JSON patch (client default), strategic merge of finalizers, server-side apply', async () => {
     await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'cm', finalizers: ['a.example/one'] }, data: { k: 'v' } } });
-    const jp = await core.patchNamespacedConfigMap({ name: 'cm', namespace: 'default', body: [{ op: 'add', path: '/data/k2', value: 'v2' }, { op: 'remove', path: '/data/k' }] });
+    const jp = await core.patchNamespacedConfigMap({
+      name: 'cm',
+      namespace: 'default',
+      body: [
+        { op: 'add', path: '/data/k2', value: 'v2' },
+        { op: 'remove', path: '/data/k' },
+      ],
+    });
     assert.deepEqual(jp.data, { k2: 'v2' });
-    assert.equal(await codeOf(core.patchNamespacedConfigMap({ name: 'cm', namespace: 'default', body: [{ op: 'test', path: '/data/k2', value: 'nope' }] })), 422);
+    assert.equal(
+      await codeOf(core.patchNamespacedConfigMap({ name: 'cm', namespace: 'default', body: [{ op: 'test', path: '/data/k2', value: 'nope' }] })),
+      422,
+    );
 
-    const smp = await core.patchNamespacedConfigMap({ name: 'cm', namespace: 'default', body: { metadata: { finalizers: ['b.example/two'] } } }, strategy(PatchStrategy.StrategicMergePatch));
+    const smp = await core.patchNamespacedConfigMap(
+      { name: 'cm', namespace: 'default', body: { metadata: { finalizers: ['b.example/two'] } } },
+      strategy(PatchStrategy.StrategicMergePatch),
+    );
     assert.deepEqual(smp.metadata?.finalizers, ['a.example/one', 'b.example/two']);
     const removed = await core.patchNamespacedConfigMap(
       { name: 'cm', namespace: 'default', body: { metadata: { '$deleteFromPrimitiveList/finalizers': ['a.example/one'] } } },
@@ -114,12 +143,22 @@ describe('test API server resources through @kubernetes/client-node', () => {
     assert.equal(await codeOf(core.patchNamespacedConfigMap({ name: 'cm', namespace: 'default', body: stale }, strategy(PatchStrategy.MergePatch))), 409);
 
     const applied = await core.patchNamespacedConfigMap(
-      { name: 'applied', namespace: 'default', fieldManager: 'test', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied' }, data: { a: '1' } } },
+      {
+        name: 'applied',
+        namespace: 'default',
+        fieldManager: 'test',
+        body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied' }, data: { a: '1' } },
+      },
       strategy(PatchStrategy.ServerSideApply),
     );
     assert.deepEqual(applied.data, { a: '1' });
     const again = await core.patchNamespacedConfigMap(
-      { name: 'applied', namespace: 'default', fieldManager: 'test', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied' }, data: { b: '2' } } },
+      {
+        name: 'applied',
+        namespace: 'default',
+        fieldManager: 'test',
+        body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied' }, data: { b: '2' } },
+      },
       strategy(PatchStrategy.ServerSideApply),
     );
     assert.deepEqual(again.data, { a: '1', b: '2' });
@@ -129,7 +168,14 @@ describe('test API server resources through @kubernetes/client-node', () => {
   test('finalizers: delete sets deletionTimestamp; removing the last finalizer deletes', async () => {
     await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'fin', finalizers: ['hostwarden.io/cleanup'] } } });
     const seen: string[] = [];
-    controllers.push(await new Watch(kc).watch('/api/v1/namespaces/default/configmaps', { fieldSelector: 'metadata.name=fin' }, (type) => seen.push(type), () => {}));
+    controllers.push(
+      await new Watch(kc).watch(
+        '/api/v1/namespaces/default/configmaps',
+        { fieldSelector: 'metadata.name=fin' },
+        (type) => seen.push(type),
+        () => {},
+      ),
+    );
     await waitFor('ADDED', () => seen.length === 1);
     await core.deleteNamespacedConfigMap({ name: 'fin', namespace: 'default', propagationPolicy: 'Foreground' });
     const terminating = await core.readNamespacedConfigMap({ name: 'fin', namespace: 'default' });
@@ -152,20 +198,38 @@ describe('test API server resources through @kubernetes/client-node', () => {
     assert.equal(await codeOf(custom.listNamespacedCustomObject(where)), 404);
     const crd = await ext.createCustomResourceDefinition({ body: dnsEndpointCrd() });
     assert.ok(crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True'));
-    const body = { apiVersion: 'externaldns.k8s.io/v1alpha1', kind: 'DNSEndpoint', metadata: { name: 'ep' }, spec: { endpoints: [{ dnsName: 'a.example.org', recordType: 'A', targets: ['192.0.2.1'] }] } };
+    const body = {
+      apiVersion: 'externaldns.k8s.io/v1alpha1',
+      kind: 'DNSEndpoint',
+      metadata: { name: 'ep' },
+      spec: { endpoints: [{ dnsName: 'a.example.org', recordType: 'A', targets: ['192.0.2.1'] }] },
+    };
     const created = (await custom.createNamespacedCustomObject({ ...where, body })) as { metadata: { generation: number } };
     assert.equal(created.metadata.generation, 1);
-    const st = (await custom.patchNamespacedCustomObjectStatus({ ...where, name: 'ep', body: { status: { observedGeneration: 1 } } }, strategy(PatchStrategy.MergePatch))) as { status: unknown };
+    const st = (await custom.patchNamespacedCustomObjectStatus(
+      { ...where, name: 'ep', body: { status: { observedGeneration: 1 } } },
+      strategy(PatchStrategy.MergePatch),
+    )) as { status: unknown };
     assert.deepEqual(st.status, { observedGeneration: 1 });
     const list = (await custom.listNamespacedCustomObject(where)) as { kind: string; items: unknown[] };
     assert.equal(list.kind, 'DNSEndpointList');
     assert.equal(list.items.length, 1);
     const resources = (await (await fetch(`${api.url}/apis/externaldns.k8s.io/v1alpha1`)).json()) as { resources: { name: string }[] };
-    assert.deepEqual(resources.resources.map((r) => r.name), ['dnsendpoints', 'dnsendpoints/status']);
+    assert.deepEqual(
+      resources.resources.map((r) => r.name),
+      ['dnsendpoints', 'dnsendpoints/status'],
+    );
 
     await ext.createCustomResourceDefinition({ body: dnsEndpointCrd('Cluster') });
-    await custom.createClusterCustomObject({ group: 'externaldns.k8s.io', version: 'v1alpha1', plural: 'clusterthings', body: { apiVersion: 'externaldns.k8s.io/v1alpha1', kind: 'ClusterThing', metadata: { name: 'one' } } });
-    const things = (await custom.listClusterCustomObject({ group: 'externaldns.k8s.io', version: 'v1alpha1', plural: 'clusterthings' })) as { items: unknown[] };
+    await custom.createClusterCustomObject({
+      group: 'externaldns.k8s.io',
+      version: 'v1alpha1',
+      plural: 'clusterthings',
+      body: { apiVersion: 'externaldns.k8s.io/v1alpha1', kind: 'ClusterThing', metadata: { name: 'one' } },
+    });
+    const things = (await custom.listClusterCustomObject({ group: 'externaldns.k8s.io', version: 'v1alpha1', plural: 'clusterthings' })) as {
+      items: unknown[];
+    };
     assert.equal(things.items.length, 1);
 
     await ext.deleteCustomResourceDefinition({ name: 'dnsendpoints.externaldns.k8s.io' });
@@ -174,10 +238,20 @@ describe('test API server resources through @kubernetes/client-node', () => {
 
   test('Leases: create, renew with optimistic concurrency', async () => {
     const coord = kc.makeApiClient(CoordinationV1Api);
-    const lease = await coord.createNamespacedLease({ namespace: 'kube-system', body: { metadata: { name: 'hostwarden' }, spec: { holderIdentity: 'a', leaseDurationSeconds: 15 } } });
-    const renewed = await coord.replaceNamespacedLease({ name: 'hostwarden', namespace: 'kube-system', body: { ...lease, spec: { ...lease.spec, renewTime: new Date() } } });
+    const lease = await coord.createNamespacedLease({
+      namespace: 'kube-system',
+      body: { metadata: { name: 'hostwarden' }, spec: { holderIdentity: 'a', leaseDurationSeconds: 15 } },
+    });
+    const renewed = await coord.replaceNamespacedLease({
+      name: 'hostwarden',
+      namespace: 'kube-system',
+      body: { ...lease, spec: { ...lease.spec, renewTime: new Date() } },
+    });
     assert.ok(Number(renewed.metadata?.resourceVersion) > Number(lease.metadata?.resourceVersion));
-    assert.equal(await codeOf(coord.replaceNamespacedLease({ name: 'hostwarden', namespace: 'kube-system', body: { ...lease, spec: { holderIdentity: 'b' } } })), 409);
+    assert.equal(
+      await codeOf(coord.replaceNamespacedLease({ name: 'hostwarden', namespace: 'kube-system', body: { ...lease, spec: { holderIdentity: 'b' } } })),
+      409,
+    );
   });
 
   test('SubjectAccessReviews are answered by the configured function', async () => {
@@ -194,30 +268,65 @@ describe('test API server resources through @kubernetes/client-node', () => {
     assert.equal(denied.status?.reason, 'read-only');
     const self = await authz.createSelfSubjectAccessReview({ body: { spec: { resourceAttributes: { verb: 'get', resource: 'leases' } } } });
     assert.equal(self.status?.allowed, true);
-    const local = await authz.createNamespacedLocalSubjectAccessReview({ namespace: 'default', body: { spec: { user: 'bob', resourceAttributes: { verb: 'list', namespace: 'default' } } } });
+    const local = await authz.createNamespacedLocalSubjectAccessReview({
+      namespace: 'default',
+      body: { spec: { user: 'bob', resourceAttributes: { verb: 'list', namespace: 'default' } } },
+    });
     assert.equal(local.status?.allowed, false);
   });
 
   test('Events (core and events.k8s.io), Deployments, discovery and the direct store helpers', async () => {
-    await core.createNamespacedEvent({ namespace: 'default', body: { metadata: { name: 'e1' }, involvedObject: { kind: 'Service', name: 'lb', namespace: 'default' }, reason: 'RecordReady', message: 'ok', type: 'Normal' } });
+    await core.createNamespacedEvent({
+      namespace: 'default',
+      body: {
+        metadata: { name: 'e1' },
+        involvedObject: { kind: 'Service', name: 'lb', namespace: 'default' },
+        reason: 'RecordReady',
+        message: 'ok',
+        type: 'Normal',
+      },
+    });
     const events = await core.listNamespacedEvent({ namespace: 'default', fieldSelector: 'involvedObject.name=lb,reason=RecordReady' });
     assert.equal(events.items.length, 1);
     const ev = kc.makeApiClient(EventsV1Api);
-    await ev.createNamespacedEvent({ namespace: 'default', body: { metadata: { generateName: 'lb.' }, eventTime: new Date(), reportingController: 'hostwarden', reportingInstance: 'x', action: 'Sync', reason: 'RecordReady', regarding: { kind: 'Service', name: 'lb' } } });
+    await ev.createNamespacedEvent({
+      namespace: 'default',
+      body: {
+        metadata: { generateName: 'lb.' },
+        eventTime: new Date(),
+        reportingController: 'hostwarden',
+        reportingInstance: 'x',
+        action: 'Sync',
+        reason: 'RecordReady',
+        regarding: { kind: 'Service', name: 'lb' },
+      },
+    });
     assert.match((await ev.listNamespacedEvent({ namespace: 'default' })).items[0]?.metadata?.name ?? '', /^lb\.[0-9a-f]{5}$/);
 
     const apps = kc.makeApiClient(AppsV1Api);
-    await apps.createNamespacedDeployment({ namespace: 'default', body: { metadata: { name: 'hw' }, spec: { selector: { matchLabels: { app: 'hw' } }, template: { metadata: { labels: { app: 'hw' } } } } } });
+    await apps.createNamespacedDeployment({
+      namespace: 'default',
+      body: { metadata: { name: 'hw' }, spec: { selector: { matchLabels: { app: 'hw' } }, template: { metadata: { labels: { app: 'hw' } } } } },
+    });
 
     const core1 = (await (await fetch(`${api.url}/api/v1`)).json()) as { resources: { name: string; verbs: string[] }[] };
     assert.ok(core1.resources.some((r) => r.name === 'services/status'));
     const groups = (await (await fetch(`${api.url}/apis`)).json()) as { groups: { name: string }[] };
     for (const g of ['apps', 'coordination.k8s.io', 'networking.k8s.io', 'apiextensions.k8s.io', 'authorization.k8s.io', 'events.k8s.io']) {
-      assert.ok(groups.groups.some((x) => x.name === g), g);
+      assert.ok(
+        groups.groups.some((x) => x.name === g),
+        g,
+      );
     }
     assert.equal(((await (await fetch(`${api.url}/version`)).json()) as { major: string }).major, '1');
 
-    const direct = api.create({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'direct', namespace: 'default' }, spec: { type: 'LoadBalancer' }, status: { loadBalancer: { ingress: [{ ip: '192.0.2.7' }] } } });
+    const direct = api.create({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'direct', namespace: 'default' },
+      spec: { type: 'LoadBalancer' },
+      status: { loadBalancer: { ingress: [{ ip: '192.0.2.7' }] } },
+    });
     assert.ok(direct.metadata.uid);
     const viaHttp = await core.readNamespacedService({ name: 'direct', namespace: 'default' });
     assert.equal(viaHttp.status?.loadBalancer?.ingress?.[0]?.ip, '192.0.2.7', 'direct helpers keep status');

@@ -19,7 +19,11 @@ interface WatchLine {
 }
 
 /** Reads a watch stream until it ends, `until` is satisfied, or `timeoutMs` passes. */
-async function readWatch(url: string, until: (lines: WatchLine[]) => boolean, timeoutMs = 5000): Promise<{ lines: WatchLine[]; ended: boolean; failed: boolean }> {
+async function readWatch(
+  url: string,
+  until: (lines: WatchLine[]) => boolean,
+  timeoutMs = 5000,
+): Promise<{ lines: WatchLine[]; ended: boolean; failed: boolean }> {
   const ac = new AbortController();
   const timer = setTimeout(() => ac.abort(), timeoutMs);
   const lines: WatchLine[] = [];
@@ -73,7 +77,10 @@ describe('test API server wire details', () => {
     assert.equal((await post(cm, { metadata: { name: 'a' } })).status, 201);
     const timed = await readWatch(`${cm}?watch=true&timeoutSeconds=1`, () => false);
     assert.ok(timed.ended, 'the server ended the watch');
-    assert.deepEqual(timed.lines.map((l) => l.type), ['ADDED']);
+    assert.deepEqual(
+      timed.lines.map((l) => l.type),
+      ['ADDED'],
+    );
 
     const legacy = await readWatch(`${api.url}/api/v1/watch/namespaces/wire/configmaps/a`, (l) => l.length >= 1);
     assert.equal(legacy.lines[0]?.object.metadata?.name, 'a');
@@ -119,16 +126,29 @@ describe('test API server wire details', () => {
     await post(url, { metadata: { name: 'c4' } });
     await fetch(`${url}/c2`, { method: 'DELETE' });
     const rest = (await (await fetch(`${url}?limit=10&continue=${first.metadata.continue}`)).json()) as { items: { metadata: { name: string } }[] };
-    assert.deepEqual(rest.items.map((i) => i.metadata.name), ['c2', 'c3'], 'the page shows the list as it was at the first page');
+    assert.deepEqual(
+      rest.items.map((i) => i.metadata.name),
+      ['c2', 'c3'],
+      'the page shows the list as it was at the first page',
+    );
 
-    const table = (await (await fetch(url, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' } })).json()) as { kind: string; rows: { cells: unknown[] }[] };
+    const table = (await (await fetch(url, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' } })).json()) as {
+      kind: string;
+      rows: { cells: unknown[] }[];
+    };
     assert.equal(table.kind, 'Table');
-    assert.deepEqual(table.rows.map((r) => r.cells[0]), ['c1', 'c3', 'c4']);
+    assert.deepEqual(
+      table.rows.map((r) => r.cells[0]),
+      ['c1', 'c3', 'c4'],
+    );
 
     const deleted = await fetch(`${url}?labelSelector=g%3Dx`, { method: 'DELETE' });
     assert.equal(deleted.status, 200);
     const left = (await (await fetch(url)).json()) as { items: { metadata: { name: string } }[] };
-    assert.deepEqual(left.items.map((i) => i.metadata.name), ['c4']);
+    assert.deepEqual(
+      left.items.map((i) => i.metadata.name),
+      ['c4'],
+    );
   });
 
   test('deleting a namespace deletes its objects', async () => {
@@ -175,7 +195,10 @@ describe('test API server wire details', () => {
       const kc = new KubeConfig();
       kc.loadFromFile(child.kubeconfig);
       const namespaces = await kc.makeApiClient(CoreV1Api).listNamespace();
-      assert.deepEqual(namespaces.items.map((n) => n.metadata?.name), ['default', 'kube-system']);
+      assert.deepEqual(
+        namespaces.items.map((n) => n.metadata?.name),
+        ['default', 'kube-system'],
+      );
     } finally {
       await child.stop();
       await rm(dir, { recursive: true, force: true });

@@ -4,14 +4,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  ApiException,
-  CoreV1Api,
-  PatchStrategy,
-  Watch,
-  makeInformer,
-  setHeaderOptions,
-} from '@kubernetes/client-node';
+import { ApiException, CoreV1Api, PatchStrategy, Watch, makeInformer, setHeaderOptions } from '@kubernetes/client-node';
 import type { KubeConfig, V1Service } from '@kubernetes/client-node';
 import { startTestApiServer } from '../support/kube-apiserver/server.ts';
 import type { TestApiServer } from '../support/kube-apiserver/server.ts';
@@ -50,11 +43,18 @@ interface Seen {
   rv: string;
 }
 
-async function startWatch(kc: KubeConfig, path: string, params: Record<string, string | boolean>, seen: Seen[], done: { err?: unknown; ended: boolean }): Promise<AbortController> {
+async function startWatch(
+  kc: KubeConfig,
+  path: string,
+  params: Record<string, string | boolean>,
+  seen: Seen[],
+  done: { err?: unknown; ended: boolean },
+): Promise<AbortController> {
   return new Watch(kc).watch(
     path,
     params,
-    (type, obj: { metadata?: { name?: string; resourceVersion?: string } }) => seen.push({ type, name: obj.metadata?.name ?? '', rv: obj.metadata?.resourceVersion ?? '' }),
+    (type, obj: { metadata?: { name?: string; resourceVersion?: string } }) =>
+      seen.push({ type, name: obj.metadata?.name ?? '', rv: obj.metadata?.resourceVersion ?? '' }),
     (err: unknown) => {
       done.err = err;
       done.ended = true;
@@ -114,19 +114,34 @@ describe('test API server through @kubernetes/client-node', () => {
     }
     assert.deepEqual(names, ['s0', 's1', 's2', 's3', 's4', 's5', 's6']);
     const even = await core.listNamespacedService({ namespace: 'paging', labelSelector: 'tier=even' });
-    assert.deepEqual(even.items.map((s) => s.metadata?.name), ['s0', 's2', 's4', 's6']);
+    assert.deepEqual(
+      even.items.map((s) => s.metadata?.name),
+      ['s0', 's2', 's4', 's6'],
+    );
     const notIn = await core.listServiceForAllNamespaces({ labelSelector: 'tier notin (even),tier' });
-    assert.deepEqual(notIn.items.map((s) => s.metadata?.name), ['s1', 's3', 's5']);
+    assert.deepEqual(
+      notIn.items.map((s) => s.metadata?.name),
+      ['s1', 's3', 's5'],
+    );
     const one = await core.listNamespacedService({ namespace: 'paging', fieldSelector: 'metadata.name=s3' });
-    assert.deepEqual(one.items.map((s) => s.metadata?.name), ['s3']);
+    assert.deepEqual(
+      one.items.map((s) => s.metadata?.name),
+      ['s3'],
+    );
 
     const first = await core.listNamespacedService({ namespace: 'paging', limit: 2 });
     const second = await core.listNamespacedService({ namespace: 'paging', limit: 2, _continue: first.metadata?._continue });
-    assert.deepEqual(second.items.map((s) => s.metadata?.name), ['s2', 's3']);
+    assert.deepEqual(
+      second.items.map((s) => s.metadata?.name),
+      ['s2', 's3'],
+    );
     // Like etcd after compaction: a continue token from before the oldest kept revision is gone.
     await core.createNamespacedService({ namespace: 'paging', body: service('late') });
     api.compactHistory();
-    assert.deepEqual(await statusOf(core.listNamespacedService({ namespace: 'paging', limit: 2, _continue: first.metadata?._continue })), { code: 410, reason: 'Expired' });
+    assert.deepEqual(await statusOf(core.listNamespacedService({ namespace: 'paging', limit: 2, _continue: first.metadata?._continue })), {
+      code: 410,
+      reason: 'Expired',
+    });
   });
 
   test('watch: ADDED/MODIFIED/DELETED, replay from a resourceVersion, bookmarks, 410 after compaction', async () => {
@@ -140,7 +155,10 @@ describe('test API server through @kubernetes/client-node', () => {
     await core.patchNamespacedService({ name: 'w1', namespace: 'watching', body: { spec: { ports: [{ port: 81 }] } } }, merge);
     await core.deleteNamespacedService({ name: 'w1', namespace: 'watching' });
     await waitFor('DELETED', () => seen.some((e) => e.type === 'DELETED'));
-    assert.deepEqual(seen.filter((e) => e.type !== 'BOOKMARK').map((e) => e.type), ['ADDED', 'MODIFIED', 'DELETED']);
+    assert.deepEqual(
+      seen.filter((e) => e.type !== 'BOOKMARK').map((e) => e.type),
+      ['ADDED', 'MODIFIED', 'DELETED'],
+    );
     await waitFor('a bookmark', () => seen.some((e) => e.type === 'BOOKMARK'));
     assert.ok(Number(seen.find((e) => e.type === 'BOOKMARK')!.rv) >= Number(start));
 
@@ -162,7 +180,10 @@ describe('test API server through @kubernetes/client-node', () => {
     await core.patchNamespacedService({ name: 'sel', namespace: 'default', body: { metadata: { labels: { app: 'y' } } } }, merge);
     await core.patchNamespacedService({ name: 'sel', namespace: 'default', body: { metadata: { labels: { app: 'x' } } } }, merge);
     await waitFor('leave and enter', () => seen.length === 3);
-    assert.deepEqual(seen.map((e) => e.type), ['ADDED', 'DELETED', 'ADDED']);
+    assert.deepEqual(
+      seen.map((e) => e.type),
+      ['ADDED', 'DELETED', 'ADDED'],
+    );
   });
 
   test('informer keeps its cache through dropped watches, 410 Gone and hung watches', async () => {
@@ -173,7 +194,11 @@ describe('test API server through @kubernetes/client-node', () => {
     informer.on('error', (err) => errors.push(err));
     await informer.start();
     try {
-      const names = (): string[] => informer.list().map((s) => s.metadata!.name!).sort();
+      const names = (): string[] =>
+        informer
+          .list()
+          .map((s) => s.metadata!.name!)
+          .sort();
       await core.createNamespacedService({ namespace: 'inf', body: service('a') });
       await waitFor('a in cache', () => names().includes('a'));
 

@@ -48,7 +48,24 @@ describe('hostwarden run with Kubernetes sources', () => {
   test('--kubeconfig: records land in the zone file and RecordReady events on the objects', async () => {
     const data = join(dir, 'data-flag');
     const r = await runCli(
-      ['run', '--once', '--source', 'service', '--source', 'crd', '--kubeconfig', kubeconfig, '--embedded-data-dir', data, '--embedded-zone', 'example.org', '--txt-owner-id', 'cli', '--metrics-address', ''],
+      [
+        'run',
+        '--once',
+        '--source',
+        'service',
+        '--source',
+        'crd',
+        '--kubeconfig',
+        kubeconfig,
+        '--embedded-data-dir',
+        data,
+        '--embedded-zone',
+        'example.org',
+        '--txt-owner-id',
+        'cli',
+        '--metrics-address',
+        '',
+      ],
       { timeoutMs: 60_000 },
     );
     assert.equal(r.code, 0, r.stderr);
@@ -61,11 +78,17 @@ describe('hostwarden run with Kubernetes sources', () => {
 
   test('$KUBECONFIG is used when no flag is given; without any configuration start-up fails naming --kubeconfig', async () => {
     const data = join(dir, 'data-env');
-    const ok = await runCli(['run', '--once', '--source', 'service', '--embedded-data-dir', data, '--embedded-zone', 'example.org', '--metrics-address', ''], { env: { KUBECONFIG: kubeconfig }, timeoutMs: 60_000 });
+    const ok = await runCli(['run', '--once', '--source', 'service', '--embedded-data-dir', data, '--embedded-zone', 'example.org', '--metrics-address', ''], {
+      env: { KUBECONFIG: kubeconfig },
+      timeoutMs: 60_000,
+    });
     assert.equal(ok.code, 0, ok.stderr);
     assert.match(await zone(data), /^web\.example\.org\. \d+ IN A 192\.0\.2\.80$/m);
 
-    const missing = await runCli(['run', '--once', '--source', 'service', '--embedded-data-dir', join(dir, 'data-none'), '--embedded-zone', 'example.org', '--metrics-address', ''], { env: { HOME: dir }, timeoutMs: 60_000 });
+    const missing = await runCli(
+      ['run', '--once', '--source', 'service', '--embedded-data-dir', join(dir, 'data-none'), '--embedded-zone', 'example.org', '--metrics-address', ''],
+      { env: { HOME: dir }, timeoutMs: 60_000 },
+    );
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /--kubeconfig/);
   });

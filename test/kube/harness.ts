@@ -52,9 +52,22 @@ export async function startStack(api: TestApiServer, opts: StackOptions): Promis
   const provider = opts.provider ?? new InMemoryProvider({ zones: ['example.org'] });
   const ownerId = opts.ownerId ?? 'hostwarden-test';
   const registry = new TXTRegistry(provider, { ownerId, managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], logger });
-  const deps: KubeSourceDeps = { client, logger, translateOptions: {}, namespace: '', syncTimeoutMs: 5000, ...(opts.inactivityTimeoutMs === undefined ? {} : { inactivityTimeoutMs: opts.inactivityTimeoutMs }) };
+  const deps: KubeSourceDeps = {
+    client,
+    logger,
+    translateOptions: {},
+    namespace: '',
+    syncTimeoutMs: 5000,
+    ...(opts.inactivityTimeoutMs === undefined ? {} : { inactivityTimeoutMs: opts.inactivityTimeoutMs }),
+  };
   const sources = opts.sources.map((s) =>
-    s === 'service' ? serviceSource(deps) : s === 'ingress' ? ingressSource(deps, []) : s === 'crd' ? crdSource(deps, 'externaldns.k8s.io/v1alpha1', 'DNSEndpoint') : httpRouteSource(deps),
+    s === 'service'
+      ? serviceSource(deps)
+      : s === 'ingress'
+        ? ingressSource(deps, [])
+        : s === 'crd'
+          ? crdSource(deps, 'externaldns.k8s.io/v1alpha1', 'DNSEndpoint')
+          : httpRouteSource(deps),
   );
   const recorder = new EventRecorder({ client, logger, instance: ownerId });
   const reporter = new RecordEventReporter({ recorder, enabled: new Set(['RecordReady', 'RecordDeleted', 'RecordError']) });
@@ -126,8 +139,13 @@ export function sleep(ms: number): Promise<void> {
 export class KubeWriter {
   constructor(private readonly client: KubeClient) {}
 
-  create(res: KubeResource, obj: Record<string, unknown> & { metadata: { name: string; namespace?: string; [field: string]: unknown } }): Promise<Record<string, unknown>> {
-    return this.client.request('POST', collectionPath(res, obj.metadata.namespace ?? 'default'), { body: { apiVersion: res.apiVersion, kind: res.kind, ...obj } });
+  create(
+    res: KubeResource,
+    obj: Record<string, unknown> & { metadata: { name: string; namespace?: string; [field: string]: unknown } },
+  ): Promise<Record<string, unknown>> {
+    return this.client.request('POST', collectionPath(res, obj.metadata.namespace ?? 'default'), {
+      body: { apiVersion: res.apiVersion, kind: res.kind, ...obj },
+    });
   }
 
   patch(res: KubeResource, namespace: string, name: string, patch: unknown, subresource = ''): Promise<Record<string, unknown>> {
@@ -152,7 +170,15 @@ export const DNSENDPOINT_CRD = {
     group: 'externaldns.k8s.io',
     scope: 'Namespaced',
     names: { plural: 'dnsendpoints', singular: 'dnsendpoint', kind: 'DNSEndpoint', listKind: 'DNSEndpointList' },
-    versions: [{ name: 'v1alpha1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+    versions: [
+      {
+        name: 'v1alpha1',
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      },
+    ],
   },
 };
 
@@ -165,7 +191,15 @@ export function gatewayCrd(plural: string, kind: string): typeof DNSENDPOINT_CRD
       group: 'gateway.networking.k8s.io',
       scope: 'Namespaced',
       names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List` },
-      versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+        },
+      ],
     },
   };
 }

@@ -12,9 +12,7 @@ import { startTestApiServer } from '../support/kube-apiserver/server.ts';
 import type { TestApiServer } from '../support/kube-apiserver/server.ts';
 import { findKubectl, kubectlRunner } from '../support/kubectl.ts';
 
-
 const KUBECTL = findKubectl();
-
 
 const SERVICE = `apiVersion: v1
 kind: Service
@@ -58,7 +56,6 @@ describe('test API server driven by kubectl', { skip: KUBECTL === undefined ? 'k
   let api: TestApiServer;
   let dir: string;
   let base: string[];
-
 
   const { run, ok } = kubectlRunner(KUBECTL ?? 'kubectl', () => base);
 

@@ -17,7 +17,11 @@ import type { Stack } from './harness.ts';
 
 const LEASE = { leaseMs: 1500, renewMs: 1000, retryMs: 150 };
 
-function service(name: string, host: string, ip: string): Record<string, unknown> & { metadata: { name: string; namespace: string; annotations: Record<string, string> } } {
+function service(
+  name: string,
+  host: string,
+  ip: string,
+): Record<string, unknown> & { metadata: { name: string; namespace: string; annotations: Record<string, string> } } {
   return {
     metadata: { name, namespace: 'default', annotations: { 'external-dns.alpha.kubernetes.io/hostname': host } },
     spec: { type: 'LoadBalancer', externalIPs: [ip] },
@@ -56,7 +60,9 @@ describe('leader election', () => {
       assert.equal((lease?.['spec'] as { holderIdentity?: string }).holderIdentity, follower === a ? 'a' : 'b');
 
       await new KubeWriter(follower.client).create(SERVICES, service('two', 'two.example.org', '192.0.2.2'));
-      await waitFor('two.example.org applied by the new leader', async () => ((await provider.records()).some((e) => e.dnsName === 'two.example.org') ? true : undefined));
+      await waitFor('two.example.org applied by the new leader', async () =>
+        (await provider.records()).some((e) => e.dnsName === 'two.example.org') ? true : undefined,
+      );
     } finally {
       await a.stop();
       await b.stop();
@@ -65,7 +71,16 @@ describe('leader election', () => {
 
   test('a replica that is not the leader plans but applies nothing', async () => {
     const holder = new KubeClient({ config: api.kubeConfig(), logger: silentLogger() });
-    const other = new LeaderElector({ client: holder, logger: silentLogger(), namespace: 'default', name: 'held', identity: 'someone-else', leaseDurationMs: 60_000, renewDeadlineMs: 40_000, retryPeriodMs: 100 });
+    const other = new LeaderElector({
+      client: holder,
+      logger: silentLogger(),
+      namespace: 'default',
+      name: 'held',
+      identity: 'someone-else',
+      leaseDurationMs: 60_000,
+      renewDeadlineMs: 40_000,
+      retryPeriodMs: 100,
+    });
     other.start();
     await waitFor('someone-else leads', () => (other.isLeader() ? true : undefined));
     const stack = await startStack(api, { sources: ['service'], lease: { ...LEASE, name: 'held', identity: 'me' } });
@@ -76,7 +91,9 @@ describe('leader election', () => {
       assert.deepEqual(await stack.records(), []);
       // Handing the Lease back lets the waiting replica lead and apply at once.
       await other.stop(true);
-      await waitFor('three.example.org applied after takeover', async () => ((await stack.records()).some((e) => e.dnsName === 'three.example.org') ? true : undefined));
+      await waitFor('three.example.org applied after takeover', async () =>
+        (await stack.records()).some((e) => e.dnsName === 'three.example.org') ? true : undefined,
+      );
     } finally {
       await stack.stop();
       holder.close();
@@ -86,7 +103,17 @@ describe('leader election', () => {
   test('a leader that cannot renew stops leading by its renew deadline', async () => {
     const client = new KubeClient({ config: api.kubeConfig(), logger: silentLogger() });
     let stoppedAt = 0;
-    const elector = new LeaderElector({ client, logger: silentLogger(), namespace: 'default', name: 'flaky', identity: 'x', leaseDurationMs: LEASE.leaseMs, renewDeadlineMs: LEASE.renewMs, retryPeriodMs: LEASE.retryMs, onStoppedLeading: () => (stoppedAt = Date.now()) });
+    const elector = new LeaderElector({
+      client,
+      logger: silentLogger(),
+      namespace: 'default',
+      name: 'flaky',
+      identity: 'x',
+      leaseDurationMs: LEASE.leaseMs,
+      renewDeadlineMs: LEASE.renewMs,
+      retryPeriodMs: LEASE.retryMs,
+      onStoppedLeading: () => (stoppedAt = Date.now()),
+    });
     elector.start();
     try {
       await waitFor('x leads', () => (elector.isLeader() ? true : undefined));

@@ -20,7 +20,12 @@ function svc(name: string, ip = '192.0.2.1'): StoredObject {
   return {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: { name, namespace: 'default', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"big":"x"}', keep: 'me' }, managedFields: [{ manager: 'kubectl' }] },
+    metadata: {
+      name,
+      namespace: 'default',
+      annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"big":"x"}', keep: 'me' },
+      managedFields: [{ manager: 'kubectl' }],
+    },
     spec: { type: 'LoadBalancer', ports: [{ port: 80 }] },
     status: { loadBalancer: { ingress: [{ ip }] } },
   };
@@ -32,7 +37,11 @@ describe('reflector', () => {
   let reflector: Reflector<KubeObject>;
   const changes: string[] = [];
 
-  const serverNames = (): string[] => api.list('v1', 'Service', 'default').map((o) => o.metadata.name).sort();
+  const serverNames = (): string[] =>
+    api
+      .list('v1', 'Service', 'default')
+      .map((o) => o.metadata.name)
+      .sort();
   const cachedNames = (): string[] => [...reflector.items()].map((o) => o.metadata.name).sort();
   const inSync = (): true | undefined => (JSON.stringify(serverNames()) === JSON.stringify(cachedNames()) ? true : undefined);
 
@@ -105,7 +114,12 @@ describe('reflector', () => {
     await waitFor('cache equals server after 410', inSync);
     assert.ok(reflector.stats.gone > gone, 'the reflector saw 410 Gone');
     assert.ok(changes.includes('deleted default/initial'));
-    await waitFor('updated status cached', () => ((reflector.get('default/after-drop')?.['status'] as { loadBalancer: { ingress: { ip: string }[] } } | undefined)?.loadBalancer.ingress[0]?.ip === '192.0.2.99' ? true : undefined));
+    await waitFor('updated status cached', () =>
+      (reflector.get('default/after-drop')?.['status'] as { loadBalancer: { ingress: { ip: string }[] } } | undefined)?.loadBalancer.ingress[0]?.ip ===
+      '192.0.2.99'
+        ? true
+        : undefined,
+    );
   });
 
   test('failing requests are retried with backoff', async () => {
@@ -133,7 +147,8 @@ describe('reflector keeping stubs (retain)', () => {
       retain: stubObject,
       backoff: { initialMs: 50, maxMs: 200 },
     });
-    const ipOf = (obj: KubeObject | undefined): string | undefined => (obj?.['status'] as { loadBalancer?: { ingress?: { ip?: string }[] } } | undefined)?.loadBalancer?.ingress?.[0]?.ip;
+    const ipOf = (obj: KubeObject | undefined): string | undefined =>
+      (obj?.['status'] as { loadBalancer?: { ingress?: { ip?: string }[] } } | undefined)?.loadBalancer?.ingress?.[0]?.ip;
     reflector.onChange((type, key, obj) => seen.push({ type, key, ip: ipOf(obj) }));
     try {
       api.create(svc('a'));

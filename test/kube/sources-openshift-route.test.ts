@@ -30,7 +30,15 @@ const ROUTE_CRD = {
     group: 'route.openshift.io',
     scope: 'Namespaced',
     names: { plural: 'routes', singular: 'route', kind: 'Route', listKind: 'RouteList' },
-    versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      },
+    ],
   },
 };
 
@@ -94,25 +102,55 @@ describe('openshift-route source against the test API server', () => {
   });
 
   test('admitted routes become CNAMEs to the router canonical hostname; a route admitted later follows', async () => {
-    const source = openshiftRouteSource({ client: new KubeClient({ config: api.kubeConfig(), logger }), logger, translateOptions: {}, namespace: '', syncTimeoutMs: 5000 });
+    const source = openshiftRouteSource({
+      client: new KubeClient({ config: api.kubeConfig(), logger }),
+      logger,
+      translateOptions: {},
+      namespace: '',
+      syncTimeoutMs: 5000,
+    });
     sources.push(source);
     source.start();
-    await until('first-router targets', source, [
-      'shop.example.org CNAME router-default.apps.example.net route/apps/shop',
-      'sharded.example.org CNAME router-default.apps.example.net route/apps/sharded',
-    ].sort());
+    await until(
+      'first-router targets',
+      source,
+      [
+        'shop.example.org CNAME router-default.apps.example.net route/apps/shop',
+        'sharded.example.org CNAME router-default.apps.example.net route/apps/sharded',
+      ].sort(),
+    );
 
-    await kube.patch(ROUTES, 'apps', 'pending', { status: routeStatus([{ router: 'default', canonical: 'router-default.apps.example.net', admitted: true }]) }, 'status');
-    await until('pending admitted', source, [
-      'pending.example.org CNAME router-default.apps.example.net route/apps/pending',
-      'shop.example.org CNAME router-default.apps.example.net route/apps/shop',
-      'sharded.example.org CNAME router-default.apps.example.net route/apps/sharded',
-    ].sort());
-    await kube.patch(ROUTES, 'apps', 'pending', { status: routeStatus([{ router: 'default', canonical: 'router-default.apps.example.net', admitted: false }]) }, 'status');
-    await until('pending no longer admitted', source, [
-      'shop.example.org CNAME router-default.apps.example.net route/apps/shop',
-      'sharded.example.org CNAME router-default.apps.example.net route/apps/sharded',
-    ].sort());
+    await kube.patch(
+      ROUTES,
+      'apps',
+      'pending',
+      { status: routeStatus([{ router: 'default', canonical: 'router-default.apps.example.net', admitted: true }]) },
+      'status',
+    );
+    await until(
+      'pending admitted',
+      source,
+      [
+        'pending.example.org CNAME router-default.apps.example.net route/apps/pending',
+        'shop.example.org CNAME router-default.apps.example.net route/apps/shop',
+        'sharded.example.org CNAME router-default.apps.example.net route/apps/sharded',
+      ].sort(),
+    );
+    await kube.patch(
+      ROUTES,
+      'apps',
+      'pending',
+      { status: routeStatus([{ router: 'default', canonical: 'router-default.apps.example.net', admitted: false }]) },
+      'status',
+    );
+    await until(
+      'pending no longer admitted',
+      source,
+      [
+        'shop.example.org CNAME router-default.apps.example.net route/apps/shop',
+        'sharded.example.org CNAME router-default.apps.example.net route/apps/sharded',
+      ].sort(),
+    );
   });
 
   test('record Events for a route/ resource label land on the Route', () => {

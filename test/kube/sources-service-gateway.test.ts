@@ -89,8 +89,21 @@ describe('service and gateway-httproute sources against the test API server', ()
     api.create(gatewayCrd('httproutes', 'HTTPRoute'));
     client = new KubeClient({ config: api.kubeConfig(), logger });
     kube = new KubeWriter(client);
-    for (const [name, internal, external] of [['node-a', '10.0.0.1', '198.51.100.1'], ['node-b', '10.0.0.2', '198.51.100.2']] as const) {
-      api.create({ apiVersion: 'v1', kind: 'Node', metadata: { name }, status: { addresses: [{ type: 'InternalIP', address: internal }, { type: 'ExternalIP', address: external }] } });
+    for (const [name, internal, external] of [
+      ['node-a', '10.0.0.1', '198.51.100.1'],
+      ['node-b', '10.0.0.2', '198.51.100.2'],
+    ] as const) {
+      api.create({
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name },
+        status: {
+          addresses: [
+            { type: 'InternalIP', address: internal },
+            { type: 'ExternalIP', address: external },
+          ],
+        },
+      });
     }
   });
 
@@ -105,17 +118,29 @@ describe('service and gateway-httproute sources against the test API server', ()
     let events = 0;
     source.addEventHandler(() => events++);
     await kube.create(SERVICES, headless('kafka', { [`${A}hostname`]: 'kafka.example.org' }));
-    await kube.create(ENDPOINTSLICES, slice('kafka-1', 'kafka', [
-      { ip: '10.1.0.1', pod: 'kafka-0', hostname: 'kafka-0' },
-      { ip: '10.1.0.2', pod: 'kafka-1', hostname: 'kafka-1', ready: false },
-    ]));
+    await kube.create(
+      ENDPOINTSLICES,
+      slice('kafka-1', 'kafka', [
+        { ip: '10.1.0.1', pod: 'kafka-0', hostname: 'kafka-0' },
+        { ip: '10.1.0.2', pod: 'kafka-1', hostname: 'kafka-1', ready: false },
+      ]),
+    );
     await until('kafka records', source, 'kafka.example.org', ['kafka-0.kafka.example.org A 10.1.0.1', 'kafka.example.org A 10.1.0.1']);
 
     // The second endpoint becomes ready: the slice change alone re-translates the Service and fires an event.
     const before = events;
-    await kube.patch(ENDPOINTSLICES, 'default', 'kafka-1', { endpoints: slice('kafka-1', 'kafka', [{ ip: '10.1.0.1', pod: 'kafka-0', hostname: 'kafka-0' }, { ip: '10.1.0.2', pod: 'kafka-1', hostname: 'kafka-1' }]).endpoints });
+    await kube.patch(ENDPOINTSLICES, 'default', 'kafka-1', {
+      endpoints: slice('kafka-1', 'kafka', [
+        { ip: '10.1.0.1', pod: 'kafka-0', hostname: 'kafka-0' },
+        { ip: '10.1.0.2', pod: 'kafka-1', hostname: 'kafka-1' },
+      ]).endpoints,
+    });
     await waitFor('an event for the slice change', () => (events > before ? true : undefined));
-    await until('both ready', source, 'kafka.example.org', ['kafka-0.kafka.example.org A 10.1.0.1', 'kafka-1.kafka.example.org A 10.1.0.2', 'kafka.example.org A 10.1.0.1,10.1.0.2']);
+    await until('both ready', source, 'kafka.example.org', [
+      'kafka-0.kafka.example.org A 10.1.0.1',
+      'kafka-1.kafka.example.org A 10.1.0.2',
+      'kafka.example.org A 10.1.0.1,10.1.0.2',
+    ]);
 
     // publishNotReadyAddresses publishes a not-ready endpoint too.
     await kube.create(SERVICES, { ...headless('zk', { [`${A}hostname`]: 'zk.example.org' }), spec: { clusterIP: 'None', publishNotReadyAddresses: true } });
@@ -135,16 +160,34 @@ describe('service and gateway-httproute sources against the test API server', ()
     });
     const source = open(serviceSource);
     await kube.create(SERVICES, headless('nodes', { [`${A}hostname`]: 'nodes.example.org', [`${A}endpoints-type`]: 'NodeExternalIP' }));
-    await kube.create(ENDPOINTSLICES, slice('nodes-1', 'nodes', [{ ip: '10.3.0.1', pod: 'nodes-0', node: 'node-a' }, { ip: '10.3.0.2', pod: 'nodes-1', node: 'node-b' }]));
+    await kube.create(
+      ENDPOINTSLICES,
+      slice('nodes-1', 'nodes', [
+        { ip: '10.3.0.1', pod: 'nodes-0', node: 'node-a' },
+        { ip: '10.3.0.2', pod: 'nodes-1', node: 'node-b' },
+      ]),
+    );
     await until('node external IPs', source, 'nodes.example.org', ['nodes.example.org A 198.51.100.1,198.51.100.2']);
     assert.equal(podRequests, 0, 'no Service reads Pods yet');
 
-    for (const [name, hostIP, hostname] of [['hosts-0', '10.0.0.1', 'h0'], ['hosts-1', '10.0.0.2', '']] as const) {
-      await kube.create(PODS, { metadata: { name, namespace: 'default', labels: { app: 'hosts' } }, spec: { hostname, nodeName: hostIP === '10.0.0.1' ? 'node-a' : 'node-b', containers: [{ name: 'c', image: 'x' }] } });
+    for (const [name, hostIP, hostname] of [
+      ['hosts-0', '10.0.0.1', 'h0'],
+      ['hosts-1', '10.0.0.2', ''],
+    ] as const) {
+      await kube.create(PODS, {
+        metadata: { name, namespace: 'default', labels: { app: 'hosts' } },
+        spec: { hostname, nodeName: hostIP === '10.0.0.1' ? 'node-a' : 'node-b', containers: [{ name: 'c', image: 'x' }] },
+      });
       await kube.patch(PODS, 'default', name, { status: { hostIP, podIP: `10.4.0.${name.slice(-1)}` } }, 'status');
     }
     await kube.create(SERVICES, headless('hosts', { [`${A}hostname`]: 'hosts.example.org', [`${A}endpoints-type`]: 'HostIP' }));
-    await kube.create(ENDPOINTSLICES, slice('hosts-1', 'hosts', [{ ip: '10.4.0.0', pod: 'hosts-0' }, { ip: '10.4.0.1', pod: 'hosts-1' }]));
+    await kube.create(
+      ENDPOINTSLICES,
+      slice('hosts-1', 'hosts', [
+        { ip: '10.4.0.0', pod: 'hosts-0' },
+        { ip: '10.4.0.1', pod: 'hosts-1' },
+      ]),
+    );
     await until('host IPs from the Pods', source, 'hosts.example.org', ['h0.hosts.example.org A 10.0.0.1', 'hosts.example.org A 10.0.0.1,10.0.0.2']);
     // A Pod moving to another host changes the record through the Pod watch.
     await kube.patch(PODS, 'default', 'hosts-1', { status: { hostIP: '10.0.0.9' } }, 'status');
@@ -161,7 +204,13 @@ describe('service and gateway-httproute sources against the test API server', ()
     const source = open(serviceSource);
     await kube.create(SERVICES, {
       metadata: { name: 'game', namespace: 'default', annotations: { [`${A}hostname`]: 'game.example.org' } },
-      spec: { type: 'NodePort', ports: [{ name: 'http', port: 80, nodePort: 30080, protocol: 'TCP' }, { name: 'voice', port: 9000, nodePort: 30900, protocol: 'UDP' }] },
+      spec: {
+        type: 'NodePort',
+        ports: [
+          { name: 'http', port: 80, nodePort: 30080, protocol: 'TCP' },
+          { name: 'voice', port: 9000, nodePort: 30900, protocol: 'UDP' },
+        ],
+      },
     });
     await until('game', source, 'game.example.org', [
       '_game._tcp.game.example.org SRV 0 50 30080 game.example.org',
@@ -178,17 +227,37 @@ describe('service and gateway-httproute sources against the test API server', ()
       spec: {
         gatewayClassName: 'test',
         listeners: [
-          { name: 'apps', hostname: '*.apps.example.org', port: 443, protocol: 'HTTPS', allowedRoutes: { namespaces: { from: 'Selector', selector: { matchLabels: { team: 'a' } } } } },
+          {
+            name: 'apps',
+            hostname: '*.apps.example.org',
+            port: 443,
+            protocol: 'HTTPS',
+            allowedRoutes: { namespaces: { from: 'Selector', selector: { matchLabels: { team: 'a' } } } },
+          },
           { name: 'local', port: 80, protocol: 'HTTP' },
         ],
       },
     });
     await kube.patch(GATEWAYS, 'apps', 'shared', { status: { addresses: [{ type: 'IPAddress', value: '192.0.2.60' }] } }, 'status');
     const parentRef = { name: 'shared', namespace: 'apps', sectionName: 'apps' };
-    await kube.create(HTTPROUTES, { metadata: { name: 'shop', namespace: 'team-a' }, spec: { hostnames: ['shop.apps.example.org', 'shop.example.com'], parentRefs: [parentRef] } });
-    await kube.create(HTTPROUTES, { metadata: { name: 'stray', namespace: 'other' }, spec: { hostnames: ['stray.apps.example.org'], parentRefs: [parentRef] } });
+    await kube.create(HTTPROUTES, {
+      metadata: { name: 'shop', namespace: 'team-a' },
+      spec: { hostnames: ['shop.apps.example.org', 'shop.example.com'], parentRefs: [parentRef] },
+    });
+    await kube.create(HTTPROUTES, {
+      metadata: { name: 'stray', namespace: 'other' },
+      spec: { hostnames: ['stray.apps.example.org'], parentRefs: [parentRef] },
+    });
     const status = (accepted: string): { status: unknown } => ({
-      status: { parents: [{ parentRef, controllerName: 'example.org/gw', conditions: [{ type: 'Accepted', status: accepted, reason: 'Test', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }] }] },
+      status: {
+        parents: [
+          {
+            parentRef,
+            controllerName: 'example.org/gw',
+            conditions: [{ type: 'Accepted', status: accepted, reason: 'Test', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }],
+          },
+        ],
+      },
     });
     await kube.patch(HTTPROUTES, 'team-a', 'shop', status('False'), 'status');
     await kube.patch(HTTPROUTES, 'other', 'stray', status('True'), 'status');
@@ -230,7 +299,10 @@ describe('service and gateway-httproute sources against the test API server', ()
       await assert.rejects(loadKubeConfig({ kubeconfig: file, context: 'missing', env: {} }), /no context "missing"/);
 
       // The same through the flags, with the caches measured on the run command's registry.
-      const cfg = resolveConfig(parseArgs(['--source', 'service', '--kubeconfig', file, '--kube-context', 'test', '--request-timeout', '5s'], {}, [...FLAGS, ...EXTRA_FLAGS]), { sources: SOURCE_NAMES, providers: PROVIDER_NAMES });
+      const cfg = resolveConfig(
+        parseArgs(['--source', 'service', '--kubeconfig', file, '--kube-context', 'test', '--request-timeout', '5s'], {}, [...FLAGS, ...EXTRA_FLAGS]),
+        { sources: SOURCE_NAMES, providers: PROVIDER_NAMES },
+      );
       const metrics = new MetricsRegistry();
       const source = kubeSourceFromConfig('service', cfg, { logger, metrics });
       sources.push(source);

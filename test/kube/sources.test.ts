@@ -14,8 +14,14 @@ import type { Stack } from './harness.ts';
 const HOSTNAME = 'external-dns.alpha.kubernetes.io/hostname';
 const DNSENDPOINTS = customResource('externaldns.k8s.io/v1alpha1', 'DNSEndpoint');
 
-function lbService(name: string, hostname: string): Record<string, unknown> & { metadata: { name: string; namespace: string; annotations: Record<string, string> } } {
-  return { metadata: { name, namespace: 'default', annotations: { [HOSTNAME]: hostname } }, spec: { type: 'LoadBalancer', ports: [{ port: 80, protocol: 'TCP' }] } };
+function lbService(
+  name: string,
+  hostname: string,
+): Record<string, unknown> & { metadata: { name: string; namespace: string; annotations: Record<string, string> } } {
+  return {
+    metadata: { name, namespace: 'default', annotations: { [HOSTNAME]: hostname } },
+    spec: { type: 'LoadBalancer', ports: [{ port: 80, protocol: 'TCP' }] },
+  };
 }
 
 describe('kubernetes sources against the test API server', () => {
@@ -53,7 +59,9 @@ describe('kubernetes sources against the test API server', () => {
     const renamed = await waitFor('www.example.org A', () => record('www.example.org'));
     assert.deepEqual(renamed, { targets: ['192.0.2.10'], owner: 'hostwarden-test', resource: 'service/default/web' });
     await waitFor('web.example.org gone', async () => ((await record('web.example.org')) === undefined ? true : undefined));
-    await waitFor('RecordDeleted on web', () => (eventsFor(api, 'Service', 'web').some((e) => e.reason === 'RecordDeleted' && e.note.includes('web.example.org')) ? true : undefined));
+    await waitFor('RecordDeleted on web', () =>
+      eventsFor(api, 'Service', 'web').some((e) => e.reason === 'RecordDeleted' && e.note.includes('web.example.org')) ? true : undefined,
+    );
 
     await kube.delete(SERVICES, 'default', 'web');
     await waitFor('www.example.org gone', async () => ((await record('www.example.org')) === undefined ? true : undefined));
@@ -94,7 +102,9 @@ describe('kubernetes sources against the test API server', () => {
     await kube.create(INGRESSES, {
       metadata: { name: 'shop', namespace: 'default' },
       spec: {
-        rules: [{ host: 'shop.example.org', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'shop', port: { number: 80 } } } }] } }],
+        rules: [
+          { host: 'shop.example.org', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'shop', port: { number: 80 } } } }] } },
+        ],
         tls: [{ hosts: ['secure.example.org'], secretName: 'tls' }],
       },
     });
@@ -107,12 +117,33 @@ describe('kubernetes sources against the test API server', () => {
   });
 
   test('a NodePort Service points at the nodes: ExternalIP by default, InternalIP with access=private', async () => {
-    for (const [name, internal, external] of [['node-a', '10.0.0.1', '198.51.100.1'], ['node-b', '10.0.0.2', '198.51.100.2']] as const) {
-      api.create({ apiVersion: 'v1', kind: 'Node', metadata: { name }, status: { addresses: [{ type: 'InternalIP', address: internal }, { type: 'ExternalIP', address: external }, { type: 'Hostname', address: name }] } });
+    for (const [name, internal, external] of [
+      ['node-a', '10.0.0.1', '198.51.100.1'],
+      ['node-b', '10.0.0.2', '198.51.100.2'],
+    ] as const) {
+      api.create({
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name },
+        status: {
+          addresses: [
+            { type: 'InternalIP', address: internal },
+            { type: 'ExternalIP', address: external },
+            { type: 'Hostname', address: name },
+          ],
+        },
+      });
     }
-    await kube.create(SERVICES, { metadata: { name: 'np', namespace: 'default', annotations: { [HOSTNAME]: 'np.example.org' } }, spec: { type: 'NodePort', ports: [{ name: 'http', port: 80, nodePort: 30080, protocol: 'TCP' }] } });
     await kube.create(SERVICES, {
-      metadata: { name: 'np-private', namespace: 'default', annotations: { [HOSTNAME]: 'np-private.example.org', 'external-dns.alpha.kubernetes.io/access': 'private' } },
+      metadata: { name: 'np', namespace: 'default', annotations: { [HOSTNAME]: 'np.example.org' } },
+      spec: { type: 'NodePort', ports: [{ name: 'http', port: 80, nodePort: 30080, protocol: 'TCP' }] },
+    });
+    await kube.create(SERVICES, {
+      metadata: {
+        name: 'np-private',
+        namespace: 'default',
+        annotations: { [HOSTNAME]: 'np-private.example.org', 'external-dns.alpha.kubernetes.io/access': 'private' },
+      },
       spec: { type: 'NodePort', ports: [{ port: 80, nodePort: 30081, protocol: 'TCP' }] },
     });
     assert.deepEqual((await waitFor('np A', () => record('np.example.org'))).targets, ['198.51.100.1', '198.51.100.2']);
@@ -123,11 +154,25 @@ describe('kubernetes sources against the test API server', () => {
   });
 
   test('an HTTPRoute is published at the addresses of its parent Gateway, and follows them', async () => {
-    await kube.create(GATEWAYS, { metadata: { name: 'gw', namespace: 'default' }, spec: { gatewayClassName: 'test', listeners: [{ name: 'http', port: 80, protocol: 'HTTP' }] } });
+    await kube.create(GATEWAYS, {
+      metadata: { name: 'gw', namespace: 'default' },
+      spec: { gatewayClassName: 'test', listeners: [{ name: 'http', port: 80, protocol: 'HTTP' }] },
+    });
     await kube.patch(GATEWAYS, 'default', 'gw', { status: { addresses: [{ type: 'IPAddress', value: '192.0.2.50' }] } }, 'status');
-    await kube.create(HTTPROUTES, { metadata: { name: 'route', namespace: 'default' }, spec: { hostnames: ['route.example.org'], parentRefs: [{ name: 'gw' }], rules: [{ backendRefs: [{ name: 'web', port: 80 }] }] } });
+    await kube.create(HTTPROUTES, {
+      metadata: { name: 'route', namespace: 'default' },
+      spec: { hostnames: ['route.example.org'], parentRefs: [{ name: 'gw' }], rules: [{ backendRefs: [{ name: 'web', port: 80 }] }] },
+    });
     // Published only once the Gateway accepted the route.
-    const accepted = { parents: [{ parentRef: { name: 'gw' }, controllerName: 'example.org/gateway', conditions: [{ type: 'Accepted', status: 'True', reason: 'Accepted', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }] }] };
+    const accepted = {
+      parents: [
+        {
+          parentRef: { name: 'gw' },
+          controllerName: 'example.org/gateway',
+          conditions: [{ type: 'Accepted', status: 'True', reason: 'Accepted', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }],
+        },
+      ],
+    };
     await kube.patch(HTTPROUTES, 'default', 'route', { status: accepted }, 'status');
     const rec = await waitFor('route A', () => record('route.example.org'));
     assert.deepEqual(rec, { targets: ['192.0.2.50'], owner: 'hostwarden-test', resource: 'httproute/default/route' });

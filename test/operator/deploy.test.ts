@@ -34,7 +34,10 @@ interface Call {
 
 /** `/apis/g/v/namespaces/ns/plural/name/sub` → what RBAC sees. */
 function callOf(method: string, path: string, query: Record<string, unknown> | undefined): Call {
-  const parts = path.split('?')[0]!.split('/').filter((p) => p !== '');
+  const parts = path
+    .split('?')[0]!
+    .split('/')
+    .filter((p) => p !== '');
   const group = parts[0] === 'api' ? '' : parts[1]!;
   let rest = parts.slice(parts[0] === 'api' ? 2 : 3);
   let namespace = '';
@@ -45,11 +48,17 @@ function callOf(method: string, path: string, query: Record<string, unknown> | u
   const [plural, name, sub] = rest;
   const resource = sub === undefined ? plural! : `${plural!}/${sub}`;
   const verb =
-    method === 'WATCH' || query?.['watch'] === true ? 'watch'
-    : method === 'GET' ? (name === undefined ? 'list' : 'get')
-    : method === 'POST' ? 'create'
-    : method === 'PUT' ? 'update'
-    : method.toLowerCase();
+    method === 'WATCH' || query?.['watch'] === true
+      ? 'watch'
+      : method === 'GET'
+        ? name === undefined
+          ? 'list'
+          : 'get'
+        : method === 'POST'
+          ? 'create'
+          : method === 'PUT'
+            ? 'update'
+            : method.toLowerCase();
   return { group, resource, namespace, verb };
 }
 
@@ -81,18 +90,25 @@ function granted(rules: readonly Rule[], c: Call): boolean {
 
 function uncovered(calls: readonly Call[], cluster: readonly Rule[], byNamespace: ReadonlyMap<string, Rule[]>): string[] {
   const keys = new Set(calls.map((c) => JSON.stringify(c)));
-  return [...keys].map((k) => JSON.parse(k) as Call).filter((c) => !granted(cluster, c) && !(c.namespace !== '' && granted(byNamespace.get(c.namespace) ?? [], c))).map((c) => `${c.verb} ${c.group || 'core'}/${c.resource} in ${c.namespace || '(cluster)'}`);
+  return [...keys]
+    .map((k) => JSON.parse(k) as Call)
+    .filter((c) => !granted(cluster, c) && !(c.namespace !== '' && granted(byNamespace.get(c.namespace) ?? [], c)))
+    .map((c) => `${c.verb} ${c.group || 'core'}/${c.resource} in ${c.namespace || '(cluster)'}`);
 }
 
 describe('deploy/operator', () => {
   const docs = ['namespaces.json', 'crd.json', 'rbac.json', 'deployment.json', 'webhook.json'].flatMap((f) => deployDocs(f)) as Obj[];
   const one = (kind: string, name?: string, namespace?: string): Obj => {
-    const found = docs.filter((d) => d['kind'] === kind && (name === undefined || d['metadata'].name === name) && (namespace === undefined || d['metadata'].namespace === namespace));
+    const found = docs.filter(
+      (d) => d['kind'] === kind && (name === undefined || d['metadata'].name === name) && (namespace === undefined || d['metadata'].namespace === namespace),
+    );
     assert.equal(found.length, 1, `${kind} ${name ?? ''} ${namespace ?? ''}`);
     return found[0]!;
   };
   const sa = 'hostwarden-operator';
-  const clusterRules = docs.filter((d) => d['kind'] === 'ClusterRoleBinding' && d['subjects'].some((s: Obj) => s['name'] === sa)).flatMap((b) => one('ClusterRole', b['roleRef'].name)['rules'] as Rule[]);
+  const clusterRules = docs
+    .filter((d) => d['kind'] === 'ClusterRoleBinding' && d['subjects'].some((s: Obj) => s['name'] === sa))
+    .flatMap((b) => one('ClusterRole', b['roleRef'].name)['rules'] as Rule[]);
   const nsRules = new Map<string, Rule[]>();
   for (const b of docs.filter((d) => d['kind'] === 'RoleBinding' && d['subjects'].some((s: Obj) => s['name'] === sa))) {
     const ns = b['metadata'].namespace as string;
@@ -127,7 +143,16 @@ describe('deploy/operator', () => {
     // The OpenShift-only calls, made against a cluster that has the APIs.
     await reconcilerOnOpenShift(env, recording(env.client, calls));
     const seen = new Set(calls.map((c) => `${c.verb} ${c.group}/${c.resource}`));
-    for (const want of ['get config.openshift.io/infrastructures', 'patch cloudcredential.openshift.io/credentialsrequests', 'delete apps/deployments', 'watch /secrets', 'patch externaldns.olm.openshift.io/externaldnses/status', 'list /pods', 'create rbac.authorization.k8s.io/clusterroles']) assert.ok(seen.has(want), want);
+    for (const want of [
+      'get config.openshift.io/infrastructures',
+      'patch cloudcredential.openshift.io/credentialsrequests',
+      'delete apps/deployments',
+      'watch /secrets',
+      'patch externaldns.olm.openshift.io/externaldnses/status',
+      'list /pods',
+      'create rbac.authorization.k8s.io/clusterroles',
+    ])
+      assert.ok(seen.has(want), want);
     assert.deepEqual(uncovered(calls, clusterRules, nsRules), []);
   });
 
@@ -159,7 +184,8 @@ describe('deploy/operator', () => {
     }
     const cert = one('Certificate');
     assert.ok(cert['spec'].dnsNames.includes(`${String(conv.name)}.${String(conv.namespace)}.svc`));
-    for (const o of [vwc, crd]) assert.equal(o['metadata'].annotations['cert-manager.io/inject-ca-from'], `${String(cert['metadata'].namespace)}/${String(cert['metadata'].name)}`);
+    for (const o of [vwc, crd])
+      assert.equal(o['metadata'].annotations['cert-manager.io/inject-ca-from'], `${String(cert['metadata'].namespace)}/${String(cert['metadata'].name)}`);
   });
 
   test('the Deployment runs flags the CLI accepts, serving on the port the Service targets, with its TLS files mounted', () => {
@@ -177,15 +203,43 @@ describe('deploy/operator', () => {
   });
 
   test('the generated operand args are flags `hostwarden run` accepts, for every provider and source', () => {
-    const svc = { type: 'Service' as const, fqdnTemplate: ['{{.Name}}.example.org'], labelFilter: { matchLabels: { a: 'b' } }, service: { serviceType: ['ClusterIP'] }, namespace: 'apps' };
+    const svc = {
+      type: 'Service' as const,
+      fqdnTemplate: ['{{.Name}}.example.org'],
+      labelFilter: { matchLabels: { a: 'b' } },
+      service: { serviceType: ['ClusterIP'] },
+      namespace: 'apps',
+    };
     const specs: NonNullable<Parameters<typeof awsExternalDNS>[1]>[] = [
-      { provider: { type: 'AWS', aws: { credentials: { name: 'c' }, assumeRole: { arn: 'arn:aws:iam::123456789012:role/dns', externalID: 'ext' } } }, source: svc, domains: [{ name: 'a.org' }, { filterType: 'Exclude', name: 'b.a.org' }, { matchType: 'Pattern', pattern: 'x$' }, { filterType: 'Exclude', matchType: 'Pattern', pattern: '^y' }], intervalSeconds: 300 },
-      { provider: { type: 'GCP', gcp: { project: 'p', credentials: { name: 'g' } } }, source: { type: 'CRD', hostnameAnnotation: 'Allow', crd: { apiVersion: 'externaldns.k8s.io/v1alpha1', kind: 'DNSEndpoint' } } },
+      {
+        provider: { type: 'AWS', aws: { credentials: { name: 'c' }, assumeRole: { arn: 'arn:aws:iam::123456789012:role/dns', externalID: 'ext' } } },
+        source: svc,
+        domains: [
+          { name: 'a.org' },
+          { filterType: 'Exclude', name: 'b.a.org' },
+          { matchType: 'Pattern', pattern: 'x$' },
+          { filterType: 'Exclude', matchType: 'Pattern', pattern: '^y' },
+        ],
+        intervalSeconds: 300,
+      },
+      {
+        provider: { type: 'GCP', gcp: { project: 'p', credentials: { name: 'g' } } },
+        source: { type: 'CRD', hostnameAnnotation: 'Allow', crd: { apiVersion: 'externaldns.k8s.io/v1alpha1', kind: 'DNSEndpoint' } },
+      },
       { provider: { type: 'Azure', azure: { configFile: { name: 'a' } } }, source: svc },
-      { provider: { type: 'RFC2136', rfc2136: { host: 'ns1', zone: 'example.org', port: 5353, tsigKeyName: 'k', tsigAlgorithm: 'hmac-sha256', tsigSecret: { name: 't' } } }, source: svc },
+      {
+        provider: {
+          type: 'RFC2136',
+          rfc2136: { host: 'ns1', zone: 'example.org', port: 5353, tsigKeyName: 'k', tsigAlgorithm: 'hmac-sha256', tsigSecret: { name: 't' } },
+        },
+        source: svc,
+      },
       { provider: { type: 'PowerDNS', powerDNS: { server: 'http://pdns:8081', apiKey: { name: 'k' } } }, source: svc },
       { provider: { type: 'Embedded' }, source: svc },
-      { provider: { type: 'AWS', aws: { credentials: { name: 'c' } } }, source: { type: 'OpenShiftRoute', hostnameAnnotation: 'Ignore', openshiftRouteOptions: { routerName: 'default' } } },
+      {
+        provider: { type: 'AWS', aws: { credentials: { name: 'c' } } },
+        source: { type: 'OpenShiftRoute', hostnameAnnotation: 'Ignore', openshiftRouteOptions: { routerName: 'default' } },
+      },
     ];
     for (const spec of specs) {
       const dep = buildOperand(awsExternalDNS('args', spec), env.settings, { data: { x: 'eA==' } }).deployment as Obj;
@@ -224,18 +278,33 @@ async function reconcilerOnOpenShift(env: OperatorEnv, client: Pick<KubeClient, 
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
     metadata: { name: `${plural}.${group}` },
-    spec: { group, scope, names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] },
+    spec: {
+      group,
+      scope,
+      names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+    },
   });
-  await env.client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd('config.openshift.io', 'Infrastructure', 'infrastructures', 'Cluster') });
-  await env.client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd('cloudcredential.openshift.io', 'CredentialsRequest', 'credentialsrequests', 'Namespaced') });
-  await env.client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-cloud-credential-operator' } } });
-  await env.client.request('POST', '/apis/config.openshift.io/v1/infrastructures', { body: { apiVersion: 'config.openshift.io/v1', kind: 'Infrastructure', metadata: { name: 'cluster' } } });
+  await env.client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+    body: crd('config.openshift.io', 'Infrastructure', 'infrastructures', 'Cluster'),
+  });
+  await env.client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+    body: crd('cloudcredential.openshift.io', 'CredentialsRequest', 'credentialsrequests', 'Namespaced'),
+  });
+  await env.client.request('POST', '/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-cloud-credential-operator' } },
+  });
+  await env.client.request('POST', '/apis/config.openshift.io/v1/infrastructures', {
+    body: { apiVersion: 'config.openshift.io/v1', kind: 'Infrastructure', metadata: { name: 'cluster' } },
+  });
   const platform = await detectPlatform(client);
   assert.equal(platform.openshift, true);
   const r = new ExternalDNSReconciler({ client, logger: silentLogger(), operand: { ...env.settings, platform }, operatorNamespace: OPERATOR_NS });
   await env.client.request('POST', '/apis/externaldns.olm.openshift.io/v1beta1/externaldnses', { body: awsExternalDNS('ocp', { provider: { type: 'AWS' } }) });
   await r.reconcile('ocp');
-  await env.client.request('POST', `/api/v1/namespaces/${OPERAND_NS}/secrets`, { body: { ...awsSecret('x'), metadata: { name: 'hostwarden-ocp-credentials', namespace: OPERAND_NS } } });
+  await env.client.request('POST', `/api/v1/namespaces/${OPERAND_NS}/secrets`, {
+    body: { ...awsSecret('x'), metadata: { name: 'hostwarden-ocp-credentials', namespace: OPERAND_NS } },
+  });
   await r.reconcile('ocp');
   await env.client.request('DELETE', objectPath(EXTERNALDNSES, '', 'ocp'));
   await r.reconcile('ocp');

@@ -36,7 +36,13 @@ describe('operand with an assumed role (Route53 emulator)', () => {
     aws = await startAwsEmulators();
     dir = await mkdtemp(join(tmpdir(), 'hw-operand-'));
     kubeconfig = await env.api.writeKubeconfig(dir);
-    env.api.create({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default' }, spec: { type: 'LoadBalancer', ports: [{ port: 80 }] }, status: { loadBalancer: { ingress: [{ ip: '192.0.2.10' }] } } });
+    env.api.create({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'web', namespace: 'default' },
+      spec: { type: 'LoadBalancer', ports: [{ port: 80 }] },
+      status: { loadBalancer: { ingress: [{ ip: '192.0.2.10' }] } },
+    });
     await env.client.request('POST', `/api/v1/namespaces/${OPERATOR_NS}/secrets`, { body: awsSecret('aws-creds') });
     aws.sts.addRole({ arn: ROLE, externalId: 'shared-vpc', trusted: [aws.aws.rootIdentity.arn] });
   });
@@ -50,12 +56,19 @@ describe('operand with an assumed role (Route53 emulator)', () => {
   async function runOperand(name: string): Promise<{ code: number | null; stderr: string }> {
     const r = new ExternalDNSReconciler({ client: env.client, logger: silentLogger(), operand: env.settings, operatorNamespace: OPERATOR_NS });
     await r.reconcile(name);
-    const dep = await env.client.request<{ spec: { template: { spec: { containers: { args: string[] }[] } } } }>('GET', objectPath(DEPLOYMENTS, OPERAND_NS, `hostwarden-${name}`));
+    const dep = await env.client.request<{ spec: { template: { spec: { containers: { args: string[] }[] } } } }>(
+      'GET',
+      objectPath(DEPLOYMENTS, OPERAND_NS, `hostwarden-${name}`),
+    );
     const copy = await env.client.request<{ data: Record<string, string> }>('GET', objectPath(SECRETS, OPERAND_NS, `hostwarden-${name}-credentials`));
     const credentials = join(dir, `${name}-credentials`);
     await writeFile(credentials, Buffer.from(copy.data['credentials'] ?? '', 'base64'));
     const args = (dep.spec.template.spec.containers[0]?.args ?? []).map((a) =>
-      a.startsWith('--aws-shared-credentials-file=') ? `--aws-shared-credentials-file=${credentials}` : a.startsWith('--metrics-address=') ? '--metrics-address=' : a,
+      a.startsWith('--aws-shared-credentials-file=')
+        ? `--aws-shared-credentials-file=${credentials}`
+        : a.startsWith('--metrics-address=')
+          ? '--metrics-address='
+          : a,
     );
     let stderr = '';
     const sink = (collect: boolean): NodeJS.WriteStream =>
@@ -75,7 +88,7 @@ describe('operand with an assumed role (Route53 emulator)', () => {
     return { code, stderr };
   }
 
-  test('the generated args assume the role with its ExternalId and write into the other account\'s zone; ProviderAuthorized=True', async () => {
+  test("the generated args assume the role with its ExternalId and write into the other account's zone; ProviderAuthorized=True", async () => {
     const zone = aws.route53.createZone('example.org', { id: 'ZSHARED', account: ZONE_ACCOUNT });
     await env.client.request('POST', '/apis/externaldns.olm.openshift.io/v1beta1/externaldnses', { body: awsExternalDNS('shared', { zones: ['ZSHARED'] }) });
     const result = await runOperand('shared');

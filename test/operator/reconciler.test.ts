@@ -10,7 +10,15 @@ import { silentLogger } from '../../src/log.ts';
 import { ExternalDNSController } from '../../src/operator/controller.ts';
 import { SECRET_HASH_ANNOTATION } from '../../src/operator/operand.ts';
 import { ExternalDNSReconciler, SECRET_RETRY_MS } from '../../src/operator/reconciler.ts';
-import { CCO_NAMESPACE, CLUSTER_ROLE_BINDINGS, CLUSTER_ROLES, CREDENTIALS_REQUESTS, DEPLOYMENTS, SECRETS, SERVICE_ACCOUNTS } from '../../src/operator/resources.ts';
+import {
+  CCO_NAMESPACE,
+  CLUSTER_ROLE_BINDINGS,
+  CLUSTER_ROLES,
+  CREDENTIALS_REQUESTS,
+  DEPLOYMENTS,
+  SECRETS,
+  SERVICE_ACCOUNTS,
+} from '../../src/operator/resources.ts';
 import { CONDITION, EXTERNALDNSES, FINALIZER, REASON } from '../../src/operator/types.ts';
 import { OPERAND_NS, OPERATOR_NS, awsExternalDNS, awsSecret, getExternalDNS, startOperatorEnv } from './harness.ts';
 import type { OperatorEnv } from './harness.ts';
@@ -48,10 +56,18 @@ describe('operator reconciler', () => {
     assert.ok(c.args.includes('--aws-shared-credentials-file=/etc/hostwarden/credentials/credentials'));
     assert.equal(dep['metadata'].ownerReferences[0].kind, 'ExternalDNS');
     const copy = await client.request<Obj>('GET', objectPath(SECRETS, OPERAND_NS, 'hostwarden-one-credentials'));
-    assert.equal(Buffer.from(copy['data'].credentials, 'base64').toString(), '[default]\naws_access_key_id = AKIDTESTER0000000001\naws_secret_access_key = tester-secret\n');
+    assert.equal(
+      Buffer.from(copy['data'].credentials, 'base64').toString(),
+      '[default]\naws_access_key_id = AKIDTESTER0000000001\naws_secret_access_key = tester-secret\n',
+    );
     await client.request('GET', objectPath(SERVICE_ACCOUNTS, OPERAND_NS, 'hostwarden-one'));
     const role = await client.request<Obj>('GET', objectPath(CLUSTER_ROLES, '', 'hostwarden-hostwarden-one'));
-    assert.deepEqual(role['rules'].at(-1), { apiGroups: ['externaldns.olm.openshift.io'], resources: ['externaldnses/status'], verbs: ['patch'], resourceNames: ['one'] });
+    assert.deepEqual(role['rules'].at(-1), {
+      apiGroups: ['externaldns.olm.openshift.io'],
+      resources: ['externaldnses/status'],
+      verbs: ['patch'],
+      resourceNames: ['one'],
+    });
     await client.request('GET', objectPath(CLUSTER_ROLE_BINDINGS, '', 'hostwarden-hostwarden-one'));
 
     let ed = await getExternalDNS(client, 'one');
@@ -67,18 +83,31 @@ describe('operator reconciler', () => {
     // The Deployment becomes available and its pod is scheduled.
     const stored = env.api.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: OPERAND_NS, name: 'hostwarden-one' });
     assert.ok(stored !== undefined);
-    env.api.update({ ...stored, status: { replicas: 1, availableReplicas: 1, conditions: [{ type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable' }] } });
-    env.api.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'hostwarden-one-abc', namespace: OPERAND_NS, labels: { 'app.kubernetes.io/instance': 'hostwarden-one' } }, spec: { containers: [{ name: 'x', image: 'x' }] }, status: { conditions: [{ type: 'PodScheduled', status: 'True' }] } });
+    env.api.update({
+      ...stored,
+      status: { replicas: 1, availableReplicas: 1, conditions: [{ type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable' }] },
+    });
+    env.api.create({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'hostwarden-one-abc', namespace: OPERAND_NS, labels: { 'app.kubernetes.io/instance': 'hostwarden-one' } },
+      spec: { containers: [{ name: 'x', image: 'x' }] },
+      status: { conditions: [{ type: 'PodScheduled', status: 'True' }] },
+    });
     await r.reconcile('one');
     ed = await getExternalDNS(client, 'one');
-    for (const t of [CONDITION.deploymentAvailable, CONDITION.replicasMinAvailable, CONDITION.replicasAllAvailable, CONDITION.podsScheduled]) assert.equal(cond(t)?.status, 'True', t);
+    for (const t of [CONDITION.deploymentAvailable, CONDITION.replicasMinAvailable, CONDITION.replicasAllAvailable, CONDITION.podsScheduled])
+      assert.equal(cond(t)?.status, 'True', t);
     // Nothing changed: no write.
     const rv = ed.metadata.resourceVersion;
     await r.reconcile('one');
     assert.equal((await getExternalDNS(client, 'one')).metadata.resourceVersion, rv);
 
     // Credentials taken out of the spec (the role alone, platform credentials): the copy goes.
-    await client.request('PATCH', objectPath(EXTERNALDNSES, '', 'one'), { body: { spec: { provider: { aws: { credentials: { name: '' } } } } }, contentType: 'application/merge-patch+json' });
+    await client.request('PATCH', objectPath(EXTERNALDNSES, '', 'one'), {
+      body: { spec: { provider: { aws: { credentials: { name: '' } } } } },
+      contentType: 'application/merge-patch+json',
+    });
     await r.reconcile('one');
     await assert.rejects(client.request('GET', objectPath(SECRETS, OPERAND_NS, 'hostwarden-one-credentials')), /not found/);
     const after = await client.request<Obj>('GET', objectPath(DEPLOYMENTS, OPERAND_NS, 'hostwarden-one'));
@@ -87,14 +116,22 @@ describe('operator reconciler', () => {
     await client.request('DELETE', objectPath(EXTERNALDNSES, '', 'one'));
     await r.reconcile('one');
     await assert.rejects(getExternalDNS(client, 'one'), /not found/);
-    for (const path of [objectPath(DEPLOYMENTS, OPERAND_NS, 'hostwarden-one'), objectPath(SECRETS, OPERAND_NS, 'hostwarden-one-credentials'), objectPath(SERVICE_ACCOUNTS, OPERAND_NS, 'hostwarden-one'), objectPath(CLUSTER_ROLES, '', 'hostwarden-hostwarden-one'), objectPath(CLUSTER_ROLE_BINDINGS, '', 'hostwarden-hostwarden-one')]) {
+    for (const path of [
+      objectPath(DEPLOYMENTS, OPERAND_NS, 'hostwarden-one'),
+      objectPath(SECRETS, OPERAND_NS, 'hostwarden-one-credentials'),
+      objectPath(SERVICE_ACCOUNTS, OPERAND_NS, 'hostwarden-one'),
+      objectPath(CLUSTER_ROLES, '', 'hostwarden-hostwarden-one'),
+      objectPath(CLUSTER_ROLE_BINDINGS, '', 'hostwarden-hostwarden-one'),
+    ]) {
       await assert.rejects(client.request('GET', path), /not found/, path);
     }
   });
 
   test('a missing Secret: condition False with the reason, a requeue, and no Deployment', async () => {
     const { client, settings } = env;
-    await client.request('POST', '/apis/externaldns.olm.openshift.io/v1beta1/externaldnses', { body: awsExternalDNS('nosecret', { provider: { type: 'AWS', aws: { credentials: { name: 'absent' } } } }) });
+    await client.request('POST', '/apis/externaldns.olm.openshift.io/v1beta1/externaldnses', {
+      body: awsExternalDNS('nosecret', { provider: { type: 'AWS', aws: { credentials: { name: 'absent' } } } }),
+    });
     const r = new ExternalDNSReconciler({ client, logger: silentLogger(), operand: settings, operatorNamespace: OPERATOR_NS });
     assert.deepEqual(await r.reconcile('nosecret'), { requeueAfterMs: SECRET_RETRY_MS });
     const c = findCondition((await getExternalDNS(client, 'nosecret')).status?.conditions, CONDITION.credentialsSecretExists);
@@ -104,28 +141,54 @@ describe('operator reconciler', () => {
 
   test('an object the webhook would refuse gets DeploymentAvailable=False UnsupportedSpec and no operand', async () => {
     const { client, settings } = env;
-    await client.request('POST', '/apis/externaldns.olm.openshift.io/v1beta1/externaldnses', { body: awsExternalDNS('refused', { provider: { type: 'Infoblox' } }) });
+    await client.request('POST', '/apis/externaldns.olm.openshift.io/v1beta1/externaldnses', {
+      body: awsExternalDNS('refused', { provider: { type: 'Infoblox' } }),
+    });
     const r = new ExternalDNSReconciler({ client, logger: silentLogger(), operand: settings, operatorNamespace: OPERATOR_NS });
     assert.deepEqual(await r.reconcile('refused'), {});
     const c = findCondition((await getExternalDNS(client, 'refused')).status?.conditions, CONDITION.deploymentAvailable);
-    assert.deepEqual([c?.status, c?.reason, c?.message], ['False', REASON.unsupportedSpec, 'spec.provider.type: Unsupported value: "Infoblox": Hostwarden has no provider for it; supported values: "AWS", "GCP", "Azure", "RFC2136", "PowerDNS", "Embedded"']);
+    assert.deepEqual(
+      [c?.status, c?.reason, c?.message],
+      [
+        'False',
+        REASON.unsupportedSpec,
+        'spec.provider.type: Unsupported value: "Infoblox": Hostwarden has no provider for it; supported values: "AWS", "GCP", "Azure", "RFC2136", "PowerDNS", "Embedded"',
+      ],
+    );
     await assert.rejects(client.request('GET', objectPath(DEPLOYMENTS, OPERAND_NS, 'hostwarden-refused')), /not found/);
   });
 
   test('controller: a created Secret starts the operand, a rotated Secret changes the pod template hash', async () => {
     const { client, settings } = env;
     const reconciler = new ExternalDNSReconciler({ client, logger: silentLogger(), operand: settings, operatorNamespace: OPERATOR_NS });
-    const controller = new ExternalDNSController({ client, logger: silentLogger(), reconciler, operandNamespace: OPERAND_NS, operatorNamespace: OPERATOR_NS, backoff: { initialMs: 20, maxMs: 200 } });
+    const controller = new ExternalDNSController({
+      client,
+      logger: silentLogger(),
+      reconciler,
+      operandNamespace: OPERAND_NS,
+      operatorNamespace: OPERATOR_NS,
+      backoff: { initialMs: 20, maxMs: 200 },
+    });
     controller.start();
     try {
       assert.ok(await controller.waitForSync(5000));
-      await client.request('POST', '/apis/externaldns.olm.openshift.io/v1beta1/externaldnses', { body: awsExternalDNS('rot', { provider: { type: 'AWS', aws: { credentials: { name: 'rot-creds' } } } }) });
-      await until('SecretNotFound', async () => (findCondition((await getExternalDNS(client, 'rot')).status?.conditions, CONDITION.credentialsSecretExists)?.reason === REASON.secretNotFound ? true : undefined));
+      await client.request('POST', '/apis/externaldns.olm.openshift.io/v1beta1/externaldnses', {
+        body: awsExternalDNS('rot', { provider: { type: 'AWS', aws: { credentials: { name: 'rot-creds' } } } }),
+      });
+      await until('SecretNotFound', async () =>
+        findCondition((await getExternalDNS(client, 'rot')).status?.conditions, CONDITION.credentialsSecretExists)?.reason === REASON.secretNotFound
+          ? true
+          : undefined,
+      );
       await client.request('POST', `/api/v1/namespaces/${OPERATOR_NS}/secrets`, { body: awsSecret('rot-creds') });
       const path = objectPath(DEPLOYMENTS, OPERAND_NS, 'hostwarden-rot');
-      const hashOf = async (): Promise<string | undefined> => (await client.request<Obj>('GET', path).catch(() => undefined))?.['spec'].template.metadata.annotations[SECRET_HASH_ANNOTATION];
+      const hashOf = async (): Promise<string | undefined> =>
+        (await client.request<Obj>('GET', path).catch(() => undefined))?.['spec'].template.metadata.annotations[SECRET_HASH_ANNOTATION];
       const first = await until('the Deployment', hashOf);
-      await client.request('PATCH', objectPath(SECRETS, OPERATOR_NS, 'rot-creds'), { body: { data: { aws_secret_access_key: Buffer.from('rotated').toString('base64') } }, contentType: 'application/merge-patch+json' });
+      await client.request('PATCH', objectPath(SECRETS, OPERATOR_NS, 'rot-creds'), {
+        body: { data: { aws_secret_access_key: Buffer.from('rotated').toString('base64') } },
+        contentType: 'application/merge-patch+json',
+      });
       const second = await until('a new hash', async () => {
         const h = await hashOf();
         return h !== first ? h : undefined;
@@ -146,18 +209,37 @@ describe('operator reconciler', () => {
     const { client } = env;
     await client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: CCO_NAMESPACE } } });
     await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
-      body: { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'credentialsrequests.cloudcredential.openshift.io' }, spec: { group: 'cloudcredential.openshift.io', scope: 'Namespaced', names: { kind: 'CredentialsRequest', plural: 'credentialsrequests', singular: 'credentialsrequest', listKind: 'CredentialsRequestList' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] } },
+      body: {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: 'credentialsrequests.cloudcredential.openshift.io' },
+        spec: {
+          group: 'cloudcredential.openshift.io',
+          scope: 'Namespaced',
+          names: { kind: 'CredentialsRequest', plural: 'credentialsrequests', singular: 'credentialsrequest', listKind: 'CredentialsRequestList' },
+          versions: [
+            { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
+          ],
+        },
+      },
     });
     const settings = { ...env.settings, platform: { openshift: true } };
-    await client.request('POST', '/apis/externaldns.olm.openshift.io/v1beta1/externaldnses', { body: awsExternalDNS('ocp', { provider: { type: 'AWS', aws: { assumeRole: { arn: 'arn:aws:iam::444455556666:role/external-dns' } } } }) });
+    await client.request('POST', '/apis/externaldns.olm.openshift.io/v1beta1/externaldnses', {
+      body: awsExternalDNS('ocp', { provider: { type: 'AWS', aws: { assumeRole: { arn: 'arn:aws:iam::444455556666:role/external-dns' } } } }),
+    });
     const r = new ExternalDNSReconciler({ client, logger: silentLogger(), operand: settings, operatorNamespace: OPERATOR_NS });
     assert.deepEqual(await r.reconcile('ocp'), { requeueAfterMs: SECRET_RETRY_MS });
     const cr = await client.request<Obj>('GET', objectPath(CREDENTIALS_REQUESTS, CCO_NAMESPACE, 'hostwarden-ocp'));
     assert.deepEqual(cr['spec'].secretRef, { name: 'hostwarden-ocp-credentials', namespace: OPERAND_NS });
     assert.ok(cr['spec'].providerSpec.statementEntries.flatMap((e: Obj) => e['action']).includes('sts:AssumeRole'));
-    assert.equal(findCondition((await getExternalDNS(client, 'ocp')).status?.conditions, CONDITION.credentialsSecretExists)?.reason, REASON.credentialsRequested);
+    assert.equal(
+      findCondition((await getExternalDNS(client, 'ocp')).status?.conditions, CONDITION.credentialsSecretExists)?.reason,
+      REASON.credentialsRequested,
+    );
     // The Cloud Credential Operator writes the Secret.
-    await client.request('POST', `/api/v1/namespaces/${OPERAND_NS}/secrets`, { body: { ...awsSecret('hostwarden-ocp-credentials'), metadata: { name: 'hostwarden-ocp-credentials', namespace: OPERAND_NS } } });
+    await client.request('POST', `/api/v1/namespaces/${OPERAND_NS}/secrets`, {
+      body: { ...awsSecret('hostwarden-ocp-credentials'), metadata: { name: 'hostwarden-ocp-credentials', namespace: OPERAND_NS } },
+    });
     assert.deepEqual(await r.reconcile('ocp'), {});
     const dep = await client.request<Obj>('GET', objectPath(DEPLOYMENTS, OPERAND_NS, 'hostwarden-ocp'));
     assert.ok(dep['spec'].template.spec.containers[0].args.includes('--aws-shared-credentials-file=/etc/hostwarden/credentials/credentials'));

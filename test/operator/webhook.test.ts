@@ -26,19 +26,35 @@ type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-exp
 /** `ca` undefined: accept any certificate (the command's self-signed one is made at its start). */
 function post(port: number, ca: Buffer | undefined, path: string, body: unknown): Promise<Obj> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: 'POST', ...(ca === undefined ? { rejectUnauthorized: false } : { ca }), servername: 'localhost', headers: { 'content-type': 'application/json' }, timeout: 10_000 }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve(JSON.parse(text) as Obj));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        ...(ca === undefined ? { rejectUnauthorized: false } : { ca }),
+        servername: 'localhost',
+        headers: { 'content-type': 'application/json' },
+        timeout: 10_000,
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve(JSON.parse(text) as Obj));
+      },
+    );
     req.on('error', reject);
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.end(JSON.stringify(body));
   });
 }
 
-const review = (uid: string, object: unknown, operation = 'CREATE'): Obj => ({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid, operation, name: 'x', object } });
+const review = (uid: string, object: unknown, operation = 'CREATE'): Obj => ({
+  apiVersion: 'admission.k8s.io/v1',
+  kind: 'AdmissionReview',
+  request: { uid, operation, name: 'x', object },
+});
 const obj = (spec: ExternalDNSSpec, apiVersion = V1BETA1): Obj => ({ apiVersion, kind: 'ExternalDNS', metadata: { name: 'x' }, spec });
 const svc: NonNullable<ExternalDNSSpec['source']> = { type: 'Service', fqdnTemplate: ['{{.Name}}.example.org'] };
 const role = (arn: string): ExternalDNSSpec => ({ provider: { type: 'AWS', aws: { assumeRole: { arn } } }, source: svc });
@@ -59,14 +75,49 @@ describe('operator webhooks over HTTPS', () => {
     ['aws partition', obj(role('arn:aws:iam::123456789012:role/dns')), undefined],
     ['aws-cn partition', obj(role('arn:aws-cn:iam::123456789012:role/dns')), undefined],
     ['aws-us-gov partition with a path', obj(role('arn:aws-us-gov:iam::123456789012:role/team/dns')), undefined],
-    ['v1alpha1 with the preserved role', { ...obj({ provider: { type: 'AWS' }, source: svc }, V1ALPHA1), metadata: { name: 'x', annotations: { [PRESERVED_ANNOTATION]: '{"spec.provider.aws.assumeRole":{"arn":"arn:aws:iam::12:role/dns"}}' } } }, 'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.provider.aws.assumeRole.arn: Invalid value: "arn:aws:iam::12:role/dns": account must be 12 digits, not "12"'],
-    ['unknown partition', obj(role('arn:aws-iso-b:iam::123456789012:role/dns')), 'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.provider.aws.assumeRole.arn: Invalid value: "arn:aws-iso-b:iam::123456789012:role/dns": partition must be one of aws, aws-cn, aws-us-gov, not "aws-iso-b"'],
-    ['aws-cn with a region', obj(role('arn:aws-cn:iam:cn-north-1:123456789012:role/dns')), 'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.provider.aws.assumeRole.arn: Invalid value: "arn:aws-cn:iam:cn-north-1:123456789012:role/dns": region must be empty for IAM, not "cn-north-1"'],
-    ['aws-us-gov user, not a role', obj(role('arn:aws-us-gov:iam::123456789012:user/dns')), 'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.provider.aws.assumeRole.arn: Invalid value: "arn:aws-us-gov:iam::123456789012:user/dns": resource must be role/<name>, not "user/dns"'],
-    ['missing credentials', obj({ provider: { type: 'AWS' }, source: svc }), 'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.provider.aws.credentials.name: Required value: a credentials Secret or assumeRole is required for AWS outside OpenShift'],
-    ['Exact without a name', obj({ provider: { type: 'AWS', aws: { credentials: { name: 'c' } } }, source: svc, domains: [{ filterType: 'Include', matchType: 'Exact' }] }), 'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.domains[0].name: Required value: name is required when matchType is Exact'],
-    ['a pattern that does not compile', obj({ provider: { type: 'AWS', aws: { credentials: { name: 'c' } } }, source: svc, domains: [{ matchType: 'Pattern', pattern: '[a-' }] }), 'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.domains[0].pattern: Invalid value: "[a-": does not compile: Invalid regular expression: /[a-/: Unterminated character class'],
-    ['Ignore without a template', obj({ provider: { type: 'AWS', aws: { credentials: { name: 'c' } } }, source: { type: 'Service' } }), 'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.source.fqdnTemplate: Required value: fqdnTemplate is required when hostnameAnnotation is Ignore'],
+    [
+      'v1alpha1 with the preserved role',
+      {
+        ...obj({ provider: { type: 'AWS' }, source: svc }, V1ALPHA1),
+        metadata: { name: 'x', annotations: { [PRESERVED_ANNOTATION]: '{"spec.provider.aws.assumeRole":{"arn":"arn:aws:iam::12:role/dns"}}' } },
+      },
+      'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.provider.aws.assumeRole.arn: Invalid value: "arn:aws:iam::12:role/dns": account must be 12 digits, not "12"',
+    ],
+    [
+      'unknown partition',
+      obj(role('arn:aws-iso-b:iam::123456789012:role/dns')),
+      'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.provider.aws.assumeRole.arn: Invalid value: "arn:aws-iso-b:iam::123456789012:role/dns": partition must be one of aws, aws-cn, aws-us-gov, not "aws-iso-b"',
+    ],
+    [
+      'aws-cn with a region',
+      obj(role('arn:aws-cn:iam:cn-north-1:123456789012:role/dns')),
+      'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.provider.aws.assumeRole.arn: Invalid value: "arn:aws-cn:iam:cn-north-1:123456789012:role/dns": region must be empty for IAM, not "cn-north-1"',
+    ],
+    [
+      'aws-us-gov user, not a role',
+      obj(role('arn:aws-us-gov:iam::123456789012:user/dns')),
+      'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.provider.aws.assumeRole.arn: Invalid value: "arn:aws-us-gov:iam::123456789012:user/dns": resource must be role/<name>, not "user/dns"',
+    ],
+    [
+      'missing credentials',
+      obj({ provider: { type: 'AWS' }, source: svc }),
+      'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.provider.aws.credentials.name: Required value: a credentials Secret or assumeRole is required for AWS outside OpenShift',
+    ],
+    [
+      'Exact without a name',
+      obj({ provider: { type: 'AWS', aws: { credentials: { name: 'c' } } }, source: svc, domains: [{ filterType: 'Include', matchType: 'Exact' }] }),
+      'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.domains[0].name: Required value: name is required when matchType is Exact',
+    ],
+    [
+      'a pattern that does not compile',
+      obj({ provider: { type: 'AWS', aws: { credentials: { name: 'c' } } }, source: svc, domains: [{ matchType: 'Pattern', pattern: '[a-' }] }),
+      'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.domains[0].pattern: Invalid value: "[a-": does not compile: Invalid regular expression: /[a-/: Unterminated character class',
+    ],
+    [
+      'Ignore without a template',
+      obj({ provider: { type: 'AWS', aws: { credentials: { name: 'c' } } }, source: { type: 'Service' } }),
+      'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.source.fqdnTemplate: Required value: fqdnTemplate is required when hostnameAnnotation is Ignore',
+    ],
   ];
   for (const [name, object, message] of table) {
     test(`admission: ${name}`, async () => {
@@ -82,8 +133,16 @@ describe('operator webhooks over HTTPS', () => {
   }
 
   test('admission: all errors together, with field causes; deletes and unreadable bodies', async () => {
-    const answer = await post(port, tls.cert, '/validate', review('u2', obj({ provider: { type: 'AWS' }, source: { type: 'Service' }, domains: [{ matchType: 'Exact' }] })));
-    assert.deepEqual(answer['response'].status.details.causes.map((c: Obj) => c['field']), ['spec.domains[0].name', 'spec.provider.aws.credentials.name', 'spec.source.fqdnTemplate']);
+    const answer = await post(
+      port,
+      tls.cert,
+      '/validate',
+      review('u2', obj({ provider: { type: 'AWS' }, source: { type: 'Service' }, domains: [{ matchType: 'Exact' }] })),
+    );
+    assert.deepEqual(
+      answer['response'].status.details.causes.map((c: Obj) => c['field']),
+      ['spec.domains[0].name', 'spec.provider.aws.credentials.name', 'spec.source.fqdnTemplate'],
+    );
     assert.equal((await post(port, tls.cert, VALIDATE_PATH, review('u3', undefined, 'DELETE')))['response'].allowed, true);
     const bad = await post(port, tls.cert, VALIDATE_PATH, { kind: 'Nope' });
     assert.equal(bad['response'].allowed, false);
@@ -92,12 +151,20 @@ describe('operator webhooks over HTTPS', () => {
 
   test('conversion: v1beta1 → v1alpha1 → v1beta1 through ConversionReview', async () => {
     const beta = obj(role('arn:aws:iam::123456789012:role/dns'));
-    const down = await post(port, tls.cert, CONVERT_PATH, { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request: { uid: 'c1', desiredAPIVersion: V1ALPHA1, objects: [beta] } });
+    const down = await post(port, tls.cert, CONVERT_PATH, {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'ConversionReview',
+      request: { uid: 'c1', desiredAPIVersion: V1ALPHA1, objects: [beta] },
+    });
     assert.equal(down['response'].result.status, 'Success');
     const alpha = down['response'].convertedObjects[0];
     assert.equal(alpha.apiVersion, V1ALPHA1);
     assert.equal(alpha.spec.provider.aws.assumeRole, undefined);
-    const up = await post(port, tls.cert, CONVERT_PATH, { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request: { uid: 'c2', desiredAPIVersion: V1BETA1, objects: [alpha] } });
+    const up = await post(port, tls.cert, CONVERT_PATH, {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'ConversionReview',
+      request: { uid: 'c2', desiredAPIVersion: V1BETA1, objects: [alpha] },
+    });
     assert.deepEqual(up['response'].convertedObjects[0], beta);
   });
 });
@@ -106,16 +173,39 @@ describe('hostwarden operator (the command)', () => {
   test('serves the webhooks and turns an ExternalDNS into a Deployment; stops on SIGTERM', async () => {
     const env = await startOperatorEnv();
     const dir = await mkdtemp(join(tmpdir(), 'hw-operator-'));
-    const child = spawn(process.execPath, [BIN, 'operator', '--kubeconfig', await env.api.writeKubeconfig(dir), '--webhook-listen', '127.0.0.1:0', '--tls-self-signed', '--metrics-address', '127.0.0.1:0', '--leader-elect', '--leader-election-namespace', OPERATOR_NS, '--operand-image', 'hostwarden:e2e', '--log-format', 'json'], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env['PATH'] ?? '', HTTPS_PROXY: 'http://proxy.example:3128' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        BIN,
+        'operator',
+        '--kubeconfig',
+        await env.api.writeKubeconfig(dir),
+        '--webhook-listen',
+        '127.0.0.1:0',
+        '--tls-self-signed',
+        '--metrics-address',
+        '127.0.0.1:0',
+        '--leader-elect',
+        '--leader-election-namespace',
+        OPERATOR_NS,
+        '--operand-image',
+        'hostwarden:e2e',
+        '--log-format',
+        'json',
+      ],
+      {
+        cwd: REPO_ROOT,
+        env: { PATH: process.env['PATH'] ?? '', HTTPS_PROXY: 'http://proxy.example:3128' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let logs = '';
     child.stderr.on('data', (d: Buffer) => (logs += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
-      await env.client.request('POST', '/apis/externaldns.olm.openshift.io/v1beta1/externaldnses', { body: awsExternalDNS('cli', { provider: { type: 'AWS', aws: { assumeRole: { arn: 'arn:aws:iam::123456789012:role/dns' } } } }) });
+      await env.client.request('POST', '/apis/externaldns.olm.openshift.io/v1beta1/externaldnses', {
+        body: awsExternalDNS('cli', { provider: { type: 'AWS', aws: { assumeRole: { arn: 'arn:aws:iam::123456789012:role/dns' } } } }),
+      });
       let dep: Obj | undefined;
       for (let i = 0; i < 300 && dep === undefined; i++) {
         dep = await env.client.request<Obj>('GET', objectPath(DEPLOYMENTS, OPERAND_NS, 'hostwarden-cli')).catch(() => undefined);
@@ -128,8 +218,21 @@ describe('hostwarden operator (the command)', () => {
       const lease = await env.client.request<Obj>('GET', `/apis/coordination.k8s.io/v1/namespaces/${OPERATOR_NS}/leases/hostwarden-operator`);
       assert.match(lease['spec'].holderIdentity, /./);
       const portOf = (msg: string): number => {
-        const line = logs.split('\n').map((l) => { try { return JSON.parse(l) as Obj; } catch { return {}; } }).find((l) => l['msg'] === msg);
-        return Number(String(line?.['address'] ?? '').split(':').pop());
+        const line = logs
+          .split('\n')
+          .map((l) => {
+            try {
+              return JSON.parse(l) as Obj;
+            } catch {
+              return {};
+            }
+          })
+          .find((l) => l['msg'] === msg);
+        return Number(
+          String(line?.['address'] ?? '')
+            .split(':')
+            .pop(),
+        );
       };
       const port = portOf('ExternalDNS webhooks listening (HTTPS)');
       // The counter moves when the reconcile returns, which may be just after the Deployment appears.

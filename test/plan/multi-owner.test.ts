@@ -62,7 +62,10 @@ async function state(provider: InMemoryProvider): Promise<string[]> {
 describe('planners sharing a zone', () => {
   test('two owners converge and never overwrite each other', async () => {
     const provider = new InMemoryProvider({ zones: ['example.org'] });
-    const a: Cluster = { ownerId: 'cluster-a', desired: [ep('a1.example.org', 'A', '192.0.2.1', 'service/ns/a1'), ep('shared.example.org', 'A', '192.0.2.10', 'service/ns/a')] };
+    const a: Cluster = {
+      ownerId: 'cluster-a',
+      desired: [ep('a1.example.org', 'A', '192.0.2.1', 'service/ns/a1'), ep('shared.example.org', 'A', '192.0.2.10', 'service/ns/a')],
+    };
     const b: Cluster = {
       ownerId: 'cluster-b',
       desired: [
@@ -92,7 +95,11 @@ describe('planners sharing a zone', () => {
   test('a record without an owner is never adopted, and an upsert-only cluster never deletes', async () => {
     const manual = newEndpoint({ dnsName: 'manual.example.org', recordType: 'A', targets: ['203.0.113.1'] });
     const provider = new InMemoryProvider({ zones: ['example.org'], records: [manual] });
-    const a: Cluster = { ownerId: 'cluster-a', policy: 'upsert-only', desired: [ep('manual.example.org', 'A', '192.0.2.1', 'service/ns/m'), ep('gone.example.org', 'A', '192.0.2.2', 'service/ns/g')] };
+    const a: Cluster = {
+      ownerId: 'cluster-a',
+      policy: 'upsert-only',
+      desired: [ep('manual.example.org', 'A', '192.0.2.1', 'service/ns/m'), ep('gone.example.org', 'A', '192.0.2.2', 'service/ns/g')],
+    };
     await converge(provider, [a]);
     a.desired = [];
     await converge(provider, [a]);
@@ -104,7 +111,10 @@ describe('planners sharing a zone', () => {
 
   test('migrating from an old owner id takes its records over in one round, then stays quiet', async () => {
     const provider = new InMemoryProvider({ zones: ['example.org'] });
-    const old: Cluster = { ownerId: 'old-id', desired: [ep('a1.example.org', 'A', '192.0.2.1', 'service/ns/a1'), ep('a2.example.org', 'A', '192.0.2.2', 'service/ns/a2')] };
+    const old: Cluster = {
+      ownerId: 'old-id',
+      desired: [ep('a1.example.org', 'A', '192.0.2.1', 'service/ns/a1'), ep('a2.example.org', 'A', '192.0.2.2', 'service/ns/a2')],
+    };
     await converge(provider, [old]);
     const renamed: Cluster = { ownerId: 'new-id', migrateFromOwner: 'old-id', desired: old.desired };
     assert.equal(await reconcile(provider, renamed), true);

@@ -43,7 +43,14 @@ function permissionOf(method: string, path: string, watch: boolean): string {
   if (rest[0] === 'namespaces' && rest.length > 2) rest = rest.slice(2);
   const [resource, name, sub] = rest;
   const res = sub === undefined ? resource! : `${resource!}/${sub}`;
-  const verb = method === 'GET' ? (name === undefined ? (watch ? 'watch' : 'list') : 'get') : ({ POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' } as Record<string, string>)[method]!;
+  const verb =
+    method === 'GET'
+      ? name === undefined
+        ? watch
+          ? 'watch'
+          : 'list'
+        : 'get'
+      : ({ POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' } as Record<string, string>)[method]!;
   return `${group}/${res}:${verb}`;
 }
 
@@ -67,10 +74,31 @@ describe('PrivateLink controller', () => {
     const w = await startWorld({ associateOther: true });
     const seen = new Set<string>();
     const client = recording(w.client, seen);
-    const reconciler = new PrivateLinkReconciler({ client, accounts: (s) => w.accounts.account(s), hiveNamespace: HIVE_NS, logger: silentLogger(), endpointWait: { attempts: 5, delayMs: 10 } });
+    const reconciler = new PrivateLinkReconciler({
+      client,
+      accounts: (s) => w.accounts.account(s),
+      hiveNamespace: HIVE_NS,
+      logger: silentLogger(),
+      endpointWait: { attempts: 5, delayMs: 10 },
+    });
     const onLead: { kick?: () => void } = {};
-    const elector = new LeaderElector({ client, logger: silentLogger(), namespace: 'default', name: 'hostwarden-privatelink', retryPeriodMs: 50, renewDeadlineMs: 2000, leaseDurationMs: 3000, onStartedLeading: () => onLead.kick?.() });
-    const controller = new PrivateLinkController({ client, reconcile: (k) => reconciler.reconcile(k), logger: silentLogger(), canRun: () => elector.isLeader(), backoff: { initialMs: 20, maxMs: 200 } });
+    const elector = new LeaderElector({
+      client,
+      logger: silentLogger(),
+      namespace: 'default',
+      name: 'hostwarden-privatelink',
+      retryPeriodMs: 50,
+      renewDeadlineMs: 2000,
+      leaseDurationMs: 3000,
+      onStartedLeading: () => onLead.kick?.(),
+    });
+    const controller = new PrivateLinkController({
+      client,
+      reconcile: (k) => reconciler.reconcile(k),
+      logger: silentLogger(),
+      canRun: () => elector.isLeader(),
+      backoff: { initialMs: 20, maxMs: 200 },
+    });
     onLead.kick = () => controller.queue.kick();
     try {
       controller.start();
@@ -99,7 +127,12 @@ describe('PrivateLink controller', () => {
 
   test('a ClusterProvision appearing brings its installing cluster back at once (not after the minute of waiting)', async () => {
     const w = await startWorld({ installed: false });
-    const controller = new PrivateLinkController({ client: w.client, reconcile: (k) => w.reconciler.reconcile(k), logger: silentLogger(), backoff: { initialMs: 20, maxMs: 200 } });
+    const controller = new PrivateLinkController({
+      client: w.client,
+      reconcile: (k) => w.reconciler.reconcile(k),
+      logger: silentLogger(),
+      backoff: { initialMs: 20, maxMs: 200 },
+    });
     try {
       w.patchCd((cd) => {
         cd.status = { ...cd.status, provisionRef: { name: 'p1' } };
@@ -112,7 +145,12 @@ describe('PrivateLink controller', () => {
         apiVersion: 'hive.openshift.io/v1',
         kind: 'ClusterProvision',
         metadata: { name: 'p1', namespace: NS },
-        spec: { clusterDeploymentRef: { name: CD_NAME }, infraID: 'mycluster-x7k2p', adminKubeconfigSecretRef: { name: 'admin-kubeconfig' }, stage: 'Provisioning' },
+        spec: {
+          clusterDeploymentRef: { name: CD_NAME },
+          infraID: 'mycluster-x7k2p',
+          adminKubeconfigSecretRef: { name: 'admin-kubeconfig' },
+          stage: 'Provisioning',
+        },
       } as never);
       await until('the cluster is ready', () => ready(w));
     } finally {
@@ -121,46 +159,78 @@ describe('PrivateLink controller', () => {
     }
   });
 
-  test('`hostwarden privatelink-controller` runs from flags, converges a cluster, answers admission reviews and stops on SIGTERM', { skip: NO_OPENSSL }, async () => {
-    const w = await startWorld({});
-    const dir = await mkdtemp(join(tmpdir(), 'hw-pl-'));
-    const kubeconfig = await w.api.writeKubeconfig(dir);
-    const child = spawn(process.execPath, [BIN, 'privatelink-controller', '--kubeconfig', kubeconfig, '--aws-endpoint-url', w.aws.url, '--hive-namespace', HIVE_NS, '--metrics-address', '127.0.0.1:0', '--leader-elect=false', '--privatelink-endpoint-wait', '1s', '--log-format', 'json', '--privatelink-admission-listen', '127.0.0.1:0', '--tls-self-signed'], {
-      env: { PATH: process.env['PATH'] ?? '', AWS_REGION: 'us-east-1' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    try {
-      await until('the cluster is ready', () => ready(w), 30_000).catch((err: unknown) => assert.fail(`${String(err)}\n${stderr.slice(-2000)}`));
-      assert.equal(endState(w).endpoints.length, 1);
+  test(
+    '`hostwarden privatelink-controller` runs from flags, converges a cluster, answers admission reviews and stops on SIGTERM',
+    { skip: NO_OPENSSL },
+    async () => {
+      const w = await startWorld({});
+      const dir = await mkdtemp(join(tmpdir(), 'hw-pl-'));
+      const kubeconfig = await w.api.writeKubeconfig(dir);
+      const child = spawn(
+        process.execPath,
+        [
+          BIN,
+          'privatelink-controller',
+          '--kubeconfig',
+          kubeconfig,
+          '--aws-endpoint-url',
+          w.aws.url,
+          '--hive-namespace',
+          HIVE_NS,
+          '--metrics-address',
+          '127.0.0.1:0',
+          '--leader-elect=false',
+          '--privatelink-endpoint-wait',
+          '1s',
+          '--log-format',
+          'json',
+          '--privatelink-admission-listen',
+          '127.0.0.1:0',
+          '--tls-self-signed',
+        ],
+        {
+          env: { PATH: process.env['PATH'] ?? '', AWS_REGION: 'us-east-1' },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      try {
+        await until('the cluster is ready', () => ready(w), 30_000).catch((err: unknown) => assert.fail(`${String(err)}\n${stderr.slice(-2000)}`));
+        assert.equal(endState(w).endpoints.length, 1);
 
-      const port = Number(/"address":"127\.0\.0\.1:(\d+)","path":"\/validate-clusterdeployments-privatelink"/.exec(stderr)?.[1]);
-      assert.ok(port > 0, 'the admission address is logged');
-      const review = (region: string): string =>
-        JSON.stringify({
-          apiVersion: 'admission.k8s.io/v1',
-          kind: 'AdmissionReview',
-          request: {
-            uid: `uid-${region}`,
-            operation: 'CREATE',
-            resource: { group: 'hive.openshift.io', version: 'v1', resource: 'clusterdeployments' },
-            namespace: NS,
-            name: 'new',
-            object: { apiVersion: 'hive.openshift.io/v1', kind: 'ClusterDeployment', metadata: { name: 'new', namespace: NS }, spec: { platform: { aws: { region, privateLink: { enabled: true } } } } },
-          },
-        });
-      const denied = responseOf(await httpsCall(port, 'insecure', { path: PRIVATELINK_WEBHOOK_PATH, body: review('eu-west-1') }));
-      assert.deepEqual([denied.uid, denied.allowed, denied.status?.code], ['uid-eu-west-1', false, 403]);
-      assert.match(denied.status?.message ?? '', /not available in region "eu-west-1"/);
-      assert.equal(responseOf(await httpsCall(port, 'insecure', { path: PRIVATELINK_WEBHOOK_PATH, body: review('us-east-1') })).allowed, true);
-      child.kill('SIGTERM');
-      assert.equal(await exited, 0, stderr.slice(-2000));
-    } finally {
-      if (child.exitCode === null) child.kill('SIGKILL');
-      await rm(dir, { recursive: true, force: true });
-      await w.stop();
-    }
-  });
+        const port = Number(/"address":"127\.0\.0\.1:(\d+)","path":"\/validate-clusterdeployments-privatelink"/.exec(stderr)?.[1]);
+        assert.ok(port > 0, 'the admission address is logged');
+        const review = (region: string): string =>
+          JSON.stringify({
+            apiVersion: 'admission.k8s.io/v1',
+            kind: 'AdmissionReview',
+            request: {
+              uid: `uid-${region}`,
+              operation: 'CREATE',
+              resource: { group: 'hive.openshift.io', version: 'v1', resource: 'clusterdeployments' },
+              namespace: NS,
+              name: 'new',
+              object: {
+                apiVersion: 'hive.openshift.io/v1',
+                kind: 'ClusterDeployment',
+                metadata: { name: 'new', namespace: NS },
+                spec: { platform: { aws: { region, privateLink: { enabled: true } } } },
+              },
+            },
+          });
+        const denied = responseOf(await httpsCall(port, 'insecure', { path: PRIVATELINK_WEBHOOK_PATH, body: review('eu-west-1') }));
+        assert.deepEqual([denied.uid, denied.allowed, denied.status?.code], ['uid-eu-west-1', false, 403]);
+        assert.match(denied.status?.message ?? '', /not available in region "eu-west-1"/);
+        assert.equal(responseOf(await httpsCall(port, 'insecure', { path: PRIVATELINK_WEBHOOK_PATH, body: review('us-east-1') })).allowed, true);
+        child.kill('SIGTERM');
+        assert.equal(await exited, 0, stderr.slice(-2000));
+      } finally {
+        if (child.exitCode === null) child.kill('SIGKILL');
+        await rm(dir, { recursive: true, force: true });
+        await w.stop();
+      }
+    },
+  );
 });

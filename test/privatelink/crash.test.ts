@@ -44,7 +44,14 @@ function crashingAccounts(w: World, at: number): { factory: AccountFactory; call
 }
 
 function reconcilerWith(w: World, accounts: AccountFactory): PrivateLinkReconciler {
-  return new PrivateLinkReconciler({ client: w.client, accounts, hiveNamespace: HIVE_NS, logger: silentLogger(), sleep: async () => undefined, endpointWait: { attempts: 3, delayMs: 0 } });
+  return new PrivateLinkReconciler({
+    client: w.client,
+    accounts,
+    hiveNamespace: HIVE_NS,
+    logger: silentLogger(),
+    sleep: async () => undefined,
+    endpointWait: { attempts: 3, delayMs: 0 },
+  });
 }
 
 /** Re-runs until the cluster is Ready and settled (bounded). */
@@ -72,7 +79,11 @@ function assertConverged(w: World, s: EndState, what: string): void {
   assert.match(s.zones[0]!.records[0]!, new RegExp(s.endpoints[0]!.id), what);
   assert.equal(s.foreignZones, 0, what);
   const pl = w.cd().status?.platform?.aws?.privateLink;
-  assert.deepEqual([pl?.vpcEndpointService?.id, pl?.vpcEndpointID, pl?.hostedZoneID], [s.services[0]!.id, s.endpoints[0]!.id, s.zones[0]!.id], `${what}: status`);
+  assert.deepEqual(
+    [pl?.vpcEndpointService?.id, pl?.vpcEndpointID, pl?.hostedZoneID],
+    [s.services[0]!.id, s.endpoints[0]!.id, s.zones[0]!.id],
+    `${what}: status`,
+  );
 }
 
 /** Writes of an uninterrupted setup and of a cleanup. */

@@ -45,21 +45,37 @@ describe('deploy/privatelink manifests', () => {
 
   test('CRDs serve the four Hive resources the controller uses, with status subresources', () => {
     const crds = ofKind(objs, 'CustomResourceDefinition');
-    const want = [CLUSTER_DEPLOYMENTS, CLUSTER_PROVISIONS, CLUSTER_DEPROVISIONS, HIVE_CONFIGS].map((r) => `${r.plural}.hive.openshift.io ${r.kind} ${r.namespaced ? 'Namespaced' : 'Cluster'} v1`).sort();
-    const got = crds.map((c) => `${String(get(c, 'metadata', 'name'))} ${String(get(c, 'spec', 'names', 'kind'))} ${String(get(c, 'spec', 'scope'))} ${String(get(c, 'spec', 'versions', 0, 'name'))}`).sort();
+    const want = [CLUSTER_DEPLOYMENTS, CLUSTER_PROVISIONS, CLUSTER_DEPROVISIONS, HIVE_CONFIGS]
+      .map((r) => `${r.plural}.hive.openshift.io ${r.kind} ${r.namespaced ? 'Namespaced' : 'Cluster'} v1`)
+      .sort();
+    const got = crds
+      .map(
+        (c) =>
+          `${String(get(c, 'metadata', 'name'))} ${String(get(c, 'spec', 'names', 'kind'))} ${String(get(c, 'spec', 'scope'))} ${String(get(c, 'spec', 'versions', 0, 'name'))}`,
+      )
+      .sort();
     assert.deepEqual(got, want);
     for (const c of crds) assert.deepEqual(get(c, 'spec', 'versions', 0, 'subresources'), { status: {} });
   });
 
-  test('RBAC grants exactly PRIVATELINK_PERMISSIONS to the Deployment\'s service account', () => {
+  test("RBAC grants exactly PRIVATELINK_PERMISSIONS to the Deployment's service account", () => {
     const sa = pod['serviceAccountName'];
     const bound = (kind: string, roleKind: string): string[] =>
       ofKind(objs, kind)
         .filter((b) => (get(b, 'subjects') as Obj[]).some((s) => s['name'] === sa && s['kind'] === 'ServiceAccount'))
         .flatMap((b) => ofKind(objs, roleKind).filter((r) => get(r, 'metadata', 'name') === get(b, 'roleRef', 'name')))
-        .flatMap((r) => (get(r, 'rules') as Obj[]).flatMap((rule) => (rule['apiGroups'] as string[]).flatMap((g) => (rule['resources'] as string[]).flatMap((res) => (rule['verbs'] as string[]).map((v) => `${g}/${res}:${v}`)))))
+        .flatMap((r) =>
+          (get(r, 'rules') as Obj[]).flatMap((rule) =>
+            (rule['apiGroups'] as string[]).flatMap((g) =>
+              (rule['resources'] as string[]).flatMap((res) => (rule['verbs'] as string[]).map((v) => `${g}/${res}:${v}`)),
+            ),
+          ),
+        )
         .sort();
-    const want = (scope: string): string[] => PRIVATELINK_PERMISSIONS.filter((p) => p.scope === scope).map((p) => `${p.group}/${p.resource}:${p.verb}`).sort();
+    const want = (scope: string): string[] =>
+      PRIVATELINK_PERMISSIONS.filter((p) => p.scope === scope)
+        .map((p) => `${p.group}/${p.resource}:${p.verb}`)
+        .sort();
     assert.deepEqual(bound('ClusterRoleBinding', 'ClusterRole'), want('cluster'));
     assert.deepEqual(bound('RoleBinding', 'Role'), want('namespace'));
     assert.equal(ofKind(objs, 'ServiceAccount').length, 1);
@@ -76,7 +92,10 @@ describe('deploy/privatelink manifests', () => {
     assert.equal(port?.['containerPort'], parseListenAddress(cfg.metricsAddress, '--metrics-address').port);
     for (const probe of ['readinessProbe', 'livenessProbe']) assert.equal(get(container, probe, 'httpGet', 'path'), '/healthz');
     assert.equal(get(container, 'securityContext', 'readOnlyRootFilesystem'), true);
-    assert.ok((get(container, 'volumeMounts') as Obj[]).some((m) => m['mountPath'] === '/tmp'), '/tmp is writable for tsx');
+    assert.ok(
+      (get(container, 'volumeMounts') as Obj[]).some((m) => m['mountPath'] === '/tmp'),
+      '/tmp is writable for tsx',
+    );
   });
 });
 
@@ -89,7 +108,9 @@ describe('deploy/privatelink admission webhook', () => {
     const hooks = get(ofKind(objs, 'ValidatingWebhookConfiguration')[0], 'webhooks') as Obj[];
     assert.equal(hooks.length, 1);
     const h = hooks[0]!;
-    assert.deepEqual(get(h, 'rules'), [{ apiGroups: ['hive.openshift.io'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['clusterdeployments'], scope: 'Namespaced' }]);
+    assert.deepEqual(get(h, 'rules'), [
+      { apiGroups: ['hive.openshift.io'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['clusterdeployments'], scope: 'Namespaced' },
+    ]);
     assert.equal(h['failurePolicy'], 'Fail');
     assert.equal(h['sideEffects'], 'None');
     assert.equal(get(h, 'clientConfig', 'service', 'path'), PRIVATELINK_WEBHOOK_PATH);
@@ -105,6 +126,9 @@ describe('deploy/privatelink admission webhook', () => {
     const volume = (get(pod, 'volumes') as Obj[]).find((v) => v['name'] === mount['name'])!;
     assert.equal(get(volume, 'secret', 'secretName'), get(cert, 'spec', 'secretName'));
     assert.ok(cfg.flags.str('tls-private-key-file').startsWith(`${String(mount['mountPath'])}/`));
-    assert.equal(get(ofKind(objs, 'ValidatingWebhookConfiguration')[0], 'metadata', 'annotations', 'cert-manager.io/inject-ca-from'), `${String(get(cert, 'metadata', 'namespace'))}/${String(get(cert, 'metadata', 'name'))}`);
+    assert.equal(
+      get(ofKind(objs, 'ValidatingWebhookConfiguration')[0], 'metadata', 'annotations', 'cert-manager.io/inject-ca-from'),
+      `${String(get(cert, 'metadata', 'namespace'))}/${String(get(cert, 'metadata', 'name'))}`,
+    );
   });
 });

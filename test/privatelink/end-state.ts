@@ -20,7 +20,13 @@ export function endState(w: World): EndState {
   return {
     services: [...net.services.values()]
       .filter((s) => s.account === w.user.account)
-      .map((s) => ({ id: s.id, nlbs: s.nlbArns.map((a) => a.split('/')[2] ?? a), acceptanceRequired: s.acceptanceRequired, principals: [...s.allowedPrincipals].sort(), tag: tagOf(s.tags) })),
+      .map((s) => ({
+        id: s.id,
+        nlbs: s.nlbArns.map((a) => a.split('/')[2] ?? a),
+        acceptanceRequired: s.acceptanceRequired,
+        principals: [...s.allowedPrincipals].sort(),
+        tag: tagOf(s.tags),
+      })),
     endpoints: [...net.endpoints.values()]
       .filter((e) => e.account === w.hub.account)
       .map((e) => ({ id: e.id, vpcId: e.vpcId, subnets: e.subnetIds.length, state: e.state, serviceName: e.serviceName, tag: tagOf(e.tags) })),
@@ -29,7 +35,12 @@ export function endState(w: World): EndState {
       name: z.name,
       vpcs: z.vpcs.map((v) => v.vpcId).sort(),
       authorizations: z.authorizations.length,
-      records: [...z.sets.values()].filter((r) => r.type !== 'SOA' && r.type !== 'NS').map((r) => `${r.name} ${r.type} ${r.alias === undefined ? `${r.ttl ?? ''} ${r.values.join(',')}` : `alias ${r.alias.dnsName} ${r.alias.evaluateTargetHealth}`}`),
+      records: [...z.sets.values()]
+        .filter((r) => r.type !== 'SOA' && r.type !== 'NS')
+        .map(
+          (r) =>
+            `${r.name} ${r.type} ${r.alias === undefined ? `${r.ttl ?? ''} ${r.values.join(',')}` : `alias ${r.alias.dnsName} ${r.alias.evaluateTargetHealth}`}`,
+        ),
     })),
     foreignZones: w.aws.route53.zonesOf(w.user.account).length + w.aws.route53.zonesOf(w.other.account).length,
   };
@@ -42,5 +53,8 @@ export function isEmpty(s: EndState): boolean {
 
 /** AWS operations that change something, from the emulator's log since `from`. */
 export function writes(w: World, from = 0): string[] {
-  return w.aws.aws.log.slice(from).map((l) => l.operation).filter((op) => !/^(Describe|List|Get)/.test(op));
+  return w.aws.aws.log
+    .slice(from)
+    .map((l) => l.operation)
+    .filter((op) => !/^(Describe|List|Get)/.test(op));
 }

@@ -25,7 +25,13 @@ function provision(w: World, name: string, infraID: string, prevInfraID?: string
     apiVersion: 'hive.openshift.io/v1',
     kind: 'ClusterProvision',
     metadata: { name, namespace: NS },
-    spec: { clusterDeploymentRef: { name: CD_NAME }, infraID, ...(prevInfraID === undefined ? {} : { prevInfraID }), adminKubeconfigSecretRef: { name: 'admin-kubeconfig' }, stage: 'Provisioning' },
+    spec: {
+      clusterDeploymentRef: { name: CD_NAME },
+      infraID,
+      ...(prevInfraID === undefined ? {} : { prevInfraID }),
+      adminKubeconfigSecretRef: { name: 'admin-kubeconfig' },
+      stage: 'Provisioning',
+    },
   } as never);
   w.patchCd((cd) => {
     cd.status = { ...cd.status, provisionRef: { name } };
@@ -47,14 +53,23 @@ describe('PrivateLink lifecycle', () => {
       provision(w, 'p1', 'attempt-one');
       await w.reconcile();
       assert.deepEqual(await w.reconcile(), { requeueAfterMs: RESYNC_INSTALLING_MS });
-      assert.deepEqual(endState(w).endpoints.map((e) => e.tag), ['attempt-one']);
+      assert.deepEqual(
+        endState(w).endpoints.map((e) => e.tag),
+        ['attempt-one'],
+      );
 
       w.addNlb('attempt-two');
       provision(w, 'p2', 'attempt-two', 'attempt-one');
       await w.reconcile();
       const s = endState(w);
-      assert.deepEqual(s.services.map((x) => x.tag), ['attempt-two']);
-      assert.deepEqual(s.endpoints.map((x) => x.tag), ['attempt-two']);
+      assert.deepEqual(
+        s.services.map((x) => x.tag),
+        ['attempt-two'],
+      );
+      assert.deepEqual(
+        s.endpoints.map((x) => x.tag),
+        ['attempt-two'],
+      );
       assert.equal(s.zones.length, 1);
       assert.deepEqual(s.zones[0]!.vpcs, [s.endpoints[0]!.vpcId, w.vpcs.other].sort());
       assert.equal(w.cd().metadata.annotations?.[CLEANED_PREV_ANNOTATION], 'attempt-one');
@@ -67,7 +82,12 @@ describe('PrivateLink lifecycle', () => {
   test('a ClusterDeprovision removes everything in every account and clears status', () =>
     withWorld({ associateOther: true }, async (w) => {
       await converge(w);
-      w.api.create({ apiVersion: 'hive.openshift.io/v1', kind: 'ClusterDeprovision', metadata: { name: CD_NAME, namespace: NS }, spec: { infraID: 'mycluster-x7k2p' } } as never);
+      w.api.create({
+        apiVersion: 'hive.openshift.io/v1',
+        kind: 'ClusterDeprovision',
+        metadata: { name: CD_NAME, namespace: NS },
+        spec: { infraID: 'mycluster-x7k2p' },
+      } as never);
       assert.deepEqual(await w.reconcile(), {});
       assert.ok(isEmpty(endState(w)), JSON.stringify(endState(w)));
       assert.equal(w.cd().status?.platform?.aws?.privateLink, undefined);

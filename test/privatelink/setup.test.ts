@@ -30,7 +30,10 @@ describe('PrivateLink setup', () => {
       assert.deepEqual(first, { requeueAfterMs: 0 }, 'principals were just set: come back at once');
       const s = endState(w);
       const hubArn = `arn:aws:iam::${w.hub.account}:user/hive`;
-      assert.deepEqual(s.services.map((x) => ({ ...x, id: '' })), [{ id: '', nlbs: [`${INFRA}-int`], acceptanceRequired: false, principals: [hubArn], tag: INFRA }]);
+      assert.deepEqual(
+        s.services.map((x) => ({ ...x, id: '' })),
+        [{ id: '', nlbs: [`${INFRA}-int`], acceptanceRequired: false, principals: [hubArn], tag: INFRA }],
+      );
       assert.equal(s.endpoints.length, 1);
       const ep = s.endpoints[0]!;
       assert.deepEqual({ vpc: ep.vpcId, subnets: ep.subnets, state: ep.state, tag: ep.tag }, { vpc: w.vpcs.a, subnets: 2, state: 'available', tag: INFRA });
@@ -48,7 +51,11 @@ describe('PrivateLink setup', () => {
       assert.equal(findCondition(cd.status?.conditions, READY)?.reason, 'PrivateLinkAccessReady');
       assert.equal(findCondition(cd.status?.conditions, FAILED)?.status, 'False');
       const pl = cd.status?.platform?.aws?.privateLink;
-      assert.deepEqual(pl, { vpcEndpointService: { name: [...w.aws.network.services.values()][0]!.name, id: s.services[0]!.id, defaultAllowedPrincipal: hubArn }, vpcEndpointID: ep.id, hostedZoneID: s.zones[0]!.id });
+      assert.deepEqual(pl, {
+        vpcEndpointService: { name: [...w.aws.network.services.values()][0]!.name, id: s.services[0]!.id, defaultAllowedPrincipal: hubArn },
+        vpcEndpointID: ep.id,
+        hostedZoneID: s.zones[0]!.id,
+      });
 
       const mark = w.aws.aws.log.length;
       const rv = w.cd().metadata.resourceVersion;
@@ -58,7 +65,7 @@ describe('PrivateLink setup', () => {
       assert.deepEqual(endState(w), s);
     }));
 
-  test('ARecord mode: the endpoint interfaces\' addresses, sorted, TTL 10', () =>
+  test("ARecord mode: the endpoint interfaces' addresses, sorted, TTL 10", () =>
     withWorld({ dnsRecordType: 'ARecord' }, async (w) => {
       await w.reconcile();
       const ep = [...w.aws.network.endpoints.values()][0]!;
@@ -80,7 +87,7 @@ describe('PrivateLink setup', () => {
       assert.equal(findCondition(w.cd().status?.conditions, READY)?.status, 'True');
     }));
 
-  test('AZ mismatch: no inventory VPC in the service\'s zones fails the endpoint step, creates no endpoint', () =>
+  test("AZ mismatch: no inventory VPC in the service's zones fails the endpoint step, creates no endpoint", () =>
     withWorld({ nlb: false }, async (w) => {
       w.addNlb(INFRA, ['us-east-1d']);
       await assert.rejects(w.reconcile(), (e: unknown) => e instanceof StepError && e.reason === 'VPCEndpointReconcileFailed');
@@ -98,7 +105,9 @@ describe('PrivateLink setup', () => {
       await w.reconcile();
       const second = w.addCluster('second', 'second-abcde');
       await w.reconciler.reconcile(second);
-      const byVpc = endState(w).endpoints.map((e) => `${e.tag}:${e.vpcId}:${e.subnets}`).sort();
+      const byVpc = endState(w)
+        .endpoints.map((e) => `${e.tag}:${e.vpcId}:${e.subnets}`)
+        .sort();
       // vpc-b has only AZ b in common with the NLB (a, b): one subnet.
       assert.deepEqual(byVpc, [`${INFRA}:${w.vpcs.a}:2`, `second-abcde:${w.vpcs.b}:1`].sort());
       assert.equal(endState(w).zones.length, 2);
@@ -132,14 +141,19 @@ describe('PrivateLink setup', () => {
       await assert.rejects(w.reconcile(), (e: unknown) => e instanceof StepError && e.reason === 'VPCEndpointReconcileFailed' && /rejected/.test(e.message));
       w.aws.ec2.knobs.outcome = 'available';
       await w.reconcile();
-      const states = endState(w).endpoints.map((e) => e.state).sort();
+      const states = endState(w)
+        .endpoints.map((e) => e.state)
+        .sort();
       assert.deepEqual(states, ['available', 'deleted']);
       assert.equal(findCondition(w.cd().status?.conditions, READY)?.status, 'True');
       w.patchCd((cd) => {
         cd.spec.platform!.aws!.privateLink!.enabled = false;
       });
       await w.reconcile();
-      assert.deepEqual(endState(w).endpoints.map((e) => e.state), ['deleted', 'deleted']);
+      assert.deepEqual(
+        endState(w).endpoints.map((e) => e.state),
+        ['deleted', 'deleted'],
+      );
       assert.deepEqual(endState(w).services, []);
     }));
 
@@ -203,10 +217,13 @@ describe('PrivateLink accounts', () => {
       await w.reconcile();
       assert.equal(findCondition(w.cd().status?.conditions, READY)?.status, 'True');
       const services = [...w.aws.network.services.values()];
-      assert.deepEqual(services.map((s) => s.account), ['555555555555']);
+      assert.deepEqual(
+        services.map((s) => s.account),
+        ['555555555555'],
+      );
     }));
 
-  test('availability zones are matched by the names the hub uses, not the cluster account\'s', () =>
+  test("availability zones are matched by the names the hub uses, not the cluster account's", () =>
     withWorld({ nlb: false }, async (w) => {
       // The cluster account calls use1-az1 "us-east-1c"; the hub calls it "us-east-1a" (the default).
       w.aws.network.setAzNames(w.user.account, 'us-east-1', { 'use1-az1': 'us-east-1c', 'use1-az3': 'us-east-1a' });
@@ -215,6 +232,9 @@ describe('PrivateLink accounts', () => {
       await w.reconcile();
       const ep = endState(w).endpoints;
       // Hub name us-east-1a: only vpc-a has a subnet there.
-      assert.deepEqual(ep.map((e) => [e.vpcId, e.subnets]), [[w.vpcs.a, 1]]);
+      assert.deepEqual(
+        ep.map((e) => [e.vpcId, e.subnets]),
+        [[w.vpcs.a, 1]],
+      );
     }));
 });

@@ -94,13 +94,24 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
   const userSubnets: Record<string, string> = {};
   for (const az of ['us-east-1a', 'us-east-1b', 'us-east-1c', 'us-east-1d']) userSubnets[az] = net.addSubnet(userVpc, { az }).id;
   const addNlb = (infraID: string, azs = ['us-east-1a', 'us-east-1b'], o: { provisioningDescribes?: number } = {}): void => {
-    net.addLoadBalancer(user.account, REGION, `${infraID}-int`, azs.map((z) => userSubnets[z]!), o);
+    net.addLoadBalancer(
+      user.account,
+      REGION,
+      `${infraID}-int`,
+      azs.map((z) => userSubnets[z]!),
+      o,
+    );
   };
   const infraID = opts.infraID ?? 'mycluster-x7k2p';
   if (opts.nlb !== false) addNlb(infraID);
 
   const secret = (namespace: string, name: string, data: Record<string, string>): void => {
-    api.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace }, data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, b64(v)])) } as never);
+    api.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name, namespace },
+      data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, b64(v)])),
+    } as never);
   };
   const keys = (id: Identity): Record<string, string> => ({ aws_access_key_id: id.accessKeyId, aws_secret_access_key: id.secretAccessKey });
   secret(HIVE_NS, 'hub-creds', keys(hub));
@@ -114,8 +125,22 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
       awsPrivateLink: {
         credentialsSecretRef: { name: 'hub-creds' },
         endpointVPCInventory: [
-          { vpcID: a, region: REGION, subnets: [{ subnetID: subnets['a1']!, availabilityZone: 'us-east-1a' }, { subnetID: subnets['a2']!, availabilityZone: 'us-east-1b' }] },
-          { vpcID: b, region: REGION, subnets: [{ subnetID: subnets['b2']!, availabilityZone: 'us-east-1b' }, { subnetID: subnets['b3']!, availabilityZone: 'us-east-1c' }] },
+          {
+            vpcID: a,
+            region: REGION,
+            subnets: [
+              { subnetID: subnets['a1']!, availabilityZone: 'us-east-1a' },
+              { subnetID: subnets['a2']!, availabilityZone: 'us-east-1b' },
+            ],
+          },
+          {
+            vpcID: b,
+            region: REGION,
+            subnets: [
+              { subnetID: subnets['b2']!, availabilityZone: 'us-east-1b' },
+              { subnetID: subnets['b3']!, availabilityZone: 'us-east-1c' },
+            ],
+          },
         ],
         associatedVPCs: opts.associateOther === true ? [{ vpcID: otherVpc, region: 'us-east-2', credentialsSecretRef: { name: 'other-creds' } }] : [],
         dnsRecordType: opts.dnsRecordType ?? 'Alias',
@@ -187,7 +212,12 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
         apiVersion: 'hive.openshift.io/v1',
         kind: 'ClusterDeployment',
         metadata: { name, namespace: NS },
-        spec: { clusterName: name, installed: true, platform: { aws: { region: REGION, credentialsSecretRef: { name: 'cluster-creds' }, privateLink: { enabled: true } } }, clusterMetadata: { infraID, adminKubeconfigSecretRef: { name: `${name}-kubeconfig` } } },
+        spec: {
+          clusterName: name,
+          installed: true,
+          platform: { aws: { region: REGION, credentialsSecretRef: { name: 'cluster-creds' }, privateLink: { enabled: true } } },
+          clusterMetadata: { infraID, adminKubeconfigSecretRef: { name: `${name}-kubeconfig` } },
+        },
       } as never);
       return `${NS}/${name}`;
     },

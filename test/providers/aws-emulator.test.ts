@@ -48,14 +48,23 @@ describe('AWS emulator', () => {
     const out = await r53.send(
       new ChangeResourceRecordSetsCommand({
         HostedZoneId: zone.id,
-        ChangeBatch: { Changes: [{ Action: 'CREATE', ResourceRecordSet: { Name: 'a.emu.test', Type: 'A', TTL: 60, ResourceRecords: [{ Value: '192.0.2.1' }] } }] },
+        ChangeBatch: {
+          Changes: [{ Action: 'CREATE', ResourceRecordSet: { Name: 'a.emu.test', Type: 'A', TTL: 60, ResourceRecords: [{ Value: '192.0.2.1' }] } }],
+        },
       }),
     );
     assert.equal(out.ChangeInfo?.Status, 'INSYNC');
     const change = await r53.send(new GetChangeCommand({ Id: out.ChangeInfo?.Id }));
     assert.equal(change.ChangeInfo?.Status, 'INSYNC');
     await assert.rejects(
-      r53.send(new ChangeResourceRecordSetsCommand({ HostedZoneId: zone.id, ChangeBatch: { Changes: [{ Action: 'DELETE', ResourceRecordSet: { Name: 'a.emu.test', Type: 'A', TTL: 61, ResourceRecords: [{ Value: '192.0.2.1' }] } }] } })),
+      r53.send(
+        new ChangeResourceRecordSetsCommand({
+          HostedZoneId: zone.id,
+          ChangeBatch: {
+            Changes: [{ Action: 'DELETE', ResourceRecordSet: { Name: 'a.emu.test', Type: 'A', TTL: 61, ResourceRecords: [{ Value: '192.0.2.1' }] } }],
+          },
+        }),
+      ),
       (err: Error) => err.name === 'InvalidChangeBatch' && /do not match the current values/.test(err.message),
     );
     e.aws.fail({ code: 'PriorRequestNotComplete', operations: ['GetChange'], count: 1 });
@@ -66,9 +75,17 @@ describe('AWS emulator', () => {
     const dir = await mkdtemp(join(tmpdir(), 'hw-aws-cred-'));
     try {
       const file = join(dir, 'credentials');
-      await writeFile(file, `[default]\naws_access_key_id = AKIDWRONG\naws_secret_access_key = nope\n\n[dns]\naws_access_key_id = ${creds.accessKeyId}\naws_secret_access_key = ${creds.secretAccessKey}\n`);
+      await writeFile(
+        file,
+        `[default]\naws_access_key_id = AKIDWRONG\naws_secret_access_key = nope\n\n[dns]\naws_access_key_id = ${creds.accessKeyId}\naws_secret_access_key = ${creds.secretAccessKey}\n`,
+      );
       e.aws.resetCounts();
-      const provider = await awsProvider(e, { 'aws-access-key-id': '', 'aws-secret-access-key': '', 'aws-shared-credentials-file': file, 'aws-profile': 'dns' });
+      const provider = await awsProvider(e, {
+        'aws-access-key-id': '',
+        'aws-secret-access-key': '',
+        'aws-shared-credentials-file': file,
+        'aws-profile': 'dns',
+      });
       assert.ok(provider.domainFilter().match('x.emu.test'));
       assert.ok(e.aws.log.every((l) => l.principal === e.aws.rootIdentity.arn));
     } finally {

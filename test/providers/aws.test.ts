@@ -68,7 +68,9 @@ describe('aws provider against the Route53 emulator', () => {
     assert.equal(first.applied, true);
     assert.deepEqual(e.route53.find(zone, 'www.example.org', 'A')?.values, ['192.0.2.10', '192.0.2.11']);
     assert.equal(e.route53.find(zone, 'www.example.org', 'A')?.ttl, 120);
-    assert.deepEqual(e.route53.find(zone, 'a-www.example.org', 'TXT')?.values, ['"heritage=external-dns,external-dns/owner=hw,external-dns/resource=service/default/www"']);
+    assert.deepEqual(e.route53.find(zone, 'a-www.example.org', 'TXT')?.values, [
+      '"heritage=external-dns,external-dns/owner=hw,external-dns/resource=service/default/www"',
+    ]);
     // Longest suffix: the dev zone gets its record, not the parent zone.
     assert.deepEqual(e.route53.find(other, 'api.dev.example.org', 'CNAME')?.values, ['www.example.org']);
     assert.ok(e.route53.find(other, 'cname-api.dev.example.org', 'TXT') !== undefined);
@@ -83,7 +85,10 @@ describe('aws provider against the Route53 emulator', () => {
     assert.equal(e.aws.count('route53', 'ListResourceRecordSets'), 0, 'steady state needs no re-list');
     assert.equal(e.aws.count('route53', 'ChangeResourceRecordSets'), 0);
 
-    source.desired = [ep({ dnsName: 'www.example.org', targets: ['192.0.2.20'], recordTTL: 120 }), ep({ dnsName: 'taken.example.org', targets: ['192.0.2.99'] })];
+    source.desired = [
+      ep({ dnsName: 'www.example.org', targets: ['192.0.2.20'], recordTTL: 120 }),
+      ep({ dnsName: 'taken.example.org', targets: ['192.0.2.99'] }),
+    ];
     e.aws.resetCounts();
     const second = await controller.runOnce();
     assert.equal(second.changes.updateNew.length, 1);
@@ -100,7 +105,12 @@ describe('aws provider against the Route53 emulator', () => {
     const source = new FakeSource([ep({ dnsName: 'a.example.org' }), ep({ dnsName: 'b.dev.example.org' })]);
     const controller = controllerFor(provider, source);
     e.aws.fail({ code: 'Throttling', operations: ['ChangeResourceRecordSets'], count: 1 });
-    e.aws.fail({ code: 'PriorRequestNotComplete', message: 'The request was rejected because Route 53 was still processing a prior request.', operations: ['ChangeResourceRecordSets'], count: 1 });
+    e.aws.fail({
+      code: 'PriorRequestNotComplete',
+      message: 'The request was rejected because Route 53 was still processing a prior request.',
+      operations: ['ChangeResourceRecordSets'],
+      count: 1,
+    });
     await controller.runOnce();
     assert.ok(e.route53.find(zone, 'a.example.org', 'A') !== undefined);
     assert.ok(e.route53.find(other, 'b.dev.example.org', 'A') !== undefined);
@@ -198,19 +208,34 @@ describe('aws provider against the Route53 emulator', () => {
     const elb = 'k8s-web-1234567890.us-east-1.elb.amazonaws.com';
     const source = new FakeSource([
       ep({ dnsName: 'shop.example.org', recordType: 'CNAME', targets: [elb] }),
-      ep({ dnsName: 'inner.example.org', recordType: 'CNAME', targets: ['www.dev.example.org'], providerSpecific: [{ name: 'alias', value: 'true' }, { name: 'aws/evaluate-target-health', value: 'false' }] }),
+      ep({
+        dnsName: 'inner.example.org',
+        recordType: 'CNAME',
+        targets: ['www.dev.example.org'],
+        providerSpecific: [
+          { name: 'alias', value: 'true' },
+          { name: 'aws/evaluate-target-health', value: 'false' },
+        ],
+      }),
     ]);
     const controller = controllerFor(provider, source);
     await controller.runOnce();
     const shop = e.route53.find(zone, 'shop.example.org', 'A');
     assert.deepEqual(shop?.alias, { hostedZoneId: 'Z35SXDOTRQ7X7K', dnsName: `${elb}.`, evaluateTargetHealth: true });
-    assert.deepEqual(e.route53.find(zone, 'inner.example.org', 'A')?.alias, { hostedZoneId: other.id, dnsName: 'www.dev.example.org.', evaluateTargetHealth: false });
+    assert.deepEqual(e.route53.find(zone, 'inner.example.org', 'A')?.alias, {
+      hostedZoneId: other.id,
+      dnsName: 'www.dev.example.org.',
+      evaluateTargetHealth: false,
+    });
     assert.ok(e.route53.find(zone, 'cname-shop.example.org', 'TXT') !== undefined);
     provider.invalidate();
     assert.equal((await controller.runOnce()).applied, false, 'alias records read back as they were desired');
 
     const plain = await awsProvider(e, { 'aws-prefer-cname': true });
-    await plain.applyChanges({ ...emptyChanges(), create: await plain.adjustEndpoints([ep({ dnsName: 'cn.example.org', recordType: 'CNAME', targets: [elb] })]) });
+    await plain.applyChanges({
+      ...emptyChanges(),
+      create: await plain.adjustEndpoints([ep({ dnsName: 'cn.example.org', recordType: 'CNAME', targets: [elb] })]),
+    });
     assert.deepEqual(e.route53.find(zone, 'cn.example.org', 'CNAME')?.values, [elb]);
   });
 
@@ -221,7 +246,14 @@ describe('aws provider against the Route53 emulator', () => {
     const source = new FakeSource([
       weighted('blue', '10', '192.0.2.1'),
       weighted('green', '90', '192.0.2.2'),
-      ep({ dnsName: 'geo.example.org', setIdentifier: 'eu', providerSpecific: [{ name: 'aws/geolocation-continent-code', value: 'EU' }, { name: 'aws/health-check-id', value: 'hc-1' }] }),
+      ep({
+        dnsName: 'geo.example.org',
+        setIdentifier: 'eu',
+        providerSpecific: [
+          { name: 'aws/geolocation-continent-code', value: 'EU' },
+          { name: 'aws/health-check-id', value: 'hc-1' },
+        ],
+      }),
       ep({ dnsName: 'fo.example.org', setIdentifier: 'primary', providerSpecific: [{ name: 'aws/failover', value: 'primary' }] }),
     ]);
     const controller = controllerFor(provider, source);
@@ -270,7 +302,13 @@ describe('aws provider against the Route53 emulator', () => {
     // Someone else writes a record while ours are cached.
     e.route53.put(zone, { name: 'two.example.org', type: 'A', ttl: 60, values: ['203.0.113.2'] });
     source.desired.push(ep({ dnsName: 'two.example.org' }), ep({ dnsName: 'three.example.org' }));
-    await assert.rejects(controller.runOnce(), (err: unknown) => err instanceof ProviderError && !err.transient && /two\.example\.org A, a-two\.example\.org TXT in zone example\.org: .*already exists/.test(err.message));
+    await assert.rejects(
+      controller.runOnce(),
+      (err: unknown) =>
+        err instanceof ProviderError &&
+        !err.transient &&
+        /two\.example\.org A, a-two\.example\.org TXT in zone example\.org: .*already exists/.test(err.message),
+    );
     assert.ok(e.route53.find(zone, 'three.example.org', 'A') !== undefined, 'the valid change landed');
     assert.equal(e.route53.find(zone, 'a-two.example.org', 'TXT'), undefined, 'no ownership claim without the record');
     e.aws.resetCounts();
@@ -300,20 +338,42 @@ status:
 `,
       );
       e.sts.addRole({ arn: ROLE, externalId: 'cli' });
-      const args = ['run', '--once', '--provider', 'aws', '--manifests-dir', dir, '--domain-filter', 'example.org', '--txt-owner-id', 'cli', '--metrics-address', '', '--log-format', 'json'];
-      const result = await runCli([...args, '--aws-endpoint-url', e.url, '--aws-assume-role', ROLE, '--aws-assume-role-external-id', 'cli', '--aws-batch-change-interval', '0s'], {
-        env: {
-          EXTERNAL_DNS_AWS_ACCESS_KEY_ID: e.aws.rootIdentity.accessKeyId,
-          EXTERNAL_DNS_AWS_SECRET_ACCESS_KEY: e.aws.rootIdentity.secretAccessKey,
-          AWS_EC2_METADATA_DISABLED: 'true',
-          HOME: dir,
+      const args = [
+        'run',
+        '--once',
+        '--provider',
+        'aws',
+        '--manifests-dir',
+        dir,
+        '--domain-filter',
+        'example.org',
+        '--txt-owner-id',
+        'cli',
+        '--metrics-address',
+        '',
+        '--log-format',
+        'json',
+      ];
+      const result = await runCli(
+        [...args, '--aws-endpoint-url', e.url, '--aws-assume-role', ROLE, '--aws-assume-role-external-id', 'cli', '--aws-batch-change-interval', '0s'],
+        {
+          env: {
+            EXTERNAL_DNS_AWS_ACCESS_KEY_ID: e.aws.rootIdentity.accessKeyId,
+            EXTERNAL_DNS_AWS_SECRET_ACCESS_KEY: e.aws.rootIdentity.secretAccessKey,
+            AWS_EC2_METADATA_DISABLED: 'true',
+            HOME: dir,
+          },
+          timeoutMs: 60_000,
         },
-        timeoutMs: 60_000,
-      });
+      );
       assert.equal(result.code, 0, result.stderr);
       assert.deepEqual(e.route53.find(zone, 'web.example.org', 'A')?.values, ['192.0.2.80']);
-      assert.deepEqual(e.route53.find(zone, 'a-web.example.org', 'TXT')?.values, ['"heritage=external-dns,external-dns/owner=cli,external-dns/resource=service/default/web"']);
-      const bad = await runCli([...args, '--aws-endpoint-url', e.url, '--aws-assume-role', 'not-an-arn'], { env: { AWS_EC2_METADATA_DISABLED: 'true', HOME: dir } });
+      assert.deepEqual(e.route53.find(zone, 'a-web.example.org', 'TXT')?.values, [
+        '"heritage=external-dns,external-dns/owner=cli,external-dns/resource=service/default/web"',
+      ]);
+      const bad = await runCli([...args, '--aws-endpoint-url', e.url, '--aws-assume-role', 'not-an-arn'], {
+        env: { AWS_EC2_METADATA_DISABLED: 'true', HOME: dir },
+      });
       assert.notEqual(bad.code, 0);
       assert.match(bad.stderr, /--aws-assume-role/);
     } finally {

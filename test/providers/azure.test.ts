@@ -57,7 +57,10 @@ describe('azure providers against the ARM emulator', { skip: skip ?? false }, ()
   });
 
   const provider = (kind: AzureZoneKind, resourceGroup = 'dns-rg'): AzureProvider =>
-    new AzureProvider({ api: new SdkAzureDnsApi({ kind, credential: staticToken(), subscriptionId: SUB, resourceGroup, endpoint: emu.url, http }), logger: silentLogger() });
+    new AzureProvider({
+      api: new SdkAzureDnsApi({ kind, credential: staticToken(), subscriptionId: SUB, resourceGroup, endpoint: emu.url, http }),
+      logger: silentLogger(),
+    });
 
   test('zones: public and private kept apart, resource group honoured, listings paginated', async () => {
     const pub = provider('public');
@@ -74,7 +77,8 @@ describe('azure providers against the ARM emulator', { skip: skip ?? false }, ()
     assert.ok(priv.domainFilter().match('db.corp.internal'));
     assert.ok(!priv.domainFilter().match('www.example.com'));
 
-    for (let i = 0; i < 5; i++) emu.put('private', 'corp.internal', { name: `host${i}`, type: 'A', properties: { ttl: 60, aRecords: [{ ipv4Address: `10.0.0.${i}` }] } });
+    for (let i = 0; i < 5; i++)
+      emu.put('private', 'corp.internal', { name: `host${i}`, type: 'A', properties: { ttl: 60, aRecords: [{ ipv4Address: `10.0.0.${i}` }] } });
     const lists = emu.calls.recordSetLists;
     const records = await priv.records();
     assert.equal(records.filter((r) => r.dnsName.startsWith('host')).length, 5);
@@ -144,13 +148,16 @@ describe('azure providers against the ARM emulator', { skip: skip ?? false }, ()
       ]);
       const controller = testController(source, registry, { domainFilter: new DomainFilter({ include: [zone] }) });
       const privateField: Record<string, string> = { ARecords: 'aRecords', CNAMERecord: 'cnameRecord', TXTRecords: 'txtRecords' };
-      const field = (name: string, type: string, f: string): unknown => emu.get(kind, zone, name, type)?.properties[kind === 'public' ? f : (privateField[f] ?? f)];
+      const field = (name: string, type: string, f: string): unknown =>
+        emu.get(kind, zone, name, type)?.properties[kind === 'public' ? f : (privateField[f] ?? f)];
 
       const first = await controller.runOnce();
       assert.equal(first.changes.create.length, 2, 'legacy is blocked by the unowned record');
       assert.deepEqual(field('www', 'A', 'ARecords'), [{ ipv4Address: '192.0.2.10' }]);
       assert.deepEqual(field('api', 'CNAME', 'CNAMERecord'), { cname: `www.${zone}` });
-      assert.deepEqual(field('a-www', 'TXT', 'TXTRecords'), [{ value: ['heritage=external-dns,external-dns/owner=hw,external-dns/resource=service/default/www'] }]);
+      assert.deepEqual(field('a-www', 'TXT', 'TXTRecords'), [
+        { value: ['heritage=external-dns,external-dns/owner=hw,external-dns/resource=service/default/www'] },
+      ]);
       assert.ok(field('cname-api', 'TXT', 'TXTRecords') !== undefined);
       assert.deepEqual(field('legacy', 'A', 'ARecords'), [{ ipv4Address: '198.51.100.1' }], 'unowned record left alone');
       assert.equal((await controller.runOnce()).applied, false, 'nothing to do on a second sync');
@@ -178,30 +185,68 @@ describe('azure providers against the ARM emulator', { skip: skip ?? false }, ()
     const dir = await mkdtemp(join(tmpdir(), 'hw-azure-'));
     try {
       const file = join(dir, 'azure.json');
-      const config = { tenantId: 'tenant-1', subscriptionId: SUB, resourceGroup: 'dns-rg', aadClientId: 'test-client', aadClientSecret: 'test-secret', activeDirectoryAuthorityHost: emu.url, resourceManagerEndpoint: emu.url };
+      const config = {
+        tenantId: 'tenant-1',
+        subscriptionId: SUB,
+        resourceGroup: 'dns-rg',
+        aadClientId: 'test-client',
+        aadClientSecret: 'test-secret',
+        activeDirectoryAuthorityHost: emu.url,
+        resourceManagerEndpoint: emu.url,
+      };
       await writeFile(file, JSON.stringify(config));
       const tokens = emu.calls.tokens;
-      const p = await AzureProvider.fromConfig('private', flags({ 'azure-config-file': file, 'azure-zones-cache-duration': 0, 'azure-maxretries-count': 1 }), { logger: silentLogger(), http: { tlsOptions: { ca: cert.cert } } });
+      const p = await AzureProvider.fromConfig('private', flags({ 'azure-config-file': file, 'azure-zones-cache-duration': 0, 'azure-maxretries-count': 1 }), {
+        logger: silentLogger(),
+        http: { tlsOptions: { ca: cert.cert } },
+      });
       assert.equal(p.name, 'azure-private-dns');
       assert.ok(p.domainFilter().match('db.corp.internal'));
       assert.ok(emu.calls.tokens > tokens, 'a token was fetched with the client secret');
 
       await writeFile(file, JSON.stringify({ ...config, aadClientSecret: 'wrong' }));
-      await assert.rejects(AzureProvider.fromConfig('public', flags({ 'azure-config-file': file, 'azure-maxretries-count': 0 }), { logger: silentLogger(), http: { tlsOptions: { ca: cert.cert } } }), /invalid_client|Invalid client secret|AADSTS7000215/);
+      await assert.rejects(
+        AzureProvider.fromConfig('public', flags({ 'azure-config-file': file, 'azure-maxretries-count': 0 }), {
+          logger: silentLogger(),
+          http: { tlsOptions: { ca: cert.cert } },
+        }),
+        /invalid_client|Invalid client secret|AADSTS7000215/,
+      );
 
       // The flags win over the file; bad values name the flag.
       await writeFile(file, JSON.stringify({ ...config, resourceGroup: 'nope' }));
-      const q = await AzureProvider.fromConfig('public', flags({ 'azure-config-file': file, 'azure-resource-group': 'elsewhere-rg' }), { logger: silentLogger(), credential: staticToken(), http: { tlsOptions: { ca: cert.cert } } });
+      const q = await AzureProvider.fromConfig('public', flags({ 'azure-config-file': file, 'azure-resource-group': 'elsewhere-rg' }), {
+        logger: silentLogger(),
+        credential: staticToken(),
+        http: { tlsOptions: { ca: cert.cert } },
+      });
       assert.ok(q.domainFilter().match('foreign.com'));
       const isConfig = (flag: string) => (err: unknown) => err instanceof ConfigError && err.flag === flag;
-      await assert.rejects(AzureProvider.fromConfig('public', flags({ 'azure-config-file': join(dir, 'missing.json') }), { logger: silentLogger() }), isConfig('--azure-config-file'));
+      await assert.rejects(
+        AzureProvider.fromConfig('public', flags({ 'azure-config-file': join(dir, 'missing.json') }), { logger: silentLogger() }),
+        isConfig('--azure-config-file'),
+      );
       await writeFile(file, '{not json');
-      await assert.rejects(AzureProvider.fromConfig('public', flags({ 'azure-config-file': file }), { logger: silentLogger() }), isConfig('--azure-config-file'));
+      await assert.rejects(
+        AzureProvider.fromConfig('public', flags({ 'azure-config-file': file }), { logger: silentLogger() }),
+        isConfig('--azure-config-file'),
+      );
       await writeFile(file, JSON.stringify({ tenantId: 't' }));
-      await assert.rejects(AzureProvider.fromConfig('public', flags({ 'azure-config-file': file }), { logger: silentLogger() }), isConfig('--azure-subscription-id'));
+      await assert.rejects(
+        AzureProvider.fromConfig('public', flags({ 'azure-config-file': file }), { logger: silentLogger() }),
+        isConfig('--azure-subscription-id'),
+      );
       await writeFile(file, JSON.stringify({ subscriptionId: SUB, aadClientId: 'x' }));
-      await assert.rejects(AzureProvider.fromConfig('public', flags({ 'azure-config-file': file }), { logger: silentLogger() }), isConfig('--azure-config-file'));
-      await assert.rejects(AzureProvider.fromConfig('public', flags({ 'azure-config-file': file, 'azure-subscription-id': SUB, 'azure-endpoint': 'http://127.0.0.1:1' }), { logger: silentLogger() }), isConfig('--azure-endpoint'));
+      await assert.rejects(
+        AzureProvider.fromConfig('public', flags({ 'azure-config-file': file }), { logger: silentLogger() }),
+        isConfig('--azure-config-file'),
+      );
+      await assert.rejects(
+        AzureProvider.fromConfig('public', flags({ 'azure-config-file': file, 'azure-subscription-id': SUB, 'azure-endpoint': 'http://127.0.0.1:1' }), {
+          logger: silentLogger(),
+        }),
+        isConfig('--azure-endpoint'),
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -215,17 +260,51 @@ describe('azure providers against the ARM emulator', { skip: skip ?? false }, ()
       const manifests = join(dir, 'manifests');
       await mkdir(manifests);
       const file = join(dir, 'azure.json');
-      await writeFile(file, JSON.stringify({ tenantId: 'tenant-1', subscriptionId: SUB, resourceGroup: 'dns-rg', aadClientId: 'test-client', aadClientSecret: 'test-secret', activeDirectoryAuthorityHost: emu.url }));
+      await writeFile(
+        file,
+        JSON.stringify({
+          tenantId: 'tenant-1',
+          subscriptionId: SUB,
+          resourceGroup: 'dns-rg',
+          aadClientId: 'test-client',
+          aadClientSecret: 'test-secret',
+          activeDirectoryAuthorityHost: emu.url,
+        }),
+      );
       await writeFile(join(manifests, 'web.yaml'), loadBalancerService('web', 'web.cli.test,theirs.cli.test', '192.0.2.10'));
       const run = () =>
-        runCli(['run', '--once', '--provider', 'azure', '--azure-config-file', file, '--azure-endpoint', emu.url, '--manifests-dir', manifests, '--domain-filter', 'cli.test', '--txt-owner-id', 'hw-cli', '--metrics-address', '', '--log-format', 'json'], {
-          env: { NODE_EXTRA_CA_CERTS: cert.certFile },
-          timeoutMs: 60_000,
-        });
+        runCli(
+          [
+            'run',
+            '--once',
+            '--provider',
+            'azure',
+            '--azure-config-file',
+            file,
+            '--azure-endpoint',
+            emu.url,
+            '--manifests-dir',
+            manifests,
+            '--domain-filter',
+            'cli.test',
+            '--txt-owner-id',
+            'hw-cli',
+            '--metrics-address',
+            '',
+            '--log-format',
+            'json',
+          ],
+          {
+            env: { NODE_EXTRA_CA_CERTS: cert.certFile },
+            timeoutMs: 60_000,
+          },
+        );
       const first = await run();
       assert.equal(first.code, 0, first.stderr);
       assert.deepEqual(emu.get('public', 'cli.test', 'web', 'A')?.properties['ARecords'], [{ ipv4Address: '192.0.2.10' }]);
-      assert.deepEqual(emu.get('public', 'cli.test', 'a-web', 'TXT')?.properties['TXTRecords'], [{ value: ['heritage=external-dns,external-dns/owner=hw-cli,external-dns/resource=service/default/web'] }]);
+      assert.deepEqual(emu.get('public', 'cli.test', 'a-web', 'TXT')?.properties['TXTRecords'], [
+        { value: ['heritage=external-dns,external-dns/owner=hw-cli,external-dns/resource=service/default/web'] },
+      ]);
       assert.deepEqual(emu.get('public', 'cli.test', 'theirs', 'A')?.properties['ARecords'], [{ ipv4Address: '203.0.113.1' }]);
       await rm(join(manifests, 'web.yaml'));
       const second = await run();
@@ -238,4 +317,3 @@ describe('azure providers against the ARM emulator', { skip: skip ?? false }, ()
     }
   });
 });
-

@@ -58,14 +58,16 @@ describe('coredns provider against etcd', { skip }, () => {
   });
 
   test('writes one SkyDNS key per value, under the reversed name, as CoreDNS reads them', async () => {
-    await provider.applyChanges(changes({
-      create: [
-        ep('www.example.test', 'A', ['192.0.2.1', '192.0.2.2'], 120),
-        ep('v6.example.test', 'AAAA', ['2001:DB8:0::1']),
-        ep('alias.example.test', 'CNAME', ['www.example.test.']),
-        ep('a-www.example.test', 'TXT', ['"heritage=external-dns,external-dns/owner=default"']),
-      ],
-    }));
+    await provider.applyChanges(
+      changes({
+        create: [
+          ep('www.example.test', 'A', ['192.0.2.1', '192.0.2.2'], 120),
+          ep('v6.example.test', 'AAAA', ['2001:DB8:0::1']),
+          ep('alias.example.test', 'CNAME', ['www.example.test.']),
+          ep('a-www.example.test', 'TXT', ['"heritage=external-dns,external-dns/owner=default"']),
+        ],
+      }),
+    );
     const www = await keysUnder('/skydns/test/example/www/');
     assert.equal(Object.keys(www).length, 2);
     for (const [key, value] of Object.entries(www)) {
@@ -78,7 +80,9 @@ describe('coredns provider against etcd', { skip }, () => {
     assert.deepEqual(Object.values(await keysUnder('/skydns/test/example/v6/')), [{ host: '2001:db8::1', targetstrip: 1 }]);
     assert.deepEqual(Object.values(await keysUnder('/skydns/test/example/alias/')), [{ host: 'www.example.test', targetstrip: 1 }]);
     // A service with only `text` is what CoreDNS answers TXT queries from.
-    assert.deepEqual(Object.values(await keysUnder('/skydns/test/example/a-www/')), [{ text: 'heritage=external-dns,external-dns/owner=default', targetstrip: 1 }]);
+    assert.deepEqual(Object.values(await keysUnder('/skydns/test/example/a-www/')), [
+      { text: 'heritage=external-dns,external-dns/owner=default', targetstrip: 1 },
+    ]);
 
     const listed = await provider.records();
     assert.deepEqual(find(listed, 'www.example.test', 'A')?.targets.sort(), ['192.0.2.1', '192.0.2.2']);
@@ -92,14 +96,21 @@ describe('coredns provider against etcd', { skip }, () => {
     const before = await keysUnder('/skydns/test/example/www/');
     const keep = Object.entries(before).find(([, v]) => (v as { host: string }).host === '192.0.2.1')?.[0];
     const listed = await provider.records();
-    await provider.applyChanges(changes({
-      updateOld: [find(listed, 'www.example.test', 'A') as Endpoint],
-      updateNew: [ep('www.example.test', 'A', ['192.0.2.1', '192.0.2.3'], 120)],
-    }));
+    await provider.applyChanges(
+      changes({
+        updateOld: [find(listed, 'www.example.test', 'A') as Endpoint],
+        updateNew: [ep('www.example.test', 'A', ['192.0.2.1', '192.0.2.3'], 120)],
+      }),
+    );
     const after = await keysUnder('/skydns/test/example/www/');
     assert.equal(Object.keys(after).length, 2);
     assert.ok(keep !== undefined && keep in after, 'the key of the kept value is unchanged');
-    assert.deepEqual(Object.values(after).map((v) => (v as { host: string }).host).sort(), ['192.0.2.1', '192.0.2.3']);
+    assert.deepEqual(
+      Object.values(after)
+        .map((v) => (v as { host: string }).host)
+        .sort(),
+      ['192.0.2.1', '192.0.2.3'],
+    );
 
     const now = await provider.records();
     await provider.applyChanges(changes({ delete: [find(now, 'www.example.test', 'A') as Endpoint, find(now, 'a-www.example.test', 'TXT') as Endpoint] }));
@@ -109,7 +120,10 @@ describe('coredns provider against etcd', { skip }, () => {
   });
 
   test('reads what external-dns wrote: text beside a host, targetstrip, group, keys without a random label', async () => {
-    await client.put('/skydns/test/example/legacy/1a2b3c4d', JSON.stringify({ host: '10.0.0.1', text: 'heritage=external-dns,external-dns/owner=old', ttl: 60, targetstrip: 1, group: 'g1' }));
+    await client.put(
+      '/skydns/test/example/legacy/1a2b3c4d',
+      JSON.stringify({ host: '10.0.0.1', text: 'heritage=external-dns,external-dns/owner=old', ttl: 60, targetstrip: 1, group: 'g1' }),
+    );
     await client.put('/skydns/test/example/plain', JSON.stringify({ host: '10.0.0.2' }));
     await client.put('/skydns/test/example/garbage/x', 'not json');
     const listed = await provider.records();
@@ -129,16 +143,22 @@ describe('coredns provider against etcd', { skip }, () => {
 
   test('a name outside the domain filter is not listed', async () => {
     await client.put('/skydns/org/elsewhere/www/abcdef01', JSON.stringify({ host: '10.9.9.9', targetstrip: 1 }));
-    assert.equal((await provider.records()).some((r) => r.dnsName.endsWith('elsewhere.org')), false);
+    assert.equal(
+      (await provider.records()).some((r) => r.dnsName.endsWith('elsewhere.org')),
+      false,
+    );
   });
 
   test('unsupported types fail on their own; the rest is applied', async () => {
-    await assert.rejects(provider.applyChanges(changes({ create: [ep('mx.example.test', 'MX', ['10 mail.example.test']), ep('ok.example.test', 'A', ['192.0.2.50'])] })), (err: unknown) => {
-      assert.ok(err instanceof ProviderError);
-      assert.equal(err.transient, false);
-      assert.match(err.message, /mx\.example\.test MX/);
-      return true;
-    });
+    await assert.rejects(
+      provider.applyChanges(changes({ create: [ep('mx.example.test', 'MX', ['10 mail.example.test']), ep('ok.example.test', 'A', ['192.0.2.50'])] })),
+      (err: unknown) => {
+        assert.ok(err instanceof ProviderError);
+        assert.equal(err.transient, false);
+        assert.match(err.message, /mx\.example\.test MX/);
+        return true;
+      },
+    );
     assert.deepEqual(find(await provider.records(), 'ok.example.test', 'A')?.targets, ['192.0.2.50']);
   });
 });
@@ -148,7 +168,10 @@ describe('coredns with etcd down', () => {
     const port = await freePort();
     const p = new CoreDnsProvider({ store: new EtcdClient({ urls: [`http://127.0.0.1:${port}`], timeoutMs: 1000 }), logger: silentLogger() });
     await assert.rejects(p.records(), (err: unknown) => err instanceof ProviderError && err.transient && /ECONNREFUSED/.test(err.message));
-    await assert.rejects(p.applyChanges(changes({ create: [ep('x.example.test', 'A', ['192.0.2.1'])] })), (err: unknown) => err instanceof ProviderError && err.transient);
+    await assert.rejects(
+      p.applyChanges(changes({ create: [ep('x.example.test', 'A', ['192.0.2.1'])] })),
+      (err: unknown) => err instanceof ProviderError && err.transient,
+    );
   });
 });
 
@@ -165,15 +188,33 @@ describe('hostwarden run --once --provider coredns (manifests → etcd)', { skip
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   });
 
-  const run = (): Promise<CliResult> => runCli([
-    'run', '--once', '--provider', 'coredns', '--manifests-dir', dir, '--domain-filter', 'example.test', '--txt-owner-id', 'hw-test',
-    '--metrics-address', '', '--log-format', 'json',
-  ], { env: { ETCD_URLS: etcd.url } });
+  const run = (): Promise<CliResult> =>
+    runCli(
+      [
+        'run',
+        '--once',
+        '--provider',
+        'coredns',
+        '--manifests-dir',
+        dir,
+        '--domain-filter',
+        'example.test',
+        '--txt-owner-id',
+        'hw-test',
+        '--metrics-address',
+        '',
+        '--log-format',
+        'json',
+      ],
+      { env: { ETCD_URLS: etcd.url } },
+    );
 
   test('ownership round trip: creates records and ownership TXT, leaves foreign keys, deletes what it owns', async () => {
     const client = new EtcdClient({ urls: [etcd.url], timeoutMs: 5000 });
     await client.put('/skydns/test/example/theirs/00000001', JSON.stringify({ host: '203.0.113.1', targetstrip: 1 }));
-    await writeFile(join(dir, 'web.yaml'), `apiVersion: v1
+    await writeFile(
+      join(dir, 'web.yaml'),
+      `apiVersion: v1
 kind: Service
 metadata:
   name: web
@@ -186,7 +227,8 @@ status:
   loadBalancer:
     ingress:
       - ip: 192.0.2.10
-`);
+`,
+    );
     const first = await run();
     assert.equal(first.code, 0, first.stderr);
     const values = async (prefix: string): Promise<unknown[]> => (await client.range(prefix)).map((kv) => JSON.parse(kv.value) as unknown);
@@ -228,13 +270,19 @@ describe('coredns against etcd with authentication', { skip }, () => {
   });
 
   test('ETCD_USERNAME/ETCD_PASSWORD authenticate; a wrong password is a permanent error', async () => {
-    const p = new CoreDnsProvider({ store: new EtcdClient({ urls: [etcd.url], username: 'root', password: 'secret-pw', timeoutMs: 5000 }), logger: silentLogger() });
+    const p = new CoreDnsProvider({
+      store: new EtcdClient({ urls: [etcd.url], username: 'root', password: 'secret-pw', timeoutMs: 5000 }),
+      logger: silentLogger(),
+    });
     await p.applyChanges(changes({ create: [ep('auth.example.test', 'A', ['192.0.2.77'])] }));
     assert.deepEqual(find(await p.records(), 'auth.example.test', 'A')?.targets, ['192.0.2.77']);
 
     const anonymous = new CoreDnsProvider({ store: new EtcdClient({ urls: [etcd.url], timeoutMs: 5000 }), logger: silentLogger() });
     await assert.rejects(anonymous.records(), (err: unknown) => err instanceof ProviderError && !err.transient);
-    const wrong = new CoreDnsProvider({ store: new EtcdClient({ urls: [etcd.url], username: 'root', password: 'nope', timeoutMs: 5000 }), logger: silentLogger() });
+    const wrong = new CoreDnsProvider({
+      store: new EtcdClient({ urls: [etcd.url], username: 'root', password: 'nope', timeoutMs: 5000 }),
+      logger: silentLogger(),
+    });
     await assert.rejects(wrong.records(), (err: unknown) => err instanceof ProviderError && !err.transient && /authentication failed/i.test(err.message));
   });
 });

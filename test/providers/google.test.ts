@@ -32,7 +32,13 @@ import { testController } from '../support/controller.ts';
 const CHILD_ENV = 'HOSTWARDEN_TEST_GOOGLE_TLS_DIR';
 const PROJECT = 'hw-test-project';
 const TOKEN = 'static-test-token';
-await suiteTrustingEmulator({ name: 'google provider against the Cloud DNS emulator (in a child process trusting its certificate)', envVar: CHILD_ENV, file: fileURLToPath(import.meta.url), timeoutMs: 170_000, suite: childSuite });
+await suiteTrustingEmulator({
+  name: 'google provider against the Cloud DNS emulator (in a child process trusting its certificate)',
+  envVar: CHILD_ENV,
+  file: fileURLToPath(import.meta.url),
+  timeoutMs: 170_000,
+  suite: childSuite,
+});
 
 const ep = (init: Partial<EndpointInit> & Pick<EndpointInit, 'dnsName'>): Endpoint => newEndpoint({ recordType: 'A', targets: ['192.0.2.1'], ...init });
 const flags = (values: Record<string, FlagValue>): FlagValues => new FlagValues(new Map(Object.entries(values)));
@@ -102,7 +108,10 @@ function childSuite(dir: string): void {
       });
       const fresh = provider('public');
       await fresh.records();
-      await assert.rejects(fresh.applyChanges({ create: [], updateOld: [], updateNew: [], delete: [ep({ dnsName: 'missing.example.org' })] }), /HTTP 404 notFound/);
+      await assert.rejects(
+        fresh.applyChanges({ create: [], updateOld: [], updateNew: [], delete: [ep({ dnsName: 'missing.example.org' })] }),
+        /HTTP 404 notFound/,
+      );
       // A stale view (the rrset changed behind our back) is refused with 412 and nothing applied.
       emu.put('example-org', { name: 'dup.example.org.', type: 'A', ttl: 300, rrdatas: ['192.0.2.99'] });
       await assert.rejects(
@@ -131,7 +140,9 @@ function childSuite(dir: string): void {
       assert.deepEqual(emu.get('sub', 'www.sub.example.org.', 'A')?.rrdatas, ['192.0.2.10']);
       assert.deepEqual(emu.get('sub', 'api.sub.example.org.', 'CNAME')?.rrdatas, ['www.sub.example.org.']);
       assert.equal(emu.get('example-org', 'v6.example.org.', 'AAAA')?.ttl, 60);
-      assert.deepEqual(emu.get('sub', 'a-www.sub.example.org.', 'TXT')?.rrdatas, ['"heritage=external-dns,external-dns/owner=hw,external-dns/resource=service/default/www"']);
+      assert.deepEqual(emu.get('sub', 'a-www.sub.example.org.', 'TXT')?.rrdatas, [
+        '"heritage=external-dns,external-dns/owner=hw,external-dns/resource=service/default/www"',
+      ]);
       assert.ok(emu.get('example-org', 'aaaa-v6.example.org.', 'TXT') !== undefined);
       assert.ok(emu.get('sub', 'cname-api.sub.example.org.', 'TXT') !== undefined);
       assert.deepEqual(emu.get('sub', 'legacy.sub.example.org.', 'A')?.rrdatas, ['198.51.100.1'], 'unowned record left alone');
@@ -160,16 +171,31 @@ function childSuite(dir: string): void {
     });
 
     test('fromConfig reads the flags, lists zones and rejects bad values naming the flag', async () => {
-      const base = { 'google-project': PROJECT, 'google-api-endpoint': emu.endpoint, 'google-batch-change-size': 1000, 'google-batch-change-interval': 0, 'google-zone-visibility': 'private' };
+      const base = {
+        'google-project': PROJECT,
+        'google-api-endpoint': emu.endpoint,
+        'google-batch-change-size': 1000,
+        'google-batch-change-interval': 0,
+        'google-zone-visibility': 'private',
+      };
       const p = await GoogleProvider.fromConfig(flags(base), { logger: silentLogger(), authClient: staticToken() });
       assert.ok(p.domainFilter().match('x.internal.example'));
       assert.ok(!p.domainFilter().match('x.example.org'));
-      await assert.rejects(GoogleProvider.fromConfig(flags({ ...base, 'google-batch-change-size': 0 }), { logger: silentLogger() }), (err: unknown) => err instanceof ConfigError && err.flag === '--google-batch-change-size');
-      await assert.rejects(GoogleProvider.fromConfig(flags({ ...base, 'google-api-endpoint': 'https://x/' }), { logger: silentLogger() }), (err: unknown) => err instanceof ConfigError && err.flag === '--google-api-endpoint');
+      await assert.rejects(
+        GoogleProvider.fromConfig(flags({ ...base, 'google-batch-change-size': 0 }), { logger: silentLogger() }),
+        (err: unknown) => err instanceof ConfigError && err.flag === '--google-batch-change-size',
+      );
+      await assert.rejects(
+        GoogleProvider.fromConfig(flags({ ...base, 'google-api-endpoint': 'https://x/' }), { logger: silentLogger() }),
+        (err: unknown) => err instanceof ConfigError && err.flag === '--google-api-endpoint',
+      );
       // A wrong token is a permanent error that points at the credentials.
       const bad = new OAuth2Client();
       bad.setCredentials({ access_token: 'wrong', expiry_date: Date.now() + 3_600_000 });
-      await assert.rejects(GoogleProvider.fromConfig(flags(base), { logger: silentLogger(), authClient: bad }), (err: unknown) => err instanceof ProviderError && !err.transient && /HTTP 401/.test(err.message));
+      await assert.rejects(
+        GoogleProvider.fromConfig(flags(base), { logger: silentLogger(), authClient: bad }),
+        (err: unknown) => err instanceof ProviderError && !err.transient && /HTTP 401/.test(err.message),
+      );
     });
 
     test('hostwarden run --once --provider google with an external_account key file (workload identity federation)', { timeout: 120_000 }, async () => {
@@ -181,24 +207,54 @@ function childSuite(dir: string): void {
         await mkdir(manifests);
         await writeFile(join(work, 'subject-token'), 'test-subject-token');
         const keyFile = join(work, 'credentials.json');
-        await writeFile(keyFile, JSON.stringify({
-          type: 'external_account',
-          audience: '//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/pool/providers/test',
-          subject_token_type: 'urn:ietf:params:oauth:token-type:jwt',
-          token_url: emu.tokenUrl,
-          credential_source: { file: join(work, 'subject-token') },
-        }));
+        await writeFile(
+          keyFile,
+          JSON.stringify({
+            type: 'external_account',
+            audience: '//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/pool/providers/test',
+            subject_token_type: 'urn:ietf:params:oauth:token-type:jwt',
+            token_url: emu.tokenUrl,
+            credential_source: { file: join(work, 'subject-token') },
+          }),
+        );
         await writeFile(join(manifests, 'web.yaml'), loadBalancerService('web', 'web.cli.test,theirs.cli.test', '192.0.2.10'));
         const env: Record<string, string> = { NODE_EXTRA_CA_CERTS: process.env['NODE_EXTRA_CA_CERTS'] ?? '', METADATA_SERVER_DETECTION: 'none' };
         const run = () =>
-          runCli(['run', '--once', '--provider', 'google', '--google-project', PROJECT, '--google-api-endpoint', emu.endpoint, '--google-key-file', keyFile, '--google-batch-change-interval', '0s',
-            '--manifests-dir', manifests, '--domain-filter', 'cli.test', '--txt-owner-id', 'hw-cli', '--metrics-address', '', '--log-format', 'json'], { env, timeoutMs: 60_000 });
+          runCli(
+            [
+              'run',
+              '--once',
+              '--provider',
+              'google',
+              '--google-project',
+              PROJECT,
+              '--google-api-endpoint',
+              emu.endpoint,
+              '--google-key-file',
+              keyFile,
+              '--google-batch-change-interval',
+              '0s',
+              '--manifests-dir',
+              manifests,
+              '--domain-filter',
+              'cli.test',
+              '--txt-owner-id',
+              'hw-cli',
+              '--metrics-address',
+              '',
+              '--log-format',
+              'json',
+            ],
+            { env, timeoutMs: 60_000 },
+          );
         const tokens = emu.calls.tokens;
         const first = await run();
         assert.equal(first.code, 0, first.stderr);
         assert.ok(emu.calls.tokens > tokens, 'the subject token was exchanged for an access token');
         assert.deepEqual(emu.get('cli', 'web.cli.test.', 'A')?.rrdatas, ['192.0.2.10']);
-        assert.deepEqual(emu.get('cli', 'a-web.cli.test.', 'TXT')?.rrdatas, ['"heritage=external-dns,external-dns/owner=hw-cli,external-dns/resource=service/default/web"']);
+        assert.deepEqual(emu.get('cli', 'a-web.cli.test.', 'TXT')?.rrdatas, [
+          '"heritage=external-dns,external-dns/owner=hw-cli,external-dns/resource=service/default/web"',
+        ]);
         assert.deepEqual(emu.get('cli', 'theirs.cli.test.', 'A')?.rrdatas, ['203.0.113.1']);
         await rm(join(manifests, 'web.yaml'));
         const second = await run();
@@ -212,4 +268,3 @@ function childSuite(dir: string): void {
     });
   });
 }
-

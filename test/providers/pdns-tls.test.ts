@@ -23,7 +23,10 @@ import { pdnsUnavailable, startPdns } from '../support/pdns.ts';
 import type { PdnsServer } from '../support/pdns.ts';
 
 const run = promisify(execFile);
-const hasOpenssl = await run('openssl', ['version']).then(() => true, () => false);
+const hasOpenssl = await run('openssl', ['version']).then(
+  () => true,
+  () => false,
+);
 const skip = (await pdnsUnavailable()) ?? (hasOpenssl ? undefined : 'openssl is not installed');
 const flags = (values: Record<string, FlagValue>): FlagValues => new FlagValues(new Map(Object.entries(values)));
 const deps = { logger: silentLogger(), sleep: (): Promise<void> => Promise.resolve() };
@@ -37,7 +40,23 @@ async function makeCerts(dir: string): Promise<void> {
   ] as const) {
     await ssl(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`]);
     await run('sh', ['-c', `printf '%s\\n' '${ext}' > ${name}.ext`], { cwd: dir });
-    await ssl(['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.crt`, '-days', '2', '-extfile', `${name}.ext`]);
+    await ssl([
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.crt',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      `${name}.crt`,
+      '-days',
+      '2',
+      '-extfile',
+      `${name}.ext`,
+    ]);
   }
 }
 
@@ -60,7 +79,12 @@ describe('pdns provider over mutual TLS', { skip: skip ?? false }, () => {
         const headers: Record<string, string> = {};
         for (const h of ['x-api-key', 'content-type', 'accept']) if (typeof req.headers[h] === 'string') headers[h] = req.headers[h];
         const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
-        fetch(`${pdns.apiUrl}${req.url ?? '/'}`, { method: req.method ?? 'GET', headers, ...(body === undefined ? {} : { body }), signal: AbortSignal.timeout(10_000) })
+        fetch(`${pdns.apiUrl}${req.url ?? '/'}`, {
+          method: req.method ?? 'GET',
+          headers,
+          ...(body === undefined ? {} : { body }),
+          signal: AbortSignal.timeout(10_000),
+        })
           .then(async (r) => res.writeHead(r.status, { 'content-type': r.headers.get('content-type') ?? 'text/plain' }).end(Buffer.from(await r.arrayBuffer())))
           .catch(() => res.writeHead(502).end());
       });
@@ -78,14 +102,30 @@ describe('pdns provider over mutual TLS', { skip: skip ?? false }, () => {
   const base = (): Record<string, FlagValue> => ({ 'pdns-server': url, 'pdns-api-key': pdns.apiKey, 'pdns-tls-enabled': true });
 
   test('CA and client certificate: changes go through', async () => {
-    const p = await PdnsProvider.fromConfig(flags({ ...base(), 'pdns-tls-ca-cert': join(dir, 'ca.crt'), 'pdns-tls-client-cert': join(dir, 'client.crt'), 'pdns-tls-client-cert-key': join(dir, 'client.key') }), deps);
-    await p.applyChanges({ create: [newEndpoint({ dnsName: 'tls.example.test', recordType: 'A', targets: ['192.0.2.77'] })], updateOld: [], updateNew: [], delete: [] });
+    const p = await PdnsProvider.fromConfig(
+      flags({
+        ...base(),
+        'pdns-tls-ca-cert': join(dir, 'ca.crt'),
+        'pdns-tls-client-cert': join(dir, 'client.crt'),
+        'pdns-tls-client-cert-key': join(dir, 'client.key'),
+      }),
+      deps,
+    );
+    await p.applyChanges({
+      create: [newEndpoint({ dnsName: 'tls.example.test', recordType: 'A', targets: ['192.0.2.77'] })],
+      updateOld: [],
+      updateNew: [],
+      delete: [],
+    });
     assert.deepEqual((await p.records()).find((r) => r.dnsName === 'tls.example.test')?.targets, ['192.0.2.77']);
   });
 
   test('without the CA the server certificate is refused; --pdns-skip-tls-verify accepts it', async () => {
     const client = { 'pdns-tls-client-cert': join(dir, 'client.crt'), 'pdns-tls-client-cert-key': join(dir, 'client.key') };
-    await assert.rejects(PdnsProvider.fromConfig(flags({ ...base(), ...client }), deps), (err: unknown) => err instanceof ProviderError && /certificate/i.test(err.message));
+    await assert.rejects(
+      PdnsProvider.fromConfig(flags({ ...base(), ...client }), deps),
+      (err: unknown) => err instanceof ProviderError && /certificate/i.test(err.message),
+    );
     const p = await PdnsProvider.fromConfig(flags({ ...base(), ...client, 'pdns-skip-tls-verify': true }), deps);
     assert.ok(p.domainFilter().match('www.example.test'));
   });
@@ -96,7 +136,10 @@ describe('pdns provider over mutual TLS', { skip: skip ?? false }, () => {
 
   test('flag mistakes are configuration errors naming the flag', async () => {
     const reject = (values: Record<string, FlagValue>, flag: string): Promise<void> =>
-      assert.rejects(PdnsProvider.fromConfig(flags({ 'pdns-api-key': 'k', ...values }), deps), (err: unknown) => err instanceof ConfigError && err.flag === flag);
+      assert.rejects(
+        PdnsProvider.fromConfig(flags({ 'pdns-api-key': 'k', ...values }), deps),
+        (err: unknown) => err instanceof ConfigError && err.flag === flag,
+      );
     await reject({ 'pdns-server': 'http://127.0.0.1:1', 'pdns-tls-enabled': true }, '--pdns-server');
     await reject({ 'pdns-server': url, 'pdns-tls-enabled': true, 'pdns-tls-client-cert': join(dir, 'client.crt') }, '--pdns-tls-client-cert-key');
     await reject({ 'pdns-server': url, 'pdns-tls-enabled': true, 'pdns-tls-ca-cert': join(dir, 'missing.crt') }, '--pdns-tls-ca-cert');

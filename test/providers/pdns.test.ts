@@ -41,7 +41,10 @@ describe('pdns provider against PowerDNS', { skip: skip ?? false }, () => {
     server = await startPdns();
     await server.createZone(ZONE);
     await server.createZone(OTHER);
-    provider = await PdnsProvider.fromConfig(flags({ 'pdns-server': server.apiUrl, 'pdns-api-key': server.apiKey, 'pdns-server-id': 'localhost' }), { logger: silentLogger(), sleep: noSleep });
+    provider = await PdnsProvider.fromConfig(flags({ 'pdns-server': server.apiUrl, 'pdns-api-key': server.apiKey, 'pdns-server-id': 'localhost' }), {
+      logger: silentLogger(),
+      sleep: noSleep,
+    });
   });
   after(async () => {
     await server?.stop();
@@ -82,15 +85,26 @@ describe('pdns provider against PowerDNS', { skip: skip ?? false }, () => {
     assert.equal((await dig(server.dnsPort, [`x.apps.${OTHER}`, 'A', '+short'])).raw.trim(), '198.51.100.7');
     const txt = await dig(server.dnsPort, [`txt.${ZONE}`, 'TXT']);
     // dig prints each character-string quoted: the 600-byte value arrives as three strings.
-    assert.ok(txt.answer.some((l) => l.includes(`"${long.slice(0, 255)}" "${long.slice(255, 510)}" "${long.slice(510)}"`)), txt.raw);
-    assert.ok(txt.answer.some((l) => l.includes('"say \\"hi\\" \\\\ bye"')), txt.raw);
+    assert.ok(
+      txt.answer.some((l) => l.includes(`"${long.slice(0, 255)}" "${long.slice(255, 510)}" "${long.slice(510)}"`)),
+      txt.raw,
+    );
+    assert.ok(
+      txt.answer.some((l) => l.includes('"say \\"hi\\" \\\\ bye"')),
+      txt.raw,
+    );
   });
 
   test('update replaces the whole rrset; delete removes it; other records stay', async () => {
     const records = await provider.records();
     const oldA = find(records, `www.${ZONE}`, 'A') as Endpoint;
     const oldCname = find(records, `alias.${ZONE}`, 'CNAME') as Endpoint;
-    await provider.applyChanges({ create: [], updateOld: [oldA], updateNew: [ep({ dnsName: `www.${ZONE}`, targets: ['203.0.113.5'], recordTTL: 60 })], delete: [oldCname] });
+    await provider.applyChanges({
+      create: [],
+      updateOld: [oldA],
+      updateNew: [ep({ dnsName: `www.${ZONE}`, targets: ['203.0.113.5'], recordTTL: 60 })],
+      delete: [oldCname],
+    });
     const after = await provider.records();
     assert.deepEqual(find(after, `www.${ZONE}`, 'A')?.targets, ['203.0.113.5']);
     assert.equal(find(after, `www.${ZONE}`, 'A')?.recordTTL, 60);
@@ -101,7 +115,12 @@ describe('pdns provider against PowerDNS', { skip: skip ?? false }, () => {
   });
 
   test('ownership records through the TXT registry: create, second sync idempotent, delete', async () => {
-    const registry = new TXTRegistry(provider, { ownerId: 'hw-test', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], logger: silentLogger() });
+    const registry = new TXTRegistry(provider, {
+      ownerId: 'hw-test',
+      managedRecordTypes: ['A', 'AAAA', 'CNAME'],
+      excludeRecordTypes: [],
+      logger: silentLogger(),
+    });
     const sync = async (desired: Endpoint[]): Promise<boolean> => {
       const { changes } = calculatePlan({
         current: await registry.records(),
@@ -138,7 +157,10 @@ describe('pdns provider against PowerDNS', { skip: skip ?? false }, () => {
     await assert.rejects(
       provider.applyChanges({
         ...noChanges,
-        create: [ep({ dnsName: `www.${ZONE}`, recordType: 'CNAME', targets: [`elsewhere.${OTHER}`] }), ep({ dnsName: `fine.${OTHER}`, targets: ['192.0.2.99'] })],
+        create: [
+          ep({ dnsName: `www.${ZONE}`, recordType: 'CNAME', targets: [`elsewhere.${OTHER}`] }),
+          ep({ dnsName: `fine.${OTHER}`, targets: ['192.0.2.99'] }),
+        ],
       }),
       (err: unknown) => {
         assert.ok(err instanceof ProviderError);
@@ -175,7 +197,15 @@ describe('pdns provider against PowerDNS', { skip: skip ?? false }, () => {
     );
     assert.equal(sleeps, 4);
     // A running provider whose server goes away: records() fails transiently too.
-    const gone = new PdnsProvider({ api: new (await import('../../src/provider/pdns/client.ts')).PdnsClient({ server: `http://127.0.0.1:${port}`, apiKey: 'x', serverId: 'localhost', timeoutMs: 2000 }), logger: silentLogger() });
+    const gone = new PdnsProvider({
+      api: new (await import('../../src/provider/pdns/client.ts')).PdnsClient({
+        server: `http://127.0.0.1:${port}`,
+        apiKey: 'x',
+        serverId: 'localhost',
+        timeoutMs: 2000,
+      }),
+      logger: silentLogger(),
+    });
     await assert.rejects(gone.records(), (err: unknown) => err instanceof ProviderError && err.transient);
   });
 });

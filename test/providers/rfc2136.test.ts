@@ -32,7 +32,10 @@ function key(algorithm: TsigAlgorithm, secret: Buffer): TsigKey {
   return { name: KEY_NAME, algorithm, secret };
 }
 
-function provider(port: number, options: { key?: TsigKey; zones?: string[]; batch?: number; transport?: DnsTransport; timeoutMs?: number; minTTL?: number } = {}): Rfc2136Provider {
+function provider(
+  port: number,
+  options: { key?: TsigKey; zones?: string[]; batch?: number; transport?: DnsTransport; timeoutMs?: number; minTTL?: number } = {},
+): Rfc2136Provider {
   return new Rfc2136Provider({
     zones: options.zones ?? ['example.test'],
     transport: options.transport ?? new NetworkTransport({ host: '127.0.0.1', port, timeoutMs: options.timeoutMs ?? 3000 }),
@@ -79,15 +82,17 @@ describe('rfc2136 provider against BIND 9', { skip }, () => {
   test('creates, updates and deletes A, AAAA, CNAME and TXT records, as dig sees them', async () => {
     const p = provider(bind.port, { key: key('hmac-sha256', secret) });
     const long = `v=${'x'.repeat(400)}`;
-    await p.applyChanges(changes({
-      create: [
-        ep('www.example.test', 'A', ['192.0.2.1', '192.0.2.2'], 120),
-        ep('v6.example.test', 'AAAA', ['2001:db8::1']),
-        ep('alias.example.test', 'CNAME', ['www.example.test']),
-        ep('txt.example.test', 'TXT', ['"heritage=external-dns,external-dns/owner=default"']),
-        ep('long.example.test', 'TXT', [long]),
-      ],
-    }));
+    await p.applyChanges(
+      changes({
+        create: [
+          ep('www.example.test', 'A', ['192.0.2.1', '192.0.2.2'], 120),
+          ep('v6.example.test', 'AAAA', ['2001:db8::1']),
+          ep('alias.example.test', 'CNAME', ['www.example.test']),
+          ep('txt.example.test', 'TXT', ['"heritage=external-dns,external-dns/owner=default"']),
+          ep('long.example.test', 'TXT', [long]),
+        ],
+      }),
+    );
     assert.deepEqual(await answers(bind.port, 'www.example.test', 'A'), { status: 'NOERROR', values: ['192.0.2.1', '192.0.2.2'] });
     assert.deepEqual((await answers(bind.port, 'v6.example.test', 'AAAA')).values, ['2001:db8::1']);
     assert.deepEqual((await answers(bind.port, 'alias.example.test', 'CNAME')).values, ['www.example.test.']);
@@ -106,11 +111,13 @@ describe('rfc2136 provider against BIND 9', { skip }, () => {
     assert.equal(find(listed, 'example.test', 'NS'), undefined, 'the apex NS set is not listed');
 
     const oldA = find(listed, 'www.example.test', 'A') as Endpoint;
-    await p.applyChanges(changes({
-      updateOld: [oldA],
-      updateNew: [ep('www.example.test', 'A', ['192.0.2.3'], 60)],
-      delete: [find(listed, 'alias.example.test', 'CNAME') as Endpoint, find(listed, 'long.example.test', 'TXT') as Endpoint],
-    }));
+    await p.applyChanges(
+      changes({
+        updateOld: [oldA],
+        updateNew: [ep('www.example.test', 'A', ['192.0.2.3'], 60)],
+        delete: [find(listed, 'alias.example.test', 'CNAME') as Endpoint, find(listed, 'long.example.test', 'TXT') as Endpoint],
+      }),
+    );
     const www = await dig(bind.port, ['www.example.test', 'A', '+norec']);
     assert.deepEqual(www.answer, ['www.example.test. 60 IN A 192.0.2.3']);
     assert.equal((await answers(bind.port, 'alias.example.test', 'CNAME')).status, 'NXDOMAIN');
@@ -129,7 +136,10 @@ describe('rfc2136 provider against BIND 9', { skip }, () => {
       return true;
     });
     assert.equal((await answers(bind.port, 'bad.example.test', 'A')).status, 'NXDOMAIN');
-    await assert.rejects(p.records(), (err: unknown) => err instanceof ProviderError && !err.transient && /example\.test/.test(err.message) && /BADSIG|NOTAUTH/.test(err.message));
+    await assert.rejects(
+      p.records(),
+      (err: unknown) => err instanceof ProviderError && !err.transient && /example\.test/.test(err.message) && /BADSIG|NOTAUTH/.test(err.message),
+    );
   });
 
   test('unsigned updates are REFUSED, surfaced with the zone name', async () => {
@@ -145,16 +155,21 @@ describe('rfc2136 provider against BIND 9', { skip }, () => {
 
   test('a failed batch does not block the others: a zone BIND does not serve fails alone', async () => {
     const p = provider(bind.port, { key: key('hmac-sha256', secret), zones: ['example.test', 'other.test'] });
-    await assert.rejects(p.applyChanges(changes({
-      create: [ep('x.other.test', 'A', ['192.0.2.7']), ep('ok.example.test', 'A', ['192.0.2.8'])],
-    })), (err: unknown) => {
-      assert.ok(err instanceof ProviderError);
-      assert.equal(err.zone, 'other.test');
-      assert.equal(err.transient, false);
-      assert.match(err.message, /NOTAUTH/);
-      assert.match(err.message, /x\.other\.test A/);
-      return true;
-    });
+    await assert.rejects(
+      p.applyChanges(
+        changes({
+          create: [ep('x.other.test', 'A', ['192.0.2.7']), ep('ok.example.test', 'A', ['192.0.2.8'])],
+        }),
+      ),
+      (err: unknown) => {
+        assert.ok(err instanceof ProviderError);
+        assert.equal(err.zone, 'other.test');
+        assert.equal(err.transient, false);
+        assert.match(err.message, /NOTAUTH/);
+        assert.match(err.message, /x\.other\.test A/);
+        return true;
+      },
+    );
     assert.deepEqual((await answers(bind.port, 'ok.example.test', 'A')).values, ['192.0.2.8']);
   });
 
@@ -244,12 +259,37 @@ describe('hostwarden run --once --provider rfc2136 (manifests → BIND)', { skip
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   });
 
-  const run = (): Promise<CliResult> => runCli([
-    'run', '--once', '--provider', 'rfc2136', '--manifests-dir', dir, '--domain-filter', 'example.test', '--txt-owner-id', 'hw-test',
-    '--metrics-address', '', '--log-format', 'json',
-    '--rfc2136-host', '127.0.0.1', '--rfc2136-port', String(bind.port), '--rfc2136-zone', 'example.test',
-    '--rfc2136-tsig-keyname', KEY_NAME, '--rfc2136-tsig-secret-alg', 'hmac-sha512', '--rfc2136-tsig-axfr',
-  ], { env: { EXTERNAL_DNS_RFC2136_TSIG_SECRET: secret.toString('base64') } });
+  const run = (): Promise<CliResult> =>
+    runCli(
+      [
+        'run',
+        '--once',
+        '--provider',
+        'rfc2136',
+        '--manifests-dir',
+        dir,
+        '--domain-filter',
+        'example.test',
+        '--txt-owner-id',
+        'hw-test',
+        '--metrics-address',
+        '',
+        '--log-format',
+        'json',
+        '--rfc2136-host',
+        '127.0.0.1',
+        '--rfc2136-port',
+        String(bind.port),
+        '--rfc2136-zone',
+        'example.test',
+        '--rfc2136-tsig-keyname',
+        KEY_NAME,
+        '--rfc2136-tsig-secret-alg',
+        'hmac-sha512',
+        '--rfc2136-tsig-axfr',
+      ],
+      { env: { EXTERNAL_DNS_RFC2136_TSIG_SECRET: secret.toString('base64') } },
+    );
 
   test('creates the records and their ownership TXT, leaves unowned records alone, and deletes what it owns', async () => {
     // Somebody else's record at a name the manifests ask for: it must survive every sync.
@@ -275,7 +315,6 @@ describe('hostwarden run --once --provider rfc2136 (manifests → BIND)', { skip
   });
 });
 
-
 describe('rfc2136 over DNS over TLS (--rfc2136-use-tls) against BIND 9', { skip }, () => {
   test('updates and transfers over TLS; an unverifiable certificate is a permanent error', async () => {
     const secret = randomBytes(32);
@@ -287,7 +326,8 @@ describe('rfc2136 over DNS over TLS (--rfc2136-use-tls) against BIND 9', { skip 
       extraOptions: `allow-update { key "${KEY_NAME}"; }; listen-on port ${tlsPort} tls ephemeral { 127.0.0.1; };`,
     });
     try {
-      const tls = (rejectUnauthorized: boolean): NetworkTransport => new NetworkTransport({ host: '127.0.0.1', port: tlsPort, timeoutMs: 3000, tls: { rejectUnauthorized } });
+      const tls = (rejectUnauthorized: boolean): NetworkTransport =>
+        new NetworkTransport({ host: '127.0.0.1', port: tlsPort, timeoutMs: 3000, tls: { rejectUnauthorized } });
       const p = provider(tlsPort, { key: key('hmac-sha256', secret), transport: tls(false) });
       await p.applyChanges(changes({ create: [ep('tls.example.test', 'A', ['192.0.2.53'])] }));
       assert.deepEqual(find(await p.records(), 'tls.example.test', 'A')?.targets, ['192.0.2.53']);

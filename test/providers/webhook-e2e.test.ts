@@ -28,7 +28,24 @@ interface Started {
 async function startWebhookServer(dataDir: string): Promise<Started> {
   const child = spawn(
     process.execPath,
-    [BIN, 'webhook-server', '--provider', 'embedded', '--embedded-zone', 'example.org', '--embedded-data-dir', dataDir, '--listen', '127.0.0.1:0', '--dns-listen', '127.0.0.1:0', '--log-format', 'json', '--http-max-connections', '64'],
+    [
+      BIN,
+      'webhook-server',
+      '--provider',
+      'embedded',
+      '--embedded-zone',
+      'example.org',
+      '--embedded-data-dir',
+      dataDir,
+      '--listen',
+      '127.0.0.1:0',
+      '--dns-listen',
+      '127.0.0.1:0',
+      '--log-format',
+      'json',
+      '--http-max-connections',
+      '64',
+    ],
     { cwd: REPO_ROOT, env: { PATH: process.env['PATH'] ?? '' }, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let text = '';
@@ -78,7 +95,20 @@ describe('run --provider webhook against webhook-server --provider embedded', { 
   });
 
   test('a manifest becomes a DNS answer of the webhook server; the second run is a no-op', async () => {
-    const args = ['run', '--once', '--provider', 'webhook', '--webhook-provider-url', server.url, '--manifests-dir', join(dir, 'manifests'), '--txt-owner-id', 'e2e', '--log-format', 'json'];
+    const args = [
+      'run',
+      '--once',
+      '--provider',
+      'webhook',
+      '--webhook-provider-url',
+      server.url,
+      '--manifests-dir',
+      join(dir, 'manifests'),
+      '--txt-owner-id',
+      'e2e',
+      '--log-format',
+      'json',
+    ];
     const first = await runCli(args, { timeoutMs: 90_000 });
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stderr, /"create":1/);
@@ -95,23 +125,60 @@ describe('run --provider webhook against webhook-server --provider embedded', { 
 
   test('credentials in --webhook-provider-url are sent as Basic auth and never logged, even in errors', async () => {
     const withSecret = server.url.replace('http://', 'http://hostwarden:s3cr3t-pw@');
-    const ok = await runCli(['run', '--once', '--provider', 'webhook', '--webhook-provider-url', withSecret, '--manifests-dir', join(dir, 'manifests'), '--txt-owner-id', 'e2e', '--log-format', 'text', '--log-level', 'debug'], { timeoutMs: 90_000 });
+    const ok = await runCli(
+      [
+        'run',
+        '--once',
+        '--provider',
+        'webhook',
+        '--webhook-provider-url',
+        withSecret,
+        '--manifests-dir',
+        join(dir, 'manifests'),
+        '--txt-owner-id',
+        'e2e',
+        '--log-format',
+        'text',
+        '--log-level',
+        'debug',
+      ],
+      { timeoutMs: 90_000 },
+    );
     assert.equal(ok.code, 0, ok.stderr);
     assert.match(ok.stderr, /url: "http:\/\/127\.0\.0\.1:\d+\/"/);
     assert.doesNotMatch(ok.stderr, /s3cr3t/);
     // Nothing listens on port 9: every retry fails, and the final error is printed.
-    const down = await runCli(['run', '--once', '--provider', 'webhook', '--webhook-provider-url', 'http://hostwarden:s3cr3t-pw@127.0.0.1:9/', '--manifests-dir', join(dir, 'manifests'), '--log-format', 'text'], { timeoutMs: 90_000 });
+    const down = await runCli(
+      [
+        'run',
+        '--once',
+        '--provider',
+        'webhook',
+        '--webhook-provider-url',
+        'http://hostwarden:s3cr3t-pw@127.0.0.1:9/',
+        '--manifests-dir',
+        join(dir, 'manifests'),
+        '--log-format',
+        'text',
+      ],
+      { timeoutMs: 90_000 },
+    );
     assert.notEqual(down.code, 0);
     assert.match(down.stderr, /cannot reach the webhook provider/);
     assert.doesNotMatch(down.stderr, /s3cr3t/);
-    const bad = await runCli(['run', '--once', '--provider', 'webhook', '--webhook-provider-url', 'ftp://hostwarden:s3cr3t-pw@127.0.0.1/'], { timeoutMs: 90_000 });
+    const bad = await runCli(['run', '--once', '--provider', 'webhook', '--webhook-provider-url', 'ftp://hostwarden:s3cr3t-pw@127.0.0.1/'], {
+      timeoutMs: 90_000,
+    });
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--webhook-provider-url "ftp:\/\/REDACTED@127\.0\.0\.1\/" is not an http/);
     assert.doesNotMatch(bad.stderr, /s3cr3t/);
   });
 
   test('the real server refuses a browser-style text/plain POST with 415, and the record never appears', async () => {
-    const res = await fetch(`${server.url}/records`, { method: 'POST', body: JSON.stringify({ create: [{ dnsName: 'csrf.example.org', targets: ['203.0.113.66'], recordType: 'A' }] }) });
+    const res = await fetch(`${server.url}/records`, {
+      method: 'POST',
+      body: JSON.stringify({ create: [{ dnsName: 'csrf.example.org', targets: ['203.0.113.66'], recordType: 'A' }] }),
+    });
     assert.equal(res.status, 415);
     assert.equal((await dig(server.dnsPort, ['csrf.example.org', 'A'])).status, 'NXDOMAIN');
   });
@@ -120,14 +187,20 @@ describe('run --provider webhook against webhook-server --provider embedded', { 
     const port = Number(new URL(server.url).port);
     const sockets: Socket[] = [];
     try {
-      await Promise.all(Array.from({ length: 600 }, () => new Promise<void>((resolve) => {
-        const s = connect(port, '127.0.0.1');
-        s.resume();
-        s.on('error', () => undefined);
-        s.on('connect', () => resolve());
-        s.on('close', () => resolve());
-        sockets.push(s);
-      })));
+      await Promise.all(
+        Array.from(
+          { length: 600 },
+          () =>
+            new Promise<void>((resolve) => {
+              const s = connect(port, '127.0.0.1');
+              s.resume();
+              s.on('error', () => undefined);
+              s.on('connect', () => resolve());
+              s.on('close', () => resolve());
+              sockets.push(s);
+            }),
+        ),
+      );
       const res = await fetch(`${server.url}/healthz`);
       assert.equal(res.status, 200);
       const root = await fetch(`${server.url}/`, { headers: { accept: 'application/external.dns.webhook+json;version=1' } });

@@ -33,13 +33,15 @@ function connect(url: string, sleeps: number[] = [], extra: Record<string, FlagV
   });
 }
 
-const isProviderError = (transient: boolean, pattern: RegExp) => (err: unknown): boolean => {
-  assert.ok(err instanceof ProviderError, String(err));
-  assert.equal(err.provider, 'webhook');
-  assert.equal(err.transient, transient, err.message);
-  assert.match(err.message, pattern);
-  return true;
-};
+const isProviderError =
+  (transient: boolean, pattern: RegExp) =>
+  (err: unknown): boolean => {
+    assert.ok(err instanceof ProviderError, String(err));
+    assert.equal(err.provider, 'webhook');
+    assert.equal(err.transient, transient, err.message);
+    assert.match(err.message, pattern);
+    return true;
+  };
 
 describe('webhook client against the protocol fixture', () => {
   let fx: WebhookFixture;
@@ -66,8 +68,14 @@ describe('webhook client against the protocol fixture', () => {
     for (const r of fx.requests.slice(-2)) assert.equal(r.headers['authorization'], `Basic ${Buffer.from('hw@ops:s3cr:t').toString('base64')}`);
     fx.script.set('GET /records', [{ status: 400, body: 'no' }]);
     await assert.rejects(p.records(), (err: unknown) => err instanceof ProviderError && !/s3cr/.test(err.message));
-    await assert.rejects(connect('http://hw:s3cret@127.0.0.1:9/'), (err: unknown) => err instanceof ProviderError && /cannot reach/.test(err.message) && !/s3cret/.test(err.message));
-    await assert.rejects(connect('ftp://hw:s3cret@x/'), (err: unknown) => err instanceof ConfigError && /ftp:\/\/REDACTED@x\//.test(err.message) && !/s3cret/.test(err.message));
+    await assert.rejects(
+      connect('http://hw:s3cret@127.0.0.1:9/'),
+      (err: unknown) => err instanceof ProviderError && /cannot reach/.test(err.message) && !/s3cret/.test(err.message),
+    );
+    await assert.rejects(
+      connect('ftp://hw:s3cret@x/'),
+      (err: unknown) => err instanceof ConfigError && /ftp:\/\/REDACTED@x\//.test(err.message) && !/s3cret/.test(err.message),
+    );
   });
 
   test('include/exclude lists, null lists, capitalised keys and regex filters are understood', async () => {
@@ -95,7 +103,10 @@ describe('webhook client against the protocol fixture', () => {
   });
 
   test('start-up retries are bounded', async () => {
-    fx.script.set('GET /', Array.from({ length: 10 }, () => ({ status: 502 })));
+    fx.script.set(
+      'GET /',
+      Array.from({ length: 10 }, () => ({ status: 502 })),
+    );
     const sleeps: number[] = [];
     await assert.rejects(connect(fx.url, sleeps), isProviderError(true, /GET \/: HTTP 502/));
     assert.equal(sleeps.length, 5);
@@ -140,19 +151,34 @@ describe('webhook client against the protocol fixture', () => {
       updateNew: [],
       delete: [],
     });
-    assert.deepEqual(fx.records.map((r) => r['dnsName']), ['a.example.org']);
+    assert.deepEqual(
+      fx.records.map((r) => r['dnsName']),
+      ['a.example.org'],
+    );
   });
 
   test('5xx on changes is transient, 4xx permanent with the server message', async () => {
     const p = await connect(fx.url);
-    fx.script.set('POST /records', [{ status: 500, body: 'backend down', contentType: 'text/plain' }, { status: 400, body: 'no such zone', contentType: 'text/plain' }]);
+    fx.script.set('POST /records', [
+      { status: 500, body: 'backend down', contentType: 'text/plain' },
+      { status: 400, body: 'no such zone', contentType: 'text/plain' },
+    ]);
     await assert.rejects(p.applyChanges({ ...noChanges, create: [ep({ dnsName: 'b.example.org' })] }), isProviderError(true, /HTTP 500: backend down/));
     await assert.rejects(p.applyChanges({ ...noChanges, create: [ep({ dnsName: 'b.example.org' })] }), isProviderError(false, /HTTP 400: no such zone/));
   });
 
   test('an oversized response is refused', async () => {
-    const p = new WebhookProvider({ url: fx.url, logger: silentLogger(), filter: (await connect(fx.url)).domainFilter(), readTimeoutMs: 2000, writeTimeoutMs: 2000, maxBodyBytes: 1024 });
-    fx.script.set('GET /records', [{ status: 200, body: JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ dnsName: `h${i}.example.org`, targets: ['192.0.2.1'], recordType: 'A' }))) }]);
+    const p = new WebhookProvider({
+      url: fx.url,
+      logger: silentLogger(),
+      filter: (await connect(fx.url)).domainFilter(),
+      readTimeoutMs: 2000,
+      writeTimeoutMs: 2000,
+      maxBodyBytes: 1024,
+    });
+    fx.script.set('GET /records', [
+      { status: 200, body: JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ dnsName: `h${i}.example.org`, targets: ['192.0.2.1'], recordType: 'A' }))) },
+    ]);
     await assert.rejects(p.records(), isProviderError(false, /exceeds the 1024-byte limit/));
   });
 
@@ -184,7 +210,14 @@ describe('webhook client against our webhook server (inmemory provider)', () => 
   let backend: InMemoryProvider;
   before(async () => {
     backend = new InMemoryProvider({ zones: ['example.org'], records: [ep({ dnsName: 'old.example.org' })] });
-    server = new WebhookServer({ provider: backend, logger: silentLogger(), metrics: new MetricsRegistry(), readTimeoutMs: 5000, writeTimeoutMs: 5000, maxBodyBytes: 4096 });
+    server = new WebhookServer({
+      provider: backend,
+      logger: silentLogger(),
+      metrics: new MetricsRegistry(),
+      readTimeoutMs: 5000,
+      writeTimeoutMs: 5000,
+      maxBodyBytes: 4096,
+    });
     const addr = await server.start('127.0.0.1', 0);
     url = `http://127.0.0.1:${addr.port}`;
   });
@@ -202,7 +235,10 @@ describe('webhook client against our webhook server (inmemory provider)', () => 
       updateNew: [ep({ dnsName: 'old.example.org', targets: ['192.0.2.9'], recordTTL: 30 })],
       delete: [],
     });
-    assert.deepEqual(await backend.records(), [ep({ dnsName: 'old.example.org', targets: ['192.0.2.9'], recordTTL: 30 }), ep({ dnsName: 'new.example.org', recordType: 'TXT', targets: ['"v=1"'] })]);
+    assert.deepEqual(await backend.records(), [
+      ep({ dnsName: 'old.example.org', targets: ['192.0.2.9'], recordTTL: 30 }),
+      ep({ dnsName: 'new.example.org', recordType: 'TXT', targets: ['"v=1"'] }),
+    ]);
     await p.applyChanges({ ...noChanges, delete: await p.records() });
     assert.deepEqual(await p.records(), []);
   });
@@ -210,12 +246,19 @@ describe('webhook client against our webhook server (inmemory provider)', () => 
   test('a permanent provider error comes back as a permanent error with its message', async () => {
     const p = await connect(url);
     await p.applyChanges({ ...noChanges, create: [ep({ dnsName: 'dup.example.org' })] });
-    await assert.rejects(p.applyChanges({ ...noChanges, create: [ep({ dnsName: 'dup.example.org' })] }), isProviderError(false, /HTTP 422: inmemory: cannot create dup\.example\.org A/));
+    await assert.rejects(
+      p.applyChanges({ ...noChanges, create: [ep({ dnsName: 'dup.example.org' })] }),
+      isProviderError(false, /HTTP 422: inmemory: cannot create dup\.example\.org A/),
+    );
   });
 
   test('the server reads capitalised and lower-case change keys, and null lists', async () => {
     const post = (body: string): Promise<Response> => fetch(`${url}/records`, { method: 'POST', body, headers: { 'content-type': WEBHOOK_MEDIA_TYPE } });
-    assert.equal((await post('{"Create":[{"dnsName":"cap.example.org","targets":["192.0.2.3"],"recordType":"A"}],"UpdateOld":null,"UpdateNew":null,"Delete":null}')).status, 204);
+    assert.equal(
+      (await post('{"Create":[{"dnsName":"cap.example.org","targets":["192.0.2.3"],"recordType":"A"}],"UpdateOld":null,"UpdateNew":null,"Delete":null}'))
+        .status,
+      204,
+    );
     assert.equal((await post('{"create":[{"dnsName":"low.example.org","targets":["192.0.2.4"],"recordType":"A","labels":null}]}')).status, 204);
     const names = (await backend.records()).map((r) => r.dnsName);
     assert.ok(names.includes('cap.example.org') && names.includes('low.example.org'));
@@ -227,7 +270,16 @@ describe('webhook client against our webhook server (inmemory provider)', () => 
     const headers = { 'content-type': WEBHOOK_MEDIA_TYPE };
     assert.equal((await fetch(`${url}/records`, { method: 'POST', headers, body: '{"create":' })).status, 400);
     assert.equal((await fetch(`${url}/records`, { method: 'POST', headers, body: '{"create":[{"dnsName":"","targets":[],"recordType":"A"}]}' })).status, 400);
-    assert.equal((await fetch(`${url}/records`, { method: 'POST', headers, body: JSON.stringify({ create: [{ dnsName: 'x.example.org', targets: ['x'.repeat(5000)], recordType: 'TXT' }] }) })).status, 413);
+    assert.equal(
+      (
+        await fetch(`${url}/records`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ create: [{ dnsName: 'x.example.org', targets: ['x'.repeat(5000)], recordType: 'TXT' }] }),
+        })
+      ).status,
+      413,
+    );
     assert.equal((await fetch(`${url}/nope`)).status, 404);
     assert.equal((await fetch(`${url}/records`, { method: 'DELETE' })).status, 405);
     const root = await fetch(`${url}/`, { headers: { accept: WEBHOOK_MEDIA_TYPE } });
@@ -259,9 +311,17 @@ describe('webhook client against our webhook server (inmemory provider)', () => 
     }
     assert.ok(!(await backend.records()).some((r) => r.dnsName === 'csrf.example.org'));
     // Spacing and case of the media type do not matter, as for external-dns's own client.
-    const ok = await fetch(`${url}/records`, { method: 'POST', body: changes, headers: { 'content-type': 'Application/External.DNS.Webhook+JSON; version=1' } });
+    const ok = await fetch(`${url}/records`, {
+      method: 'POST',
+      body: changes,
+      headers: { 'content-type': 'Application/External.DNS.Webhook+JSON; version=1' },
+    });
     assert.equal(ok.status, 204);
-    await fetch(`${url}/records`, { method: 'POST', body: JSON.stringify({ delete: JSON.parse(endpoints) as unknown }), headers: { 'content-type': WEBHOOK_MEDIA_TYPE } });
+    await fetch(`${url}/records`, {
+      method: 'POST',
+      body: JSON.stringify({ delete: JSON.parse(endpoints) as unknown }),
+      headers: { 'content-type': WEBHOOK_MEDIA_TYPE },
+    });
   });
 
   test('/healthz and /metrics', async () => {

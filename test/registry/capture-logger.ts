@@ -12,6 +12,17 @@ export function captureLogger(): CapturedLog {
   const chunks: string[] = [];
   const logger = pino({ level: 'debug', base: undefined }, { write: (chunk: string) => void chunks.push(chunk) });
   const lines = (): { level: number; msg: string }[] =>
-    chunks.join('').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { level: number; msg: string });
-  return { logger, lines, warnings: () => lines().filter((l) => l.level === 40).map((l) => l.msg) };
+    chunks
+      .join('')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as { level: number; msg: string });
+  return {
+    logger,
+    lines,
+    warnings: () =>
+      lines()
+        .filter((l) => l.level === 40)
+        .map((l) => l.msg),
+  };
 }

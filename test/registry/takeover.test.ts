@@ -87,7 +87,12 @@ describe('taking over an external-dns zone', () => {
         updateNew: [],
         delete: [],
       });
-      const registry = new TXTRegistry(provider, { ownerId: 'default', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], logger: silentLogger() });
+      const registry = new TXTRegistry(provider, {
+        ownerId: 'default',
+        managedRecordTypes: ['A', 'AAAA', 'CNAME'],
+        excludeRecordTypes: [],
+        logger: silentLogger(),
+      });
       const desired = [
         ep({ dnsName: 'www.example.org', targets: ['192.0.2.11'], labels: { resource: 'ingress/default/web' } }),
         ep({ dnsName: 'old.example.org', targets: ['192.0.2.21'], labels: { resource: 'service/default/old' } }),
@@ -112,7 +117,7 @@ describe('taking over an external-dns zone', () => {
       assert.equal(await sync(registry, desired), false, 'second sync has nothing to do');
     }));
 
-  test('reads external-dns\'s encrypted TXT records and keeps their bytes', () =>
+  test("reads external-dns's encrypted TXT records and keeps their bytes", () =>
     withZone(async (provider) => {
       await provider.applyChanges({
         create: [

@@ -23,7 +23,11 @@ type LogLine = Record<string, unknown>;
 
 /** Starts `hostwarden <args>` with JSON logs, waits for `ready`, sends SIGTERM, and returns the exit code. */
 async function startAndStop(args: string[], ready: (l: LogLine) => boolean): Promise<{ code: number | null; logs: LogLine[] }> {
-  const child = spawn(process.execPath, [BIN, ...args, '--log-format', 'json'], { cwd: REPO_ROOT, env: { PATH: process.env['PATH'] ?? '' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args, '--log-format', 'json'], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env['PATH'] ?? '' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const logs: LogLine[] = [];
   let text = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -82,7 +86,10 @@ describe(`runtime smoke on Node.js ${process.version}`, () => {
         answer = (await dig(hw.dnsPort, ['www.example.org', 'A'])).answer;
         if (answer.length === 0) await new Promise((r) => setTimeout(r, 200));
       }
-      assert.deepEqual(answer.map((a) => a.split(' ').pop()), ['192.0.2.10']);
+      assert.deepEqual(
+        answer.map((a) => a.split(' ').pop()),
+        ['192.0.2.10'],
+      );
     } finally {
       assert.equal(await hw.stop(), 0);
     }
@@ -106,7 +113,10 @@ describe(`runtime smoke on Node.js ${process.version}`, () => {
 
   test("the native UDP addon compiles with this release's headers and loads in it", { skip: process.platform === 'linux' ? false : 'Linux only' }, async () => {
     const out = join(dir, 'native', 'hostwarden_udp.node');
-    const built = await run(process.execPath, ['--import', 'tsx', 'bin/build-native.ts', '--out', out], { cwd: REPO_ROOT, env: { ...process.env, HOSTWARDEN_NATIVE_REQUIRED: process.env['CI'] === 'true' ? '1' : '0' } });
+    const built = await run(process.execPath, ['--import', 'tsx', 'bin/build-native.ts', '--out', out], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, HOSTWARDEN_NATIVE_REQUIRED: process.env['CI'] === 'true' ? '1' : '0' },
+    });
     if (!built.stdout.startsWith('built ')) return assert.ok(process.env['CI'] !== 'true', built.stdout);
     const addon = loadNativeUdp(out);
     assert.ok(addon !== undefined);

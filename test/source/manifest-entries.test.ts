@@ -106,7 +106,10 @@ describe('ManifestSource: special entries and incremental reads', () => {
       const problems: SourceProblem[] = [];
       const s = source(dir, problems);
       assert.deepEqual(names(await endpointsOf(s)), ['www.example.org 192.0.2.1']);
-      assert.deepEqual(problems.map((p) => p.message).sort(), [`${join(dir, 'pipe.yaml')}: not a regular file (a FIFO); not read`, `${join(dir, 'sock.yml')}: not a regular file (a socket); not read`]);
+      assert.deepEqual(problems.map((p) => p.message).sort(), [
+        `${join(dir, 'pipe.yaml')}: not a regular file (a FIFO); not read`,
+        `${join(dir, 'sock.yml')}: not a regular file (a socket); not read`,
+      ]);
       await endpointsOf(s);
       assert.equal(problems.length, 2, 'reported once, not on every sync');
       assert.equal(s.problems().length, 2);
@@ -153,7 +156,10 @@ describe('ManifestSource: special entries and incremental reads', () => {
 
   test('--manifest-max-bytes must be a positive whole number', () => {
     for (const bad of [0, -1, 1.5]) {
-      assert.throws(() => ManifestSource.fromConfig({ manifestDir: root, maxFileBytes: bad }, { logger: silentLogger() }), (err: unknown) => err instanceof ConfigError && err.flag === '--manifest-max-bytes');
+      assert.throws(
+        () => ManifestSource.fromConfig({ manifestDir: root, maxFileBytes: bad }, { logger: silentLogger() }),
+        (err: unknown) => err instanceof ConfigError && err.flag === '--manifest-max-bytes',
+      );
     }
   });
 
@@ -175,7 +181,11 @@ describe('ManifestSource: special entries and incremental reads', () => {
     await utimes(file, later, later);
     const touched = await endpointsOf(s);
     assert.deepEqual(s.lastSync(), { files: 2, reparsed: 0 });
-    assert.equal(touched.find((e) => e.dnsName === 'www.example.org'), first.find((e) => e.dnsName === 'www.example.org'), 'the cached endpoint itself');
+    assert.equal(
+      touched.find((e) => e.dnsName === 'www.example.org'),
+      first.find((e) => e.dnsName === 'www.example.org'),
+      'the cached endpoint itself',
+    );
     await writeFile(file, loadBalancerService('web', 'www.example.org', '192.0.2.7'));
     assert.deepEqual(names(await endpointsOf(s)), ['other.example.org 192.0.2.5', 'www.example.org 192.0.2.7']);
     assert.deepEqual(s.lastSync(), { files: 2, reparsed: 1 });

@@ -37,7 +37,6 @@ function capturingLogger(): { logger: Logger; lines: LogLine[] } {
   return { logger: createLogger('debug', 'json', stream), lines };
 }
 
-
 function summary(eps: Endpoint[]): string[] {
   return eps.map((e) => `${e.dnsName} ${e.recordType} ${e.targets.join(',')}`).sort();
 }
@@ -83,7 +82,13 @@ describe('ManifestSource', () => {
       'www.example.org A 192.0.2.10',
     ]);
     const www = eps.find((e) => e.dnsName === 'www.example.org');
-    assert.deepEqual(www && endpointToJSON(www), { dnsName: 'www.example.org', targets: ['192.0.2.10'], recordType: 'A', recordTTL: 300, labels: { resource: 'service/default/web' } });
+    assert.deepEqual(www && endpointToJSON(www), {
+      dnsName: 'www.example.org',
+      targets: ['192.0.2.10'],
+      recordType: 'A',
+      recordTTL: 300,
+      labels: { resource: 'service/default/web' },
+    });
     assert.deepEqual(source.problems(), []);
   });
 
@@ -108,7 +113,10 @@ describe('ManifestSource', () => {
 
   test('one bad document in a multi-document file does not hide the others', async () => {
     const dir = await newDir();
-    await writeFile(join(dir, 'multi.yaml'), `${loadBalancerService('a', 'a.example.org', '192.0.2.1')}---\nfoo: [1, 2\nbar: x\n---\n${loadBalancerService('b', 'b.example.org', '192.0.2.2')}`);
+    await writeFile(
+      join(dir, 'multi.yaml'),
+      `${loadBalancerService('a', 'a.example.org', '192.0.2.1')}---\nfoo: [1, 2\nbar: x\n---\n${loadBalancerService('b', 'b.example.org', '192.0.2.2')}`,
+    );
     const problems: SourceProblem[] = [];
     const source = new ManifestSource({ dir, logger: capturingLogger().logger, watch: false, onProblem: (p) => problems.push(p) });
     assert.deepEqual(summary(await source.endpoints()), ['a.example.org A 192.0.2.1', 'b.example.org A 192.0.2.2']);
@@ -157,14 +165,22 @@ describe('ManifestSource', () => {
     await mkdir(join(dir, '..data'), { recursive: true });
     await writeFile(
       join(dir, 'list.yaml'),
-      `apiVersion: v1\nkind: List\nitems:\n${loadBalancerService('l1', 'l1.example.org', '192.0.2.11').replace(/^/gm, '    ').replace(/^ {4}apiVersion/, '  - apiVersion')}`,
+      `apiVersion: v1\nkind: List\nitems:\n${loadBalancerService('l1', 'l1.example.org', '192.0.2.11')
+        .replace(/^/gm, '    ')
+        .replace(/^ {4}apiVersion/, '  - apiVersion')}`,
     );
     await writeFile(
       join(dir, 'team', 'nested', 'svclist.json'),
       JSON.stringify({
         apiVersion: 'v1',
         kind: 'ServiceList',
-        items: [{ metadata: { name: 'j1', annotations: { [`${A}hostname`]: 'j1.example.org' } }, spec: { type: 'LoadBalancer' }, status: { loadBalancer: { ingress: [{ ip: '192.0.2.12' }] } } }],
+        items: [
+          {
+            metadata: { name: 'j1', annotations: { [`${A}hostname`]: 'j1.example.org' } },
+            spec: { type: 'LoadBalancer' },
+            status: { loadBalancer: { ingress: [{ ip: '192.0.2.12' }] } },
+          },
+        ],
       }),
     );
     await writeFile(join(dir, 'team', 'cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\ndata:\n  a: b\n');
@@ -181,7 +197,9 @@ describe('ManifestSource', () => {
     const count = 500;
     for (let i = 0; i < count; i += 100) {
       await Promise.all(
-        Array.from({ length: 100 }, (_, j) => writeFile(join(dir, `svc-${i + j}.yaml`), loadBalancerService(`s${i + j}`, `s${i + j}.example.org`, '192.0.2.1'))),
+        Array.from({ length: 100 }, (_, j) =>
+          writeFile(join(dir, `svc-${i + j}.yaml`), loadBalancerService(`s${i + j}`, `s${i + j}.example.org`, '192.0.2.1')),
+        ),
       );
     }
     const source = new ManifestSource({ dir, logger: capturingLogger().logger, watch: false });
@@ -195,7 +213,10 @@ describe('ManifestSource', () => {
     assert.deepEqual(eps.find((e) => e.dnsName === 's7.example.org')?.targets, ['192.0.2.77']);
     // Unchanged files hand out the very endpoints they cached, read-only: no copy per sync.
     const again = await source.endpoints();
-    assert.equal(again.find((e) => e.dnsName === 's8.example.org'), eps.find((e) => e.dnsName === 's8.example.org'));
+    assert.equal(
+      again.find((e) => e.dnsName === 's8.example.org'),
+      eps.find((e) => e.dnsName === 's8.example.org'),
+    );
     assert.throws(() => eps[0]?.targets.push('192.0.2.250'), TypeError);
   });
 

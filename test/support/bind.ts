@@ -33,7 +33,10 @@ export interface BindOptions {
 }
 
 export function namedAvailable(): Promise<boolean> {
-  return run('named', ['-v']).then(() => true, () => false);
+  return run('named', ['-v']).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** A port free for both UDP and TCP on 127.0.0.1 (released before returning). */
@@ -77,13 +80,18 @@ controls { };
 ${zones.join('\n')}
 `;
   await writeFile(join(dir, 'named.conf'), conf);
-  const child: ChildProcess = spawn('named', ['-g', '-4', '-n', String(options.threads ?? 1), '-c', join(dir, 'named.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn('named', ['-g', '-4', '-n', String(options.threads ?? 1), '-c', join(dir, 'named.conf')], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const { log, stop } = supervise(child, dir);
   const origin = options.zones[0]?.origin ?? '.';
   const deadline = Date.now() + 10_000;
   for (let i = 0; i < 200 && Date.now() < deadline; i++) {
     if (child.exitCode !== null) break;
-    const ok = await run('dig', ['+short', '+time=1', '+tries=1', '-p', String(port), '@127.0.0.1', origin, 'SOA']).then((r) => r.stdout.trim() !== '', () => false);
+    const ok = await run('dig', ['+short', '+time=1', '+tries=1', '-p', String(port), '@127.0.0.1', origin, 'SOA']).then(
+      (r) => r.stdout.trim() !== '',
+      () => false,
+    );
     if (ok) return { port, dir, stop };
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -15,7 +15,13 @@ export function testController(source: Source, registry: Registry, extra: Partia
   return new Controller({
     source,
     registry,
-    plan: { policy: 'sync', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], domainFilter: domainFilter ?? new DomainFilter(), migrateFromOwner: '' },
+    plan: {
+      policy: 'sync',
+      managedRecordTypes: ['A', 'AAAA', 'CNAME'],
+      excludeRecordTypes: [],
+      domainFilter: domainFilter ?? new DomainFilter(),
+      migrateFromOwner: '',
+    },
     intervalMs: 60_000,
     minEventSyncIntervalMs: 0,
     dryRun: false,

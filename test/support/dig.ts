@@ -16,7 +16,10 @@ export interface DigResult {
 }
 
 export function digAvailable(): Promise<boolean> {
-  return run('dig', ['-v']).then(() => true, () => false);
+  return run('dig', ['-v']).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** `args` are passed after `@127.0.0.1 -p port`; +time/+tries bound every call. */
@@ -31,13 +34,25 @@ function record(line: string): string {
 }
 
 export function parseDig(out: string): DigResult {
-  const res: DigResult = { status: '', flags: [], answer: [], authority: [], additional: [], retriedTcp: out.includes('Truncated, retrying in TCP mode'), raw: out };
+  const res: DigResult = {
+    status: '',
+    flags: [],
+    answer: [],
+    authority: [],
+    additional: [],
+    retriedTcp: out.includes('Truncated, retrying in TCP mode'),
+    raw: out,
+  };
   let section: 'answer' | 'authority' | 'additional' | undefined;
   for (const line of out.split('\n')) {
     const status = /status: ([A-Z]+)/.exec(line);
     if (status !== null) res.status = status[1] ?? '';
     const flags = /;; flags: ([^;]*);/.exec(line);
-    if (flags !== null) res.flags = (flags[1] ?? '').trim().split(/\s+/).filter((f) => f !== '');
+    if (flags !== null)
+      res.flags = (flags[1] ?? '')
+        .trim()
+        .split(/\s+/)
+        .filter((f) => f !== '');
     if (line.startsWith(';; ANSWER SECTION')) section = 'answer';
     else if (line.startsWith(';; AUTHORITY SECTION')) section = 'authority';
     else if (line.startsWith(';; ADDITIONAL SECTION')) section = 'additional';

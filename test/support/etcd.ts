@@ -21,7 +21,10 @@ export interface EtcdServer {
 }
 
 export function etcdAvailable(): Promise<boolean> {
-  return run('etcd', ['--version']).then(() => true, () => false);
+  return run('etcd', ['--version']).then(
+    () => true,
+    () => false,
+  );
 }
 
 function ready(url: string): Promise<boolean> {
@@ -41,12 +44,28 @@ export async function startEtcd(): Promise<EtcdServer> {
   let peer = await freePort();
   for (let i = 0; i < 5 && peer === port; i++) peer = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child: ChildProcess = spawn('etcd', [
-    '--name', 'hw-test', '--data-dir', join(dir, 'etcd'),
-    '--listen-client-urls', url, '--advertise-client-urls', url,
-    '--listen-peer-urls', `http://127.0.0.1:${peer}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${peer}`,
-    '--initial-cluster', `hw-test=http://127.0.0.1:${peer}`, '--log-level', 'error',
-  ], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(
+    'etcd',
+    [
+      '--name',
+      'hw-test',
+      '--data-dir',
+      join(dir, 'etcd'),
+      '--listen-client-urls',
+      url,
+      '--advertise-client-urls',
+      url,
+      '--listen-peer-urls',
+      `http://127.0.0.1:${peer}`,
+      '--initial-advertise-peer-urls',
+      `http://127.0.0.1:${peer}`,
+      '--initial-cluster',
+      `hw-test=http://127.0.0.1:${peer}`,
+      '--log-level',
+      'error',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   const { log, stop } = supervise(child, dir);
   const deadline = Date.now() + 15_000;
   for (let i = 0; i < 300 && Date.now() < deadline; i++) {

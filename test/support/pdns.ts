@@ -30,7 +30,11 @@ export interface PdnsServer {
 
 /** Undefined when PowerDNS can run here; otherwise why the test is skipped. */
 export async function pdnsUnavailable(): Promise<string | undefined> {
-  const ok = (script: string): Promise<boolean> => run('sh', ['-c', script]).then(() => true, () => false);
+  const ok = (script: string): Promise<boolean> =>
+    run('sh', ['-c', script]).then(
+      () => true,
+      () => false,
+    );
   if (!(await ok('command -v pdns_server'))) return 'pdns_server is not installed';
   if (!(await ok('command -v sqlite3'))) return 'sqlite3 is not installed';
   if (!(await ok(`test -r ${SCHEMA}`))) return `${SCHEMA} is missing (pdns-backend-sqlite3)`;
@@ -91,7 +95,10 @@ export async function startPdns(): Promise<PdnsServer> {
   const deadline = Date.now() + 15_000;
   for (let i = 0; i < 300 && Date.now() < deadline; i++) {
     if (child.exitCode !== null) break;
-    const ok = await api('GET', 'zones').then((r) => r.status === 200, () => false);
+    const ok = await api('GET', 'zones').then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok) return { apiUrl, apiKey, dnsPort, apiPort, dir, createZone, api, stop };
     await new Promise((r) => setTimeout(r, 50));
   }

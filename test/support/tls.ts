@@ -45,9 +45,23 @@ export async function makeSelfSignedCert(): Promise<SelfSignedCert> {
     await run(
       'openssl',
       [
-        'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
-        '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
-        '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '2',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1,DNS:localhost',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
       ],
       { timeout: 30_000 },
     );
@@ -91,11 +105,14 @@ export async function startJsonHttps(
       Promise.resolve()
         .then(() => handler({ method: req.method ?? 'GET', url, headers: req.headers, body }))
         .catch((err: unknown): JsonReply => ({ status: 500, body: { error: { code: 500, message: String(err) } } }))
-        .then((reply) => {
-          const data = reply.body === undefined ? '' : JSON.stringify(reply.body);
-          res.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(data), ...reply.headers });
-          res.end(data);
-        }, () => res.destroy());
+        .then(
+          (reply) => {
+            const data = reply.body === undefined ? '' : JSON.stringify(reply.body);
+            res.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(data), ...reply.headers });
+            res.end(data);
+          },
+          () => res.destroy(),
+        );
     });
   });
   await new Promise<void>((resolve, reject) => {

@@ -80,7 +80,16 @@ export async function startProber(port: number, name: string, options: { everyMs
       largestGap = Math.max(largestGap, end - lastReply);
       latencies.sort((a, b) => a - b);
       const pct = (p: number): number => latencies[Math.min(latencies.length - 1, Math.max(0, Math.ceil(p * latencies.length) - 1))] ?? NaN;
-      return { sent, answered: latencies.length, unanswered: sentAt.size, largestGapMs: largestGap, p50Ms: pct(0.5), p99Ms: pct(0.99), maxMs: latencies[latencies.length - 1] ?? NaN, largestSendGapMs: largestSendGap };
+      return {
+        sent,
+        answered: latencies.length,
+        unanswered: sentAt.size,
+        largestGapMs: largestGap,
+        p50Ms: pct(0.5),
+        p99Ms: pct(0.99),
+        maxMs: latencies[latencies.length - 1] ?? NaN,
+        largestSendGapMs: largestSendGap,
+      };
     },
   };
 }

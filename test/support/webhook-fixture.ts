@@ -78,7 +78,8 @@ export async function startWebhookFixture(options: { domainFilterJSON?: string }
         const k = Object.keys(changes).find((c) => c.toLowerCase() === key.toLowerCase());
         return ((k === undefined ? null : changes[k]) ?? []) as Record<string, unknown>[];
       };
-      const same = (a: Record<string, unknown>, b: Record<string, unknown>): boolean => a['dnsName'] === b['dnsName'] && a['recordType'] === b['recordType'] && (a['setIdentifier'] ?? '') === (b['setIdentifier'] ?? '');
+      const same = (a: Record<string, unknown>, b: Record<string, unknown>): boolean =>
+        a['dnsName'] === b['dnsName'] && a['recordType'] === b['recordType'] && (a['setIdentifier'] ?? '') === (b['setIdentifier'] ?? '');
       const gone = [...list('delete'), ...list('updateOld')];
       state.records = state.records.filter((r) => !gone.some((g) => same(r, g)));
       state.records.push(...list('create'), ...list('updateNew'));
@@ -91,7 +92,12 @@ export async function startWebhookFixture(options: { domainFilterJSON?: string }
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const r: FixtureRequest = { method: req.method ?? 'GET', path: (req.url ?? '/').split('?')[0] ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const r: FixtureRequest = {
+        method: req.method ?? 'GET',
+        path: (req.url ?? '/').split('?')[0] ?? '/',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       requests.push(r);
       answer(r, res);
     });

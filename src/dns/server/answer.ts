@@ -12,12 +12,7 @@ import { inZone } from './zone-index.ts';
 import { rrsetOf } from './zone-index.ts';
 import type { Prepared, ZoneIndex, ZoneNode } from './zone-index.ts';
 
-
-export type Lookup =
-  | { kind: 'node'; node: ZoneNode }
-  | { kind: 'wildcard'; node: ZoneNode }
-  | { kind: 'referral'; cut: ZoneNode }
-  | { kind: 'nxdomain' };
+export type Lookup = { kind: 'node'; node: ZoneNode } | { kind: 'wildcard'; node: ZoneNode } | { kind: 'referral'; cut: ZoneNode } | { kind: 'nxdomain' };
 
 /** Chains longer than this stop (BIND restarts at most 11 times). */
 const MAX_CHAIN = 12;
@@ -148,8 +143,15 @@ class Builder {
     if (this.anEnd === 0 && this.an === 0) this.anEnd = 0;
     if (this.ns === 0) this.nsEnd = this.anEnd;
     return {
-      rcode, aa, tail: this.w.finish(), fixups: Uint16Array.from(this.w.fixups),
-      an: this.an, ns: this.ns, ar: this.ar, anEnd: this.anEnd, nsEnd: this.nsEnd,
+      rcode,
+      aa,
+      tail: this.w.finish(),
+      fixups: Uint16Array.from(this.w.fixups),
+      an: this.an,
+      ns: this.ns,
+      ar: this.ar,
+      anEnd: this.anEnd,
+      nsEnd: this.nsEnd,
     };
   }
 }

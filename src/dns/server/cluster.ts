@@ -117,7 +117,8 @@ export class WorkerPool {
       listen.push(host.includes(':') ? `[${host}]:${p}` : `${host}:${p}`);
     }
     this.config.listen = listen;
-    const execArgv = process.execArgv.includes('tsx') || process.execArgv.some((a) => a.includes('tsx')) ? process.execArgv : [...process.execArgv, '--import', 'tsx'];
+    const execArgv =
+      process.execArgv.includes('tsx') || process.execArgv.some((a) => a.includes('tsx')) ? process.execArgv : [...process.execArgv, '--import', 'tsx'];
     // Advanced (structured clone) serialization carries the packed zones as bytes, not as JSON arrays.
     cluster.setupPrimary({ exec: fileURLToPath(new URL('./worker-main.ts', import.meta.url)), execArgv, serialization: 'advanced' });
     const ready = await Promise.all(Array.from({ length: this.count }, () => this.fork()));

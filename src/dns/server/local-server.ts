@@ -60,7 +60,11 @@ export class LocalDnsServer {
     this.logger = options.logger;
     this.counters = options.counters;
     this.responder = new Responder({ logger: options.logger, udpSize: options.udpSize, allowTransfer: options.allowTransfer, tsigKeys: options.tsigKeys });
-    this.loader = new ZoneLoader({ responder: this.responder, logger: options.logger, ...(options.onApplied === undefined ? {} : { onApplied: options.onApplied }) });
+    this.loader = new ZoneLoader({
+      responder: this.responder,
+      logger: options.logger,
+      ...(options.onApplied === undefined ? {} : { onApplied: options.onApplied }),
+    });
     this.tcpConnections = new TcpConnections({ responder: this.responder, counters: this.counters, limits: options.tcp });
     this.counters.beforeSnapshot = () => {
       for (const sock of this.nativeSockets) this.counters.udpDropped += sock.takeSendDrops();
@@ -136,7 +140,11 @@ export class LocalDnsServer {
     // The addon takes IP literals only; dgram would resolve a name the same way.
     const address = isIP(host) === 0 ? (await lookup(host)).address : host;
     const sock = new NativeUdpSocket(native, {
-      host: address, port, reusePort: this.options.reusePort, responder: this.responder, counters: this.counters,
+      host: address,
+      port,
+      reusePort: this.options.reusePort,
+      responder: this.responder,
+      counters: this.counters,
     });
     this.nativeSockets.add(sock);
     this.udp.push(() => {

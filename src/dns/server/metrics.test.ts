@@ -39,6 +39,14 @@ test('a snapshot takes the counts and leaves the counters empty; unknown slots a
   assert.equal(s.queries[0]?.[1], 2);
   assert.deepEqual(c.snapshot().queries, []);
   const registry = new Registry();
-  new DnsMetrics(registry).merge({ queries: [[-1, 5], [1e9, 5], [0.5, 1]], buckets: [], sum: 0 });
+  new DnsMetrics(registry).merge({
+    queries: [
+      [-1, 5],
+      [1e9, 5],
+      [0.5, 1],
+    ],
+    buckets: [],
+    sum: 0,
+  });
   assert.doesNotMatch(await registry.metrics(), /hostwarden_dns_queries_total\{/);
 });

@@ -35,14 +35,18 @@ export const QTYPE_LABELS: readonly string[] = [...RR_TYPES, 'ANY', 'AXFR', 'IXF
 /** The `rcode` label values: every response code the server sends, then `other`. */
 export const RCODE_LABELS: readonly string[] = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED', 'NOTAUTH', 'BADVERS', 'other'];
 
-const QTYPE_INDEX: ReadonlyMap<number, number> = new Map(QTYPE_LABELS.flatMap((label, i) => {
-  const code = TYPE_CODES.get(label);
-  return code === undefined ? [] : [[code, i] as const];
-}));
-const RCODE_INDEX: ReadonlyMap<number, number> = new Map(RCODE_LABELS.flatMap((label, i) => {
-  const code = RCODE_NAMES.indexOf(label);
-  return code === -1 ? [] : [[code, i] as const];
-}));
+const QTYPE_INDEX: ReadonlyMap<number, number> = new Map(
+  QTYPE_LABELS.flatMap((label, i) => {
+    const code = TYPE_CODES.get(label);
+    return code === undefined ? [] : [[code, i] as const];
+  }),
+);
+const RCODE_INDEX: ReadonlyMap<number, number> = new Map(
+  RCODE_LABELS.flatMap((label, i) => {
+    const code = RCODE_NAMES.indexOf(label);
+    return code === -1 ? [] : [[code, i] as const];
+  }),
+);
 const OTHER_QTYPE = QTYPE_LABELS.length - 1;
 const OTHER_RCODE = RCODE_LABELS.length - 1;
 /** Counter slots: every (rcode, qtype, transport) combination, so the count of series is fixed. */
@@ -110,9 +114,12 @@ export class DnsMetrics {
     const pull = this.pull;
     if (pull === undefined) return Promise.resolve();
     this.pulling ??= pull()
-      .then((s) => {
-        if (s !== undefined) this.merge(s);
-      }, () => {})
+      .then(
+        (s) => {
+          if (s !== undefined) this.merge(s);
+        },
+        () => {},
+      )
       .finally(() => {
         this.pulling = undefined;
       });

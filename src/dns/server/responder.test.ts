@@ -9,7 +9,12 @@ import { sampleZone } from '../../../test/dns/sample-zone.ts';
 import { sign } from '../tsig.ts';
 
 function responder(zones: ZoneContent[] = [sampleZone()], allow: string[] = []): Responder {
-  const r = new Responder({ logger: silentLogger(), allowTransfer: allow, tsigKeys: [{ name: 'k', algorithm: 'hmac-sha256', secret: Buffer.from('secret') }], now: () => 1000 });
+  const r = new Responder({
+    logger: silentLogger(),
+    allowTransfer: allow,
+    tsigKeys: [{ name: 'k', algorithm: 'hmac-sha256', secret: Buffer.from('secret') }],
+    now: () => 1000,
+  });
   for (const z of zones) r.setZone(z);
   return r;
 }

@@ -13,8 +13,22 @@ import { sign, verify } from '../tsig.ts';
 import type { TsigKey } from '../tsig.ts';
 import { transferMessages } from './axfr.ts';
 import {
-  CLASS_ANY, CLASS_IN, OPCODE_NOTIFY, OPCODE_QUERY, RCODE_BADVERS, RCODE_FORMERR, RCODE_NOERROR, RCODE_NOTAUTH,
-  RCODE_NOTIMP, RCODE_REFUSED, RCODE_SERVFAIL, T_AXFR, T_DS, T_IXFR, T_OPT, T_SOA,
+  CLASS_ANY,
+  CLASS_IN,
+  OPCODE_NOTIFY,
+  OPCODE_QUERY,
+  RCODE_BADVERS,
+  RCODE_FORMERR,
+  RCODE_NOERROR,
+  RCODE_NOTAUTH,
+  RCODE_NOTIMP,
+  RCODE_REFUSED,
+  RCODE_SERVFAIL,
+  T_AXFR,
+  T_DS,
+  T_IXFR,
+  T_OPT,
+  T_SOA,
 } from '../wire.ts';
 import { ZoneIndex, normalise } from './zone-index.ts';
 import type { ZoneNode } from './zone-index.ts';
@@ -278,7 +292,8 @@ export class Responder {
     body.writeUInt16BE(body.readUInt16BE(10) - 1, 10);
     parseQuery(body, q);
     if (q.edns && q.ednsVersion > 0) return this.finishSigned(this.error(body, RCODE_BADVERS, transport), key, mac);
-    if (q.opcode === OPCODE_NOTIFY) return this.finishSigned(this.error(body, this.zones.has(q.qname) ? RCODE_NOERROR : RCODE_REFUSED, transport, true), key, mac);
+    if (q.opcode === OPCODE_NOTIFY)
+      return this.finishSigned(this.error(body, this.zones.has(q.qname) ? RCODE_NOERROR : RCODE_REFUSED, transport, true), key, mac);
     if (q.qtype === T_AXFR || q.qtype === T_IXFR) return this.transfer(body, transport, remote, key, mac);
     const p = q.qclass === CLASS_IN || q.qclass === CLASS_ANY ? this.lookup(q.qname, q.qtype, (q.flags & 0x0100) !== 0) : undefined;
     const reply = p === undefined ? this.error(body, RCODE_REFUSED, transport) : this.assemble(body, p, transport, 160);

@@ -26,13 +26,34 @@ describe('DnsServer configuration', () => {
       }
       return undefined;
     };
-    assert.equal(flag(() => DnsServer.fromConfig({ dnsListen: [] }, deps)), '--dns-listen');
-    assert.equal(flag(() => DnsServer.fromConfig({ dnsListen: ['x:1:2'] }, deps)), '--dns-listen');
-    assert.equal(flag(() => DnsServer.fromConfig({ dnsListen: [':53'], dnsWorkers: -1 }, deps)), '--dns-workers');
-    assert.equal(flag(() => DnsServer.fromConfig({ dnsListen: [':53'], dnsUdpSize: 100 }, deps)), '--dns-udp-size');
-    assert.equal(flag(() => DnsServer.fromConfig({ dnsListen: [':53'], dnsAllowTransfer: ['any'] }, deps)), '--dns-allow-transfer');
-    assert.equal(flag(() => DnsServer.fromConfig({ dnsListen: [':53'], dnsTsigKey: ['bad'] }, deps)), '--dns-tsig-key');
-    assert.equal(flag(() => DnsServer.fromConfig({ dnsListen: [':53'], dnsNotify: ['[::1'] }, deps)), '--dns-notify');
+    assert.equal(
+      flag(() => DnsServer.fromConfig({ dnsListen: [] }, deps)),
+      '--dns-listen',
+    );
+    assert.equal(
+      flag(() => DnsServer.fromConfig({ dnsListen: ['x:1:2'] }, deps)),
+      '--dns-listen',
+    );
+    assert.equal(
+      flag(() => DnsServer.fromConfig({ dnsListen: [':53'], dnsWorkers: -1 }, deps)),
+      '--dns-workers',
+    );
+    assert.equal(
+      flag(() => DnsServer.fromConfig({ dnsListen: [':53'], dnsUdpSize: 100 }, deps)),
+      '--dns-udp-size',
+    );
+    assert.equal(
+      flag(() => DnsServer.fromConfig({ dnsListen: [':53'], dnsAllowTransfer: ['any'] }, deps)),
+      '--dns-allow-transfer',
+    );
+    assert.equal(
+      flag(() => DnsServer.fromConfig({ dnsListen: [':53'], dnsTsigKey: ['bad'] }, deps)),
+      '--dns-tsig-key',
+    );
+    assert.equal(
+      flag(() => DnsServer.fromConfig({ dnsListen: [':53'], dnsNotify: ['[::1'] }, deps)),
+      '--dns-notify',
+    );
   });
 
   test('a zone that cannot be indexed is logged, not thrown at the store', () => {

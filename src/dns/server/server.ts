@@ -127,8 +127,16 @@ export class DnsServer implements ZoneListener {
     } else if (options.inline === true) {
       this.mode = 'inline';
       const local = new LocalDnsServer({
-        listen: options.listen, allowTransfer: options.allowTransfer ?? [], tsigKeys: options.tsigKeys ?? [], udpSize: options.udpSize ?? 1232,
-        tcp, native: this.native, reusePort: false, counters: this.metrics?.local ?? new QueryCounters(), logger: this.logger, onApplied,
+        listen: options.listen,
+        allowTransfer: options.allowTransfer ?? [],
+        tsigKeys: options.tsigKeys ?? [],
+        udpSize: options.udpSize ?? 1232,
+        tcp,
+        native: this.native,
+        reusePort: false,
+        counters: this.metrics?.local ?? new QueryCounters(),
+        logger: this.logger,
+        onApplied,
       });
       this.backend = {
         zoneChanged: (origin, seq, zone) => local.zoneChanged(origin, seq, () => zone),
@@ -168,7 +176,10 @@ export class DnsServer implements ZoneListener {
       return undefined;
     }
     if (engine === 'native' && addon === undefined) {
-      throw new ConfigError('--dns-udp-engine=native: the native UDP addon is not built (run `npm run build:native`; it needs cc and Linux)', '--dns-udp-engine');
+      throw new ConfigError(
+        '--dns-udp-engine=native: the native UDP addon is not built (run `npm run build:native`; it needs cc and Linux)',
+        '--dns-udp-engine',
+      );
     }
     return addon;
   }
@@ -182,7 +193,8 @@ export class DnsServer implements ZoneListener {
     const udpEngine = cfg.dnsUdpEngine ?? 'auto';
     if (!ENGINES.includes(udpEngine)) throw new ConfigError('--dns-udp-engine must be auto, native or dgram', '--dns-udp-engine');
     const maxConnections = cfg.dnsTcpMaxConnections ?? DEFAULT_TCP_LIMITS.maxConnections;
-    if (!Number.isInteger(maxConnections) || maxConnections < 1 || maxConnections > 65535) throw new ConfigError('--dns-tcp-max-connections must be 1..65535', '--dns-tcp-max-connections');
+    if (!Number.isInteger(maxConnections) || maxConnections < 1 || maxConnections > 65535)
+      throw new ConfigError('--dns-tcp-max-connections must be 1..65535', '--dns-tcp-max-connections');
     const idleMs = cfg.dnsTcpIdleTimeoutMs ?? DEFAULT_TCP_LIMITS.idleTimeoutMs;
     if (!(idleMs >= 100 && idleMs <= 3_600_000)) throw new ConfigError('--dns-tcp-idle-timeout must be between 100ms and 1h', '--dns-tcp-idle-timeout');
     for (const cidr of cfg.dnsAllowTransfer ?? []) {
@@ -253,7 +265,10 @@ export class DnsServer implements ZoneListener {
     if (this.zones.has(a.origin)) this.records.set(a.origin, a.records);
     else this.records.delete(a.origin);
     const served = [...this.records.values()].filter((n) => n > 0);
-    this.metrics?.setZones(served.length, served.reduce((n, r) => n + r, 0));
+    this.metrics?.setZones(
+      served.length,
+      served.reduce((n, r) => n + r, 0),
+    );
     const zone = this.zones.get(a.origin);
     if (a.error === undefined && zone !== undefined) {
       this.logger.debug({ zone: a.origin, serial: zone.soa.serial, records: a.records }, 'zone loaded');
@@ -288,7 +303,10 @@ export class DnsServer implements ZoneListener {
     }
     this.started = true;
     const workers = this.options.workers ?? 0;
-    this.logger.info({ addresses: addresses.map((a) => `${a.udp.host}:${a.udp.port}`), udpEngine: this.udpEngine, answeredOn: this.mode, ...(workers > 0 ? { workers } : {}) }, 'DNS server listening');
+    this.logger.info(
+      { addresses: addresses.map((a) => `${a.udp.host}:${a.udp.port}`), udpEngine: this.udpEngine, answeredOn: this.mode, ...(workers > 0 ? { workers } : {}) },
+      'DNS server listening',
+    );
     return { addresses };
   }
 

@@ -20,15 +20,24 @@ function main(): void {
   const config = workerData as ThreadConfig;
   const logger = pino({ level: config.logLevel, base: undefined }, { write: (line: string) => send({ type: 'log', line }) });
   const keys: TsigKey[] = config.tsigKeys.flatMap((k) =>
-    isTsigAlgorithm(k.algorithm) ? [{ name: k.name, algorithm: k.algorithm, secret: Buffer.from(k.secret, 'base64') }] : []);
+    isTsigAlgorithm(k.algorithm) ? [{ name: k.name, algorithm: k.algorithm, secret: Buffer.from(k.secret, 'base64') }] : [],
+  );
   const counters = new QueryCounters();
   let server: LocalDnsServer;
   try {
     const native = config.udpEngine === 'native' ? loadNativeUdp() : undefined;
     if (config.udpEngine === 'native' && native === undefined) throw new Error('--dns-udp-engine: the native UDP addon is not built');
     server = new LocalDnsServer({
-      listen: config.listen, allowTransfer: config.allowTransfer, tsigKeys: keys, udpSize: config.udpSize, tcp: config.tcp,
-      native, reusePort: false, counters, logger, onApplied: (applied) => send({ type: 'applied', applied }),
+      listen: config.listen,
+      allowTransfer: config.allowTransfer,
+      tsigKeys: keys,
+      udpSize: config.udpSize,
+      tcp: config.tcp,
+      native,
+      reusePort: false,
+      counters,
+      logger,
+      onApplied: (applied) => send({ type: 'applied', applied }),
     });
   } catch (err) {
     send({ type: 'failed', message: err instanceof Error ? err.message : String(err) });

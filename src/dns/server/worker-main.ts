@@ -36,12 +36,20 @@ function main(): void {
       const c = msg.config;
       const logger = createLogger(c.logLevel, 'json').child({ worker: process.pid });
       const keys: TsigKey[] = c.tsigKeys.flatMap((k) =>
-        isTsigAlgorithm(k.algorithm) ? [{ name: k.name, algorithm: k.algorithm, secret: Buffer.from(k.secret, 'base64') }] : []);
+        isTsigAlgorithm(k.algorithm) ? [{ name: k.name, algorithm: k.algorithm, secret: Buffer.from(k.secret, 'base64') }] : [],
+      );
       try {
         const native = c.udpEngine === 'native' ? loadNativeUdp() : undefined;
         if (c.udpEngine === 'native' && native === undefined) throw new Error('--dns-udp-engine: the native UDP addon is not built');
         server = new LocalDnsServer({
-          listen: c.listen, allowTransfer: c.allowTransfer, tsigKeys: keys, udpSize: c.udpSize, tcp: c.tcp, native, counters, logger,
+          listen: c.listen,
+          allowTransfer: c.allowTransfer,
+          tsigKeys: keys,
+          udpSize: c.udpSize,
+          tcp: c.tcp,
+          native,
+          counters,
+          logger,
           // Each worker's own socket on the shared port; ignored by the dgram engine, which shares the primary's.
           reusePort: true,
           onApplied: (applied) => send({ type: 'applied', applied }),

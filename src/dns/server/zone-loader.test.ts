@@ -59,7 +59,13 @@ test('content superseded while it waited is never read; a failing zone keeps the
   loader.load('other.test', 4, () => sampleZone('other.test', 4));
   await loader.idle();
   assert.deepEqual(read, [3]);
-  assert.deepEqual(applied.map((a) => [a.origin, a.seq]), [['example.test', 3], ['other.test', 4]]);
+  assert.deepEqual(
+    applied.map((a) => [a.origin, a.seq]),
+    [
+      ['example.test', 3],
+      ['other.test', 4],
+    ],
+  );
 
   loader.load('example.test', 5, () => ({ ...sampleZone('example.test', 5), soa: undefined as never }));
   await loader.idle();
@@ -70,5 +76,8 @@ test('content superseded while it waited is never read; a failing zone keeps the
   loader.remove('other.test', 6);
   await loader.idle();
   assert.deepEqual(applied[3], { origin: 'other.test', seq: 6, records: 0 });
-  assert.deepEqual(responder.zoneList().map((z) => z.origin), ['example.test']);
+  assert.deepEqual(
+    responder.zoneList().map((z) => z.origin),
+    ['example.test'],
+  );
 });

@@ -5,7 +5,10 @@ import { toRoute53RecordSet } from './aws-route53.ts';
 describe('toRoute53RecordSet', () => {
   test('TXT values are quoted once and split at 255 bytes', () => {
     const rs = toRoute53RecordSet({ name: '_acme.example.org', type: 'TXT', ttl: 60, values: ['a"b', 'x'.repeat(300)] });
-    assert.deepEqual(rs.ResourceRecords?.map((r) => r.Value), ['"a\\"b"', `"${'x'.repeat(255)}" "${'x'.repeat(45)}"`]);
+    assert.deepEqual(
+      rs.ResourceRecords?.map((r) => r.Value),
+      ['"a\\"b"', `"${'x'.repeat(255)}" "${'x'.repeat(45)}"`],
+    );
     assert.equal(rs.Name, '_acme.example.org.');
     assert.equal(rs.TTL, 60);
   });

@@ -65,7 +65,11 @@ export class AwsRoute53Backend implements RecordSetBackend {
       const externalId = secretValue(ctx, AWS_KEYS.externalId, false);
       if (externalId !== undefined) settings.assumeRoleExternalId = externalId;
     }
-    const client = newRoute53Client({ region, credentials: credentialsFor(settings), ...(defaults.endpointUrl === '' ? {} : { endpointUrl: defaults.endpointUrl }) });
+    const client = newRoute53Client({
+      region,
+      credentials: credentialsFor(settings),
+      ...(defaults.endpointUrl === '' ? {} : { endpointUrl: defaults.endpointUrl }),
+    });
     const api = new Route53Api({
       client,
       // Route53's 5 requests per second are per account: the role, else the access key, names it.
@@ -79,7 +83,10 @@ export class AwsRoute53Backend implements RecordSetBackend {
 
   async listZones(): Promise<BackendZone[]> {
     const zones = await this.api.listHostedZones();
-    return zones.map(toZone).filter((z) => z !== undefined).map((z) => ({ id: z.id, name: z.name }));
+    return zones
+      .map(toZone)
+      .filter((z) => z !== undefined)
+      .map((z) => ({ id: z.id, name: z.name }));
   }
 
   async upsert(zoneId: string, rrset: RecordSet): Promise<void> {
@@ -95,7 +102,9 @@ export class AwsRoute53Backend implements RecordSetBackend {
       if (gone(err)) return;
       if (!/do not match the current values/.test(message)) throw err;
       // Someone changed the set since we wrote it: Route53 deletes only an exact copy, so read it.
-      const current = (await this.api.listRecordSets(zoneId)).find((rs) => decodeRoute53Name(rs.Name ?? '').toLowerCase() === wanted.Name && rs.Type === wanted.Type && rs.SetIdentifier === undefined);
+      const current = (await this.api.listRecordSets(zoneId)).find(
+        (rs) => decodeRoute53Name(rs.Name ?? '').toLowerCase() === wanted.Name && rs.Type === wanted.Type && rs.SetIdentifier === undefined,
+      );
       if (current === undefined) return;
       const change: Change = { Action: 'DELETE', ResourceRecordSet: current };
       await this.api.changeRecordSets(zoneId, [change]).catch((e: unknown) => {
@@ -115,4 +124,3 @@ function gone(err: unknown): boolean {
   const cause = err instanceof ProviderError ? err.cause : err;
   return awsErrorCode(cause) === 'NoSuchHostedZone' || /but it was not found/.test(errorMessage(err));
 }
-

@@ -73,7 +73,13 @@ export class AzureDnsBackend implements RecordSetBackend {
     const endpoint = (defaults.endpoint ?? PUBLIC_CLOUD.endpoint).replace(/\/+$/, '');
     const http = defaults.http ?? {};
     const credential = credentialOf(
-      { subscriptionId, resourceGroup: '', endpoint, authorityHost: defaults.authorityHost ?? PUBLIC_CLOUD.authorityHost, auth: { kind: 'secret', tenantId, clientId, secret } },
+      {
+        subscriptionId,
+        resourceGroup: '',
+        endpoint,
+        authorityHost: defaults.authorityHost ?? PUBLIC_CLOUD.authorityHost,
+        auth: { kind: 'secret', tenantId, clientId, secret },
+      },
       http,
     );
     return new AzureDnsBackend(new SdkAzureDnsApi({ kind, credential, subscriptionId, resourceGroup: '', endpoint, http }));

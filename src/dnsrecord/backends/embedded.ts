@@ -20,8 +20,12 @@ export class EmbeddedBackend implements RecordSetBackend {
 
   async upsert(zoneId: string, rrset: RecordSet): Promise<void> {
     const zone = this.zoneOf(zoneId);
-    if (zone === undefined) throw new ConfigurationProblem(`zone ${zoneId} is not served by this controller (--embedded-zone: ${this.store.zones().join(', ') || 'none'})`);
-    const set = endpointToRRSet(newEndpoint({ dnsName: rrset.name, recordType: rrset.type, targets: rrset.values, recordTTL: rrset.ttl }), this.store.defaultTTL);
+    if (zone === undefined)
+      throw new ConfigurationProblem(`zone ${zoneId} is not served by this controller (--embedded-zone: ${this.store.zones().join(', ') || 'none'})`);
+    const set = endpointToRRSet(
+      newEndpoint({ dnsName: rrset.name, recordType: rrset.type, targets: rrset.values, recordTTL: rrset.ttl }),
+      this.store.defaultTTL,
+    );
     await this.store.commit(new Map([[zone, (sets) => void sets.set(rrsetKey(set.name, set.type), set)]]));
   }
 

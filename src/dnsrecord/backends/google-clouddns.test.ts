@@ -8,7 +8,8 @@ import type { BackendContext } from '../backend.ts';
 import { GoogleCloudDnsBackend, googleCredentials, toGoogleRRSet } from './google-clouddns.ts';
 
 const secretName = 'garden/gcp';
-const sa = (extra: Record<string, unknown> = {}): string => JSON.stringify({ type: 'service_account', project_id: 'from-file', client_email: 'dns@p.iam.gserviceaccount.com', private_key: 'k', ...extra });
+const sa = (extra: Record<string, unknown> = {}): string =>
+  JSON.stringify({ type: 'service_account', project_id: 'from-file', client_email: 'dns@p.iam.gserviceaccount.com', private_key: 'k', ...extra });
 
 /** Cloud DNS's change rules for one zone: 409 on an existing addition, 404/412 on deletions. */
 class FakeApi implements GoogleDnsApi {
@@ -39,7 +40,10 @@ class FakeApi implements GoogleDnsApi {
 describe('google-clouddns backend', () => {
   test('record sets: absolute names, TXT quoted once and split at 255 bytes, CNAME targets absolute', () => {
     assert.deepEqual(toGoogleRRSet({ name: '_acme.example.org', type: 'TXT', ttl: 60, values: ['a"b', 'x'.repeat(300)] }), {
-      name: '_acme.example.org.', type: 'TXT', ttl: 60, rrdatas: ['"a\\"b"', `"${'x'.repeat(255)}" "${'x'.repeat(45)}"`],
+      name: '_acme.example.org.',
+      type: 'TXT',
+      ttl: 60,
+      rrdatas: ['"a\\"b"', `"${'x'.repeat(255)}" "${'x'.repeat(45)}"`],
     });
     assert.deepEqual(toGoogleRRSet({ name: 'www.example.org', type: 'CNAME', ttl: 120, values: ['lb.example.net'] }).rrdatas, ['lb.example.net.']);
   });
@@ -47,7 +51,11 @@ describe('google-clouddns backend', () => {
   test('credentials: project from the key file, overridden by projectID; problems name the key', () => {
     assert.equal(googleCredentials({ secretName, secret: { 'serviceaccount.json': sa() } }).project, 'from-file');
     assert.equal(googleCredentials({ secretName, secret: { 'serviceaccount.json': sa(), projectID: 'explicit' } }).project, 'explicit');
-    const problem = (secret: Record<string, string>, re: RegExp): void => assert.throws(() => googleCredentials({ secretName, secret }), (e: unknown) => e instanceof ConfigurationProblem && re.test(e.message));
+    const problem = (secret: Record<string, string>, re: RegExp): void =>
+      assert.throws(
+        () => googleCredentials({ secretName, secret }),
+        (e: unknown) => e instanceof ConfigurationProblem && re.test(e.message),
+      );
     problem({}, /secret garden\/gcp has no key "serviceaccount.json"/);
     problem({ 'serviceaccount.json': '{not json' }, /"serviceaccount.json" is not JSON/);
     problem({ 'serviceaccount.json': JSON.stringify({ type: 'authorized_user' }) }, /type "authorized_user"/);
@@ -75,6 +83,9 @@ describe('google-clouddns backend', () => {
 
   test('a key file the auth library cannot use is a configuration problem', async () => {
     const ctx = { secretName, secret: { 'serviceaccount.json': JSON.stringify({ type: 'service_account', project_id: 'p' }) } } as unknown as BackendContext;
-    await assert.rejects(GoogleCloudDnsBackend.build(ctx, { apiEndpoint: '' }), (e: unknown) => e instanceof ConfigurationProblem && /"serviceaccount.json" cannot be used/.test(e.message));
+    await assert.rejects(
+      GoogleCloudDnsBackend.build(ctx, { apiEndpoint: '' }),
+      (e: unknown) => e instanceof ConfigurationProblem && /"serviceaccount.json" cannot be used/.test(e.message),
+    );
   });
 });

@@ -45,15 +45,21 @@ export function googleCredentials(ctx: Pick<BackendContext, 'secret' | 'secretNa
   } catch {
     throw new ConfigurationProblem(`secret ${ctx.secretName}: "serviceaccount.json" is not JSON`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ConfigurationProblem(`secret ${ctx.secretName}: "serviceaccount.json" is not a JSON object`);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new ConfigurationProblem(`secret ${ctx.secretName}: "serviceaccount.json" is not a JSON object`);
   const credentials = parsed as Record<string, unknown>;
   const kind = credentials['type'];
   if (kind !== 'service_account' && kind !== 'external_account') {
-    throw new ConfigurationProblem(`secret ${ctx.secretName}: "serviceaccount.json" has type ${JSON.stringify(kind)}, not "service_account" or "external_account"`);
+    throw new ConfigurationProblem(
+      `secret ${ctx.secretName}: "serviceaccount.json" has type ${JSON.stringify(kind)}, not "service_account" or "external_account"`,
+    );
   }
   const fromFile = typeof credentials['project_id'] === 'string' ? credentials['project_id'] : '';
   const project = secretValue(ctx, GOOGLE_KEYS.project, false) ?? fromFile;
-  if (project === '') throw new ConfigurationProblem(`secret ${ctx.secretName} names no project: "serviceaccount.json" has no project_id and there is no key "projectID" or "project"`);
+  if (project === '')
+    throw new ConfigurationProblem(
+      `secret ${ctx.secretName} names no project: "serviceaccount.json" has no project_id and there is no key "projectID" or "project"`,
+    );
   return { credentials, project };
 }
 
@@ -63,9 +69,11 @@ export class GoogleCloudDnsBackend implements RecordSetBackend {
   static async build(ctx: BackendContext, defaults: GoogleBackendDefaults): Promise<GoogleCloudDnsBackend> {
     const { credentials, project } = googleCredentials(ctx);
     // Builds the client only: the first API call makes the token request.
-    const authClient = defaults.authClient ?? (await new GoogleAuth({ credentials, scopes: [SCOPE], projectId: project }).getClient().catch((err: unknown) => {
-      throw new ConfigurationProblem(`secret ${ctx.secretName}: "serviceaccount.json" cannot be used: ${errorMessage(err)}`);
-    }));
+    const authClient =
+      defaults.authClient ??
+      (await new GoogleAuth({ credentials, scopes: [SCOPE], projectId: project }).getClient().catch((err: unknown) => {
+        throw new ConfigurationProblem(`secret ${ctx.secretName}: "serviceaccount.json" cannot be used: ${errorMessage(err)}`);
+      }));
     return new GoogleCloudDnsBackend(new SdkGoogleDnsApi({ project, keyFile: '', apiEndpoint: defaults.apiEndpoint, authClient }));
   }
 

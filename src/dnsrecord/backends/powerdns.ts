@@ -24,7 +24,8 @@ export class PowerDnsBackend implements RecordSetBackend {
 
   constructor(ctx: BackendContext, opts: { timeoutMs?: number } = {}) {
     const server = secretValue(ctx, POWERDNS_KEYS.server, true);
-    if (!/^https?:\/\/[^/]+/.test(server)) throw new ConfigurationProblem(`secret ${ctx.secretName}: server ${JSON.stringify(redactUrl(server))} is not an http:// or https:// URL`);
+    if (!/^https?:\/\/[^/]+/.test(server))
+      throw new ConfigurationProblem(`secret ${ctx.secretName}: server ${JSON.stringify(redactUrl(server))} is not an http:// or https:// URL`);
     this.client = new PdnsClient({
       server,
       apiKey: secretValue(ctx, POWERDNS_KEYS.apiKey, true),

@@ -51,7 +51,8 @@ export class Rfc2136Backend implements RecordSetBackend {
       throw new ConfigurationProblem(`secret ${ctx.secretName}: ${errorMessage(err)}`);
     }
     const zone = secretValue(ctx, RFC2136_KEYS.zone, false);
-    if (zone !== undefined && tryNormalizeDnsName(zone) === undefined) throw new ConfigurationProblem(`secret ${ctx.secretName}: Zone ${JSON.stringify(zone)} is not a DNS name`);
+    if (zone !== undefined && tryNormalizeDnsName(zone) === undefined)
+      throw new ConfigurationProblem(`secret ${ctx.secretName}: Zone ${JSON.stringify(zone)} is not a DNS name`);
     this.zone = zone === undefined ? undefined : tryNormalizeDnsName(zone);
     this.timeoutMs = opts.timeoutMs ?? 10_000;
   }

@@ -61,7 +61,9 @@ export class AwsAccounts {
 
   /** The clients of the account `spec` names (the same object for the same spec). */
   account(spec: AccountSpec): AwsAccount {
-    const key = createHash('sha256').update(JSON.stringify([spec.region, spec.secret ?? null, spec.assumeRole ?? null])).digest('hex');
+    const key = createHash('sha256')
+      .update(JSON.stringify([spec.region, spec.secret ?? null, spec.assumeRole ?? null]))
+      .digest('hex');
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached.account;
     const built = this.build(spec);

@@ -50,7 +50,10 @@ function checkUnsuccessful(action: string, items: UnsuccessfulItem[] | undefined
   const failed = (items ?? []).filter((i) => !/NotFound/.test(i.Error?.Code ?? ''));
   if (failed.length === 0) return;
   const first = failed[0]!;
-  throw new AwsCallError(action, Object.assign(new Error(`${first.ResourceId ?? ''}: ${first.Error?.Message ?? ''}`), { name: first.Error?.Code ?? 'Unsuccessful' }));
+  throw new AwsCallError(
+    action,
+    Object.assign(new Error(`${first.ResourceId ?? ''}: ${first.Error?.Message ?? ''}`), { name: first.Error?.Code ?? 'Unsuccessful' }),
+  );
 }
 
 export class SdkEc2 extends SdkPort<EC2Client> implements Ec2Port {
@@ -59,7 +62,9 @@ export class SdkEc2 extends SdkPort<EC2Client> implements Ec2Port {
     let token: string | undefined;
     for (let page = 0; page < PAGE_LIMIT; page++) {
       const res = await this.call('ec2:DescribeVpcEndpointServiceConfigurations', () =>
-        this.client.send(new DescribeVpcEndpointServiceConfigurationsCommand({ Filters: [tagFilter(tag)], ...(token === undefined ? {} : { NextToken: token }) })),
+        this.client.send(
+          new DescribeVpcEndpointServiceConfigurationsCommand({ Filters: [tagFilter(tag)], ...(token === undefined ? {} : { NextToken: token }) }),
+        ),
       );
       out.push(...(res.ServiceConfigurations ?? []).map(toService));
       token = res.NextToken;
@@ -126,13 +131,17 @@ export class SdkEc2 extends SdkPort<EC2Client> implements Ec2Port {
 
   async deleteEndpointServices(ids: string[]): Promise<void> {
     if (ids.length === 0) return;
-    const res = await this.call('ec2:DeleteVpcEndpointServiceConfigurations', () => this.client.send(new DeleteVpcEndpointServiceConfigurationsCommand({ ServiceIds: ids })));
+    const res = await this.call('ec2:DeleteVpcEndpointServiceConfigurations', () =>
+      this.client.send(new DeleteVpcEndpointServiceConfigurationsCommand({ ServiceIds: ids })),
+    );
     checkUnsuccessful('ec2:DeleteVpcEndpointServiceConfigurations', res.Unsuccessful);
   }
 
   async serviceAvailabilityZones(serviceName: string): Promise<string[] | undefined> {
     try {
-      const res = await this.call('ec2:DescribeVpcEndpointServices', () => this.client.send(new DescribeVpcEndpointServicesCommand({ ServiceNames: [serviceName] })));
+      const res = await this.call('ec2:DescribeVpcEndpointServices', () =>
+        this.client.send(new DescribeVpcEndpointServicesCommand({ ServiceNames: [serviceName] })),
+      );
       return res.ServiceDetails?.find((d) => d.ServiceName === serviceName)?.AvailabilityZones;
     } catch (err) {
       if (err instanceof AwsCallError && err.awsCode === 'InvalidServiceName') return undefined;
@@ -144,7 +153,9 @@ export class SdkEc2 extends SdkPort<EC2Client> implements Ec2Port {
     const out: VpcEndpoint[] = [];
     let token: string | undefined;
     for (let page = 0; page < PAGE_LIMIT; page++) {
-      const res = await this.call('ec2:DescribeVpcEndpoints', () => this.client.send(new DescribeVpcEndpointsCommand({ ...input, ...(token === undefined ? {} : { NextToken: token }) })));
+      const res = await this.call('ec2:DescribeVpcEndpoints', () =>
+        this.client.send(new DescribeVpcEndpointsCommand({ ...input, ...(token === undefined ? {} : { NextToken: token }) })),
+      );
       out.push(...(res.VpcEndpoints ?? []).map(toEndpoint));
       token = res.NextToken;
       if (token === undefined || token === '') break;

@@ -32,7 +32,15 @@ function toRecord(r: ResourceRecordSet): RecordSet {
     type: r.Type ?? '',
     ...(r.TTL === undefined ? {} : { ttl: r.TTL }),
     ...(r.ResourceRecords === undefined || r.ResourceRecords.length === 0 ? {} : { values: r.ResourceRecords.map((v) => v.Value ?? '') }),
-    ...(r.AliasTarget === undefined ? {} : { alias: { hostedZoneId: r.AliasTarget.HostedZoneId ?? '', dnsName: bare(r.AliasTarget.DNSName ?? ''), evaluateTargetHealth: r.AliasTarget.EvaluateTargetHealth === true } }),
+    ...(r.AliasTarget === undefined
+      ? {}
+      : {
+          alias: {
+            hostedZoneId: r.AliasTarget.HostedZoneId ?? '',
+            dnsName: bare(r.AliasTarget.DNSName ?? ''),
+            evaluateTargetHealth: r.AliasTarget.EvaluateTargetHealth === true,
+          },
+        }),
   };
 }
 
@@ -54,7 +62,13 @@ export class SdkRoute53 extends SdkPort<Route53Client> implements Route53Port {
     let zoneId: string | undefined;
     for (let page = 0; page < PAGE_LIMIT; page++) {
       const res = await this.call('route53:ListHostedZonesByName', () =>
-        this.client.send(new ListHostedZonesByNameCommand({ MaxItems: 100, ...(dnsName === undefined ? {} : { DNSName: dnsName }), ...(zoneId === undefined ? {} : { HostedZoneId: zoneId }) })),
+        this.client.send(
+          new ListHostedZonesByNameCommand({
+            MaxItems: 100,
+            ...(dnsName === undefined ? {} : { DNSName: dnsName }),
+            ...(zoneId === undefined ? {} : { HostedZoneId: zoneId }),
+          }),
+        ),
       );
       const zones = res.HostedZones ?? [];
       for (const z of zones) if (bare(z.Name ?? '') === want && z.Config?.PrivateZone === true && z.Id !== undefined) out.push(bareZoneId(z.Id));
@@ -91,7 +105,13 @@ export class SdkRoute53 extends SdkPort<Route53Client> implements Route53Port {
     let start: { name: string; type: RRType } | undefined;
     for (let page = 0; page < PAGE_LIMIT; page++) {
       const res = await this.call('route53:ListResourceRecordSets', () =>
-        this.client.send(new ListResourceRecordSetsCommand({ HostedZoneId: zoneId, MaxItems: 300, ...(start === undefined ? {} : { StartRecordName: start.name, StartRecordType: start.type }) })),
+        this.client.send(
+          new ListResourceRecordSetsCommand({
+            HostedZoneId: zoneId,
+            MaxItems: 300,
+            ...(start === undefined ? {} : { StartRecordName: start.name, StartRecordType: start.type }),
+          }),
+        ),
       );
       out.push(...(res.ResourceRecordSets ?? []).map(toRecord));
       if (res.IsTruncated !== true || res.NextRecordName === undefined || res.NextRecordType === undefined) break;
@@ -102,14 +122,21 @@ export class SdkRoute53 extends SdkPort<Route53Client> implements Route53Port {
 
   async upsertRecord(zoneId: string, record: RecordSet): Promise<void> {
     await this.call('route53:ChangeResourceRecordSets', () =>
-      this.client.send(new ChangeResourceRecordSetsCommand({ HostedZoneId: zoneId, ChangeBatch: { Changes: [{ Action: 'UPSERT', ResourceRecordSet: toSdk(record) }] } })),
+      this.client.send(
+        new ChangeResourceRecordSetsCommand({ HostedZoneId: zoneId, ChangeBatch: { Changes: [{ Action: 'UPSERT', ResourceRecordSet: toSdk(record) }] } }),
+      ),
     );
   }
 
   async deleteRecords(zoneId: string, records: RecordSet[]): Promise<void> {
     if (records.length === 0) return;
     await this.call('route53:ChangeResourceRecordSets', () =>
-      this.client.send(new ChangeResourceRecordSetsCommand({ HostedZoneId: zoneId, ChangeBatch: { Changes: records.map((r) => ({ Action: 'DELETE', ResourceRecordSet: toSdk(r) })) } })),
+      this.client.send(
+        new ChangeResourceRecordSetsCommand({
+          HostedZoneId: zoneId,
+          ChangeBatch: { Changes: records.map((r) => ({ Action: 'DELETE', ResourceRecordSet: toSdk(r) })) },
+        }),
+      ),
     );
   }
 
@@ -118,11 +145,15 @@ export class SdkRoute53 extends SdkPort<Route53Client> implements Route53Port {
   }
 
   async associate(zoneId: string, vpc: Vpc): Promise<void> {
-    await this.call('route53:AssociateVPCWithHostedZone', () => this.client.send(new AssociateVPCWithHostedZoneCommand({ HostedZoneId: zoneId, VPC: sdkVpc(vpc) })));
+    await this.call('route53:AssociateVPCWithHostedZone', () =>
+      this.client.send(new AssociateVPCWithHostedZoneCommand({ HostedZoneId: zoneId, VPC: sdkVpc(vpc) })),
+    );
   }
 
   async disassociate(zoneId: string, vpc: Vpc): Promise<void> {
-    await this.call('route53:DisassociateVPCFromHostedZone', () => this.client.send(new DisassociateVPCFromHostedZoneCommand({ HostedZoneId: zoneId, VPC: sdkVpc(vpc) })));
+    await this.call('route53:DisassociateVPCFromHostedZone', () =>
+      this.client.send(new DisassociateVPCFromHostedZoneCommand({ HostedZoneId: zoneId, VPC: sdkVpc(vpc) })),
+    );
   }
 
   async listAuthorizations(zoneId: string): Promise<Vpc[]> {
@@ -140,10 +171,14 @@ export class SdkRoute53 extends SdkPort<Route53Client> implements Route53Port {
   }
 
   async createAuthorization(zoneId: string, vpc: Vpc): Promise<void> {
-    await this.call('route53:CreateVPCAssociationAuthorization', () => this.client.send(new CreateVPCAssociationAuthorizationCommand({ HostedZoneId: zoneId, VPC: sdkVpc(vpc) })));
+    await this.call('route53:CreateVPCAssociationAuthorization', () =>
+      this.client.send(new CreateVPCAssociationAuthorizationCommand({ HostedZoneId: zoneId, VPC: sdkVpc(vpc) })),
+    );
   }
 
   async deleteAuthorization(zoneId: string, vpc: Vpc): Promise<void> {
-    await this.call('route53:DeleteVPCAssociationAuthorization', () => this.client.send(new DeleteVPCAssociationAuthorizationCommand({ HostedZoneId: zoneId, VPC: sdkVpc(vpc) })));
+    await this.call('route53:DeleteVPCAssociationAuthorization', () =>
+      this.client.send(new DeleteVPCAssociationAuthorizationCommand({ HostedZoneId: zoneId, VPC: sdkVpc(vpc) })),
+    );
   }
 }

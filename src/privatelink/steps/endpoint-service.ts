@@ -32,7 +32,8 @@ export async function reconcileEndpointService(
   const tag = { key: ACCESS_TAG, value: input.infraID };
   const found = await ec2.findEndpointServices(tag);
   const live = found.filter((s) => s.state !== 'Deleted' && s.state !== 'Deleting' && s.state !== 'Failed');
-  if (live.length > 1) log.warn({ infraID: input.infraID, services: live.map((s) => s.id) }, 'several endpoint services carry the cluster tag; using the first');
+  if (live.length > 1)
+    log.warn({ infraID: input.infraID, services: live.map((s) => s.id) }, 'several endpoint services carry the cluster tag; using the first');
   let service = live[0];
   if (service === undefined) {
     service = await ec2.createEndpointService(input.nlbArn, tag);
@@ -41,7 +42,11 @@ export async function reconcileEndpointService(
   const add = service.nlbArns.includes(input.nlbArn) ? [] : [input.nlbArn];
   const remove = service.nlbArns.filter((a) => a !== input.nlbArn);
   if (service.acceptanceRequired || add.length > 0 || remove.length > 0) {
-    await ec2.modifyEndpointService(service.id, { acceptanceRequired: false, ...(add.length > 0 ? { addNlbArns: add } : {}), ...(remove.length > 0 ? { removeNlbArns: remove } : {}) });
+    await ec2.modifyEndpointService(service.id, {
+      acceptanceRequired: false,
+      ...(add.length > 0 ? { addNlbArns: add } : {}),
+      ...(remove.length > 0 ? { removeNlbArns: remove } : {}),
+    });
     service = { ...service, acceptanceRequired: false, nlbArns: [input.nlbArn] };
   }
   const diff = principalDiff(await ec2.allowedPrincipals(service.id), input.principals);

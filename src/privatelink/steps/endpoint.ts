@@ -34,7 +34,10 @@ export function chooseVpc(eligible: readonly EndpointPlacement[], counts: Readon
 }
 
 /** Splits tagged endpoints into the one to keep and those to delete. */
-export function classifyEndpoints(found: readonly VpcEndpoint[], serviceName: string): { keep: VpcEndpoint | undefined; replace: VpcEndpoint[]; extra: VpcEndpoint[] } {
+export function classifyEndpoints(
+  found: readonly VpcEndpoint[],
+  serviceName: string,
+): { keep: VpcEndpoint | undefined; replace: VpcEndpoint[]; extra: VpcEndpoint[] } {
   const live = found.filter((e) => !GONE.has(e.state.toLowerCase()));
   const good = live.filter((e) => e.serviceName === serviceName && !BAD.has(e.state.toLowerCase()));
   const replace = live.filter((e) => !good.includes(e));
@@ -60,7 +63,8 @@ export async function reconcileEndpoint(
   const { ec2, log } = deps;
   const tag = { key: ACCESS_TAG, value: input.infraID };
   const { keep, replace, extra } = classifyEndpoints(await ec2.findEndpoints(tag), input.serviceName);
-  if (extra.length > 0) log.warn({ infraID: input.infraID, kept: keep?.id, others: extra.map((e) => e.id) }, 'several VPC endpoints carry the cluster tag; keeping one');
+  if (extra.length > 0)
+    log.warn({ infraID: input.infraID, kept: keep?.id, others: extra.map((e) => e.id) }, 'several VPC endpoints carry the cluster tag; keeping one');
   if (replace.length > 0) {
     log.info({ endpoints: replace.map((e) => `${e.id}:${e.state}`) }, 'deleting failed or stale VPC endpoints');
     await ec2.deleteEndpoints(replace.map((e) => e.id));
@@ -68,11 +72,13 @@ export async function reconcileEndpoint(
   let endpoint = keep;
   if (endpoint === undefined) {
     const azs = await ec2.serviceAvailabilityZones(input.serviceName);
-    if (azs === undefined) throw new StepError(REASONS.endpointFailed, `the hub account cannot see endpoint service ${input.serviceName} (allowed principals not applied yet?)`);
+    if (azs === undefined)
+      throw new StepError(REASONS.endpointFailed, `the hub account cannot see endpoint service ${input.serviceName} (allowed principals not applied yet?)`);
     const eligible = eligibleVpcs(input.inventory, azs);
     const counts = await ec2.countEndpoints(eligible.map((p) => p.vpcId));
     const choice = chooseVpc(eligible, counts);
-    if (choice === undefined) throw new StepError(REASONS.endpointFailed, `no inventory VPC has subnets in the availability zones of ${input.serviceName} (${azs.join(', ')})`);
+    if (choice === undefined)
+      throw new StepError(REASONS.endpointFailed, `no inventory VPC has subnets in the availability zones of ${input.serviceName} (${azs.join(', ')})`);
     endpoint = await ec2.createEndpoint({ vpcId: choice.vpcId, serviceName: input.serviceName, subnetIds: choice.subnetIds, tag });
     log.info({ endpoint: endpoint.id, vpc: choice.vpcId }, 'created VPC endpoint');
   }

@@ -77,7 +77,13 @@ function sameName(a: string, b: string): boolean {
 
 function sameRecord(a: RecordSet, b: RecordSet): boolean {
   if (b.alias !== undefined) {
-    return a.alias !== undefined && a.values === undefined && sameName(a.alias.dnsName, b.alias.dnsName) && a.alias.hostedZoneId === b.alias.hostedZoneId && a.alias.evaluateTargetHealth === b.alias.evaluateTargetHealth;
+    return (
+      a.alias !== undefined &&
+      a.values === undefined &&
+      sameName(a.alias.dnsName, b.alias.dnsName) &&
+      a.alias.hostedZoneId === b.alias.hostedZoneId &&
+      a.alias.evaluateTargetHealth === b.alias.evaluateTargetHealth
+    );
   }
   return a.alias === undefined && a.ttl === b.ttl && JSON.stringify([...(a.values ?? [])].sort(compareIps)) === JSON.stringify(b.values);
 }

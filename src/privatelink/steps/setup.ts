@@ -37,9 +37,7 @@ export interface SetupDeps {
   waitDelayMs: number;
 }
 
-export type SetupOutcome =
-  | { kind: 'ready'; principalsChanged: boolean }
-  | { kind: 'waiting'; reason: string; message: string; retryAfterMs: number };
+export type SetupOutcome = { kind: 'ready'; principalsChanged: boolean } | { kind: 'waiting'; reason: string; message: string; retryAfterMs: number };
 
 export const NLB_RETRY_MS = 60_000;
 export const ENDPOINT_RETRY_MS = 30_000;
@@ -47,19 +45,37 @@ export const ENDPOINT_RETRY_MS = 30_000;
 export async function setUpAccess(deps: SetupDeps, input: SetupInput, status: PrivateLinkStatus): Promise<SetupOutcome> {
   const { user, hub, log } = deps;
   const nlb = await step(REASONS.discoveringNLBFailed, () => discoverNlb(user.elbv2, input.infraID));
-  if (nlb.kind === 'missing') return { kind: 'waiting', reason: REASONS.nlbNotReady, message: `load balancer ${nlb.name} not found yet`, retryAfterMs: NLB_RETRY_MS };
-  if (nlb.kind === 'notActive') return { kind: 'waiting', reason: REASONS.nlbNotReady, message: `load balancer ${nlb.name} is ${nlb.state}`, retryAfterMs: NLB_RETRY_MS };
+  if (nlb.kind === 'missing')
+    return { kind: 'waiting', reason: REASONS.nlbNotReady, message: `load balancer ${nlb.name} not found yet`, retryAfterMs: NLB_RETRY_MS };
+  if (nlb.kind === 'notActive')
+    return { kind: 'waiting', reason: REASONS.nlbNotReady, message: `load balancer ${nlb.name} is ${nlb.state}`, retryAfterMs: NLB_RETRY_MS };
 
   const hubArn = await step(REASONS.endpointServiceFailed, () => hub.sts.callerArn());
   const additional = [...new Set(input.additionalAllowedPrincipals)].filter((p) => p !== hubArn).sort();
-  const svc = await step(REASONS.endpointServiceFailed, () => reconcileEndpointService(user.ec2, { infraID: input.infraID, nlbArn: nlb.lb.arn, principals: [hubArn, ...additional] }, log));
-  status.vpcEndpointService = { name: svc.service.name, id: svc.service.id, defaultAllowedPrincipal: hubArn, ...(additional.length > 0 ? { additionalAllowedPrincipals: additional } : {}) };
+  const svc = await step(REASONS.endpointServiceFailed, () =>
+    reconcileEndpointService(user.ec2, { infraID: input.infraID, nlbArn: nlb.lb.arn, principals: [hubArn, ...additional] }, log),
+  );
+  status.vpcEndpointService = {
+    name: svc.service.name,
+    id: svc.service.id,
+    defaultAllowedPrincipal: hubArn,
+    ...(additional.length > 0 ? { additionalAllowedPrincipals: additional } : {}),
+  };
 
   const ep = await step(REASONS.endpointFailed, () =>
-    reconcileEndpoint({ ec2: hub.ec2, log, sleep: deps.sleep, waitAttempts: deps.waitAttempts, waitDelayMs: deps.waitDelayMs }, { infraID: input.infraID, serviceName: svc.service.name, inventory: input.inventory }),
+    reconcileEndpoint(
+      { ec2: hub.ec2, log, sleep: deps.sleep, waitAttempts: deps.waitAttempts, waitDelayMs: deps.waitDelayMs },
+      { infraID: input.infraID, serviceName: svc.service.name, inventory: input.inventory },
+    ),
   );
   status.vpcEndpointID = ep.endpoint.id;
-  if (ep.kind === 'waiting') return { kind: 'waiting', reason: REASONS.endpointNotAvailable, message: `VPC endpoint ${ep.endpoint.id} is ${ep.endpoint.state}`, retryAfterMs: ENDPOINT_RETRY_MS };
+  if (ep.kind === 'waiting')
+    return {
+      kind: 'waiting',
+      reason: REASONS.endpointNotAvailable,
+      message: `VPC endpoint ${ep.endpoint.id} is ${ep.endpoint.state}`,
+      retryAfterMs: ENDPOINT_RETRY_MS,
+    };
 
   const host = await step(REASONS.apiDomainFailed, input.apiHost);
   const endpointVpc = { vpcId: ep.endpoint.vpcId, region: input.region };

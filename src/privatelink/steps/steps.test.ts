@@ -22,8 +22,22 @@ const endpoint = (id: string, state: string, serviceName = 'svc-a', vpcId = 'vpc
 });
 
 const inventory = [
-  { vpcID: 'vpc-1', region: 'us-east-1', subnets: [{ subnetID: 's-1a', availabilityZone: 'us-east-1a' }, { subnetID: 's-1b', availabilityZone: 'us-east-1b' }] },
-  { vpcID: 'vpc-2', region: 'us-east-1', subnets: [{ subnetID: 's-2c', availabilityZone: 'us-east-1c' }, { subnetID: 's-2a', availabilityZone: 'us-east-1a' }] },
+  {
+    vpcID: 'vpc-1',
+    region: 'us-east-1',
+    subnets: [
+      { subnetID: 's-1a', availabilityZone: 'us-east-1a' },
+      { subnetID: 's-1b', availabilityZone: 'us-east-1b' },
+    ],
+  },
+  {
+    vpcID: 'vpc-2',
+    region: 'us-east-1',
+    subnets: [
+      { subnetID: 's-2c', availabilityZone: 'us-east-1c' },
+      { subnetID: 's-2a', availabilityZone: 'us-east-1a' },
+    ],
+  },
 ];
 
 describe('privatelink decisions', () => {
@@ -34,17 +48,38 @@ describe('privatelink decisions', () => {
 
   test('VPCs qualify by subnets in the service AZs; the least used wins, inventory order breaks ties', () => {
     const eligible = eligibleVpcs(inventory, ['us-east-1a']);
-    assert.deepEqual(eligible, [{ vpcId: 'vpc-1', subnetIds: ['s-1a'] }, { vpcId: 'vpc-2', subnetIds: ['s-2a'] }]);
-    assert.equal(chooseVpc(eligible, new Map([['vpc-1', 3], ['vpc-2', 1]]))?.vpcId, 'vpc-2');
+    assert.deepEqual(eligible, [
+      { vpcId: 'vpc-1', subnetIds: ['s-1a'] },
+      { vpcId: 'vpc-2', subnetIds: ['s-2a'] },
+    ]);
+    assert.equal(
+      chooseVpc(
+        eligible,
+        new Map([
+          ['vpc-1', 3],
+          ['vpc-2', 1],
+        ]),
+      )?.vpcId,
+      'vpc-2',
+    );
     assert.equal(chooseVpc(eligible, new Map())?.vpcId, 'vpc-1');
-    assert.deepEqual(eligibleVpcs(inventory, ['us-east-1c', 'us-east-1b']).map((p) => p.subnetIds), [['s-1b'], ['s-2c']]);
+    assert.deepEqual(
+      eligibleVpcs(inventory, ['us-east-1c', 'us-east-1b']).map((p) => p.subnetIds),
+      [['s-1b'], ['s-2c']],
+    );
     assert.equal(chooseVpc(eligibleVpcs(inventory, ['us-east-1d']), new Map()), undefined);
   });
 
   test('tagged endpoints: an available one is kept, failed/rejected/other-service ones replaced, deleted ones ignored', () => {
-    const r = classifyEndpoints([endpoint('e1', 'pending'), endpoint('e2', 'available'), endpoint('e3', 'failed'), endpoint('e4', 'available', 'svc-old'), endpoint('e5', 'deleted')], 'svc-a');
+    const r = classifyEndpoints(
+      [endpoint('e1', 'pending'), endpoint('e2', 'available'), endpoint('e3', 'failed'), endpoint('e4', 'available', 'svc-old'), endpoint('e5', 'deleted')],
+      'svc-a',
+    );
     assert.equal(r.keep?.id, 'e2');
-    assert.deepEqual(r.extra.map((e) => e.id), ['e1']);
+    assert.deepEqual(
+      r.extra.map((e) => e.id),
+      ['e1'],
+    );
     assert.deepEqual(r.replace.map((e) => e.id).sort(), ['e3', 'e4']);
     assert.equal(classifyEndpoints([endpoint('e6', 'rejected')], 'svc-a').keep, undefined);
   });
@@ -79,16 +114,35 @@ current-context: admin
 
   test('Alias records target the first DNS entry; ARecord mode lists the sorted addresses with TTL 10', () => {
     const ep = endpoint('e1', 'available');
-    assert.deepEqual(desiredRecord('api.c.example.com', 'Alias', ep, []), { name: 'api.c.example.com', type: 'A', alias: { hostedZoneId: 'Z7HUB', dnsName: 'e1.vpce.amazonaws.com', evaluateTargetHealth: false } });
-    assert.deepEqual(desiredRecord('api.c.example.com', 'ARecord', ep, ['10.0.2.5', '10.0.10.4', '10.0.1.9']), { name: 'api.c.example.com', type: 'A', ttl: 10, values: ['10.0.1.9', '10.0.2.5', '10.0.10.4'] });
+    assert.deepEqual(desiredRecord('api.c.example.com', 'Alias', ep, []), {
+      name: 'api.c.example.com',
+      type: 'A',
+      alias: { hostedZoneId: 'Z7HUB', dnsName: 'e1.vpce.amazonaws.com', evaluateTargetHealth: false },
+    });
+    assert.deepEqual(desiredRecord('api.c.example.com', 'ARecord', ep, ['10.0.2.5', '10.0.10.4', '10.0.1.9']), {
+      name: 'api.c.example.com',
+      type: 'A',
+      ttl: 10,
+      values: ['10.0.1.9', '10.0.2.5', '10.0.10.4'],
+    });
   });
 
   test('associations: missing ones added once, unwanted ones removed', () => {
     const plan = associationPlan(
-      [{ vpcId: 'vpc-1', region: 'us-east-1' }, { vpcId: 'vpc-old', region: 'us-west-2' }],
-      [{ vpcId: 'vpc-1', region: 'us-east-1' }, { vpcId: 'vpc-x', region: 'us-east-2' }, { vpcId: 'vpc-x', region: 'us-east-2' }],
+      [
+        { vpcId: 'vpc-1', region: 'us-east-1' },
+        { vpcId: 'vpc-old', region: 'us-west-2' },
+      ],
+      [
+        { vpcId: 'vpc-1', region: 'us-east-1' },
+        { vpcId: 'vpc-x', region: 'us-east-2' },
+        { vpcId: 'vpc-x', region: 'us-east-2' },
+      ],
     );
-    assert.deepEqual(plan.add.map((v) => v.vpcId), ['vpc-x']);
+    assert.deepEqual(
+      plan.add.map((v) => v.vpcId),
+      ['vpc-x'],
+    );
     assert.deepEqual(plan.remove, [{ vpcId: 'vpc-old', region: 'us-west-2' }]);
   });
 
@@ -100,7 +154,10 @@ current-context: admin
   });
 
   test('admission: enabling PrivateLink needs inventory VPCs in the region', () => {
-    const cd = (region: string, enabled = true): ClusterDeployment => ({ metadata: { name: 'c' }, spec: { platform: { aws: { region, privateLink: { enabled } } } } });
+    const cd = (region: string, enabled = true): ClusterDeployment => ({
+      metadata: { name: 'c' },
+      spec: { platform: { aws: { region, privateLink: { enabled } } } },
+    });
     const hive: HiveConfig = { metadata: { name: 'hive' }, spec: { awsPrivateLink: { endpointVPCInventory: inventory } } };
     assert.equal(privateLinkDenial(cd('us-east-1'), hive), undefined);
     assert.equal(privateLinkDenial(cd('eu-west-1', false), undefined), undefined);

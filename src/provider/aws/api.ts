@@ -3,7 +3,13 @@
  * throttling, and with errors turned into ProviderErrors naming the action (and role).
  * ListResourceRecordSets is paged by hand: the SDK has no paginator for it.
  */
-import { ChangeResourceRecordSetsCommand, ListHostedZonesCommand, ListResourceRecordSetsCommand, ListTagsForResourceCommand, Route53Client } from '@aws-sdk/client-route-53';
+import {
+  ChangeResourceRecordSetsCommand,
+  ListHostedZonesCommand,
+  ListResourceRecordSetsCommand,
+  ListTagsForResourceCommand,
+  Route53Client,
+} from '@aws-sdk/client-route-53';
 import type { Change, HostedZone, ResourceRecordSet, RRType } from '@aws-sdk/client-route-53';
 import { toProviderError } from '../../aws/errors.ts';
 import type { CredentialSource } from '../../aws/credentials.ts';
@@ -59,7 +65,9 @@ export class Route53Api implements Route53Port {
     let marker: string | undefined;
     // Bounded: Route53 accounts hold at most a few thousand zones, 100 per page.
     for (let page = 0; page < 10_000; page++) {
-      const out = await this.call('route53:ListHostedZones', undefined, (c) => c.send(new ListHostedZonesCommand({ MaxItems: 100, ...(marker === undefined ? {} : { Marker: marker }) })));
+      const out = await this.call('route53:ListHostedZones', undefined, (c) =>
+        c.send(new ListHostedZonesCommand({ MaxItems: 100, ...(marker === undefined ? {} : { Marker: marker }) })),
+      );
       zones.push(...(out.HostedZones ?? []));
       if (out.IsTruncated !== true || out.NextMarker === undefined) break;
       marker = out.NextMarker;
@@ -68,7 +76,9 @@ export class Route53Api implements Route53Port {
   }
 
   async zoneTags(zoneId: string): Promise<Record<string, string>> {
-    const out = await this.call('route53:ListTagsForResource', zoneId, (c) => c.send(new ListTagsForResourceCommand({ ResourceType: 'hostedzone', ResourceId: bareZoneId(zoneId) })));
+    const out = await this.call('route53:ListTagsForResource', zoneId, (c) =>
+      c.send(new ListTagsForResourceCommand({ ResourceType: 'hostedzone', ResourceId: bareZoneId(zoneId) })),
+    );
     const tags: Record<string, string> = {};
     for (const t of out.ResourceTagSet?.Tags ?? []) if (t.Key !== undefined) tags[t.Key] = t.Value ?? '';
     return tags;
@@ -83,19 +93,31 @@ export class Route53Api implements Route53Port {
           new ListResourceRecordSetsCommand({
             HostedZoneId: zoneId,
             MaxItems: 300,
-            ...(start === undefined ? {} : { StartRecordName: start.name, StartRecordType: start.type, ...(start.identifier === undefined ? {} : { StartRecordIdentifier: start.identifier }) }),
+            ...(start === undefined
+              ? {}
+              : {
+                  StartRecordName: start.name,
+                  StartRecordType: start.type,
+                  ...(start.identifier === undefined ? {} : { StartRecordIdentifier: start.identifier }),
+                }),
           }),
         ),
       );
       sets.push(...(out.ResourceRecordSets ?? []));
       if (out.IsTruncated !== true || out.NextRecordName === undefined || out.NextRecordType === undefined) break;
-      start = { name: out.NextRecordName, type: out.NextRecordType, ...(out.NextRecordIdentifier === undefined ? {} : { identifier: out.NextRecordIdentifier }) };
+      start = {
+        name: out.NextRecordName,
+        type: out.NextRecordType,
+        ...(out.NextRecordIdentifier === undefined ? {} : { identifier: out.NextRecordIdentifier }),
+      };
     }
     return sets;
   }
 
   async changeRecordSets(zoneId: string, changes: Change[]): Promise<void> {
-    await this.call('route53:ChangeResourceRecordSets', zoneId, (c) => c.send(new ChangeResourceRecordSetsCommand({ HostedZoneId: zoneId, ChangeBatch: { Changes: changes } })));
+    await this.call('route53:ChangeResourceRecordSets', zoneId, (c) =>
+      c.send(new ChangeResourceRecordSetsCommand({ HostedZoneId: zoneId, ChangeBatch: { Changes: changes } })),
+    );
   }
 
   close(): void {

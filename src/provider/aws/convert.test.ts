@@ -23,14 +23,22 @@ describe('Route53 record sets and endpoints', () => {
   });
 
   test('alias: CNAME endpoint ↔ A alias record with the canonical or own zone', () => {
-    const elb = newEndpoint({ dnsName: 'shop.example.org', recordType: 'CNAME', targets: ['lb-1.elb.eu-west-1.amazonaws.com'], providerSpecific: [{ name: 'alias', value: 'true' }] });
+    const elb = newEndpoint({
+      dnsName: 'shop.example.org',
+      recordType: 'CNAME',
+      targets: ['lb-1.elb.eu-west-1.amazonaws.com'],
+      providerSpecific: [{ name: 'alias', value: 'true' }],
+    });
     const rs = endpointToRecordSet(elb, opts);
     assert.equal(rs.Type, 'A');
     assert.deepEqual(rs.AliasTarget, { HostedZoneId: 'Z2IFOLAFXWLO4F', DNSName: 'lb-1.elb.eu-west-1.amazonaws.com.', EvaluateTargetHealth: true });
     assert.equal(rs.TTL, undefined);
     const back = recordSetToEndpoint(rs);
     assert.equal(back?.recordType, 'CNAME');
-    assert.deepEqual(back?.providerSpecific, [{ name: 'alias', value: 'true' }, { name: 'aws/evaluate-target-health', value: 'true' }]);
+    assert.deepEqual(back?.providerSpecific, [
+      { name: 'alias', value: 'true' },
+      { name: 'aws/evaluate-target-health', value: 'true' },
+    ]);
     const own = endpointToRecordSet({ ...elb, targets: ['www.example.org'] }, opts);
     assert.equal(own.AliasTarget?.HostedZoneId, 'ZOWN');
     assert.throws(() => endpointToRecordSet({ ...elb, targets: ['elsewhere.net'] }, opts), /no hosted zone known/);
@@ -59,10 +67,31 @@ describe('Route53 record sets and endpoints', () => {
   });
 
   test('normalisation makes desired properties look like what records() returns', () => {
-    const ep = newEndpoint({ dnsName: 'x.example.org', recordType: 'A', targets: ['192.0.2.1'], providerSpecific: [{ name: 'aws/weight', value: '010' }, { name: 'aws/failover', value: 'secondary' }, { name: 'alias', value: 'false' }, { name: 'aws/evaluate-target-health', value: 'true' }] });
-    assert.deepEqual(normaliseProviderSpecific(ep, { evaluateTargetHealth: true }), [{ name: 'aws/weight', value: '10' }, { name: 'aws/failover', value: 'SECONDARY' }]);
-    const alias = newEndpoint({ dnsName: 'a.example.org', recordType: 'CNAME', targets: ['t.example.org'], providerSpecific: [{ name: 'alias', value: 'TRUE' }] });
-    assert.deepEqual(normaliseProviderSpecific(alias, { evaluateTargetHealth: false }), [{ name: 'alias', value: 'true' }, { name: 'aws/evaluate-target-health', value: 'false' }]);
+    const ep = newEndpoint({
+      dnsName: 'x.example.org',
+      recordType: 'A',
+      targets: ['192.0.2.1'],
+      providerSpecific: [
+        { name: 'aws/weight', value: '010' },
+        { name: 'aws/failover', value: 'secondary' },
+        { name: 'alias', value: 'false' },
+        { name: 'aws/evaluate-target-health', value: 'true' },
+      ],
+    });
+    assert.deepEqual(normaliseProviderSpecific(ep, { evaluateTargetHealth: true }), [
+      { name: 'aws/weight', value: '10' },
+      { name: 'aws/failover', value: 'SECONDARY' },
+    ]);
+    const alias = newEndpoint({
+      dnsName: 'a.example.org',
+      recordType: 'CNAME',
+      targets: ['t.example.org'],
+      providerSpecific: [{ name: 'alias', value: 'TRUE' }],
+    });
+    assert.deepEqual(normaliseProviderSpecific(alias, { evaluateTargetHealth: false }), [
+      { name: 'alias', value: 'true' },
+      { name: 'aws/evaluate-target-health', value: 'false' },
+    ]);
   });
 
   test('record types Hostwarden does not model are skipped', () => {
@@ -74,6 +103,7 @@ describe('TXT parsing', () => {
   test('the quick path and the full parser agree', async () => {
     const { parseTxtValue } = await import('./convert.ts');
     const { parseTxtContent } = await import('../presentation.ts');
-    for (const v of ['"heritage=external-dns,external-dns/owner=a"', '"a" "b"', '""', '"say \\"hi\\""', '"\\229\\164\\167"', '"a\\\\b"']) assert.equal(parseTxtValue(v), parseTxtContent(v), v);
+    for (const v of ['"heritage=external-dns,external-dns/owner=a"', '"a" "b"', '""', '"say \\"hi\\""', '"\\229\\164\\167"', '"a\\\\b"'])
+      assert.equal(parseTxtValue(v), parseTxtContent(v), v);
   });
 });

@@ -52,7 +52,13 @@ export function recordSetToEndpoint(rs: ResourceRecordSet): Endpoint | undefined
     // Only A aliases are written; an AAAA alias of the same name would collide with the CNAME key.
     if (rs.Type !== 'A' || rs.AliasTarget.DNSName === undefined) return undefined;
     ps.push({ name: PS_ALIAS, value: 'true' }, { name: PS_EVALUATE_TARGET_HEALTH, value: String(rs.AliasTarget.EvaluateTargetHealth === true) });
-    return newEndpoint({ dnsName, recordType: 'CNAME', targets: [canonicalTarget('CNAME', decodeRoute53Name(rs.AliasTarget.DNSName))], setIdentifier, providerSpecific: ps });
+    return newEndpoint({
+      dnsName,
+      recordType: 'CNAME',
+      targets: [canonicalTarget('CNAME', decodeRoute53Name(rs.AliasTarget.DNSName))],
+      setIdentifier,
+      providerSpecific: ps,
+    });
   }
   if (!isRecordType(rs.Type)) return undefined;
   const values = (rs.ResourceRecords ?? []).map((r) => r.Value ?? '');
@@ -83,7 +89,11 @@ export function endpointToRecordSet(ep: Endpoint, opts: ToRecordSetOptions): Res
     const zoneId = opts.aliasZoneOf(target);
     if (zoneId === undefined) throw new InvalidEndpointError(`${ep.dnsName}: no hosted zone known for alias target ${target}`);
     rs.Type = 'A';
-    rs.AliasTarget = { HostedZoneId: zoneId, DNSName: target.endsWith('.') ? target : `${target}.`, EvaluateTargetHealth: getProviderSpecific(ep, PS_EVALUATE_TARGET_HEALTH) !== 'false' };
+    rs.AliasTarget = {
+      HostedZoneId: zoneId,
+      DNSName: target.endsWith('.') ? target : `${target}.`,
+      EvaluateTargetHealth: getProviderSpecific(ep, PS_EVALUATE_TARGET_HEALTH) !== 'false',
+    };
     return rs;
   }
   rs.TTL = ep.recordTTL > 0 ? ep.recordTTL : opts.defaultTTL;

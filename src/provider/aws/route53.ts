@@ -80,7 +80,11 @@ export class Route53Provider implements Provider {
     const settings = awsSettingsFromFlags(cfg.flags, { include: cfg.domainFilters, exclude: cfg.excludeDomains });
     const pause = deps.sleep ?? ((ms: number) => sleep(ms));
     const c = settings.credentials;
-    const client = newRoute53Client({ region: c.region, credentials: credentialsFor(c), ...(c.endpointUrl === undefined ? {} : { endpointUrl: c.endpointUrl }) });
+    const client = newRoute53Client({
+      region: c.region,
+      credentials: credentialsFor(c),
+      ...(c.endpointUrl === undefined ? {} : { endpointUrl: c.endpointUrl }),
+    });
     const api = new Route53Api({
       client,
       limiter: new RateLimiter({ ratePerSecond: settings.requestsPerSecond, sleep: pause }),
@@ -142,7 +146,14 @@ export class Route53Provider implements Provider {
         const target = ep.targets[0];
         const hasAlias = ep.providerSpecific.some((p) => p.name === PS_ALIAS);
         // external-dns's default: a CNAME to an AWS load balancer or distribution becomes an alias.
-        if (ep.recordType === 'CNAME' && !hasAlias && !this.s.preferCNAME && ep.targets.length === 1 && target !== undefined && canonicalHostedZone(target) !== undefined) {
+        if (
+          ep.recordType === 'CNAME' &&
+          !hasAlias &&
+          !this.s.preferCNAME &&
+          ep.targets.length === 1 &&
+          target !== undefined &&
+          canonicalHostedZone(target) !== undefined
+        ) {
           out.providerSpecific.push({ name: PS_ALIAS, value: 'true' });
         }
         out.providerSpecific = normaliseProviderSpecific(out, { evaluateTargetHealth: this.s.evaluateTargetHealth });
@@ -179,7 +190,8 @@ export class Route53Provider implements Provider {
     }
     const known = new Set(zones.map((z) => z.id));
     for (const id of this.cache.keys()) if (!known.has(id)) this.cache.delete(id);
-    if (zones.length !== this.zones.zones.length) this.logger.info({ zones: zones.map((z) => `${z.name} (${z.id}${z.private ? ', private' : ''})`) }, 'Route53 hosted zones');
+    if (zones.length !== this.zones.zones.length)
+      this.logger.info({ zones: zones.map((z) => `${z.name} (${z.id}${z.private ? ', private' : ''})`) }, 'Route53 hosted zones');
     this.zones = new ZoneIndex(zones);
     this.zonesFetchedAt = this.now();
   }
@@ -207,7 +219,11 @@ export class Route53Provider implements Provider {
         // Outcome unknown: the cache may be wrong now, and later batches wait for the next sync.
         this.invalidate(zc.zone.id);
         const left = batches.slice(i).reduce((n, b) => n + b.reduce((m, g) => m + g.records.length, 0), 0);
-        failures.push({ zone: zc.zone.name, message: `zone ${zc.zone.name}: ${left} change(s) not sent: ${errorMessage(err)}`, transient: err instanceof ProviderError ? err.transient : true });
+        failures.push({
+          zone: zc.zone.name,
+          message: `zone ${zc.zone.name}: ${left} change(s) not sent: ${errorMessage(err)}`,
+          transient: err instanceof ProviderError ? err.transient : true,
+        });
         break;
       }
     }

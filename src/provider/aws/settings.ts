@@ -37,14 +37,20 @@ export function awsSettingsFromFlags(flags: FlagValues, domains: { include: read
   const zoneType = flags.str('aws-zone-type');
   if (zoneType !== '' && zoneType !== 'public' && zoneType !== 'private') throw new ConfigError('--aws-zone-type must be public or private', '--aws-zone-type');
   const role = flags.str('aws-assume-role');
-  if (role !== '' && !isRoleArn(role)) throw new ConfigError(`--aws-assume-role ${JSON.stringify(role)} is not an IAM role ARN (arn:aws:iam::<account>:role/<name>)`, '--aws-assume-role');
+  if (role !== '' && !isRoleArn(role))
+    throw new ConfigError(`--aws-assume-role ${JSON.stringify(role)} is not an IAM role ARN (arn:aws:iam::<account>:role/<name>)`, '--aws-assume-role');
   const externalId = flags.str('aws-assume-role-external-id');
   if (externalId !== '' && role === '') throw new ConfigError('--aws-assume-role-external-id needs --aws-assume-role', '--aws-assume-role-external-id');
   const accessKeyId = flags.str('aws-access-key-id');
   const secret = flags.str('aws-secret-access-key');
-  if ((accessKeyId === '') !== (secret === '')) throw new ConfigError('--aws-access-key-id and --aws-secret-access-key go together', accessKeyId === '' ? '--aws-access-key-id' : '--aws-secret-access-key');
+  if ((accessKeyId === '') !== (secret === ''))
+    throw new ConfigError(
+      '--aws-access-key-id and --aws-secret-access-key go together',
+      accessKeyId === '' ? '--aws-access-key-id' : '--aws-secret-access-key',
+    );
   const endpointUrl = flags.str('aws-endpoint-url');
-  if (endpointUrl !== '' && !/^https?:\/\/[^/]+/.test(endpointUrl)) throw new ConfigError('--aws-endpoint-url must be an http:// or https:// URL', '--aws-endpoint-url');
+  if (endpointUrl !== '' && !/^https?:\/\/[^/]+/.test(endpointUrl))
+    throw new ConfigError('--aws-endpoint-url must be an http:// or https:// URL', '--aws-endpoint-url');
   const retries = flags.num('aws-api-retries');
   if (!Number.isInteger(retries) || retries < 0 || retries > 20) throw new ConfigError('--aws-api-retries must be from 0 to 20', '--aws-api-retries');
   const rps = flags.num('aws-requests-per-second');

@@ -80,7 +80,12 @@ describe('AzureProvider', () => {
       updateNew: [ep({ dnsName: 'upd.example.com', targets: ['192.0.2.2'] })],
       delete: [ep({ dnsName: 'old.example.com' }), ep({ dnsName: 'gone.example.com', recordType: 'TXT', targets: ['y'] })],
     });
-    assert.deepEqual(api.writes, ['delete old A {"ifMatch":"e1"}', 'put upd A {"ifMatch":"e2"}', 'put gone TXT {"ifMatch":"e3"}', 'put new A {"ifNoneMatch":"*"}']);
+    assert.deepEqual(api.writes, [
+      'delete old A {"ifMatch":"e1"}',
+      'put upd A {"ifMatch":"e2"}',
+      'put gone TXT {"ifMatch":"e3"}',
+      'put new A {"ifNoneMatch":"*"}',
+    ]);
   });
 
   test('the zone list is cached for --azure-zones-cache-duration', async () => {
@@ -111,7 +116,10 @@ describe('AzureProvider', () => {
   test('names outside every zone are a permanent error naming them', async () => {
     const p = new AzureProvider({ api: new FakeApi(), logger: silentLogger() });
     await p.records();
-    await assert.rejects(p.applyChanges({ ...none, create: [ep({ dnsName: 'x.nowhere.test' })] }), (err: unknown) => err instanceof ProviderError && !err.transient && /x\.nowhere\.test/.test(err.message));
+    await assert.rejects(
+      p.applyChanges({ ...none, create: [ep({ dnsName: 'x.nowhere.test' })] }),
+      (err: unknown) => err instanceof ProviderError && !err.transient && /x\.nowhere\.test/.test(err.message),
+    );
   });
 });
 
@@ -120,7 +128,16 @@ describe('azure settings', () => {
     const dir = await mkdtemp(join(tmpdir(), 'hw-azure-settings-'));
     try {
       const file = join(dir, 'azure.json');
-      await writeFile(file, JSON.stringify({ subscriptionId: 'sub', resourceGroup: 'rg', useManagedIdentityExtension: true, userAssignedIdentityID: 'uai', cloud: 'AzureChinaCloud' }));
+      await writeFile(
+        file,
+        JSON.stringify({
+          subscriptionId: 'sub',
+          resourceGroup: 'rg',
+          useManagedIdentityExtension: true,
+          userAssignedIdentityID: 'uai',
+          cloud: 'AzureChinaCloud',
+        }),
+      );
       const s = await readAzureSettings(flags({ 'azure-config-file': file, 'azure-resource-group': 'other' }));
       assert.deepEqual(s.auth, { kind: 'managed-identity', clientId: 'uai' });
       assert.equal(s.resourceGroup, 'other');
@@ -130,7 +147,10 @@ describe('azure settings', () => {
       await writeFile(file, JSON.stringify({ subscriptionId: 'sub', useWorkloadIdentityExtension: true }));
       assert.equal((await readAzureSettings(flags({ 'azure-config-file': file }))).auth.kind, 'workload-identity');
       await writeFile(file, JSON.stringify({ subscriptionId: 'sub', useManagedIdentityExtension: 'yes' }));
-      await assert.rejects(readAzureSettings(flags({ 'azure-config-file': file })), (err: unknown) => err instanceof ConfigError && err.flag === '--azure-config-file');
+      await assert.rejects(
+        readAzureSettings(flags({ 'azure-config-file': file })),
+        (err: unknown) => err instanceof ConfigError && err.flag === '--azure-config-file',
+      );
       await writeFile(file, JSON.stringify({ subscriptionId: 'sub', cloud: 'Mars' }));
       await assert.rejects(readAzureSettings(flags({ 'azure-config-file': file })), /unknown cloud/);
       // The default path, when absent, is fine with the default credential chain.

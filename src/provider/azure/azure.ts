@@ -68,7 +68,11 @@ export class AzureProvider implements Provider {
   }
 
   /** Reads azure.json and the flags; `credential` and `http` replace the real login and transport in tests. */
-  static async fromConfig(kind: AzureZoneKind, flags: FlagValues, deps: { logger: Logger; domains?: readonly string[]; credential?: TokenCredential; http?: AzureHttpOptions }): Promise<AzureProvider> {
+  static async fromConfig(
+    kind: AzureZoneKind,
+    flags: FlagValues,
+    deps: { logger: Logger; domains?: readonly string[]; credential?: TokenCredential; http?: AzureHttpOptions },
+  ): Promise<AzureProvider> {
     const settings = await readAzureSettings(flags);
     const cacheMs = flags.num('azure-zones-cache-duration');
     if (cacheMs < 0) throw new ConfigError('--azure-zones-cache-duration must not be negative', '--azure-zones-cache-duration');
@@ -127,11 +131,18 @@ export class AzureProvider implements Provider {
     const written = new Set([...changes.create, ...changes.updateNew].map(endpointKey));
     const deleted = new Set(changes.delete.map(endpointKey));
     const phases = [
-      plan(changes.delete.filter((ep) => !written.has(endpointKey(ep))), 'delete'),
+      plan(
+        changes.delete.filter((ep) => !written.has(endpointKey(ep))),
+        'delete',
+      ),
       plan([...changes.updateNew, ...changes.create.filter((ep) => deleted.has(endpointKey(ep)))], 'update'),
-      plan(changes.create.filter((ep) => !deleted.has(endpointKey(ep))), 'create'),
+      plan(
+        changes.create.filter((ep) => !deleted.has(endpointKey(ep))),
+        'create',
+      ),
     ];
-    if (orphans.length > 0) failures.push(new ProviderError(this.name, `no Azure DNS zone contains ${orphans.map(describeEndpoint).join(', ')}`, { code: 'PROVIDER_NO_ZONE' }));
+    if (orphans.length > 0)
+      failures.push(new ProviderError(this.name, `no Azure DNS zone contains ${orphans.map(describeEndpoint).join(', ')}`, { code: 'PROVIDER_NO_ZONE' }));
     for (const writes of phases) {
       await runLimited(writes, WRITE_CONCURRENCY, async (w) => {
         try {

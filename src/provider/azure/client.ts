@@ -87,8 +87,14 @@ export class SdkAzureDnsApi implements AzureDnsApi {
       const zones: { name?: string; id?: string }[] =
         this.pub !== undefined
           ? await collect(rg === '' ? this.pub.zones.list() : this.pub.zones.listByResourceGroup(rg))
-          : await collect(rg === '' ? (this.priv as PrivateDnsManagementClient).privateZones.list() : (this.priv as PrivateDnsManagementClient).privateZones.listByResourceGroup(rg));
-      return zones.filter((z) => z.name !== undefined).map((z) => ({ name: (z.name as string).toLowerCase().replace(/\.$/, ''), resourceGroup: resourceGroupOf(z.id, rg) }));
+          : await collect(
+              rg === ''
+                ? (this.priv as PrivateDnsManagementClient).privateZones.list()
+                : (this.priv as PrivateDnsManagementClient).privateZones.listByResourceGroup(rg),
+            );
+      return zones
+        .filter((z) => z.name !== undefined)
+        .map((z) => ({ name: (z.name as string).toLowerCase().replace(/\.$/, ''), resourceGroup: resourceGroupOf(z.id, rg) }));
     } catch (err) {
       throw azureError(this.name, 'list zones', err, undefined);
     }
@@ -106,7 +112,15 @@ export class SdkAzureDnsApi implements AzureDnsApi {
   async putRecordSet(zone: AzureZoneRef, relative: string, type: string, set: AzureRecordSetModel, condition: AzureCondition): Promise<void> {
     try {
       if (this.pub !== undefined) await this.pub.recordSets.createOrUpdate(zone.resourceGroup, zone.name, relative, type as PublicRecordType, set, condition);
-      else await (this.priv as PrivateDnsManagementClient).recordSets.createOrUpdate(zone.resourceGroup, zone.name, type as PrivateRecordType, relative, set as PrivateRecordSet, condition);
+      else
+        await (this.priv as PrivateDnsManagementClient).recordSets.createOrUpdate(
+          zone.resourceGroup,
+          zone.name,
+          type as PrivateRecordType,
+          relative,
+          set as PrivateRecordSet,
+          condition,
+        );
     } catch (err) {
       throw azureError(this.name, `put ${relative} ${type}`, err, zone.name);
     }
@@ -131,6 +145,13 @@ export function azureError(provider: string, what: string, err: unknown, zone: s
     ...(zone === undefined ? {} : { zone }),
     cause: err,
     transient: status === 0 || status === 429 || status >= 500,
-    code: status === 401 || status === 403 ? 'PROVIDER_UNAUTHORIZED' : status === 0 ? 'PROVIDER_UNAVAILABLE' : status === 429 ? 'PROVIDER_THROTTLED' : 'PROVIDER_REJECTED',
+    code:
+      status === 401 || status === 403
+        ? 'PROVIDER_UNAUTHORIZED'
+        : status === 0
+          ? 'PROVIDER_UNAVAILABLE'
+          : status === 429
+            ? 'PROVIDER_THROTTLED'
+            : 'PROVIDER_REJECTED',
   });
 }

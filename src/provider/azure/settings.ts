@@ -12,7 +12,6 @@ import type { AzureHttpOptions } from './client.ts';
 import { DEFAULT_CONFIG_FILE } from './flags.ts';
 import { redactUrl } from '../../redact.ts';
 
-
 /** The fields of azure.json that Hostwarden reads (external-dns's names). */
 export interface AzureConfigFile {
   cloud?: string;
@@ -51,8 +50,17 @@ const CLOUDS: Readonly<Record<string, { endpoint: string; authorityHost: string 
 
 const FLAG_FILE = '--azure-config-file';
 const KNOWN_FIELDS: ReadonlySet<string> = new Set([
-  'cloud', 'tenantId', 'subscriptionId', 'resourceGroup', 'aadClientId', 'aadClientSecret', 'useManagedIdentityExtension',
-  'useWorkloadIdentityExtension', 'userAssignedIdentityID', 'activeDirectoryAuthorityHost', 'resourceManagerEndpoint',
+  'cloud',
+  'tenantId',
+  'subscriptionId',
+  'resourceGroup',
+  'aadClientId',
+  'aadClientSecret',
+  'useManagedIdentityExtension',
+  'useWorkloadIdentityExtension',
+  'userAssignedIdentityID',
+  'activeDirectoryAuthorityHost',
+  'resourceManagerEndpoint',
 ]);
 
 async function readConfigFile(path: string, explicit: boolean): Promise<AzureConfigFile> {
@@ -86,13 +94,16 @@ export async function readAzureSettings(flags: FlagValues): Promise<AzureSetting
   const explicit = path !== '' && path !== DEFAULT_CONFIG_FILE;
   const file = await readConfigFile(path === '' ? DEFAULT_CONFIG_FILE : path, explicit);
   const subscriptionId = flags.str('azure-subscription-id') || (file.subscriptionId ?? '');
-  if (subscriptionId === '') throw new ConfigError('an Azure subscription is needed: --azure-subscription-id or subscriptionId in --azure-config-file', '--azure-subscription-id');
+  if (subscriptionId === '')
+    throw new ConfigError('an Azure subscription is needed: --azure-subscription-id or subscriptionId in --azure-config-file', '--azure-subscription-id');
   const resourceGroup = flags.str('azure-resource-group') || (file.resourceGroup ?? '');
   const cloudName = (file.cloud ?? '').replace(/[\s_-]/g, '').toLowerCase() || 'azurepubliccloud';
   const cloud = CLOUDS[cloudName];
-  if (cloud === undefined) throw new ConfigError(`${FLAG_FILE}: unknown cloud ${JSON.stringify(file.cloud)} (AzurePublicCloud, AzureChinaCloud, AzureUSGovernmentCloud)`, FLAG_FILE);
+  if (cloud === undefined)
+    throw new ConfigError(`${FLAG_FILE}: unknown cloud ${JSON.stringify(file.cloud)} (AzurePublicCloud, AzureChinaCloud, AzureUSGovernmentCloud)`, FLAG_FILE);
   const endpoint = flags.str('azure-endpoint') || file.resourceManagerEndpoint || cloud.endpoint;
-  if (!/^https:\/\//.test(endpoint)) throw new ConfigError(`the Azure Resource Manager endpoint ${JSON.stringify(redactUrl(endpoint))} must be an https:// URL`, '--azure-endpoint');
+  if (!/^https:\/\//.test(endpoint))
+    throw new ConfigError(`the Azure Resource Manager endpoint ${JSON.stringify(redactUrl(endpoint))} must be an https:// URL`, '--azure-endpoint');
   const authorityHost = file.activeDirectoryAuthorityHost || cloud.authorityHost;
   const tenantId = file.tenantId ?? '';
   const clientId = file.aadClientId ?? '';

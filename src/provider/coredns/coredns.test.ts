@@ -29,7 +29,12 @@ class FakeEtcd implements KeyValueStore {
   }
 
   range(prefix: string): Promise<{ key: string; value: string; modRevision: string }[]> {
-    return Promise.resolve([...this.data].filter(([k]) => k.startsWith(prefix)).sort(([a], [b]) => (a < b ? -1 : 1)).map(([key, v]) => ({ key, value: v.value, modRevision: String(v.rev) })));
+    return Promise.resolve(
+      [...this.data]
+        .filter(([k]) => k.startsWith(prefix))
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([key, v]) => ({ key, value: v.value, modRevision: String(v.rev) })),
+    );
   }
 
   txn(guards: readonly TxnGuard[], ops: readonly TxnOp[]): Promise<boolean> {
@@ -95,15 +100,20 @@ describe('CoreDnsProvider with a fake etcd', () => {
     etcd.beforeTxn = () => {
       if (etcd.txns === 1) etcd.set('/skydns/org/example/a/11111111', { host: '192.0.2.9', targetstrip: 1 });
     };
-    await assert.rejects(p.applyChanges(changes({
-      delete: [current as Endpoint],
-      create: [ep('c.example.org', 'A', ['192.0.2.3'])],
-    })), (err: unknown) => {
-      assert.ok(err instanceof ProviderError);
-      assert.equal(err.code, 'PROVIDER_CONFLICT');
-      assert.equal(err.transient, true);
-      return true;
-    });
+    await assert.rejects(
+      p.applyChanges(
+        changes({
+          delete: [current as Endpoint],
+          create: [ep('c.example.org', 'A', ['192.0.2.3'])],
+        }),
+      ),
+      (err: unknown) => {
+        assert.ok(err instanceof ProviderError);
+        assert.equal(err.code, 'PROVIDER_CONFLICT');
+        assert.equal(err.transient, true);
+        return true;
+      },
+    );
     assert.equal(JSON.parse(etcd.data.get('/skydns/org/example/a/11111111')?.value ?? '{}').host, '192.0.2.9', 'the concurrent write survives');
     assert.ok(etcd.data.has('/skydns/org/example/c/00000001'));
   });
@@ -124,7 +134,10 @@ describe('CoreDnsProvider with a fake etcd', () => {
     await p.applyChanges(changes({ create: [ep('a.example.org', 'A', ['192.0.2.1'])] }));
     const [current] = await p.records();
     await p.applyChanges(changes({ delete: [current as Endpoint], create: [ep('a.example.org', 'CNAME', ['b.example.org'])] }));
-    assert.deepEqual((await p.records()).map((e) => [e.recordType, e.targets]), [['CNAME', ['b.example.org']]]);
+    assert.deepEqual(
+      (await p.records()).map((e) => [e.recordType, e.targets]),
+      [['CNAME', ['b.example.org']]],
+    );
   });
 
   test('set identifiers are stored and kept apart', async () => {
@@ -133,7 +146,10 @@ describe('CoreDnsProvider with a fake etcd', () => {
     await p.applyChanges(changes({ create: [newEndpoint({ dnsName: 'a.example.org', recordType: 'A', targets: ['192.0.2.1'], setIdentifier: 'east' })] }));
     await p.applyChanges(changes({ create: [newEndpoint({ dnsName: 'a.example.org', recordType: 'A', targets: ['192.0.2.2'], setIdentifier: 'west' })] }));
     const listed = await p.records();
-    assert.deepEqual(listed.map((e) => [e.setIdentifier, e.targets[0]]).sort(), [['east', '192.0.2.1'], ['west', '192.0.2.2']]);
+    assert.deepEqual(listed.map((e) => [e.setIdentifier, e.targets[0]]).sort(), [
+      ['east', '192.0.2.1'],
+      ['west', '192.0.2.2'],
+    ]);
   });
 });
 
@@ -157,9 +173,21 @@ describe('coredns flags', () => {
   });
 
   test('bad values name the flag', () => {
-    assert.throws(() => settings(['--etcd-urls', 'c:2379']), (err: unknown) => err instanceof ConfigError && err.flag === '--etcd-urls');
-    assert.throws(() => settings([], { ETCD_URLS: 'https://e:2379', ETCD_CA_FILE: '/nonexistent/ca.pem' }), (err: unknown) => err instanceof ConfigError && err.flag === '--etcd-ca-file');
-    assert.throws(() => settings(['--etcd-cert-file', '/x.pem']), (err: unknown) => err instanceof ConfigError && err.flag === '--etcd-key-file');
-    assert.throws(() => settings(['--coredns-prefix', 'skydns']), (err: unknown) => err instanceof ConfigError && err.flag === '--coredns-prefix');
+    assert.throws(
+      () => settings(['--etcd-urls', 'c:2379']),
+      (err: unknown) => err instanceof ConfigError && err.flag === '--etcd-urls',
+    );
+    assert.throws(
+      () => settings([], { ETCD_URLS: 'https://e:2379', ETCD_CA_FILE: '/nonexistent/ca.pem' }),
+      (err: unknown) => err instanceof ConfigError && err.flag === '--etcd-ca-file',
+    );
+    assert.throws(
+      () => settings(['--etcd-cert-file', '/x.pem']),
+      (err: unknown) => err instanceof ConfigError && err.flag === '--etcd-key-file',
+    );
+    assert.throws(
+      () => settings(['--coredns-prefix', 'skydns']),
+      (err: unknown) => err instanceof ConfigError && err.flag === '--coredns-prefix',
+    );
   });
 });

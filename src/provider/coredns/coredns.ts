@@ -122,7 +122,12 @@ export class CoreDnsProvider implements Provider {
     const byName = new Map<string, NameChange[]>();
     const queue = (ep: Endpoint, values: string[]): void => {
       if (!['A', 'AAAA', 'CNAME', 'TXT'].includes(ep.recordType)) {
-        failures.push(new ProviderError(PROVIDER_NAME, `${describeEndpoint(ep)}: CoreDNS's etcd format holds only A, AAAA, CNAME and TXT records`, { transient: false, code: 'PROVIDER_UNSUPPORTED' }));
+        failures.push(
+          new ProviderError(PROVIDER_NAME, `${describeEndpoint(ep)}: CoreDNS's etcd format holds only A, AAAA, CNAME and TXT records`, {
+            transient: false,
+            code: 'PROVIDER_UNSUPPORTED',
+          }),
+        );
         return;
       }
       const name = normalizeDnsName(ep.dnsName);
@@ -141,7 +146,13 @@ export class CoreDnsProvider implements Provider {
         try {
           await this.applyName(name, current.get(name) ?? [], list);
         } catch (err) {
-          failures.push(this.error(err, name, list.map((c) => describeEndpoint(c.ep))));
+          failures.push(
+            this.error(
+              err,
+              name,
+              list.map((c) => describeEndpoint(c.ep)),
+            ),
+          );
         }
       }
     }
@@ -149,7 +160,10 @@ export class CoreDnsProvider implements Provider {
     const first = failures[0] as ProviderError;
     if (failures.length === 1) throw first;
     throw new ProviderError(PROVIDER_NAME, `${failures.length} names could not be changed; the others were applied. First: ${first.message}`, {
-      transient: failures.every((f) => f.transient), code: first.code, cause: first, ...(first.zone === undefined ? {} : { zone: first.zone }),
+      transient: failures.every((f) => f.transient),
+      code: first.code,
+      cause: first,
+      ...(first.zone === undefined ? {} : { zone: first.zone }),
     });
   }
 
@@ -178,8 +192,15 @@ export class CoreDnsProvider implements Provider {
       for (const value of wanted) {
         const key = keyFor(this.prefix, name, this.randomLabel());
         added.push({
-          key, modRevision: '0', name, host: type === 'TXT' ? '' : value, text: type === 'TXT' ? value : '', ttl: ep.recordTTL, group,
-          setIdentifier: ep.setIdentifier, json: { targetstrip: 1 },
+          key,
+          modRevision: '0',
+          name,
+          host: type === 'TXT' ? '' : value,
+          text: type === 'TXT' ? value : '',
+          ttl: ep.recordTTL,
+          group,
+          setIdentifier: ep.setIdentifier,
+          json: { targetstrip: 1 },
         });
       }
     }
@@ -195,14 +216,33 @@ export class CoreDnsProvider implements Provider {
         ops.push({ delete: s.key });
         continue;
       }
-      const value = serviceValue({
-        host: s.host, text: s.text, ttl: s.ttl, targetstrip: typeof s.json['targetstrip'] === 'number' ? s.json['targetstrip'] : 0,
-        group: s.group, setIdentifier: s.setIdentifier,
-      }, s.json);
-      if (old !== undefined && value === serviceValue({
-        host: old.host, text: old.text, ttl: old.ttl, targetstrip: typeof old.json['targetstrip'] === 'number' ? old.json['targetstrip'] : 0,
-        group: old.group, setIdentifier: old.setIdentifier,
-      }, old.json)) continue;
+      const value = serviceValue(
+        {
+          host: s.host,
+          text: s.text,
+          ttl: s.ttl,
+          targetstrip: typeof s.json['targetstrip'] === 'number' ? s.json['targetstrip'] : 0,
+          group: s.group,
+          setIdentifier: s.setIdentifier,
+        },
+        s.json,
+      );
+      if (
+        old !== undefined &&
+        value ===
+          serviceValue(
+            {
+              host: old.host,
+              text: old.text,
+              ttl: old.ttl,
+              targetstrip: typeof old.json['targetstrip'] === 'number' ? old.json['targetstrip'] : 0,
+              group: old.group,
+              setIdentifier: old.setIdentifier,
+            },
+            old.json,
+          )
+      )
+        continue;
       guards.push({ key: s.key, modRevision: s.modRevision });
       ops.push({ put: { key: s.key, value } });
     }
@@ -211,7 +251,9 @@ export class CoreDnsProvider implements Provider {
       if (!ok) {
         const zone = this.zoneOf(name);
         throw new ProviderError(PROVIDER_NAME, `${name}: the records changed in etcd while being updated; will retry`, {
-          transient: true, code: 'PROVIDER_CONFLICT', ...(zone === undefined ? {} : { zone }),
+          transient: true,
+          code: 'PROVIDER_CONFLICT',
+          ...(zone === undefined ? {} : { zone }),
         });
       }
     }
@@ -220,7 +262,10 @@ export class CoreDnsProvider implements Provider {
 
   /** The domain filter entry a name falls in: the nearest thing to a zone this provider has. */
   private zoneOf(name: string): string | undefined {
-    return this.filter.include.map((d) => d.replace(/^\./, '')).filter((d) => isInZone(name, d)).sort((a, b) => b.length - a.length)[0];
+    return this.filter.include
+      .map((d) => d.replace(/^\./, ''))
+      .filter((d) => isInZone(name, d))
+      .sort((a, b) => b.length - a.length)[0];
   }
 
   private error(err: unknown, name: string | undefined, records: readonly string[]): ProviderError {
@@ -228,7 +273,9 @@ export class CoreDnsProvider implements Provider {
     const what = records.length === 0 ? '' : ` (${records.join(', ')})`;
     const zone = name === undefined ? undefined : this.zoneOf(name);
     return new ProviderError(PROVIDER_NAME, `${name === undefined ? 'etcd' : name}: ${errorMessage(err)}${what}`, {
-      transient: isTransient(err), cause: err, code: err instanceof HostwardenError ? err.code : 'PROVIDER_FAILED',
+      transient: isTransient(err),
+      cause: err,
+      code: err instanceof HostwardenError ? err.code : 'PROVIDER_FAILED',
       ...(zone === undefined ? {} : { zone }),
     });
   }

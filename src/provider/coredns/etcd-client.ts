@@ -65,7 +65,9 @@ export class EtcdClient {
   }
 
   async range(prefix: string): Promise<KeyValue[]> {
-    const res = await this.call('/v3/kv/range', { key: b64(prefix), range_end: prefixEnd(prefix) }) as { kvs?: { key?: string; value?: string; mod_revision?: string }[] };
+    const res = (await this.call('/v3/kv/range', { key: b64(prefix), range_end: prefixEnd(prefix) })) as {
+      kvs?: { key?: string; value?: string; mod_revision?: string }[];
+    };
     return (res.kvs ?? []).map((kv) => ({ key: unb64(kv.key), value: unb64(kv.value), modRevision: kv.mod_revision ?? '0' }));
   }
 
@@ -77,7 +79,7 @@ export class EtcdClient {
       if ('delete' in op) return { request_delete_range: { key: b64(op.delete) } };
       return { request_delete_range: { key: b64(op.deletePrefix), range_end: prefixEnd(op.deletePrefix) } };
     });
-    const res = await this.call('/v3/kv/txn', { compare, success }) as { succeeded?: boolean };
+    const res = (await this.call('/v3/kv/txn', { compare, success })) as { succeeded?: boolean };
     return res.succeeded === true;
   }
 
@@ -101,7 +103,7 @@ export class EtcdClient {
   }
 
   private async authenticate(): Promise<void> {
-    const res = await this.post('/v3/auth/authenticate', { name: this.options.username, password: this.options.password ?? '' }) as { token?: string };
+    const res = (await this.post('/v3/auth/authenticate', { name: this.options.username, password: this.options.password ?? '' })) as { token?: string };
     if (res.token === undefined) throw new EtcdError('etcd authentication returned no token', { transient: false });
     this.token = res.token;
   }
@@ -128,42 +130,51 @@ export class EtcdClient {
     const tls = this.options.tls;
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
-      const req = send(url, {
-        method: 'POST', headers, timeout: this.options.timeoutMs,
-        ...(url.protocol === 'https:' && tls !== undefined ? {
-          ...(tls.ca === undefined ? {} : { ca: tls.ca }),
-          ...(tls.cert === undefined ? {} : { cert: tls.cert }),
-          ...(tls.key === undefined ? {} : { key: tls.key }),
-          rejectUnauthorized: tls.rejectUnauthorized ?? true,
-        } : {}),
-      }, (res: IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (c: Buffer) => {
-          size += c.length;
-          // A prefix read of a huge keyspace is a configuration mistake, not something to buffer forever.
-          if (size > 256 * 1024 * 1024) req.destroy(new Error('etcd response larger than 256 MiB'));
-          else chunks.push(c);
-        });
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          const status = res.statusCode ?? 0;
-          let parsed: unknown;
-          try {
-            parsed = text === '' ? {} : JSON.parse(text);
-          } catch {
-            parsed = undefined;
-          }
-          if (status >= 200 && status < 300 && parsed !== undefined) {
-            resolve(parsed);
-            return;
-          }
-          const message = (parsed as { message?: string; error?: string } | undefined)?.message ?? (parsed as { error?: string } | undefined)?.error ?? text.slice(0, 200);
-          // gRPC gateway maps auth failures to 401 and unavailable/timeouts to 5xx.
-          reject(new EtcdError(`etcd ${url.host}${path}: HTTP ${status}: ${message}`, { transient: status >= 500 || status === 429, status }));
-        });
-        res.on('error', (err) => reject(new EtcdError(`etcd ${url.host}: ${err.message}`, { transient: true, cause: err })));
-      });
+      const req = send(
+        url,
+        {
+          method: 'POST',
+          headers,
+          timeout: this.options.timeoutMs,
+          ...(url.protocol === 'https:' && tls !== undefined
+            ? {
+                ...(tls.ca === undefined ? {} : { ca: tls.ca }),
+                ...(tls.cert === undefined ? {} : { cert: tls.cert }),
+                ...(tls.key === undefined ? {} : { key: tls.key }),
+                rejectUnauthorized: tls.rejectUnauthorized ?? true,
+              }
+            : {}),
+        },
+        (res: IncomingMessage) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on('data', (c: Buffer) => {
+            size += c.length;
+            // A prefix read of a huge keyspace is a configuration mistake, not something to buffer forever.
+            if (size > 256 * 1024 * 1024) req.destroy(new Error('etcd response larger than 256 MiB'));
+            else chunks.push(c);
+          });
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            const status = res.statusCode ?? 0;
+            let parsed: unknown;
+            try {
+              parsed = text === '' ? {} : JSON.parse(text);
+            } catch {
+              parsed = undefined;
+            }
+            if (status >= 200 && status < 300 && parsed !== undefined) {
+              resolve(parsed);
+              return;
+            }
+            const message =
+              (parsed as { message?: string; error?: string } | undefined)?.message ?? (parsed as { error?: string } | undefined)?.error ?? text.slice(0, 200);
+            // gRPC gateway maps auth failures to 401 and unavailable/timeouts to 5xx.
+            reject(new EtcdError(`etcd ${url.host}${path}: HTTP ${status}: ${message}`, { transient: status >= 500 || status === 429, status }));
+          });
+          res.on('error', (err) => reject(new EtcdError(`etcd ${url.host}: ${err.message}`, { transient: true, cause: err })));
+        },
+      );
       req.on('timeout', () => req.destroy(new Error(`timeout after ${this.options.timeoutMs} ms`)));
       req.on('error', (err) => reject(new EtcdError(`etcd ${url.host}: ${err.message}`, { transient: true, cause: err })));
       req.end(payload);

@@ -42,7 +42,11 @@ export function corednsSettings(flags: FlagValues, env: Env): CorednsSettings {
     return v !== '' ? v : (env[envName] ?? '').trim();
   };
   let urls = flags.list('etcd-urls');
-  if (urls.length === 0) urls = (env['ETCD_URLS'] ?? '').split(',').map((u) => u.trim()).filter((u) => u !== '');
+  if (urls.length === 0)
+    urls = (env['ETCD_URLS'] ?? '')
+      .split(',')
+      .map((u) => u.trim())
+      .filter((u) => u !== '');
   if (urls.length === 0) urls = ['http://localhost:2379'];
   for (const u of urls) {
     if (!/^https?:\/\//i.test(u)) throw new ConfigError(`etcd URL ${JSON.stringify(redactUrl(u))} must start with http:// or https://`, '--etcd-urls');
@@ -66,7 +70,8 @@ export function corednsSettings(flags: FlagValues, env: Env): CorednsSettings {
   const ca = str('etcd-ca-file', 'ETCD_CA_FILE');
   const cert = str('etcd-cert-file', 'ETCD_CERT_FILE');
   const key = str('etcd-key-file', 'ETCD_KEY_FILE');
-  if ((cert === '') !== (key === '')) throw new ConfigError('--etcd-cert-file and --etcd-key-file go together', cert === '' ? '--etcd-cert-file' : '--etcd-key-file');
+  if ((cert === '') !== (key === ''))
+    throw new ConfigError('--etcd-cert-file and --etcd-key-file go together', cert === '' ? '--etcd-cert-file' : '--etcd-key-file');
   const insecure = flags.bool('etcd-tls-insecure') || /^(1|true|yes)$/i.test(env['ETCD_TLS_INSECURE'] ?? '');
   if (urls.some((u) => u.toLowerCase().startsWith('https://'))) {
     etcd.tls = {

@@ -56,12 +56,18 @@ export function parseService(prefix: string, key: string, value: string, modRevi
   }
   if (json === null || typeof json !== 'object' || Array.isArray(json)) return undefined;
   const obj = json as Record<string, unknown>;
-  const labels = key.slice(prefix.length).split('/').filter((l) => l !== '').reverse();
+  const labels = key
+    .slice(prefix.length)
+    .split('/')
+    .filter((l) => l !== '')
+    .reverse();
   const strip = Math.min(num(obj['targetstrip']), labels.length);
   const name = labels.slice(strip).join('.').toLowerCase();
   if (name === '') return undefined;
   return {
-    key, modRevision, name,
+    key,
+    modRevision,
+    name,
     host: str(obj['host']).trim(),
     text: str(obj['text']),
     ttl: num(obj['ttl']),
@@ -85,11 +91,18 @@ export function canonicalHost(host: string): string {
 }
 
 /** Serialises a service in the field order external-dns writes, keeping unknown fields. */
-export function serviceValue(fields: { host?: string; text?: string; ttl?: number; targetstrip?: number; group?: string; setIdentifier?: string }, base: Record<string, unknown> = {}): string {
+export function serviceValue(
+  fields: { host?: string; text?: string; ttl?: number; targetstrip?: number; group?: string; setIdentifier?: string },
+  base: Record<string, unknown> = {},
+): string {
   const out: Record<string, unknown> = {};
   const ordered: [string, unknown][] = [
-    ['host', fields.host], ['text', fields.text], ['ttl', fields.ttl], ['targetstrip', fields.targetstrip],
-    ['group', fields.group], ['setIdentifier', fields.setIdentifier],
+    ['host', fields.host],
+    ['text', fields.text],
+    ['ttl', fields.ttl],
+    ['targetstrip', fields.targetstrip],
+    ['group', fields.group],
+    ['setIdentifier', fields.setIdentifier],
   ];
   for (const [k, v] of ordered) {
     // external-dns marshals with omitempty: zero values are left out, and so are they here.

@@ -18,13 +18,18 @@ async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
   }
 }
 
-const refused = (dir: string, pid: number) => (err: unknown): boolean => {
-  assert.ok(err instanceof ConfigError, String(err));
-  assert.equal(err.flag, '--embedded-data-dir');
-  assert.equal(err.message, `--embedded-data-dir ${dir} is locked by Hostwarden process ${pid}: two processes must not share a data directory; stop it or choose another directory`);
-  assert.doesNotMatch(err.message, /\n/);
-  return true;
-};
+const refused =
+  (dir: string, pid: number) =>
+  (err: unknown): boolean => {
+    assert.ok(err instanceof ConfigError, String(err));
+    assert.equal(err.flag, '--embedded-data-dir');
+    assert.equal(
+      err.message,
+      `--embedded-data-dir ${dir} is locked by Hostwarden process ${pid}: two processes must not share a data directory; stop it or choose another directory`,
+    );
+    assert.doesNotMatch(err.message, /\n/);
+    return true;
+  };
 
 describe('DataDirLock', () => {
   for (const mode of ['abstract', 'file'] as LockMode[]) {
@@ -53,7 +58,7 @@ describe('DataDirLock', () => {
       await lock.release();
     }));
 
-  test('file: a lock file nobody accepts on is a dead holder\'s and is replaced', () =>
+  test("file: a lock file nobody accepts on is a dead holder's and is replaced", () =>
     withDir(async (dir) => {
       await writeFile(join(dir, LOCK_SOCKET_FILE), '');
       const lock = await DataDirLock.acquire(dir, { mode: 'file' });

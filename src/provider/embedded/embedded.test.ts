@@ -30,13 +30,15 @@ describe('EmbeddedProvider', () => {
   test('apply and records round trip, apex NS hidden', () =>
     withProvider(async (p, dir) => {
       assert.deepEqual(await p.records(), []);
-      await p.applyChanges(changes({
-        create: [
-          ep({ dnsName: 'www.example.org', targets: ['192.0.2.1', '192.0.2.2'], recordTTL: 60 }),
-          ep({ dnsName: 'a-www.example.org', recordType: 'TXT', targets: ['"heritage=external-dns,external-dns/owner=default"'] }),
-          ep({ dnsName: 'app.sub.example.org', recordType: 'CNAME', targets: ['LB.Example.net.'] }),
-        ],
-      }));
+      await p.applyChanges(
+        changes({
+          create: [
+            ep({ dnsName: 'www.example.org', targets: ['192.0.2.1', '192.0.2.2'], recordTTL: 60 }),
+            ep({ dnsName: 'a-www.example.org', recordType: 'TXT', targets: ['"heritage=external-dns,external-dns/owner=default"'] }),
+            ep({ dnsName: 'app.sub.example.org', recordType: 'CNAME', targets: ['LB.Example.net.'] }),
+          ],
+        }),
+      );
       assert.deepEqual(summary(await p.records()), [
         'a-www.example.org TXT 300 heritage=external-dns,external-dns/owner=default',
         'app.sub.example.org CNAME 300 lb.example.net',
@@ -44,12 +46,17 @@ describe('EmbeddedProvider', () => {
       ]);
       // The CNAME went to the most specific zone's file.
       assert.match(await readFile(join(dir, 'sub.example.org.zone'), 'utf8'), /app\.sub\.example\.org\. 300 IN CNAME lb\.example\.net\./);
-      await p.applyChanges(changes({
-        updateOld: [ep({ dnsName: 'www.example.org', targets: ['192.0.2.1', '192.0.2.2'] })],
-        updateNew: [ep({ dnsName: 'www.example.org', targets: ['192.0.2.9'] })],
-        delete: [ep({ dnsName: 'app.sub.example.org', recordType: 'CNAME', targets: ['lb.example.net'] })],
-      }));
-      assert.deepEqual(summary(await p.records()), ['a-www.example.org TXT 300 heritage=external-dns,external-dns/owner=default', 'www.example.org A 300 192.0.2.9']);
+      await p.applyChanges(
+        changes({
+          updateOld: [ep({ dnsName: 'www.example.org', targets: ['192.0.2.1', '192.0.2.2'] })],
+          updateNew: [ep({ dnsName: 'www.example.org', targets: ['192.0.2.9'] })],
+          delete: [ep({ dnsName: 'app.sub.example.org', recordType: 'CNAME', targets: ['lb.example.net'] })],
+        }),
+      );
+      assert.deepEqual(summary(await p.records()), [
+        'a-www.example.org TXT 300 heritage=external-dns,external-dns/owner=default',
+        'www.example.org A 300 192.0.2.9',
+      ]);
     }));
 
   test('one serial increment per zone per batch, and a reopened provider sees everything', () =>
@@ -79,15 +86,60 @@ describe('EmbeddedProvider', () => {
     withProvider(async (p) => {
       await p.applyChanges(changes({ create: [ep({ dnsName: 'www.example.org' })] }));
       const serial = p.store.content('example.org').soa.serial;
-      await rejects(p, changes({ create: [ep({ dnsName: 'new.example.org' }), ep({ dnsName: 'www.example.org' })] }), 'PROVIDER_RECORD_EXISTS', /cannot create www\.example\.org A: record already exists/);
-      await rejects(p, changes({ delete: [ep({ dnsName: 'gone.example.org' })] }), 'PROVIDER_RECORD_NOT_FOUND', /cannot delete gone\.example\.org A: record not found/);
-      await rejects(p, changes({ updateOld: [ep({ dnsName: 'gone.example.org' })], updateNew: [ep({ dnsName: 'gone.example.org' })] }), 'PROVIDER_RECORD_NOT_FOUND', /cannot update gone\.example\.org A/);
-      await rejects(p, changes({ create: [ep({ dnsName: 'www.example.com' })] }), 'PROVIDER_INVALID_CHANGE', /www\.example\.com A: the name is not in any zone/);
-      await rejects(p, changes({ create: [ep({ dnsName: 'bad.example.org', targets: ['not-an-ip'] })] }), 'PROVIDER_INVALID_CHANGE', /bad\.example\.org A.*not an IPv4 address/);
-      await rejects(p, changes({ create: [ep({ dnsName: 'x.example.org' }), ep({ dnsName: 'x.example.org' })] }), 'PROVIDER_INVALID_CHANGE', /x\.example\.org A appears more than once/);
-      await rejects(p, changes({ create: [ep({ dnsName: 'www.example.org', recordType: 'CNAME', targets: ['x.example.net'] })] }), 'PROVIDER_RECORD_CONFLICT', /CNAME at www\.example\.org conflicts/);
-      await rejects(p, changes({ create: [ep({ dnsName: 'w.example.org', setIdentifier: 'eu' })] }), 'PROVIDER_INVALID_CHANGE', /w\.example\.org A \[eu\].*set identifier/);
-      await rejects(p, changes({ create: [ep({ dnsName: 'example.org', recordType: 'NS', targets: ['ns9.example.net'] })] }), 'PROVIDER_INVALID_CHANGE', /apex NS/);
+      await rejects(
+        p,
+        changes({ create: [ep({ dnsName: 'new.example.org' }), ep({ dnsName: 'www.example.org' })] }),
+        'PROVIDER_RECORD_EXISTS',
+        /cannot create www\.example\.org A: record already exists/,
+      );
+      await rejects(
+        p,
+        changes({ delete: [ep({ dnsName: 'gone.example.org' })] }),
+        'PROVIDER_RECORD_NOT_FOUND',
+        /cannot delete gone\.example\.org A: record not found/,
+      );
+      await rejects(
+        p,
+        changes({ updateOld: [ep({ dnsName: 'gone.example.org' })], updateNew: [ep({ dnsName: 'gone.example.org' })] }),
+        'PROVIDER_RECORD_NOT_FOUND',
+        /cannot update gone\.example\.org A/,
+      );
+      await rejects(
+        p,
+        changes({ create: [ep({ dnsName: 'www.example.com' })] }),
+        'PROVIDER_INVALID_CHANGE',
+        /www\.example\.com A: the name is not in any zone/,
+      );
+      await rejects(
+        p,
+        changes({ create: [ep({ dnsName: 'bad.example.org', targets: ['not-an-ip'] })] }),
+        'PROVIDER_INVALID_CHANGE',
+        /bad\.example\.org A.*not an IPv4 address/,
+      );
+      await rejects(
+        p,
+        changes({ create: [ep({ dnsName: 'x.example.org' }), ep({ dnsName: 'x.example.org' })] }),
+        'PROVIDER_INVALID_CHANGE',
+        /x\.example\.org A appears more than once/,
+      );
+      await rejects(
+        p,
+        changes({ create: [ep({ dnsName: 'www.example.org', recordType: 'CNAME', targets: ['x.example.net'] })] }),
+        'PROVIDER_RECORD_CONFLICT',
+        /CNAME at www\.example\.org conflicts/,
+      );
+      await rejects(
+        p,
+        changes({ create: [ep({ dnsName: 'w.example.org', setIdentifier: 'eu' })] }),
+        'PROVIDER_INVALID_CHANGE',
+        /w\.example\.org A \[eu\].*set identifier/,
+      );
+      await rejects(
+        p,
+        changes({ create: [ep({ dnsName: 'example.org', recordType: 'NS', targets: ['ns9.example.net'] })] }),
+        'PROVIDER_INVALID_CHANGE',
+        /apex NS/,
+      );
       assert.equal(p.store.content('example.org').soa.serial, serial);
       assert.deepEqual(summary(await p.records()), ['www.example.org A 300 192.0.2.1']);
     }));
@@ -108,7 +160,12 @@ describe('EmbeddedProvider', () => {
   test('a batch may delete one type and create another at the same name', () =>
     withProvider(async (p) => {
       await p.applyChanges(changes({ create: [ep({ dnsName: 'www.example.org' })] }));
-      await p.applyChanges(changes({ delete: [ep({ dnsName: 'www.example.org' })], create: [ep({ dnsName: 'www.example.org', recordType: 'CNAME', targets: ['lb.example.net'] })] }));
+      await p.applyChanges(
+        changes({
+          delete: [ep({ dnsName: 'www.example.org' })],
+          create: [ep({ dnsName: 'www.example.org', recordType: 'CNAME', targets: ['lb.example.net'] })],
+        }),
+      );
       assert.deepEqual(summary(await p.records()), ['www.example.org CNAME 300 lb.example.net']);
     }));
 
@@ -116,7 +173,12 @@ describe('EmbeddedProvider', () => {
     withProvider(async (p) => {
       const kept = ep({ dnsName: 'www.example.org' });
       const sub = ep({ dnsName: 'deleg.example.org', recordType: 'NS', targets: ['ns.other.net'] });
-      const out = await p.adjustEndpoints([kept, ep({ dnsName: 'eu.example.org', setIdentifier: 'eu' }), ep({ dnsName: 'example.org.', recordType: 'NS', targets: ['x.net'] }), sub]);
+      const out = await p.adjustEndpoints([
+        kept,
+        ep({ dnsName: 'eu.example.org', setIdentifier: 'eu' }),
+        ep({ dnsName: 'example.org.', recordType: 'NS', targets: ['x.net'] }),
+        sub,
+      ]);
       assert.deepEqual(out, [kept, sub]);
     }));
 

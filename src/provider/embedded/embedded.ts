@@ -43,7 +43,8 @@ export interface EmbeddedProviderConfig {
 }
 
 type SetKey = Pick<RRSet, 'name' | 'type'>;
-type Op = { kind: 'delete'; old: SetKey; ep: Endpoint } | { kind: 'update'; old: SetKey; next: RRSet; ep: Endpoint } | { kind: 'create'; next: RRSet; ep: Endpoint };
+type Op =
+  { kind: 'delete'; old: SetKey; ep: Endpoint } | { kind: 'update'; old: SetKey; next: RRSet; ep: Endpoint } | { kind: 'create'; next: RRSet; ep: Endpoint };
 
 export class EmbeddedProvider implements Provider {
   readonly name = PROVIDER_NAME;

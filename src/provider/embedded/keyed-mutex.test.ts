@@ -43,6 +43,9 @@ test('different keys run side by side; multi-key holders in opposite order do no
 
 test('a failing holder releases its keys', async () => {
   const mutex = new KeyedMutex();
-  await assert.rejects(mutex.run(['k'], () => Promise.reject(new Error('boom'))), /boom/);
+  await assert.rejects(
+    mutex.run(['k'], () => Promise.reject(new Error('boom'))),
+    /boom/,
+  );
   assert.equal(await mutex.run(['k'], () => Promise.resolve(7)), 7);
 });

@@ -36,7 +36,10 @@ describe('ZoneStore', () => {
       assert.equal(z.soa.mname, 'ns1.example.org');
       assert.equal(z.soa.rname, 'hostmaster.example.org');
       assert.equal(z.soa.serial, 1_700_000_000);
-      assert.deepEqual(z.rrsets.map((r) => `${r.name} ${r.type} ${r.rdata.join(',')}`), ['example.org NS ns1.example.org', 'ns1.example.org A 192.0.2.53', 'ns1.example.org AAAA 2001:db8::53']);
+      assert.deepEqual(
+        z.rrsets.map((r) => `${r.name} ${r.type} ${r.rdata.join(',')}`),
+        ['example.org NS ns1.example.org', 'ns1.example.org A 192.0.2.53', 'ns1.example.org AAAA 2001:db8::53'],
+      );
       assert.deepEqual((await readdir(join(dir, 'data'))).sort(), ['b.test.zone', 'example.org.zone', PID_FILE]);
       await s.close();
     }));
@@ -54,7 +57,10 @@ describe('ZoneStore', () => {
       await again.open();
       const z = again.content('example.org');
       assert.equal(z.soa.serial, before + 2);
-      assert.deepEqual(z.rrsets.find((r) => r.type === 'A'), { ...A, rdata: ['192.0.2.2', '192.0.2.3'] });
+      assert.deepEqual(
+        z.rrsets.find((r) => r.type === 'A'),
+        { ...A, rdata: ['192.0.2.2', '192.0.2.3'] },
+      );
       await again.commit(put({ ...A, rdata: ['192.0.2.4'] }));
       assert.equal(again.content('example.org').soa.serial, before + 3);
       await again.close();
@@ -88,7 +94,10 @@ describe('ZoneStore', () => {
       const early: ZoneContent[] = [];
       s.addListener({ zoneChanged: (z) => void early.push(z) });
       await s.open();
-      assert.deepEqual(early.map((z) => z.origin), ['b.test', 'example.org']);
+      assert.deepEqual(
+        early.map((z) => z.origin),
+        ['b.test', 'example.org'],
+      );
       const late: string[] = [];
       s.addListener({ zoneChanged: (z) => void late.push(`${z.origin}@${z.soa.serial}`) });
       assert.equal(late.length, 2);
@@ -107,10 +116,13 @@ describe('ZoneStore', () => {
       const files = await Promise.all(['b.test', 'example.org'].map((z) => readFile(s.filePath(z), 'utf8')));
       const edits = new Map([
         ['b.test', (m: Map<string, RRSet>) => void m.set(rrsetKey('x.b.test', 'A'), { ...A, name: 'x.b.test' })],
-        ['example.org', (m: Map<string, RRSet>) => {
-          m.set(rrsetKey('www.example.org', 'A'), A);
-          m.set(rrsetKey('www.example.org', 'CNAME'), { name: 'www.example.org', type: 'CNAME', ttl: 300, rdata: ['x.b.test'] });
-        }],
+        [
+          'example.org',
+          (m: Map<string, RRSet>) => {
+            m.set(rrsetKey('www.example.org', 'A'), A);
+            m.set(rrsetKey('www.example.org', 'CNAME'), { name: 'www.example.org', type: 'CNAME', ttl: 300, rdata: ['x.b.test'] });
+          },
+        ],
       ]);
       await assert.rejects(s.commit(edits), /CNAME at www\.example\.org conflicts with its A records/);
       assert.deepEqual(await Promise.all(['b.test', 'example.org'].map((z) => readFile(s.filePath(z), 'utf8'))), files);
@@ -161,7 +173,10 @@ describe('ZoneStore', () => {
       await writeFile(inFlight, 'half a zone');
       await assert.rejects(store(dir).open(), (err: unknown) => {
         assert.ok(err instanceof ConfigError);
-        assert.equal(err.message, `--embedded-data-dir ${join(dir, 'data')} is locked by Hostwarden process ${process.pid}: two processes must not share a data directory; stop it or choose another directory`);
+        assert.equal(
+          err.message,
+          `--embedded-data-dir ${join(dir, 'data')} is locked by Hostwarden process ${process.pid}: two processes must not share a data directory; stop it or choose another directory`,
+        );
         return true;
       });
       assert.equal(await readFile(inFlight, 'utf8'), 'half a zone');

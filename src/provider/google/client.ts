@@ -98,6 +98,13 @@ function googleError(what: string, err: unknown, zone: string | undefined): Prov
     ...(zone === undefined ? {} : { zone }),
     cause: err,
     transient: status === 0 || status === 429 || status >= 500,
-    code: status === 401 || status === 403 ? 'PROVIDER_UNAUTHORIZED' : status === 0 ? 'PROVIDER_UNAVAILABLE' : status === 429 ? 'PROVIDER_THROTTLED' : 'PROVIDER_REJECTED',
+    code:
+      status === 401 || status === 403
+        ? 'PROVIDER_UNAUTHORIZED'
+        : status === 0
+          ? 'PROVIDER_UNAVAILABLE'
+          : status === 429
+            ? 'PROVIDER_THROTTLED'
+            : 'PROVIDER_REJECTED',
   });
 }

@@ -66,11 +66,13 @@ export class GoogleProvider implements Provider {
     deps: { logger: Logger; domains?: readonly string[]; authClient?: GoogleClientOptions['authClient'] },
   ): Promise<GoogleProvider> {
     const batchSize = flags.has('google-batch-change-size') ? flags.num('google-batch-change-size') : 1000;
-    if (!Number.isInteger(batchSize) || batchSize < 1) throw new ConfigError('--google-batch-change-size must be a positive integer', '--google-batch-change-size');
+    if (!Number.isInteger(batchSize) || batchSize < 1)
+      throw new ConfigError('--google-batch-change-size must be a positive integer', '--google-batch-change-size');
     const interval = flags.has('google-batch-change-interval') ? flags.num('google-batch-change-interval') : 1000;
     if (interval < 0) throw new ConfigError('--google-batch-change-interval must not be negative', '--google-batch-change-interval');
     const visibility = flags.str('google-zone-visibility');
-    if (!['', 'public', 'private'].includes(visibility)) throw new ConfigError('--google-zone-visibility must be public, private or empty', '--google-zone-visibility');
+    if (!['', 'public', 'private'].includes(visibility))
+      throw new ConfigError('--google-zone-visibility must be public, private or empty', '--google-zone-visibility');
     const endpoint = flags.str('google-api-endpoint');
     if (endpoint.includes('/')) throw new ConfigError('--google-api-endpoint is host[:port], without a scheme or path', '--google-api-endpoint');
     const api = new SdkGoogleDnsApi({
@@ -79,7 +81,14 @@ export class GoogleProvider implements Provider {
       apiEndpoint: endpoint,
       ...(deps.authClient === undefined ? {} : { authClient: deps.authClient }),
     });
-    const provider = new GoogleProvider({ api, logger: deps.logger, zoneVisibility: visibility, batchChangeSize: batchSize, batchChangeIntervalMs: interval, domains: deps.domains ?? [] });
+    const provider = new GoogleProvider({
+      api,
+      logger: deps.logger,
+      zoneVisibility: visibility,
+      batchChangeSize: batchSize,
+      batchChangeIntervalMs: interval,
+      domains: deps.domains ?? [],
+    });
     await provider.refreshZones();
     provider.logger.info({ zones: provider.zones.map((z) => z.dnsName) }, 'Cloud DNS zones');
     return provider;
@@ -106,7 +115,9 @@ export class GoogleProvider implements Provider {
     const plan = planChanges(changes, [...byName.keys()], { defaultTTL: this.defaultTTL, batchSize: this.batchSize, listed: this.listed });
     const failures: ProviderError[] = [];
     if (plan.orphans.length > 0) {
-      failures.push(new ProviderError(PROVIDER_NAME, `no managed zone contains ${plan.orphans.map(describeEndpoint).join(', ')}`, { code: 'PROVIDER_NO_ZONE' }));
+      failures.push(
+        new ProviderError(PROVIDER_NAME, `no managed zone contains ${plan.orphans.map(describeEndpoint).join(', ')}`, { code: 'PROVIDER_NO_ZONE' }),
+      );
     }
     let first = true;
     for (const change of plan.changes) {
@@ -133,7 +144,9 @@ export class GoogleProvider implements Provider {
   }
 
   private async refreshZones(): Promise<void> {
-    const zones = (await this.api.listZones()).filter((z) => (this.visibility === '' || z.visibility === this.visibility) && zoneMatchesDomains(z.dnsName, this.domains));
+    const zones = (await this.api.listZones()).filter(
+      (z) => (this.visibility === '' || z.visibility === this.visibility) && zoneMatchesDomains(z.dnsName, this.domains),
+    );
     this.zones = zones;
     this.filter = filterOf(zones.map((z) => z.dnsName));
   }

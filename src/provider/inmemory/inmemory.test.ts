@@ -34,17 +34,26 @@ describe('InMemoryProvider', () => {
   test('creates, updates and deletes records', async () => {
     const p = new InMemoryProvider({ zones: ['example.org'] });
     await p.applyChanges(changes({ create: [ep('a.example.org', 'A', ['192.0.2.1']), ep('b.example.org', 'A', ['192.0.2.2'])] }));
-    await p.applyChanges(changes({
-      updateOld: [ep('a.example.org', 'A', ['192.0.2.1'])],
-      updateNew: [ep('a.example.org', 'A', ['192.0.2.9'])],
-      delete: [ep('b.example.org', 'A', ['192.0.2.2'])],
-    }));
+    await p.applyChanges(
+      changes({
+        updateOld: [ep('a.example.org', 'A', ['192.0.2.1'])],
+        updateNew: [ep('a.example.org', 'A', ['192.0.2.9'])],
+        delete: [ep('b.example.org', 'A', ['192.0.2.2'])],
+      }),
+    );
     assert.deepEqual(await names(p), ['a.example.org A 192.0.2.9']);
   });
 
   test('keeps labels, TTL and provider-specific properties', async () => {
     const p = new InMemoryProvider({ zones: ['example.org'] });
-    const rec = newEndpoint({ dnsName: 'a.example.org', recordType: 'A', targets: ['192.0.2.1'], recordTTL: 60, labels: { owner: 'me', resource: 'r' }, providerSpecific: [{ name: 'x', value: 'y' }] });
+    const rec = newEndpoint({
+      dnsName: 'a.example.org',
+      recordType: 'A',
+      targets: ['192.0.2.1'],
+      recordTTL: 60,
+      labels: { owner: 'me', resource: 'r' },
+      providerSpecific: [{ name: 'x', value: 'y' }],
+    });
     await p.applyChanges(changes({ create: [rec] }));
     assert.deepEqual(await p.records(), [rec]);
   });
@@ -68,7 +77,11 @@ describe('InMemoryProvider', () => {
 
   test('creating an existing record fails', async () => {
     const p = new InMemoryProvider({ zones: ['example.org'], records: [ep('a.example.org', 'A', ['192.0.2.1'])] });
-    await rejectsWith(p.applyChanges(changes({ create: [ep('a.example.org', 'A', ['192.0.2.2'])] })), 'PROVIDER_RECORD_EXISTS', /a\.example\.org A: record already exists/);
+    await rejectsWith(
+      p.applyChanges(changes({ create: [ep('a.example.org', 'A', ['192.0.2.2'])] })),
+      'PROVIDER_RECORD_EXISTS',
+      /a\.example\.org A: record already exists/,
+    );
   });
 
   test('updating or deleting a missing record fails', async () => {
@@ -80,7 +93,11 @@ describe('InMemoryProvider', () => {
 
   test('a record outside every zone fails and the error names it', async () => {
     const p = new InMemoryProvider({ zones: ['example.org'] });
-    await rejectsWith(p.applyChanges(changes({ create: [ep('a.other.org', 'A', ['192.0.2.1'])] })), 'PROVIDER_ZONE_NOT_FOUND', /a\.other\.org A is not in any zone \(example\.org\)/);
+    await rejectsWith(
+      p.applyChanges(changes({ create: [ep('a.other.org', 'A', ['192.0.2.1'])] })),
+      'PROVIDER_ZONE_NOT_FOUND',
+      /a\.other\.org A is not in any zone \(example\.org\)/,
+    );
   });
 
   test('a failing batch changes nothing (all or nothing)', async () => {

@@ -114,7 +114,8 @@ export class InMemoryProvider implements Provider {
       if (this.zoneFor(ep.dnsName) === undefined) {
         throw this.error(`record ${describeEndpoint(ep)} is not in any zone (${this.zones.join(', ')})`, 'PROVIDER_ZONE_NOT_FOUND');
       }
-      if (touched.has(ep.dnsName, ep.recordType, ep.setIdentifier)) throw this.error(`record ${describeEndpoint(ep)} appears more than once in one batch`, 'PROVIDER_DUPLICATE_RECORD');
+      if (touched.has(ep.dnsName, ep.recordType, ep.setIdentifier))
+        throw this.error(`record ${describeEndpoint(ep)} appears more than once in one batch`, 'PROVIDER_DUPLICATE_RECORD');
       touched.set(ep);
     }
   }

@@ -54,7 +54,8 @@ export class PdnsClient {
   async zoneRRSets(zone: PdnsZoneInfo): Promise<PdnsRRSet[]> {
     const body = (await this.call('GET', `zones/${encodeURIComponent(zone.id)}`, undefined, zone.name)) as { rrsets?: unknown } | null;
     const rrsets = body?.rrsets;
-    if (!Array.isArray(rrsets)) throw new ProviderError(PROVIDER_NAME, `zone ${zone.name}: response has no rrsets`, { zone: zone.name, code: 'PROVIDER_BAD_RESPONSE' });
+    if (!Array.isArray(rrsets))
+      throw new ProviderError(PROVIDER_NAME, `zone ${zone.name}: response has no rrsets`, { zone: zone.name, code: 'PROVIDER_BAD_RESPONSE' });
     return rrsets as PdnsRRSet[];
   }
 
@@ -116,7 +117,12 @@ export class PdnsClient {
 }
 
 function transportError(where: string, err: Error, zone: { zone?: string }): ProviderError {
-  return new ProviderError(PROVIDER_NAME, `${where}: cannot reach PowerDNS: ${err.message}`, { ...zone, transient: true, cause: err, code: 'PROVIDER_UNAVAILABLE' });
+  return new ProviderError(PROVIDER_NAME, `${where}: cannot reach PowerDNS: ${err.message}`, {
+    ...zone,
+    transient: true,
+    cause: err,
+    code: 'PROVIDER_UNAVAILABLE',
+  });
 }
 
 /** PowerDNS answers errors as {"error": "..."}; 401 comes as plain text. */

@@ -5,7 +5,8 @@ import type { EndpointInit } from '../../endpoint/endpoint.ts';
 import { fromPresentation as fromPdnsContent, parseTxtContent, toPresentation as toPdnsContent, zoneOf } from '../presentation.ts';
 import { planPatches, rrsetsToEndpoints } from './convert.ts';
 
-const ep = (init: Partial<EndpointInit> & Pick<EndpointInit, 'dnsName'>): ReturnType<typeof newEndpoint> => newEndpoint({ recordType: 'A', targets: ['192.0.2.1'], ...init });
+const ep = (init: Partial<EndpointInit> & Pick<EndpointInit, 'dnsName'>): ReturnType<typeof newEndpoint> =>
+  newEndpoint({ recordType: 'A', targets: ['192.0.2.1'], ...init });
 
 describe('TXT content', () => {
   test('values are quoted, escaped and split every 255 bytes; parsing joins them back', () => {
@@ -54,7 +55,10 @@ describe('hostname content', () => {
       skipped,
     );
     assert.deepEqual(skipped, ['0/26.2.0.192.in-addr.arpa. NS']);
-    assert.deepEqual(eps.map((e) => [e.dnsName, e.targets[0]]), [['_dmarc.example.org', 'v=DMARC1']]);
+    assert.deepEqual(
+      eps.map((e) => [e.dnsName, e.targets[0]]),
+      [['_dmarc.example.org', 'v=DMARC1']],
+    );
   });
 });
 
@@ -70,19 +74,36 @@ describe('planPatches', () => {
   test('one patch per zone; same name and type merged; deletes of replaced rrsets dropped; orphans reported', () => {
     const { patches, orphans } = planPatches(
       {
-        create: [ep({ dnsName: 'www.example.org', targets: ['192.0.2.1'] }), ep({ dnsName: 'www.example.org', targets: ['192.0.2.2', '192.0.2.1'], setIdentifier: 'b' })],
+        create: [
+          ep({ dnsName: 'www.example.org', targets: ['192.0.2.1'] }),
+          ep({ dnsName: 'www.example.org', targets: ['192.0.2.2', '192.0.2.1'], setIdentifier: 'b' }),
+        ],
         updateNew: [ep({ dnsName: 'x.sub.example.org', recordType: 'CNAME', targets: ['www.example.org'], recordTTL: 30 })],
         delete: [ep({ dnsName: 'www.example.org' }), ep({ dnsName: 'old.other.org', recordType: 'TXT', targets: ['"v"'] }), ep({ dnsName: 'nowhere.net' })],
       },
       zones,
       300,
     );
-    assert.deepEqual(orphans.map((o) => o.dnsName), ['nowhere.net']);
+    assert.deepEqual(
+      orphans.map((o) => o.dnsName),
+      ['nowhere.net'],
+    );
     const byZone = Object.fromEntries(patches.map((p) => [p.zone, p.rrsets]));
     assert.deepEqual(byZone['example.org'], [
-      { name: 'www.example.org.', type: 'A', ttl: 300, changetype: 'REPLACE', records: [{ content: '192.0.2.1', disabled: false }, { content: '192.0.2.2', disabled: false }] },
+      {
+        name: 'www.example.org.',
+        type: 'A',
+        ttl: 300,
+        changetype: 'REPLACE',
+        records: [
+          { content: '192.0.2.1', disabled: false },
+          { content: '192.0.2.2', disabled: false },
+        ],
+      },
     ]);
-    assert.deepEqual(byZone['sub.example.org'], [{ name: 'x.sub.example.org.', type: 'CNAME', ttl: 30, changetype: 'REPLACE', records: [{ content: 'www.example.org.', disabled: false }] }]);
+    assert.deepEqual(byZone['sub.example.org'], [
+      { name: 'x.sub.example.org.', type: 'CNAME', ttl: 30, changetype: 'REPLACE', records: [{ content: 'www.example.org.', disabled: false }] },
+    ]);
     assert.deepEqual(byZone['other.org'], [{ name: 'old.other.org.', type: 'TXT', changetype: 'DELETE', records: [] }]);
   });
 

@@ -52,7 +52,6 @@ export function rrsetsToEndpoints(rrsets: readonly PdnsRRSet[], skipped: string[
   return out;
 }
 
-
 export interface PatchPlan {
   patches: ZonePatch[];
   /** Endpoints no known zone contains. */

@@ -89,7 +89,8 @@ export class PdnsProvider implements Provider {
     await this.refreshZones();
     const skipped: string[] = [];
     const lists = await Promise.all(this.zones.map(async (zone) => rrsetsToEndpoints(await this.api.zoneRRSets(zone), skipped)));
-    if (skipped.length > 0) this.logger.debug({ skipped: skipped.slice(0, 20), count: skipped.length }, 'PowerDNS records with names Hostwarden does not manage ignored');
+    if (skipped.length > 0)
+      this.logger.debug({ skipped: skipped.slice(0, 20), count: skipped.length }, 'PowerDNS records with names Hostwarden does not manage ignored');
     return lists.flat();
   }
 
@@ -99,7 +100,9 @@ export class PdnsProvider implements Provider {
     const plan = planPatches(changes, [...byName.keys()], this.defaultTTL);
     const failures: ProviderError[] = [];
     if (plan.orphans.length > 0) {
-      failures.push(new ProviderError(PROVIDER_NAME, `no PowerDNS zone contains ${plan.orphans.map(describeEndpoint).join(', ')}`, { code: 'PROVIDER_NO_ZONE' }));
+      failures.push(
+        new ProviderError(PROVIDER_NAME, `no PowerDNS zone contains ${plan.orphans.map(describeEndpoint).join(', ')}`, { code: 'PROVIDER_NO_ZONE' }),
+      );
     }
     // One zone at a time: PowerDNS's SQLite backend answers concurrent writes with HTTP 500.
     for (const patch of plan.patches) {
@@ -147,7 +150,10 @@ async function tlsOf(flags: FlagValues, url: URL): Promise<PdnsTLS | undefined> 
   }
   if (url.protocol !== 'https:') throw new ConfigError('--pdns-tls-enabled needs an https:// --pdns-server', '--pdns-server');
   if ((certFile === '') !== (keyFile === '')) {
-    throw new ConfigError('--pdns-tls-client-cert and --pdns-tls-client-cert-key go together', certFile === '' ? '--pdns-tls-client-cert' : '--pdns-tls-client-cert-key');
+    throw new ConfigError(
+      '--pdns-tls-client-cert and --pdns-tls-client-cert-key go together',
+      certFile === '' ? '--pdns-tls-client-cert' : '--pdns-tls-client-cert-key',
+    );
   }
   const read = async (file: string, flag: string): Promise<Buffer | undefined> => {
     if (file === '') return undefined;

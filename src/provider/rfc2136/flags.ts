@@ -16,8 +16,18 @@ export const RFC2136_FLAGS: readonly FlagSpec[] = [
   { name: 'rfc2136-zone', kind: 'list', default: [], help: 'rfc2136: zone to manage (repeatable).' },
   { name: 'rfc2136-tsig-keyname', kind: 'string', default: '', help: 'rfc2136: TSIG key name (needed unless --rfc2136-insecure).' },
   { name: 'rfc2136-tsig-secret', kind: 'string', default: '', help: 'rfc2136: TSIG secret, base64.' },
-  { name: 'rfc2136-tsig-secret-alg', kind: 'string', default: 'hmac-sha256', help: 'rfc2136: TSIG algorithm (hmac-md5, hmac-sha1, hmac-sha224, hmac-sha256, hmac-sha384, hmac-sha512).' },
-  { name: 'rfc2136-tsig-axfr', kind: 'bool', default: false, help: 'rfc2136: accepted for external-dns compatibility; zone transfers are always made, signed whenever a key is set.' },
+  {
+    name: 'rfc2136-tsig-secret-alg',
+    kind: 'string',
+    default: 'hmac-sha256',
+    help: 'rfc2136: TSIG algorithm (hmac-md5, hmac-sha1, hmac-sha224, hmac-sha256, hmac-sha384, hmac-sha512).',
+  },
+  {
+    name: 'rfc2136-tsig-axfr',
+    kind: 'bool',
+    default: false,
+    help: 'rfc2136: accepted for external-dns compatibility; zone transfers are always made, signed whenever a key is set.',
+  },
   { name: 'rfc2136-min-ttl', kind: 'duration', default: '0s', help: 'rfc2136: lowest TTL written; also the TTL of records that set none.' },
   { name: 'rfc2136-insecure', kind: 'bool', default: false, help: 'rfc2136: send updates and transfers without TSIG.' },
   { name: 'rfc2136-use-tls', kind: 'bool', default: false, help: 'rfc2136: talk to the server over DNS over TLS (RFC 7858; use port 853).' },
@@ -70,7 +80,8 @@ export function rfc2136Settings(flags: FlagValues): Rfc2136Settings {
   const minTTLms = flags.num('rfc2136-min-ttl');
   if (minTTLms < 0) throw new ConfigError('--rfc2136-min-ttl must not be negative', '--rfc2136-min-ttl');
   const batchChangeSize = flags.num('rfc2136-batch-change-size');
-  if (!Number.isInteger(batchChangeSize) || batchChangeSize < 1) throw new ConfigError('--rfc2136-batch-change-size must be at least 1', '--rfc2136-batch-change-size');
+  if (!Number.isInteger(batchChangeSize) || batchChangeSize < 1)
+    throw new ConfigError('--rfc2136-batch-change-size must be at least 1', '--rfc2136-batch-change-size');
   const timeoutMs = flags.has('rfc2136-timeout') ? flags.num('rfc2136-timeout') : 10_000;
   if (timeoutMs <= 0) throw new ConfigError('--rfc2136-timeout must be greater than 0', '--rfc2136-timeout');
 

@@ -66,8 +66,12 @@ function stripTsig(request: Buffer): Buffer {
 
 function provider(server: DnsTransport, options: { batch?: number; minTTL?: number; key?: TsigKey | null } = {}): Rfc2136Provider {
   return new Rfc2136Provider({
-    zones: ['example.test', 'sub.example.test', 'other.test'], transport: server, logger: silentLogger(), clock: () => NOW,
-    batchChangeSize: options.batch ?? 50, minTTL: options.minTTL ?? 0,
+    zones: ['example.test', 'sub.example.test', 'other.test'],
+    transport: server,
+    logger: silentLogger(),
+    clock: () => NOW,
+    batchChangeSize: options.batch ?? 50,
+    minTTL: options.minTTL ?? 0,
     ...(options.key === null ? {} : { key: options.key ?? KEY }),
   });
 }
@@ -90,15 +94,26 @@ describe('Rfc2136Provider.applyChanges', () => {
       ep('outside.example.org', 'A', ['192.0.2.4']),
     ];
     await provider(server, { batch: 50 }).applyChanges(changes({ create }));
-    assert.deepEqual(server.sent.map((s) => [s.zone, s.updates]), [['sub.example.test', 1], ['example.test', 50], ['example.test', 50], ['example.test', 20], ['other.test', 1]]);
+    assert.deepEqual(
+      server.sent.map((s) => [s.zone, s.updates]),
+      [
+        ['sub.example.test', 1],
+        ['example.test', 50],
+        ['example.test', 50],
+        ['example.test', 20],
+        ['other.test', 1],
+      ],
+    );
   });
 
   test('an update removes the old values and adds the new ones in the same message', async () => {
     const server = new FakeServer();
-    await provider(server).applyChanges(changes({
-      updateOld: [ep('www.example.test', 'A', ['192.0.2.1', '192.0.2.2'])],
-      updateNew: [ep('www.example.test', 'A', ['192.0.2.3'])],
-    }));
+    await provider(server).applyChanges(
+      changes({
+        updateOld: [ep('www.example.test', 'A', ['192.0.2.1', '192.0.2.2'])],
+        updateNew: [ep('www.example.test', 'A', ['192.0.2.3'])],
+      }),
+    );
     assert.equal(server.sent.length, 1);
     assert.equal(server.sent[0]?.updates, 3);
   });
@@ -109,7 +124,10 @@ describe('Rfc2136Provider.applyChanges', () => {
     await provider(server, { batch: 50 }).applyChanges(changes({ create }));
     assert.ok(server.sent.length >= 3);
     assert.ok(server.sent.every((s) => s.size < 65_535));
-    assert.equal(server.sent.reduce((n, s) => n + s.updates, 0), 40);
+    assert.equal(
+      server.sent.reduce((n, s) => n + s.updates, 0),
+      40,
+    );
   });
 
   test('a failed batch is reported after the others are applied; transient only if every failure is', async () => {
@@ -120,65 +138,96 @@ describe('Rfc2136Provider.applyChanges', () => {
       assert.equal(err.transient, true);
       assert.equal(err.code, 'PROVIDER_SERVFAIL');
       assert.equal(err.zone, 'example.test');
-      assert.deepEqual(err.records, Array.from({ length: 10 }, (_, i) => `h${i + 10}.example.test A`));
+      assert.deepEqual(
+        err.records,
+        Array.from({ length: 10 }, (_, i) => `h${i + 10}.example.test A`),
+      );
       return true;
     });
     assert.equal(server.sent.length, 3);
 
     const mixed = new FakeServer((_, zone) => (zone === 'other.test' ? 5 : 2));
-    await assert.rejects(provider(mixed).applyChanges(changes({ create: [ep('a.example.test', 'A', ['192.0.2.1']), ep('b.other.test', 'A', ['192.0.2.1'])] })), (err: unknown) => {
-      assert.ok(err instanceof Rfc2136Error);
-      assert.equal(err.transient, false);
-      assert.match(err.message, /2 of the update batches failed/);
-      assert.deepEqual(err.records, ['a.example.test A', 'b.other.test A']);
-      return true;
-    });
+    await assert.rejects(
+      provider(mixed).applyChanges(changes({ create: [ep('a.example.test', 'A', ['192.0.2.1']), ep('b.other.test', 'A', ['192.0.2.1'])] })),
+      (err: unknown) => {
+        assert.ok(err instanceof Rfc2136Error);
+        assert.equal(err.transient, false);
+        assert.match(err.message, /2 of the update batches failed/);
+        assert.deepEqual(err.records, ['a.example.test A', 'b.other.test A']);
+        return true;
+      },
+    );
   });
 
   test('REFUSED and NOTAUTH are permanent and name the zone; network errors are transient', async () => {
-    for (const [rcode, code] of [[5, 'PROVIDER_REFUSED'], [9, 'PROVIDER_NOTAUTH']] as const) {
-      await assert.rejects(provider(new FakeServer(() => rcode)).applyChanges(changes({ create: [ep('a.other.test', 'A', ['192.0.2.1'])] })), (err: unknown) => {
-        assert.ok(err instanceof ProviderError);
-        assert.equal(err.code, code);
-        assert.equal(err.transient, false);
-        assert.match(err.message, /zone other\.test/);
-        return true;
-      });
+    for (const [rcode, code] of [
+      [5, 'PROVIDER_REFUSED'],
+      [9, 'PROVIDER_NOTAUTH'],
+    ] as const) {
+      await assert.rejects(
+        provider(new FakeServer(() => rcode)).applyChanges(changes({ create: [ep('a.other.test', 'A', ['192.0.2.1'])] })),
+        (err: unknown) => {
+          assert.ok(err instanceof ProviderError);
+          assert.equal(err.code, code);
+          assert.equal(err.transient, false);
+          assert.match(err.message, /zone other\.test/);
+          return true;
+        },
+      );
     }
-    await assert.rejects(provider(new FakeServer(() => new DnsTransportError('timeout'))).applyChanges(changes({ create: [ep('a.other.test', 'A', ['192.0.2.1'])] })), (err: unknown) => {
-      assert.ok(err instanceof ProviderError);
-      assert.equal(err.code, 'PROVIDER_UNREACHABLE');
-      assert.equal(err.transient, true);
-      return true;
-    });
+    await assert.rejects(
+      provider(new FakeServer(() => new DnsTransportError('timeout'))).applyChanges(changes({ create: [ep('a.other.test', 'A', ['192.0.2.1'])] })),
+      (err: unknown) => {
+        assert.ok(err instanceof ProviderError);
+        assert.equal(err.code, 'PROVIDER_UNREACHABLE');
+        assert.equal(err.transient, true);
+        return true;
+      },
+    );
   });
 
   test('an unsigned answer to a signed update is rejected', async () => {
-    await assert.rejects(provider(new FakeServer(() => 'unsigned')).applyChanges(changes({ create: [ep('a.example.test', 'A', ['192.0.2.1'])] })), (err: unknown) => {
-      assert.ok(err instanceof ProviderError);
-      assert.equal(err.code, 'PROVIDER_TSIG');
-      assert.match(err.message, /is not signed/);
-      return true;
-    });
+    await assert.rejects(
+      provider(new FakeServer(() => 'unsigned')).applyChanges(changes({ create: [ep('a.example.test', 'A', ['192.0.2.1'])] })),
+      (err: unknown) => {
+        assert.ok(err instanceof ProviderError);
+        assert.equal(err.code, 'PROVIDER_TSIG');
+        assert.match(err.message, /is not signed/);
+        return true;
+      },
+    );
   });
 
   test('an invalid target fails its own batch as a permanent error', async () => {
     const server = new FakeServer();
-    await assert.rejects(provider(server).applyChanges(changes({ create: [ep('bad.example.test', 'A', ['not-an-ip']), ep('ok.other.test', 'A', ['192.0.2.1'])] })), (err: unknown) => {
-      assert.ok(err instanceof ProviderError);
-      assert.equal(err.transient, false);
-      assert.match(err.message, /bad\.example\.test/);
-      return true;
-    });
-    assert.deepEqual(server.sent.map((s) => s.zone), ['other.test']);
+    await assert.rejects(
+      provider(server).applyChanges(changes({ create: [ep('bad.example.test', 'A', ['not-an-ip']), ep('ok.other.test', 'A', ['192.0.2.1'])] })),
+      (err: unknown) => {
+        assert.ok(err instanceof ProviderError);
+        assert.equal(err.transient, false);
+        assert.match(err.message, /bad\.example\.test/);
+        return true;
+      },
+    );
+    assert.deepEqual(
+      server.sent.map((s) => s.zone),
+      ['other.test'],
+    );
   });
 });
 
 describe('Rfc2136Provider.adjustEndpoints', () => {
   test('raises TTLs below --rfc2136-min-ttl and leaves unset TTLs unset', async () => {
     const p = provider(new FakeServer(), { minTTL: 300 });
-    const out = await p.adjustEndpoints([ep('a.example.test', 'A', ['192.0.2.1'], 60), ep('b.example.test', 'A', ['192.0.2.1']), ep('c.example.test', 'A', ['192.0.2.1'], 900)]);
-    assert.deepEqual(out.map((e) => e.recordTTL), [300, 0, 900]);
+    const out = await p.adjustEndpoints([
+      ep('a.example.test', 'A', ['192.0.2.1'], 60),
+      ep('b.example.test', 'A', ['192.0.2.1']),
+      ep('c.example.test', 'A', ['192.0.2.1'], 900),
+    ]);
+    assert.deepEqual(
+      out.map((e) => e.recordTTL),
+      [300, 0, 900],
+    );
   });
 });
 
@@ -198,7 +247,20 @@ describe('rfc2136 flags', () => {
   });
 
   test('external-dns spellings of algorithms, env variables, durations', () => {
-    const s = settings([...base, '--rfc2136-tsig-keyname', 'k.', '--rfc2136-tsig-secret-alg', 'hmac-md5.sig-alg.reg.int.', '--rfc2136-min-ttl', '5m', '--rfc2136-zone', 'other.test'], { EXTERNAL_DNS_RFC2136_TSIG_SECRET: secret });
+    const s = settings(
+      [
+        ...base,
+        '--rfc2136-tsig-keyname',
+        'k.',
+        '--rfc2136-tsig-secret-alg',
+        'hmac-md5.sig-alg.reg.int.',
+        '--rfc2136-min-ttl',
+        '5m',
+        '--rfc2136-zone',
+        'other.test',
+      ],
+      { EXTERNAL_DNS_RFC2136_TSIG_SECRET: secret },
+    );
     assert.equal(s.key?.algorithm, 'hmac-md5');
     assert.equal(s.key?.name, 'k');
     assert.equal(s.minTTL, 300);
@@ -222,7 +284,10 @@ describe('rfc2136 flags', () => {
     assert.equal(flagOf(base), '--rfc2136-tsig-keyname');
     assert.equal(flagOf([...base, '--rfc2136-tsig-keyname', 'k']), '--rfc2136-tsig-secret');
     assert.equal(flagOf([...base, '--rfc2136-tsig-keyname', 'k', '--rfc2136-tsig-secret', 'not base64!']), '--rfc2136-tsig-secret');
-    assert.equal(flagOf([...base, '--rfc2136-tsig-keyname', 'k', '--rfc2136-tsig-secret', secret, '--rfc2136-tsig-secret-alg', 'hmac-sha3']), '--rfc2136-tsig-secret-alg');
+    assert.equal(
+      flagOf([...base, '--rfc2136-tsig-keyname', 'k', '--rfc2136-tsig-secret', secret, '--rfc2136-tsig-secret-alg', 'hmac-sha3']),
+      '--rfc2136-tsig-secret-alg',
+    );
     assert.equal(flagOf([...base, '--rfc2136-insecure', '--rfc2136-batch-change-size', '0']), '--rfc2136-batch-change-size');
     assert.equal(flagOf([...base, '--rfc2136-insecure', '--rfc2136-port', '70000']), '--rfc2136-port');
     assert.equal(flagOf([...base, '--rfc2136-insecure', '--rfc2136-use-tls', '--rfc2136-tls-ca', '/nonexistent/ca.pem']), '--rfc2136-tls-ca');

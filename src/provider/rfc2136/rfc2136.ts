@@ -91,10 +91,18 @@ export class Rfc2136Provider implements Provider {
   static fromConfig(flags: FlagValues, deps: { logger: Logger }): Rfc2136Provider {
     const s = rfc2136Settings(flags);
     const { host, port } = s.transport;
-    deps.logger.info({ server: `${host}:${port}`, zones: s.zones, tsig: s.key?.name ?? 'none', tls: s.transport.tls !== undefined }, 'rfc2136 provider configured');
+    deps.logger.info(
+      { server: `${host}:${port}`, zones: s.zones, tsig: s.key?.name ?? 'none', tls: s.transport.tls !== undefined },
+      'rfc2136 provider configured',
+    );
     return new Rfc2136Provider({
-      zones: s.zones, transport: new NetworkTransport(s.transport), minTTL: s.minTTL, batchChangeSize: s.batchChangeSize,
-      logger: deps.logger, server: `${host}:${port}`, ...(s.key === undefined ? {} : { key: s.key }),
+      zones: s.zones,
+      transport: new NetworkTransport(s.transport),
+      minTTL: s.minTTL,
+      batchChangeSize: s.batchChangeSize,
+      logger: deps.logger,
+      server: `${host}:${port}`,
+      ...(s.key === undefined ? {} : { key: s.key }),
     });
   }
 
@@ -106,7 +114,11 @@ export class Rfc2136Provider implements Provider {
     const out: Endpoint[] = [];
     for (const zone of this.zones) {
       const sets = await transferZone(zone, {
-        transport: this.transport, key: this.key, now: () => Math.floor(this.clock() / 1000), id: () => randomInt(0, 0x10000), provider: PROVIDER_NAME,
+        transport: this.transport,
+        key: this.key,
+        now: () => Math.floor(this.clock() / 1000),
+        id: () => randomInt(0, 0x10000),
+        provider: PROVIDER_NAME,
       }).catch((err: unknown) => {
         throw this.wrap(err, zone, []);
       });
@@ -152,7 +164,10 @@ export class Rfc2136Provider implements Provider {
     for (const zone of this.zones) {
       for (const batch of this.batches(ops.filter((o) => o.zone === zone))) {
         try {
-          await this.send(zone, batch.flatMap((o) => o.updates));
+          await this.send(
+            zone,
+            batch.flatMap((o) => o.updates),
+          );
           this.logger.info({ zone, changes: batch.length }, 'rfc2136 update applied');
         } catch (err) {
           const records = batch.map((o) => o.record);
@@ -227,9 +242,15 @@ export class Rfc2136Provider implements Provider {
     const rcode = RCODE_NAMES[header.rcode] ?? `RCODE ${header.rcode}`;
     const tsig = findTsig(reply);
     if (this.key !== undefined && tsig !== undefined && tsig.error !== 0) {
-      throw new ProviderError(PROVIDER_NAME, `${this.server} rejected the TSIG key "${this.key.name}" for zone ${zone}: ${rcode}/${tsigErrorName(tsig.error)} (check --rfc2136-tsig-secret, --rfc2136-tsig-secret-alg and the clock)`, {
-        zone, transient: false, code: 'PROVIDER_TSIG',
-      });
+      throw new ProviderError(
+        PROVIDER_NAME,
+        `${this.server} rejected the TSIG key "${this.key.name}" for zone ${zone}: ${rcode}/${tsigErrorName(tsig.error)} (check --rfc2136-tsig-secret, --rfc2136-tsig-secret-alg and the clock)`,
+        {
+          zone,
+          transient: false,
+          code: 'PROVIDER_TSIG',
+        },
+      );
     }
     if (header.rcode !== 0) throw rcodeError(header.rcode, rcode, zone, this.server);
     if (this.key !== undefined && mac !== undefined) {
@@ -250,7 +271,11 @@ export class Rfc2136Provider implements Provider {
     const what = records.length === 0 ? '' : ` (${records.slice(0, 5).join(', ')}${records.length > 5 ? `, and ${records.length - 5} more` : ''})`;
     const message = err instanceof ProviderError ? errorMessage(err) : `zone ${zone}: ${errorMessage(err)}`;
     return new Rfc2136Error(`${message}${what}`, {
-      zone, transient, code: code === 'DNS_TRANSPORT_FAILED' ? 'PROVIDER_UNREACHABLE' : code, records, cause: err,
+      zone,
+      transient,
+      code: code === 'DNS_TRANSPORT_FAILED' ? 'PROVIDER_UNREACHABLE' : code,
+      records,
+      cause: err,
     });
   }
 }
@@ -264,6 +289,8 @@ function rcodeError(code: number, name: string, zone: string, server: string): P
   };
   const detail = hint[name] === undefined ? '' : `: ${hint[name]}`;
   return new ProviderError(PROVIDER_NAME, `${server} answered ${name} to an update of zone ${zone}${detail}`, {
-    zone, transient: code === 2, code: rcodeErrorCode(name),
+    zone,
+    transient: code === 2,
+    code: rcodeErrorCode(name),
   });
 }

@@ -7,7 +7,10 @@ import type { Server } from 'node:net';
 import { DnsTransportError, NetworkTransport, UDP_LIMIT } from './transport.ts';
 
 /** A UDP and a TCP listener on the same port of 127.0.0.1; records which protocol each request used. */
-async function fakeServer(udpReply: (req: Buffer) => Buffer | undefined, tcpReplies: (req: Buffer) => Buffer[]): Promise<{ port: number; seen: string[]; close: () => Promise<void> }> {
+async function fakeServer(
+  udpReply: (req: Buffer) => Buffer | undefined,
+  tcpReplies: (req: Buffer) => Buffer[],
+): Promise<{ port: number; seen: string[]; close: () => Promise<void> }> {
   const seen: string[] = [];
   for (let attempt = 0; attempt < 20; attempt++) {
     const udp: UdpSocket = createSocket('udp4');
@@ -66,7 +69,10 @@ function reply(req: Buffer, flags: number, extra = 0): Buffer {
 
 describe('NetworkTransport', () => {
   test('small requests use UDP; a truncated answer is retried over TCP', async () => {
-    const srv = await fakeServer((req) => reply(req, 0x0200), (req) => [reply(req, 0, 100)]);
+    const srv = await fakeServer(
+      (req) => reply(req, 0x0200),
+      (req) => [reply(req, 0, 100)],
+    );
     try {
       const t = new NetworkTransport({ host: '127.0.0.1', port: srv.port, timeoutMs: 2000 });
       const answer = await t.exchange(request(40));
@@ -78,7 +84,10 @@ describe('NetworkTransport', () => {
   });
 
   test('requests larger than a UDP datagram go straight to TCP', async () => {
-    const srv = await fakeServer(() => undefined, (req) => [reply(req, 0)]);
+    const srv = await fakeServer(
+      () => undefined,
+      (req) => [reply(req, 0)],
+    );
     try {
       const t = new NetworkTransport({ host: '127.0.0.1', port: srv.port, timeoutMs: 2000 });
       await t.exchange(request(UDP_LIMIT + 1));
@@ -89,7 +98,10 @@ describe('NetworkTransport', () => {
   });
 
   test('UDP answers with another ID are ignored; silence is a transient timeout', async () => {
-    const srv = await fakeServer((req) => reply(request(12, req.readUInt16BE(0) ^ 1), 0), () => []);
+    const srv = await fakeServer(
+      (req) => reply(request(12, req.readUInt16BE(0) ^ 1), 0),
+      () => [],
+    );
     try {
       const t = new NetworkTransport({ host: '127.0.0.1', port: srv.port, timeoutMs: 300 });
       await assert.rejects(t.exchange(request(20)), (err: unknown) => err instanceof DnsTransportError && err.transient && /timeout/.test(err.message));
@@ -99,7 +111,10 @@ describe('NetworkTransport', () => {
   });
 
   test('transfers stream frames until the consumer says done, across split reads', async () => {
-    const srv = await fakeServer(() => undefined, (req) => [reply(req, 0, 1), reply(req, 0, 2), reply(req, 0, 3)]);
+    const srv = await fakeServer(
+      () => undefined,
+      (req) => [reply(req, 0, 1), reply(req, 0, 2), reply(req, 0, 3)],
+    );
     try {
       const t = new NetworkTransport({ host: '127.0.0.1', port: srv.port, timeoutMs: 2000 });
       const sizes: number[] = [];
@@ -109,7 +124,10 @@ describe('NetworkTransport', () => {
       });
       assert.deepEqual(sizes, [13, 14, 15]);
       // A transfer that never completes is an error, not a short zone.
-      await assert.rejects(t.transfer(request(30), () => false), (err: unknown) => err instanceof DnsTransportError);
+      await assert.rejects(
+        t.transfer(request(30), () => false),
+        (err: unknown) => err instanceof DnsTransportError,
+      );
     } finally {
       await srv.close();
     }

@@ -99,7 +99,10 @@ export class NetworkTransport implements DnsTransport {
     const { host, port, tls } = this.options;
     if (tls === undefined) return netConnect({ host, port });
     return tlsConnect({
-      host, port, rejectUnauthorized: tls.rejectUnauthorized, ALPNProtocols: ['dot'],
+      host,
+      port,
+      rejectUnauthorized: tls.rejectUnauthorized,
+      ALPNProtocols: ['dot'],
       ...(tls.servername === undefined ? (isIPv6(host) || /^[\d.]+$/.test(host) ? {} : { servername: host }) : { servername: tls.servername }),
       ...(tls.ca === undefined ? {} : { ca: tls.ca }),
     });

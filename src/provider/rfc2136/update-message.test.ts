@@ -59,19 +59,31 @@ describe('UPDATE encoder', () => {
     const decoded = dnsPacket.decode(encodeUpdate({ id: 1, zone: 'example.test', updates }));
     const auth = decoded.authorities ?? [];
     assert.equal(auth.length, 4);
-    assert.deepEqual(auth.map((a) => [a.name, a.type, (a as { class?: string }).class, (a as { ttl?: number }).ttl]), [
-      ['www.example.test', 'A', 'IN', 60], ['www.example.test', 'AAAA', 'IN', 60], ['alias.example.test', 'CNAME', 'IN', 0], ['txt.example.test', 'TXT', 'IN', 300],
-    ]);
+    assert.deepEqual(
+      auth.map((a) => [a.name, a.type, (a as { class?: string }).class, (a as { ttl?: number }).ttl]),
+      [
+        ['www.example.test', 'A', 'IN', 60],
+        ['www.example.test', 'AAAA', 'IN', 60],
+        ['alias.example.test', 'CNAME', 'IN', 0],
+        ['txt.example.test', 'TXT', 'IN', 300],
+      ],
+    );
     assert.equal((auth[0] as { data: string }).data, '192.0.2.1');
     assert.equal((auth[2] as { data: string }).data, 'www.example.test');
     const chunks = (auth[3] as { data: Buffer[] }).data;
-    assert.deepEqual(chunks.map((c) => c.length), [255, 45], 'TXT values over 255 bytes become several character-strings');
+    assert.deepEqual(
+      chunks.map((c) => c.length),
+      [255, 45],
+      'TXT values over 255 bytes become several character-strings',
+    );
     assert.equal(Buffer.concat(chunks).toString(), long);
   });
 
   test('delete RRset is class ANY, TTL 0, empty rdata; delete RR is class NONE, TTL 0, with rdata', () => {
     const msg = encodeUpdate({
-      id: 2, zone: 'example.test', updates: [
+      id: 2,
+      zone: 'example.test',
+      updates: [
         { op: 'deleteRRset', name: 'www.example.test', type: 'A' },
         { op: 'deleteRR', name: 'www.example.test', type: 'A', rdata: '192.0.2.1' },
         { op: 'deleteRR', name: 'txt.example.test', type: 'TXT', rdata: 'hello' },
@@ -91,8 +103,14 @@ describe('UPDATE encoder', () => {
   });
 
   test('invalid values and unknown types are endpoint errors, not garbage on the wire', () => {
-    assert.throws(() => encodeUpdate({ id: 1, zone: 'example.test', updates: [{ op: 'add', name: 'x.example.test', type: 'A', ttl: 1, rdata: '999.1.1.1' }] }), InvalidEndpointError);
-    assert.throws(() => encodeUpdate({ id: 1, zone: 'example.test', updates: [{ op: 'add', name: 'x.example.test', type: 'HINFO', ttl: 1, rdata: 'x' }] }), InvalidEndpointError);
+    assert.throws(
+      () => encodeUpdate({ id: 1, zone: 'example.test', updates: [{ op: 'add', name: 'x.example.test', type: 'A', ttl: 1, rdata: '999.1.1.1' }] }),
+      InvalidEndpointError,
+    );
+    assert.throws(
+      () => encodeUpdate({ id: 1, zone: 'example.test', updates: [{ op: 'add', name: 'x.example.test', type: 'HINFO', ttl: 1, rdata: 'x' }] }),
+      InvalidEndpointError,
+    );
   });
 
   test('updateRRSize bounds the encoded size of a record', () => {

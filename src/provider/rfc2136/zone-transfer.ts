@@ -103,7 +103,9 @@ export async function transferZone(zone: string, deps: TransferDeps): Promise<Li
     if (deps.key !== undefined && previousMac !== undefined) {
       const key = deps.key;
       const result = verify(message, (n) => (n === key.name ? key : undefined), {
-        now: deps.now(), requestMac: previousMac, ...(first ? {} : { timersOnly: true }),
+        now: deps.now(),
+        requestMac: previousMac,
+        ...(first ? {} : { timersOnly: true }),
       });
       if (result.status !== 'ok') {
         const why = result.status === 'unsigned' ? 'is not signed' : `failed TSIG verification (${tsigErrorName(result.error)})`;

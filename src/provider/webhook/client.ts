@@ -83,11 +83,24 @@ export class WebhookProvider implements Provider {
         const res = await probe.exchange('GET', '', undefined, opts.readTimeoutMs);
         if (res.status < 200 || res.status >= 300) throw unexpected('GET /', res);
         if (!isWebhookMediaType(res.contentType)) {
-          throw new ProviderError(PROVIDER_NAME, `GET ${redactUrl(probe.base)}: server answered Content-Type ${JSON.stringify(res.contentType)}, not ${MEDIA_TYPE}`, { code: 'PROVIDER_BAD_RESPONSE' });
+          throw new ProviderError(
+            PROVIDER_NAME,
+            `GET ${redactUrl(probe.base)}: server answered Content-Type ${JSON.stringify(res.contentType)}, not ${MEDIA_TYPE}`,
+            { code: 'PROVIDER_BAD_RESPONSE' },
+          );
         }
         if (res.vary?.toLowerCase() !== 'content-type') opts.logger.debug({ vary: res.vary }, 'webhook server sent no "Vary: Content-Type"');
         const filter = wrap(() => domainFilterFromJSON(res.body), 'GET /');
-        opts.logger.info({ url: redactUrl(probe.base), include: filter.include, exclude: filter.exclude, regexInclude: filter.regexInclude?.source, regexExclude: filter.regexExclude?.source }, 'webhook provider negotiated');
+        opts.logger.info(
+          {
+            url: redactUrl(probe.base),
+            include: filter.include,
+            exclude: filter.exclude,
+            regexInclude: filter.regexInclude?.source,
+            regexExclude: filter.regexExclude?.source,
+          },
+          'webhook provider negotiated',
+        );
         return new WebhookProvider({ ...opts, filter });
       } catch (err) {
         const transient = err instanceof HostwardenError ? err.transient : true;
@@ -102,7 +115,8 @@ export class WebhookProvider implements Provider {
     const res = await this.exchange('GET', 'records', undefined, this.readTimeoutMs);
     if (res.status !== 200) throw unexpected('GET /records', res);
     const read = wrap(() => endpointsFromWire(res.body, 'GET /records'), 'GET /records');
-    if (read.skipped.length > 0) this.logger.warn({ skipped: read.skipped.slice(0, 20), count: read.skipped.length }, 'webhook records of unsupported types ignored');
+    if (read.skipped.length > 0)
+      this.logger.warn({ skipped: read.skipped.slice(0, 20), count: read.skipped.length }, 'webhook records of unsupported types ignored');
     return read.endpoints;
   }
 
@@ -195,7 +209,11 @@ function transportError(where: string, err: unknown, timeoutMs: number, signal: 
   }
   const cause = (err as { cause?: unknown }).cause;
   const detail = redactUrls(cause instanceof Error ? cause.message : errorMessage(err));
-  return new ProviderError(PROVIDER_NAME, `${where}: cannot reach the webhook provider: ${detail}`, { transient: true, code: 'PROVIDER_UNAVAILABLE', cause: err });
+  return new ProviderError(PROVIDER_NAME, `${where}: cannot reach the webhook provider: ${detail}`, {
+    transient: true,
+    code: 'PROVIDER_UNAVAILABLE',
+    cause: err,
+  });
 }
 
 function unexpected(where: string, res: Exchange): ProviderError {

@@ -18,7 +18,10 @@ describe('media type', () => {
 describe('domain filter JSON', () => {
   test('lists are written sorted, regex filters as their sources, an empty filter as {}', () => {
     assert.deepEqual(domainFilterToJSON(new DomainFilter()), {});
-    assert.deepEqual(domainFilterToJSON(new DomainFilter({ include: ['b.org', 'a.org'], exclude: ['x.a.org'] })), { include: ['a.org', 'b.org'], exclude: ['x.a.org'] });
+    assert.deepEqual(domainFilterToJSON(new DomainFilter({ include: ['b.org', 'a.org'], exclude: ['x.a.org'] })), {
+      include: ['a.org', 'b.org'],
+      exclude: ['x.a.org'],
+    });
     assert.deepEqual(domainFilterToJSON(new DomainFilter({ include: ['a.org'], regexInclude: /\.org$/ })), { regexInclude: '\\.org$' });
   });
 
@@ -46,6 +49,9 @@ describe('changes and endpoints', () => {
   test('unknown record types are refused in changes, skipped in listings', () => {
     const naptr = { dnsName: 'n.example.org', targets: ['x'], recordType: 'NAPTR' };
     assert.throws(() => changesFromWire({ create: [naptr] }), /unsupported record type in n\.example\.org NAPTR/);
-    assert.deepEqual(endpointsFromWire([naptr, { DNSName: 'www.example.org', Targets: ['192.0.2.1'], RecordType: 'A', RecordTTL: 60 }], 'records'), { endpoints: [a], skipped: ['n.example.org NAPTR'] });
+    assert.deepEqual(endpointsFromWire([naptr, { DNSName: 'www.example.org', Targets: ['192.0.2.1'], RecordType: 'A', RecordTTL: 60 }], 'records'), {
+      endpoints: [a],
+      skipped: ['n.example.org NAPTR'],
+    });
   });
 });

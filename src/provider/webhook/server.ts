@@ -60,8 +60,19 @@ export class WebhookServer {
     this.maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.requestLog = new RateLimitedLog(opts.logger, { perInterval: 20 });
     const registers = [opts.metrics];
-    this.requests = new Counter({ name: 'hostwarden_webhook_requests_total', help: 'Webhook API requests, by method, path and status code.', labelNames: ['method', 'path', 'code'], registers });
-    this.duration = new Histogram({ name: 'hostwarden_webhook_request_duration_seconds', help: 'Time to answer webhook API requests, by path.', labelNames: ['path'], buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5], registers });
+    this.requests = new Counter({
+      name: 'hostwarden_webhook_requests_total',
+      help: 'Webhook API requests, by method, path and status code.',
+      labelNames: ['method', 'path', 'code'],
+      registers,
+    });
+    this.duration = new Histogram({
+      name: 'hostwarden_webhook_request_duration_seconds',
+      help: 'Time to answer webhook API requests, by path.',
+      labelNames: ['path'],
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+      registers,
+    });
   }
 
   async start(host: string, port: number): Promise<AddressInfo> {
@@ -99,7 +110,8 @@ export class WebhookServer {
       status = await this.route(method, path, req, res);
     } catch (err) {
       status = err instanceof HttpError ? err.status : isTransient(err) ? 500 : err instanceof InvalidEndpointError ? 400 : 422;
-      if (status >= 500) this.requestLog.error({ err: errorMessage(err), method, path: known, code: (err as { code?: string }).code }, 'webhook request failed');
+      if (status >= 500)
+        this.requestLog.error({ err: errorMessage(err), method, path: known, code: (err as { code?: string }).code }, 'webhook request failed');
       else this.requestLog.warn({ err: errorMessage(err), method, path: known }, 'webhook request refused');
       if (!res.headersSent) res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(`${errorMessage(err)}\n`);
       else res.destroy();

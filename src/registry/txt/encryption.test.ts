@@ -32,7 +32,7 @@ describe('parseAesKey', () => {
 });
 
 describe('encryptText / decryptText', () => {
-  test('decrypts external-dns\'s known ciphertext', () => {
+  test("decrypts external-dns's known ciphertext", () => {
     assert.equal(decryptText(LOREM_ENCRYPTED, KEY).text, LOREM);
   });
 

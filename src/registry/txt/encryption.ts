@@ -25,10 +25,7 @@ export function parseAesKey(value: string): Buffer {
     const decoded = Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
     if (decoded.length === AES_KEY_BYTES) return decoded;
   }
-  throw new ConfigError(
-    `${AES_KEY_FLAG} must be ${AES_KEY_BYTES} bytes long, as plain text or base64-encoded (got ${raw.length} characters)`,
-    AES_KEY_FLAG,
-  );
+  throw new ConfigError(`${AES_KEY_FLAG} must be ${AES_KEY_BYTES} bytes long, as plain text or base64-encoded (got ${raw.length} characters)`, AES_KEY_FLAG);
 }
 
 /** A fresh random nonce, base64-encoded as it is kept in the txt-encryption-nonce label. */

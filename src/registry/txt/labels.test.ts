@@ -63,7 +63,10 @@ describe('parseLabels', () => {
   });
 
   test('parseLabelsOrThrow throws a RegistryError', () => {
-    assert.throws(() => parseLabelsOrThrow('random'), (err: unknown) => err instanceof RegistryError && err.code === 'REGISTRY_FAILED');
+    assert.throws(
+      () => parseLabelsOrThrow('random'),
+      (err: unknown) => err instanceof RegistryError && err.code === 'REGISTRY_FAILED',
+    );
     assert.deepEqual(parseLabelsOrThrow(FOO_TEXT), FOO);
   });
 });
@@ -76,7 +79,7 @@ describe('ownership values with encryption', () => {
     assert.deepEqual(bar, { ...BAR, 'txt-encryption-nonce': 'yi6vVATlgYN0enXB' });
   });
 
-  test('re-encrypting with the kept nonce gives external-dns\'s exact bytes', () => {
+  test("re-encrypting with the kept nonce gives external-dns's exact bytes", () => {
     const foo = decodeOwnershipValue(FOO_ENCRYPTED, AES_KEY);
     assert.ok(foo !== undefined);
     assert.equal(encodeOwnershipValue(foo, AES_KEY), `"${FOO_ENCRYPTED}"`);

@@ -20,7 +20,13 @@ describe('TXTNameMapper.toTXTName', () => {
     ['templated suffix with dash', { suffix: '-%{record_type}' }, 'foo.example.com', 'A', 'foo-a.example.com'],
     ['suffix', { suffix: '-txt' }, 'new-record-1.test-zone.example.org', 'CNAME', 'cname-new-record-1-txt.test-zone.example.org'],
     ['suffix, single label', { suffix: '-txt' }, 'example', 'CNAME', 'cname-example-txt'],
-    ['suffix and wildcard replacement', { suffix: '-txt', wildcardReplacement: 'wildcard' }, '*.wildcard.test-zone.example.org', 'CNAME', 'cname-wildcard-txt.wildcard.test-zone.example.org'],
+    [
+      'suffix and wildcard replacement',
+      { suffix: '-txt', wildcardReplacement: 'wildcard' },
+      '*.wildcard.test-zone.example.org',
+      'CNAME',
+      'cname-wildcard-txt.wildcard.test-zone.example.org',
+    ],
     ['prefix and wildcard replacement', { prefix: 'txt-', wildcardReplacement: 'wild' }, '*.example.com', 'A', 'txt-a-wild.example.com'],
     ['MX under prefix', { prefix: 'txt.' }, 'mail.test-zone.example.org', 'MX', 'txt.mx-mail.test-zone.example.org'],
   ];
@@ -36,18 +42,43 @@ describe('TXTNameMapper.toEndpointName', () => {
     ['no affix, old format', {}, 'foobar.test-zone.example.org', { dnsName: 'foobar.test-zone.example.org', recordType: undefined }],
     ['no affix, SRV old format', {}, '_sip._udp.sip1.test-zone.example.org', { dnsName: '_sip._udp.sip1.test-zone.example.org', recordType: undefined }],
     ['prefix, new format', { prefix: 'txt.' }, 'txt.mx-mail.test-zone.example.org', { dnsName: 'mail.test-zone.example.org', recordType: 'MX' }],
-    ['prefix, old format, case-insensitive', { prefix: 'txt.' }, 'TxT.tar.test-zone.example.org', { dnsName: 'tar.test-zone.example.org', recordType: undefined }],
-    ['prefix, old wildcard with replacement', { prefix: 'txt.' }, 'txt.wc.wildcard.test-zone.example.org', { dnsName: 'wc.wildcard.test-zone.example.org', recordType: undefined }],
+    [
+      'prefix, old format, case-insensitive',
+      { prefix: 'txt.' },
+      'TxT.tar.test-zone.example.org',
+      { dnsName: 'tar.test-zone.example.org', recordType: undefined },
+    ],
+    [
+      'prefix, old wildcard with replacement',
+      { prefix: 'txt.' },
+      'txt.wc.wildcard.test-zone.example.org',
+      { dnsName: 'wc.wildcard.test-zone.example.org', recordType: undefined },
+    ],
     ['prefix missing', { prefix: 'txt.' }, 'foobar.test-zone.example.org', undefined],
     ['suffix, new format', { suffix: '-txt' }, 'aaaa-dualstack-txt.test-zone.example.org', { dnsName: 'dualstack.test-zone.example.org', recordType: 'AAAA' }],
     ['suffix, old format', { suffix: '-txt' }, 'bar-txt.test-zone.example.org', { dnsName: 'bar.test-zone.example.org', recordType: undefined }],
     ['suffix, case-insensitive', { suffix: '-TxT' }, 'tar-TxT.test-zone.example.org', { dnsName: 'tar.test-zone.example.org', recordType: undefined }],
-    ['suffix, SRV old format', { suffix: '-txt' }, '_sip-txt._udp.sip1.test-zone.example.org', { dnsName: '_sip._udp.sip1.test-zone.example.org', recordType: undefined }],
+    [
+      'suffix, SRV old format',
+      { suffix: '-txt' },
+      '_sip-txt._udp.sip1.test-zone.example.org',
+      { dnsName: '_sip._udp.sip1.test-zone.example.org', recordType: undefined },
+    ],
     ['suffix missing', { suffix: '-txt' }, 'qux.test-zone.example.org', undefined],
     ['templated prefix', { prefix: 'txt-%{record_type}.' }, 'txt-a.foo.test-zone.example.org', { dnsName: 'foo.test-zone.example.org', recordType: 'A' }],
-    ['templated prefix, MX', { prefix: 'TxT-%{record_type}.' }, 'txt-mx.mail.test-zone.example.org', { dnsName: 'mail.test-zone.example.org', recordType: 'MX' }],
+    [
+      'templated prefix, MX',
+      { prefix: 'TxT-%{record_type}.' },
+      'txt-mx.mail.test-zone.example.org',
+      { dnsName: 'mail.test-zone.example.org', recordType: 'MX' },
+    ],
     ['templated suffix', { suffix: 'txt%{record_type}' }, 'bartxtcname.test-zone.example.org', { dnsName: 'bar.test-zone.example.org', recordType: 'CNAME' }],
-    ['templated suffix, old format', { suffix: 'txt%{record_type}' }, 'mailtxt.test-zone.example.org', { dnsName: 'mail.test-zone.example.org', recordType: undefined }],
+    [
+      'templated suffix, old format',
+      { suffix: 'txt%{record_type}' },
+      'mailtxt.test-zone.example.org',
+      { dnsName: 'mail.test-zone.example.org', recordType: undefined },
+    ],
     ['suffix with a dot', { suffix: '.txt' }, 'a-foo.txt.example.org', { dnsName: 'foo.example.org', recordType: 'A' }],
   ];
   for (const [what, options, name, expected] of cases) {
@@ -85,11 +116,16 @@ describe('round trip', () => {
       ['', '-%{record_type}'],
     );
     fc.assert(
-      fc.property(fc.array(label, { minLength: 1, maxLength: 4 }), fc.constantFrom('A', 'AAAA', 'CNAME', 'MX', 'SRV', 'NS', 'TXT', 'CAA'), affix, (labels, type, [prefix, suffix]) => {
-        const mapper = new TXTNameMapper({ prefix, suffix });
-        const name = labels.join('.');
-        assert.deepEqual(mapper.toEndpointName(mapper.toTXTName(name, type)), { dnsName: name, recordType: type });
-      }),
+      fc.property(
+        fc.array(label, { minLength: 1, maxLength: 4 }),
+        fc.constantFrom('A', 'AAAA', 'CNAME', 'MX', 'SRV', 'NS', 'TXT', 'CAA'),
+        affix,
+        (labels, type, [prefix, suffix]) => {
+          const mapper = new TXTNameMapper({ prefix, suffix });
+          const name = labels.join('.');
+          assert.deepEqual(mapper.toEndpointName(mapper.toTXTName(name, type)), { dnsName: name, recordType: type });
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -6,7 +6,10 @@ import { validateOptions } from './options.ts';
 
 const base = { ownerId: 'default', managedRecordTypes: ['A' as const], excludeRecordTypes: [], logger: silentLogger() };
 const refuses = (options: Parameters<typeof validateOptions>[0], flag: string, message: RegExp): void => {
-  assert.throws(() => validateOptions(options), (e: unknown) => e instanceof ConfigError && e.flag === flag && message.test(e.message));
+  assert.throws(
+    () => validateOptions(options),
+    (e: unknown) => e instanceof ConfigError && e.flag === flag && message.test(e.message),
+  );
 };
 
 test('the TXT registry checks its own flags, in this one place', () => {

@@ -52,7 +52,11 @@ describe('OwnershipIndex', () => {
 
   test('keeps unfrozen TXT records as copies, and decodes the labels from the value when asked', () => {
     const index = newIndex();
-    const loose = newEndpoint({ dnsName: 'a-www.example.org', recordType: 'TXT', targets: ['"heritage=external-dns,external-dns/owner=owner,external-dns/resource=service/default/web"'] });
+    const loose = newEndpoint({
+      dnsName: 'a-www.example.org',
+      recordType: 'TXT',
+      targets: ['"heritage=external-dns,external-dns/owner=owner,external-dns/resource=service/default/web"'],
+    });
     index.addTXT(loose);
     const kept = index.getTXT('a-www.example.org', '');
     assert.notEqual(kept?.txt, loose);

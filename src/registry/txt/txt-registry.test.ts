@@ -96,11 +96,7 @@ describe('TXTRegistry.records', () => {
   });
 
   test('AAAA records never fall back to an old-format TXT', async () => {
-    const provider = new FakeProvider([
-      ep(`v6.${ZONE}`, 'AAAA', ['2001:db8::2']),
-      ep(`v6.${ZONE}`, 'A', ['192.0.2.2']),
-      txt(`v6.${ZONE}`, owned('owner')),
-    ]);
+    const provider = new FakeProvider([ep(`v6.${ZONE}`, 'AAAA', ['2001:db8::2']), ep(`v6.${ZONE}`, 'A', ['192.0.2.2']), txt(`v6.${ZONE}`, owned('owner'))]);
     const records = await registry(provider).records();
     assert.equal(find(records, `v6.${ZONE}`, 'A')?.labels.owner, 'owner');
     assert.equal(find(records, `v6.${ZONE}`, 'AAAA')?.labels.owner, undefined);
@@ -231,7 +227,7 @@ describe('TXTRegistry.applyChanges', () => {
     assert.equal(provider.list().length, 4);
   });
 
-  test('a create next to another owner\'s leftover TXT leaves that TXT alone and warns', async () => {
+  test("a create next to another owner's leftover TXT leaves that TXT alone and warns", async () => {
     const log = captureLogger();
     const provider = new FakeProvider([txt(`a-left.${ZONE}`, owned('other'))]);
     const reg = registry(provider, { logger: log.logger });
@@ -291,7 +287,7 @@ describe('TXTRegistry.applyChanges', () => {
     assert.equal(find(await reg.records(), `m.${ZONE}`, 'A')?.labels.owner, 'owner');
   });
 
-  test('without --migrate-from-txt-owner the previous owner\'s records stay untouched', async () => {
+  test("without --migrate-from-txt-owner the previous owner's records stay untouched", async () => {
     const provider = new FakeProvider([ep(`m.${ZONE}`, 'A', ['192.0.2.17']), txt(`a-m.${ZONE}`, owned('previous'))]);
     const reg = registry(provider);
     const current = find(await reg.records(), `m.${ZONE}`, 'A') as Endpoint;
@@ -380,7 +376,14 @@ describe('old-format ownership', () => {
     const records = await reg.records();
     const a = find(records, `legacy.${ZONE}`, 'A') as Endpoint;
     const mx = find(records, `legacy.${ZONE}`, 'MX') as Endpoint;
-    await reg.applyChanges({ ...emptyChanges(), updateOld: [a, mx], updateNew: [{ ...a, targets: ['192.0.2.22'] }, { ...mx, targets: [`30 mail.${ZONE}`] }] });
+    await reg.applyChanges({
+      ...emptyChanges(),
+      updateOld: [a, mx],
+      updateNew: [
+        { ...a, targets: ['192.0.2.22'] },
+        { ...mx, targets: [`30 mail.${ZONE}`] },
+      ],
+    });
     assert.ok(summary(provider.batches[0] as Changes).includes(`delete legacy.${ZONE} TXT ${owned('owner')}`));
     assert.equal(provider.get(`legacy.${ZONE}`, 'TXT'), undefined);
   });
@@ -514,7 +517,10 @@ describe('records cache', () => {
       ...emptyChanges(),
       create: [ep(`d.${ZONE}`, 'A', ['192.0.2.4'])],
       updateOld: [a, bAAAA],
-      updateNew: [{ ...a, targets: ['192.0.2.9'] }, { ...bAAAA, targets: ['2001:db8::9'] }],
+      updateNew: [
+        { ...a, targets: ['192.0.2.9'] },
+        { ...bAAAA, targets: ['2001:db8::9'] },
+      ],
     });
     const third = await reg.records();
     assert.deepEqual(order(third), ['b A 192.0.2.2', 'b AAAA 2001:db8::9', 'c A 192.0.2.3', 'd A 192.0.2.4', 'a A 192.0.2.9']);
@@ -531,10 +537,20 @@ describe('records cache', () => {
     });
     const reg = registry(provider, { cacheIntervalMs: 60_000, now: () => 1_000 });
     const first = await reg.records();
-    assert.deepEqual(first.map((r) => r.targets[0]), ['192.0.2.1', '192.0.2.3', '192.0.2.2']);
-    assert.deepEqual((await reg.records()).map((r) => r.targets[0]), ['192.0.2.1', '192.0.2.2', '192.0.2.3'], 'kept beside each other');
+    assert.deepEqual(
+      first.map((r) => r.targets[0]),
+      ['192.0.2.1', '192.0.2.3', '192.0.2.2'],
+    );
+    assert.deepEqual(
+      (await reg.records()).map((r) => r.targets[0]),
+      ['192.0.2.1', '192.0.2.2', '192.0.2.3'],
+      'kept beside each other',
+    );
     await reg.applyChanges({ ...emptyChanges(), delete: [first[0] as Endpoint] });
-    assert.deepEqual((await reg.records()).map((r) => r.targets[0]), ['192.0.2.3']);
+    assert.deepEqual(
+      (await reg.records()).map((r) => r.targets[0]),
+      ['192.0.2.3'],
+    );
   });
 
   test('is off by default', async () => {
@@ -549,7 +565,10 @@ describe('records cache', () => {
 describe('configuration', () => {
   const provider = new FakeProvider();
   const rejects = (options: Partial<TXTRegistryOptions>, flag: string): void => {
-    assert.throws(() => registry(provider, options), (err: unknown) => err instanceof ConfigError && err.flag === flag);
+    assert.throws(
+      () => registry(provider, options),
+      (err: unknown) => err instanceof ConfigError && err.flag === flag,
+    );
   };
 
   test('validates like external-dns, naming the flag', () => {

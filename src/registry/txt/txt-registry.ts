@@ -4,7 +4,17 @@
  * manages (and hand it back) without either tool losing track of what it owns.
  */
 import { EndpointsByName } from '../../endpoint/by-name.ts';
-import { LABEL_ENCRYPTION_NONCE, LABEL_OWNED_RECORD, LABEL_OWNER, cloneEndpoint, describeEndpoint, endpointKey, freezeEndpoint, newEndpoint, sameProviderSpecific } from '../../endpoint/endpoint.ts';
+import {
+  LABEL_ENCRYPTION_NONCE,
+  LABEL_OWNED_RECORD,
+  LABEL_OWNER,
+  cloneEndpoint,
+  describeEndpoint,
+  endpointKey,
+  freezeEndpoint,
+  newEndpoint,
+  sameProviderSpecific,
+} from '../../endpoint/endpoint.ts';
 import type { Endpoint, Labels, RecordType } from '../../endpoint/endpoint.ts';
 import type { DomainFilter } from '../../endpoint/domain-filter.ts';
 import { tryNormalizeDnsName } from '../../endpoint/name.ts';
@@ -369,9 +379,10 @@ export class TXTRegistry implements Registry {
   private canWriteOwnership(record: Endpoint, index: OwnershipIndex | undefined): boolean {
     const name = this.mapper.toTXTName(record.dnsName, record.recordType);
     if (index?.getTXT(name, record.setIdentifier) !== undefined || tryNormalizeDnsName(name) !== undefined) return true;
-    const hint = record.dnsName.startsWith('*.') && this.mapper.wildcardReplacement === ''
-      ? 'set --txt-wildcard-replacement to own wildcard records'
-      : 'the name is too long for its ownership TXT record; shorten it or --txt-prefix/--txt-suffix';
+    const hint =
+      record.dnsName.startsWith('*.') && this.mapper.wildcardReplacement === ''
+        ? 'set --txt-wildcard-replacement to own wildcard records'
+        : 'the name is too long for its ownership TXT record; shorten it or --txt-prefix/--txt-suffix';
     this.logger.error({ record: describeEndpoint(record), txt: name }, `record skipped: its ownership TXT name is not a valid DNS name (${hint})`);
     return false;
   }
@@ -426,4 +437,3 @@ function byKey(records: readonly Endpoint[]): EndpointsByName {
   for (const r of records) out.add(r);
   return out;
 }
-

@@ -46,7 +46,9 @@ export function kubeSourceFromConfig(name: KubeSourceName, cfg: Config, deps: Ku
     namespace: cfg.flags.str('namespace'),
     ...(inactivity > 0 ? { inactivityTimeoutMs: inactivity } : {}),
     ...(deps.onProblem === undefined ? {} : { onProblem: deps.onProblem }),
-    ...(metrics === undefined ? {} : { onReflector: (resource: KubeResource, r: Reflector<KubeObject>) => registerReflectorMetrics(metrics, name, resource.plural, r) }),
+    ...(metrics === undefined
+      ? {}
+      : { onReflector: (resource: KubeResource, r: Reflector<KubeObject>) => registerReflectorMetrics(metrics, name, resource.plural, r) }),
   };
   switch (name) {
     case 'service':

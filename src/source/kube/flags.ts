@@ -8,12 +8,37 @@ import type { FlagSpec } from '../../config/flags.ts';
 export const KUBE_SOURCE_FLAGS: readonly FlagSpec[] = [
   { name: 'namespace', kind: 'string', default: '', help: 'Watch objects in this namespace only (empty: all namespaces).' },
   { name: 'publish-host-ip', kind: 'bool', default: false, help: 'Headless Services publish the host IP of their Pods instead of the Pod IP.' },
-  { name: 'always-publish-not-ready-addresses', kind: 'bool', default: false, help: 'Headless Services publish not-ready endpoints too, as if every Service set publishNotReadyAddresses.' },
-  { name: 'ingress-class', kind: 'list', default: [], help: 'Only Ingresses of these classes (spec.ingressClassName or the kubernetes.io/ingress.class annotation).' },
-  { name: 'gateway-namespace', kind: 'string', default: '', help: 'Namespace of the Gateways routes may attach to (empty: all namespaces, whatever --namespace says).' },
+  {
+    name: 'always-publish-not-ready-addresses',
+    kind: 'bool',
+    default: false,
+    help: 'Headless Services publish not-ready endpoints too, as if every Service set publishNotReadyAddresses.',
+  },
+  {
+    name: 'ingress-class',
+    kind: 'list',
+    default: [],
+    help: 'Only Ingresses of these classes (spec.ingressClassName or the kubernetes.io/ingress.class annotation).',
+  },
+  {
+    name: 'gateway-namespace',
+    kind: 'string',
+    default: '',
+    help: 'Namespace of the Gateways routes may attach to (empty: all namespaces, whatever --namespace says).',
+  },
   { name: 'gateway-label-filter', kind: 'string', default: '', help: 'Only Gateways whose labels match this selector.' },
   { name: 'gateway-name', kind: 'string', default: '', help: 'Only routes attached to Gateways of this name.' },
-  { name: 'openshift-router-name', kind: 'string', default: '', help: 'openshift-route source: target the canonical hostname of this router only (status.ingress[].routerName; empty: the first router that admitted the route).' },
-  { name: 'crd-source-apiversion', kind: 'string', default: 'externaldns.k8s.io/v1alpha1', help: 'API version of the DNSEndpoint custom resource read by the crd source.' },
+  {
+    name: 'openshift-router-name',
+    kind: 'string',
+    default: '',
+    help: 'openshift-route source: target the canonical hostname of this router only (status.ingress[].routerName; empty: the first router that admitted the route).',
+  },
+  {
+    name: 'crd-source-apiversion',
+    kind: 'string',
+    default: 'externaldns.k8s.io/v1alpha1',
+    help: 'API version of the DNSEndpoint custom resource read by the crd source.',
+  },
   { name: 'crd-source-kind', kind: 'string', default: 'DNSEndpoint', help: 'Kind of the custom resource read by the crd source.' },
 ];

@@ -7,7 +7,12 @@ import type { HeadlessInputs } from './headless.ts';
 const A = 'external-dns.alpha.kubernetes.io/';
 
 function svc(annotations: Record<string, string>, spec: Record<string, unknown> = {}): KubeObject {
-  return { apiVersion: 'v1', kind: 'Service', metadata: { name: 'kafka', namespace: 'data', annotations }, spec: { clusterIP: 'None', selector: { app: 'kafka' }, ...spec } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'kafka', namespace: 'data', annotations },
+    spec: { clusterIP: 'None', selector: { app: 'kafka' }, ...spec },
+  };
 }
 
 interface Ep {
@@ -39,7 +44,12 @@ function pod(name: string, spec: Record<string, unknown>, hostIP: string, annota
 }
 
 function node(name: string, external: string[], internal: string): KubeObject {
-  return { apiVersion: 'v1', kind: 'Node', metadata: { name }, status: { addresses: [...external.map((address) => ({ type: 'ExternalIP', address })), { type: 'InternalIP', address: internal }] } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name },
+    status: { addresses: [...external.map((address) => ({ type: 'ExternalIP', address })), { type: 'InternalIP', address: internal }] },
+  };
 }
 
 const NODES = new Map([
@@ -80,29 +90,50 @@ describe('headless Services', () => {
   });
 
   test('publishNotReadyAddresses and --always-publish-not-ready-addresses include not-ready endpoints', () => {
-    const expected = ['kafka-0.kafka.example.org A 10.1.0.1', 'kafka-1.kafka.example.org A 10.1.0.2', 'kafka-2.kafka.example.org A 10.1.0.3', 'kafka.example.org A 10.1.0.1,10.1.0.2,10.1.0.3'];
+    const expected = [
+      'kafka-0.kafka.example.org A 10.1.0.1',
+      'kafka-1.kafka.example.org A 10.1.0.2',
+      'kafka-2.kafka.example.org A 10.1.0.3',
+      'kafka.example.org A 10.1.0.1,10.1.0.2,10.1.0.3',
+    ];
     const short = (r: ReturnType<typeof translateHeadless>): string[] => summary(r).map((s) => s.split(' ttl')[0] ?? '');
-    assert.deepEqual(short(translateHeadless(svc({ [`${A}hostname`]: 'kafka.example.org' }, { publishNotReadyAddresses: true }), {}, inputs([READY]))), expected);
-    assert.deepEqual(short(translateHeadless(svc({ [`${A}hostname`]: 'kafka.example.org' }), { alwaysPublishNotReadyAddresses: true }, inputs([READY]))), expected);
+    assert.deepEqual(
+      short(translateHeadless(svc({ [`${A}hostname`]: 'kafka.example.org' }, { publishNotReadyAddresses: true }), {}, inputs([READY]))),
+      expected,
+    );
+    assert.deepEqual(
+      short(translateHeadless(svc({ [`${A}hostname`]: 'kafka.example.org' }), { alwaysPublishNotReadyAddresses: true }, inputs([READY]))),
+      expected,
+    );
   });
 
   test('IPv6 slices give AAAA records; FQDN slices and non-Pod targets are skipped', () => {
     const v6 = slice('kafka-v6', 'IPv6', [{ ip: '2001:db8::10', pod: 'kafka-0' }]);
     const fqdn = slice('kafka-fqdn', 'FQDN', [{ ip: 'host.example.net', pod: 'kafka-1' }]);
-    const notPod: KubeObject = { ...slice('kafka-x', 'IPv4', []), endpoints: [{ addresses: ['10.9.9.9'], targetRef: { kind: 'Node', name: 'n1' } }, { addresses: ['10.9.9.8'] }] };
-    const r = translateHeadless(svc({ [`${A}hostname`]: 'kafka.example.org' }), {}, inputs([v6, fqdn, notPod, slice('kafka-v4', 'IPv4', [{ ip: '10.1.0.1', pod: 'kafka-0' }])]));
+    const notPod: KubeObject = {
+      ...slice('kafka-x', 'IPv4', []),
+      endpoints: [{ addresses: ['10.9.9.9'], targetRef: { kind: 'Node', name: 'n1' } }, { addresses: ['10.9.9.8'] }],
+    };
+    const r = translateHeadless(
+      svc({ [`${A}hostname`]: 'kafka.example.org' }),
+      {},
+      inputs([v6, fqdn, notPod, slice('kafka-v4', 'IPv4', [{ ip: '10.1.0.1', pod: 'kafka-0' }])]),
+    );
     assert.deepEqual(summary(r), ['kafka.example.org A 10.1.0.1 ttl=0 service/data/kafka', 'kafka.example.org AAAA 2001:db8::10 ttl=0 service/data/kafka']);
   });
 
   test('endpoints-type NodeExternalIP: the external addresses of each endpoint node', () => {
     const r = translateHeadless(svc({ [`${A}hostname`]: 'kafka.example.org', [`${A}endpoints-type`]: 'NodeExternalIP' }), {}, inputs([READY]));
-    assert.deepEqual(summary(r).map((s) => s.split(' ttl')[0]), [
-      'kafka-0.kafka.example.org A 198.51.100.1',
-      'kafka-1.kafka.example.org A 198.51.100.2',
-      'kafka-1.kafka.example.org AAAA 2001:db8::2',
-      'kafka.example.org A 198.51.100.1,198.51.100.2',
-      'kafka.example.org AAAA 2001:db8::2',
-    ]);
+    assert.deepEqual(
+      summary(r).map((s) => s.split(' ttl')[0]),
+      [
+        'kafka-0.kafka.example.org A 198.51.100.1',
+        'kafka-1.kafka.example.org A 198.51.100.2',
+        'kafka-1.kafka.example.org AAAA 2001:db8::2',
+        'kafka.example.org A 198.51.100.1,198.51.100.2',
+        'kafka.example.org AAAA 2001:db8::2',
+      ],
+    );
   });
 
   test('endpoints-type HostIP and --publish-host-ip read the Pods: host IP, spec.hostname, target annotation; unknown Pods skipped', () => {
@@ -112,9 +143,15 @@ describe('headless Services', () => {
     assert.equal(headlessNeedsPods(svc({ [`${A}hostname`]: 'x.example.org' }), {}), false);
     assert.equal(headlessNeedsPods(svc({ [`${A}hostname`]: 'x.example.org' }), { publishHostIP: true }), true);
     const expected = ['broker-a.kafka.example.org A 10.0.0.1', 'kafka.example.org A 10.0.0.1,203.0.113.7'];
-    assert.deepEqual(summary(translateHeadless(hostIP, {}, inputs([READY], pods))).map((s) => s.split(' ttl')[0]), expected);
+    assert.deepEqual(
+      summary(translateHeadless(hostIP, {}, inputs([READY], pods))).map((s) => s.split(' ttl')[0]),
+      expected,
+    );
     const flag = svc({ [`${A}hostname`]: 'kafka.example.org' });
-    assert.deepEqual(summary(translateHeadless(flag, { publishHostIP: true }, inputs([READY], pods))).map((s) => s.split(' ttl')[0]), expected);
+    assert.deepEqual(
+      summary(translateHeadless(flag, { publishHostIP: true }, inputs([READY], pods))).map((s) => s.split(' ttl')[0]),
+      expected,
+    );
   });
 
   test('a target annotation on the Service leaves the Service to the generic translation', () => {
@@ -122,10 +159,24 @@ describe('headless Services', () => {
   });
 
   test('internal-hostname is published like hostname; the fqdn template applies when nothing else did', () => {
-    const internal = translateHeadless(svc({ [`${A}internal-hostname`]: 'kafka.internal.example.org' }), {}, inputs([slice('s', 'IPv4', [{ ip: '10.1.0.1', pod: 'kafka-0' }])]));
-    assert.deepEqual(summary(internal).map((s) => s.split(' ttl')[0]), ['kafka.internal.example.org A 10.1.0.1']);
-    const templated = translateHeadless(svc({}), { fqdnTemplate: '{{.Name}}.{{.Namespace}}.example.org' }, inputs([slice('s', 'IPv4', [{ ip: '10.1.0.1', pod: 'kafka-0' }])]));
-    assert.deepEqual(summary(templated).map((s) => s.split(' ttl')[0]), ['kafka.data.example.org A 10.1.0.1']);
+    const internal = translateHeadless(
+      svc({ [`${A}internal-hostname`]: 'kafka.internal.example.org' }),
+      {},
+      inputs([slice('s', 'IPv4', [{ ip: '10.1.0.1', pod: 'kafka-0' }])]),
+    );
+    assert.deepEqual(
+      summary(internal).map((s) => s.split(' ttl')[0]),
+      ['kafka.internal.example.org A 10.1.0.1'],
+    );
+    const templated = translateHeadless(
+      svc({}),
+      { fqdnTemplate: '{{.Name}}.{{.Namespace}}.example.org' },
+      inputs([slice('s', 'IPv4', [{ ip: '10.1.0.1', pod: 'kafka-0' }])]),
+    );
+    assert.deepEqual(
+      summary(templated).map((s) => s.split(' ttl')[0]),
+      ['kafka.data.example.org A 10.1.0.1'],
+    );
   });
 
   test('the slice index maps slices and Pods to their Service', () => {

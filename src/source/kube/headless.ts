@@ -55,7 +55,11 @@ export function headlessNeedsPods(obj: KubeObject, options: TranslateOptions): b
  * Endpoints of a headless Service, or undefined when its `target` annotation decides the targets
  * (the generic Service translation handles that case).
  */
-export function translateHeadless(obj: KubeObject, options: TranslateOptions, inputs: HeadlessInputs): { endpoints: Endpoint[]; problems: SourceProblem[] } | undefined {
+export function translateHeadless(
+  obj: KubeObject,
+  options: TranslateOptions,
+  inputs: HeadlessInputs,
+): { endpoints: Endpoint[]; problems: SourceProblem[] } | undefined {
   const meta = readMeta(obj);
   if (meta === undefined) return { endpoints: [], problems: [] };
   // Annotation problems were already reported by the generic translation of the same object.

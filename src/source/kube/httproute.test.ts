@@ -9,15 +9,30 @@ const A = 'external-dns.alpha.kubernetes.io/';
 const ACCEPTED = [{ type: 'Accepted', status: 'True' }];
 
 function gateway(name: string, namespace: string, listeners: Record<string, unknown>[], annotations: Record<string, string> = {}): KubeObject {
-  return { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', metadata: { name, namespace, annotations }, spec: { listeners }, status: { addresses: [{ type: 'IPAddress', value: `192.0.2.${name.length}` }] } };
+  return {
+    apiVersion: 'gateway.networking.k8s.io/v1',
+    kind: 'Gateway',
+    metadata: { name, namespace, annotations },
+    spec: { listeners },
+    status: { addresses: [{ type: 'IPAddress', value: `192.0.2.${name.length}` }] },
+  };
 }
 
 const GATEWAYS = new Map<string, KubeObject>([
-  ['infra/shared', gateway('shared', 'infra', [
-    { name: 'apps', hostname: '*.apps.example.org', port: 443, protocol: 'HTTPS', allowedRoutes: { namespaces: { from: 'All' } } },
-    { name: 'team', hostname: 'team.example.org', port: 80, protocol: 'HTTP', allowedRoutes: { namespaces: { from: 'Selector', selector: { matchLabels: { team: 'a' } } } } },
-    { name: 'tcp', port: 5432, protocol: 'TCP', allowedRoutes: { namespaces: { from: 'All' } } },
-  ])],
+  [
+    'infra/shared',
+    gateway('shared', 'infra', [
+      { name: 'apps', hostname: '*.apps.example.org', port: 443, protocol: 'HTTPS', allowedRoutes: { namespaces: { from: 'All' } } },
+      {
+        name: 'team',
+        hostname: 'team.example.org',
+        port: 80,
+        protocol: 'HTTP',
+        allowedRoutes: { namespaces: { from: 'Selector', selector: { matchLabels: { team: 'a' } } } },
+      },
+      { name: 'tcp', port: 5432, protocol: 'TCP', allowedRoutes: { namespaces: { from: 'All' } } },
+    ]),
+  ],
   ['web/own', gateway('own', 'web', [{ name: 'http', port: 80, protocol: 'HTTP' }], { [`${A}target`]: 'lb.example.net' })],
 ]);
 
@@ -26,7 +41,13 @@ const LOOKUPS: GatewayLookups = {
   namespaceLabels: (ns): Record<string, string> | undefined => (ns === 'web' ? { team: 'a' } : ns === 'other' ? {} : undefined),
 };
 
-function route(namespace: string, hostnames: string[], parentRefs: Record<string, unknown>[], parents: { ref: Record<string, unknown>; conditions: unknown[] }[], annotations: Record<string, string> = {}): KubeObject {
+function route(
+  namespace: string,
+  hostnames: string[],
+  parentRefs: Record<string, unknown>[],
+  parents: { ref: Record<string, unknown>; conditions: unknown[] }[],
+  annotations: Record<string, string> = {},
+): KubeObject {
   return {
     apiVersion: 'gateway.networking.k8s.io/v1',
     kind: 'HTTPRoute',
@@ -52,33 +73,57 @@ describe('gateway-httproute', () => {
   });
 
   test('route hostnames are intersected with the listener hostname', () => {
-    const r = route('web', ['a.apps.example.org', 'b.c.apps.example.org', 'apps.example.org', 'other.example.org', '*.apps.example.org'], [SHARED], [{ ref: SHARED, conditions: ACCEPTED }]);
+    const r = route(
+      'web',
+      ['a.apps.example.org', 'b.c.apps.example.org', 'apps.example.org', 'other.example.org', '*.apps.example.org'],
+      [SHARED],
+      [{ ref: SHARED, conditions: ACCEPTED }],
+    );
     assert.deepEqual(names(r), ['*.apps.example.org A 192.0.2.6', 'a.apps.example.org A 192.0.2.6', 'b.c.apps.example.org A 192.0.2.6']);
     // Without route hostnames the listener's own hostname is published.
-    assert.deepEqual(names(route('web', [], [{ ...SHARED, sectionName: 'team' }], [{ ref: { ...SHARED, sectionName: 'team' }, conditions: ACCEPTED }])), ['team.example.org A 192.0.2.6']);
+    assert.deepEqual(names(route('web', [], [{ ...SHARED, sectionName: 'team' }], [{ ref: { ...SHARED, sectionName: 'team' }, conditions: ACCEPTED }])), [
+      'team.example.org A 192.0.2.6',
+    ]);
   });
 
   test('sectionName and port select the listener; allowedRoutes namespaces Same, All and Selector are honoured', () => {
     const team = { ...SHARED, sectionName: 'team' };
     assert.deepEqual(names(route('web', ['team.example.org'], [team], [{ ref: team, conditions: ACCEPTED }])), ['team.example.org A 192.0.2.6']);
-    assert.deepEqual(names(route('other', ['team.example.org'], [team], [{ ref: team, conditions: ACCEPTED }])), [], 'namespace labels do not match the selector');
+    assert.deepEqual(
+      names(route('other', ['team.example.org'], [team], [{ ref: team, conditions: ACCEPTED }])),
+      [],
+      'namespace labels do not match the selector',
+    );
     assert.deepEqual(names(route('unknown', ['team.example.org'], [team], [{ ref: team, conditions: ACCEPTED }])), [], 'namespace not known');
     const apps = { ...SHARED, sectionName: 'apps' };
-    assert.deepEqual(names(route('web', ['team.example.org'], [apps], [{ ref: apps, conditions: ACCEPTED }])), [], 'the selected listener does not match the hostname');
+    assert.deepEqual(
+      names(route('web', ['team.example.org'], [apps], [{ ref: apps, conditions: ACCEPTED }])),
+      [],
+      'the selected listener does not match the hostname',
+    );
     const wrongPort = { ...SHARED, port: 80 };
     assert.deepEqual(names(route('web', ['x.apps.example.org'], [wrongPort], [{ ref: wrongPort, conditions: ACCEPTED }])), []);
     // Listener without allowedRoutes: Same namespace only. The Gateway's target annotation wins over its addresses.
     const own = { name: 'own', namespace: 'web' };
-    assert.deepEqual(names(route('web', ['own.example.org'], [{ name: 'own' }], [{ ref: own, conditions: ACCEPTED }])), ['own.example.org CNAME lb.example.net']);
+    assert.deepEqual(names(route('web', ['own.example.org'], [{ name: 'own' }], [{ ref: own, conditions: ACCEPTED }])), [
+      'own.example.org CNAME lb.example.net',
+    ]);
     assert.deepEqual(names(route('other', ['own.example.org'], [own], [{ ref: own, conditions: ACCEPTED }])), []);
   });
 
   test('annotation hostnames must match a listener too; gateway-hostname-source narrows the names', () => {
     const ann = { [`${A}hostname`]: 'extra.apps.example.org,nope.example.org' };
     const accepted = [{ ref: SHARED, conditions: ACCEPTED }];
-    assert.deepEqual(names(route('web', ['x.apps.example.org'], [SHARED], accepted, ann)), ['extra.apps.example.org A 192.0.2.6', 'x.apps.example.org A 192.0.2.6']);
-    assert.deepEqual(names(route('web', ['x.apps.example.org'], [SHARED], accepted, { ...ann, [`${A}gateway-hostname-source`]: 'annotation-only' })), ['extra.apps.example.org A 192.0.2.6']);
-    assert.deepEqual(names(route('web', ['x.apps.example.org'], [SHARED], accepted, { ...ann, [`${A}gateway-hostname-source`]: 'defined-hosts-only' })), ['x.apps.example.org A 192.0.2.6']);
+    assert.deepEqual(names(route('web', ['x.apps.example.org'], [SHARED], accepted, ann)), [
+      'extra.apps.example.org A 192.0.2.6',
+      'x.apps.example.org A 192.0.2.6',
+    ]);
+    assert.deepEqual(names(route('web', ['x.apps.example.org'], [SHARED], accepted, { ...ann, [`${A}gateway-hostname-source`]: 'annotation-only' })), [
+      'extra.apps.example.org A 192.0.2.6',
+    ]);
+    assert.deepEqual(names(route('web', ['x.apps.example.org'], [SHARED], accepted, { ...ann, [`${A}gateway-hostname-source`]: 'defined-hosts-only' })), [
+      'x.apps.example.org A 192.0.2.6',
+    ]);
   });
 
   test('host matching follows the Gateway API wildcard rules', () => {
@@ -95,9 +140,23 @@ describe('gateway-httproute', () => {
     const labels = { team: 'a', env: 'prod' };
     assert.equal(labelSelectorMatches({}, labels), true);
     assert.equal(labelSelectorMatches(undefined, labels), false);
-    assert.equal(labelSelectorMatches({ matchLabels: { team: 'a' }, matchExpressions: [{ key: 'env', operator: 'In', values: ['prod', 'stage'] }] }, labels), true);
+    assert.equal(
+      labelSelectorMatches({ matchLabels: { team: 'a' }, matchExpressions: [{ key: 'env', operator: 'In', values: ['prod', 'stage'] }] }, labels),
+      true,
+    );
     assert.equal(labelSelectorMatches({ matchExpressions: [{ key: 'env', operator: 'NotIn', values: ['prod'] }] }, labels), false);
-    assert.equal(labelSelectorMatches({ matchExpressions: [{ key: 'x', operator: 'DoesNotExist' }, { key: 'team', operator: 'Exists' }] }, labels), true);
+    assert.equal(
+      labelSelectorMatches(
+        {
+          matchExpressions: [
+            { key: 'x', operator: 'DoesNotExist' },
+            { key: 'team', operator: 'Exists' },
+          ],
+        },
+        labels,
+      ),
+      true,
+    );
     assert.equal(labelSelectorMatches({ matchExpressions: [{ key: 'team', operator: 'Bogus' }] }, labels), false);
   });
 });

@@ -44,7 +44,9 @@ export function translateHTTPRoute(obj: KubeObject, options: TranslateOptions, l
   const common = commonOf(ann, `httproute/${meta.namespace}/${meta.name}`);
 
   const routeHosts = routeHostnames(obj, meta, options, ann.hostnames, (m) => problems.push(problemFor(ref, m)));
-  const specRefs = asArray(asRecord(obj['spec'])?.['parentRefs']).map(asRecord).filter((p): p is JsonRecord => p !== undefined);
+  const specRefs = asArray(asRecord(obj['spec'])?.['parentRefs'])
+    .map(asRecord)
+    .filter((p): p is JsonRecord => p !== undefined);
   const targetsByHost = new Map<string, Set<string>>();
   if (specRefs.length > 0) {
     for (const status of asArray(asRecord(obj['status'])?.['parents'])) {
@@ -95,7 +97,9 @@ function routeHostnames(obj: KubeObject, meta: ObjectMeta, options: TranslateOpt
     case undefined:
       break;
     default:
-      problem(`gateway-hostname-source ${JSON.stringify(source)} is neither ${HOSTNAME_SOURCE_ANNOTATION_ONLY} nor ${HOSTNAME_SOURCE_DEFINED_HOSTS_ONLY}; ignored`);
+      problem(
+        `gateway-hostname-source ${JSON.stringify(source)} is neither ${HOSTNAME_SOURCE_ANNOTATION_ONLY} nor ${HOSTNAME_SOURCE_DEFINED_HOSTS_ONLY}; ignored`,
+      );
   }
   if (specHosts.length === 0) hostnames.push('');
   if (options.ignoreHostnameAnnotation !== true) hostnames.push(...annotated);
@@ -110,7 +114,9 @@ function sameParent(spec: JsonRecord, status: JsonRecord, routeNamespace: string
 }
 
 function accepted(conditions: unknown): boolean {
-  const c = asArray(conditions).map(asRecord).find((x) => asString(x?.['type']) === 'Accepted');
+  const c = asArray(conditions)
+    .map(asRecord)
+    .find((x) => asString(x?.['type']) === 'Accepted');
   return asString(c?.['status']) === 'True';
 }
 

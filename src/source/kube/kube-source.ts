@@ -128,7 +128,8 @@ export class KubeObjectSource implements Source {
     let required = this.reflectors;
     for (let round = 0; round < 3; round++) {
       const synced = await Promise.all(required.map((r) => r.waitForSync(timeout)));
-      if (!synced.every(Boolean)) throw new SourceError(`${this.name}: the Kubernetes API did not answer a list within ${Math.round(timeout / 1000)}s`, { transient: true });
+      if (!synced.every(Boolean))
+        throw new SourceError(`${this.name}: the Kubernetes API did not answer a list within ${Math.round(timeout / 1000)}s`, { transient: true });
       if (this.stale) {
         this.stale = false;
         for (const obj of this.opts.primary.items()) this.changed(keyOf(obj), obj, false);
@@ -212,5 +213,7 @@ export class KubeObjectSource implements Source {
 }
 
 function sameContent(a: KubeObject, b: KubeObject): boolean {
-  return JSON.stringify({ ...a, metadata: { ...a.metadata, resourceVersion: '' } }) === JSON.stringify({ ...b, metadata: { ...b.metadata, resourceVersion: '' } });
+  return (
+    JSON.stringify({ ...a, metadata: { ...a.metadata, resourceVersion: '' } }) === JSON.stringify({ ...b, metadata: { ...b.metadata, resourceVersion: '' } })
+  );
 }

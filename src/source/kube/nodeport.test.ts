@@ -6,12 +6,33 @@ import { nodePortTargets, translateNodePort } from './nodeport.ts';
 const A = 'external-dns.alpha.kubernetes.io/';
 
 function svc(annotations: Record<string, string>, ports: Record<string, unknown>[]): KubeObject {
-  return { apiVersion: 'v1', kind: 'Service', metadata: { name: 'game', namespace: 'default', annotations }, spec: { type: 'NodePort', clusterIP: '10.96.0.9', ports } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'game', namespace: 'default', annotations },
+    spec: { type: 'NodePort', clusterIP: '10.96.0.9', ports },
+  };
 }
 
 const NODES: KubeObject[] = [
-  { metadata: { name: 'a' }, status: { addresses: [{ type: 'InternalIP', address: '10.0.0.1' }, { type: 'ExternalIP', address: '198.51.100.1' }] } },
-  { metadata: { name: 'b' }, status: { addresses: [{ type: 'InternalIP', address: '10.0.0.2' }, { type: 'InternalIP', address: '2001:db8::2' }] } },
+  {
+    metadata: { name: 'a' },
+    status: {
+      addresses: [
+        { type: 'InternalIP', address: '10.0.0.1' },
+        { type: 'ExternalIP', address: '198.51.100.1' },
+      ],
+    },
+  },
+  {
+    metadata: { name: 'b' },
+    status: {
+      addresses: [
+        { type: 'InternalIP', address: '10.0.0.2' },
+        { type: 'InternalIP', address: '2001:db8::2' },
+      ],
+    },
+  },
 ];
 
 function summary(r: ReturnType<typeof translateNodePort>): string[] {
@@ -54,12 +75,24 @@ describe('NodePort Services', () => {
 
   test('externalTrafficPolicy Local: only nodes with ready endpoints, else serving ones, else any', () => {
     const local = (eps: { node: string; ready?: boolean; serving?: boolean }[]): string[] => {
-      const slice: KubeObject = { metadata: { name: 's', namespace: 'default' }, endpoints: eps.map((e) => ({ nodeName: e.node, conditions: { ready: e.ready ?? true, ...(e.serving === undefined ? {} : { serving: e.serving }) } })) };
-      const service = { ...svc({ [`${A}hostname`]: 'game.example.org', [`${A}access`]: 'private' }, []), spec: { type: 'NodePort', externalTrafficPolicy: 'Local', ports: [] } };
+      const slice: KubeObject = {
+        metadata: { name: 's', namespace: 'default' },
+        endpoints: eps.map((e) => ({ nodeName: e.node, conditions: { ready: e.ready ?? true, ...(e.serving === undefined ? {} : { serving: e.serving }) } })),
+      };
+      const service = {
+        ...svc({ [`${A}hostname`]: 'game.example.org', [`${A}access`]: 'private' }, []),
+        spec: { type: 'NodePort', externalTrafficPolicy: 'Local', ports: [] },
+      };
       return summary(translateNodePort(service, {}, NODES, [slice]));
     };
     assert.deepEqual(local([{ node: 'a' }, { node: 'b', ready: false }]), ['game.example.org A 10.0.0.1 ttl=0']);
-    assert.deepEqual(local([{ node: 'a', ready: false, serving: false }, { node: 'b', ready: false, serving: true }]), ['game.example.org A 10.0.0.2 ttl=0', 'game.example.org AAAA 2001:db8::2 ttl=0']);
+    assert.deepEqual(
+      local([
+        { node: 'a', ready: false, serving: false },
+        { node: 'b', ready: false, serving: true },
+      ]),
+      ['game.example.org A 10.0.0.2 ttl=0', 'game.example.org AAAA 2001:db8::2 ttl=0'],
+    );
     assert.deepEqual(local([{ node: 'a', ready: false, serving: false }]), ['game.example.org A 10.0.0.1 ttl=0']);
     assert.deepEqual(local([]), []);
   });
@@ -67,6 +100,9 @@ describe('NodePort Services', () => {
   test('SRV records are published even before any node has an address; the target annotation leaves the Service to the generic translation', () => {
     const r = translateNodePort(svc({ [`${A}hostname`]: 'game.example.org' }, [{ port: 80, nodePort: 30080, protocol: 'TCP' }]), {}, []);
     assert.deepEqual(summary(r), ['_game._tcp.game.example.org SRV 0 50 30080 game.example.org ttl=0']);
-    assert.equal(translateNodePort(svc({ [`${A}hostname`]: 'game.example.org', [`${A}target`]: '192.0.2.1' }, [{ port: 80, nodePort: 30080 }]), {}, NODES), undefined);
+    assert.equal(
+      translateNodePort(svc({ [`${A}hostname`]: 'game.example.org', [`${A}target`]: '192.0.2.1' }, [{ port: 80, nodePort: 30080 }]), {}, NODES),
+      undefined,
+    );
   });
 });

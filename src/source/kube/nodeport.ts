@@ -75,7 +75,8 @@ export function translateNodePort(
   // external-dns treats internal-hostname on a NodePort Service like hostname: node addresses.
   let candidates = options.ignoreHostnameAnnotation === true ? [] : forHostnames([...ann.hostnames, ...ann.internalHostnames]);
   const template = templateOf(options);
-  if (template !== undefined && (candidates.length === 0 || options.combineFqdnAnnotation === true)) candidates = [...candidates, ...forHostnames(template.execute(obj, meta))];
+  if (template !== undefined && (candidates.length === 0 || options.combineFqdnAnnotation === true))
+    candidates = [...candidates, ...forHostnames(template.execute(obj, meta))];
   return { endpoints: finalizeEndpoints(ref, candidates, problems), problems };
 }
 

@@ -5,9 +5,34 @@
 import { ConfigError, errorMessage } from '../../errors.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { Reflector } from '../../kube/reflector.ts';
-import { ENDPOINTSLICES, GATEWAYS, HTTPROUTES, INGRESSES, NAMESPACES, NODES, PODS, ROUTES, SERVICES, customResource, keyOf, objectPath } from '../../kube/resource.ts';
+import {
+  ENDPOINTSLICES,
+  GATEWAYS,
+  HTTPROUTES,
+  INGRESSES,
+  NAMESPACES,
+  NODES,
+  PODS,
+  ROUTES,
+  SERVICES,
+  customResource,
+  keyOf,
+  objectPath,
+} from '../../kube/resource.ts';
 import type { KubeObject, KubeResource } from '../../kube/resource.ts';
-import { slimEndpointSlice, slimGateway, slimGeneric, slimHTTPRoute, slimIngress, slimNamespace, slimNode, slimPod, slimRoute, slimService, stubObject } from '../../kube/slim.ts';
+import {
+  slimEndpointSlice,
+  slimGateway,
+  slimGeneric,
+  slimHTTPRoute,
+  slimIngress,
+  slimNamespace,
+  slimNode,
+  slimPod,
+  slimRoute,
+  slimService,
+  stubObject,
+} from '../../kube/slim.ts';
 import type { Logger } from '../../log.ts';
 import type { ProblemReporter } from '../source.ts';
 import type { TranslateOptions } from '../translate/options.ts';
@@ -52,7 +77,10 @@ function reflector(
   return r;
 }
 
-function common(deps: KubeSourceDeps, name: string): Pick<ConstructorParameters<typeof KubeObjectSource>[0], 'name' | 'logger' | 'onProblem' | 'syncTimeoutMs' | 'onClose'> {
+function common(
+  deps: KubeSourceDeps,
+  name: string,
+): Pick<ConstructorParameters<typeof KubeObjectSource>[0], 'name' | 'logger' | 'onProblem' | 'syncTimeoutMs' | 'onClose'> {
   return {
     name,
     onClose: () => deps.client.close(),
@@ -153,7 +181,8 @@ export function openshiftRouteSource(deps: KubeSourceDeps, routerName = ''): Kub
 }
 
 export function crdSource(deps: KubeSourceDeps, apiVersion: string, kind: string): KubeObjectSource {
-  if (!/^[a-z0-9.-]+\/v[a-z0-9]+$/.test(apiVersion)) throw new ConfigError(`--crd-source-apiversion must look like group/version, got ${JSON.stringify(apiVersion)}`, '--crd-source-apiversion');
+  if (!/^[a-z0-9.-]+\/v[a-z0-9]+$/.test(apiVersion))
+    throw new ConfigError(`--crd-source-apiversion must look like group/version, got ${JSON.stringify(apiVersion)}`, '--crd-source-apiversion');
   if (!/^[A-Z][A-Za-z0-9]*$/.test(kind)) throw new ConfigError(`--crd-source-kind must be a Kind name, got ${JSON.stringify(kind)}`, '--crd-source-kind');
   const resource = customResource(apiVersion, kind);
   const writer = new ObservedGenerationWriter(deps.client, resource, deps.logger.child({ source: 'crd' }));
@@ -176,7 +205,10 @@ export interface GatewayScope {
 
 /** HTTPRoutes, with their parent Gateways and the Namespaces (listener `allowedRoutes` selectors). */
 export function httpRouteSource(deps: KubeSourceDeps, scope: GatewayScope = {}): KubeObjectSource {
-  const gateways = reflector(deps, GATEWAYS, slimGateway, { namespace: scope.namespace ?? '', ...(scope.labelSelector === undefined ? {} : { labelSelector: scope.labelSelector }) });
+  const gateways = reflector(deps, GATEWAYS, slimGateway, {
+    namespace: scope.namespace ?? '',
+    ...(scope.labelSelector === undefined ? {} : { labelSelector: scope.labelSelector }),
+  });
   const namespaces = reflector(deps, NAMESPACES, slimNamespace);
   return new KubeObjectSource({
     ...common(deps, 'gateway-httproute'),

@@ -263,7 +263,10 @@ export class ManifestSource implements Source {
   private keepLast(file: string, cached: CachedFile | undefined, problem?: SourceProblem): CachedFile {
     const problems: SourceProblem[] = [];
     const endpoints = cached?.endpoints ?? [];
-    const keeping: SourceProblem | undefined = endpoints.length > 0 ? { file, message: `${file}: keeping ${endpoints.length} endpoint(s) from the last readable version until the file is fixed` } : undefined;
+    const keeping: SourceProblem | undefined =
+      endpoints.length > 0
+        ? { file, message: `${file}: keeping ${endpoints.length} endpoint(s) from the last readable version until the file is fixed` }
+        : undefined;
     if (problem !== undefined) problems.push(problem);
     if (keeping !== undefined) problems.push(keeping);
     const reported = problem !== undefined && cached?.problems[0]?.message === problem.message;
@@ -294,10 +297,7 @@ export class ManifestSource implements Source {
       for (const problem of result.problems) {
         problems.push(problem);
         const ref = problem.ref;
-        this.logger.warn(
-          { file, line: problem.line ?? item.line, kind: ref?.kind, namespace: ref?.namespace, name: ref?.name },
-          problem.message,
-        );
+        this.logger.warn({ file, line: problem.line ?? item.line, kind: ref?.kind, namespace: ref?.namespace, name: ref?.name }, problem.message);
         this.onProblem?.(problem);
       }
       endpoints.push(...result.endpoints);
@@ -312,7 +312,11 @@ export class ManifestSource implements Source {
     } catch (err) {
       throw new SourceError(`cannot read manifest directory ${this.dir}: ${errorMessage(err)}`, { transient: true, cause: err });
     }
-    if (walked.revisits.length > 0) this.logger.debug({ dir: this.dir, links: walked.revisits.slice(0, 10), count: walked.revisits.length }, 'directories reached again through symbolic links were read once');
+    if (walked.revisits.length > 0)
+      this.logger.debug(
+        { dir: this.dir, links: walked.revisits.slice(0, 10), count: walked.revisits.length },
+        'directories reached again through symbolic links were read once',
+      );
     return walked.files;
   }
 

@@ -43,7 +43,9 @@ describe('parseManifest', () => {
   });
 
   test('a broken document is an error with a line; the other documents survive', () => {
-    const parsed = parseManifest('kind: Service\nmetadata:\n  name: a\n---\nkind: Service\nmetadata:\n  name: [oops\n---\nkind: Service\nmetadata:\n  name: c\n');
+    const parsed = parseManifest(
+      'kind: Service\nmetadata:\n  name: a\n---\nkind: Service\nmetadata:\n  name: [oops\n---\nkind: Service\nmetadata:\n  name: c\n',
+    );
     assert.equal(parsed.objects.length, 2);
     assert.equal(parsed.errors.length, 1);
     assert.ok((parsed.errors[0]?.line ?? 0) >= 5, `line ${parsed.errors[0]?.line}`);
@@ -52,7 +54,12 @@ describe('parseManifest', () => {
 
   test('alias bombs are refused', () => {
     const lines = ['a: &a ["x","x","x","x","x","x","x","x","x","x"]'];
-    for (let i = 0; i < 8; i += 1) lines.push(`${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10).fill(`*${String.fromCharCode(97 + i)}`).join(',')}]`);
+    for (let i = 0; i < 8; i += 1)
+      lines.push(
+        `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10)
+          .fill(`*${String.fromCharCode(97 + i)}`)
+          .join(',')}]`,
+      );
     const parsed = parseManifest(lines.join('\n'));
     assert.equal(parsed.objects.length, 0);
     assert.equal(parsed.errors.length, 1);

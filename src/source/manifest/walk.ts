@@ -56,7 +56,11 @@ export async function walkManifests(dir: string): Promise<WalkResult> {
   return result;
 }
 
-async function visit(entry: Dirent, parent: Pending, state: { queue: Pending[]; entered: Set<string>; seenFiles: Set<string>; result: WalkResult }): Promise<void> {
+async function visit(
+  entry: Dirent,
+  parent: Pending,
+  state: { queue: Pending[]; entered: Set<string>; seenFiles: Set<string>; result: WalkResult },
+): Promise<void> {
   const path = join(parent.path, entry.name);
   const manifestNamed = isManifestName(entry.name);
   const enter = (real: string): void => {

@@ -1,6 +1,14 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { annotationValue, isControllerMismatch, parseAnnotations, parseGoDurationSeconds, parseTTL, providerSpecificFromAnnotations, splitHostnames } from './annotations.ts';
+import {
+  annotationValue,
+  isControllerMismatch,
+  parseAnnotations,
+  parseGoDurationSeconds,
+  parseTTL,
+  providerSpecificFromAnnotations,
+  splitHostnames,
+} from './annotations.ts';
 
 const A = 'external-dns.alpha.kubernetes.io/';
 const S = 'external-dns.kubernetes.io/';

@@ -18,7 +18,13 @@ const TTL_MIN = 1;
 const TTL_MAX = 2147483647;
 
 // Cloudflare settings keep their full annotation name as the property name, as external-dns does.
-const CLOUDFLARE_KEYS: readonly string[] = ['cloudflare-proxied', 'cloudflare-custom-hostname', 'cloudflare-region-key', 'cloudflare-record-comment', 'cloudflare-tags'];
+const CLOUDFLARE_KEYS: readonly string[] = [
+  'cloudflare-proxied',
+  'cloudflare-custom-hostname',
+  'cloudflare-region-key',
+  'cloudflare-record-comment',
+  'cloudflare-tags',
+];
 const PREFIXED_PROVIDERS: ReadonlyArray<readonly [string, string]> = [
   ['aws-', 'aws/'],
   ['scw-', 'scw/'],
@@ -68,11 +74,7 @@ export function isControllerMismatch(annotations: Readonly<Record<string, string
  * Reads every annotation the translators use. Bad values are reported through `problem` and
  * replaced by their default, so one typo never hides the rest of the object.
  */
-export function parseAnnotations(
-  annotations: Readonly<Record<string, string>>,
-  defaultTTL: number,
-  problem: (message: string) => void,
-): ParsedAnnotations {
+export function parseAnnotations(annotations: Readonly<Record<string, string>>, defaultTTL: number, problem: (message: string) => void): ParsedAnnotations {
   let ttl = defaultTTL;
   const ttlText = annotationValue(annotations, 'ttl');
   if (ttlText !== undefined) {
@@ -140,7 +142,7 @@ export function parseTTL(text: string): number {
   return seconds;
 }
 
-const UNIT_NANOS: Readonly<Record<string, number>> = { ns: 1, us: 1e3, 'µs': 1e3, 'μs': 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
+const UNIT_NANOS: Readonly<Record<string, number>> = { ns: 1, us: 1e3, µs: 1e3, μs: 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
 
 /** Go's time.ParseDuration grammar, truncated to whole seconds; undefined when malformed. */
 export function parseGoDurationSeconds(text: string): number | undefined {

@@ -75,7 +75,10 @@ describe('DNSEndpoint translation', () => {
   });
 
   test('entries without targets are problems unless kept for default targets', () => {
-    const obj = dnsEndpoint([{ dnsName: 'empty.example.org', recordType: 'A' }, { dnsName: 'txt.example.org', recordType: 'TXT', targets: [] }]);
+    const obj = dnsEndpoint([
+      { dnsName: 'empty.example.org', recordType: 'A' },
+      { dnsName: 'txt.example.org', recordType: 'TXT', targets: [] },
+    ]);
     const strict = translateObject(obj);
     assert.deepEqual(strict.endpoints, []);
     assert.equal(strict.problems.length, 2);
@@ -88,7 +91,9 @@ describe('DNSEndpoint translation', () => {
   });
 
   test('controller annotation does not apply to DNSEndpoints; filters do', () => {
-    const obj = dnsEndpoint([{ dnsName: 'a.example.org', targets: ['192.0.2.1'], recordType: 'A' }], { 'external-dns.alpha.kubernetes.io/controller': 'other' });
+    const obj = dnsEndpoint([{ dnsName: 'a.example.org', targets: ['192.0.2.1'], recordType: 'A' }], {
+      'external-dns.alpha.kubernetes.io/controller': 'other',
+    });
     assert.equal(translateObject(obj).endpoints.length, 1);
   });
 

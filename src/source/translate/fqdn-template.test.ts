@@ -51,7 +51,17 @@ describe('FqdnTemplate', () => {
   });
 
   test('unsupported syntax is a ConfigError naming --fqdn-template', () => {
-    for (const bad of ['{{if .Name}}x{{end}}', '{{.Name', '{{$x := .Name}}', '{{printf "%s" .Name}}', '{{unknownFn .Name}}', '{{(.Name)}}', '{{}}', '{{toLower}}', '{{.Name .Namespace}}']) {
+    for (const bad of [
+      '{{if .Name}}x{{end}}',
+      '{{.Name',
+      '{{$x := .Name}}',
+      '{{printf "%s" .Name}}',
+      '{{unknownFn .Name}}',
+      '{{(.Name)}}',
+      '{{}}',
+      '{{toLower}}',
+      '{{.Name .Namespace}}',
+    ]) {
       assert.throws(
         () => FqdnTemplate.compile(bad),
         (err: unknown) => err instanceof ConfigError && err.flag === '--fqdn-template' && err.message.startsWith('--fqdn-template'),

@@ -24,7 +24,30 @@ interface FnSpec {
   call: (args: Value[]) => Value;
 }
 
-const KEYWORDS: ReadonlySet<string> = new Set(['if', 'else', 'end', 'range', 'with', 'define', 'template', 'block', 'break', 'continue', 'nil', 'true', 'false', 'len', 'and', 'or', 'not', 'eq', 'ne', 'printf', 'print', 'println']);
+const KEYWORDS: ReadonlySet<string> = new Set([
+  'if',
+  'else',
+  'end',
+  'range',
+  'with',
+  'define',
+  'template',
+  'block',
+  'break',
+  'continue',
+  'nil',
+  'true',
+  'false',
+  'len',
+  'and',
+  'or',
+  'not',
+  'eq',
+  'ne',
+  'printf',
+  'print',
+  'println',
+]);
 
 const FUNCTIONS: Readonly<Record<string, FnSpec>> = {
   index: { arity: 'variadic', call: ([base, ...keys]) => keys.reduce((cur, key) => asRecord(cur)?.[text(key)], base) },
@@ -39,7 +62,17 @@ const FUNCTIONS: Readonly<Record<string, FnSpec>> = {
 };
 
 // Metadata fields Go reaches through the embedded ObjectMeta/TypeMeta of every API object.
-const META_FIELDS: ReadonlySet<string> = new Set(['Name', 'Namespace', 'Labels', 'Annotations', 'UID', 'GenerateName', 'ResourceVersion', 'Generation', 'CreationTimestamp']);
+const META_FIELDS: ReadonlySet<string> = new Set([
+  'Name',
+  'Namespace',
+  'Labels',
+  'Annotations',
+  'UID',
+  'GenerateName',
+  'ResourceVersion',
+  'Generation',
+  'CreationTimestamp',
+]);
 
 export class FqdnTemplate {
   readonly source: string;
@@ -124,12 +157,15 @@ function parseCommand(tokens: string[], body: string, piped: boolean): Command {
   if (head === undefined) return fail(`empty command in ${JSON.stringify(body)}`);
   if (/^[A-Za-z_]\w*$/.test(head)) {
     if (KEYWORDS.has(head) || FUNCTIONS[head] === undefined) {
-      return fail(`unsupported ${KEYWORDS.has(head) ? 'keyword' : 'function'} "${head}" in {{${body}}}; supported: field references, ${Object.keys(FUNCTIONS).join(', ')}`);
+      return fail(
+        `unsupported ${KEYWORDS.has(head) ? 'keyword' : 'function'} "${head}" in {{${body}}}; supported: field references, ${Object.keys(FUNCTIONS).join(', ')}`,
+      );
     }
     const spec = FUNCTIONS[head];
     const args = rest.map((t) => parseOperand(t, body));
     const count = args.length + (piped ? 1 : 0);
-    if (spec.arity === 'variadic' ? count < 2 : count !== spec.arity) fail(`${head} takes ${spec.arity === 'variadic' ? 'at least 2' : spec.arity} arguments in {{${body}}}`);
+    if (spec.arity === 'variadic' ? count < 2 : count !== spec.arity)
+      fail(`${head} takes ${spec.arity === 'variadic' ? 'at least 2' : spec.arity} arguments in {{${body}}}`);
     return { fn: head, args };
   }
   if (rest.length > 0 || piped) fail(`unexpected ${JSON.stringify(rest[0] ?? head)} in {{${body}}}`);
@@ -202,7 +238,8 @@ function resolveField(fieldPath: readonly string[], obj: JsonRecord, meta: Objec
   else if (first === 'Kind') current = meta.kind;
   else if (first === 'Labels') current = meta.labels;
   else if (first === 'Annotations') current = meta.annotations;
-  else if (first === 'ObjectMeta') current = { ...asRecord(obj['metadata']), name: meta.name, namespace: meta.namespace, labels: meta.labels, annotations: meta.annotations };
+  else if (first === 'ObjectMeta')
+    current = { ...asRecord(obj['metadata']), name: meta.name, namespace: meta.namespace, labels: meta.labels, annotations: meta.annotations };
   else if (first === 'TypeMeta') current = obj;
   else if (first !== undefined && META_FIELDS.has(first)) current = asRecord(obj['metadata'])?.[jsonName(first)];
   else current = lookup(obj, first ?? '');

@@ -44,13 +44,23 @@ describe('Ingress translation', () => {
       'secure.example.org CNAME lb.example.net',
       'extra.example.org CNAME lb.example.net',
     ]);
-    assert.deepEqual(names(obj, { ignoreIngressTLSSpec: true }), ['app.example.org CNAME lb.example.net', 'api.example.org CNAME lb.example.net', 'extra.example.org CNAME lb.example.net']);
-    assert.deepEqual(names(obj, { ignoreIngressRulesSpec: true }), ['app.example.org CNAME lb.example.net', 'secure.example.org CNAME lb.example.net', 'extra.example.org CNAME lb.example.net']);
+    assert.deepEqual(names(obj, { ignoreIngressTLSSpec: true }), [
+      'app.example.org CNAME lb.example.net',
+      'api.example.org CNAME lb.example.net',
+      'extra.example.org CNAME lb.example.net',
+    ]);
+    assert.deepEqual(names(obj, { ignoreIngressRulesSpec: true }), [
+      'app.example.org CNAME lb.example.net',
+      'secure.example.org CNAME lb.example.net',
+      'extra.example.org CNAME lb.example.net',
+    ]);
     assert.deepEqual(names(obj, { ignoreIngressRulesSpec: true, ignoreIngressTLSSpec: true, ignoreHostnameAnnotation: true }), []);
   });
 
   test('ingress-hostname-source narrows the names', () => {
-    assert.deepEqual(names(ingress({ [`${A}hostname`]: 'extra.example.org', [`${A}ingress-hostname-source`]: 'annotation-only' })), ['extra.example.org CNAME lb.example.net']);
+    assert.deepEqual(names(ingress({ [`${A}hostname`]: 'extra.example.org', [`${A}ingress-hostname-source`]: 'annotation-only' })), [
+      'extra.example.org CNAME lb.example.net',
+    ]);
     assert.equal(names(ingress({ [`${A}hostname`]: 'extra.example.org', [`${A}ingress-hostname-source`]: 'defined-hosts-only' })).length, 3);
     const bad = translateObject(ingress({ [`${A}ingress-hostname-source`]: 'both' }));
     assert.deepEqual(bad.endpoints, []);
@@ -58,7 +68,10 @@ describe('Ingress translation', () => {
   });
 
   test('IP status gives A/AAAA; the target annotation overrides status', () => {
-    assert.deepEqual(names(ingress({}, [{ ip: '192.0.2.20' }, { ip: '2001:db8::20' }])).slice(0, 2), ['app.example.org A 192.0.2.20', 'app.example.org AAAA 2001:db8::20']);
+    assert.deepEqual(names(ingress({}, [{ ip: '192.0.2.20' }, { ip: '2001:db8::20' }])).slice(0, 2), [
+      'app.example.org A 192.0.2.20',
+      'app.example.org AAAA 2001:db8::20',
+    ]);
     assert.deepEqual(names(ingress({ [`${A}target`]: '198.51.100.1' }))[0], 'app.example.org A 198.51.100.1');
   });
 

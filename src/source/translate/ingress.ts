@@ -40,7 +40,12 @@ export function ingressCandidates(ctx: KindContext): Endpoint[] {
   else if (source === 'annotation-only') hostnames = annotated;
   else {
     // external-dns publishes nothing for an unknown value; say why instead of staying silent.
-    ctx.problems.push(problemFor(annotationsRef, `ingress-hostname-source ${JSON.stringify(ann.ingressHostnameSource)} is neither "defined-hosts-only" nor "annotation-only"; no names published`));
+    ctx.problems.push(
+      problemFor(
+        annotationsRef,
+        `ingress-hostname-source ${JSON.stringify(ann.ingressHostnameSource)} is neither "defined-hosts-only" nor "annotation-only"; no names published`,
+      ),
+    );
     hostnames = [];
   }
   return combineWithTemplate(ctx, forHostnames(hostnames), forHostnames);

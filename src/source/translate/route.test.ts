@@ -51,7 +51,14 @@ describe('OpenShift Route translation', () => {
       { ingress: two, routerName: '', want: ['router-default.apps.example.net'] },
       { ingress: two, routerName: 'sharded', want: ['router-sharded.apps.example.net'] },
       { ingress: two, routerName: 'missing', want: [] },
-      { ingress: [{ router: 'default', canonical: 'a.example.net', admitted: 'False' }, { router: 'b', canonical: 'b.example.net' }], routerName: '', want: ['b.example.net'] },
+      {
+        ingress: [
+          { router: 'default', canonical: 'a.example.net', admitted: 'False' },
+          { router: 'b', canonical: 'b.example.net' },
+        ],
+        routerName: '',
+        want: ['b.example.net'],
+      },
       { ingress: [{ router: 'default', canonical: 'a.example.net', admitted: 'none' }], routerName: '', want: [] },
       { ingress: [{ router: 'default', canonical: 'a.example.net', admitted: 'False' }], routerName: 'default', want: [] },
       { ingress: [{ router: 'default' }, { router: 'b', canonical: 'b.example.net' }], routerName: '', want: ['b.example.net'] },
@@ -63,7 +70,10 @@ describe('OpenShift Route translation', () => {
   });
 
   test('the target annotation overrides status; IPs give A records', () => {
-    assert.deepEqual(names(route({ annotations: { [`${A}target`]: '192.0.2.1,lb.example.net' } })), ['app.example.org A 192.0.2.1', 'app.example.org CNAME lb.example.net']);
+    assert.deepEqual(names(route({ annotations: { [`${A}target`]: '192.0.2.1,lb.example.net' } })), [
+      'app.example.org A 192.0.2.1',
+      'app.example.org CNAME lb.example.net',
+    ]);
     assert.deepEqual(names(route({ annotations: { [`${A}target`]: 'lb.example.net' }, ingress: [] })), ['app.example.org CNAME lb.example.net']);
   });
 
@@ -84,13 +94,18 @@ describe('OpenShift Route translation', () => {
     assert.deepEqual(names(route(), template), ['app.example.org CNAME router-default.apps.example.net']);
     assert.deepEqual(names(route({ host: '' }), template), ['app.shop.example.org CNAME router-default.apps.example.net']);
     const combined = buildTranslateOptions({ fqdnTemplate: '{{.Name}}.{{.Namespace}}.example.org', combineFqdnAnnotation: true });
-    assert.deepEqual(names(route(), combined), ['app.example.org CNAME router-default.apps.example.net', 'app.shop.example.org CNAME router-default.apps.example.net']);
+    assert.deepEqual(names(route(), combined), [
+      'app.example.org CNAME router-default.apps.example.net',
+      'app.shop.example.org CNAME router-default.apps.example.net',
+    ]);
   });
 
   test('annotation and label filters, the controller annotation, other kinds', () => {
     const filters = buildTranslateOptions({ annotationFilter: 'dns=public', labelFilter: 'team=web' });
     assert.deepEqual(names(route(), filters), []);
-    assert.deepEqual(names(route({ annotations: { dns: 'public' }, labels: { team: 'web' } }), filters), ['app.example.org CNAME router-default.apps.example.net']);
+    assert.deepEqual(names(route({ annotations: { dns: 'public' }, labels: { team: 'web' } }), filters), [
+      'app.example.org CNAME router-default.apps.example.net',
+    ]);
     assert.deepEqual(names(route({ annotations: { [`${A}controller`]: 'someone-else' } })), []);
     assert.deepEqual(names({ ...route(), apiVersion: 'example.com/v1' }), []);
     assert.deepEqual(names({ ...route(), kind: 'Ingress' }), []);

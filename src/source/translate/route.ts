@@ -68,7 +68,8 @@ export function translateRoute(input: unknown, options: TranslateOptions, router
   const problems: SourceProblem[] = [];
   const obj = asRecord(input);
   const meta = readMeta(input);
-  if (obj === undefined || meta === undefined || meta.kind !== ROUTE_KIND || !isRouteApiVersion(asString(obj['apiVersion']) ?? '')) return { endpoints: [], problems };
+  if (obj === undefined || meta === undefined || meta.kind !== ROUTE_KIND || !isRouteApiVersion(asString(obj['apiVersion']) ?? ''))
+    return { endpoints: [], problems };
   if (options.annotationFilter !== undefined && !options.annotationFilter.matches(meta.annotations)) return { endpoints: [], problems };
   if (options.labelFilter !== undefined && !options.labelFilter.matches(meta.labels)) return { endpoints: [], problems };
   if (isControllerMismatch(meta.annotations)) return { endpoints: [], problems };

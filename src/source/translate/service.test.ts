@@ -42,7 +42,14 @@ describe('Service translation', () => {
   });
 
   test('IPv6 gives AAAA, hostnames give one CNAME each', () => {
-    const eps = json(service({ [`${A}hostname`]: 'www.example.org' }, {}, [{ ip: '2001:DB8::1' }, { hostname: 'lb1.example.net' }, { hostname: 'lb2.example.net' }, { ip: '192.0.2.1' }]));
+    const eps = json(
+      service({ [`${A}hostname`]: 'www.example.org' }, {}, [
+        { ip: '2001:DB8::1' },
+        { hostname: 'lb1.example.net' },
+        { hostname: 'lb2.example.net' },
+        { ip: '192.0.2.1' },
+      ]),
+    );
     assert.deepEqual(eps, [
       { dnsName: 'www.example.org', targets: ['192.0.2.1'], recordType: 'A', labels: { resource: 'service/shop/web' } },
       { dnsName: 'www.example.org', targets: ['2001:db8::1'], recordType: 'AAAA', labels: { resource: 'service/shop/web' } },
@@ -159,7 +166,12 @@ describe('Service translation', () => {
   });
 
   test('a missing namespace means default; a nameless object is malformed', () => {
-    const obj = { kind: 'Service', metadata: { name: 'x', annotations: { [`${A}hostname`]: 'x.example.org' } }, spec: { type: 'LoadBalancer' }, status: { loadBalancer: { ingress: [{ ip: '192.0.2.1' }] } } };
+    const obj = {
+      kind: 'Service',
+      metadata: { name: 'x', annotations: { [`${A}hostname`]: 'x.example.org' } },
+      spec: { type: 'LoadBalancer' },
+      status: { loadBalancer: { ingress: [{ ip: '192.0.2.1' }] } },
+    };
     assert.equal(translateObject(obj).endpoints[0]?.labels['resource'], 'service/default/x');
     const nameless = translateObject({ kind: 'Service', metadata: {} });
     assert.equal(nameless.outcome, 'malformed');
@@ -167,7 +179,14 @@ describe('Service translation', () => {
   });
 
   test('unknown kinds and non-objects are ignored quietly', () => {
-    for (const input of [{ kind: 'ConfigMap', metadata: { name: 'x' } }, null, 'text', [], { apiVersion: 'other.io/v1', kind: 'DNSEndpoint', metadata: { name: 'x' } }, { apiVersion: 'serving.knative.dev/v1', kind: 'Service', metadata: { name: 'x' } }]) {
+    for (const input of [
+      { kind: 'ConfigMap', metadata: { name: 'x' } },
+      null,
+      'text',
+      [],
+      { apiVersion: 'other.io/v1', kind: 'DNSEndpoint', metadata: { name: 'x' } },
+      { apiVersion: 'serving.knative.dev/v1', kind: 'Service', metadata: { name: 'x' } },
+    ]) {
       const result = translateObject(input);
       assert.equal(result.outcome, 'unsupported-kind');
       assert.deepEqual(result.problems, []);

@@ -8,7 +8,14 @@ const A = 'external-dns.alpha.kubernetes.io/';
 
 // Objects of the supported kinds with arbitrary (often nonsensical) contents in the places the
 // translators read, to check that no input makes translation throw or emit an invalid endpoint.
-const junk = fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string(), { maxLength: 3 }), fc.dictionary(fc.string(), fc.string(), { maxKeys: 3 }));
+const junk = fc.oneof(
+  fc.string(),
+  fc.integer(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.string(), { maxLength: 3 }),
+  fc.dictionary(fc.string(), fc.string(), { maxKeys: 3 }),
+);
 const hostish = fc.oneof(fc.constantFrom('a.example.org', 'b.example.org.', '*.example.org', 'bad_!.org', '', ' , ', 'x..y'), fc.string());
 const targetish = fc.oneof(fc.constantFrom('192.0.2.1', '2001:db8::1', 'lb.example.net', 'not an ip', ''), fc.string());
 
@@ -23,21 +30,44 @@ const annotations = fc.record(
   { requiredKeys: [] },
 );
 
-const meta = fc.record({ name: fc.oneof(fc.constant('obj'), junk), namespace: fc.oneof(fc.constant('ns'), junk), annotations: fc.oneof(annotations, junk), labels: junk }, { requiredKeys: [] });
+const meta = fc.record(
+  { name: fc.oneof(fc.constant('obj'), junk), namespace: fc.oneof(fc.constant('ns'), junk), annotations: fc.oneof(annotations, junk), labels: junk },
+  { requiredKeys: [] },
+);
 const lbIngress = fc.array(fc.record({ ip: fc.oneof(targetish, junk), hostname: fc.oneof(targetish, junk) }, { requiredKeys: [] }), { maxLength: 3 });
 
 const service = fc.record({
   apiVersion: fc.constant('v1'),
   kind: fc.constant('Service'),
   metadata: fc.oneof(meta, junk),
-  spec: fc.oneof(fc.record({ type: fc.oneof(fc.constantFrom('LoadBalancer', 'ClusterIP', 'ExternalName', 'NodePort'), junk), externalIPs: fc.oneof(fc.array(targetish), junk), externalName: fc.oneof(hostish, junk), clusterIP: fc.oneof(targetish, junk) }, { requiredKeys: [] }), junk),
+  spec: fc.oneof(
+    fc.record(
+      {
+        type: fc.oneof(fc.constantFrom('LoadBalancer', 'ClusterIP', 'ExternalName', 'NodePort'), junk),
+        externalIPs: fc.oneof(fc.array(targetish), junk),
+        externalName: fc.oneof(hostish, junk),
+        clusterIP: fc.oneof(targetish, junk),
+      },
+      { requiredKeys: [] },
+    ),
+    junk,
+  ),
   status: fc.oneof(fc.record({ loadBalancer: fc.record({ ingress: fc.oneof(lbIngress, junk) }) }), junk),
 });
 const ingress = fc.record({
   apiVersion: fc.constant('networking.k8s.io/v1'),
   kind: fc.constant('Ingress'),
   metadata: fc.oneof(meta, junk),
-  spec: fc.oneof(fc.record({ rules: fc.oneof(fc.array(fc.record({ host: fc.oneof(hostish, junk) }), { maxLength: 3 }), junk), tls: fc.oneof(fc.array(fc.record({ hosts: fc.oneof(fc.array(hostish), junk) }), { maxLength: 2 }), junk) }, { requiredKeys: [] }), junk),
+  spec: fc.oneof(
+    fc.record(
+      {
+        rules: fc.oneof(fc.array(fc.record({ host: fc.oneof(hostish, junk) }), { maxLength: 3 }), junk),
+        tls: fc.oneof(fc.array(fc.record({ hosts: fc.oneof(fc.array(hostish), junk) }), { maxLength: 2 }), junk),
+      },
+      { requiredKeys: [] },
+    ),
+    junk,
+  ),
   status: fc.oneof(fc.record({ loadBalancer: fc.record({ ingress: fc.oneof(lbIngress, junk) }) }), junk),
 });
 const dnsEndpoint = fc.record({
@@ -49,7 +79,15 @@ const dnsEndpoint = fc.record({
       endpoints: fc.oneof(
         fc.array(
           fc.record(
-            { dnsName: fc.oneof(hostish, junk), recordType: fc.oneof(fc.constantFrom('A', 'AAAA', 'CNAME', 'TXT', 'MX', 'SRV', 'NAPTR', 'a'), junk), targets: fc.oneof(fc.array(targetish, { maxLength: 3 }), junk), recordTTL: fc.oneof(fc.integer(), junk), labels: junk, providerSpecific: fc.oneof(fc.array(fc.record({ name: junk, value: junk })), junk), setIdentifier: junk },
+            {
+              dnsName: fc.oneof(hostish, junk),
+              recordType: fc.oneof(fc.constantFrom('A', 'AAAA', 'CNAME', 'TXT', 'MX', 'SRV', 'NAPTR', 'a'), junk),
+              targets: fc.oneof(fc.array(targetish, { maxLength: 3 }), junk),
+              recordTTL: fc.oneof(fc.integer(), junk),
+              labels: junk,
+              providerSpecific: fc.oneof(fc.array(fc.record({ name: junk, value: junk })), junk),
+              setIdentifier: junk,
+            },
             { requiredKeys: [] },
           ),
           { maxLength: 4 },

@@ -20,7 +20,11 @@ export function dedupEndpoints(endpoints: readonly Endpoint[]): Endpoint[] {
   const kept = new EndpointsByName();
   const out: Endpoint[] = [];
   for (const ep of endpoints) {
-    if (kept.get(ep.dnsName, ep.recordType, ep.setIdentifier) !== undefined && kept.at(ep.dnsName).some((k) => sameIdentity(k, ep) && dedupKey(k) === dedupKey(ep))) continue;
+    if (
+      kept.get(ep.dnsName, ep.recordType, ep.setIdentifier) !== undefined &&
+      kept.at(ep.dnsName).some((k) => sameIdentity(k, ep) && dedupKey(k) === dedupKey(ep))
+    )
+      continue;
     kept.add(ep);
     out.push(ep);
   }

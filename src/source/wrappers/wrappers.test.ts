@@ -36,7 +36,12 @@ class FakeSource implements Source {
   }
 }
 
-const ep = (dnsName: string, targets: string[], recordType: Endpoint['recordType'] = 'A', extra: Partial<EndpointInit> = {}): EndpointInit => ({ dnsName, targets, recordType, ...extra });
+const ep = (dnsName: string, targets: string[], recordType: Endpoint['recordType'] = 'A', extra: Partial<EndpointInit> = {}): EndpointInit => ({
+  dnsName,
+  targets,
+  recordType,
+  ...extra,
+});
 
 describe('MultiSource', () => {
   test('concatenates in order, fans in events, closes children', async () => {
@@ -113,7 +118,9 @@ describe('DefaultTargetsSource', () => {
       ep('txt.example.org', ['hello'], 'TXT'),
     ]);
     const source = new DefaultTargetsSource({ source: inner, defaultTargets: ['192.0.2.1', '2001:db8::1', 'lb.example.net.'], logger: silentLogger() });
-    const out = (await source.endpoints()).map((e) => `${e.dnsName} ${e.recordType} ${e.targets.join(',')} ${e.recordTTL} ${e.setIdentifier} ${e.labels['resource'] ?? ''}`);
+    const out = (await source.endpoints()).map(
+      (e) => `${e.dnsName} ${e.recordType} ${e.targets.join(',')} ${e.recordTTL} ${e.setIdentifier} ${e.labels['resource'] ?? ''}`,
+    );
     assert.deepEqual(out, [
       'empty.example.org A 192.0.2.1 60 s crd/d/x',
       'empty.example.org AAAA 2001:db8::1 60 s crd/d/x',

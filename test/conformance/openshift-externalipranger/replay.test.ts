@@ -79,7 +79,10 @@ describe('OpenShift ExternalIPRanger unit-test cases, replayed over HTTPS with R
     if (entry === undefined) {
       const file = join(dir, `ranger-${webhooks.size}.json`);
       await writeFile(file, JSON.stringify({ apiVersion: 'network.openshift.io/v1', kind: 'ExternalIPRangerAdmissionConfig', ...config }));
-      entry = await startWebhook(['--kubeconfig', kubeconfig, '--tls-cert-file', cert.certFile, '--tls-private-key-file', cert.keyFile, '--config', file], silentLogger());
+      entry = await startWebhook(
+        ['--kubeconfig', kubeconfig, '--tls-cert-file', cert.certFile, '--tls-private-key-file', cert.keyFile, '--config', file],
+        silentLogger(),
+      );
       webhooks.set(key, entry);
     }
     return entry.port;
@@ -108,7 +111,8 @@ describe('OpenShift ExternalIPRanger unit-test cases, replayed over HTTPS with R
         assert.match(res.status?.message ?? '', /^services "test" is forbidden: /);
         assert.deepEqual({ ...res.status?.details, causes: undefined }, { name: 'test', group: '', kind: 'services', causes: undefined });
       }
-      for (const part of c.expect.messageContains ?? []) assert.ok(res.status?.message.includes(part), `${JSON.stringify(res.status?.message)} contains ${JSON.stringify(part)}`);
+      for (const part of c.expect.messageContains ?? [])
+        assert.ok(res.status?.message.includes(part), `${JSON.stringify(res.status?.message)} contains ${JSON.stringify(part)}`);
     });
   }
 });

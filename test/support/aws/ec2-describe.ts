@@ -9,7 +9,14 @@ import type { QueryFilter } from './query.ts';
  * The caller's resources of one kind: by id (each one must exist, else `notFound`), narrowed by
  * the request's filters (`match` answers the kind's own filter names; tags are common).
  */
-export function describe<T extends Owned>(all: Iterable<T>, req: EmulatedRequest, ids: readonly string[], notFound: [code: string, label: string], form: URLSearchParams, match: (r: T, f: QueryFilter) => boolean | undefined): T[] {
+export function describe<T extends Owned>(
+  all: Iterable<T>,
+  req: EmulatedRequest,
+  ids: readonly string[],
+  notFound: [code: string, label: string],
+  form: URLSearchParams,
+  match: (r: T, f: QueryFilter) => boolean | undefined,
+): T[] {
   const mine = [...all].filter((r) => r.account === req.account && r.region === req.region);
   for (const id of ids) {
     if (!mine.some((r) => r.id === id)) throw new Ec2Fault(notFound[0], `The ${notFound[1]} ID '${id}' does not exist`);

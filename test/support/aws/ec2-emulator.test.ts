@@ -66,7 +66,10 @@ describe('EC2 and ELBv2 emulators', () => {
     e.network.addVpc(HUB, 'us-west-2');
     const client = ec2(e, hub);
     const vpcs = await client.send(new DescribeVpcsCommand({}));
-    assert.deepEqual(vpcs.Vpcs?.map((v) => v.VpcId), [vpc.id]);
+    assert.deepEqual(
+      vpcs.Vpcs?.map((v) => v.VpcId),
+      [vpc.id],
+    );
     assert.equal(vpcs.Vpcs?.[0]?.OwnerId, HUB);
     assert.equal(vpcs.Vpcs?.[0]?.CidrBlock, vpc.cidr);
     assert.deepEqual(vpcs.Vpcs?.[0]?.Tags, [{ Key: 'Name', Value: 'hub' }]);
@@ -86,7 +89,10 @@ describe('EC2 and ELBv2 emulators', () => {
       ],
     );
     const byAz = await client.send(new DescribeSubnetsCommand({ Filters: [{ Name: 'availability-zone', Values: ['us-east-1a'] }] }));
-    assert.deepEqual(byAz.Subnets?.map((s) => s.SubnetId), [b.id]);
+    assert.deepEqual(
+      byAz.Subnets?.map((s) => s.SubnetId),
+      [b.id],
+    );
     await assert.rejects(client.send(new DescribeSubnetsCommand({ SubnetIds: ['subnet-0000000000000000a'] })), code('InvalidSubnetID.NotFound'));
     await assert.rejects(client.send(new DescribeSubnetsCommand({ Filters: [{ Name: 'no-such-filter', Values: ['x'] }] })), code('InvalidParameterValue'));
     e.network.setAzNames(HUB, 'us-east-1', {});
@@ -107,10 +113,13 @@ describe('EC2 and ELBv2 emulators', () => {
     assert.equal(got?.VpcId, vpc.id);
     assert.equal(got?.DNSName, lb.dnsName);
     assert.equal(got?.CanonicalHostedZoneId, 'Z26RNL4JYFTOTI');
-    assert.deepEqual(got?.AvailabilityZones?.map((z) => [z.ZoneName, z.SubnetId]), [
-      ['us-east-1a', s1.id],
-      ['us-east-1b', s2.id],
-    ]);
+    assert.deepEqual(
+      got?.AvailabilityZones?.map((z) => [z.ZoneName, z.SubnetId]),
+      [
+        ['us-east-1a', s1.id],
+        ['us-east-1b', s2.id],
+      ],
+    );
     const second = await client.send(new DescribeLoadBalancersCommand({ LoadBalancerArns: [lb.arn] }));
     assert.equal(second.LoadBalancers?.[0]?.State?.Code, 'active');
     await assert.rejects(client.send(new DescribeLoadBalancersCommand({ Names: ['missing-int'] })), code('LoadBalancerNotFoundException'));
@@ -142,29 +151,64 @@ describe('EC2 and ELBv2 emulators', () => {
     assert.deepEqual(conf?.ServiceType, [{ ServiceType: 'Interface' }]);
     assert.deepEqual(conf?.Tags, [{ Key: 'hive.openshift.io/private-link-access-for', Value: 'infra2' }]);
 
-    const byTag = await client.send(new DescribeVpcEndpointServiceConfigurationsCommand({ Filters: [{ Name: 'tag:hive.openshift.io/private-link-access-for', Values: ['infra2'] }] }));
-    assert.deepEqual(byTag.ServiceConfigurations?.map((s) => s.ServiceId), [id]);
-    const byKey = await client.send(new DescribeVpcEndpointServiceConfigurationsCommand({ Filters: [{ Name: 'tag-key', Values: ['hive.openshift.io/private-link-access-for'] }] }));
+    const byTag = await client.send(
+      new DescribeVpcEndpointServiceConfigurationsCommand({ Filters: [{ Name: 'tag:hive.openshift.io/private-link-access-for', Values: ['infra2'] }] }),
+    );
+    assert.deepEqual(
+      byTag.ServiceConfigurations?.map((s) => s.ServiceId),
+      [id],
+    );
+    const byKey = await client.send(
+      new DescribeVpcEndpointServiceConfigurationsCommand({ Filters: [{ Name: 'tag-key', Values: ['hive.openshift.io/private-link-access-for'] }] }),
+    );
     assert.equal(byKey.ServiceConfigurations?.length, 1);
-    await assert.rejects(client.send(new DescribeVpcEndpointServiceConfigurationsCommand({ ServiceIds: ['vpce-svc-00000000000000000'] })), code('InvalidVpcEndpointServiceId.NotFound'));
-    await assert.rejects(client.send(new CreateVpcEndpointServiceConfigurationCommand({ NetworkLoadBalancerArns: ['arn:aws:elasticloadbalancing:us-east-1:333333333333:loadbalancer/net/x/1'] })), code('InvalidParameter'));
+    await assert.rejects(
+      client.send(new DescribeVpcEndpointServiceConfigurationsCommand({ ServiceIds: ['vpce-svc-00000000000000000'] })),
+      code('InvalidVpcEndpointServiceId.NotFound'),
+    );
+    await assert.rejects(
+      client.send(
+        new CreateVpcEndpointServiceConfigurationCommand({
+          NetworkLoadBalancerArns: ['arn:aws:elasticloadbalancing:us-east-1:333333333333:loadbalancer/net/x/1'],
+        }),
+      ),
+      code('InvalidParameter'),
+    );
 
-    await client.send(new ModifyVpcEndpointServiceConfigurationCommand({ ServiceId: id, AddNetworkLoadBalancerArns: [lb2.arn], RemoveNetworkLoadBalancerArns: [lb.arn], AcceptanceRequired: true }));
+    await client.send(
+      new ModifyVpcEndpointServiceConfigurationCommand({
+        ServiceId: id,
+        AddNetworkLoadBalancerArns: [lb2.arn],
+        RemoveNetworkLoadBalancerArns: [lb.arn],
+        AcceptanceRequired: true,
+      }),
+    );
     const [after1] = (await client.send(new DescribeVpcEndpointServiceConfigurationsCommand({ ServiceIds: [id] }))).ServiceConfigurations ?? [];
     assert.deepEqual(after1?.NetworkLoadBalancerArns, [lb2.arn]);
     assert.deepEqual(after1?.AvailabilityZones, ['us-east-1c']);
     assert.equal(after1?.AcceptanceRequired, true);
-    await assert.rejects(client.send(new ModifyVpcEndpointServiceConfigurationCommand({ ServiceId: id, RemoveNetworkLoadBalancerArns: [lb2.arn] })), code('InvalidParameter'));
+    await assert.rejects(
+      client.send(new ModifyVpcEndpointServiceConfigurationCommand({ ServiceId: id, RemoveNetworkLoadBalancerArns: [lb2.arn] })),
+      code('InvalidParameter'),
+    );
 
-    const added = await client.send(new ModifyVpcEndpointServicePermissionsCommand({ ServiceId: id, AddAllowedPrincipals: [hub.arn, 'arn:aws:iam::444444444444:root'] }));
+    const added = await client.send(
+      new ModifyVpcEndpointServicePermissionsCommand({ ServiceId: id, AddAllowedPrincipals: [hub.arn, 'arn:aws:iam::444444444444:root'] }),
+    );
     assert.equal(added.ReturnValue, true);
-    assert.deepEqual(added.AddedPrincipals?.map((p) => [p.Principal, p.PrincipalType]), [
-      [hub.arn, 'User'],
-      ['arn:aws:iam::444444444444:root', 'Account'],
-    ]);
+    assert.deepEqual(
+      added.AddedPrincipals?.map((p) => [p.Principal, p.PrincipalType]),
+      [
+        [hub.arn, 'User'],
+        ['arn:aws:iam::444444444444:root', 'Account'],
+      ],
+    );
     await client.send(new ModifyVpcEndpointServicePermissionsCommand({ ServiceId: id, RemoveAllowedPrincipals: ['arn:aws:iam::444444444444:root'] }));
     const perms = await client.send(new DescribeVpcEndpointServicePermissionsCommand({ ServiceId: id }));
-    assert.deepEqual(perms.AllowedPrincipals?.map((p) => p.Principal), [hub.arn]);
+    assert.deepEqual(
+      perms.AllowedPrincipals?.map((p) => p.Principal),
+      [hub.arn],
+    );
     await assert.rejects(ec2(e, hub).send(new DescribeVpcEndpointServicePermissionsCommand({ ServiceId: id })), code('InvalidVpcEndpointServiceId.NotFound'));
     assert.deepEqual(e.ec2.endpointServices(USER).find((s) => s.id === id)?.allowedPrincipals, [hub.arn]);
   });
@@ -176,7 +220,8 @@ describe('EC2 and ELBv2 emulators', () => {
     const lb = e.elbv2.addNetworkLoadBalancer(USER, 'us-east-1', 'infra3-int', [us1.id, us2.id]);
     const userEc2 = ec2(e, user);
     const hubEc2 = ec2(e, hub);
-    const svc = (await userEc2.send(new CreateVpcEndpointServiceConfigurationCommand({ NetworkLoadBalancerArns: [lb.arn], AcceptanceRequired: false }))).ServiceConfiguration;
+    const svc = (await userEc2.send(new CreateVpcEndpointServiceConfigurationCommand({ NetworkLoadBalancerArns: [lb.arn], AcceptanceRequired: false })))
+      .ServiceConfiguration;
     const svcName = svc?.ServiceName ?? '';
     const svcId = svc?.ServiceId ?? '';
     const hv = e.network.addVpc(HUB, 'us-east-1');
@@ -185,7 +230,10 @@ describe('EC2 and ELBv2 emulators', () => {
     const h4 = e.network.addSubnet(hv.id, { azId: 'use1-az4' });
 
     await assert.rejects(hubEc2.send(new DescribeVpcEndpointServicesCommand({ ServiceNames: [svcName] })), code('InvalidServiceName'));
-    await assert.rejects(hubEc2.send(new CreateVpcEndpointCommand({ VpcEndpointType: 'Interface', VpcId: hv.id, ServiceName: svcName, SubnetIds: [h1.id] })), code('InvalidServiceName'));
+    await assert.rejects(
+      hubEc2.send(new CreateVpcEndpointCommand({ VpcEndpointType: 'Interface', VpcId: hv.id, ServiceName: svcName, SubnetIds: [h1.id] })),
+      code('InvalidServiceName'),
+    );
     await userEc2.send(new ModifyVpcEndpointServicePermissionsCommand({ ServiceId: svcId, AddAllowedPrincipals: [hub.arn] }));
 
     e.network.setAzNames(HUB, 'us-east-1', { 'use1-az1': 'us-east-1b', 'use1-az2': 'us-east-1d' });
@@ -194,8 +242,14 @@ describe('EC2 and ELBv2 emulators', () => {
     assert.equal(detail?.Owner, USER);
     e.network.setAzNames(HUB, 'us-east-1', {});
 
-    await assert.rejects(hubEc2.send(new CreateVpcEndpointCommand({ VpcEndpointType: 'Interface', VpcId: hv.id, ServiceName: svcName, SubnetIds: [h1.id, h4.id] })), code('InvalidParameter'));
-    await assert.rejects(hubEc2.send(new CreateVpcEndpointCommand({ VpcEndpointType: 'Interface', VpcId: uv.id, ServiceName: svcName, SubnetIds: [h1.id] })), code('InvalidVpcID.NotFound'));
+    await assert.rejects(
+      hubEc2.send(new CreateVpcEndpointCommand({ VpcEndpointType: 'Interface', VpcId: hv.id, ServiceName: svcName, SubnetIds: [h1.id, h4.id] })),
+      code('InvalidParameter'),
+    );
+    await assert.rejects(
+      hubEc2.send(new CreateVpcEndpointCommand({ VpcEndpointType: 'Interface', VpcId: uv.id, ServiceName: svcName, SubnetIds: [h1.id] })),
+      code('InvalidVpcID.NotFound'),
+    );
     const created = await hubEc2.send(
       new CreateVpcEndpointCommand({
         VpcEndpointType: 'Interface',
@@ -219,10 +273,21 @@ describe('EC2 and ELBv2 emulators', () => {
     assert.ok(ep?.CreationTimestamp instanceof Date);
 
     const d1 = await hubEc2.send(new DescribeVpcEndpointsCommand({ Filters: [{ Name: 'tag:hive.openshift.io/private-link-access-for', Values: ['infra3'] }] }));
-    assert.deepEqual(d1.VpcEndpoints?.map((x) => [x.VpcEndpointId, x.State]), [[epId, 'pending']]);
+    assert.deepEqual(
+      d1.VpcEndpoints?.map((x) => [x.VpcEndpointId, x.State]),
+      [[epId, 'pending']],
+    );
     const d2 = await hubEc2.send(new DescribeVpcEndpointsCommand({ VpcEndpointIds: [epId] }));
     assert.equal(d2.VpcEndpoints?.[0]?.State, 'available');
-    const byState = await hubEc2.send(new DescribeVpcEndpointsCommand({ Filters: [{ Name: 'vpc-endpoint-state', Values: ['available'] }, { Name: 'service-name', Values: [svcName] }, { Name: 'vpc-id', Values: [hv.id] }] }));
+    const byState = await hubEc2.send(
+      new DescribeVpcEndpointsCommand({
+        Filters: [
+          { Name: 'vpc-endpoint-state', Values: ['available'] },
+          { Name: 'service-name', Values: [svcName] },
+          { Name: 'vpc-id', Values: [hv.id] },
+        ],
+      }),
+    );
     assert.equal(byState.VpcEndpoints?.length, 1);
     await assert.rejects(hubEc2.send(new DescribeVpcEndpointsCommand({ VpcEndpointIds: ['vpce-00000000000000000'] })), code('InvalidVpcEndpointId.NotFound'));
 
@@ -232,25 +297,43 @@ describe('EC2 and ELBv2 emulators', () => {
       [h1.id, `${h1.cidr.split('.').slice(0, 3).join('.')}.4`, 'vpc_endpoint'],
       [h2.id, `${h2.cidr.split('.').slice(0, 3).join('.')}.4`, 'vpc_endpoint'],
     ]);
-    await assert.rejects(hubEc2.send(new DescribeNetworkInterfacesCommand({ NetworkInterfaceIds: ['eni-00000000000000000'] })), code('InvalidNetworkInterfaceID.NotFound'));
+    await assert.rejects(
+      hubEc2.send(new DescribeNetworkInterfacesCommand({ NetworkInterfaceIds: ['eni-00000000000000000'] })),
+      code('InvalidNetworkInterfaceID.NotFound'),
+    );
 
     await hubEc2.send(new CreateTagsCommand({ Resources: [epId], Tags: [{ Key: 'extra', Value: '1' }] }));
     await hubEc2.send(new DeleteTagsCommand({ Resources: [epId], Tags: [{ Key: 'hive.openshift.io/private-link-access-for' }] }));
     assert.deepEqual(e.ec2.endpoints(HUB).find((x) => x.id === epId)?.tags, [{ key: 'extra', value: '1' }]);
-    await assert.rejects(hubEc2.send(new CreateTagsCommand({ Resources: ['vpce-00000000000000000'], Tags: [{ Key: 'a', Value: 'b' }] })), code('InvalidVpcEndpointId.NotFound'));
+    await assert.rejects(
+      hubEc2.send(new CreateTagsCommand({ Resources: ['vpce-00000000000000000'], Tags: [{ Key: 'a', Value: 'b' }] })),
+      code('InvalidVpcEndpointId.NotFound'),
+    );
 
     const refused = await userEc2.send(new DeleteVpcEndpointServiceConfigurationsCommand({ ServiceIds: [svcId, 'vpce-svc-00000000000000000'] }));
-    assert.deepEqual(refused.Unsuccessful?.map((u) => [u.ResourceId, u.Error?.Code]), [
-      [svcId, 'ExistingVpcEndpointConnections'],
-      ['vpce-svc-00000000000000000', 'InvalidVpcEndpointService.NotFound'],
-    ]);
+    assert.deepEqual(
+      refused.Unsuccessful?.map((u) => [u.ResourceId, u.Error?.Code]),
+      [
+        [svcId, 'ExistingVpcEndpointConnections'],
+        ['vpce-svc-00000000000000000', 'InvalidVpcEndpointService.NotFound'],
+      ],
+    );
     const del = await hubEc2.send(new DeleteVpcEndpointsCommand({ VpcEndpointIds: [epId, 'vpce-00000000000000000'] }));
-    assert.deepEqual(del.Unsuccessful?.map((u) => [u.ResourceId, u.Error?.Code]), [['vpce-00000000000000000', 'InvalidVpcEndpoint.NotFound']]);
-    assert.equal(e.ec2.endpoints(HUB).some((x) => x.id === epId), false);
+    assert.deepEqual(
+      del.Unsuccessful?.map((u) => [u.ResourceId, u.Error?.Code]),
+      [['vpce-00000000000000000', 'InvalidVpcEndpoint.NotFound']],
+    );
+    assert.equal(
+      e.ec2.endpoints(HUB).some((x) => x.id === epId),
+      false,
+    );
     assert.equal(e.ec2.networkInterfaces(HUB).length, 0);
     const gone = await userEc2.send(new DeleteVpcEndpointServiceConfigurationsCommand({ ServiceIds: [svcId] }));
     assert.deepEqual(gone.Unsuccessful, []);
-    assert.equal(e.ec2.endpointServices(USER).some((s) => s.id === svcId), false);
+    assert.equal(
+      e.ec2.endpointServices(USER).some((s) => s.id === svcId),
+      false,
+    );
   });
 
   test('paging with MaxResults/NextToken; a retried create with the same ClientToken returns the same resource', async () => {
@@ -266,7 +349,10 @@ describe('EC2 and ELBv2 emulators', () => {
       token = res.NextToken;
       if (token === undefined) break;
     }
-    assert.deepEqual(seen, e.ec2.subnets('777777777777').map((s) => s.id));
+    assert.deepEqual(
+      seen,
+      e.ec2.subnets('777777777777').map((s) => s.id),
+    );
     assert.equal(seen.length, 5);
 
     const lb = e.elbv2.addNetworkLoadBalancer('777777777777', 'eu-west-1', 'token-int', [seen[0] ?? '']);
@@ -277,8 +363,24 @@ describe('EC2 and ELBv2 emulators', () => {
     assert.equal(once.ServiceConfiguration?.AvailabilityZones?.[0], 'eu-west-1a');
     assert.equal(e.ec2.endpointServices('777777777777').length, 1);
 
-    await client.send(new CreateTagsCommand({ Resources: [vpc.id], Tags: [{ Key: 'a', Value: '1' }, { Key: 'b', Value: '2' }] }));
-    await client.send(new DeleteTagsCommand({ Resources: [vpc.id], Tags: [{ Key: 'a', Value: 'other' }, { Key: 'b', Value: '2' }] }));
+    await client.send(
+      new CreateTagsCommand({
+        Resources: [vpc.id],
+        Tags: [
+          { Key: 'a', Value: '1' },
+          { Key: 'b', Value: '2' },
+        ],
+      }),
+    );
+    await client.send(
+      new DeleteTagsCommand({
+        Resources: [vpc.id],
+        Tags: [
+          { Key: 'a', Value: 'other' },
+          { Key: 'b', Value: '2' },
+        ],
+      }),
+    );
     assert.deepEqual(e.ec2.vpcs('777777777777')[0]?.tags, [{ key: 'a', value: '1' }]);
   });
 
@@ -296,7 +398,16 @@ describe('EC2 and ELBv2 emulators', () => {
     const hubEc2 = ec2(e, hub);
     e.ec2.knobs.outcome = 'failed';
     e.ec2.knobs.pendingDescribes = 0;
-    const ep = (await hubEc2.send(new CreateVpcEndpointCommand({ VpcEndpointType: 'Interface', VpcId: hv.id, ServiceName: created.ServiceConfiguration?.ServiceName, SubnetIds: [hs.id] }))).VpcEndpoint;
+    const ep = (
+      await hubEc2.send(
+        new CreateVpcEndpointCommand({
+          VpcEndpointType: 'Interface',
+          VpcId: hv.id,
+          ServiceName: created.ServiceConfiguration?.ServiceName,
+          SubnetIds: [hs.id],
+        }),
+      )
+    ).VpcEndpoint;
     e.ec2.knobs.outcome = 'available';
     e.ec2.knobs.pendingDescribes = 1;
     const failed = await hubEc2.send(new DescribeVpcEndpointsCommand({ VpcEndpointIds: [ep?.VpcEndpointId ?? ''] }));
@@ -308,7 +419,10 @@ describe('EC2 and ELBv2 emulators', () => {
     await hubEc2.send(new DeleteVpcEndpointsCommand({ VpcEndpointIds: [ep?.VpcEndpointId ?? ''] }));
     e.ec2.knobs.keepDeleted = false;
     const deleted = await hubEc2.send(new DescribeVpcEndpointsCommand({ VpcEndpointIds: [ep?.VpcEndpointId ?? ''] }));
-    assert.deepEqual(deleted.VpcEndpoints?.map((x) => [x.State, x.NetworkInterfaceIds]), [['deleted', []]]);
+    assert.deepEqual(
+      deleted.VpcEndpoints?.map((x) => [x.State, x.NetworkInterfaceIds]),
+      [['deleted', []]],
+    );
     const again = await hubEc2.send(new DeleteVpcEndpointsCommand({ VpcEndpointIds: [ep?.VpcEndpointId ?? ''] }));
     assert.deepEqual(again.Unsuccessful, []);
 

@@ -91,19 +91,48 @@ export class Ec2Emulator implements ServiceHandler {
   private dispatch(req: EmulatedRequest, op: string, form: URLSearchParams): string[] {
     switch (op) {
       case 'DescribeVpcs': {
-        const found = describe(this.model.vpcs.values(), req, listParam(form, 'VpcId'), ['InvalidVpcID.NotFound', 'vpc'], form, (v, f) => (f.name === 'vpc-id' ? f.values.includes(v.id) : f.name === 'cidr' || f.name === 'cidr-block' ? f.values.includes(v.cidr) : f.name === 'owner-id' ? f.values.includes(v.account) : undefined));
+        const found = describe(this.model.vpcs.values(), req, listParam(form, 'VpcId'), ['InvalidVpcID.NotFound', 'vpc'], form, (v, f) =>
+          f.name === 'vpc-id'
+            ? f.values.includes(v.id)
+            : f.name === 'cidr' || f.name === 'cidr-block'
+              ? f.values.includes(v.cidr)
+              : f.name === 'owner-id'
+                ? f.values.includes(v.account)
+                : undefined,
+        );
         const p = page(found, form);
         return [items('vpcSet', p.items.map(vpcXml)), ...next(p.next)];
       }
       case 'DescribeSubnets': {
-        const found = describe(this.model.subnets.values(), req, listParam(form, 'SubnetId'), ['InvalidSubnetID.NotFound', 'subnet'], form, (s, f) => this.subnetFilter(s, f));
+        const found = describe(this.model.subnets.values(), req, listParam(form, 'SubnetId'), ['InvalidSubnetID.NotFound', 'subnet'], form, (s, f) =>
+          this.subnetFilter(s, f),
+        );
         const p = page(found, form);
-        return [items('subnetSet', p.items.map((s) => subnetXml(this.model, s))), ...next(p.next)];
+        return [
+          items(
+            'subnetSet',
+            p.items.map((s) => subnetXml(this.model, s)),
+          ),
+          ...next(p.next),
+        ];
       }
       case 'DescribeNetworkInterfaces': {
-        const found = describe(this.model.interfaces.values(), req, listParam(form, 'NetworkInterfaceId'), ['InvalidNetworkInterfaceID.NotFound', 'networkInterface'], form, (n, f) => this.interfaceFilter(n, f));
+        const found = describe(
+          this.model.interfaces.values(),
+          req,
+          listParam(form, 'NetworkInterfaceId'),
+          ['InvalidNetworkInterfaceID.NotFound', 'networkInterface'],
+          form,
+          (n, f) => this.interfaceFilter(n, f),
+        );
         const p = page(found, form);
-        return [items('networkInterfaceSet', p.items.map((n) => interfaceXml(this.model, n))), ...next(p.next)];
+        return [
+          items(
+            'networkInterfaceSet',
+            p.items.map((n) => interfaceXml(this.model, n)),
+          ),
+          ...next(p.next),
+        ];
       }
       case 'CreateTags':
       case 'DeleteTags':
@@ -159,12 +188,18 @@ export class Ec2Emulator implements ServiceHandler {
     const tags = tagList(form, 'Tag');
     for (const r of targets) {
       if (add) r.tags = mergeTags(r.tags, tags);
-      else r.tags = removeTags(r.tags, tags.map((t, i) => (form.has(`Tag.${i + 1}.Value`) ? t : { key: t.key })));
+      else
+        r.tags = removeTags(
+          r.tags,
+          tags.map((t, i) => (form.has(`Tag.${i + 1}.Value`) ? t : { key: t.key })),
+        );
     }
   }
 
   private resourceById(id: string): Owned | undefined {
-    return this.model.vpcs.get(id) ?? this.model.subnets.get(id) ?? this.model.interfaces.get(id) ?? this.model.services.get(id) ?? this.model.endpoints.get(id);
+    return (
+      this.model.vpcs.get(id) ?? this.model.subnets.get(id) ?? this.model.interfaces.get(id) ?? this.model.services.get(id) ?? this.model.endpoints.get(id)
+    );
   }
 }
 

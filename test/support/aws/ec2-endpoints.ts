@@ -36,9 +36,22 @@ export class EndpointOperations {
       case 'CreateVpcEndpointServiceConfiguration':
         return [el('serviceConfiguration', [serviceConfigurationXml(this.model, this.createService(req, form))])];
       case 'DescribeVpcEndpointServiceConfigurations': {
-        const found = describe(this.model.services.values(), req, listParam(form, 'ServiceId'), ['InvalidVpcEndpointServiceId.NotFound', 'VpcEndpointService'], form, serviceFilter);
+        const found = describe(
+          this.model.services.values(),
+          req,
+          listParam(form, 'ServiceId'),
+          ['InvalidVpcEndpointServiceId.NotFound', 'VpcEndpointService'],
+          form,
+          serviceFilter,
+        );
         const p = page(found, form);
-        return [items('serviceConfigurationSet', p.items.map((s) => serviceConfigurationXml(this.model, s))), ...next(p.next)];
+        return [
+          items(
+            'serviceConfigurationSet',
+            p.items.map((s) => serviceConfigurationXml(this.model, s)),
+          ),
+          ...next(p.next),
+        ];
       }
       case 'ModifyVpcEndpointServiceConfiguration':
         this.modifyService(req, form);
@@ -48,7 +61,13 @@ export class EndpointOperations {
       case 'DescribeVpcEndpointServicePermissions': {
         const svc = this.ownService(req, form.get('ServiceId') ?? '');
         const p = page(svc.allowedPrincipals, form);
-        return [items('allowedPrincipals', p.items.map((arn) => principalXml(svc, arn))), ...next(p.next)];
+        return [
+          items(
+            'allowedPrincipals',
+            p.items.map((arn) => principalXml(svc, arn)),
+          ),
+          ...next(p.next),
+        ];
       }
       case 'ModifyVpcEndpointServicePermissions':
         return this.modifyPermissions(req, form);
@@ -58,9 +77,22 @@ export class EndpointOperations {
         return [el('vpcEndpoint', [endpointXml(this.model, this.createEndpoint(req, form))])];
       case 'DescribeVpcEndpoints': {
         for (const e of this.model.endpoints.values()) if (e.account === req.account && e.region === req.region) this.model.observeEndpoint(e);
-        const found = describe(this.model.endpoints.values(), req, listParam(form, 'VpcEndpointId'), ['InvalidVpcEndpointId.NotFound', 'Vpc Endpoint'], form, endpointFilter);
+        const found = describe(
+          this.model.endpoints.values(),
+          req,
+          listParam(form, 'VpcEndpointId'),
+          ['InvalidVpcEndpointId.NotFound', 'Vpc Endpoint'],
+          form,
+          endpointFilter,
+        );
         const p = page(found, form);
-        return [items('vpcEndpointSet', p.items.map((e) => endpointXml(this.model, e))), ...next(p.next)];
+        return [
+          items(
+            'vpcEndpointSet',
+            p.items.map((e) => endpointXml(this.model, e)),
+          ),
+          ...next(p.next),
+        ];
       }
       case 'DeleteVpcEndpoints':
         return [unsuccessful(listParam(form, 'VpcEndpointId').flatMap((id) => this.deleteEndpoint(req, id)))];
@@ -94,12 +126,14 @@ export class EndpointOperations {
 
   private ownLoadBalancer(req: EmulatedRequest, arn: string): void {
     const lb = this.model.loadBalancers.get(arn);
-    if (lb === undefined || lb.account !== req.account || lb.region !== req.region) throw new Ec2Fault('InvalidParameter', `The Network Load Balancer ARN '${arn}' does not exist`);
+    if (lb === undefined || lb.account !== req.account || lb.region !== req.region)
+      throw new Ec2Fault('InvalidParameter', `The Network Load Balancer ARN '${arn}' does not exist`);
   }
 
   private ownService(req: EmulatedRequest, id: string): EndpointService {
     const svc = this.model.services.get(id);
-    if (svc === undefined || svc.account !== req.account || svc.region !== req.region) throw new Ec2Fault('InvalidVpcEndpointServiceId.NotFound', `The VpcEndpointService Id '${id}' does not exist`);
+    if (svc === undefined || svc.account !== req.account || svc.region !== req.region)
+      throw new Ec2Fault('InvalidVpcEndpointServiceId.NotFound', `The VpcEndpointService Id '${id}' does not exist`);
     return svc;
   }
 
@@ -109,7 +143,8 @@ export class EndpointOperations {
     const remove = listParam(form, 'RemoveNetworkLoadBalancerArn');
     for (const arn of add) this.ownLoadBalancer(req, arn);
     for (const arn of remove) {
-      if (!svc.nlbArns.includes(arn)) throw new Ec2Fault('InvalidParameter', `The Network Load Balancer ARN '${arn}' is not associated with the service ${svc.id}`);
+      if (!svc.nlbArns.includes(arn))
+        throw new Ec2Fault('InvalidParameter', `The Network Load Balancer ARN '${arn}' is not associated with the service ${svc.id}`);
     }
     const nlbs = [...svc.nlbArns.filter((a) => !remove.includes(a)), ...add.filter((a) => !svc.nlbArns.includes(a))];
     if (nlbs.length === 0) throw new Ec2Fault('InvalidParameter', `The service ${svc.id} must keep at least one load balancer`);
@@ -120,8 +155,10 @@ export class EndpointOperations {
 
   private deleteService(req: EmulatedRequest, id: string): { id: string; code: string; message: string }[] {
     const svc = this.model.services.get(id);
-    if (svc === undefined || svc.account !== req.account || svc.region !== req.region) return [{ id, code: 'InvalidVpcEndpointService.NotFound', message: `The VpcEndpointService Id '${id}' does not exist` }];
-    if (this.model.connectedEndpoints(svc).length > 0) return [{ id, code: 'ExistingVpcEndpointConnections', message: 'Service has existing active VPC Endpoint connections!' }];
+    if (svc === undefined || svc.account !== req.account || svc.region !== req.region)
+      return [{ id, code: 'InvalidVpcEndpointService.NotFound', message: `The VpcEndpointService Id '${id}' does not exist` }];
+    if (this.model.connectedEndpoints(svc).length > 0)
+      return [{ id, code: 'ExistingVpcEndpointConnections', message: 'Service has existing active VPC Endpoint connections!' }];
     this.model.services.delete(id);
     return [];
   }
@@ -134,7 +171,13 @@ export class EndpointOperations {
       if (p !== '*' && !/^arn:aws:(iam|sts)::\d{12}:/.test(p)) throw new Ec2Fault('InvalidPrincipal', `Invalid principal ${p}`);
     }
     svc.allowedPrincipals = [...svc.allowedPrincipals.filter((p) => !remove.includes(p)), ...add.filter((p) => !svc.allowedPrincipals.includes(p))];
-    return [items('addedPrincipalSet', add.map((p) => principalXml(svc, p))), '<return>true</return>'];
+    return [
+      items(
+        'addedPrincipalSet',
+        add.map((p) => principalXml(svc, p)),
+      ),
+      '<return>true</return>',
+    ];
   }
 
   private describeServices(req: EmulatedRequest, form: URLSearchParams): string[] {
@@ -144,9 +187,23 @@ export class EndpointOperations {
       if (!visible.some((s) => s.name === n)) throw new Ec2Fault('InvalidServiceName', `The Vpc Endpoint Service '${n}' does not exist`);
     }
     const fs = filters(form);
-    const found = visible.filter((s) => (names.length === 0 || names.includes(s.name)) && fs.every((f) => matchOrThrow(f, s.account === req.account ? tagFilterMatches(f, s.tags) ?? serviceFilter(s, f) : serviceFilter(s, f))));
+    const found = visible.filter(
+      (s) =>
+        (names.length === 0 || names.includes(s.name)) &&
+        fs.every((f) => matchOrThrow(f, s.account === req.account ? (tagFilterMatches(f, s.tags) ?? serviceFilter(s, f)) : serviceFilter(s, f))),
+    );
     const p = page(found, form);
-    return [textItems('serviceNameSet', p.items.map((s) => s.name)), items('serviceDetailSet', p.items.map((s) => serviceDetailXml(this.model, s, req.account))), ...next(p.next)];
+    return [
+      textItems(
+        'serviceNameSet',
+        p.items.map((s) => s.name),
+      ),
+      items(
+        'serviceDetailSet',
+        p.items.map((s) => serviceDetailXml(this.model, s, req.account)),
+      ),
+      ...next(p.next),
+    ];
   }
 
   private createEndpoint(req: EmulatedRequest, form: URLSearchParams): Endpoint {
@@ -157,21 +214,30 @@ export class EndpointOperations {
     if (type !== 'Interface') throw new Ec2Fault('InvalidParameter', `The emulator creates Interface endpoints only, not ${type}`);
     const vpcId = form.get('VpcId') ?? '';
     const vpc = this.model.vpcs.get(vpcId);
-    if (vpc === undefined || vpc.account !== req.account || vpc.region !== req.region) throw new Ec2Fault('InvalidVpcID.NotFound', `The vpc ID '${vpcId}' does not exist`);
+    if (vpc === undefined || vpc.account !== req.account || vpc.region !== req.region)
+      throw new Ec2Fault('InvalidVpcID.NotFound', `The vpc ID '${vpcId}' does not exist`);
     const serviceName = form.get('ServiceName') ?? '';
     const svc = this.model.serviceByName(serviceName);
-    if (svc === undefined || svc.region !== req.region || !this.model.mayConnect(svc, req.principal, req.account)) throw new Ec2Fault('InvalidServiceName', `The Vpc Endpoint Service '${serviceName}' does not exist`);
+    if (svc === undefined || svc.region !== req.region || !this.model.mayConnect(svc, req.principal, req.account))
+      throw new Ec2Fault('InvalidServiceName', `The Vpc Endpoint Service '${serviceName}' does not exist`);
     const zones = this.model.serviceZones(svc);
     const subnets: Subnet[] = [];
     for (const id of listParam(form, 'SubnetId')) {
       const s = this.model.subnets.get(id);
-      if (s === undefined || s.account !== req.account || s.region !== req.region) throw new Ec2Fault('InvalidSubnetID.NotFound', `The subnet ID '${id}' does not exist`);
+      if (s === undefined || s.account !== req.account || s.region !== req.region)
+        throw new Ec2Fault('InvalidSubnetID.NotFound', `The subnet ID '${id}' does not exist`);
       if (s.vpcId !== vpcId) throw new Ec2Fault('InvalidParameter', `The subnet ${id} does not belong to ${vpcId}`);
-      if (!zones.includes(s.azId)) throw new Ec2Fault('InvalidParameter', `The VPC endpoint service ${svc.name} does not support the availability zone of the subnet: ${id}.`);
-      if (subnets.some((o) => o.azId === s.azId)) throw new Ec2Fault('DuplicateSubnetsInSameZone', `Found another VPC endpoint subnet in the availability zone of ${id}. VPC endpoint subnets should be in different availability zones supported by the VPC endpoint service.`);
+      if (!zones.includes(s.azId))
+        throw new Ec2Fault('InvalidParameter', `The VPC endpoint service ${svc.name} does not support the availability zone of the subnet: ${id}.`);
+      if (subnets.some((o) => o.azId === s.azId))
+        throw new Ec2Fault(
+          'DuplicateSubnetsInSameZone',
+          `Found another VPC endpoint subnet in the availability zone of ${id}. VPC endpoint subnets should be in different availability zones supported by the VPC endpoint service.`,
+        );
       subnets.push(s);
     }
-    if (boolParam(form, 'PrivateDnsEnabled') === true) throw new Ec2Fault('InvalidParameter', `Private DNS can't be enabled because the service ${serviceName} does not provide a private DNS name.`);
+    if (boolParam(form, 'PrivateDnsEnabled') === true)
+      throw new Ec2Fault('InvalidParameter', `Private DNS can't be enabled because the service ${serviceName} does not provide a private DNS name.`);
     const id = `vpce-${hexId(9).slice(0, 17)}`;
     const endpoint: Endpoint = {
       id,
@@ -192,7 +258,18 @@ export class EndpointOperations {
     };
     for (const s of subnets) {
       const eniId = `eni-${hexId(9).slice(0, 17)}`;
-      this.model.interfaces.set(eniId, { id: eniId, account: req.account, region: req.region, subnetId: s.id, vpcId, azId: s.azId, privateIp: this.model.allocateIp(s), description: `VPC Endpoint Interface ${id}`, endpointId: id, tags: [] });
+      this.model.interfaces.set(eniId, {
+        id: eniId,
+        account: req.account,
+        region: req.region,
+        subnetId: s.id,
+        vpcId,
+        azId: s.azId,
+        privateIp: this.model.allocateIp(s),
+        description: `VPC Endpoint Interface ${id}`,
+        endpointId: id,
+        tags: [],
+      });
       endpoint.eniIds.push(eniId);
     }
     this.model.endpoints.set(id, endpoint);
@@ -202,7 +279,8 @@ export class EndpointOperations {
 
   private deleteEndpoint(req: EmulatedRequest, id: string): { id: string; code: string; message: string }[] {
     const e = this.model.endpoints.get(id);
-    if (e === undefined || e.account !== req.account || e.region !== req.region) return [{ id, code: 'InvalidVpcEndpoint.NotFound', message: `The VPC endpoint '${id}' does not exist` }];
+    if (e === undefined || e.account !== req.account || e.region !== req.region)
+      return [{ id, code: 'InvalidVpcEndpoint.NotFound', message: `The VPC endpoint '${id}' does not exist` }];
     if (e.state === 'deleted') return [];
     this.model.deleteEndpoint(e, this.knobs.keepDeleted);
     return [];
@@ -256,9 +334,17 @@ function principalType(arn: string): string {
 }
 
 function principalXml(svc: EndpointService, arn: string): string {
-  return el('principalType', principalType(arn)) + el('principal', arn) + el('servicePermissionId', `vpce-svc-perm-${Buffer.from(arn).toString('hex').slice(-12)}`) + el('serviceId', svc.id);
+  return (
+    el('principalType', principalType(arn)) +
+    el('principal', arn) +
+    el('servicePermissionId', `vpce-svc-perm-${Buffer.from(arn).toString('hex').slice(-12)}`) +
+    el('serviceId', svc.id)
+  );
 }
 
 function unsuccessful(failures: readonly { id: string; code: string; message: string }[]): string {
-  return items('unsuccessful', failures.map((f) => el('error', [el('code', f.code), el('message', f.message)]) + el('resourceId', f.id)));
+  return items(
+    'unsuccessful',
+    failures.map((f) => el('error', [el('code', f.code), el('message', f.message)]) + el('resourceId', f.id)),
+  );
 }

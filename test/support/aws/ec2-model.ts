@@ -77,9 +77,19 @@ export interface Endpoint extends Owned {
 }
 
 /** Route53's hosted zone id for VPC endpoint DNS names, per region (`*.vpce.amazonaws.com`). */
-const VPCE_ZONES: Readonly<Record<string, string>> = { 'us-east-1': 'Z7HUB22UULQXV', 'us-east-2': 'ZC8PG0KIFKBRI', 'us-west-2': 'Z1YSA3EXCYUU9Z', 'eu-west-1': 'Z38GZ743OKFT7T' };
+const VPCE_ZONES: Readonly<Record<string, string>> = {
+  'us-east-1': 'Z7HUB22UULQXV',
+  'us-east-2': 'ZC8PG0KIFKBRI',
+  'us-west-2': 'Z1YSA3EXCYUU9Z',
+  'eu-west-1': 'Z38GZ743OKFT7T',
+};
 /** ... and for network load balancers (`*.elb.<region>.amazonaws.com`). */
-const NLB_ZONES: Readonly<Record<string, string>> = { 'us-east-1': 'Z26RNL4JYFTOTI', 'us-east-2': 'ZLMOA37VPKANP', 'us-west-2': 'Z18D5FSROUN65G', 'eu-west-1': 'Z2IFOLAFXWLO4F' };
+const NLB_ZONES: Readonly<Record<string, string>> = {
+  'us-east-1': 'Z26RNL4JYFTOTI',
+  'us-east-2': 'ZLMOA37VPKANP',
+  'us-west-2': 'Z18D5FSROUN65G',
+  'eu-west-1': 'Z2IFOLAFXWLO4F',
+};
 
 export function vpceHostedZoneId(region: string): string {
   return VPCE_ZONES[region] ?? 'ZVPCEEMULATED';
@@ -147,7 +157,16 @@ export class NetworkModel {
     if (azId === undefined) throw new Error(`no availability zone ${opts.az ?? ''} in ${vpc.region} for ${vpc.account}`);
     const index = [...this.subnets.values()].filter((s) => s.vpcId === vpcId).length;
     const [a = '10', b = '0'] = vpc.cidr.split('.');
-    const subnet: Subnet = { id: opts.id ?? `subnet-${hexId(9).slice(0, 17)}`, account: vpc.account, region: vpc.region, vpcId, azId, cidr: opts.cidr ?? `${a}.${b}.${index}.0/24`, allocated: 0, tags: [...(opts.tags ?? [])] };
+    const subnet: Subnet = {
+      id: opts.id ?? `subnet-${hexId(9).slice(0, 17)}`,
+      account: vpc.account,
+      region: vpc.region,
+      vpcId,
+      azId,
+      cidr: opts.cidr ?? `${a}.${b}.${index}.0/24`,
+      allocated: 0,
+      tags: [...(opts.tags ?? [])],
+    };
     this.subnets.set(subnet.id, subnet);
     return subnet;
   }
@@ -160,7 +179,13 @@ export class NetworkModel {
   }
 
   /** A network load balancer over `subnetIds` (at most one per zone), `active` unless told otherwise. */
-  addLoadBalancer(account: string, region: string, name: string, subnetIds: readonly string[], opts: { state?: LoadBalancerState; provisioningDescribes?: number; scheme?: 'internal' | 'internet-facing' } = {}): LoadBalancer {
+  addLoadBalancer(
+    account: string,
+    region: string,
+    name: string,
+    subnetIds: readonly string[],
+    opts: { state?: LoadBalancerState; provisioningDescribes?: number; scheme?: 'internal' | 'internet-facing' } = {},
+  ): LoadBalancer {
     const subnets = subnetIds.map((id) => {
       const s = this.subnets.get(id);
       if (s === undefined || s.account !== account || s.region !== region) throw new Error(`no subnet ${id} in ${account}/${region}`);
@@ -196,10 +221,12 @@ export class NetworkModel {
 
   /** The zone ids an endpoint service offers: those of its load balancers' subnets. */
   serviceZones(svc: EndpointService): string[] {
-    return unique(svc.nlbArns.flatMap((arn) => {
-      const lb = this.loadBalancers.get(arn);
-      return lb === undefined ? [] : this.loadBalancerZones(lb);
-    })).sort();
+    return unique(
+      svc.nlbArns.flatMap((arn) => {
+        const lb = this.loadBalancers.get(arn);
+        return lb === undefined ? [] : this.loadBalancerZones(lb);
+      }),
+    ).sort();
   }
 
   serviceByName(name: string): EndpointService | undefined {

@@ -13,23 +13,38 @@ import { el } from './xml.ts';
 const NS = 'http://ec2.amazonaws.com/doc/2016-11-15/';
 
 export function items(name: string, values: readonly string[]): string {
-  return el(name, values.map((v) => `<item>${v}</item>`));
+  return el(
+    name,
+    values.map((v) => `<item>${v}</item>`),
+  );
 }
 
 export function textItems(name: string, values: readonly string[]): string {
-  return el(name, values.map((v) => el('item', v)));
+  return el(
+    name,
+    values.map((v) => el('item', v)),
+  );
 }
 
 export function tagSet(tags: readonly Tag[]): string {
-  return items('tagSet', tags.map((t) => el('key', t.key) + el('value', t.value)));
+  return items(
+    'tagSet',
+    tags.map((t) => el('key', t.key) + el('value', t.value)),
+  );
 }
 
 export function ec2Ok(op: string, content: readonly string[]): EmulatedResponse {
-  return { status: 200, body: `<?xml version="1.0" encoding="UTF-8"?><${op}Response xmlns="${NS}">${el('requestId', requestId())}${content.join('')}</${op}Response>` };
+  return {
+    status: 200,
+    body: `<?xml version="1.0" encoding="UTF-8"?><${op}Response xmlns="${NS}">${el('requestId', requestId())}${content.join('')}</${op}Response>`,
+  };
 }
 
 export function ec2Error(status: number, code: string, message: string): EmulatedResponse {
-  return { status, body: `<?xml version="1.0" encoding="UTF-8"?><Response>${el('Errors', [el('Error', [el('Code', code), el('Message', message)])])}${el('RequestID', requestId())}</Response>` };
+  return {
+    status,
+    body: `<?xml version="1.0" encoding="UTF-8"?><Response>${el('Errors', [el('Error', [el('Code', code), el('Message', message)])])}${el('RequestID', requestId())}</Response>`,
+  };
 }
 
 export function vpcXml(v: Vpc): string {
@@ -38,7 +53,9 @@ export function vpcXml(v: Vpc): string {
     el('ownerId', v.account),
     el('state', 'available'),
     el('cidrBlock', v.cidr),
-    items('cidrBlockAssociationSet', [el('associationId', `vpc-cidr-assoc-${v.id.slice(4)}`) + el('cidrBlock', v.cidr) + el('cidrBlockState', [el('state', 'associated')])]),
+    items('cidrBlockAssociationSet', [
+      el('associationId', `vpc-cidr-assoc-${v.id.slice(4)}`) + el('cidrBlock', v.cidr) + el('cidrBlockState', [el('state', 'associated')]),
+    ]),
     el('dhcpOptionsId', 'dopt-emulated'),
     el('instanceTenancy', 'default'),
     el('isDefault', false),
@@ -94,7 +111,10 @@ export function serviceConfigurationXml(model: NetworkModel, svc: EndpointServic
     el('serviceName', svc.name),
     el('serviceState', 'Available'),
     textItems('availabilityZoneIdSet', zones),
-    textItems('availabilityZoneSet', zones.map((z) => model.azName(svc.account, svc.region, z))),
+    textItems(
+      'availabilityZoneSet',
+      zones.map((z) => model.azName(svc.account, svc.region, z)),
+    ),
     el('acceptanceRequired', svc.acceptanceRequired),
     el('managesVpcEndpoints', false),
     textItems('networkLoadBalancerArnSet', svc.nlbArns),
@@ -127,7 +147,10 @@ export function serviceDetailXml(model: NetworkModel, svc: EndpointService, view
 export function endpointDnsEntries(model: NetworkModel, e: Endpoint): { dnsName: string; hostedZoneId: string }[] {
   const zone = vpceHostedZoneId(e.region);
   const base = `${e.serviceId}.${e.region}.vpce.amazonaws.com`;
-  const perAz = e.subnetIds.map((id) => model.subnets.get(id)).filter((s): s is Subnet => s !== undefined).map((s) => ({ dnsName: `${e.dnsPrefix}-${model.azName(e.account, e.region, s.azId)}.${base}`, hostedZoneId: zone }));
+  const perAz = e.subnetIds
+    .map((id) => model.subnets.get(id))
+    .filter((s): s is Subnet => s !== undefined)
+    .map((s) => ({ dnsName: `${e.dnsPrefix}-${model.azName(e.account, e.region, s.azId)}.${base}`, hostedZoneId: zone }));
   return [{ dnsName: `${e.dnsPrefix}.${base}`, hostedZoneId: zone }, ...perAz];
 }
 
@@ -145,7 +168,10 @@ export function endpointXml(model: NetworkModel, e: Endpoint): string {
     el('privateDnsEnabled', e.privateDnsEnabled),
     el('requesterManaged', false),
     textItems('networkInterfaceIdSet', e.eniIds),
-    items('dnsEntrySet', endpointDnsEntries(model, e).map((d) => el('dnsName', d.dnsName) + el('hostedZoneId', d.hostedZoneId))),
+    items(
+      'dnsEntrySet',
+      endpointDnsEntries(model, e).map((d) => el('dnsName', d.dnsName) + el('hostedZoneId', d.hostedZoneId)),
+    ),
     el('creationTimestamp', e.createdAt.toISOString()),
     tagSet(e.tags),
     el('ownerId', e.account),

@@ -25,7 +25,13 @@ export class Elbv2Emulator implements ServiceHandler {
    * A network load balancer of `account` over subnets (their zones become the load balancer's);
    * with `provisioningDescribes: n` the first n describes answer `provisioning`.
    */
-  addNetworkLoadBalancer(account: string, region: string, name: string, subnetIds: readonly string[], opts: { state?: LoadBalancerState; provisioningDescribes?: number; scheme?: 'internal' | 'internet-facing' } = {}): LoadBalancer {
+  addNetworkLoadBalancer(
+    account: string,
+    region: string,
+    name: string,
+    subnetIds: readonly string[],
+    opts: { state?: LoadBalancerState; provisioningDescribes?: number; scheme?: 'internal' | 'internet-facing' } = {},
+  ): LoadBalancer {
     return this.model.addLoadBalancer(account, region, name, subnetIds, opts);
   }
 
@@ -45,13 +51,20 @@ export class Elbv2Emulator implements ServiceHandler {
     const mine = this.loadBalancers(req.account, req.region);
     const names = listParam(form, 'Names', true);
     const arns = listParam(form, 'LoadBalancerArns', true);
-    if (names.length > 0 && arns.length > 0) return this.error(400, 'ValidationError', 'Load balancer names and load balancer ARNs cannot be specified at the same time');
+    if (names.length > 0 && arns.length > 0)
+      return this.error(400, 'ValidationError', 'Load balancer names and load balancer ARNs cannot be specified at the same time');
     for (const n of names) if (!mine.some((lb) => lb.name === n)) return this.error(400, 'LoadBalancerNotFound', `Load balancers '[${n}]' not found`);
     for (const a of arns) if (!mine.some((lb) => lb.arn === a)) return this.error(400, 'LoadBalancerNotFound', `One or more load balancers not found`);
     const found = mine.filter((lb) => (names.length === 0 || names.includes(lb.name)) && (arns.length === 0 || arns.includes(lb.arn)));
     for (const lb of found) this.model.observeLoadBalancer(lb);
     const p = page(found, form, 'PageSize', 'Marker');
-    return ok(op, [el('LoadBalancers', p.items.map((lb) => el('member', [this.lbXml(lb)]))), ...(p.next === undefined ? [] : [el('NextMarker', p.next)])]);
+    return ok(op, [
+      el(
+        'LoadBalancers',
+        p.items.map((lb) => el('member', [this.lbXml(lb)])),
+      ),
+      ...(p.next === undefined ? [] : [el('NextMarker', p.next)]),
+    ]);
   }
 
   error(status: number, code: string, message: string): EmulatedResponse {
@@ -64,7 +77,11 @@ export class Elbv2Emulator implements ServiceHandler {
   private lbXml(lb: LoadBalancer): string {
     const zones = lb.subnetIds.map((id) => {
       const s = this.model.subnets.get(id);
-      return el('member', [el('ZoneName', s === undefined ? '' : this.model.azName(lb.account, lb.region, s.azId)), el('SubnetId', id), el('LoadBalancerAddresses', [])]);
+      return el('member', [
+        el('ZoneName', s === undefined ? '' : this.model.azName(lb.account, lb.region, s.azId)),
+        el('SubnetId', id),
+        el('LoadBalancerAddresses', []),
+      ]);
     });
     return [
       el('LoadBalancerArn', lb.arn),

@@ -79,7 +79,12 @@ export class AwsEmulator {
   private baseUrl = '';
 
   /** The access key every test client may use: `arn:aws:iam::111122223333:user/tester`. */
-  readonly rootIdentity: Identity = { accessKeyId: 'AKIDTESTER0000000001', secretAccessKey: 'tester-secret', arn: 'arn:aws:iam::111122223333:user/tester', account: '111122223333' };
+  readonly rootIdentity: Identity = {
+    accessKeyId: 'AKIDTESTER0000000001',
+    secretAccessKey: 'tester-secret',
+    arn: 'arn:aws:iam::111122223333:user/tester',
+    account: '111122223333',
+  };
 
   constructor() {
     this.addIdentity(this.rootIdentity);
@@ -187,7 +192,17 @@ export class AwsEmulator {
       return;
     }
     const url = new URL(req.url ?? '/', 'http://localhost');
-    const request: EmulatedRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, body: Buffer.concat(chunks).toString('utf8'), headers: req.headers, accessKeyId, principal: identity.arn, account: identity.account, region };
+    const request: EmulatedRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: url.searchParams,
+      body: Buffer.concat(chunks).toString('utf8'),
+      headers: req.headers,
+      accessKeyId,
+      principal: identity.arn,
+      account: identity.account,
+      region,
+    };
     let op: string;
     try {
       op = handler.operation(request);

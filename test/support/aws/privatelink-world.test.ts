@@ -62,54 +62,117 @@ describe('PrivateLink world', () => {
     );
     const me = await new STSClient({ region: w.region, endpoint: e.url, credentials: w.hub, maxAttempts: 1 }).send(new GetCallerIdentityCommand({}));
     assert.deepEqual([me.Account, me.Arn], [w.hub.account, 'arn:aws:iam::222222222222:user/hive']);
-    const lbs = await new ElasticLoadBalancingV2Client({ region: w.region, endpoint: e.url, credentials: w.user, maxAttempts: 1 }).send(new DescribeLoadBalancersCommand({ Names: ['mycluster-x7k2p-int'] }));
+    const lbs = await new ElasticLoadBalancingV2Client({ region: w.region, endpoint: e.url, credentials: w.user, maxAttempts: 1 }).send(
+      new DescribeLoadBalancersCommand({ Names: ['mycluster-x7k2p-int'] }),
+    );
     assert.equal(lbs.LoadBalancers?.[0]?.State?.Code, 'active');
     assert.equal(e.ec2.vpcs(w.hub.account).length, 4);
     assert.equal(e.ec2.subnets(w.user.account).length, 4);
   });
 
   test('service, endpoint as an assumed hub role, private zone shared cross-account, teardown', async () => {
-    const svc = (await ec2(w.user).send(new CreateVpcEndpointServiceConfigurationCommand({ NetworkLoadBalancerArns: [w.nlb?.arn ?? ''], AcceptanceRequired: false }))).ServiceConfiguration;
+    const svc = (
+      await ec2(w.user).send(new CreateVpcEndpointServiceConfigurationCommand({ NetworkLoadBalancerArns: [w.nlb?.arn ?? ''], AcceptanceRequired: false }))
+    ).ServiceConfiguration;
     const role = `arn:aws:iam::${w.hub.account}:role/privatelink`;
     e.sts.addRole({ arn: role, trusted: [w.hub.arn] });
-    const assumed = await new STSClient({ region: w.region, endpoint: e.url, credentials: w.hub, maxAttempts: 1 }).send(new AssumeRoleCommand({ RoleArn: role, RoleSessionName: 'hive' }));
-    const session: Creds = { accessKeyId: assumed.Credentials?.AccessKeyId ?? '', secretAccessKey: assumed.Credentials?.SecretAccessKey ?? '', sessionToken: assumed.Credentials?.SessionToken ?? '' };
-    await assert.rejects(ec2(session).send(new DescribeVpcEndpointServicesCommand({ ServiceNames: [svc?.ServiceName ?? ''] })), (err: Error) => err.name === 'InvalidServiceName');
+    const assumed = await new STSClient({ region: w.region, endpoint: e.url, credentials: w.hub, maxAttempts: 1 }).send(
+      new AssumeRoleCommand({ RoleArn: role, RoleSessionName: 'hive' }),
+    );
+    const session: Creds = {
+      accessKeyId: assumed.Credentials?.AccessKeyId ?? '',
+      secretAccessKey: assumed.Credentials?.SecretAccessKey ?? '',
+      sessionToken: assumed.Credentials?.SessionToken ?? '',
+    };
+    await assert.rejects(
+      ec2(session).send(new DescribeVpcEndpointServicesCommand({ ServiceNames: [svc?.ServiceName ?? ''] })),
+      (err: Error) => err.name === 'InvalidServiceName',
+    );
     await ec2(w.user).send(new ModifyVpcEndpointServicePermissionsCommand({ ServiceId: svc?.ServiceId, AddAllowedPrincipals: [role] }));
     // The user names its zones a and b; the hub calls the same zone ids b and a.
     const detail = await ec2(session).send(new DescribeVpcEndpointServicesCommand({ ServiceNames: [svc?.ServiceName ?? ''] }));
     assert.deepEqual(detail.ServiceDetails?.[0]?.AvailabilityZones, ['us-east-1a', 'us-east-1b']);
     // VPC a holds the hub's zones a and b: both are the service's.
-    const created = await ec2(session).send(new CreateVpcEndpointCommand({ VpcEndpointType: 'Interface', VpcId: w.hubVpcs.a.id, ServiceName: svc?.ServiceName, SubnetIds: [w.hubSubnets.a1.id, w.hubSubnets.a2.id] }));
+    const created = await ec2(session).send(
+      new CreateVpcEndpointCommand({
+        VpcEndpointType: 'Interface',
+        VpcId: w.hubVpcs.a.id,
+        ServiceName: svc?.ServiceName,
+        SubnetIds: [w.hubSubnets.a1.id, w.hubSubnets.a2.id],
+      }),
+    );
     const endpointId = created.VpcEndpoint?.VpcEndpointId ?? '';
     const dns = created.VpcEndpoint?.DnsEntries?.[0];
     await ec2(session).send(new DescribeVpcEndpointsCommand({ VpcEndpointIds: [endpointId] }));
     assert.equal((await ec2(session).send(new DescribeVpcEndpointsCommand({ VpcEndpointIds: [endpointId] }))).VpcEndpoints?.[0]?.State, 'available');
     // A subnet in the hub's zone c (use1-az3) is not in the service.
-    await assert.rejects(ec2(session).send(new CreateVpcEndpointCommand({ VpcEndpointType: 'Interface', VpcId: w.hubVpcs.b.id, ServiceName: svc?.ServiceName, SubnetIds: [w.hubSubnets.b3.id] })), (err: Error) => err.name === 'InvalidParameter');
+    await assert.rejects(
+      ec2(session).send(
+        new CreateVpcEndpointCommand({ VpcEndpointType: 'Interface', VpcId: w.hubVpcs.b.id, ServiceName: svc?.ServiceName, SubnetIds: [w.hubSubnets.b3.id] }),
+      ),
+      (err: Error) => err.name === 'InvalidParameter',
+    );
 
     const hubR53 = r53(session);
-    const zone = await hubR53.send(new CreateHostedZoneCommand({ Name: 'api.mycluster.example.com', CallerReference: 'world-1', VPC: { VPCId: w.hubVpcs.a.id, VPCRegion: 'us-east-1' } }));
+    const zone = await hubR53.send(
+      new CreateHostedZoneCommand({ Name: 'api.mycluster.example.com', CallerReference: 'world-1', VPC: { VPCId: w.hubVpcs.a.id, VPCRegion: 'us-east-1' } }),
+    );
     const zoneId = (zone.HostedZone?.Id ?? '').replace('/hostedzone/', '');
     await hubR53.send(
       new ChangeResourceRecordSetsCommand({
         HostedZoneId: zoneId,
-        ChangeBatch: { Changes: [{ Action: 'UPSERT', ResourceRecordSet: { Name: 'api.mycluster.example.com', Type: 'A', AliasTarget: { HostedZoneId: dns?.HostedZoneId, DNSName: dns?.DnsName, EvaluateTargetHealth: false } } }] },
+        ChangeBatch: {
+          Changes: [
+            {
+              Action: 'UPSERT',
+              ResourceRecordSet: {
+                Name: 'api.mycluster.example.com',
+                Type: 'A',
+                AliasTarget: { HostedZoneId: dns?.HostedZoneId, DNSName: dns?.DnsName, EvaluateTargetHealth: false },
+              },
+            },
+          ],
+        },
       }),
     );
     await hubR53.send(new CreateVPCAssociationAuthorizationCommand({ HostedZoneId: zoneId, VPC: { VPCId: w.otherVpc.id, VPCRegion: 'us-east-2' } }));
     await r53(w.other).send(new AssociateVPCWithHostedZoneCommand({ HostedZoneId: zoneId, VPC: { VPCId: w.otherVpc.id, VPCRegion: 'us-east-2' } }));
     await hubR53.send(new DeleteVPCAssociationAuthorizationCommand({ HostedZoneId: zoneId, VPC: { VPCId: w.otherVpc.id, VPCRegion: 'us-east-2' } }));
-    assert.deepEqual(e.route53.zonesOf(w.hub.account).map((z) => [z.name, z.vpcs.map((v) => v.vpcId)]), [['api.mycluster.example.com.', [w.hubVpcs.a.id, w.otherVpc.id]]]);
-    assert.deepEqual(e.route53.recordsOf(zoneId).map((r) => [r.type, r.alias?.dnsName]), [['A', `${dns?.DnsName ?? ''}.`]]);
+    assert.deepEqual(
+      e.route53.zonesOf(w.hub.account).map((z) => [z.name, z.vpcs.map((v) => v.vpcId)]),
+      [['api.mycluster.example.com.', [w.hubVpcs.a.id, w.otherVpc.id]]],
+    );
+    assert.deepEqual(
+      e.route53.recordsOf(zoneId).map((r) => [r.type, r.alias?.dnsName]),
+      [['A', `${dns?.DnsName ?? ''}.`]],
+    );
     assert.deepEqual(e.route53.authorizationsOf(zoneId), []);
 
     // Teardown in the controller's order; a zone still shared with several VPCs can go once empty.
-    await hubR53.send(new ChangeResourceRecordSetsCommand({ HostedZoneId: zoneId, ChangeBatch: { Changes: [{ Action: 'DELETE', ResourceRecordSet: { Name: 'api.mycluster.example.com', Type: 'A', AliasTarget: { HostedZoneId: dns?.HostedZoneId, DNSName: dns?.DnsName, EvaluateTargetHealth: false } } }] } }));
+    await hubR53.send(
+      new ChangeResourceRecordSetsCommand({
+        HostedZoneId: zoneId,
+        ChangeBatch: {
+          Changes: [
+            {
+              Action: 'DELETE',
+              ResourceRecordSet: {
+                Name: 'api.mycluster.example.com',
+                Type: 'A',
+                AliasTarget: { HostedZoneId: dns?.HostedZoneId, DNSName: dns?.DnsName, EvaluateTargetHealth: false },
+              },
+            },
+          ],
+        },
+      }),
+    );
     await hubR53.send(new DeleteHostedZoneCommand({ Id: zoneId }));
     await ec2(session).send(new DeleteVpcEndpointsCommand({ VpcEndpointIds: [endpointId] }));
     const gone = await ec2(w.user).send(new DeleteVpcEndpointServiceConfigurationsCommand({ ServiceIds: [svc?.ServiceId ?? ''] }));
     assert.deepEqual(gone.Unsuccessful, []);
-    assert.deepEqual([e.route53.zonesOf(w.hub.account), e.ec2.endpoints(w.hub.account), e.ec2.networkInterfaces(w.hub.account), e.ec2.endpointServices(w.user.account)], [[], [], [], []]);
+    assert.deepEqual(
+      [e.route53.zonesOf(w.hub.account), e.ec2.endpoints(w.hub.account), e.ec2.networkInterfaces(w.hub.account), e.ec2.endpointServices(w.user.account)],
+      [[], [], [], []],
+    );
   });
 });

@@ -90,17 +90,43 @@ export function seedPrivateLinkWorld(e: AwsEmulators, opts: PrivateLinkWorldOpti
       if (s === undefined) throw new Error(`the user VPC has no subnet in ${z}`);
       return s.id;
     });
-    return net.addLoadBalancer(user.account, region, `${infraID}-int`, subnets, o.provisioningDescribes === undefined ? {} : { provisioningDescribes: o.provisioningDescribes });
+    return net.addLoadBalancer(
+      user.account,
+      region,
+      `${infraID}-int`,
+      subnets,
+      o.provisioningDescribes === undefined ? {} : { provisioningDescribes: o.provisioningDescribes },
+    );
   };
   const infraID = opts.infraID ?? 'mycluster-x7k2p';
-  const nlb = infraID === false ? undefined : addNlb(infraID, opts.nlbAzs, opts.nlbProvisioningDescribes === undefined ? {} : { provisioningDescribes: opts.nlbProvisioningDescribes });
+  const nlb =
+    infraID === false
+      ? undefined
+      : addNlb(infraID, opts.nlbAzs, opts.nlbProvisioningDescribes === undefined ? {} : { provisioningDescribes: opts.nlbProvisioningDescribes });
 
   const inventory = (): InventoryEntry[] =>
     [a, b, second].map((vpc) => ({
       vpcID: vpc.id,
       region: vpc.region,
-      subnets: [...net.subnets.values()].filter((s) => s.vpcId === vpc.id).map((s) => ({ subnetID: s.id, availabilityZone: net.azName(hub.account, s.region, s.azId) })),
+      subnets: [...net.subnets.values()]
+        .filter((s) => s.vpcId === vpc.id)
+        .map((s) => ({ subnetID: s.id, availabilityZone: net.azName(hub.account, s.region, s.azId) })),
     }));
 
-  return { hub, user, other, region, secondRegion, otherRegion, hubVpcs: { a, b, extra, second }, hubSubnets, userVpc, userSubnets, otherVpc, nlb, addNlb, inventory };
+  return {
+    hub,
+    user,
+    other,
+    region,
+    secondRegion,
+    otherRegion,
+    hubVpcs: { a, b, extra, second },
+    hubSubnets,
+    userVpc,
+    userSubnets,
+    otherVpc,
+    nlb,
+    addNlb,
+    inventory,
+  };
 }

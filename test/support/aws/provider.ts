@@ -28,7 +28,11 @@ export function awsFlags(e: AwsEmulators, args: Record<string, string | boolean>
   return new FlagValues(parseArgs(argv, {}, AWS_FLAGS).values);
 }
 
-export function awsProvider(e: AwsEmulators, args: Record<string, string | boolean> = {}, opts: { logger?: Logger; domainFilters?: string[] } = {}): Promise<Route53Provider> {
+export function awsProvider(
+  e: AwsEmulators,
+  args: Record<string, string | boolean> = {},
+  opts: { logger?: Logger; domainFilters?: string[] } = {},
+): Promise<Route53Provider> {
   return Route53Provider.fromConfig(
     { flags: awsFlags(e, args), domainFilters: opts.domainFilters ?? [], excludeDomains: [] },
     { logger: opts.logger ?? silentLogger(), sleep: () => Promise.resolve(), random: () => 0.5 },

@@ -78,7 +78,12 @@ export function tagFilterMatches(f: QueryFilter, tags: readonly Tag[]): boolean 
 /** EC2 filter values accept `*` and `?` wildcards. */
 export function globMatch(pattern: string, value: string): boolean {
   if (!/[*?]/.test(pattern)) return pattern === value;
-  const re = new RegExp(`^${pattern.split('').map((c) => (c === '*' ? '.*' : c === '?' ? '.' : escapeRe(c))).join('')}$`);
+  const re = new RegExp(
+    `^${pattern
+      .split('')
+      .map((c) => (c === '*' ? '.*' : c === '?' ? '.' : escapeRe(c)))
+      .join('')}$`,
+  );
   return re.test(value);
 }
 

@@ -48,7 +48,17 @@ const ROUTES: readonly { method: string; path: RegExp; op: string }[] = [
 ];
 
 /** Operations on zones as objects (route53-zones.ts); the rest work on records. */
-const ZONE_OPS: ReadonlySet<string> = new Set(['CreateHostedZone', 'DeleteHostedZone', 'ListHostedZonesByName', 'AssociateVPCWithHostedZone', 'DisassociateVPCFromHostedZone', 'CreateVPCAssociationAuthorization', 'ListVPCAssociationAuthorizations', 'DeleteVPCAssociationAuthorization', 'ChangeTagsForResource']);
+const ZONE_OPS: ReadonlySet<string> = new Set([
+  'CreateHostedZone',
+  'DeleteHostedZone',
+  'ListHostedZonesByName',
+  'AssociateVPCWithHostedZone',
+  'DisassociateVPCFromHostedZone',
+  'CreateVPCAssociationAuthorization',
+  'ListVPCAssociationAuthorizations',
+  'DeleteVPCAssociationAuthorization',
+  'ChangeTagsForResource',
+]);
 
 /** The root identity's account: zones made by `createZone` belong to it unless told otherwise. */
 const DEFAULT_ACCOUNT = '111122223333';
@@ -215,7 +225,11 @@ export class Route53Emulator implements ServiceHandler {
     const name = q.get('name');
     let start = 0;
     if (name !== null) {
-      const from = sortKey({ name: name.toLowerCase().replace(/\.?$/, '.').replace(/\\052/g, '*'), type: q.get('type') ?? '', ...(q.get('identifier') === null ? {} : { setIdentifier: q.get('identifier') as string }) });
+      const from = sortKey({
+        name: name.toLowerCase().replace(/\.?$/, '.').replace(/\\052/g, '*'),
+        type: q.get('type') ?? '',
+        ...(q.get('identifier') === null ? {} : { setIdentifier: q.get('identifier') as string }),
+      });
       start = sorted.findIndex((rs) => sortKey(rs) >= from);
       if (start < 0) start = sorted.length;
     }
@@ -226,7 +240,11 @@ export class Route53Emulator implements ServiceHandler {
       el('IsTruncated', next !== undefined),
       ...(next === undefined
         ? []
-        : [el('NextRecordName', next.name.replace(/^\*/, '\\052')), el('NextRecordType', next.type), ...(next.setIdentifier === undefined ? [] : [el('NextRecordIdentifier', next.setIdentifier)])]),
+        : [
+            el('NextRecordName', next.name.replace(/^\*/, '\\052')),
+            el('NextRecordType', next.type),
+            ...(next.setIdentifier === undefined ? [] : [el('NextRecordIdentifier', next.setIdentifier)]),
+          ]),
       el('MaxItems', max),
     ]);
   }
@@ -240,7 +258,10 @@ export class Route53Emulator implements ServiceHandler {
     } catch (err) {
       return this.error(400, 'InvalidInput', (err as Error).message);
     }
-    const changes = children(child(child(doc, 'ChangeBatch'), 'Changes'), 'Change').map((c) => ({ action: textOf(c, 'Action') ?? '', rs: recordSetFromXml(child(c, 'ResourceRecordSet')) }));
+    const changes = children(child(child(doc, 'ChangeBatch'), 'Changes'), 'Change').map((c) => ({
+      action: textOf(c, 'Action') ?? '',
+      rs: recordSetFromXml(child(c, 'ResourceRecordSet')),
+    }));
     if (changes.length === 0) return this.error(400, 'InvalidInput', 'ChangeBatch must contain at least one change');
     let values = 0;
     let characters = 0;
@@ -249,9 +270,12 @@ export class Route53Emulator implements ServiceHandler {
       values += (c.rs.alias === undefined ? c.rs.values.length : 1) * factor;
       characters += c.rs.values.reduce((n, v) => n + v.length, 0) * factor;
     }
-    if (changes.length > this.limits.changes) return this.invalid([`Number of changes in the request (${changes.length}) exceeds the maximum of ${this.limits.changes}`]);
-    if (values > this.limits.values) return this.invalid([`Number of records in the request (${values}, UPSERT counted twice) exceeds the maximum of ${this.limits.values}`]);
-    if (characters > this.limits.characters) return this.invalid([`Number of characters in Value elements (${characters}, UPSERT counted twice) exceeds the maximum of ${this.limits.characters}`]);
+    if (changes.length > this.limits.changes)
+      return this.invalid([`Number of changes in the request (${changes.length}) exceeds the maximum of ${this.limits.changes}`]);
+    if (values > this.limits.values)
+      return this.invalid([`Number of records in the request (${values}, UPSERT counted twice) exceeds the maximum of ${this.limits.values}`]);
+    if (characters > this.limits.characters)
+      return this.invalid([`Number of characters in Value elements (${characters}, UPSERT counted twice) exceeds the maximum of ${this.limits.characters}`]);
     // All or nothing: validate on a copy, commit only when every change is accepted.
     const next = new Map(zone.sets);
     const problems: string[] = [];
@@ -269,7 +293,8 @@ export class Route53Emulator implements ServiceHandler {
         else next.set(key, rs);
       } else if (action === 'DELETE') {
         if (existing === undefined) problems.push(`Tried to delete resource record set ${what} but it was not found`);
-        else if (!sameRecordSet(existing, rs)) problems.push(`Tried to delete resource record set ${what} but the values provided do not match the current values`);
+        else if (!sameRecordSet(existing, rs))
+          problems.push(`Tried to delete resource record set ${what} but the values provided do not match the current values`);
         else next.delete(key);
       } else if (action === 'UPSERT') {
         next.set(key, rs);
@@ -298,12 +323,21 @@ export class Route53Emulator implements ServiceHandler {
 
 function validate(zone: EmulatedZone, rs: RecordSet): string | undefined {
   if (rs.name !== zone.name && !rs.name.endsWith(`.${zone.name}`)) return `RRSet with DNS name ${rs.name} is not permitted in zone ${zone.name}`;
-  const routed = rs.weight !== undefined || rs.region !== undefined || rs.failover !== undefined || rs.geo !== undefined || rs.geoProximity !== undefined || rs.multiValue === true;
+  const routed =
+    rs.weight !== undefined ||
+    rs.region !== undefined ||
+    rs.failover !== undefined ||
+    rs.geo !== undefined ||
+    rs.geoProximity !== undefined ||
+    rs.multiValue === true;
   if (routed && rs.setIdentifier === undefined) return `Invalid request: Missing field 'SetIdentifier' in Change with [Name=${rs.name}, Type=${rs.type}]`;
-  if (!routed && rs.setIdentifier !== undefined) return `Invalid request: Expected exactly one of [Weight, Region, Failover, GeoLocation, GeoProximityLocation, MultiValueAnswer], but found none in Change with [Name=${rs.name}, Type=${rs.type}, SetIdentifier=${rs.setIdentifier}]`;
-  if (rs.alias === undefined && rs.values.length === 0) return `Invalid request: Expected ResourceRecords or AliasTarget in Change with [Name=${rs.name}, Type=${rs.type}]`;
+  if (!routed && rs.setIdentifier !== undefined)
+    return `Invalid request: Expected exactly one of [Weight, Region, Failover, GeoLocation, GeoProximityLocation, MultiValueAnswer], but found none in Change with [Name=${rs.name}, Type=${rs.type}, SetIdentifier=${rs.setIdentifier}]`;
+  if (rs.alias === undefined && rs.values.length === 0)
+    return `Invalid request: Expected ResourceRecords or AliasTarget in Change with [Name=${rs.name}, Type=${rs.type}]`;
   if (rs.alias === undefined && rs.ttl === undefined) return `Invalid request: Missing field 'TTL' in Change with [Name=${rs.name}, Type=${rs.type}]`;
-  if (rs.type === 'TXT' && rs.values.some((v) => !/^"/.test(v))) return `Invalid Resource Record: 'FATAL problem: InvalidCharacterString (Value should be enclosed in quotation marks) encountered with '${rs.values[0] ?? ''}''`;
+  if (rs.type === 'TXT' && rs.values.some((v) => !/^"/.test(v)))
+    return `Invalid Resource Record: 'FATAL problem: InvalidCharacterString (Value should be enclosed in quotation marks) encountered with '${rs.values[0] ?? ''}''`;
   if (rs.type === 'CNAME' && rs.values.length > 1) return `Invalid Resource Record: CNAME at ${rs.name} has more than one value`;
   return undefined;
 }

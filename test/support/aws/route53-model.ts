@@ -30,13 +30,22 @@ function normName(name: string): string {
 }
 
 export function recordSetFromXml(node: XmlNode | undefined): RecordSet {
-  const rs: RecordSet = { name: normName(textOf(node, 'Name') ?? ''), type: textOf(node, 'Type') ?? '', values: children(child(node, 'ResourceRecords'), 'ResourceRecord').map((r) => textOf(r, 'Value') ?? '') };
+  const rs: RecordSet = {
+    name: normName(textOf(node, 'Name') ?? ''),
+    type: textOf(node, 'Type') ?? '',
+    values: children(child(node, 'ResourceRecords'), 'ResourceRecord').map((r) => textOf(r, 'Value') ?? ''),
+  };
   const setId = textOf(node, 'SetIdentifier');
   if (setId !== undefined) rs.setIdentifier = setId;
   const ttl = textOf(node, 'TTL');
   if (ttl !== undefined) rs.ttl = Number(ttl);
   const alias = child(node, 'AliasTarget');
-  if (alias !== undefined) rs.alias = { hostedZoneId: textOf(alias, 'HostedZoneId') ?? '', dnsName: normName(textOf(alias, 'DNSName') ?? ''), evaluateTargetHealth: textOf(alias, 'EvaluateTargetHealth') === 'true' };
+  if (alias !== undefined)
+    rs.alias = {
+      hostedZoneId: textOf(alias, 'HostedZoneId') ?? '',
+      dnsName: normName(textOf(alias, 'DNSName') ?? ''),
+      evaluateTargetHealth: textOf(alias, 'EvaluateTargetHealth') === 'true',
+    };
   const weight = textOf(node, 'Weight');
   if (weight !== undefined) rs.weight = Number(weight);
   const region = textOf(node, 'Region');
@@ -74,12 +83,26 @@ export function recordSetToXml(rs: RecordSet): string {
   if (rs.setIdentifier !== undefined) parts.push(el('SetIdentifier', rs.setIdentifier));
   if (rs.weight !== undefined) parts.push(el('Weight', rs.weight));
   if (rs.region !== undefined) parts.push(el('Region', rs.region));
-  if (rs.geo !== undefined) parts.push(el('GeoLocation', [el('ContinentCode', rs.geo.continent), el('CountryCode', rs.geo.country), el('SubdivisionCode', rs.geo.subdivision)]));
+  if (rs.geo !== undefined)
+    parts.push(el('GeoLocation', [el('ContinentCode', rs.geo.continent), el('CountryCode', rs.geo.country), el('SubdivisionCode', rs.geo.subdivision)]));
   if (rs.failover !== undefined) parts.push(el('Failover', rs.failover));
   if (rs.multiValue === true) parts.push(el('MultiValueAnswer', true));
   if (rs.ttl !== undefined && rs.alias === undefined) parts.push(el('TTL', rs.ttl));
-  if (rs.alias === undefined) parts.push(el('ResourceRecords', rs.values.map((v) => el('ResourceRecord', [el('Value', v)]))));
-  else parts.push(el('AliasTarget', [el('HostedZoneId', rs.alias.hostedZoneId), el('DNSName', rs.alias.dnsName), el('EvaluateTargetHealth', rs.alias.evaluateTargetHealth)]));
+  if (rs.alias === undefined)
+    parts.push(
+      el(
+        'ResourceRecords',
+        rs.values.map((v) => el('ResourceRecord', [el('Value', v)])),
+      ),
+    );
+  else
+    parts.push(
+      el('AliasTarget', [
+        el('HostedZoneId', rs.alias.hostedZoneId),
+        el('DNSName', rs.alias.dnsName),
+        el('EvaluateTargetHealth', rs.alias.evaluateTargetHealth),
+      ]),
+    );
   if (rs.healthCheckId !== undefined) parts.push(el('HealthCheckId', rs.healthCheckId));
   if (rs.geoProximity !== undefined) {
     const g = rs.geoProximity;

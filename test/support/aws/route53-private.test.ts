@@ -59,7 +59,14 @@ describe('Route53 private hosted zones', () => {
     const vpc = e.network.addVpc(HUB, 'us-east-1');
     const foreign = e.network.addVpc(OTHER, 'us-east-1');
     const client = r53(e, hub);
-    const created = await client.send(new CreateHostedZoneCommand({ Name: 'api.c1.example.com', CallerReference: 'ref-1', HostedZoneConfig: { PrivateZone: true, Comment: 'c1' }, VPC: { VPCId: vpc.id, VPCRegion: 'us-east-1' } }));
+    const created = await client.send(
+      new CreateHostedZoneCommand({
+        Name: 'api.c1.example.com',
+        CallerReference: 'ref-1',
+        HostedZoneConfig: { PrivateZone: true, Comment: 'c1' },
+        VPC: { VPCId: vpc.id, VPCRegion: 'us-east-1' },
+      }),
+    );
     assert.equal(created.HostedZone?.Name, 'api.c1.example.com.');
     assert.equal(created.HostedZone?.Config?.PrivateZone, true);
     assert.equal(created.HostedZone?.Config?.Comment, 'c1');
@@ -67,19 +74,54 @@ describe('Route53 private hosted zones', () => {
     assert.equal(created.ChangeInfo?.Status, 'INSYNC');
     const id = bare(created.HostedZone?.Id);
 
-    await assert.rejects(client.send(new CreateHostedZoneCommand({ Name: 'x.example.com', CallerReference: 'ref-1', VPC: { VPCId: vpc.id, VPCRegion: 'us-east-1' } })), code('HostedZoneAlreadyExists'));
-    await assert.rejects(client.send(new CreateHostedZoneCommand({ Name: 'api.c1.example.com', CallerReference: 'ref-2', HostedZoneConfig: { PrivateZone: true }, VPC: { VPCId: vpc.id, VPCRegion: 'us-east-1' } })), code('ConflictingDomainExists'));
-    await assert.rejects(client.send(new CreateHostedZoneCommand({ Name: 'y.example.com', CallerReference: 'ref-3', HostedZoneConfig: { PrivateZone: true }, VPC: { VPCId: foreign.id, VPCRegion: 'us-east-1' } })), code('InvalidVPCId'));
-    await assert.rejects(client.send(new CreateHostedZoneCommand({ Name: 'y.example.com', CallerReference: 'ref-4', VPC: { VPCId: vpc.id, VPCRegion: 'us-west-2' } })), code('InvalidVPCId'));
+    await assert.rejects(
+      client.send(new CreateHostedZoneCommand({ Name: 'x.example.com', CallerReference: 'ref-1', VPC: { VPCId: vpc.id, VPCRegion: 'us-east-1' } })),
+      code('HostedZoneAlreadyExists'),
+    );
+    await assert.rejects(
+      client.send(
+        new CreateHostedZoneCommand({
+          Name: 'api.c1.example.com',
+          CallerReference: 'ref-2',
+          HostedZoneConfig: { PrivateZone: true },
+          VPC: { VPCId: vpc.id, VPCRegion: 'us-east-1' },
+        }),
+      ),
+      code('ConflictingDomainExists'),
+    );
+    await assert.rejects(
+      client.send(
+        new CreateHostedZoneCommand({
+          Name: 'y.example.com',
+          CallerReference: 'ref-3',
+          HostedZoneConfig: { PrivateZone: true },
+          VPC: { VPCId: foreign.id, VPCRegion: 'us-east-1' },
+        }),
+      ),
+      code('InvalidVPCId'),
+    );
+    await assert.rejects(
+      client.send(new CreateHostedZoneCommand({ Name: 'y.example.com', CallerReference: 'ref-4', VPC: { VPCId: vpc.id, VPCRegion: 'us-west-2' } })),
+      code('InvalidVPCId'),
+    );
 
     const got = await client.send(new GetHostedZoneCommand({ Id: id }));
     assert.deepEqual(got.VPCs, [{ VPCId: vpc.id, VPCRegion: 'us-east-1' }]);
     const mine = await client.send(new ListHostedZonesCommand({}));
-    assert.deepEqual(mine.HostedZones?.map((z) => bare(z.Id)), [id]);
+    assert.deepEqual(
+      mine.HostedZones?.map((z) => bare(z.Id)),
+      [id],
+    );
     const theirs = await r53(e, other).send(new ListHostedZonesCommand({}));
-    assert.equal(theirs.HostedZones?.some((z) => bare(z.Id) === id), false);
+    assert.equal(
+      theirs.HostedZones?.some((z) => bare(z.Id) === id),
+      false,
+    );
     await assert.rejects(r53(e, other).send(new GetHostedZoneCommand({ Id: id })), code('AccessDenied'));
-    assert.deepEqual(e.route53.zonesOf(HUB).map((z) => z.id), [id]);
+    assert.deepEqual(
+      e.route53.zonesOf(HUB).map((z) => z.id),
+      [id],
+    );
     // The root identity keeps its own zones, as before accounts existed.
     assert.equal(e.route53.zonesOf('111122223333').length, 0);
   });
@@ -88,16 +130,27 @@ describe('Route53 private hosted zones', () => {
     const vpcs = [e.network.addVpc(OTHER, 'us-east-1'), e.network.addVpc(OTHER, 'us-east-1')];
     const client = r53(e, other);
     for (const [i, name] of ['b.example.org', 'a.example.org', 'example.net', 'a.example.org'].entries()) {
-      await client.send(new CreateHostedZoneCommand({ Name: name, CallerReference: `by-name-${i}`, VPC: { VPCId: vpcs[i === 3 ? 1 : 0]?.id, VPCRegion: 'us-east-1' } }));
+      await client.send(
+        new CreateHostedZoneCommand({ Name: name, CallerReference: `by-name-${i}`, VPC: { VPCId: vpcs[i === 3 ? 1 : 0]?.id, VPCRegion: 'us-east-1' } }),
+      );
     }
     const all = await client.send(new ListHostedZonesByNameCommand({}));
-    assert.deepEqual(all.HostedZones?.map((z) => z.Name), ['example.net.', 'a.example.org.', 'a.example.org.', 'b.example.org.']);
+    assert.deepEqual(
+      all.HostedZones?.map((z) => z.Name),
+      ['example.net.', 'a.example.org.', 'a.example.org.', 'b.example.org.'],
+    );
     const from = await client.send(new ListHostedZonesByNameCommand({ DNSName: 'a.example.org', MaxItems: 1 }));
-    assert.deepEqual(from.HostedZones?.map((z) => z.Name), ['a.example.org.']);
+    assert.deepEqual(
+      from.HostedZones?.map((z) => z.Name),
+      ['a.example.org.'],
+    );
     assert.equal(from.IsTruncated, true);
     assert.equal(from.NextDNSName, 'a.example.org.');
     const next = await client.send(new ListHostedZonesByNameCommand({ DNSName: from.NextDNSName, HostedZoneId: from.NextHostedZoneId, MaxItems: 1 }));
-    assert.deepEqual(next.HostedZones?.map((z) => z.Name), ['a.example.org.']);
+    assert.deepEqual(
+      next.HostedZones?.map((z) => z.Name),
+      ['a.example.org.'],
+    );
     assert.notEqual(next.HostedZones?.[0]?.Id, from.HostedZones?.[0]?.Id);
     assert.equal(next.NextDNSName, 'b.example.org.');
   });
@@ -108,13 +161,24 @@ describe('Route53 private hosted zones', () => {
     const otherVpc = e.network.addVpc(OTHER, 'us-east-2');
     const hubR53 = r53(e, hub);
     const otherR53 = r53(e, other);
-    const zone = await hubR53.send(new CreateHostedZoneCommand({ Name: 'api.c2.example.com', CallerReference: 'assoc-1', VPC: { VPCId: hubVpc.id, VPCRegion: 'us-east-1' } }));
+    const zone = await hubR53.send(
+      new CreateHostedZoneCommand({ Name: 'api.c2.example.com', CallerReference: 'assoc-1', VPC: { VPCId: hubVpc.id, VPCRegion: 'us-east-1' } }),
+    );
     const id = bare(zone.HostedZone?.Id);
 
     await hubR53.send(new AssociateVPCWithHostedZoneCommand({ HostedZoneId: id, VPC: { VPCId: hubVpc2.id, VPCRegion: 'us-west-2' } }));
-    await assert.rejects(hubR53.send(new AssociateVPCWithHostedZoneCommand({ HostedZoneId: id, VPC: { VPCId: otherVpc.id, VPCRegion: 'us-east-2' } })), code('InvalidVPCId'));
-    await assert.rejects(otherR53.send(new AssociateVPCWithHostedZoneCommand({ HostedZoneId: id, VPC: { VPCId: otherVpc.id, VPCRegion: 'us-east-2' } })), code('NotAuthorizedException'));
-    await assert.rejects(otherR53.send(new CreateVPCAssociationAuthorizationCommand({ HostedZoneId: id, VPC: { VPCId: otherVpc.id, VPCRegion: 'us-east-2' } })), code('AccessDenied'));
+    await assert.rejects(
+      hubR53.send(new AssociateVPCWithHostedZoneCommand({ HostedZoneId: id, VPC: { VPCId: otherVpc.id, VPCRegion: 'us-east-2' } })),
+      code('InvalidVPCId'),
+    );
+    await assert.rejects(
+      otherR53.send(new AssociateVPCWithHostedZoneCommand({ HostedZoneId: id, VPC: { VPCId: otherVpc.id, VPCRegion: 'us-east-2' } })),
+      code('NotAuthorizedException'),
+    );
+    await assert.rejects(
+      otherR53.send(new CreateVPCAssociationAuthorizationCommand({ HostedZoneId: id, VPC: { VPCId: otherVpc.id, VPCRegion: 'us-east-2' } })),
+      code('AccessDenied'),
+    );
     const auth = await hubR53.send(new CreateVPCAssociationAuthorizationCommand({ HostedZoneId: id, VPC: { VPCId: otherVpc.id, VPCRegion: 'us-east-2' } }));
     assert.equal(auth.HostedZoneId, id);
     assert.deepEqual(auth.VPC, { VPCId: otherVpc.id, VPCRegion: 'us-east-2' });
@@ -122,29 +186,56 @@ describe('Route53 private hosted zones', () => {
     assert.deepEqual(listed.VPCs, [{ VPCId: otherVpc.id, VPCRegion: 'us-east-2' }]);
     await otherR53.send(new AssociateVPCWithHostedZoneCommand({ HostedZoneId: id, VPC: { VPCId: otherVpc.id, VPCRegion: 'us-east-2' } }));
     await hubR53.send(new DeleteVPCAssociationAuthorizationCommand({ HostedZoneId: id, VPC: { VPCId: otherVpc.id, VPCRegion: 'us-east-2' } }));
-    await assert.rejects(hubR53.send(new DeleteVPCAssociationAuthorizationCommand({ HostedZoneId: id, VPC: { VPCId: otherVpc.id, VPCRegion: 'us-east-2' } })), code('VPCAssociationAuthorizationNotFound'));
+    await assert.rejects(
+      hubR53.send(new DeleteVPCAssociationAuthorizationCommand({ HostedZoneId: id, VPC: { VPCId: otherVpc.id, VPCRegion: 'us-east-2' } })),
+      code('VPCAssociationAuthorizationNotFound'),
+    );
     assert.deepEqual((await hubR53.send(new ListVPCAssociationAuthorizationsCommand({ HostedZoneId: id }))).VPCs, []);
-    assert.deepEqual(e.route53.zones.get(id)?.vpcs.map((v) => v.vpcId), [hubVpc.id, hubVpc2.id, otherVpc.id]);
+    assert.deepEqual(
+      e.route53.zones.get(id)?.vpcs.map((v) => v.vpcId),
+      [hubVpc.id, hubVpc2.id, otherVpc.id],
+    );
 
     // The VPC owner may disassociate its VPC; the zone owner may remove any but the last.
     await otherR53.send(new DisassociateVPCFromHostedZoneCommand({ HostedZoneId: id, VPC: { VPCId: otherVpc.id, VPCRegion: 'us-east-2' } }));
-    await assert.rejects(hubR53.send(new DisassociateVPCFromHostedZoneCommand({ HostedZoneId: id, VPC: { VPCId: otherVpc.id, VPCRegion: 'us-east-2' } })), code('VPCAssociationNotFound'));
+    await assert.rejects(
+      hubR53.send(new DisassociateVPCFromHostedZoneCommand({ HostedZoneId: id, VPC: { VPCId: otherVpc.id, VPCRegion: 'us-east-2' } })),
+      code('VPCAssociationNotFound'),
+    );
     await hubR53.send(new DisassociateVPCFromHostedZoneCommand({ HostedZoneId: id, VPC: { VPCId: hubVpc2.id, VPCRegion: 'us-west-2' } }));
-    await assert.rejects(hubR53.send(new DisassociateVPCFromHostedZoneCommand({ HostedZoneId: id, VPC: { VPCId: hubVpc.id, VPCRegion: 'us-east-1' } })), code('LastVPCAssociation'));
+    await assert.rejects(
+      hubR53.send(new DisassociateVPCFromHostedZoneCommand({ HostedZoneId: id, VPC: { VPCId: hubVpc.id, VPCRegion: 'us-east-1' } })),
+      code('LastVPCAssociation'),
+    );
   });
 
   test('alias records, tags, and DeleteHostedZone only when just SOA and NS remain', async () => {
     const vpc = e.network.addVpc(HUB, 'us-east-1');
     const client = r53(e, hub);
-    const zone = await client.send(new CreateHostedZoneCommand({ Name: 'api.c3.example.com', CallerReference: 'del-1', VPC: { VPCId: vpc.id, VPCRegion: 'us-east-1' } }));
+    const zone = await client.send(
+      new CreateHostedZoneCommand({ Name: 'api.c3.example.com', CallerReference: 'del-1', VPC: { VPCId: vpc.id, VPCRegion: 'us-east-1' } }),
+    );
     const id = bare(zone.HostedZone?.Id);
-    const alias = { Name: 'api.c3.example.com.', Type: 'A' as const, AliasTarget: { HostedZoneId: 'Z7HUB22UULQXV', DNSName: 'vpce-1.vpce-svc-1.us-east-1.vpce.amazonaws.com.', EvaluateTargetHealth: false } };
+    const alias = {
+      Name: 'api.c3.example.com.',
+      Type: 'A' as const,
+      AliasTarget: { HostedZoneId: 'Z7HUB22UULQXV', DNSName: 'vpce-1.vpce-svc-1.us-east-1.vpce.amazonaws.com.', EvaluateTargetHealth: false },
+    };
     await client.send(new ChangeResourceRecordSetsCommand({ HostedZoneId: id, ChangeBatch: { Changes: [{ Action: 'UPSERT', ResourceRecordSet: alias }] } }));
     const sets = await client.send(new ListResourceRecordSetsCommand({ HostedZoneId: id }));
     assert.deepEqual(sets.ResourceRecordSets?.find((r) => r.Type === 'A')?.AliasTarget, alias.AliasTarget);
     await assert.rejects(r53(e, other).send(new ListResourceRecordSetsCommand({ HostedZoneId: id })), code('AccessDenied'));
 
-    await client.send(new ChangeTagsForResourceCommand({ ResourceType: 'hostedzone', ResourceId: id, AddTags: [{ Key: 'owner', Value: 'c3' }, { Key: 'tmp', Value: 'x' }] }));
+    await client.send(
+      new ChangeTagsForResourceCommand({
+        ResourceType: 'hostedzone',
+        ResourceId: id,
+        AddTags: [
+          { Key: 'owner', Value: 'c3' },
+          { Key: 'tmp', Value: 'x' },
+        ],
+      }),
+    );
     await client.send(new ChangeTagsForResourceCommand({ ResourceType: 'hostedzone', ResourceId: id, RemoveTagKeys: ['tmp'] }));
     const tags = await client.send(new ListTagsForResourceCommand({ ResourceType: 'hostedzone', ResourceId: id }));
     assert.deepEqual(tags.ResourceTagSet?.Tags, [{ Key: 'owner', Value: 'c3' }]);

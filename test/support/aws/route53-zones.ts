@@ -65,7 +65,13 @@ export class Route53Fault extends Error {
 }
 
 export function zoneXml(z: EmulatedZone): string {
-  return el('HostedZone', [el('Id', `/hostedzone/${z.id}`), el('Name', z.name), el('CallerReference', z.callerReference), el('Config', [el('Comment', z.comment), el('PrivateZone', z.private)]), el('ResourceRecordSetCount', z.sets.size)]);
+  return el('HostedZone', [
+    el('Id', `/hostedzone/${z.id}`),
+    el('Name', z.name),
+    el('CallerReference', z.callerReference),
+    el('Config', [el('Comment', z.comment), el('PrivateZone', z.private)]),
+    el('ResourceRecordSetCount', z.sets.size),
+  ]);
 }
 
 export function vpcXml(v: ZoneVpc): string {
@@ -131,7 +137,12 @@ export class ZoneOperations {
       case 'DeleteVPCAssociationAuthorization': {
         const zone = this.privateZone(req, zoneId);
         const vpc = requiredVpc(doc);
-        if (!zone.authorizations.some((a) => sameVpc(a, vpc))) throw new Route53Fault(404, 'VPCAssociationAuthorizationNotFound', `The VPC ${vpc.vpcId} in ${vpc.region} is not authorized to be associated with hosted zone ${zone.id}`);
+        if (!zone.authorizations.some((a) => sameVpc(a, vpc)))
+          throw new Route53Fault(
+            404,
+            'VPCAssociationAuthorizationNotFound',
+            `The VPC ${vpc.vpcId} in ${vpc.region} is not authorized to be associated with hosted zone ${zone.id}`,
+          );
         zone.authorizations = zone.authorizations.filter((a) => !sameVpc(a, vpc));
         return { status: 200, content: [] };
       }
@@ -157,7 +168,8 @@ export class ZoneOperations {
   private create(req: EmulatedRequest, doc: XmlNode | undefined): string[] {
     const name = textOf(doc, 'Name');
     const ref = textOf(doc, 'CallerReference');
-    if (name === undefined || name === '' || ref === undefined || ref === '') throw new Route53Fault(400, 'InvalidInput', 'Name and CallerReference are required');
+    if (name === undefined || name === '' || ref === undefined || ref === '')
+      throw new Route53Fault(400, 'InvalidInput', 'Name and CallerReference are required');
     if ([...this.store.zones.values()].some((z) => z.account === req.account && z.callerReference === ref)) {
       throw new Route53Fault(409, 'HostedZoneAlreadyExists', `A hosted zone has already been created with the specified caller reference: ${ref}`);
     }
@@ -170,8 +182,18 @@ export class ZoneOperations {
       this.callerVpc(req, vpc);
       this.noConflict(fqdn, vpc);
     }
-    const zone = this.store.createZone(fqdn, { private: isPrivate, account: req.account, vpcs: vpc === undefined ? [] : [vpc], callerReference: ref, comment: textOf(config, 'Comment') ?? '' });
-    return [zoneXml(zone), el('ChangeInfo', [el('Id', `/change/${this.store.recordChange()}`), el('Status', 'INSYNC'), el('SubmittedAt', new Date().toISOString())]), ...(vpc === undefined ? [delegationSetXml()] : [vpcXml(vpc)])];
+    const zone = this.store.createZone(fqdn, {
+      private: isPrivate,
+      account: req.account,
+      vpcs: vpc === undefined ? [] : [vpc],
+      callerReference: ref,
+      comment: textOf(config, 'Comment') ?? '',
+    });
+    return [
+      zoneXml(zone),
+      el('ChangeInfo', [el('Id', `/change/${this.store.recordChange()}`), el('Status', 'INSYNC'), el('SubmittedAt', new Date().toISOString())]),
+      ...(vpc === undefined ? [delegationSetXml()] : [vpcXml(vpc)]),
+    ];
   }
 
   private delete(req: EmulatedRequest, zoneId: string): string[] {
@@ -179,7 +201,8 @@ export class ZoneOperations {
     const extra = [...zone.sets.values()].filter((rs) => {
       return !(rs.name === zone.name && (rs.type === 'SOA' || rs.type === 'NS'));
     });
-    if (extra.length > 0) throw new Route53Fault(400, 'HostedZoneNotEmpty', 'The specified hosted zone contains non-required resource record sets and so cannot be deleted.');
+    if (extra.length > 0)
+      throw new Route53Fault(400, 'HostedZoneNotEmpty', 'The specified hosted zone contains non-required resource record sets and so cannot be deleted.');
     this.store.zones.delete(zone.id);
     return [changeInfo(this.store.recordChange())];
   }
@@ -214,7 +237,8 @@ export class ZoneOperations {
     if (zone.account !== req.account && !zone.authorizations.some((a) => sameVpc(a, vpc))) {
       throw new Route53Fault(401, 'NotAuthorizedException', `The VPC ${vpc.vpcId} has not been authorized to be associated with hosted zone ${zone.id}`);
     }
-    if (zone.vpcs.some((v) => sameVpc(v, vpc))) throw new Route53Fault(400, 'ConflictingDomainExists', `The VPC ${vpc.vpcId} in ${vpc.region} is already associated with hosted zone ${zone.id}`);
+    if (zone.vpcs.some((v) => sameVpc(v, vpc)))
+      throw new Route53Fault(400, 'ConflictingDomainExists', `The VPC ${vpc.vpcId} in ${vpc.region} is already associated with hosted zone ${zone.id}`);
     this.noConflict(zone.name, vpc);
     zone.vpcs.push(vpc);
     return [changeInfo(this.store.recordChange())];
@@ -225,9 +249,16 @@ export class ZoneOperations {
     if (zone === undefined) throw new Route53Fault(404, 'NoSuchHostedZone', `No hosted zone found with ID: ${zoneId}`);
     const vpc = requiredVpc(doc);
     const vpcOwner = this.store.network?.vpcs.get(vpc.vpcId)?.account;
-    if (zone.account !== req.account && vpcOwner !== req.account) throw new Route53Fault(403, 'AccessDenied', `User: ${req.principal} is not authorized to access this resource`);
-    if (!zone.vpcs.some((v) => sameVpc(v, vpc))) throw new Route53Fault(404, 'VPCAssociationNotFound', `The VPC ${vpc.vpcId} in ${vpc.region} is not associated with hosted zone ${zone.id}`);
-    if (zone.vpcs.length === 1) throw new Route53Fault(400, 'LastVPCAssociation', 'The VPC that you\'re trying to disassociate from the private hosted zone is the last VPC that is associated with the hosted zone.');
+    if (zone.account !== req.account && vpcOwner !== req.account)
+      throw new Route53Fault(403, 'AccessDenied', `User: ${req.principal} is not authorized to access this resource`);
+    if (!zone.vpcs.some((v) => sameVpc(v, vpc)))
+      throw new Route53Fault(404, 'VPCAssociationNotFound', `The VPC ${vpc.vpcId} in ${vpc.region} is not associated with hosted zone ${zone.id}`);
+    if (zone.vpcs.length === 1)
+      throw new Route53Fault(
+        400,
+        'LastVPCAssociation',
+        "The VPC that you're trying to disassociate from the private hosted zone is the last VPC that is associated with the hosted zone.",
+      );
     zone.vpcs = zone.vpcs.filter((v) => !sameVpc(v, vpc));
     return [changeInfo(this.store.recordChange())];
   }
@@ -243,12 +274,18 @@ export class ZoneOperations {
     const network = this.store.network;
     if (network === undefined) return;
     const found = network.vpcs.get(vpc.vpcId);
-    if (found === undefined || found.region !== vpc.region || found.account !== req.account) throw new Route53Fault(400, 'InvalidVPCId', `The VPC ID '${vpc.vpcId}' in ${vpc.region} is invalid or does not belong to the caller's account`);
+    if (found === undefined || found.region !== vpc.region || found.account !== req.account)
+      throw new Route53Fault(400, 'InvalidVPCId', `The VPC ID '${vpc.vpcId}' in ${vpc.region} is invalid or does not belong to the caller's account`);
   }
 
   private noConflict(name: string, vpc: ZoneVpc): void {
     const other = [...this.store.zones.values()].find((z) => z.private && z.name === name && z.vpcs.some((v) => sameVpc(v, vpc)));
-    if (other !== undefined) throw new Route53Fault(400, 'ConflictingDomainExists', `The VPC ${vpc.vpcId} is already associated with the private hosted zone ${other.id} of the same name ${name}`);
+    if (other !== undefined)
+      throw new Route53Fault(
+        400,
+        'ConflictingDomainExists',
+        `The VPC ${vpc.vpcId} is already associated with the private hosted zone ${other.id} of the same name ${name}`,
+      );
   }
 }
 

@@ -74,7 +74,12 @@ export class StsEmulator implements ServiceHandler {
     const session = this.aws.issueSession(roleArn, sessionName);
     const expiration = new Date(Date.now() + 3600_000).toISOString();
     return ok('AssumeRole', [
-      el('Credentials', [el('AccessKeyId', session.accessKeyId), el('SecretAccessKey', session.secretAccessKey), el('SessionToken', session.sessionToken), el('Expiration', expiration)]),
+      el('Credentials', [
+        el('AccessKeyId', session.accessKeyId),
+        el('SecretAccessKey', session.secretAccessKey),
+        el('SessionToken', session.sessionToken),
+        el('Expiration', expiration),
+      ]),
       el('AssumedRoleUser', [el('Arn', session.arn), el('AssumedRoleId', `AROA${randomBytes(6).toString('hex').toUpperCase()}:${sessionName}`)]),
     ]);
   }

@@ -48,12 +48,36 @@ export interface ArmEmulatorOptions {
 }
 
 const RECORD_FIELDS: Readonly<Record<ArmZoneKind, Readonly<Record<string, string>>>> = {
-  public: { A: 'ARecords', AAAA: 'AAAARecords', CNAME: 'CNAMERecord', TXT: 'TXTRecords', MX: 'MXRecords', NS: 'NSRecords', PTR: 'PTRRecords', SRV: 'SRVRecords', CAA: 'caaRecords', SOA: 'SOARecord' },
-  private: { A: 'aRecords', AAAA: 'aaaaRecords', CNAME: 'cnameRecord', TXT: 'txtRecords', MX: 'mxRecords', PTR: 'ptrRecords', SRV: 'srvRecords', SOA: 'soaRecord' },
+  public: {
+    A: 'ARecords',
+    AAAA: 'AAAARecords',
+    CNAME: 'CNAMERecord',
+    TXT: 'TXTRecords',
+    MX: 'MXRecords',
+    NS: 'NSRecords',
+    PTR: 'PTRRecords',
+    SRV: 'SRVRecords',
+    CAA: 'caaRecords',
+    SOA: 'SOARecord',
+  },
+  private: {
+    A: 'aRecords',
+    AAAA: 'aaaaRecords',
+    CNAME: 'cnameRecord',
+    TXT: 'txtRecords',
+    MX: 'mxRecords',
+    PTR: 'ptrRecords',
+    SRV: 'srvRecords',
+    SOA: 'soaRecord',
+  },
 };
 const PROVIDER_SEGMENT: Readonly<Record<ArmZoneKind, string>> = { public: 'dnsZones', private: 'privateDnsZones' };
 
-const armError = (status: number, code: string, message: string, headers?: Record<string, string>): JsonReply => ({ status, body: { error: { code, message } }, ...(headers === undefined ? {} : { headers }) });
+const armError = (status: number, code: string, message: string, headers?: Record<string, string>): JsonReply => ({
+  status,
+  body: { error: { code, message } },
+  ...(headers === undefined ? {} : { headers }),
+});
 
 export class ArmDnsEmulator {
   readonly calls: ArmCalls = { zoneLists: 0, recordSetLists: 0, puts: 0, deletes: 0, throttled: 0, tokens: 0 };
@@ -85,8 +109,17 @@ export class ArmDnsEmulator {
     const zone: Zone = { kind, resourceGroup, name, sets: new Map() };
     this.zones.push(zone);
     const ttl = kind === 'public' ? 'TTL' : 'ttl';
-    this.put(kind, name, { name: '@', type: 'SOA', properties: { [ttl]: 3600, [RECORD_FIELDS[kind]['SOA'] as string]: { host: 'ns1-01.azure-dns.com.', email: 'azuredns-hostmaster.microsoft.com' } } });
-    if (kind === 'public') this.put(kind, name, { name: '@', type: 'NS', properties: { TTL: 172800, NSRecords: [{ nsdname: 'ns1-01.azure-dns.com.' }, { nsdname: 'ns2-01.azure-dns.net.' }] } });
+    this.put(kind, name, {
+      name: '@',
+      type: 'SOA',
+      properties: { [ttl]: 3600, [RECORD_FIELDS[kind]['SOA'] as string]: { host: 'ns1-01.azure-dns.com.', email: 'azuredns-hostmaster.microsoft.com' } },
+    });
+    if (kind === 'public')
+      this.put(kind, name, {
+        name: '@',
+        type: 'NS',
+        properties: { TTL: 172800, NSRecords: [{ nsdname: 'ns1-01.azure-dns.com.' }, { nsdname: 'ns2-01.azure-dns.net.' }] },
+      });
   }
 
   /** Puts a record set directly, as another tool would. */
@@ -115,14 +148,18 @@ export class ArmDnsEmulator {
   private handle(req: JsonRequest): JsonReply {
     const path = req.url.pathname;
     if (/\/v2\.0\/\.well-known\/openid-configuration$/.test(path) || /\/oauth2\/v2\.0\/token$/.test(path)) return this.login(req);
-    if (req.headers.authorization !== `Bearer ${this.opts.token}`) return armError(401, 'AuthenticationFailed', 'Authentication failed. The Authorization header is missing or invalid.');
+    if (req.headers.authorization !== `Bearer ${this.opts.token}`)
+      return armError(401, 'AuthenticationFailed', 'Authentication failed. The Authorization header is missing or invalid.');
     if (this.throttleLeft > 0) {
       this.throttleLeft--;
       this.calls.throttled++;
       return armError(429, 'TooManyRequests', 'The request is being throttled.', { 'retry-after': '0' });
     }
     if (req.url.searchParams.get('api-version') === null) return armError(400, 'MissingApiVersionParameter', 'The api-version query parameter is required.');
-    const m = /^\/subscriptions\/([^/]+)(?:\/resourceGroups\/([^/]+))?\/providers\/Microsoft\.Network\/(dnszones|privatednszones)(?:\/([^/]+)(?:\/([^/]+)(?:\/([^/]+))?)?)?$/i.exec(path);
+    const m =
+      /^\/subscriptions\/([^/]+)(?:\/resourceGroups\/([^/]+))?\/providers\/Microsoft\.Network\/(dnszones|privatednszones)(?:\/([^/]+)(?:\/([^/]+)(?:\/([^/]+))?)?)?$/i.exec(
+        path,
+      );
     if (m === null || m[1] !== this.opts.subscriptionId) return armError(404, 'NotFound', `no route ${req.method} ${path}`);
     const kind: ArmZoneKind = (m[3] as string).toLowerCase() === 'dnszones' ? 'public' : 'private';
     const rg = m[2];
@@ -131,18 +168,27 @@ export class ArmDnsEmulator {
       if (req.method !== 'GET') return armError(405, 'MethodNotAllowed', 'method not allowed');
       this.calls.zoneLists++;
       const zones = this.zones.filter((z) => z.kind === kind && (rg === undefined || z.resourceGroup.toLowerCase() === rg.toLowerCase()));
-      return this.page(req, zones.map((z) => this.zoneJson(z)));
+      return this.page(
+        req,
+        zones.map((z) => this.zoneJson(z)),
+      );
     }
     const zone = this.zones.find((z) => z.kind === kind && z.name === zoneName && rg !== undefined && z.resourceGroup.toLowerCase() === rg.toLowerCase());
-    if (zone === undefined) return armError(404, 'ResourceNotFound', `The Resource '${PROVIDER_SEGMENT[kind]}/${zoneName}' under resource group '${rg ?? ''}' was not found.`);
+    if (zone === undefined)
+      return armError(404, 'ResourceNotFound', `The Resource '${PROVIDER_SEGMENT[kind]}/${zoneName}' under resource group '${rg ?? ''}' was not found.`);
     const typeSeg = m[5] === undefined ? undefined : decodeURIComponent(m[5]).toUpperCase();
     if (typeSeg === undefined) return armError(405, 'MethodNotAllowed', 'zone operations are not emulated');
     if (m[6] === undefined) {
       if (req.method !== 'GET') return armError(405, 'MethodNotAllowed', 'method not allowed');
       this.calls.recordSetLists++;
       const all = typeSeg === 'ALL' || typeSeg === 'RECORDSETS';
-      const sets = [...zone.sets.values()].filter((s) => all || s.type === typeSeg).sort((a, b) => (a.name === b.name ? a.type.localeCompare(b.type) : a.name.localeCompare(b.name)));
-      return this.page(req, sets.map((s) => this.setJson(zone, s)));
+      const sets = [...zone.sets.values()]
+        .filter((s) => all || s.type === typeSeg)
+        .sort((a, b) => (a.name === b.name ? a.type.localeCompare(b.type) : a.name.localeCompare(b.name)));
+      return this.page(
+        req,
+        sets.map((s) => this.setJson(zone, s)),
+      );
     }
     const relative = decodeURIComponent(m[6]).toLowerCase();
     const k = `${relative} ${typeSeg}`;
@@ -150,8 +196,12 @@ export class ArmDnsEmulator {
     const ifMatch = req.headers['if-match'];
     const ifNoneMatch = req.headers['if-none-match'];
     if (ifNoneMatch === '*' && existing !== undefined) return armError(412, 'PreconditionFailed', `The record set ${relative} ${typeSeg} already exists.`);
-    if (typeof ifMatch === 'string' && ifMatch !== '*' && existing?.etag !== ifMatch) return armError(412, 'PreconditionFailed', `The etag of record set ${relative} ${typeSeg} does not match.`);
-    if (req.method === 'GET') return existing === undefined ? armError(404, 'NotFound', `record set ${relative} ${typeSeg} not found`) : { status: 200, body: this.setJson(zone, existing) };
+    if (typeof ifMatch === 'string' && ifMatch !== '*' && existing?.etag !== ifMatch)
+      return armError(412, 'PreconditionFailed', `The etag of record set ${relative} ${typeSeg} does not match.`);
+    if (req.method === 'GET')
+      return existing === undefined
+        ? armError(404, 'NotFound', `record set ${relative} ${typeSeg} not found`)
+        : { status: 200, body: this.setJson(zone, existing) };
     if (req.method === 'DELETE') {
       this.calls.deletes++;
       if (existing === undefined) return { status: 204 };
@@ -174,7 +224,8 @@ export class ArmDnsEmulator {
     if (type === 'TXT') {
       for (const rec of props[field] as { value?: string[] }[]) {
         // Each string becomes one DNS character-string; the client splits longer values.
-        if ((rec.value ?? []).some((v) => Buffer.byteLength(v, 'utf8') > 255)) return armError(400, 'BadRequest', 'A TXT string is longer than 255 characters.');
+        if ((rec.value ?? []).some((v) => Buffer.byteLength(v, 'utf8') > 255))
+          return armError(400, 'BadRequest', 'A TXT string is longer than 255 characters.');
       }
     }
     const others = [...zone.sets.values()].filter((s) => s.name === relative && s.type !== type);

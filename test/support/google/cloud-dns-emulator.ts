@@ -86,7 +86,12 @@ export class CloudDnsEmulator {
   addZone(name: string, dnsName: string, visibility: 'public' | 'private' = 'public'): void {
     const fqdn = dnsName.endsWith('.') ? dnsName : `${dnsName}.`;
     const zone: Zone = { name, dnsName: fqdn, visibility, rrsets: new Map() };
-    zone.rrsets.set(key(fqdn, 'SOA'), { name: fqdn, type: 'SOA', ttl: 21600, rrdatas: [`ns-cloud-a1.googledomains.com. cloud-dns-hostmaster.google.com. 1 21600 3600 259200 300`] });
+    zone.rrsets.set(key(fqdn, 'SOA'), {
+      name: fqdn,
+      type: 'SOA',
+      ttl: 21600,
+      rrdatas: [`ns-cloud-a1.googledomains.com. cloud-dns-hostmaster.google.com. 1 21600 3600 259200 300`],
+    });
     zone.rrsets.set(key(fqdn, 'NS'), { name: fqdn, type: 'NS', ttl: 21600, rrdatas: ['ns-cloud-a1.googledomains.com.', 'ns-cloud-a2.googledomains.com.'] });
     this.zones.set(name, zone);
   }
@@ -132,10 +137,20 @@ export class CloudDnsEmulator {
     const prefix = `/dns/v1/projects/${this.opts.project}/managedZones`;
     const path = req.url.pathname;
     if (!path.startsWith(prefix)) return apiError(404, 'notFound', `The requested project or path was not found: ${path}`);
-    const parts = path.slice(prefix.length).split('/').filter((p) => p !== '').map(decodeURIComponent);
+    const parts = path
+      .slice(prefix.length)
+      .split('/')
+      .filter((p) => p !== '')
+      .map(decodeURIComponent);
     if (parts.length === 0 && req.method === 'GET') {
       this.calls.zoneLists++;
-      const zones = [...this.zones.values()].map((z) => ({ kind: 'dns#managedZone', name: z.name, dnsName: z.dnsName, visibility: z.visibility, id: String(z.name.length) }));
+      const zones = [...this.zones.values()].map((z) => ({
+        kind: 'dns#managedZone',
+        name: z.name,
+        dnsName: z.dnsName,
+        visibility: z.visibility,
+        id: String(z.name.length),
+      }));
       return this.page(req, zones, 'managedZones', 'dns#managedZonesListResponse');
     }
     const zone = this.zones.get(parts[0] ?? '');
@@ -143,7 +158,12 @@ export class CloudDnsEmulator {
     if (parts[1] === 'rrsets' && parts.length === 2 && req.method === 'GET') {
       this.calls.rrsetLists++;
       const sorted = [...zone.rrsets.values()].sort((a, b) => (a.name === b.name ? a.type.localeCompare(b.type) : a.name.localeCompare(b.name)));
-      return this.page(req, sorted.map((r) => ({ kind: 'dns#resourceRecordSet', ...r })), 'rrsets', 'dns#resourceRecordSetsListResponse');
+      return this.page(
+        req,
+        sorted.map((r) => ({ kind: 'dns#resourceRecordSet', ...r })),
+        'rrsets',
+        'dns#resourceRecordSetsListResponse',
+      );
     }
     if (parts[1] === 'changes' && parts.length === 2 && req.method === 'POST') {
       this.calls.changes++;
@@ -155,9 +175,13 @@ export class CloudDnsEmulator {
   /** Workload identity federation: trades the subject token for the access token. */
   private exchange(req: JsonRequest): JsonReply {
     const form = new URLSearchParams(typeof req.body === 'string' ? req.body : '');
-    if (form.get('subject_token') !== this.opts.subjectToken) return { status: 400, body: { error: 'invalid_grant', error_description: 'The subject token is not valid.' } };
+    if (form.get('subject_token') !== this.opts.subjectToken)
+      return { status: 400, body: { error: 'invalid_grant', error_description: 'The subject token is not valid.' } };
     this.calls.tokens++;
-    return { status: 200, body: { access_token: this.opts.token, issued_token_type: 'urn:ietf:params:oauth:token-type:access_token', token_type: 'Bearer', expires_in: 3600 } };
+    return {
+      status: 200,
+      body: { access_token: this.opts.token, issued_token_type: 'urn:ietf:params:oauth:token-type:access_token', token_type: 'Bearer', expires_in: 3600 },
+    };
   }
 
   private page(req: JsonRequest, items: unknown[], field: string, kind: string): JsonReply {
@@ -180,7 +204,8 @@ export class CloudDnsEmulator {
     for (const del of deletions) {
       const k = key(del.name, del.type);
       const existing = next.get(k);
-      if (existing === undefined) return apiError(404, 'notFound', `The 'entity.change.deletions[${del.name}][${del.type}]' resource named '${del.name} (${del.type})' does not exist.`);
+      if (existing === undefined)
+        return apiError(404, 'notFound', `The 'entity.change.deletions[${del.name}][${del.type}]' resource named '${del.name} (${del.type})' does not exist.`);
       if (!sameRRSet(existing, del)) return apiError(412, 'conditionNotMet', `Precondition not met for 'entity.change.deletions[${del.name}][${del.type}]'`);
       next.delete(k);
     }
@@ -191,11 +216,19 @@ export class CloudDnsEmulator {
       const inZone = add.name.toLowerCase() === zone.dnsName || add.name.toLowerCase().endsWith(`.${zone.dnsName}`);
       if (!inZone) return apiError(400, 'invalid', `Invalid value for 'entity.change.additions[${add.name}].name': not in zone ${zone.dnsName}`);
       const k = key(add.name, add.type);
-      if (next.has(k)) return apiError(409, 'alreadyExists', `The resource 'entity.change.additions[${add.name}][${add.type}]' named '${add.name} (${add.type})' already exists`);
+      if (next.has(k))
+        return apiError(
+          409,
+          'alreadyExists',
+          `The resource 'entity.change.additions[${add.name}][${add.type}]' named '${add.name} (${add.type})' already exists`,
+        );
       next.set(k, { name: add.name, type: add.type, ttl: add.ttl, rrdatas: [...add.rrdatas] });
     }
     zone.rrsets = next;
     this.changeLog.push({ zone: zone.name, additions, deletions });
-    return { status: 200, body: { kind: 'dns#change', id: String(this.changeLog.length), status: 'done', additions, deletions, startTime: new Date(0).toISOString() } };
+    return {
+      status: 200,
+      body: { kind: 'dns#change', id: String(this.changeLog.length), status: 'done', additions, deletions, startTime: new Date(0).toISOString() },
+    };
   }
 }

@@ -8,7 +8,17 @@ import { apiVersionOf, verbsOf } from './resources.ts';
 import type { ResourceRegistry, ResourceType } from './resources.ts';
 
 /** kubectl here is a dispatcher that runs the client matching the server's minor version. */
-export const SERVER_VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.4', gitCommit: '0000000000000000000000000000000000000000', gitTreeState: 'clean', buildDate: '2025-04-01T00:00:00Z', goVersion: 'go1.23.6', compiler: 'gc', platform: 'linux/amd64' };
+export const SERVER_VERSION = {
+  major: '1',
+  minor: '32',
+  gitVersion: 'v1.32.4',
+  gitCommit: '0000000000000000000000000000000000000000',
+  gitTreeState: 'clean',
+  buildDate: '2025-04-01T00:00:00Z',
+  goVersion: 'go1.23.6',
+  compiler: 'gc',
+  platform: 'linux/amd64',
+};
 
 function sortedGroups(resources: ResourceRegistry): [string, string[]][] {
   return [...resources.groups().entries()].filter(([g]) => g !== '').sort(([a], [b]) => a.localeCompare(b));
@@ -61,7 +71,10 @@ function groupVersions(resources: ResourceRegistry): { path: string; group: stri
 export function openApiV3Root(resources: ResourceRegistry): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
   for (const gv of groupVersions(resources)) {
-    const served = typesIn(resources, gv.group, gv.version).map((t) => `${t.plural}:${t.hasStatus}`).sort().join(',');
+    const served = typesIn(resources, gv.group, gv.version)
+      .map((t) => `${t.plural}:${t.hasStatus}`)
+      .sort()
+      .join(',');
     const hash = createHash('sha256').update(served).digest('hex').slice(0, 32).toUpperCase();
     paths[gv.path] = { serverRelativeURL: `/openapi/v3/${gv.path}?hash=${hash}` };
   }

@@ -172,7 +172,11 @@ async function handle(ctx: ApiContext, req: IncomingMessage, res: ServerResponse
   // Protobuf and CBOR are not spoken here (kubectl's imperative generators such as `create configmap`
   // send protobuf): a clear 415 beats a JSON parse error.
   if ((method === 'POST' || method === 'PUT') && body !== '' && contentType !== '' && contentType !== 'application/json' && contentType !== '*/*') {
-    throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json (this test API server does not decode ${contentType})`);
+    throw new ApiError(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: application/json (this test API server does not decode ${contentType})`,
+    );
   }
   if (rp === undefined) {
     const doc = method === 'GET' ? nonResource(ctx, url.pathname) : undefined;
@@ -325,9 +329,13 @@ function listRequest(
   const listRv = atRv ?? ctx.store.currentRv();
   const all = ctx.store.scan(t, rp.namespace, atRv);
   if (all === undefined) {
-    throw new ApiError(410, 'Expired', cont !== null
-      ? 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.'
-      : `Timeout: Too large resource version or too old: ${String(atRv)}`);
+    throw new ApiError(
+      410,
+      'Expired',
+      cont !== null
+        ? 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.'
+        : `Timeout: Too large resource version or too old: ${String(atRv)}`,
+    );
   }
   const key = (o: KubeObject): string => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
   const matching = all.filter((o) => key(o) > start && labels(o) && fields(o));

@@ -9,7 +9,10 @@ describe('patch', () => {
     assert.equal(patchTypeOf('application/json-patch+json'), 'json');
     assert.equal(patchTypeOf('application/strategic-merge-patch+json'), 'strategic');
     assert.equal(patchTypeOf('application/apply-patch+yaml'), 'apply');
-    assert.throws(() => patchTypeOf('application/json'), (e: unknown) => e instanceof ApiError && e.status === 415);
+    assert.throws(
+      () => patchTypeOf('application/json'),
+      (e: unknown) => e instanceof ApiError && e.status === 415,
+    );
   });
 
   test('merge patch follows RFC 7386: null deletes, objects merge, lists replace', () => {
@@ -34,21 +37,43 @@ describe('patch', () => {
     assert.throws(() => jsonPatch(doc, [{ op: 'remove', path: '/nope' }]), invalid);
     assert.throws(() => jsonPatch(doc, [{ op: 'replace', path: '/metadata/nope', value: 1 }]), invalid);
     assert.throws(() => jsonPatch(doc, [{ op: 'test', path: '/list/0', value: 'q' }]), invalid);
-    assert.throws(() => jsonPatch(doc, { op: 'add' }), (e: unknown) => e instanceof ApiError && e.status === 400);
+    assert.throws(
+      () => jsonPatch(doc, { op: 'add' }),
+      (e: unknown) => e instanceof ApiError && e.status === 400,
+    );
   });
 
   test('strategic merge: finalizers as a set, named lists by key, directives', () => {
     const target = {
       metadata: { finalizers: ['a', 'b'] },
-      spec: { containers: [{ name: 'app', image: 'v1' }, { name: 'side', image: 's1' }], args: ['x'] },
+      spec: {
+        containers: [
+          { name: 'app', image: 'v1' },
+          { name: 'side', image: 's1' },
+        ],
+        args: ['x'],
+      },
     };
     const out = strategicMerge(target, {
       metadata: { finalizers: ['b', 'c'], '$deleteFromPrimitiveList/finalizers': ['a'] },
-      spec: { containers: [{ name: 'app', image: 'v2' }, { name: 'side', $patch: 'delete' }, { name: 'new', image: 'n' }], args: ['y'] },
+      spec: {
+        containers: [
+          { name: 'app', image: 'v2' },
+          { name: 'side', $patch: 'delete' },
+          { name: 'new', image: 'n' },
+        ],
+        args: ['y'],
+      },
     });
     assert.deepEqual(out, {
       metadata: { finalizers: ['b', 'c'] },
-      spec: { containers: [{ name: 'app', image: 'v2' }, { name: 'new', image: 'n' }], args: ['y'] },
+      spec: {
+        containers: [
+          { name: 'app', image: 'v2' },
+          { name: 'new', image: 'n' },
+        ],
+        args: ['y'],
+      },
     });
     assert.deepEqual(strategicMerge(target, { metadata: { finalizers: [] } }), { ...target, metadata: { finalizers: [] } });
     assert.deepEqual(strategicMerge({ spec: { a: 1, b: 2 } }, { spec: { $patch: 'replace', c: 3 } }), { spec: { c: 3 } });

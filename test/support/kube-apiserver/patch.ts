@@ -23,7 +23,11 @@ export function patchTypeOf(contentType: string | undefined): PatchType {
     case 'application/apply-patch+cbor':
       return 'apply';
     default:
-      throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json`);
+      throw new ApiError(
+        415,
+        'UnsupportedMediaType',
+        `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json`,
+      );
   }
 }
 
@@ -48,7 +52,10 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
 function decodePointer(path: string): string[] {
   if (path === '') return [];
   if (!path.startsWith('/')) throw invalidPatch(`invalid JSON pointer "${path}"`);
-  return path.slice(1).split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return path
+    .slice(1)
+    .split('/')
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 function invalidPatch(message: string): ApiError {

@@ -18,7 +18,9 @@ describe('test API server: RBAC SubjectAccessReviews', () => {
   let authz: AuthorizationV1Api;
 
   const ask = async (user: string, attrs: V1ResourceAttributes, groups: string[] = []): Promise<boolean> => {
-    const review = await authz.createSubjectAccessReview({ body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user, groups, resourceAttributes: attrs } } });
+    const review = await authz.createSubjectAccessReview({
+      body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user, groups, resourceAttributes: attrs } },
+    });
     return review.status?.allowed === true;
   };
 
@@ -26,14 +28,59 @@ describe('test API server: RBAC SubjectAccessReviews', () => {
     api = await startTestApiServer({ namespaces: ['team-a', 'team-b'], authorization: 'rbac' });
     authz = api.kubeConfig().makeApiClient(AuthorizationV1Api);
     api.create({ apiVersion: RBAC, kind: 'ClusterRole', metadata: { name: 'admin-all' }, rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }] });
-    api.create({ apiVersion: RBAC, kind: 'RoleBinding', metadata: { name: 'alice-admin', namespace: 'team-a' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'admin-all' }, subjects: [{ kind: 'User', name: 'alice' }] });
-    api.create({ apiVersion: RBAC, kind: 'ClusterRole', metadata: { name: 'svc-ext' }, rules: [{ apiGroups: ['network.openshift.io'], resources: ['service/externalips'], verbs: ['create'] }] });
-    api.create({ apiVersion: RBAC, kind: 'ClusterRoleBinding', metadata: { name: 'netadmins' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'svc-ext' }, subjects: [{ kind: 'Group', name: 'netadmins' }] });
-    api.create({ apiVersion: RBAC, kind: 'Role', metadata: { name: 'cm-reader', namespace: 'team-b' }, rules: [{ apiGroups: [''], resources: ['configmaps'], resourceNames: ['settings'], verbs: ['get'] }] });
-    api.create({ apiVersion: RBAC, kind: 'RoleBinding', metadata: { name: 'robot', namespace: 'team-b' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'cm-reader' }, subjects: [{ kind: 'ServiceAccount', name: 'robot' }] });
-    api.create({ apiVersion: RBAC, kind: 'ClusterRole', metadata: { name: 'aggregate' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'example.org/aggregate': 'true' } }] }, rules: [] });
-    api.create({ apiVersion: RBAC, kind: 'ClusterRole', metadata: { name: 'scale-any', labels: { 'example.org/aggregate': 'true' } }, rules: [{ apiGroups: ['apps'], resources: ['*/scale'], verbs: ['update'] }] });
-    api.create({ apiVersion: RBAC, kind: 'ClusterRoleBinding', metadata: { name: 'carol-agg' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'aggregate' }, subjects: [{ kind: 'User', name: 'carol' }] });
+    api.create({
+      apiVersion: RBAC,
+      kind: 'RoleBinding',
+      metadata: { name: 'alice-admin', namespace: 'team-a' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'admin-all' },
+      subjects: [{ kind: 'User', name: 'alice' }],
+    });
+    api.create({
+      apiVersion: RBAC,
+      kind: 'ClusterRole',
+      metadata: { name: 'svc-ext' },
+      rules: [{ apiGroups: ['network.openshift.io'], resources: ['service/externalips'], verbs: ['create'] }],
+    });
+    api.create({
+      apiVersion: RBAC,
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'netadmins' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'svc-ext' },
+      subjects: [{ kind: 'Group', name: 'netadmins' }],
+    });
+    api.create({
+      apiVersion: RBAC,
+      kind: 'Role',
+      metadata: { name: 'cm-reader', namespace: 'team-b' },
+      rules: [{ apiGroups: [''], resources: ['configmaps'], resourceNames: ['settings'], verbs: ['get'] }],
+    });
+    api.create({
+      apiVersion: RBAC,
+      kind: 'RoleBinding',
+      metadata: { name: 'robot', namespace: 'team-b' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'cm-reader' },
+      subjects: [{ kind: 'ServiceAccount', name: 'robot' }],
+    });
+    api.create({
+      apiVersion: RBAC,
+      kind: 'ClusterRole',
+      metadata: { name: 'aggregate' },
+      aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'example.org/aggregate': 'true' } }] },
+      rules: [],
+    });
+    api.create({
+      apiVersion: RBAC,
+      kind: 'ClusterRole',
+      metadata: { name: 'scale-any', labels: { 'example.org/aggregate': 'true' } },
+      rules: [{ apiGroups: ['apps'], resources: ['*/scale'], verbs: ['update'] }],
+    });
+    api.create({
+      apiVersion: RBAC,
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'carol-agg' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'aggregate' },
+      subjects: [{ kind: 'User', name: 'carol' }],
+    });
   });
 
   after(async () => {
@@ -71,7 +118,10 @@ describe('test API server: RBAC SubjectAccessReviews', () => {
   });
 
   test('a review without a user or group, or without attributes, is Invalid (422)', async () => {
-    await assert.rejects(authz.createSubjectAccessReview({ body: { spec: { resourceAttributes: { verb: 'get' } } } }), (e: unknown) => (e as { code?: number }).code === 422);
+    await assert.rejects(
+      authz.createSubjectAccessReview({ body: { spec: { resourceAttributes: { verb: 'get' } } } }),
+      (e: unknown) => (e as { code?: number }).code === 422,
+    );
     await assert.rejects(authz.createSubjectAccessReview({ body: { spec: { user: 'x' } } }), (e: unknown) => (e as { code?: number }).code === 422);
   });
 });

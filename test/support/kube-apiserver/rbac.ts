@@ -64,7 +64,9 @@ function rulesOf(role: KubeObject | undefined): Rule[] {
 
 function subjectsOf(binding: KubeObject): Subject[] {
   const raw = Array.isArray(binding['subjects']) ? (binding['subjects'] as unknown[]) : [];
-  return raw.filter(isRecord).map((s) => ({ kind: String(s['kind'] ?? ''), name: String(s['name'] ?? ''), namespace: typeof s['namespace'] === 'string' ? s['namespace'] : '' }));
+  return raw
+    .filter(isRecord)
+    .map((s) => ({ kind: String(s['kind'] ?? ''), name: String(s['name'] ?? ''), namespace: typeof s['namespace'] === 'string' ? s['namespace'] : '' }));
 }
 
 /** Does the subject name this user? `bindingNamespace` is '' for a ClusterRoleBinding. */
@@ -138,7 +140,10 @@ export class RbacAuthorizer {
       if (subject === undefined || !this.roleRules(binding, ns).some((r) => ruleAllows(r, req))) return undefined;
       const ref = binding['roleRef'] as Record<string, unknown>;
       const where = ns === '' ? '' : ` in namespace "${ns}"`;
-      return { allowed: true, reason: `RBAC: allowed by ${bindingKind} "${binding.metadata.name}"${where} of ${String(ref['kind'])} "${String(ref['name'])}" to ${subject.kind} "${subject.name}"` };
+      return {
+        allowed: true,
+        reason: `RBAC: allowed by ${bindingKind} "${binding.metadata.name}"${where} of ${String(ref['kind'])} "${String(ref['name'])}" to ${subject.kind} "${subject.name}"`,
+      };
     };
     for (const b of this.objects.clusterRoleBindings()) {
       const d = visit(b, 'ClusterRoleBinding', '');
@@ -156,11 +161,16 @@ export class RbacAuthorizer {
 }
 
 /** The request a SubjectAccessReview spec asks about, or why the spec is invalid (422 as kube-apiserver says it). */
-export function accessOfReview(spec: Record<string, unknown>, pathNamespace?: string): { user: AccessUser; request: AccessRequest } | { invalid: string; field: string } {
+export function accessOfReview(
+  spec: Record<string, unknown>,
+  pathNamespace?: string,
+): { user: AccessUser; request: AccessRequest } | { invalid: string; field: string } {
   const ra = isRecord(spec['resourceAttributes']) ? spec['resourceAttributes'] : undefined;
   const nra = isRecord(spec['nonResourceAttributes']) ? spec['nonResourceAttributes'] : undefined;
-  if (ra === undefined && nra === undefined) return { invalid: 'exactly one of nonResourceAttributes or resourceAttributes must be specified', field: 'spec.resourceAttributes' };
-  if (ra !== undefined && nra !== undefined) return { invalid: 'cannot be specified in combination with resourceAttributes', field: 'spec.nonResourceAttributes' };
+  if (ra === undefined && nra === undefined)
+    return { invalid: 'exactly one of nonResourceAttributes or resourceAttributes must be specified', field: 'spec.resourceAttributes' };
+  if (ra !== undefined && nra !== undefined)
+    return { invalid: 'cannot be specified in combination with resourceAttributes', field: 'spec.nonResourceAttributes' };
   const name = typeof spec['user'] === 'string' ? spec['user'] : '';
   const groups = strings(spec['groups']);
   if (name === '' && groups.length === 0) return { invalid: 'at least one of user or group must be specified', field: 'spec.user' };
@@ -174,6 +184,14 @@ export function accessOfReview(spec: Record<string, unknown>, pathNamespace?: st
   }
   return {
     user,
-    request: { kind: 'resource', namespace: pathNamespace ?? namespace, verb: str(attrs, 'verb'), group: str(attrs, 'group'), resource: str(attrs, 'resource'), subresource: str(attrs, 'subresource'), name: str(attrs, 'name') },
+    request: {
+      kind: 'resource',
+      namespace: pathNamespace ?? namespace,
+      verb: str(attrs, 'verb'),
+      group: str(attrs, 'group'),
+      resource: str(attrs, 'resource'),
+      subresource: str(attrs, 'subresource'),
+      name: str(attrs, 'name'),
+    },
   };
 }

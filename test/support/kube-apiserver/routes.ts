@@ -14,7 +14,10 @@ export interface ResourcePath {
 }
 
 export function parseResourcePath(path: string): ResourcePath | undefined {
-  const segs = path.split('/').filter((s) => s !== '').map(decodeURIComponent);
+  const segs = path
+    .split('/')
+    .filter((s) => s !== '')
+    .map(decodeURIComponent);
   let group: string;
   let version: string;
   let rest: string[];

@@ -14,7 +14,10 @@ describe('selectors', () => {
     for (const s of yes) assert.ok(parseLabelSelector(s)(o), s);
     for (const s of no) assert.ok(!parseLabelSelector(s)(o), s);
     assert.ok(parseLabelSelector(null)(o));
-    assert.throws(() => parseLabelSelector('a b c'), (e: unknown) => e instanceof ApiError && e.status === 400);
+    assert.throws(
+      () => parseLabelSelector('a b c'),
+      (e: unknown) => e instanceof ApiError && e.status === 400,
+    );
   });
 
   test('field selectors: metadata and any dotted path, = and != only', () => {
@@ -23,6 +26,9 @@ describe('selectors', () => {
     assert.ok(parseFieldSelector('spec.type==LoadBalancer,reason!=Other')(o));
     assert.ok(!parseFieldSelector('metadata.name!=n')(o));
     assert.ok(parseFieldSelector('metadata.namespace=')({ metadata: { name: 'cluster-scoped' } }));
-    assert.throws(() => parseFieldSelector('metadata.name in (a)'), (e: unknown) => e instanceof ApiError && e.status === 400);
+    assert.throws(
+      () => parseFieldSelector('metadata.name in (a)'),
+      (e: unknown) => e instanceof ApiError && e.status === 400,
+    );
   });
 });

@@ -7,9 +7,7 @@ import { badRequest, isRecord } from './types.ts';
 import type { KubeObject } from './types.ts';
 
 type Requirement =
-  | { op: 'eq' | 'ne'; key: string; value: string }
-  | { op: 'in' | 'notin'; key: string; values: string[] }
-  | { op: 'exists' | 'absent'; key: string };
+  { op: 'eq' | 'ne'; key: string; value: string } | { op: 'in' | 'notin'; key: string; values: string[] } | { op: 'exists' | 'absent'; key: string };
 
 export type Selector = (obj: KubeObject) => boolean;
 
@@ -35,7 +33,10 @@ function splitTerms(s: string): string[] {
 function parseRequirement(term: string, param: string): Requirement {
   const set = /^(\S+)\s+(in|notin)\s+\((.*)\)$/.exec(term);
   if (set !== null) {
-    const values = set[3]!.split(',').map((v) => v.trim()).filter((v) => v !== '');
+    const values = set[3]!
+      .split(',')
+      .map((v) => v.trim())
+      .filter((v) => v !== '');
     return { op: set[2] === 'in' ? 'in' : 'notin', key: set[1]!, values };
   }
   const cmp = /^([^=!\s]+)\s*(==|=|!=)\s*(.*)$/.exec(term);

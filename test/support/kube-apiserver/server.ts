@@ -53,7 +53,14 @@ export interface TestApiServerOptions {
 export interface ObjectInput {
   apiVersion?: string;
   kind?: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string>; finalizers?: string[]; resourceVersion?: string };
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    finalizers?: string[];
+    resourceVersion?: string;
+  };
   [field: string]: unknown;
 }
 
@@ -206,7 +213,8 @@ export class TestApiServer {
     });
     this.sarAnswer = (spec, namespace) => {
       const access = accessOfReview(spec, namespace);
-      if ('invalid' in access) throw new ApiError(422, 'Invalid', `SubjectAccessReview.authorization.k8s.io "" is invalid: ${access.field}: Invalid value: ${access.invalid}`);
+      if ('invalid' in access)
+        throw new ApiError(422, 'Invalid', `SubjectAccessReview.authorization.k8s.io "" is invalid: ${access.field}: Invalid value: ${access.invalid}`);
       const d = authorizer.authorize(access.user, access.request);
       return d.reason === '' ? { allowed: d.allowed } : { allowed: d.allowed, reason: d.reason };
     };

@@ -32,7 +32,10 @@ describe('ObjectStore', () => {
     assert.equal(store.eventsSince(start), undefined);
     assert.equal(store.eventsSince(store.currentRv() - 3)?.length, 3);
     assert.equal(store.list(cm, 'default', start), undefined);
-    assert.deepEqual(store.list(cm, 'default', store.currentRv() - 2)?.map((o) => o.metadata.name), ['c0', 'c1', 'c2']);
+    assert.deepEqual(
+      store.list(cm, 'default', store.currentRv() - 2)?.map((o) => o.metadata.name),
+      ['c0', 'c1', 'c2'],
+    );
   });
 
   test('returned objects are copies: changing them changes nothing stored', () => {
@@ -47,7 +50,13 @@ describe('ObjectStore', () => {
   test('generateName, missing namespace, bad names', () => {
     const { store, cm } = setup();
     assert.match(store.create(cm, 'default', { metadata: { name: '', generateName: 'gen-' } }).metadata.name, /^gen-[0-9a-f]{5}$/);
-    assert.throws(() => store.create(cm, 'missing', { metadata: { name: 'x' } }), (e: unknown) => e instanceof ApiError && e.status === 404);
-    assert.throws(() => store.create(cm, 'default', { metadata: { name: 'UPPER' } }), (e: unknown) => e instanceof ApiError && e.status === 422);
+    assert.throws(
+      () => store.create(cm, 'missing', { metadata: { name: 'x' } }),
+      (e: unknown) => e instanceof ApiError && e.status === 404,
+    );
+    assert.throws(
+      () => store.create(cm, 'default', { metadata: { name: 'UPPER' } }),
+      (e: unknown) => e instanceof ApiError && e.status === 422,
+    );
   });
 });

@@ -262,11 +262,21 @@ export class ObjectStore {
     }
     if (meta.resourceVersion !== undefined && meta.resourceVersion !== '' && meta.resourceVersion !== existing.metadata.resourceVersion) {
       const what = t.group === '' ? t.plural : `${t.plural}.${t.group}`;
-      throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${what} "${name}": the object has been modified; please apply your changes to the latest version and try again`, { name, group: t.group, kind: t.plural });
+      throw new ApiError(
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on ${what} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+        { name, group: t.group, kind: t.plural },
+      );
     }
     if (typeof meta.uid === 'string' && meta.uid !== '' && meta.uid !== existing.metadata.uid) {
       const what = t.group === '' ? t.plural : `${t.plural}.${t.group}`;
-      throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${what} "${name}": Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${String(existing.metadata.uid)}`, { name, group: t.group, kind: t.plural });
+      throw new ApiError(
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on ${what} "${name}": Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${String(existing.metadata.uid)}`,
+        { name, group: t.group, kind: t.plural },
+      );
     }
     let next: KubeObject;
     if (opts.subresource === 'status') {
@@ -292,7 +302,9 @@ export class ObjectStore {
     next.metadata.resourceVersion = existing.metadata.resourceVersion;
     const added = (next.metadata.finalizers ?? []).filter((f) => !(existing.metadata.finalizers ?? []).includes(f));
     if (existing.metadata.deletionTimestamp !== undefined && added.length > 0) {
-      throw invalid(t, name, [`metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`]);
+      throw invalid(t, name, [
+        `metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`,
+      ]);
     }
     if (existing.metadata.deletionTimestamp !== undefined && (next.metadata.finalizers ?? []).length === 0) {
       return this.remove(t, next, stored);
@@ -326,10 +338,20 @@ export class ObjectStore {
     const stored = this.bucket(t).get(objectKey(t.namespaced ? ns : '', name))!;
     const what = t.group === '' ? t.plural : `${t.plural}.${t.group}`;
     if (preconditions.uid !== undefined && preconditions.uid !== existing.metadata.uid) {
-      throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${what} "${name}": Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${String(existing.metadata.uid)}`, { name, group: t.group, kind: t.plural });
+      throw new ApiError(
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on ${what} "${name}": Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${String(existing.metadata.uid)}`,
+        { name, group: t.group, kind: t.plural },
+      );
     }
     if (preconditions.resourceVersion !== undefined && preconditions.resourceVersion !== existing.metadata.resourceVersion) {
-      throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${what} "${name}": Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${String(existing.metadata.resourceVersion)}`, { name, group: t.group, kind: t.plural });
+      throw new ApiError(
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on ${what} "${name}": Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${String(existing.metadata.resourceVersion)}`,
+        { name, group: t.group, kind: t.plural },
+      );
     }
     if ((existing.metadata.finalizers ?? []).length === 0) return this.remove(t, existing, stored);
     if (existing.metadata.deletionTimestamp !== undefined) return existing;

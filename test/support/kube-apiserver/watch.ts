@@ -67,10 +67,7 @@ export class WatchHub {
     res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked', 'cache-control': 'no-cache, private' });
     res.flushHeaders();
     const matches = (obj: KubeObject | undefined): boolean =>
-      obj !== undefined &&
-      (req.namespace === undefined || obj.metadata.namespace === req.namespace) &&
-      req.labels(obj) &&
-      req.fields(obj);
+      obj !== undefined && (req.namespace === undefined || obj.metadata.namespace === req.namespace) && req.labels(obj) && req.fields(obj);
     const key = typeKey(req.type.group, req.type.plural);
     const timers: NodeJS.Timeout[] = [];
     let unsubscribe = (): void => {};

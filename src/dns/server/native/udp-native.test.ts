@@ -10,7 +10,12 @@ const SLOT = 2048;
 
 function buffers(a: NativeUdpAddon): { input: Buffer; output: Buffer; meta: Buffer; lengths: Int32Array } {
   const meta = Buffer.alloc(8 * a.batch);
-  return { input: Buffer.alloc(SLOT * a.batch), output: Buffer.alloc(SLOT * a.batch), meta, lengths: new Int32Array(meta.buffer, meta.byteOffset, 2 * a.batch) };
+  return {
+    input: Buffer.alloc(SLOT * a.batch),
+    output: Buffer.alloc(SLOT * a.batch),
+    meta,
+    lengths: new Int32Array(meta.buffer, meta.byteOffset, 2 * a.batch),
+  };
 }
 
 describe('native UDP addon', { skip }, () => {
@@ -78,7 +83,10 @@ describe('native UDP addon', { skip }, () => {
     const noop = (): void => undefined;
     const first = a.open('127.0.0.1', 0, false, b.input, b.output, b.meta, SLOT, SLOT, noop);
     try {
-      assert.throws(() => a.open('127.0.0.1', a.port(first), false, b.input, b.output, b.meta, SLOT, SLOT, noop), (e: NodeJS.ErrnoException) => e.code === 'EADDRINUSE');
+      assert.throws(
+        () => a.open('127.0.0.1', a.port(first), false, b.input, b.output, b.meta, SLOT, SLOT, noop),
+        (e: NodeJS.ErrnoException) => e.code === 'EADDRINUSE',
+      );
     } finally {
       a.close(first);
     }
@@ -87,7 +95,10 @@ describe('native UDP addon', { skip }, () => {
     assert.equal(a.port(r2), a.port(r1));
     a.close(r1);
     a.close(r2);
-    assert.throws(() => a.open('not-an-ip', 0, false, b.input, b.output, b.meta, SLOT, SLOT, noop), (e: NodeJS.ErrnoException) => e.code === 'EINVAL');
+    assert.throws(
+      () => a.open('not-an-ip', 0, false, b.input, b.output, b.meta, SLOT, SLOT, noop),
+      (e: NodeJS.ErrnoException) => e.code === 'EINVAL',
+    );
   });
 
   test('bad arguments are TypeErrors, never a crash', () => {

@@ -13,7 +13,17 @@ import type { Responder } from '../responder.ts';
 /** The addon's functions, as udp.c exports them. */
 export interface NativeUdpAddon {
   readonly batch: number;
-  open(host: string, port: number, reusePort: boolean, input: Buffer, output: Buffer, meta: Buffer, slotIn: number, slotOut: number, onBatch: (n: number) => void): unknown;
+  open(
+    host: string,
+    port: number,
+    reusePort: boolean,
+    input: Buffer,
+    output: Buffer,
+    meta: Buffer,
+    slotIn: number,
+    slotOut: number,
+    onBatch: (n: number) => void,
+  ): unknown;
   port(handle: unknown): number;
   peer(handle: unknown, index: number): string;
   stats(handle: unknown): number[];
