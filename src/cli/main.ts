@@ -4,8 +4,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolveConfig } from '../config/config.ts';
+import type { Config } from '../config/config.ts';
 import { ConfigError, errorMessage } from '../errors.ts';
 import { createLogger } from '../log.ts';
+import type { Logger } from '../log.ts';
 import { heapGrowthPercent, v8HeapGrowthOption } from './heap.ts';
 import { runtimeWarning } from './runtime.ts';
 import { COMMANDS, commandHelp, parseCommandArgs } from './commands.ts';
@@ -28,6 +30,44 @@ export interface Process {
 }
 
 export async function main(proc: Process): Promise<number> {
+  const chosen = chooseCommand(proc);
+  if (typeof chosen === 'number') return chosen;
+  const { command, args } = chosen;
+  let cfg: Config;
+  let positionals: string[];
+  try {
+    const parsed = parseCommandArgs(command, args, proc.env);
+    if (command !== 'explain' && parsed.positionals.length > 0) throw new ConfigError(`unexpected argument ${JSON.stringify(parsed.positionals[0])}`);
+    cfg = resolveConfig(parsed, { sources: SOURCE_NAMES, providers: PROVIDER_NAMES });
+    positionals = parsed.positionals;
+    const heapOption = v8HeapGrowthOption(heapGrowthPercent(cfg.flags));
+    if (heapOption !== undefined) proc.setV8Option?.(heapOption);
+  } catch (err) {
+    if (err instanceof ConfigError) return configFailure(proc, err);
+    throw err;
+  }
+
+  // plan and explain print their answer on stdout; routine progress logs would only bury it.
+  const quiet = (command === 'plan' || command === 'explain') && !cfg.explicit.has('log-level');
+  const logger = createLogger(quiet ? 'warn' : cfg.logLevel, cfg.logFormat, proc.stderr);
+  const runtime = proc.nodeVersion === undefined ? undefined : runtimeWarning(proc.nodeVersion, new Date());
+  if (runtime !== undefined) logger.warn({ node: proc.nodeVersion }, runtime);
+  try {
+    return await runChosen(command, cfg, positionals, proc, logger);
+  } catch (err) {
+    if (err instanceof ConfigError) return configFailure(proc, err);
+    logger.error({ err: errorMessage(err), code: (err as { code?: string }).code }, `${command} failed`);
+    return 1;
+  }
+}
+
+function configFailure(proc: Process, err: ConfigError): number {
+  proc.stderr.write(`hostwarden: ${err.message}\n`);
+  return 2;
+}
+
+/** The command and its arguments, or the exit code when help, the version or an unknown command was asked for. */
+function chooseCommand(proc: Process): { command: ServiceCommand; args: string[] } | number {
   const args = [...proc.argv];
   // Without a command, behave like external-dns: flags alone run the sync loop.
   const first = args[0];
@@ -51,80 +91,47 @@ export async function main(proc: Process): Promise<number> {
     proc.stdout.write(`hostwarden ${version()}\n`);
     return 0;
   }
+  return { command, args };
+}
 
-  let cfg;
-  let positionals: string[];
-  try {
-    const parsed = parseCommandArgs(command, args, proc.env);
-    if (command !== 'explain' && parsed.positionals.length > 0) throw new ConfigError(`unexpected argument ${JSON.stringify(parsed.positionals[0])}`);
-    cfg = resolveConfig(parsed, { sources: SOURCE_NAMES, providers: PROVIDER_NAMES });
-    positionals = parsed.positionals;
-    const heapOption = v8HeapGrowthOption(heapGrowthPercent(cfg.flags));
-    if (heapOption !== undefined) proc.setV8Option?.(heapOption);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      proc.stderr.write(`hostwarden: ${err.message}\n`);
-      return 2;
-    }
-    throw err;
+/**
+ * SIGINT and SIGTERM abort the returned signal. For run, a second signal exits at once: an operator
+ * pressing Ctrl-C twice means it.
+ */
+function stopOnSignals(proc: Process, logger: Logger, exitOnSecond: boolean): AbortSignal {
+  const stop = new AbortController();
+  const onStop = (): void => {
+    if (stop.signal.aborted && exitOnSecond) process.exit(130);
+    if (exitOnSecond) logger.info('stopping');
+    stop.abort();
+  };
+  proc.onSignal('SIGINT', onStop);
+  proc.onSignal('SIGTERM', onStop);
+  return stop.signal;
+}
+
+/** Command modules load on demand: each pulls in only what its command needs. */
+async function runChosen(command: ServiceCommand, cfg: Config, positionals: string[], proc: Process, logger: Logger): Promise<number> {
+  if (command === 'plan' || command === 'explain') {
+    const colour = cfg.color === 'always' || (cfg.color === 'auto' && proc.stdout.isTTY === true && proc.env['NO_COLOR'] === undefined);
+    const print = { logger, colour, env: proc.env, write: (text: string) => void proc.stdout.write(text) };
+    if (command === 'plan') return (await import('./plan.ts')).planCommand(cfg, print);
+    return (await import('./explain.ts')).explainCommand(cfg, positionals[0], print);
   }
-
-  // plan and explain print their answer on stdout; routine progress logs would only bury it.
-  const quiet = (command === 'plan' || command === 'explain') && !cfg.explicit.has('log-level');
-  const logger = createLogger(quiet ? 'warn' : cfg.logLevel, cfg.logFormat, proc.stderr);
-  const runtime = proc.nodeVersion === undefined ? undefined : runtimeWarning(proc.nodeVersion, new Date());
-  if (runtime !== undefined) logger.warn({ node: proc.nodeVersion }, runtime);
-  const colour = cfg.color === 'always' || (cfg.color === 'auto' && proc.stdout.isTTY === true && proc.env['NO_COLOR'] === undefined);
-  const print = { logger, colour, env: proc.env, write: (text: string) => void proc.stdout.write(text) };
-  try {
-    // Command modules load on demand: each pulls in only what its command needs.
-    switch (command) {
-      case 'plan':
-        return await (await import('./plan.ts')).planCommand(cfg, print);
-      case 'explain':
-        return await (await import('./explain.ts')).explainCommand(cfg, positionals[0], print);
-      case 'webhook-server': {
-        const stop = new AbortController();
-        const onStop = (): void => stop.abort();
-        proc.onSignal('SIGINT', onStop);
-        proc.onSignal('SIGTERM', onStop);
-        return await (await import('./webhook-server.ts')).webhookServerCommand(cfg, { logger, stopSignal: stop.signal });
-      }
-      case 'admission-webhook':
-      case 'dnsrecord-controller':
-      case 'operator':
-      case 'privatelink-controller': {
-        const stop = new AbortController();
-        const onStop = (): void => stop.abort();
-        proc.onSignal('SIGINT', onStop);
-        proc.onSignal('SIGTERM', onStop);
-        const io = { logger, stopSignal: stop.signal, env: proc.env };
-        if (command === 'admission-webhook') return await (await import('./admission-webhook.ts')).admissionWebhookCommand(cfg, io);
-        if (command === 'dnsrecord-controller') return await (await import('./dnsrecord-controller.ts')).dnsrecordControllerCommand(cfg, io);
-        if (command === 'operator') return await (await import('./operator.ts')).operatorCommand(cfg, io);
-        return await (await import('./privatelink-controller.ts')).privatelinkControllerCommand(cfg, io);
-      }
-      case 'run': {
-        const stop = new AbortController();
-        let signalled = false;
-        const onStop = (): void => {
-          if (signalled) process.exit(130);
-          signalled = true;
-          logger.info('stopping');
-          stop.abort();
-        };
-        proc.onSignal('SIGINT', onStop);
-        proc.onSignal('SIGTERM', onStop);
-        return await (await import('./run.ts')).runCommand(cfg, { logger, stopSignal: stop.signal, env: proc.env });
-      }
-    }
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      proc.stderr.write(`hostwarden: ${err.message}\n`);
-      return 2;
-    }
-    logger.error({ err: errorMessage(err), code: (err as { code?: string }).code }, `${command} failed`);
-    return 1;
+  const io = { logger, stopSignal: stopOnSignals(proc, logger, command === 'run'), env: proc.env };
+  switch (command) {
+    case 'run':
+      return (await import('./run.ts')).runCommand(cfg, io);
+    case 'webhook-server':
+      return (await import('./webhook-server.ts')).webhookServerCommand(cfg, io);
+    case 'admission-webhook':
+      return (await import('./admission-webhook.ts')).admissionWebhookCommand(cfg, io);
+    case 'dnsrecord-controller':
+      return (await import('./dnsrecord-controller.ts')).dnsrecordControllerCommand(cfg, io);
+    case 'operator':
+      return (await import('./operator.ts')).operatorCommand(cfg, io);
+    case 'privatelink-controller':
+      return (await import('./privatelink-controller.ts')).privatelinkControllerCommand(cfg, io);
   }
 }
 
