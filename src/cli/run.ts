@@ -15,6 +15,9 @@ import { OpsServer } from '../http/ops-server.ts';
 import type { Logger } from '../log.ts';
 import { kubeRunHooks } from './run-hooks.ts';
 import { EmbeddedProvider } from '../provider/embedded/embedded.ts';
+import type { Provider } from '../provider/provider.ts';
+import type { Registry } from '../registry/registry.ts';
+import type { Source } from '../source/source.ts';
 import { buildProvider, buildSource, registryBuilder } from './wiring.ts';
 
 export interface RunIO {
@@ -51,32 +54,7 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
   const registry = buildRegistry(provider);
   const source = await buildSource(cfg, deps);
   const kube = kubeRunHooks(cfg, deps);
-  const controller = new Controller({
-    source,
-    registry,
-    plan: {
-      policy: cfg.policy,
-      managedRecordTypes: cfg.managedRecordTypes,
-      excludeRecordTypes: cfg.excludeRecordTypes,
-      domainFilter: domainFilterOf(cfg),
-      migrateFromOwner: cfg.migrateFromTxtOwner,
-    },
-    intervalMs: cfg.intervalMs,
-    minEventSyncIntervalMs: cfg.minEventSyncIntervalMs,
-    dryRun: cfg.dryRun,
-    logger: logger.child({ component: 'controller' }),
-    metrics: new ControllerMetrics(metrics),
-    ...(kube?.canApply === undefined || cfg.once ? {} : { canApply: kube.canApply }),
-    ...(kube?.onSynced === undefined && status === undefined
-      ? {}
-      : {
-          onSynced: (report) => {
-            kube?.onSynced?.(report);
-            status?.onSynced();
-          },
-        }),
-    ...(status === undefined ? {} : { onSyncFailed: (err) => status.onSyncFailed(err) }),
-  });
+  const controller = syncController(cfg, { source, registry, logger, metrics, kube, status });
   logger.info(
     { provider: provider.name, sources: cfg.sources, registry: cfg.registry, ownerId: cfg.txtOwnerId, policy: cfg.policy, dryRun: cfg.dryRun },
     'hostwarden starting',
@@ -111,35 +89,80 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
       return 0;
     }
 
-    if (provider instanceof EmbeddedProvider && cfg.dnsListen.length > 0) {
-      const dns = DnsServer.fromConfig(cfg, { logger: logger.child({ component: 'dns' }), metrics });
-      // Listening first would answer REFUSED for the zones until they reach the server.
-      provider.store.addListener(dns);
-      closers.push(() => dns.stop());
-      await dns.start();
-    }
-
-    if (cfg.metricsAddress !== '') {
-      const { host, port } = parseListenAddress(cfg.metricsAddress, '--metrics-address');
-      const health = { staleAfterMs: cfg.intervalMs * 3 + 60_000, maxConsecutiveFailures: healthFailureLimit(cfg) };
-      const ops = new OpsServer({
-        host,
-        port,
-        metrics,
-        logger,
-        limits: connectionLimitsFromFlags(cfg.flags),
-        health: () => liveness(controller, { ...health, now: Date.now() }),
-        ready: () => readiness(controller),
-      });
-      await ops.start();
-      closers.push(() => ops.stop());
-    }
-
+    await startServing(cfg, { provider, controller, logger, metrics, closers });
     await controller.run(io.stopSignal);
     logger.info('hostwarden stopped');
     return 0;
   } finally {
     await closeAll();
+  }
+}
+
+type Hooks = ReturnType<typeof kubeRunHooks>;
+type OperandStatus = { onSynced(): void; onSyncFailed(err: unknown): void } | undefined;
+
+/** The sync loop, with the Kubernetes hooks (leader election, Events) and the operand status wired in. */
+function syncController(
+  cfg: Config,
+  parts: { source: Source; registry: Registry; logger: Logger; metrics: MetricsRegistry; kube: Hooks; status: OperandStatus },
+): Controller {
+  const { source, registry, logger, metrics, kube, status } = parts;
+  return new Controller({
+    source,
+    registry,
+    plan: {
+      policy: cfg.policy,
+      managedRecordTypes: cfg.managedRecordTypes,
+      excludeRecordTypes: cfg.excludeRecordTypes,
+      domainFilter: domainFilterOf(cfg),
+      migrateFromOwner: cfg.migrateFromTxtOwner,
+    },
+    intervalMs: cfg.intervalMs,
+    minEventSyncIntervalMs: cfg.minEventSyncIntervalMs,
+    dryRun: cfg.dryRun,
+    logger: logger.child({ component: 'controller' }),
+    metrics: new ControllerMetrics(metrics),
+    ...(kube?.canApply === undefined || cfg.once ? {} : { canApply: kube.canApply }),
+    ...(kube?.onSynced === undefined && status === undefined
+      ? {}
+      : {
+          onSynced: (report) => {
+            kube?.onSynced?.(report);
+            status?.onSynced();
+          },
+        }),
+    ...(status === undefined ? {} : { onSyncFailed: (err) => status.onSyncFailed(err) }),
+  });
+}
+
+/** The DNS server (embedded provider) and the /metrics, /healthz, /readyz server; each one's stop goes to `closers`. */
+async function startServing(
+  cfg: Config,
+  parts: { provider: Provider; controller: Controller; logger: Logger; metrics: MetricsRegistry; closers: (() => Promise<void>)[] },
+): Promise<void> {
+  const { provider, controller, logger, metrics, closers } = parts;
+  if (provider instanceof EmbeddedProvider && cfg.dnsListen.length > 0) {
+    const dns = DnsServer.fromConfig(cfg, { logger: logger.child({ component: 'dns' }), metrics });
+    // Listening first would answer REFUSED for the zones until they reach the server.
+    provider.store.addListener(dns);
+    closers.push(() => dns.stop());
+    await dns.start();
+  }
+
+  if (cfg.metricsAddress !== '') {
+    const { host, port } = parseListenAddress(cfg.metricsAddress, '--metrics-address');
+    const health = { staleAfterMs: cfg.intervalMs * 3 + 60_000, maxConsecutiveFailures: healthFailureLimit(cfg) };
+    const ops = new OpsServer({
+      host,
+      port,
+      metrics,
+      logger,
+      limits: connectionLimitsFromFlags(cfg.flags),
+      health: () => liveness(controller, { ...health, now: Date.now() }),
+      ready: () => readiness(controller),
+    });
+    await ops.start();
+    closers.push(() => ops.stop());
   }
 }
 
