@@ -44,7 +44,10 @@ const LIBRARIES = ['kube', 'http', 'aws', 'dns', 'endpoint', 'config'];
 function forbidden(from: string, to: string): string | undefined {
   const a = top(from);
   const b = top(to);
-  if (a === b) return undefined;
+  if (a === b) {
+    const formatLibrary = a === 'dns' && !from.startsWith('dns/server/');
+    return formatLibrary && to.startsWith('dns/server/') ? 'the DNS format library (dns/) never imports the server (dns/server/)' : undefined;
+  }
   if (a === 'plan' && b !== 'endpoint') return 'plan/ imports nothing but endpoint/';
   if (LIBRARIES.includes(a) && [...CONTROLLERS, 'cli', 'source', 'plan'].includes(b)) return `${a}/ is a library: no controller folder, cli/, source/ or plan/`;
   if (CONTROLLERS.includes(a) && CONTROLLERS.includes(b)) return 'a controller folder never imports another controller folder';
