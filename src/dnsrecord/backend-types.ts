@@ -3,7 +3,7 @@
  * AWS, Google and Azure backends are imported when first used: their SDKs take a while to load and
  * a BIND-only install should not pay for them.
  */
-import type { ZoneStore } from '../provider/embedded/zone-store.ts';
+import type { ZoneStore } from '../provider/embedded/record-sets.ts';
 import type { AwsBackendDefaults } from './backends/aws-route53.ts';
 import type { AzureBackendDefaults } from './backends/azure.ts';
 import { EmbeddedBackend } from './backends/embedded.ts';

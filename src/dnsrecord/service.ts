@@ -17,7 +17,7 @@ import type { KubeEnv } from '../kube/client.ts';
 import { EventRecorder } from '../kube/events.ts';
 import { defaultIdentity, leaderElectorFromFlags } from '../kube/leader-election.ts';
 import type { Logger } from '../log.ts';
-import { ZoneStore } from '../provider/embedded/zone-store.ts';
+import { ZoneStore } from '../provider/embedded/record-sets.ts';
 import { backendTypes } from './backend-types.ts';
 import { DNSRecordController } from './controller.ts';
 import { DNSRECORD_TYPES } from './flags.ts';

@@ -12,10 +12,10 @@ import type { AwsCredentialSettings } from '../../aws/credentials.ts';
 import { awsErrorCode } from '../../aws/retry.ts';
 import { quoteTxt } from '../../dns/master-file.ts';
 import { ProviderError, errorMessage } from '../../errors.ts';
-import { Route53Api, newRoute53Client } from '../../provider/aws/api.ts';
-import { canonicalHostedZone } from '../../provider/aws/canonical-zones.ts';
-import { decodeRoute53Name } from '../../provider/aws/convert.ts';
-import { toZone } from '../../provider/aws/zones.ts';
+import { Route53Api, newRoute53Client } from '../../provider/aws/record-sets.ts';
+import { canonicalHostedZone } from '../../provider/aws/record-sets.ts';
+import { decodeRoute53Name } from '../../provider/aws/record-sets.ts';
+import { toZone } from '../../provider/aws/record-sets.ts';
 import { ConfigurationProblem, secretValue } from '../backend.ts';
 import type { BackendContext, BackendZone, RecordSet, RecordSetBackend } from '../backend.ts';
 

@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { ProviderError } from '../../errors.ts';
-import type { AzureDnsApi } from '../../provider/azure/client.ts';
+import type { AzureDnsApi } from '../../provider/azure/record-sets.ts';
 import { ConfigurationProblem } from '../backend.ts';
 import { AzureDnsBackend, parseZoneId, toAzureRecordSet } from './azure.ts';
 

@@ -8,11 +8,11 @@
  */
 import { isInZone } from '../../endpoint/name.ts';
 import { ProviderError } from '../../errors.ts';
-import { SdkAzureDnsApi } from '../../provider/azure/client.ts';
-import type { AzureDnsApi, AzureHttpOptions, AzureZoneKind, AzureZoneRef } from '../../provider/azure/client.ts';
-import { relativeName, splitTxt } from '../../provider/azure/convert.ts';
-import type { AzureRecordSetModel } from '../../provider/azure/convert.ts';
-import { credentialOf } from '../../provider/azure/settings.ts';
+import { SdkAzureDnsApi } from '../../provider/azure/record-sets.ts';
+import type { AzureDnsApi, AzureHttpOptions, AzureZoneKind, AzureZoneRef } from '../../provider/azure/record-sets.ts';
+import { relativeName, splitTxt } from '../../provider/azure/record-sets.ts';
+import type { AzureRecordSetModel } from '../../provider/azure/record-sets.ts';
+import { credentialOf } from '../../provider/azure/record-sets.ts';
 import { ConfigurationProblem, secretValue } from '../backend.ts';
 import type { BackendContext, BackendZone, RecordSet, RecordSetBackend } from '../backend.ts';
 

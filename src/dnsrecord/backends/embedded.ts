@@ -6,8 +6,8 @@
 import { endpointToRRSet } from '../../dns/rrset-endpoint.ts';
 import { newEndpoint } from '../../endpoint/endpoint.ts';
 import { tryNormalizeDnsName } from '../../endpoint/name.ts';
-import type { ZoneStore } from '../../provider/embedded/zone-store.ts';
-import { rrsetKey } from '../../provider/embedded/zone-store.ts';
+import type { ZoneStore } from '../../provider/embedded/record-sets.ts';
+import { rrsetKey } from '../../provider/embedded/record-sets.ts';
 import { ConfigurationProblem } from '../backend.ts';
 import type { BackendZone, RecordSet, RecordSetBackend } from '../backend.ts';
 

@@ -1,8 +1,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { ProviderError } from '../../errors.ts';
-import type { GoogleDnsApi, GoogleZone } from '../../provider/google/client.ts';
-import type { GoogleRRSet } from '../../provider/google/convert.ts';
+import type { GoogleDnsApi, GoogleZone } from '../../provider/google/record-sets.ts';
+import type { GoogleRRSet } from '../../provider/google/record-sets.ts';
 import { ConfigurationProblem } from '../backend.ts';
 import type { BackendContext } from '../backend.ts';
 import { GoogleCloudDnsBackend, googleCredentials, toGoogleRRSet } from './google-clouddns.ts';

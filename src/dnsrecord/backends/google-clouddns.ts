@@ -9,9 +9,9 @@
 import { GoogleAuth } from 'google-auth-library';
 import { quoteTxt } from '../../dns/master-file.ts';
 import { ProviderError, errorMessage } from '../../errors.ts';
-import { SdkGoogleDnsApi } from '../../provider/google/client.ts';
-import type { GoogleClientOptions, GoogleDnsApi } from '../../provider/google/client.ts';
-import type { GoogleRRSet } from '../../provider/google/convert.ts';
+import { SdkGoogleDnsApi } from '../../provider/google/record-sets.ts';
+import type { GoogleClientOptions, GoogleDnsApi } from '../../provider/google/record-sets.ts';
+import type { GoogleRRSet } from '../../provider/google/record-sets.ts';
 import { absoluteName } from '../../provider/presentation.ts';
 import { ConfigurationProblem, secretValue } from '../backend.ts';
 import type { BackendContext, BackendZone, RecordSet, RecordSetBackend } from '../backend.ts';

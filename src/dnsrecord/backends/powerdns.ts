@@ -6,8 +6,8 @@
  */
 import { tryNormalizeDnsName } from '../../endpoint/name.ts';
 import { ProviderError } from '../../errors.ts';
-import { PdnsClient } from '../../provider/pdns/client.ts';
-import type { PdnsZoneInfo } from '../../provider/pdns/client.ts';
+import { PdnsClient } from '../../provider/pdns/record-sets.ts';
+import type { PdnsZoneInfo } from '../../provider/pdns/record-sets.ts';
 import { absoluteName, toPresentation } from '../../provider/presentation.ts';
 import { ConfigurationProblem, secretValue } from '../backend.ts';
 import type { BackendContext, BackendZone, RecordSet, RecordSetBackend } from '../backend.ts';

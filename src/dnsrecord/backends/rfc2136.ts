@@ -10,8 +10,8 @@ import { newEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import { tryNormalizeDnsName } from '../../endpoint/name.ts';
 import { ProviderError, errorMessage } from '../../errors.ts';
-import { Rfc2136Provider } from '../../provider/rfc2136/rfc2136.ts';
-import { NetworkTransport } from '../../provider/rfc2136/transport.ts';
+import { Rfc2136Provider } from '../../provider/rfc2136/record-sets.ts';
+import { NetworkTransport } from '../../provider/rfc2136/record-sets.ts';
 import { ConfigurationProblem, secretValue } from '../backend.ts';
 import type { BackendContext, BackendZone, RecordSet, RecordSetBackend } from '../backend.ts';
 
