@@ -184,34 +184,41 @@ function ownership(ep: Endpoint, ctx: Context): Ownership {
   return owner === ctx.migrateFrom ? 'migrate' : 'foreign';
 }
 
-function planRow(head: Slot, unmanagedTypes: number, explain: boolean, ctx: Context): void {
+/** Which types keep a current record at a name after this plan (a CNAME must stay alone at its name). */
+interface Stays {
+  cname: boolean;
+  other: boolean;
+}
+
+function keep(stays: Stays, recordType: string): void {
+  if (recordType === 'CNAME') stays.cname = true;
+  else stays.other = true;
+}
+
+/** One name's slots: the record that blocks new types at it (foreign or unowned), and who loses a CNAME-vs-others conflict. */
+function surveyRow(head: Slot, ctx: Context): { blocker: Endpoint | undefined; loser: ReturnType<typeof cnameConflictLoser> } {
   let blocker: Endpoint | undefined;
-  let cnameCandidate = false;
-  let otherCandidate = false;
-  let cnameCurrent = false;
-  let otherCurrent = false;
+  const seen = { cnameCandidate: false, otherCandidate: false, cnameCurrent: false, otherCurrent: false };
   for (let g: Slot | undefined = head; g !== undefined; g = g.next) {
     const isCname = g.recordType === 'CNAME';
     if (g.current !== undefined) {
-      if (isCname) cnameCurrent = true;
-      else otherCurrent = true;
+      if (isCname) seen.cnameCurrent = true;
+      else seen.otherCurrent = true;
       const state = ownership(g.current, ctx);
-      if ((state === 'foreign' || state === 'unowned') && (blocker === undefined || g.recordType < blocker.recordType)) {
-        blocker = g.current;
-      }
+      if ((state === 'foreign' || state === 'unowned') && (blocker === undefined || g.recordType < blocker.recordType)) blocker = g.current;
     }
     if (g.candidate !== undefined) {
-      if (isCname) cnameCandidate = true;
-      else otherCandidate = true;
+      if (isCname) seen.cnameCandidate = true;
+      else seen.otherCandidate = true;
     }
   }
-  const loser = cnameConflictLoser(cnameCandidate, otherCandidate, cnameCurrent, otherCurrent);
+  return { blocker, loser: cnameConflictLoser(seen.cnameCandidate, seen.otherCandidate, seen.cnameCurrent, seen.otherCurrent) };
+}
 
-  // Which types keep a current record after this plan, to keep CNAMEs alone at their name.
-  let cnameStays = (unmanagedTypes & UNMANAGED_CNAME) !== 0;
-  let otherStays = (unmanagedTypes & UNMANAGED_OTHER) !== 0;
+function planRow(head: Slot, unmanagedTypes: number, explain: boolean, ctx: Context): void {
+  const { blocker, loser } = surveyRow(head, ctx);
+  const stays: Stays = { cname: (unmanagedTypes & UNMANAGED_CNAME) !== 0, other: (unmanagedTypes & UNMANAGED_OTHER) !== 0 };
   let pending: Endpoint[] | undefined;
-
   for (let g: Slot | undefined = head; g !== undefined; g = g.next) {
     let first = g.candidate;
     const lostTypeConflict = loser !== undefined && first !== undefined && (loser === 'cname') === (g.recordType === 'CNAME');
@@ -219,55 +226,58 @@ function planRow(head: Slot, unmanagedTypes: number, explain: boolean, ctx: Cont
       if (explain) explainTypeConflict(candidatesOf(g), loser, ctx);
       first = undefined;
     }
-    const cur = g.current;
-
-    if (cur === undefined) {
-      if (first === undefined) continue;
-      const winner = g.more === undefined ? first : resolveCreate(candidatesOf(g));
-      if (explain) explainLosers(g, winner, ctx);
-      if (blocker !== undefined) {
-        if (explain) ctx.decisions.push(blockedDecision(winner, blocker));
-        continue;
-      }
-      (pending ??= []).push(winner);
-      continue;
+    if (g.current === undefined) {
+      const winner = first === undefined ? undefined : creatable(g, first, blocker, explain, ctx);
+      if (winner !== undefined) (pending ??= []).push(winner);
+    } else {
+      planExisting(g, g.current, first, lostTypeConflict, stays, explain, ctx);
     }
-
-    const state = ownership(cur, ctx);
-    if (state === 'foreign' || state === 'unowned') {
-      if (g.recordType === 'CNAME') cnameStays = true;
-      else otherStays = true;
-      if (explain) explainNotOurs(cur, first === undefined ? undefined : candidatesOf(g), state, ctx);
-      continue;
-    }
-
-    if (first === undefined) {
-      if (policyAllows(ctx.policy, 'delete')) {
-        ctx.deletes.push(cur);
-        if (explain) {
-          const [code, reason]: [ReasonCode, string] = lostTypeConflict
-            ? ['cname-conflict', 'desired records of another type replace it; a CNAME cannot coexist with them']
-            : ['no-longer-desired', 'no longer desired by any resource'];
-          ctx.decisions.push(makeDecision(cur, 'delete', code, reason, { current: cur }));
-        }
-      } else {
-        if (g.recordType === 'CNAME') cnameStays = true;
-        else otherStays = true;
-        if (explain) ctx.decisions.push(makeDecision(cur, 'skip', 'policy-forbids', policyForbidsReason(ctx.policy, 'delete'), { current: cur }));
-      }
-      continue;
-    }
-
-    if (g.recordType === 'CNAME') cnameStays = true;
-    else otherStays = true;
-    const winner = g.more === undefined ? first : resolveUpdate(cur, candidatesOf(g));
-    if (explain) explainLosers(g, winner, ctx);
-    planUpdate(cur, winner, state === 'migrate', explain, ctx);
   }
+  if (pending !== undefined) createPending(pending, stays, explain, ctx);
+}
 
-  if (pending === undefined) return;
+/** The record to create at a slot with no current record, unless a foreign or unowned record blocks the name. */
+function creatable(g: Slot, first: Endpoint, blocker: Endpoint | undefined, explain: boolean, ctx: Context): Endpoint | undefined {
+  const winner = g.more === undefined ? first : resolveCreate(candidatesOf(g));
+  if (explain) explainLosers(g, winner, ctx);
+  if (blocker === undefined) return winner;
+  if (explain) ctx.decisions.push(blockedDecision(winner, blocker));
+  return undefined;
+}
+
+/** A slot with a current record: leave it (not ours), delete it (no longer desired) or update it. */
+function planExisting(g: Slot, cur: Endpoint, first: Endpoint | undefined, lostTypeConflict: boolean, stays: Stays, explain: boolean, ctx: Context): void {
+  const state = ownership(cur, ctx);
+  if (state === 'foreign' || state === 'unowned') {
+    keep(stays, g.recordType);
+    if (explain) explainNotOurs(cur, first === undefined ? undefined : candidatesOf(g), state, ctx);
+    return;
+  }
+  if (first === undefined) {
+    if (policyAllows(ctx.policy, 'delete')) {
+      ctx.deletes.push(cur);
+      if (explain) {
+        const [code, reason]: [ReasonCode, string] = lostTypeConflict
+          ? ['cname-conflict', 'desired records of another type replace it; a CNAME cannot coexist with them']
+          : ['no-longer-desired', 'no longer desired by any resource'];
+        ctx.decisions.push(makeDecision(cur, 'delete', code, reason, { current: cur }));
+      }
+    } else {
+      keep(stays, g.recordType);
+      if (explain) ctx.decisions.push(makeDecision(cur, 'skip', 'policy-forbids', policyForbidsReason(ctx.policy, 'delete'), { current: cur }));
+    }
+    return;
+  }
+  keep(stays, g.recordType);
+  const winner = g.more === undefined ? first : resolveUpdate(cur, candidatesOf(g));
+  if (explain) explainLosers(g, winner, ctx);
+  planUpdate(cur, winner, state === 'migrate', explain, ctx);
+}
+
+/** Creates the new records of a name, once it is known which types stay there: never a CNAME beside other types. */
+function createPending(pending: readonly Endpoint[], stays: Stays, explain: boolean, ctx: Context): void {
   for (const winner of pending) {
-    const clash = winner.recordType === 'CNAME' ? otherStays : cnameStays;
+    const clash = winner.recordType === 'CNAME' ? stays.other : stays.cname;
     if (clash) {
       if (explain) {
         const reason =
@@ -284,50 +294,57 @@ function planRow(head: Slot, unmanagedTypes: number, explain: boolean, ctx: Cont
   }
 }
 
-function planUpdate(cur: Endpoint, winner: Endpoint, migrating: boolean, explain: boolean, ctx: Context): void {
+/** What differs between a current record and the desired one, as the fields `explain` names. */
+function differences(cur: Endpoint, winner: Endpoint, migrating: boolean): { fields: string[]; rewrite: boolean } {
   const targetsChanged = !targetsEqual(cur.recordType, winner.targets, cur.targets);
   const ttlChanged = winner.recordTTL > 0 && winner.recordTTL !== cur.recordTTL;
   const providerSpecificChanged =
     (winner.providerSpecific.length > 0 || cur.providerSpecific.length > 0) && !sameProviderSpecific(winner.providerSpecific, cur.providerSpecific);
   const desiredResource = winner.labels[LABEL_RESOURCE];
-  // external-dns does not rewrite a record only because the resource label differs.
   const resourceChanged = desiredResource !== undefined && desiredResource !== cur.labels[LABEL_RESOURCE];
-  if (!targetsChanged && !ttlChanged && !providerSpecificChanged && !migrating) {
-    if (explain) {
-      const reason = resourceChanged
-        ? `up to date (resource label differs from "${cur.labels[LABEL_RESOURCE] ?? ''}" but is not rewritten alone)`
-        : 'up to date';
-      ctx.decisions.push(makeDecision(cur, 'keep', 'up-to-date', reason, { desired: winner, current: cur }));
-    }
-    return;
-  }
-
   const fields: string[] = [];
   if (targetsChanged) fields.push('targets');
   if (ttlChanged) fields.push('recordTTL');
   if (providerSpecificChanged) fields.push('providerSpecific');
   if (migrating) fields.push('owner');
   if (resourceChanged) fields.push('resource');
+  // external-dns does not rewrite a record only because the resource label differs.
+  return { fields, rewrite: targetsChanged || ttlChanged || providerSpecificChanged || migrating };
+}
 
+function planUpdate(cur: Endpoint, winner: Endpoint, migrating: boolean, explain: boolean, ctx: Context): void {
+  const { fields, rewrite } = differences(cur, winner, migrating);
+  if (!rewrite) {
+    if (explain) {
+      const reason = fields.includes('resource')
+        ? `up to date (resource label differs from "${cur.labels[LABEL_RESOURCE] ?? ''}" but is not rewritten alone)`
+        : 'up to date';
+      ctx.decisions.push(makeDecision(cur, 'keep', 'up-to-date', reason, { desired: winner, current: cur }));
+    }
+    return;
+  }
   if (!policyAllows(ctx.policy, 'update')) {
     if (explain) {
       ctx.decisions.push(makeDecision(cur, 'skip', 'policy-forbids', policyForbidsReason(ctx.policy, 'update'), { desired: winner, current: cur, fields }));
     }
     return;
   }
-
   const labels = { ...cur.labels };
+  const desiredResource = winner.labels[LABEL_RESOURCE];
   if (desiredResource !== undefined) labels[LABEL_RESOURCE] = desiredResource;
   if (ctx.ownerId !== '') labels[LABEL_OWNER] = ctx.ownerId;
   ctx.updateOld.push(cur);
   ctx.updateNew.push(newEndpoint({ ...winner, labels }));
-  if (explain) {
-    const code: ReasonCode = migrating ? 'owner-migration' : targetsChanged ? 'targets-changed' : ttlChanged ? 'ttl-changed' : 'provider-specific-changed';
-    const reason = migrating
-      ? `taking over from owner "${ctx.migrateFrom}"${fields.length > 1 ? `; ${fields.filter((f) => f !== 'owner').join(', ')} changed` : ''}`
-      : `${fields.join(', ')} changed`;
-    ctx.decisions.push(makeDecision(cur, 'update', code, reason, { desired: winner, current: cur, fields }));
-  }
+  if (explain) ctx.decisions.push(updateDecision(cur, winner, fields, migrating, ctx));
+}
+
+function updateDecision(cur: Endpoint, winner: Endpoint, fields: string[], migrating: boolean, ctx: Context): Decision {
+  const has = (f: string): boolean => fields.includes(f);
+  const code: ReasonCode = migrating ? 'owner-migration' : has('targets') ? 'targets-changed' : has('recordTTL') ? 'ttl-changed' : 'provider-specific-changed';
+  const reason = migrating
+    ? `taking over from owner "${ctx.migrateFrom}"${fields.length > 1 ? `; ${fields.filter((f) => f !== 'owner').join(', ')} changed` : ''}`
+    : `${fields.join(', ')} changed`;
+  return makeDecision(cur, 'update', code, reason, { desired: winner, current: cur, fields });
 }
 
 /** sameTargets with an allocation-free path for the usual single-target record set. */
