@@ -34,87 +34,103 @@ interface Pending {
 }
 
 /** Parses a master file for the zone `origin` (absolute, without trailing dot). */
+/** The parser's running state: what a record line inherits from the lines before it. */
+interface ParseState {
+  zone: string;
+  origin: string;
+  defaultTtl: number | undefined;
+  lastTtl: number | undefined;
+  lastOwner: string | undefined;
+  soa: SOA | undefined;
+  sets: Map<string, Pending>;
+}
+
 export function parseZone(text: string, origin: string, fileName: string): ZoneContent {
   const zone = normalizeDnsName(origin);
-  const fail = (line: number, message: string): never => {
+  const fail: Fail = (line, message) => {
     throw new ZoneFileError(fileName, line, message);
   };
-  const sets = new Map<string, Pending>();
-  let currentOrigin = zone;
-  let defaultTtl: number | undefined;
-  let lastTtl: number | undefined;
-  let lastOwner: string | undefined;
-  let soa: SOA | undefined;
-
+  const st: ParseState = { zone, origin: zone, defaultTtl: undefined, lastTtl: undefined, lastOwner: undefined, soa: undefined, sets: new Map() };
   for (const entry of tokenize(text, (line, message) => fail(line, message))) {
-    const at = entry.line;
     const tokens = [...entry.tokens];
     const first = tokens[0];
     if (first === undefined) continue;
-    if (!entry.blankOwner && !first.quoted && first.text.startsWith('$')) {
-      const directive = first.text.toUpperCase();
-      const arg = tokens[1];
-      if (directive === '$ORIGIN' && arg !== undefined && tokens.length === 2) currentOrigin = parseName(arg, currentOrigin, fail);
-      else if (directive === '$TTL' && arg !== undefined && tokens.length === 2) defaultTtl = parseTtl(arg, fail);
-      else if (directive === '$ORIGIN' || directive === '$TTL') fail(at, `${directive} takes exactly one argument`);
-      else fail(at, `unsupported directive ${first.text}`);
-      continue;
-    }
-    let owner: string;
-    if (entry.blankOwner) {
-      if (lastOwner === undefined) return fail(at, 'record without an owner name and no previous owner to inherit');
-      owner = lastOwner;
-    } else {
-      owner = parseName(first, currentOrigin, fail);
-      tokens.shift();
-    }
-    if (!isInZone(owner, zone)) fail(at, `owner ${owner} is outside the zone ${zone}`);
-    lastOwner = owner;
-
-    let ttl: number | undefined;
-    let typeToken: Token | undefined;
-    let sawClass = false;
-    while ((typeToken = tokens.shift()) !== undefined) {
-      const word = typeToken.text.toUpperCase();
-      if (typeToken.quoted) fail(at, `unexpected quoted string ${JSON.stringify(typeToken.text)}`);
-      if (ttl === undefined && isTtlText(typeToken.text)) ttl = parseTtl(typeToken, fail);
-      else if (!sawClass && word === 'IN') sawClass = true;
-      else if (!sawClass && ['CH', 'HS', 'CS', 'ANY', 'NONE'].includes(word)) fail(at, `class ${word} is not supported, only IN`);
-      else break;
-    }
-    if (typeToken === undefined) return fail(at, 'record without a type');
-    const type = typeToken.text.toUpperCase();
-    if (!(RR_TYPES as readonly string[]).includes(type)) fail(at, `unsupported record type ${typeToken.text}`);
-    const rrType = type as RRType;
-
-    if (rrType === 'SOA') {
-      if (owner !== zone) fail(at, `SOA record at ${owner}, expected at the zone apex ${zone}`);
-      if (soa !== undefined) fail(at, 'second SOA record');
-      soa = parseSoa(tokens, currentOrigin, ttl ?? defaultTtl ?? lastTtl, fail, at);
-      if (ttl !== undefined) lastTtl = ttl;
-      continue;
-    }
-    const effectiveTtl = ttl ?? defaultTtl ?? lastTtl ?? soa?.minimum;
-    if (effectiveTtl === undefined) return fail(at, 'no TTL given and no $TTL in effect');
-    if (ttl !== undefined) lastTtl = ttl;
-    const rdata = parseRdata(rrType, tokens, currentOrigin, (message) => fail(at, message));
-    const key = `${owner}\u0000${rrType}`;
-    const existing = sets.get(key);
-    // Like BIND, the first TTL seen for a set wins when a file disagrees with itself.
-    if (existing === undefined) sets.set(key, { name: owner, type: rrType, ttl: effectiveTtl, rdata: new Set([rdata]), line: at });
-    else existing.rdata.add(rdata);
+    if (!entry.blankOwner && !first.quoted && first.text.startsWith('$')) directive(st, tokens, entry.line, fail);
+    else record(st, entry.blankOwner, tokens, entry.line, fail);
   }
+  return finishZone(st, fail);
+}
 
-  if (soa === undefined) return fail(0, `no SOA record for ${zone}`);
+/** `$ORIGIN name` or `$TTL ttl`; anything else is refused. */
+function directive(st: ParseState, tokens: Token[], at: number, fail: Fail): void {
+  const [first, arg] = tokens;
+  const name = first?.text.toUpperCase() ?? '';
+  if (name === '$ORIGIN' && arg !== undefined && tokens.length === 2) st.origin = parseName(arg, st.origin, fail);
+  else if (name === '$TTL' && arg !== undefined && tokens.length === 2) st.defaultTtl = parseTtl(arg, fail);
+  else if (name === '$ORIGIN' || name === '$TTL') fail(at, `${name} takes exactly one argument`);
+  else fail(at, `unsupported directive ${first?.text ?? ''}`);
+}
+
+/** The optional TTL and class, then the type, in either order as RFC 1035 allows. */
+function ttlClassType(tokens: Token[], at: number, fail: Fail): { ttl: number | undefined; type: RRType } {
+  let ttl: number | undefined;
+  let typeToken: Token | undefined;
+  let sawClass = false;
+  while ((typeToken = tokens.shift()) !== undefined) {
+    const word = typeToken.text.toUpperCase();
+    if (typeToken.quoted) fail(at, `unexpected quoted string ${JSON.stringify(typeToken.text)}`);
+    if (ttl === undefined && isTtlText(typeToken.text)) ttl = parseTtl(typeToken, fail);
+    else if (!sawClass && word === 'IN') sawClass = true;
+    else if (!sawClass && ['CH', 'HS', 'CS', 'ANY', 'NONE'].includes(word)) fail(at, `class ${word} is not supported, only IN`);
+    else break;
+  }
+  if (typeToken === undefined) return fail(at, 'record without a type');
+  const type = typeToken.text.toUpperCase();
+  if (!(RR_TYPES as readonly string[]).includes(type)) fail(at, `unsupported record type ${typeToken.text}`);
+  return { ttl, type: type as RRType };
+}
+
+function record(st: ParseState, blankOwner: boolean, tokens: Token[], at: number, fail: Fail): void {
+  let owner: string;
+  if (blankOwner) {
+    if (st.lastOwner === undefined) return fail(at, 'record without an owner name and no previous owner to inherit');
+    owner = st.lastOwner;
+  } else {
+    owner = parseName(tokens.shift() as Token, st.origin, fail);
+  }
+  if (!isInZone(owner, st.zone)) fail(at, `owner ${owner} is outside the zone ${st.zone}`);
+  st.lastOwner = owner;
+  const { ttl, type } = ttlClassType(tokens, at, fail);
+  if (type === 'SOA') {
+    if (owner !== st.zone) fail(at, `SOA record at ${owner}, expected at the zone apex ${st.zone}`);
+    if (st.soa !== undefined) fail(at, 'second SOA record');
+    st.soa = parseSoa(tokens, st.origin, ttl ?? st.defaultTtl ?? st.lastTtl, fail, at);
+    if (ttl !== undefined) st.lastTtl = ttl;
+    return;
+  }
+  const effectiveTtl = ttl ?? st.defaultTtl ?? st.lastTtl ?? st.soa?.minimum;
+  if (effectiveTtl === undefined) return fail(at, 'no TTL given and no $TTL in effect');
+  if (ttl !== undefined) st.lastTtl = ttl;
+  const rdata = parseRdata(type, tokens, st.origin, (message) => fail(at, message));
+  const key = `${owner}\u0000${type}`;
+  const existing = st.sets.get(key);
+  // Like BIND, the first TTL seen for a set wins when a file disagrees with itself.
+  if (existing === undefined) st.sets.set(key, { name: owner, type, ttl: effectiveTtl, rdata: new Set([rdata]), line: at });
+  else existing.rdata.add(rdata);
+}
+
+/** The zone's content once every line is read: an SOA is required and a CNAME must stand alone. */
+function finishZone(st: ParseState, fail: Fail): ZoneContent {
+  if (st.soa === undefined) return fail(0, `no SOA record for ${st.zone}`);
   const rrsets: RRSet[] = [];
-  for (const set of sets.values()) {
+  for (const set of st.sets.values()) {
     if (set.type === 'SOA') continue;
     rrsets.push({ name: set.name, type: set.type, ttl: set.ttl, rdata: [...set.rdata].sort() });
   }
-  const content: ZoneContent = { origin: zone, soa, rrsets: sortRRSets(rrsets) };
+  const content: ZoneContent = { origin: st.zone, soa: st.soa, rrsets: sortRRSets(rrsets) };
   const conflict = findCnameConflict(content);
   if (conflict !== undefined) {
-    const line = sets.get(`${conflict.name}\u0000CNAME`)?.line ?? 0;
+    const line = st.sets.get(`${conflict.name}\u0000CNAME`)?.line ?? 0;
     fail(line, conflict.message);
   }
   return content;
