@@ -75,7 +75,6 @@ export default tseslint.config(
       'src/dns/server/server.ts',
       'src/dnsrecord/service.ts',
       'src/operator/operator.ts',
-      'src/privatelink/reconciler.ts',
       'src/provider/coredns/coredns.ts',
     ],
     rules: { complexity: 'off', 'max-lines-per-function': 'off' },

@@ -19,10 +19,10 @@ import { cleanupAccess } from './steps/cleanup.ts';
 import { StepError } from './errors.ts';
 import { apiHostFromKubeconfig } from './steps/hosted-zone.ts';
 import { clusterIdentity, readDeprovision, readHiveConfig, readSecret } from './inputs.ts';
-import type { KubeRequest } from './inputs.ts';
+import type { ClusterIdentity, KubeRequest } from './inputs.ts';
 import { setUpAccess } from './steps/setup.ts';
 import { CLEANED_PREV_ANNOTATION, CLUSTER_DEPLOYMENTS, FAILED, FINALIZER, READY, REASONS, inventoryFor, isPrivateLinkEnabled } from './types.ts';
-import type { ClusterDeployment, HiveConfig, PrivateLinkStatus, SecretRef } from './types.ts';
+import type { ClusterDeployment, HiveConfig, InventoryVPC, PrivateLinkStatus, SecretRef } from './types.ts';
 
 export const RESYNC_INSTALLED_MS = 2 * 60 * 60_000;
 export const RESYNC_INSTALLING_MS = 10 * 60_000;
@@ -66,7 +66,35 @@ export class PrivateLinkReconciler {
     }
     const log = this.log.child({ clusterDeployment: key });
     const hive = await readHiveConfig(this.client);
+    const removed = await this.removeWhenUnwanted(cd, hive, log);
+    if (removed !== undefined) return removed;
 
+    cd = await this.markStarted(cd);
+    const region = cd.spec.platform?.aws?.region ?? '';
+    const inventory = inventoryFor(hive, region);
+    if (inventory.length === 0) {
+      const message = `region ${JSON.stringify(region)} has no VPC in HiveConfig's endpointVPCInventory`;
+      await this.writeStatus(cd, undefined, conditions({ status: 'False', reason: REASONS.unsupportedRegion, message }, true));
+      // Nothing changes until HiveConfig or the ClusterDeployment does; both bring the key back.
+      return {};
+    }
+    const identity = await clusterIdentity(this.client, cd);
+    if (identity === undefined) {
+      const waiting = conditions(
+        { status: 'False', reason: REASONS.waitingForProvision, message: "waiting for the provision's infraID and admin kubeconfig" },
+        false,
+      );
+      await this.writeStatus(cd, undefined, waiting);
+      return { requeueAfterMs: WAIT_PROVISION_MS };
+    }
+    return this.converge(cd, hive, { identity, region, inventory }, log);
+  }
+
+  /**
+   * Deleted, PrivateLink turned off, or being deprovisioned: clean up (unless preserveOnDelete) and
+   * release the finalizer. Undefined when the cluster still wants PrivateLink access.
+   */
+  private async removeWhenUnwanted(cd: ClusterDeployment, hive: HiveConfig | undefined, log: Logger): Promise<ReconcileResult | undefined> {
     if (cd.metadata.deletionTimestamp !== undefined) {
       if (!hasFinalizer(cd, FINALIZER)) return {};
       if (cd.spec.preserveOnDelete !== true) await this.cleanupOrReport(cd, hive, log);
@@ -77,88 +105,50 @@ export class PrivateLinkReconciler {
     if (!isPrivateLinkEnabled(cd)) {
       if (!hasFinalizer(cd, FINALIZER)) return {};
       await this.cleanupOrReport(cd, hive, log);
-      cd = await this.writeStatus(cd, null, undefined);
-      await patchFinalizers(this.client, CLUSTER_DEPLOYMENTS, cd, { remove: FINALIZER });
+      const cleared = await this.writeStatus(cd, null, undefined);
+      await patchFinalizers(this.client, CLUSTER_DEPLOYMENTS, cleared, { remove: FINALIZER });
       return {};
     }
-    if ((await readDeprovision(this.client, namespace, name)) !== undefined) {
+    if ((await readDeprovision(this.client, cd.metadata.namespace ?? '', cd.metadata.name)) !== undefined) {
       if (cd.spec.preserveOnDelete !== true) await this.cleanupOrReport(cd, hive, log);
       await this.writeStatus(cd, null, conditions({ status: 'False', reason: REASONS.deprovisioned, message: 'the cluster is being deprovisioned' }, false));
       return {};
     }
+    return undefined;
+  }
 
-    if (findCondition(cd.status?.conditions, READY) === undefined || findCondition(cd.status?.conditions, FAILED) === undefined) {
-      cd = await this.writeStatus(cd, undefined, {
+  /** The initial conditions (once) and the finalizer, before anything is created in AWS. */
+  private async markStarted(cd: ClusterDeployment): Promise<ClusterDeployment> {
+    let current = cd;
+    if (findCondition(current.status?.conditions, READY) === undefined || findCondition(current.status?.conditions, FAILED) === undefined) {
+      current = await this.writeStatus(current, undefined, {
         ready: { type: READY, status: 'False', reason: REASONS.initialized, message: 'PrivateLink access is being set up' },
         failed: { type: FAILED, status: 'False', reason: REASONS.initialized, message: '' },
       });
     }
-    if (!hasFinalizer(cd, FINALIZER)) cd = await patchFinalizers(this.client, CLUSTER_DEPLOYMENTS, cd, { add: FINALIZER });
+    if (!hasFinalizer(current, FINALIZER)) current = await patchFinalizers(this.client, CLUSTER_DEPLOYMENTS, current, { add: FINALIZER });
+    return current;
+  }
 
-    const region = cd.spec.platform?.aws?.region ?? '';
-    const inventory = inventoryFor(hive, region);
-    if (inventory.length === 0) {
-      const message = `region ${JSON.stringify(region)} has no VPC in HiveConfig's endpointVPCInventory`;
-      await this.writeStatus(cd, undefined, conditions({ status: 'False', reason: REASONS.unsupportedRegion, message }, true));
-      // Nothing changes until HiveConfig or the ClusterDeployment does; both bring the key back.
-      return {};
-    }
-
-    const identity = await clusterIdentity(this.client, cd);
-    if (identity === undefined) {
-      await this.writeStatus(
-        cd,
-        undefined,
-        conditions({ status: 'False', reason: REASONS.waitingForProvision, message: "waiting for the provision's infraID and admin kubeconfig" }, false),
-      );
-      return { requeueAfterMs: WAIT_PROVISION_MS };
-    }
+  /** Sets up (or keeps) the access and records the outcome; a step's failure is recorded, then rethrown for the queue's backoff. */
+  private async converge(
+    cd: ClusterDeployment,
+    hive: HiveConfig | undefined,
+    target: { identity: ClusterIdentity; region: string; inventory: InventoryVPC[] },
+    log: Logger,
+  ): Promise<ReconcileResult> {
     const plStatus: PrivateLinkStatus = structuredClone(cd.status?.platform?.aws?.privateLink ?? {});
     try {
-      const prev = identity.prevInfraID;
-      if (prev !== undefined && prev !== '' && prev !== identity.infraID && cd.metadata.annotations?.[CLEANED_PREV_ANNOTATION] !== prev) {
-        await this.withReason(REASONS.cleanupFailed, () => this.cleanup(cd, hive, log, prev));
-        cd = await this.client.request<ClusterDeployment>('PATCH', objectPath(CLUSTER_DEPLOYMENTS, namespace, name), {
-          body: { metadata: { annotations: { [CLEANED_PREV_ANNOTATION]: prev }, resourceVersion: cd.metadata.resourceVersion } },
-          contentType: 'application/merge-patch+json',
-        });
-        delete plStatus.vpcEndpointService;
-        delete plStatus.vpcEndpointID;
-        delete plStatus.hostedZoneID;
-        log.info({ prevInfraID: prev }, "removed the previous install attempt's PrivateLink resources");
-      }
-      const { user, hub, associated } = await this.withReason(REASONS.credentialsFailed, () => this.accountsFor(cd, hive!, region));
-      const outcome = await setUpAccess(
-        {
-          user,
-          hub,
-          log,
-          sleep: this.opts.sleep ?? sleep,
-          waitAttempts: this.opts.endpointWait?.attempts ?? 10,
-          waitDelayMs: this.opts.endpointWait?.delayMs ?? 3000,
-        },
-        {
-          infraID: identity.infraID,
-          region,
-          additionalAllowedPrincipals: cd.spec.platform?.aws?.privateLink?.additionalAllowedPrincipals ?? [],
-          inventory,
-          associatedVPCs: associated,
-          dnsRecordType: hive?.spec.awsPrivateLink?.dnsRecordType ?? 'Alias',
-          apiHost: () => this.apiHost(namespace, identity.kubeconfigSecret),
-        },
-        plStatus,
-      );
+      const current = await this.removePreviousAttempt(cd, hive, target.identity, plStatus, log);
+      const outcome = await this.setUp(current, hive, target, plStatus, log);
       if (outcome.kind === 'waiting') {
-        await this.writeStatus(cd, plStatus, conditions({ status: 'False', reason: outcome.reason, message: outcome.message }, false));
+        await this.writeStatus(current, plStatus, conditions({ status: 'False', reason: outcome.reason, message: outcome.message }, false));
         return { requeueAfterMs: outcome.retryAfterMs };
       }
-      await this.writeStatus(
-        cd,
-        plStatus,
-        conditions({ status: 'True', reason: REASONS.ready, message: 'the hub reaches the cluster API through AWS PrivateLink' }, false),
-      );
+      const ready = conditions({ status: 'True', reason: REASONS.ready, message: 'the hub reaches the cluster API through AWS PrivateLink' }, false);
+      await this.writeStatus(current, plStatus, ready);
       if (outcome.principalsChanged) return { requeueAfterMs: 0 };
-      return { requeueAfterMs: cd.spec.installed === true ? RESYNC_INSTALLED_MS : RESYNC_INSTALLING_MS };
+      return { requeueAfterMs: current.spec.installed === true ? RESYNC_INSTALLED_MS : RESYNC_INSTALLING_MS };
     } catch (err) {
       if (!(err instanceof StepError)) throw err;
       const reason = err.reason;
@@ -170,6 +160,57 @@ export class PrivateLinkReconciler {
       }
       throw err;
     }
+  }
+
+  /** A reinstall under a new infraID: remove the previous attempt's resources once, and remember it in an annotation. */
+  private async removePreviousAttempt(
+    cd: ClusterDeployment,
+    hive: HiveConfig | undefined,
+    identity: ClusterIdentity,
+    plStatus: PrivateLinkStatus,
+    log: Logger,
+  ): Promise<ClusterDeployment> {
+    const prev = identity.prevInfraID;
+    if (prev === undefined || prev === '' || prev === identity.infraID || cd.metadata.annotations?.[CLEANED_PREV_ANNOTATION] === prev) return cd;
+    await this.withReason(REASONS.cleanupFailed, () => this.cleanup(cd, hive, log, prev));
+    const patched = await this.client.request<ClusterDeployment>('PATCH', objectPath(CLUSTER_DEPLOYMENTS, cd.metadata.namespace ?? '', cd.metadata.name), {
+      body: { metadata: { annotations: { [CLEANED_PREV_ANNOTATION]: prev }, resourceVersion: cd.metadata.resourceVersion } },
+      contentType: 'application/merge-patch+json',
+    });
+    delete plStatus.vpcEndpointService;
+    delete plStatus.vpcEndpointID;
+    delete plStatus.hostedZoneID;
+    log.info({ prevInfraID: prev }, "removed the previous install attempt's PrivateLink resources");
+    return patched;
+  }
+
+  private async setUp(
+    cd: ClusterDeployment,
+    hive: HiveConfig | undefined,
+    target: { identity: ClusterIdentity; region: string; inventory: InventoryVPC[] },
+    plStatus: PrivateLinkStatus,
+    log: Logger,
+  ): ReturnType<typeof setUpAccess> {
+    const { identity, region, inventory } = target;
+    const { user, hub, associated } = await this.withReason(REASONS.credentialsFailed, () => this.accountsFor(cd, hive!, region));
+    const deps = {
+      user,
+      hub,
+      log,
+      sleep: this.opts.sleep ?? sleep,
+      waitAttempts: this.opts.endpointWait?.attempts ?? 10,
+      waitDelayMs: this.opts.endpointWait?.delayMs ?? 3000,
+    };
+    const wanted = {
+      infraID: identity.infraID,
+      region,
+      additionalAllowedPrincipals: cd.spec.platform?.aws?.privateLink?.additionalAllowedPrincipals ?? [],
+      inventory,
+      associatedVPCs: associated,
+      dnsRecordType: hive?.spec.awsPrivateLink?.dnsRecordType ?? 'Alias',
+      apiHost: () => this.apiHost(cd.metadata.namespace ?? '', identity.kubeconfigSecret),
+    };
+    return setUpAccess(deps, wanted, plStatus);
   }
 
   private async withReason<T>(reason: StepError['reason'], fn: () => Promise<T>): Promise<T> {
