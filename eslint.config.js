@@ -74,7 +74,6 @@ export default tseslint.config(
       'src/controller/record-events.ts',
       'src/dns/server/server.ts',
       'src/dnsrecord/service.ts',
-      'src/operator/operator.ts',
       'src/provider/coredns/coredns.ts',
     ],
     rules: { complexity: 'off', 'max-lines-per-function': 'off' },

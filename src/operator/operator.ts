@@ -74,20 +74,7 @@ export class Operator {
     };
     const operatorNamespace = f.str('operator-namespace');
     const reconciler = new ExternalDNSReconciler({ client, logger: log.child({ component: 'reconciler' }), operand, operatorNamespace });
-    const metrics = new MetricsRegistry();
-    collectDefaultMetrics({ register: metrics });
-    const reconciles = new Counter({
-      name: 'hostwarden_operator_reconciles_total',
-      help: 'ExternalDNS reconciles by outcome.',
-      labelNames: ['outcome'],
-      registers: [metrics],
-    });
-    const duration = new Histogram({
-      name: 'hostwarden_operator_reconcile_duration_seconds',
-      help: 'Time of one ExternalDNS reconcile.',
-      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-      registers: [metrics],
-    });
+    const { metrics, reconciles, duration } = operatorMetrics();
     // In a cluster the Lease goes to the Pod's namespace; elsewhere beside the operator's objects.
     const elector = leaderElectorFromFlags(cfg, {
       client,
@@ -118,30 +105,40 @@ export class Operator {
       client.close();
     });
 
-    if (this.tls !== undefined) {
-      const { host, port } = parseListenAddress(f.str('webhook-listen'), '--webhook-listen');
-      const server = new OperatorWebhookServer({
-        tls: this.tls.material,
-        logger: log.child({ component: 'webhook' }),
-        openshift: () => platform.openshift,
-        limits: connectionLimitsFromFlags(f),
-      });
-      await server.start(host, port);
-      this.closers.push(() => server.stop());
-      const files = this.tls.files;
-      if (files !== undefined) {
-        files.watch((m) => server.setCertificate(m));
-        this.closers.push(() => files.stop());
-      }
-    }
-    if (cfg.metricsAddress !== '') {
-      const { host, port } = parseListenAddress(cfg.metricsAddress, '--metrics-address');
-      const ops = new OpsServer({ host, port, metrics, logger: log, limits: connectionLimitsFromFlags(f), health: () => ({ ok: true, detail: 'ok' }) });
-      const address = await ops.start();
-      log.info({ address: `${address.address}:${address.port}` }, 'metrics listening');
-      this.closers.push(() => ops.stop());
-    }
+    await this.serveWebhooks(platform);
+    await this.serveMetrics(metrics);
     log.info({ operandNamespace: operand.namespace, operatorNamespace, leaderElection: elector !== undefined }, 'operator started');
+  }
+
+  /** The validating and conversion webhooks on --webhook-listen, when a certificate is configured. */
+  private async serveWebhooks(platform: { openshift: boolean }): Promise<void> {
+    if (this.tls === undefined) return;
+    const f = this.cfg.flags;
+    const { host, port } = parseListenAddress(f.str('webhook-listen'), '--webhook-listen');
+    const server = new OperatorWebhookServer({
+      tls: this.tls.material,
+      logger: this.deps.logger.child({ component: 'webhook' }),
+      openshift: () => platform.openshift,
+      limits: connectionLimitsFromFlags(f),
+    });
+    await server.start(host, port);
+    this.closers.push(() => server.stop());
+    const files = this.tls.files;
+    if (files !== undefined) {
+      files.watch((m) => server.setCertificate(m));
+      this.closers.push(() => files.stop());
+    }
+  }
+
+  private async serveMetrics(metrics: MetricsRegistry): Promise<void> {
+    const cfg = this.cfg;
+    if (cfg.metricsAddress === '') return;
+    const log = this.deps.logger;
+    const { host, port } = parseListenAddress(cfg.metricsAddress, '--metrics-address');
+    const ops = new OpsServer({ host, port, metrics, logger: log, limits: connectionLimitsFromFlags(cfg.flags), health: () => ({ ok: true, detail: 'ok' }) });
+    const address = await ops.start();
+    log.info({ address: `${address.address}:${address.port}` }, 'metrics listening');
+    this.closers.push(() => ops.stop());
   }
 
   async stop(): Promise<void> {
@@ -154,4 +151,23 @@ export class Operator {
     }
     this.closers.length = 0;
   }
+}
+
+/** The operator's own metrics, beside the process metrics. */
+function operatorMetrics(): { metrics: MetricsRegistry; reconciles: Counter; duration: Histogram } {
+  const metrics = new MetricsRegistry();
+  collectDefaultMetrics({ register: metrics });
+  const reconciles = new Counter({
+    name: 'hostwarden_operator_reconciles_total',
+    help: 'ExternalDNS reconciles by outcome.',
+    labelNames: ['outcome'],
+    registers: [metrics],
+  });
+  const duration = new Histogram({
+    name: 'hostwarden_operator_reconcile_duration_seconds',
+    help: 'Time of one ExternalDNS reconcile.',
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [metrics],
+  });
+  return { metrics, reconciles, duration };
 }
