@@ -111,6 +111,22 @@ export interface Choices {
   providers: readonly string[];
 }
 
+function chosenSources(sources: string[], choices: Choices): string[] {
+  for (const s of sources) {
+    if (!choices.sources.includes(s))
+      throw new ConfigError(`--source ${JSON.stringify(s)} is not supported; choose from ${choices.sources.join(', ')}`, '--source');
+  }
+  if (sources.length === 0) throw new ConfigError('--source needs at least one source', '--source');
+  return [...new Set(sources)];
+}
+
+function chosenProvider(provider: string, choices: Choices): string {
+  if (!choices.providers.includes(provider)) {
+    throw new ConfigError(`--provider ${JSON.stringify(provider)} is not supported; choose from ${choices.providers.join(', ')}`, '--provider');
+  }
+  return provider;
+}
+
 export function resolveConfig(args: ParsedArgs, choices: Choices): Config {
   const v = args.values;
   const str = (name: string): string => get(v, name) as string;
@@ -122,20 +138,9 @@ export function resolveConfig(args: ParsedArgs, choices: Choices): Config {
       .map((s) => s.trim())
       .filter((s) => s !== '');
 
-  const sources = list('source');
-  for (const s of sources) {
-    if (!choices.sources.includes(s))
-      throw new ConfigError(`--source ${JSON.stringify(s)} is not supported; choose from ${choices.sources.join(', ')}`, '--source');
-  }
-  if (sources.length === 0) throw new ConfigError('--source needs at least one source', '--source');
-  const provider = str('provider');
-  if (!choices.providers.includes(provider)) {
-    throw new ConfigError(`--provider ${JSON.stringify(provider)} is not supported; choose from ${choices.providers.join(', ')}`, '--provider');
-  }
-
   const cfg: Config = {
-    sources: [...new Set(sources)],
-    provider,
+    sources: chosenSources(list('source'), choices),
+    provider: chosenProvider(str('provider'), choices),
     registry: str('registry') as 'txt' | 'noop',
     manifestsDir: str('manifests-dir'),
     txtOwnerId: str('txt-owner-id'),
