@@ -186,15 +186,17 @@ export class DnsServer implements ZoneListener {
 
   static fromConfig(cfg: DnsServerConfig, deps: { logger: Logger; metrics?: Registry }): DnsServer {
     if (cfg.dnsListen.length === 0) throw new ConfigError('at least one --dns-listen address is needed', '--dns-listen');
-    const workers = cfg.dnsWorkers ?? 0;
-    if (!Number.isInteger(workers) || workers < 0 || workers > 64) throw new ConfigError('--dns-workers must be 0..64', '--dns-workers');
-    const udpSize = cfg.dnsUdpSize ?? 1232;
-    if (!Number.isInteger(udpSize) || udpSize < 512 || udpSize > 65535) throw new ConfigError('--dns-udp-size must be 512..65535', '--dns-udp-size');
+    const workers = wholeIn(cfg.dnsWorkers ?? 0, 0, 64, '--dns-workers must be 0..64', '--dns-workers');
+    const udpSize = wholeIn(cfg.dnsUdpSize ?? 1232, 512, 65535, '--dns-udp-size must be 512..65535', '--dns-udp-size');
     const udpEngine = cfg.dnsUdpEngine ?? 'auto';
     if (!ENGINES.includes(udpEngine)) throw new ConfigError('--dns-udp-engine must be auto, native or dgram', '--dns-udp-engine');
-    const maxConnections = cfg.dnsTcpMaxConnections ?? DEFAULT_TCP_LIMITS.maxConnections;
-    if (!Number.isInteger(maxConnections) || maxConnections < 1 || maxConnections > 65535)
-      throw new ConfigError('--dns-tcp-max-connections must be 1..65535', '--dns-tcp-max-connections');
+    const maxConnections = wholeIn(
+      cfg.dnsTcpMaxConnections ?? DEFAULT_TCP_LIMITS.maxConnections,
+      1,
+      65535,
+      '--dns-tcp-max-connections must be 1..65535',
+      '--dns-tcp-max-connections',
+    );
     const idleMs = cfg.dnsTcpIdleTimeoutMs ?? DEFAULT_TCP_LIMITS.idleTimeoutMs;
     if (!(idleMs >= 100 && idleMs <= 3_600_000)) throw new ConfigError('--dns-tcp-idle-timeout must be between 100ms and 1h', '--dns-tcp-idle-timeout');
     for (const cidr of cfg.dnsAllowTransfer ?? []) {
@@ -316,4 +318,10 @@ export class DnsServer implements ZoneListener {
     for (const list of this.waiters.values()) for (const w of list) w.resolve();
     this.waiters.clear();
   }
+}
+
+/** `value` when it is a whole number in [min, max]; else the ConfigError naming the flag. */
+function wholeIn(value: number, min: number, max: number, message: string, flag: string): number {
+  if (!Number.isInteger(value) || value < min || value > max) throw new ConfigError(message, flag);
+  return value;
 }
