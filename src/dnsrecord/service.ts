@@ -42,59 +42,17 @@ export class DNSRecordService {
   static async fromConfig(cfg: Config, deps: { logger: Logger; env: KubeEnv }): Promise<DNSRecordService> {
     const { logger } = deps;
     const f = cfg.flags;
+    const { concurrency, rps, retries } = checkedFlags(f);
     let types = f.list('dnsrecord-types');
-    const unknown = types.find((t) => !(DNSRECORD_TYPES as readonly string[]).includes(t));
-    if (unknown !== undefined)
-      throw new ConfigError(`--dnsrecord-types: unknown type ${JSON.stringify(unknown)}; known: ${DNSRECORD_TYPES.join(', ')}`, '--dnsrecord-types');
-    if (types.length === 0) throw new ConfigError('--dnsrecord-types must name at least one type', '--dnsrecord-types');
-    const concurrency = f.num('dnsrecord-concurrency');
-    if (!Number.isInteger(concurrency) || concurrency < 1) throw new ConfigError('--dnsrecord-concurrency must be at least 1', '--dnsrecord-concurrency');
-    for (const name of ['dnsrecord-config-retry', 'dnsrecord-throttle-retry', 'dnsrecord-rfc2136-timeout']) {
-      if (f.num(name) <= 0) throw new ConfigError(`--${name} must be greater than 0`, `--${name}`);
-    }
-    if (!(f.num('dnsrecord-sync-period') >= 0)) throw new ConfigError('--dnsrecord-sync-period must not be negative', '--dnsrecord-sync-period');
-    const rps = f.num('aws-requests-per-second');
-    if (!Number.isFinite(rps) || rps < 0) throw new ConfigError('--aws-requests-per-second must be 0 or more', '--aws-requests-per-second');
-    const retries = f.num('aws-api-retries');
-    if (!Number.isInteger(retries) || retries < 0 || retries > 20) throw new ConfigError('--aws-api-retries must be from 0 to 20', '--aws-api-retries');
 
     const starters: Step[] = [];
     const closers: Step[] = [];
     const registry = new MetricsRegistry();
     collectDefaultMetrics({ register: registry });
 
-    let store: ZoneStore | undefined;
-    const zones = cfg.embeddedZones.length > 0 ? cfg.embeddedZones : cfg.domainFilters.map((d) => d.replace(/^\./, ''));
-    if (types.includes('embedded') && zones.length === 0 && !cfg.explicit.has('dnsrecord-types')) {
-      // The default list names every type; embedded needs zones, so without them it is simply not served.
-      types = types.filter((t) => t !== 'embedded');
-      logger.info('embedded DNSRecords are not served: no --embedded-zone');
-    }
-    if (types.includes('embedded')) {
-      if (zones.length === 0)
-        throw new ConfigError(
-          'the embedded DNSRecord type needs the zones it serves: set --embedded-zone (or drop embedded from --dnsrecord-types)',
-          '--embedded-zone',
-        );
-      const opened = new ZoneStore({
-        dataDir: cfg.embeddedDataDir,
-        zones,
-        defaultTTL: cfg.embeddedDefaultTTL,
-        logger: logger.child({ component: 'zone-store' }),
-      });
-      store = opened;
-      starters.push(() => opened.open());
-      closers.push(() => opened.close());
-      if (cfg.dnsListen.length > 0) {
-        const dns = DnsServer.fromConfig(cfg, { logger: logger.child({ component: 'dns' }), metrics: registry });
-        starters.push(async () => {
-          // Listening first would answer REFUSED for the zones until they reach the server.
-          opened.addListener(dns);
-          await dns.start();
-        });
-        closers.push(() => dns.stop());
-      }
-    }
+    const embedded = embeddedSteps(cfg, types, { logger, registry, starters, closers });
+    types = embedded.types;
+    const store = embedded.store;
 
     const source = { kubeconfig: f.str('kubeconfig'), env: deps.env };
     const inCluster = locateKubeConfig(source).kind === 'in-cluster';
@@ -119,24 +77,7 @@ export class DNSRecordService {
     });
     const elect = elector !== undefined;
 
-    const reconciles = new Counter({
-      name: 'hostwarden_dnsrecord_reconciles_total',
-      help: 'DNSRecord reconciles by outcome: success, requeue (done, and another run scheduled: a resync or a wait), error.',
-      labelNames: ['outcome'],
-      registers: [registry],
-    });
-    const duration = new Histogram({
-      name: 'hostwarden_dnsrecord_reconcile_duration_seconds',
-      help: 'Time of one DNSRecord reconcile.',
-      registers: [registry],
-      buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 30],
-    });
-    const requests = new Counter({
-      name: 'hostwarden_dnsrecord_provider_requests_total',
-      help: 'Provider API requests admitted by the per-credential rate limiter.',
-      labelNames: ['credential_type'],
-      registers: [registry],
-    });
+    const { reconciles, duration, requests } = dnsrecordMetrics(registry);
     const limiters = new CredentialLimiters({ ratePerSecond: rps, onTake: (key) => requests.inc({ credential_type: key.split(':')[0] ?? '' }) });
 
     const controller = new DNSRecordController({
@@ -173,19 +114,7 @@ export class DNSRecordService {
     }
     closers.push(() => controller.stop());
 
-    if (cfg.metricsAddress !== '') {
-      const { host, port } = parseListenAddress(cfg.metricsAddress, '--metrics-address');
-      const ops = new OpsServer({
-        host,
-        port,
-        metrics: registry,
-        logger,
-        limits: connectionLimitsFromFlags(f),
-        health: () => (controller.reflector.hasSynced() ? { ok: true, detail: 'ok' } : { ok: false, detail: 'DNSRecords not listed yet' }),
-      });
-      starters.push(async () => void (await ops.start()));
-      closers.push(() => ops.stop());
-    }
+    if (cfg.metricsAddress !== '') opsSteps(cfg, registry, logger, () => controller.reflector.hasSynced(), { starters, closers });
     logger.info({ types, class: f.str('dnsrecord-class') || '(none)', leaderElection: elect }, 'dnsrecord-controller starting');
     return new DNSRecordService(controller, starters, closers, logger);
   }
@@ -221,4 +150,112 @@ async function webhookSteps(cfg: Config, logger: Logger, closers: Step[]): Promi
       watched?.watch((m) => webhook.setCertificate(m));
     },
   ];
+}
+
+interface Steps {
+  starters: Step[];
+  closers: Step[];
+}
+
+/** The controller's own flags and the AWS defaults it applies, checked before anything starts. */
+function checkedFlags(f: Config['flags']): { concurrency: number; rps: number; retries: number } {
+  const types = f.list('dnsrecord-types');
+  const unknown = types.find((t) => !(DNSRECORD_TYPES as readonly string[]).includes(t));
+  if (unknown !== undefined)
+    throw new ConfigError(`--dnsrecord-types: unknown type ${JSON.stringify(unknown)}; known: ${DNSRECORD_TYPES.join(', ')}`, '--dnsrecord-types');
+  if (types.length === 0) throw new ConfigError('--dnsrecord-types must name at least one type', '--dnsrecord-types');
+  const concurrency = f.num('dnsrecord-concurrency');
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new ConfigError('--dnsrecord-concurrency must be at least 1', '--dnsrecord-concurrency');
+  for (const name of ['dnsrecord-config-retry', 'dnsrecord-throttle-retry', 'dnsrecord-rfc2136-timeout']) {
+    if (f.num(name) <= 0) throw new ConfigError(`--${name} must be greater than 0`, `--${name}`);
+  }
+  if (!(f.num('dnsrecord-sync-period') >= 0)) throw new ConfigError('--dnsrecord-sync-period must not be negative', '--dnsrecord-sync-period');
+  const rps = f.num('aws-requests-per-second');
+  if (!Number.isFinite(rps) || rps < 0) throw new ConfigError('--aws-requests-per-second must be 0 or more', '--aws-requests-per-second');
+  const retries = f.num('aws-api-retries');
+  if (!Number.isInteger(retries) || retries < 0 || retries > 20) throw new ConfigError('--aws-api-retries must be from 0 to 20', '--aws-api-retries');
+  return { concurrency, rps, retries };
+}
+
+/**
+ * The embedded type: its zone store (and DNS server with --dns-listen), or the type dropped from
+ * the default list when no zone is configured.
+ */
+function embeddedSteps(
+  cfg: Config,
+  requested: string[],
+  parts: Steps & { logger: Logger; registry: MetricsRegistry },
+): { types: string[]; store: ZoneStore | undefined } {
+  const { logger, registry, starters, closers } = parts;
+  let types = requested;
+  let store: ZoneStore | undefined;
+  const zones = cfg.embeddedZones.length > 0 ? cfg.embeddedZones : cfg.domainFilters.map((d) => d.replace(/^\./, ''));
+  if (types.includes('embedded') && zones.length === 0 && !cfg.explicit.has('dnsrecord-types')) {
+    // The default list names every type; embedded needs zones, so without them it is simply not served.
+    types = types.filter((t) => t !== 'embedded');
+    logger.info('embedded DNSRecords are not served: no --embedded-zone');
+  }
+  if (types.includes('embedded')) {
+    if (zones.length === 0)
+      throw new ConfigError(
+        'the embedded DNSRecord type needs the zones it serves: set --embedded-zone (or drop embedded from --dnsrecord-types)',
+        '--embedded-zone',
+      );
+    const opened = new ZoneStore({
+      dataDir: cfg.embeddedDataDir,
+      zones,
+      defaultTTL: cfg.embeddedDefaultTTL,
+      logger: logger.child({ component: 'zone-store' }),
+    });
+    store = opened;
+    starters.push(() => opened.open());
+    closers.push(() => opened.close());
+    if (cfg.dnsListen.length > 0) {
+      const dns = DnsServer.fromConfig(cfg, { logger: logger.child({ component: 'dns' }), metrics: registry });
+      starters.push(async () => {
+        // Listening first would answer REFUSED for the zones until they reach the server.
+        opened.addListener(dns);
+        await dns.start();
+      });
+      closers.push(() => dns.stop());
+    }
+  }
+  return { types, store };
+}
+
+function dnsrecordMetrics(registry: MetricsRegistry): { reconciles: Counter; duration: Histogram; requests: Counter } {
+  const reconciles = new Counter({
+    name: 'hostwarden_dnsrecord_reconciles_total',
+    help: 'DNSRecord reconciles by outcome: success, requeue (done, and another run scheduled: a resync or a wait), error.',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'hostwarden_dnsrecord_reconcile_duration_seconds',
+    help: 'Time of one DNSRecord reconcile.',
+    registers: [registry],
+    buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 30],
+  });
+  const requests = new Counter({
+    name: 'hostwarden_dnsrecord_provider_requests_total',
+    help: 'Provider API requests admitted by the per-credential rate limiter.',
+    labelNames: ['credential_type'],
+    registers: [registry],
+  });
+  return { reconciles, duration, requests };
+}
+
+/** /metrics and /healthz (healthy once the DNSRecords are listed). */
+function opsSteps(cfg: Config, registry: MetricsRegistry, logger: Logger, listed: () => boolean, steps: Steps): void {
+  const { host, port } = parseListenAddress(cfg.metricsAddress, '--metrics-address');
+  const ops = new OpsServer({
+    host,
+    port,
+    metrics: registry,
+    logger,
+    limits: connectionLimitsFromFlags(cfg.flags),
+    health: () => (listed() ? { ok: true, detail: 'ok' } : { ok: false, detail: 'DNSRecords not listed yet' }),
+  });
+  steps.starters.push(async () => void (await ops.start()));
+  steps.closers.push(() => ops.stop());
 }
