@@ -69,7 +69,7 @@ export default tseslint.config(
   },
   {
     // Still to be split (issue 17): each is one long procedure that reads top to bottom today.
-    files: ['src/controller/record-events.ts', 'src/provider/coredns/coredns.ts'],
+    files: ['src/controller/record-events.ts'],
     rules: { complexity: 'off', 'max-lines-per-function': 'off' },
   },
 );

@@ -168,84 +168,7 @@ export class CoreDnsProvider implements Provider {
   }
 
   private async applyName(name: string, existing: readonly Service[], list: readonly NameChange[]): Promise<void> {
-    // Working copy: key → the fields it will have (undefined = deleted).
-    const state = new Map<string, Service | undefined>(existing.map((s) => [s.key, { ...s }]));
-    const added: Service[] = [];
-    for (const { ep, values } of list) {
-      const type = ep.recordType as SkyType;
-      const wanted = new Set(values.map((v) => (type === 'TXT' ? canonicalTarget('TXT', v) : canonicalHost(v.trim()))));
-      const group = ep.providerSpecific.find((p) => p.name === GROUP_PROPERTY)?.value ?? '';
-      const live = [...state.values(), ...added].filter((s): s is Service => s !== undefined && s.setIdentifier === ep.setIdentifier);
-      for (const s of live) {
-        const value = type === 'TXT' ? s.text : hostType(s.host) === type ? canonicalHost(s.host) : undefined;
-        if (value === undefined || value === '') continue;
-        if (wanted.has(value)) {
-          wanted.delete(value);
-          s.ttl = ep.recordTTL;
-          s.group = group;
-        } else if (type === 'TXT') {
-          s.text = '';
-        } else {
-          s.host = '';
-        }
-      }
-      for (const value of wanted) {
-        const key = keyFor(this.prefix, name, this.randomLabel());
-        added.push({
-          key,
-          modRevision: '0',
-          name,
-          host: type === 'TXT' ? '' : value,
-          text: type === 'TXT' ? value : '',
-          ttl: ep.recordTTL,
-          group,
-          setIdentifier: ep.setIdentifier,
-          json: { targetstrip: 1 },
-        });
-      }
-    }
-    const guards: TxnGuard[] = [];
-    const ops: TxnOp[] = [];
-    const before = new Map(existing.map((s) => [s.key, s]));
-    for (const s of [...state.values(), ...added]) {
-      if (s === undefined) continue;
-      const old = before.get(s.key);
-      if (s.host === '' && s.text === '') {
-        if (old === undefined) continue;
-        guards.push({ key: s.key, modRevision: s.modRevision });
-        ops.push({ delete: s.key });
-        continue;
-      }
-      const value = serviceValue(
-        {
-          host: s.host,
-          text: s.text,
-          ttl: s.ttl,
-          targetstrip: typeof s.json['targetstrip'] === 'number' ? s.json['targetstrip'] : 0,
-          group: s.group,
-          setIdentifier: s.setIdentifier,
-        },
-        s.json,
-      );
-      if (
-        old !== undefined &&
-        value ===
-          serviceValue(
-            {
-              host: old.host,
-              text: old.text,
-              ttl: old.ttl,
-              targetstrip: typeof old.json['targetstrip'] === 'number' ? old.json['targetstrip'] : 0,
-              group: old.group,
-              setIdentifier: old.setIdentifier,
-            },
-            old.json,
-          )
-      )
-        continue;
-      guards.push({ key: s.key, modRevision: s.modRevision });
-      ops.push({ put: { key: s.key, value } });
-    }
+    const { guards, ops } = writesFor(this.servicesAfter(name, existing, list), existing);
     for (let i = 0; i < ops.length; i += MAX_TXN_OPS) {
       const ok = await this.store.txn(guards.slice(i, i + MAX_TXN_OPS), ops.slice(i, i + MAX_TXN_OPS));
       if (!ok) {
@@ -258,6 +181,36 @@ export class CoreDnsProvider implements Provider {
       }
     }
     if (ops.length > 0) this.logger.info({ name, writes: ops.length }, 'coredns records written');
+  }
+
+  /**
+   * The services at a name once the changes apply: existing keys keep their values where still
+   * wanted (an emptied one is to be deleted), and new values get new random keys.
+   */
+  private servicesAfter(name: string, existing: readonly Service[], list: readonly NameChange[]): Service[] {
+    const state = existing.map((s) => ({ ...s }));
+    const added: Service[] = [];
+    for (const { ep, values } of list) {
+      const type = ep.recordType as SkyType;
+      const wanted = new Set(values.map((v) => (type === 'TXT' ? canonicalTarget('TXT', v) : canonicalHost(v.trim()))));
+      const group = ep.providerSpecific.find((p) => p.name === GROUP_PROPERTY)?.value ?? '';
+      for (const s of [...state, ...added]) {
+        if (s.setIdentifier !== ep.setIdentifier) continue;
+        const value = type === 'TXT' ? s.text : hostType(s.host) === type ? canonicalHost(s.host) : undefined;
+        if (value === undefined || value === '') continue;
+        if (wanted.delete(value)) {
+          s.ttl = ep.recordTTL;
+          s.group = group;
+        } else if (type === 'TXT') s.text = '';
+        else s.host = '';
+      }
+      for (const value of wanted) {
+        const key = keyFor(this.prefix, name, this.randomLabel());
+        const record = { host: type === 'TXT' ? '' : value, text: type === 'TXT' ? value : '' };
+        added.push({ key, modRevision: '0', name, ...record, ttl: ep.recordTTL, group, setIdentifier: ep.setIdentifier, json: { targetstrip: 1 } });
+      }
+    }
+    return [...state, ...added];
   }
 
   /** The domain filter entry a name falls in: the nearest thing to a zone this provider has. */
@@ -279,4 +232,30 @@ export class CoreDnsProvider implements Provider {
       ...(zone === undefined ? {} : { zone }),
     });
   }
+}
+
+/** The etcd writes that turn `existing` into `after`, each guarded by the revision it was read at. */
+function writesFor(after: readonly Service[], existing: readonly Service[]): { guards: TxnGuard[]; ops: TxnOp[] } {
+  const guards: TxnGuard[] = [];
+  const ops: TxnOp[] = [];
+  const before = new Map(existing.map((s) => [s.key, s]));
+  for (const s of after) {
+    const old = before.get(s.key);
+    if (s.host === '' && s.text === '') {
+      if (old === undefined) continue;
+      guards.push({ key: s.key, modRevision: s.modRevision });
+      ops.push({ delete: s.key });
+      continue;
+    }
+    const value = encodeService(s);
+    if (old !== undefined && value === encodeService(old)) continue;
+    guards.push({ key: s.key, modRevision: s.modRevision });
+    ops.push({ put: { key: s.key, value } });
+  }
+  return { guards, ops };
+}
+
+function encodeService(s: Service): string {
+  const targetstrip = typeof s.json['targetstrip'] === 'number' ? s.json['targetstrip'] : 0;
+  return serviceValue({ host: s.host, text: s.text, ttl: s.ttl, targetstrip, group: s.group, setIdentifier: s.setIdentifier }, s.json);
 }
