@@ -208,70 +208,82 @@ export class RecordEventReporter {
     const changed = new Map<string, Endpoint>();
     if (report.applied) for (const ep of [...changes.create, ...changes.updateNew]) changed.set(endpointKey(ep), ep);
     const pending = new Set([...changes.create, ...changes.updateNew].map(endpointKey));
-
     const states = new Map<string, NameStates>();
     const unresolved: Endpoint[] = [];
     for (const name of names) {
-      const before = this.last.get(name);
       const now: NameStates = [];
       states.set(name, now);
-      const records = this.currentByName.at(name);
-      for (const ep of this.desiredByName.at(name)) {
-        const resource = ep.labels[LABEL_RESOURCE] ?? '';
-        if (resource === '') continue;
-        // Record sets still desired keep what was written for them; the others are forgotten.
-        if (stateAt(now, resource, ep) < 0) {
-          const at = before === undefined ? -1 : stateAt(before, resource, ep);
-          if (before !== undefined && at >= 0) now.push(...before.slice(at, at + STRIDE));
-          else now.push(resource, ep.recordType, ep.setIdentifier, '', '');
-        }
-        const done = changed.size === 0 ? undefined : changed.get(endpointKey(ep));
-        const cur = recordFor(records, ep);
-        const ours = cur !== undefined && (report.ownerId === '' || cur.labels[LABEL_OWNER] === report.ownerId);
-        if (done !== undefined && (done.labels[LABEL_RESOURCE] ?? resource) === resource) {
-          this.emit(now, resource, ep, 'RecordReady', ep.targets, () => `${describe(ep)} → ${ep.targets.join(', ')}`);
-        } else if (ours && (pending.size === 0 || !pending.has(endpointKey(ep))) && (cur.labels[LABEL_RESOURCE] ?? resource) === resource) {
-          this.emit(now, resource, ep, 'RecordReady', cur.targets, () => `${describe(ep)} → ${cur.targets.join(', ')}`);
-        } else {
-          unresolved.push(ep);
-        }
-      }
+      this.reviewName(name, now, report, { changed, pending }, unresolved);
     }
-
-    if (unresolved.length > 0) {
-      // One extra plan, limited to the names that changed and have no record of their own.
-      const byName = new Map<string, Decision[]>();
-      for (const x of report.explain(new Set(unresolved.map((ep) => ep.dnsName)))) {
-        if (x.action !== 'skip' || !ERROR_REASONS.has(x.reasonCode)) continue;
-        const list = byName.get(x.dnsName);
-        if (list === undefined) byName.set(x.dnsName, [x]);
-        else list.push(x);
-      }
-      for (const ep of unresolved) {
-        const resource = ep.labels[LABEL_RESOURCE] ?? '';
-        const dec = byName
-          .get(ep.dnsName)
-          ?.find((x) => x.recordType === ep.recordType && x.setIdentifier === ep.setIdentifier && (x.resource === undefined || x.resource === resource));
-        const now = states.get(ep.dnsName);
-        if (dec !== undefined && now !== undefined)
-          this.emit(now, resource, ep, 'RecordError', [dec.reason], () => `${describe(ep)} not published: ${dec.reason}`);
-      }
-    }
-
-    if (report.applied) {
-      for (const ep of changes.delete) {
-        const resource = ep.labels[LABEL_RESOURCE] ?? '';
-        if (resource === '') continue;
-        // Still desired by the same object: not a deletion to report.
-        const now = states.get(ep.dnsName);
-        if (now !== undefined && stateAt(now, resource, ep) >= 0) continue;
-        this.write(resource, 'RecordDeleted', `${describe(ep)} deleted`);
-      }
-    }
+    if (unresolved.length > 0) this.reportErrors(unresolved, report, states);
+    if (report.applied) this.reportDeletes(changes.delete, states);
     for (const [name, now] of states) {
       if (now.length === 0) this.last.delete(name);
       // A copy of exactly the entries' size: `now` grew by push, with room for a dozen more strings.
       else this.last.set(name, now.slice());
+    }
+  }
+
+  /** Ready events for one name's desired record sets that are written; the others are unresolved. */
+  private reviewName(
+    name: string,
+    now: NameStates,
+    report: SyncReport,
+    sync: { changed: ReadonlyMap<string, Endpoint>; pending: ReadonlySet<string> },
+    unresolved: Endpoint[],
+  ): void {
+    const before = this.last.get(name);
+    const records = this.currentByName.at(name);
+    for (const ep of this.desiredByName.at(name)) {
+      const resource = ep.labels[LABEL_RESOURCE] ?? '';
+      if (resource === '') continue;
+      // Record sets still desired keep what was written for them; the others are forgotten.
+      if (stateAt(now, resource, ep) < 0) {
+        const at = before === undefined ? -1 : stateAt(before, resource, ep);
+        if (before !== undefined && at >= 0) now.push(...before.slice(at, at + STRIDE));
+        else now.push(resource, ep.recordType, ep.setIdentifier, '', '');
+      }
+      const done = sync.changed.size === 0 ? undefined : sync.changed.get(endpointKey(ep));
+      const cur = recordFor(records, ep);
+      const ours = cur !== undefined && (report.ownerId === '' || cur.labels[LABEL_OWNER] === report.ownerId);
+      if (done !== undefined && (done.labels[LABEL_RESOURCE] ?? resource) === resource) {
+        this.emit(now, resource, ep, 'RecordReady', ep.targets, () => `${describe(ep)} → ${ep.targets.join(', ')}`);
+      } else if (ours && (sync.pending.size === 0 || !sync.pending.has(endpointKey(ep))) && (cur.labels[LABEL_RESOURCE] ?? resource) === resource) {
+        this.emit(now, resource, ep, 'RecordReady', cur.targets, () => `${describe(ep)} → ${cur.targets.join(', ')}`);
+      } else {
+        unresolved.push(ep);
+      }
+    }
+  }
+
+  /** One extra plan, limited to the names that changed and have no record of their own: why each is not published. */
+  private reportErrors(unresolved: readonly Endpoint[], report: SyncReport, states: ReadonlyMap<string, NameStates>): void {
+    const byName = new Map<string, Decision[]>();
+    for (const x of report.explain(new Set(unresolved.map((ep) => ep.dnsName)))) {
+      if (x.action !== 'skip' || !ERROR_REASONS.has(x.reasonCode)) continue;
+      const list = byName.get(x.dnsName);
+      if (list === undefined) byName.set(x.dnsName, [x]);
+      else list.push(x);
+    }
+    for (const ep of unresolved) {
+      const resource = ep.labels[LABEL_RESOURCE] ?? '';
+      const dec = byName
+        .get(ep.dnsName)
+        ?.find((x) => x.recordType === ep.recordType && x.setIdentifier === ep.setIdentifier && (x.resource === undefined || x.resource === resource));
+      const now = states.get(ep.dnsName);
+      if (dec !== undefined && now !== undefined)
+        this.emit(now, resource, ep, 'RecordError', [dec.reason], () => `${describe(ep)} not published: ${dec.reason}`);
+    }
+  }
+
+  private reportDeletes(deleted: readonly Endpoint[], states: ReadonlyMap<string, NameStates>): void {
+    for (const ep of deleted) {
+      const resource = ep.labels[LABEL_RESOURCE] ?? '';
+      if (resource === '') continue;
+      // Still desired by the same object: not a deletion to report.
+      const now = states.get(ep.dnsName);
+      if (now !== undefined && stateAt(now, resource, ep) >= 0) continue;
+      this.write(resource, 'RecordDeleted', `${describe(ep)} deleted`);
     }
   }
 
