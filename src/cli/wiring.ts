@@ -17,7 +17,7 @@ import { AZURE_FLAGS } from '../provider/azure/flags.ts';
 import { GOOGLE_FLAGS } from '../provider/google/flags.ts';
 import { PDNS_FLAGS } from '../provider/pdns/flags.ts';
 import { WEBHOOK_FLAGS } from '../provider/webhook/flags.ts';
-import type { Provider } from '../provider/provider.ts';
+import type { Provider, ProviderDeps } from '../provider/provider.ts';
 import { RFC2136_FLAGS } from '../provider/rfc2136/flags.ts';
 import { NoopRegistry } from '../registry/noop/noop-registry.ts';
 import type { Registry } from '../registry/registry.ts';
@@ -73,54 +73,29 @@ export const EXTRA_FLAGS: readonly FlagSpec[] = [
   ...HTTP_FLAGS,
 ];
 
-/** Zones for providers that serve their own zones: --embedded-zone, else the domain filter. */
-function zonesOf(cfg: Config): string[] {
-  return cfg.embeddedZones.length > 0 ? cfg.embeddedZones : cfg.domainFilters.map((d) => d.replace(/^\./, ''));
-}
+/** Every provider is built the same way: `fromConfig(cfg, deps)` with the resolved Config and its own child logger. */
+const depsFor = (deps: Deps, name: string): ProviderDeps => ({
+  logger: deps.logger.child({ provider: name }),
+  ...(deps.env === undefined ? {} : { env: deps.env }),
+  ...(deps.readOnly === true ? { readOnly: true } : {}),
+});
 
 /**
  * Provider modules are imported when chosen: the cloud SDKs take seconds to load, and a command
  * should pay only for the provider it runs.
  */
 export const PROVIDERS: Readonly<Record<string, ProviderFactory>> = {
-  embedded: async (cfg, deps) =>
-    (await import('../provider/embedded/embedded.ts')).EmbeddedProvider.fromConfig({
-      dataDir: cfg.embeddedDataDir,
-      zones: zonesOf(cfg),
-      defaultTTL: cfg.embeddedDefaultTTL,
-      logger: deps.logger.child({ provider: 'embedded' }),
-      ...(cfg.embeddedNameservers.length > 0 ? { nameservers: cfg.embeddedNameservers } : {}),
-      ...(cfg.embeddedNameserverAddresses.length > 0 ? { nameserverAddresses: cfg.embeddedNameserverAddresses } : {}),
-      ...(cfg.embeddedHostmaster !== '' ? { hostmaster: cfg.embeddedHostmaster } : {}),
-      ...(deps.readOnly === true ? { readOnly: true } : {}),
-    }),
-  inmemory: async (cfg) => (await import('../provider/inmemory/inmemory.ts')).InMemoryProvider.fromConfig({ zones: zonesOf(cfg) }),
-  pdns: async (cfg, deps) => (await import('../provider/pdns/pdns.ts')).PdnsProvider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'pdns' }) }),
-  webhook: async (cfg, deps) =>
-    (await import('../provider/webhook/client.ts')).WebhookProvider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'webhook' }) }),
-  google: async (cfg, deps) =>
-    (await import('../provider/google/google.ts')).GoogleProvider.fromConfig(cfg.flags, {
-      logger: deps.logger.child({ provider: 'google' }),
-      domains: cfg.domainFilters,
-    }),
-  aws: async (cfg, deps) => (await import('../provider/aws/route53.ts')).Route53Provider.fromConfig(cfg, { logger: deps.logger.child({ provider: 'aws' }) }),
-  azure: async (cfg, deps) =>
-    (await import('../provider/azure/azure.ts')).AzureProvider.fromConfig('public', cfg.flags, {
-      logger: deps.logger.child({ provider: 'azure' }),
-      domains: cfg.domainFilters,
-    }),
+  embedded: async (cfg, deps) => (await import('../provider/embedded/embedded.ts')).EmbeddedProvider.fromConfig(cfg, depsFor(deps, 'embedded')),
+  inmemory: async (cfg, deps) => (await import('../provider/inmemory/inmemory.ts')).InMemoryProvider.fromConfig(cfg, depsFor(deps, 'inmemory')),
+  pdns: async (cfg, deps) => (await import('../provider/pdns/pdns.ts')).PdnsProvider.fromConfig(cfg, depsFor(deps, 'pdns')),
+  webhook: async (cfg, deps) => (await import('../provider/webhook/client.ts')).WebhookProvider.fromConfig(cfg, depsFor(deps, 'webhook')),
+  google: async (cfg, deps) => (await import('../provider/google/google.ts')).GoogleProvider.fromConfig(cfg, depsFor(deps, 'google')),
+  aws: async (cfg, deps) => (await import('../provider/aws/route53.ts')).Route53Provider.fromConfig(cfg, depsFor(deps, 'aws')),
+  azure: async (cfg, deps) => (await import('../provider/azure/azure.ts')).AzureProvider.fromConfig(cfg, { ...depsFor(deps, 'azure'), kind: 'public' }),
   'azure-private-dns': async (cfg, deps) =>
-    (await import('../provider/azure/azure.ts')).AzureProvider.fromConfig('private', cfg.flags, {
-      logger: deps.logger.child({ provider: 'azure-private-dns' }),
-      domains: cfg.domainFilters,
-    }),
-  rfc2136: async (cfg, deps) =>
-    (await import('../provider/rfc2136/rfc2136.ts')).Rfc2136Provider.fromConfig(cfg.flags, { logger: deps.logger.child({ provider: 'rfc2136' }) }),
-  coredns: async (cfg, deps) =>
-    (await import('../provider/coredns/coredns.ts')).CoreDnsProvider.fromConfig(cfg, {
-      logger: deps.logger.child({ provider: 'coredns' }),
-      ...(deps.env === undefined ? {} : { env: deps.env }),
-    }),
+    (await import('../provider/azure/azure.ts')).AzureProvider.fromConfig(cfg, { ...depsFor(deps, 'azure-private-dns'), kind: 'private' }),
+  rfc2136: async (cfg, deps) => (await import('../provider/rfc2136/rfc2136.ts')).Rfc2136Provider.fromConfig(cfg, depsFor(deps, 'rfc2136')),
+  coredns: async (cfg, deps) => (await import('../provider/coredns/coredns.ts')).CoreDnsProvider.fromConfig(cfg, depsFor(deps, 'coredns')),
 };
 
 export const SOURCES: Readonly<Record<string, SourceFactory>> = {

@@ -214,7 +214,12 @@ function validate(cfg: Config): void {
   for (const addr of cfg.dnsListen) parseListenAddress(addr, '--dns-listen');
 }
 
-export function domainFilterOf(cfg: Config): DomainFilter {
+export function domainFilterOf(cfg: {
+  domainFilters: readonly string[];
+  excludeDomains: readonly string[];
+  regexDomainFilter?: RegExp | undefined;
+  regexDomainExclusion?: RegExp | undefined;
+}): DomainFilter {
   return new DomainFilter({
     include: cfg.domainFilters,
     exclude: cfg.excludeDomains,

@@ -4,7 +4,36 @@
  */
 import type { DomainFilter } from '../endpoint/domain-filter.ts';
 import type { Endpoint } from '../endpoint/endpoint.ts';
+import type { FlagValues } from '../config/config.ts';
+import type { Logger } from '../log.ts';
 import type { Changes } from '../plan/changes.ts';
+
+/**
+ * What every provider's `fromConfig(cfg, deps)` reads: the parsed flags and the shared domain
+ * context. A resolved Config satisfies it; tests pass just these fields.
+ */
+export interface ProviderConfig {
+  flags: FlagValues;
+  domainFilters: readonly string[];
+  excludeDomains: readonly string[];
+  regexDomainFilter?: RegExp | undefined;
+  regexDomainExclusion?: RegExp | undefined;
+  /** --embedded-zone: the zones of providers that serve their own (embedded, inmemory); else the domain filters. */
+  embeddedZones?: readonly string[];
+}
+
+/** What every provider's `fromConfig` is given besides the configuration; a provider may add its own test seams. */
+export interface ProviderDeps {
+  logger: Logger;
+  env?: Readonly<Record<string, string | undefined>>;
+  /** plan/explain: read what the provider holds, change nothing (the embedded store takes no lock). */
+  readOnly?: boolean;
+}
+
+/** The zones of a provider that serves its own: --embedded-zone, else the domain filters. */
+export function ownZonesOf(cfg: ProviderConfig): string[] {
+  return cfg.embeddedZones !== undefined && cfg.embeddedZones.length > 0 ? [...cfg.embeddedZones] : cfg.domainFilters.map((d) => d.replace(/^\./, ''));
+}
 
 export interface Provider {
   /** Short name used in logs, metrics and errors (`embedded`, `inmemory`, `aws`, …). */

@@ -25,7 +25,7 @@ test('zone files written by the embedded provider load in BIND9', async (t) => {
   }
   const dir = await mkdtemp(join(tmpdir(), 'hostwarden-bind-'));
   const zones = ['example.org', 'sub.example.org'];
-  const provider = await EmbeddedProvider.fromConfig({ dataDir: dir, zones, logger: silentLogger(), nameserverAddresses: ['192.0.2.53', '2001:db8::53'] });
+  const provider = await EmbeddedProvider.open({ dataDir: dir, zones, logger: silentLogger(), nameserverAddresses: ['192.0.2.53', '2001:db8::53'] });
   try {
     const changes = emptyChanges();
     changes.create.push(

@@ -35,6 +35,7 @@ const skip = await opensslUnavailable();
 const ep = (init: Partial<EndpointInit> & Pick<EndpointInit, 'dnsName'>): Endpoint => newEndpoint({ recordType: 'A', targets: ['192.0.2.1'], ...init });
 const flags = (values: Record<string, FlagValue>): FlagValues => new FlagValues(new Map(Object.entries(values)));
 const staticToken = (token = TOKEN): TokenCredential => ({ getToken: () => Promise.resolve({ token, expiresOnTimestamp: Date.now() + 3_600_000 }) });
+const cfgOf = (f: FlagValues, domainFilters: string[] = []) => ({ flags: f, domainFilters, excludeDomains: [] });
 const find = (records: Endpoint[], name: string, type: string): Endpoint | undefined => records.find((r) => r.dnsName === name && r.recordType === type);
 
 describe('azure providers against the ARM emulator', { skip: skip ?? false }, () => {
@@ -196,7 +197,8 @@ describe('azure providers against the ARM emulator', { skip: skip ?? false }, ()
       };
       await writeFile(file, JSON.stringify(config));
       const tokens = emu.calls.tokens;
-      const p = await AzureProvider.fromConfig('private', flags({ 'azure-config-file': file, 'azure-zones-cache-duration': 0, 'azure-maxretries-count': 1 }), {
+      const p = await AzureProvider.fromConfig(cfgOf(flags({ 'azure-config-file': file, 'azure-zones-cache-duration': 0, 'azure-maxretries-count': 1 })), {
+        kind: 'private',
         logger: silentLogger(),
         http: { tlsOptions: { ca: cert.cert } },
       });
@@ -206,7 +208,8 @@ describe('azure providers against the ARM emulator', { skip: skip ?? false }, ()
 
       await writeFile(file, JSON.stringify({ ...config, aadClientSecret: 'wrong' }));
       await assert.rejects(
-        AzureProvider.fromConfig('public', flags({ 'azure-config-file': file, 'azure-maxretries-count': 0 }), {
+        AzureProvider.fromConfig(cfgOf(flags({ 'azure-config-file': file, 'azure-maxretries-count': 0 })), {
+          kind: 'public',
           logger: silentLogger(),
           http: { tlsOptions: { ca: cert.cert } },
         }),
@@ -215,7 +218,8 @@ describe('azure providers against the ARM emulator', { skip: skip ?? false }, ()
 
       // The flags win over the file; bad values name the flag.
       await writeFile(file, JSON.stringify({ ...config, resourceGroup: 'nope' }));
-      const q = await AzureProvider.fromConfig('public', flags({ 'azure-config-file': file, 'azure-resource-group': 'elsewhere-rg' }), {
+      const q = await AzureProvider.fromConfig(cfgOf(flags({ 'azure-config-file': file, 'azure-resource-group': 'elsewhere-rg' })), {
+        kind: 'public',
         logger: silentLogger(),
         credential: staticToken(),
         http: { tlsOptions: { ca: cert.cert } },
@@ -223,26 +227,27 @@ describe('azure providers against the ARM emulator', { skip: skip ?? false }, ()
       assert.ok(q.domainFilter().match('foreign.com'));
       const isConfig = (flag: string) => (err: unknown) => err instanceof ConfigError && err.flag === flag;
       await assert.rejects(
-        AzureProvider.fromConfig('public', flags({ 'azure-config-file': join(dir, 'missing.json') }), { logger: silentLogger() }),
+        AzureProvider.fromConfig(cfgOf(flags({ 'azure-config-file': join(dir, 'missing.json') })), { kind: 'public', logger: silentLogger() }),
         isConfig('--azure-config-file'),
       );
       await writeFile(file, '{not json');
       await assert.rejects(
-        AzureProvider.fromConfig('public', flags({ 'azure-config-file': file }), { logger: silentLogger() }),
+        AzureProvider.fromConfig(cfgOf(flags({ 'azure-config-file': file })), { kind: 'public', logger: silentLogger() }),
         isConfig('--azure-config-file'),
       );
       await writeFile(file, JSON.stringify({ tenantId: 't' }));
       await assert.rejects(
-        AzureProvider.fromConfig('public', flags({ 'azure-config-file': file }), { logger: silentLogger() }),
+        AzureProvider.fromConfig(cfgOf(flags({ 'azure-config-file': file })), { kind: 'public', logger: silentLogger() }),
         isConfig('--azure-subscription-id'),
       );
       await writeFile(file, JSON.stringify({ subscriptionId: SUB, aadClientId: 'x' }));
       await assert.rejects(
-        AzureProvider.fromConfig('public', flags({ 'azure-config-file': file }), { logger: silentLogger() }),
+        AzureProvider.fromConfig(cfgOf(flags({ 'azure-config-file': file })), { kind: 'public', logger: silentLogger() }),
         isConfig('--azure-config-file'),
       );
       await assert.rejects(
-        AzureProvider.fromConfig('public', flags({ 'azure-config-file': file, 'azure-subscription-id': SUB, 'azure-endpoint': 'http://127.0.0.1:1' }), {
+        AzureProvider.fromConfig(cfgOf(flags({ 'azure-config-file': file, 'azure-subscription-id': SUB, 'azure-endpoint': 'http://127.0.0.1:1' })), {
+          kind: 'public',
           logger: silentLogger(),
         }),
         isConfig('--azure-endpoint'),

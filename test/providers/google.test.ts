@@ -43,6 +43,7 @@ await suiteTrustingEmulator({
 const ep = (init: Partial<EndpointInit> & Pick<EndpointInit, 'dnsName'>): Endpoint => newEndpoint({ recordType: 'A', targets: ['192.0.2.1'], ...init });
 const flags = (values: Record<string, FlagValue>): FlagValues => new FlagValues(new Map(Object.entries(values)));
 const noSleep = (): Promise<void> => Promise.resolve();
+const cfgOf = (f: FlagValues, domainFilters: string[] = []) => ({ flags: f, domainFilters, excludeDomains: [] });
 
 function staticToken(): OAuth2Client {
   const client = new OAuth2Client();
@@ -178,22 +179,22 @@ function childSuite(dir: string): void {
         'google-batch-change-interval': 0,
         'google-zone-visibility': 'private',
       };
-      const p = await GoogleProvider.fromConfig(flags(base), { logger: silentLogger(), authClient: staticToken() });
+      const p = await GoogleProvider.fromConfig(cfgOf(flags(base)), { logger: silentLogger(), authClient: staticToken() });
       assert.ok(p.domainFilter().match('x.internal.example'));
       assert.ok(!p.domainFilter().match('x.example.org'));
       await assert.rejects(
-        GoogleProvider.fromConfig(flags({ ...base, 'google-batch-change-size': 0 }), { logger: silentLogger() }),
+        GoogleProvider.fromConfig(cfgOf(flags({ ...base, 'google-batch-change-size': 0 })), { logger: silentLogger() }),
         (err: unknown) => err instanceof ConfigError && err.flag === '--google-batch-change-size',
       );
       await assert.rejects(
-        GoogleProvider.fromConfig(flags({ ...base, 'google-api-endpoint': 'https://x/' }), { logger: silentLogger() }),
+        GoogleProvider.fromConfig(cfgOf(flags({ ...base, 'google-api-endpoint': 'https://x/' })), { logger: silentLogger() }),
         (err: unknown) => err instanceof ConfigError && err.flag === '--google-api-endpoint',
       );
       // A wrong token is a permanent error that points at the credentials.
       const bad = new OAuth2Client();
       bad.setCredentials({ access_token: 'wrong', expiry_date: Date.now() + 3_600_000 });
       await assert.rejects(
-        GoogleProvider.fromConfig(flags(base), { logger: silentLogger(), authClient: bad }),
+        GoogleProvider.fromConfig(cfgOf(flags(base)), { logger: silentLogger(), authClient: bad }),
         (err: unknown) => err instanceof ProviderError && !err.transient && /HTTP 401/.test(err.message),
       );
     });

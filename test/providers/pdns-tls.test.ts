@@ -29,6 +29,7 @@ const hasOpenssl = await run('openssl', ['version']).then(
 );
 const skip = (await pdnsUnavailable()) ?? (hasOpenssl ? undefined : 'openssl is not installed');
 const flags = (values: Record<string, FlagValue>): FlagValues => new FlagValues(new Map(Object.entries(values)));
+const cfgOf = (f: FlagValues) => ({ flags: f, domainFilters: [], excludeDomains: [] });
 const deps = { logger: silentLogger(), sleep: (): Promise<void> => Promise.resolve() };
 
 async function makeCerts(dir: string): Promise<void> {
@@ -103,12 +104,14 @@ describe('pdns provider over mutual TLS', { skip: skip ?? false }, () => {
 
   test('CA and client certificate: changes go through', async () => {
     const p = await PdnsProvider.fromConfig(
-      flags({
-        ...base(),
-        'pdns-tls-ca-cert': join(dir, 'ca.crt'),
-        'pdns-tls-client-cert': join(dir, 'client.crt'),
-        'pdns-tls-client-cert-key': join(dir, 'client.key'),
-      }),
+      cfgOf(
+        flags({
+          ...base(),
+          'pdns-tls-ca-cert': join(dir, 'ca.crt'),
+          'pdns-tls-client-cert': join(dir, 'client.crt'),
+          'pdns-tls-client-cert-key': join(dir, 'client.key'),
+        }),
+      ),
       deps,
     );
     await p.applyChanges({
@@ -123,21 +126,21 @@ describe('pdns provider over mutual TLS', { skip: skip ?? false }, () => {
   test('without the CA the server certificate is refused; --pdns-skip-tls-verify accepts it', async () => {
     const client = { 'pdns-tls-client-cert': join(dir, 'client.crt'), 'pdns-tls-client-cert-key': join(dir, 'client.key') };
     await assert.rejects(
-      PdnsProvider.fromConfig(flags({ ...base(), ...client }), deps),
+      PdnsProvider.fromConfig(cfgOf(flags({ ...base(), ...client })), deps),
       (err: unknown) => err instanceof ProviderError && /certificate/i.test(err.message),
     );
-    const p = await PdnsProvider.fromConfig(flags({ ...base(), ...client, 'pdns-skip-tls-verify': true }), deps);
+    const p = await PdnsProvider.fromConfig(cfgOf(flags({ ...base(), ...client, 'pdns-skip-tls-verify': true })), deps);
     assert.ok(p.domainFilter().match('www.example.test'));
   });
 
   test('without a client certificate the proxy refuses the connection', async () => {
-    await assert.rejects(PdnsProvider.fromConfig(flags({ ...base(), 'pdns-tls-ca-cert': join(dir, 'ca.crt') }), deps), ProviderError);
+    await assert.rejects(PdnsProvider.fromConfig(cfgOf(flags({ ...base(), 'pdns-tls-ca-cert': join(dir, 'ca.crt') })), deps), ProviderError);
   });
 
   test('flag mistakes are configuration errors naming the flag', async () => {
     const reject = (values: Record<string, FlagValue>, flag: string): Promise<void> =>
       assert.rejects(
-        PdnsProvider.fromConfig(flags({ 'pdns-api-key': 'k', ...values }), deps),
+        PdnsProvider.fromConfig(cfgOf(flags({ 'pdns-api-key': 'k', ...values })), deps),
         (err: unknown) => err instanceof ConfigError && err.flag === flag,
       );
     await reject({ 'pdns-server': 'http://127.0.0.1:1', 'pdns-tls-enabled': true }, '--pdns-server');

@@ -28,6 +28,7 @@ const noSleep = (): Promise<void> => Promise.resolve();
 const ep = (init: Partial<EndpointInit> & Pick<EndpointInit, 'dnsName'>): Endpoint => newEndpoint({ recordType: 'A', targets: ['192.0.2.1'], ...init });
 const flags = (values: Record<string, FlagValue>): FlagValues => new FlagValues(new Map(Object.entries(values)));
 const noChanges = { create: [], updateOld: [], updateNew: [], delete: [] };
+const cfgOf = (f: FlagValues, domainFilters: string[] = []) => ({ flags: f, domainFilters, excludeDomains: [] });
 
 function find(records: Endpoint[], name: string, type: string): Endpoint | undefined {
   return records.find((r) => r.dnsName === name && r.recordType === type);
@@ -41,7 +42,7 @@ describe('pdns provider against PowerDNS', { skip: skip ?? false }, () => {
     server = await startPdns();
     await server.createZone(ZONE);
     await server.createZone(OTHER);
-    provider = await PdnsProvider.fromConfig(flags({ 'pdns-server': server.apiUrl, 'pdns-api-key': server.apiKey, 'pdns-server-id': 'localhost' }), {
+    provider = await PdnsProvider.fromConfig(cfgOf(flags({ 'pdns-server': server.apiUrl, 'pdns-api-key': server.apiKey, 'pdns-server-id': 'localhost' })), {
       logger: silentLogger(),
       sleep: noSleep,
     });
@@ -177,7 +178,7 @@ describe('pdns provider against PowerDNS', { skip: skip ?? false }, () => {
 
   test('a wrong API key is a permanent error that says so', async () => {
     await assert.rejects(
-      PdnsProvider.fromConfig(flags({ 'pdns-server': server.apiUrl, 'pdns-api-key': 'wrong' }), { logger: silentLogger(), sleep: noSleep }),
+      PdnsProvider.fromConfig(cfgOf(flags({ 'pdns-server': server.apiUrl, 'pdns-api-key': 'wrong' })), { logger: silentLogger(), sleep: noSleep }),
       (err: unknown) => err instanceof ProviderError && !err.transient && err.code === 'PROVIDER_UNAUTHORIZED' && /HTTP 401.*--pdns-api-key/.test(err.message),
     );
   });
@@ -186,7 +187,7 @@ describe('pdns provider against PowerDNS', { skip: skip ?? false }, () => {
     const port = await freePort();
     let sleeps = 0;
     await assert.rejects(
-      PdnsProvider.fromConfig(flags({ 'pdns-server': `http://127.0.0.1:${port}`, 'pdns-api-key': 'x' }), {
+      PdnsProvider.fromConfig(cfgOf(flags({ 'pdns-server': `http://127.0.0.1:${port}`, 'pdns-api-key': 'x' })), {
         logger: silentLogger(),
         sleep: () => {
           sleeps++;

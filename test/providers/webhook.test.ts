@@ -21,10 +21,11 @@ import type { WebhookFixture } from '../support/webhook-fixture.ts';
 const ep = (init: Partial<EndpointInit> & Pick<EndpointInit, 'dnsName'>): Endpoint => newEndpoint({ recordType: 'A', targets: ['192.0.2.1'], ...init });
 const flags = (values: Record<string, FlagValue>): FlagValues =>
   new FlagValues(new Map(Object.entries({ 'webhook-provider-read-timeout': 2000, 'webhook-provider-write-timeout': 2000, ...values })));
+const cfgOf = (f: FlagValues) => ({ flags: f, domainFilters: [], excludeDomains: [] });
 const noChanges = { create: [], updateOld: [], updateNew: [], delete: [] };
 
 function connect(url: string, sleeps: number[] = [], extra: Record<string, FlagValue> = {}): Promise<WebhookProvider> {
-  return WebhookProvider.fromConfig(flags({ 'webhook-provider-url': url, ...extra }), {
+  return WebhookProvider.fromConfig(cfgOf(flags({ 'webhook-provider-url': url, ...extra })), {
     logger: silentLogger(),
     sleep: (ms) => {
       sleeps.push(ms);

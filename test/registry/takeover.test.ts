@@ -31,7 +31,7 @@ const value = (owner: string, resource: string): string => `"heritage=external-d
 
 async function withZone(fn: (provider: EmbeddedProvider) => Promise<void>): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'hostwarden-takeover-'));
-  const provider = await EmbeddedProvider.fromConfig({ dataDir: dir, zones: [ZONE], logger: silentLogger() });
+  const provider = await EmbeddedProvider.open({ dataDir: dir, zones: [ZONE], logger: silentLogger() });
   try {
     await fn(provider);
   } finally {

@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   process.stdin.resume();
   setTimeout(() => process.exit(0), MAX_RUNTIME_MS).unref();
 
-  const provider = await EmbeddedProvider.fromConfig({ dataDir, zones, logger: silentLogger() });
+  const provider = await EmbeddedProvider.open({ dataDir, zones, logger: silentLogger() });
   const existing = await provider.records();
   const counters = new Map<string, Endpoint>();
   const blobs = new Map<string, Endpoint>();

@@ -16,7 +16,6 @@ import type { Provider } from '../provider.ts';
 import type { Changes } from '../../plan/changes.ts';
 import { credentialsFor } from '../../aws/credentials.ts';
 import { RateLimiter } from '../../aws/rate-limiter.ts';
-import type { FlagValues } from '../../config/config.ts';
 import { PROVIDER_NAME, Route53Api, newRoute53Client } from './api.ts';
 import type { Route53Port } from './api.ts';
 import { orderChanges, packBatches } from './batch.ts';
@@ -29,6 +28,7 @@ import { awsSettingsFromFlags } from './settings.ts';
 import type { Route53Settings } from './settings.ts';
 import { ZoneIndex, tagsMatch, toZone, zoneMatches } from './zones.ts';
 import type { Zone } from './zones.ts';
+import type { ProviderConfig, ProviderDeps } from '../provider.ts';
 
 export const DEFAULT_TTL = 300;
 
@@ -74,8 +74,8 @@ export class Route53Provider implements Provider {
 
   /** Reads the flags and lists the zones once, so bad credentials stop start-up with a clear message. */
   static async fromConfig(
-    cfg: { flags: FlagValues; domainFilters: readonly string[]; excludeDomains: readonly string[] },
-    deps: { logger: Logger; sleep?: (ms: number) => Promise<void>; random?: () => number },
+    cfg: ProviderConfig,
+    deps: ProviderDeps & { sleep?: (ms: number) => Promise<void>; random?: () => number },
   ): Promise<Route53Provider> {
     const settings = awsSettingsFromFlags(cfg.flags, { include: cfg.domainFilters, exclude: cfg.excludeDomains });
     const pause = deps.sleep ?? ((ms: number) => sleep(ms));

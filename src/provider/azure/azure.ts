@@ -6,7 +6,6 @@
  * record set someone changed in between is refused (412) instead of overwritten.
  */
 import type { TokenCredential } from '@azure/identity';
-import type { FlagValues } from '../../config/config.ts';
 import { DomainFilter } from '../../endpoint/domain-filter.ts';
 import { describeEndpoint, endpointKey } from '../../endpoint/endpoint.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
@@ -21,6 +20,7 @@ import type { AzureCondition, AzureDnsApi, AzureHttpOptions, AzureZoneKind, Azur
 import { PRIVATE_TYPES, PUBLIC_TYPES, endpointToRecordSet, recordSetToEndpoint, recordTypeOf, relativeName } from './convert.ts';
 import { credentialOf, readAzureSettings } from './settings.ts';
 import { partFailure, throwFailures } from '../failures.ts';
+import type { ProviderConfig, ProviderDeps } from '../provider.ts';
 
 /** What external-dns uses when an endpoint sets no TTL. */
 export const DEFAULT_TTL = 300;
@@ -68,11 +68,13 @@ export class AzureProvider implements Provider {
   }
 
   /** Reads azure.json and the flags; `credential` and `http` replace the real login and transport in tests. */
+  /** `deps.kind`: Azure DNS (`public`, the default) or Azure Private DNS (`private`), as the provider name chose. */
   static async fromConfig(
-    kind: AzureZoneKind,
-    flags: FlagValues,
-    deps: { logger: Logger; domains?: readonly string[]; credential?: TokenCredential; http?: AzureHttpOptions },
+    cfg: ProviderConfig,
+    deps: ProviderDeps & { kind?: AzureZoneKind; credential?: TokenCredential; http?: AzureHttpOptions },
   ): Promise<AzureProvider> {
+    const flags = cfg.flags;
+    const kind = deps.kind ?? 'public';
     const settings = await readAzureSettings(flags);
     const cacheMs = flags.num('azure-zones-cache-duration');
     if (cacheMs < 0) throw new ConfigError('--azure-zones-cache-duration must not be negative', '--azure-zones-cache-duration');
@@ -87,7 +89,7 @@ export class AzureProvider implements Provider {
       endpoint: settings.endpoint,
       http,
     });
-    const provider = new AzureProvider({ api, logger: deps.logger, zonesCacheMs: cacheMs, domains: deps.domains ?? [] });
+    const provider = new AzureProvider({ api, logger: deps.logger, zonesCacheMs: cacheMs, domains: cfg.domainFilters });
     const zones = await provider.currentZones(true);
     provider.logger.info({ zones: zones.map((z) => z.name), resourceGroup: settings.resourceGroup, auth: settings.auth.kind }, 'Azure DNS zones');
     return provider;

@@ -6,7 +6,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { domainFilterOf } from '../../config/config.ts';
-import type { Config } from '../../config/config.ts';
 import { DomainFilter } from '../../endpoint/domain-filter.ts';
 import { canonicalTarget, describeEndpoint, newEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
@@ -21,6 +20,7 @@ import { corednsSettings } from './flags.ts';
 import { canonicalHost, hostType, keyFor, normalizePrefix, parseService, serviceValue } from './skydns.ts';
 import type { Service, SkyType } from './skydns.ts';
 import { redactUrl } from '../../redact.ts';
+import type { ProviderConfig, ProviderDeps } from '../provider.ts';
 
 export const PROVIDER_NAME = 'coredns';
 /** The providerSpecific property external-dns maps to the SkyDNS `group` field. */
@@ -66,7 +66,7 @@ export class CoreDnsProvider implements Provider {
   }
 
   /** ETCD_* variables come from `env` (main's environment), as external-dns reads them. */
-  static fromConfig(cfg: Config, deps: { logger: Logger; env?: Readonly<Record<string, string | undefined>> }): CoreDnsProvider {
+  static fromConfig(cfg: ProviderConfig, deps: ProviderDeps): CoreDnsProvider {
     const s = corednsSettings(cfg.flags, deps.env ?? {});
     deps.logger.info({ etcd: s.etcd.urls.map((u) => redactUrl(u)), prefix: s.prefix, auth: s.etcd.username !== undefined }, 'coredns provider configured');
     return new CoreDnsProvider({ store: new EtcdClient(s.etcd), prefix: s.prefix, domainFilter: domainFilterOf(cfg), logger: deps.logger });

@@ -13,7 +13,7 @@ import { EmbeddedProvider } from './embedded.ts';
 
 async function withProvider(fn: (p: EmbeddedProvider, dir: string) => Promise<void>, zones = ['example.org', 'sub.example.org']): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'hostwarden-embedded-'));
-  const p = await EmbeddedProvider.fromConfig({ dataDir: dir, zones, logger: silentLogger() });
+  const p = await EmbeddedProvider.open({ dataDir: dir, zones, logger: silentLogger() });
   try {
     await fn(p, dir);
   } finally {
@@ -66,7 +66,7 @@ describe('EmbeddedProvider', () => {
       assert.equal(p.store.content('example.org').soa.serial, before + 1);
       // One process per directory: the first provider frees it before the second opens it.
       await p.close();
-      const again = await EmbeddedProvider.fromConfig({ dataDir: dir, zones: ['example.org', 'sub.example.org'], logger: silentLogger() });
+      const again = await EmbeddedProvider.open({ dataDir: dir, zones: ['example.org', 'sub.example.org'], logger: silentLogger() });
       assert.equal(again.store.content('example.org').soa.serial, before + 1);
       assert.equal((await again.records()).length, 5);
       await again.close();
@@ -149,7 +149,7 @@ describe('EmbeddedProvider', () => {
       await p.close();
       const file = join(dir, 'example.org.zone');
       await writeFile(file, `${await readFile(file, 'utf8')}nomail.example.org. 300 IN MX 0 .\n`);
-      const again = await EmbeddedProvider.fromConfig({ dataDir: dir, zones: ['example.org'], logger: silentLogger() });
+      const again = await EmbeddedProvider.open({ dataDir: dir, zones: ['example.org'], logger: silentLogger() });
       const [nullMx] = await again.records();
       assert.deepEqual(nullMx?.targets, ['0 .']);
       await again.applyChanges(changes({ delete: [nullMx as Endpoint] }));
@@ -199,7 +199,7 @@ describe('EmbeddedProvider', () => {
     }));
 
   test('fromConfig needs a zone', async () => {
-    await assert.rejects(EmbeddedProvider.fromConfig({ dataDir: '/nonexistent', zones: [], logger: silentLogger() }), ConfigError);
-    await assert.rejects(EmbeddedProvider.fromConfig({ dataDir: '/nonexistent', zones: ['bad zone!'], logger: silentLogger() }), /invalid zone "bad zone!"/);
+    await assert.rejects(EmbeddedProvider.open({ dataDir: '/nonexistent', zones: [], logger: silentLogger() }), ConfigError);
+    await assert.rejects(EmbeddedProvider.open({ dataDir: '/nonexistent', zones: ['bad zone!'], logger: silentLogger() }), /invalid zone "bad zone!"/);
   });
 });

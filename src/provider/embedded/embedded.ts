@@ -25,6 +25,8 @@ import type { Provider } from '../provider.ts';
 import type { Changes } from '../../plan/changes.ts';
 import { ZoneStore, rrsetKey } from './zone-store.ts';
 import type { ZoneEdit, ZoneStoreOptions } from './zone-store.ts';
+import { ownZonesOf } from '../provider.ts';
+import type { ProviderConfig, ProviderDeps } from '../provider.ts';
 
 const PROVIDER_NAME = 'embedded';
 /** Problems listed in one rejection; the rest are counted. */
@@ -46,6 +48,15 @@ type SetKey = Pick<RRSet, 'name' | 'type'>;
 type Op =
   { kind: 'delete'; old: SetKey; ep: Endpoint } | { kind: 'update'; old: SetKey; next: RRSet; ep: Endpoint } | { kind: 'create'; next: RRSet; ep: Endpoint };
 
+/** The embedded provider's flags, as the resolved Config holds them. */
+export interface EmbeddedFlagsConfig extends ProviderConfig {
+  embeddedDataDir: string;
+  embeddedDefaultTTL: number;
+  embeddedNameservers: readonly string[];
+  embeddedNameserverAddresses: readonly string[];
+  embeddedHostmaster: string;
+}
+
 export class EmbeddedProvider implements Provider {
   readonly name = PROVIDER_NAME;
   readonly store: ZoneStore;
@@ -59,7 +70,22 @@ export class EmbeddedProvider implements Provider {
   }
 
   /** Locks `dataDir`, opens (creating if needed) its zone files and returns a ready provider. */
-  static async fromConfig(config: EmbeddedProviderConfig): Promise<EmbeddedProvider> {
+  /** From the flags: --embedded-data-dir, --embedded-zone (else the domain filters), --embedded-default-ttl, the SOA/NS flags. */
+  static async fromConfig(cfg: EmbeddedFlagsConfig, deps: ProviderDeps): Promise<EmbeddedProvider> {
+    return EmbeddedProvider.open({
+      dataDir: cfg.embeddedDataDir,
+      zones: ownZonesOf(cfg),
+      defaultTTL: cfg.embeddedDefaultTTL,
+      logger: deps.logger,
+      ...(cfg.embeddedNameservers.length > 0 ? { nameservers: [...cfg.embeddedNameservers] } : {}),
+      ...(cfg.embeddedNameserverAddresses.length > 0 ? { nameserverAddresses: [...cfg.embeddedNameserverAddresses] } : {}),
+      ...(cfg.embeddedHostmaster !== '' ? { hostmaster: cfg.embeddedHostmaster } : {}),
+      ...(deps.readOnly === true ? { readOnly: true } : {}),
+    });
+  }
+
+  /** From explicit options (tests and tools that are not driven by flags). */
+  static async open(config: EmbeddedProviderConfig): Promise<EmbeddedProvider> {
     const zones = config.zones.map((z) => z.trim()).filter((z) => z !== '');
     const badZone = zones.find((z) => tryNormalizeDnsName(z) === undefined || z.startsWith('*'));
     if (badZone !== undefined) throw new ConfigError(`invalid zone ${JSON.stringify(badZone)}: not a DNS name`, '--embedded-zone');

@@ -5,7 +5,6 @@
  * between changes to stay under the project's write quota.
  */
 import { sleep } from '../../backoff.ts';
-import type { FlagValues } from '../../config/config.ts';
 import { DomainFilter } from '../../endpoint/domain-filter.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import { describeEndpoint } from '../../endpoint/endpoint.ts';
@@ -18,6 +17,7 @@ import type { GoogleClientOptions, GoogleDnsApi, GoogleZone } from './client.ts'
 import { planChanges, rrsetKey, rrsetToEndpoint, zoneMatchesDomains } from './convert.ts';
 import type { GoogleRRSet } from './convert.ts';
 import { partFailure, throwFailures } from '../failures.ts';
+import type { ProviderConfig, ProviderDeps } from '../provider.ts';
 
 /** What external-dns uses when an endpoint sets no TTL. */
 export const DEFAULT_TTL = 300;
@@ -61,10 +61,8 @@ export class GoogleProvider implements Provider {
     this.sleep = opts.sleep ?? ((ms: number) => sleep(ms));
   }
 
-  static async fromConfig(
-    flags: FlagValues,
-    deps: { logger: Logger; domains?: readonly string[]; authClient?: GoogleClientOptions['authClient'] },
-  ): Promise<GoogleProvider> {
+  static async fromConfig(cfg: ProviderConfig, deps: ProviderDeps & { authClient?: GoogleClientOptions['authClient'] }): Promise<GoogleProvider> {
+    const flags = cfg.flags;
     const batchSize = flags.has('google-batch-change-size') ? flags.num('google-batch-change-size') : 1000;
     if (!Number.isInteger(batchSize) || batchSize < 1)
       throw new ConfigError('--google-batch-change-size must be a positive integer', '--google-batch-change-size');
@@ -87,7 +85,7 @@ export class GoogleProvider implements Provider {
       zoneVisibility: visibility,
       batchChangeSize: batchSize,
       batchChangeIntervalMs: interval,
-      domains: deps.domains ?? [],
+      domains: cfg.domainFilters,
     });
     await provider.refreshZones();
     provider.logger.info({ zones: provider.zones.map((z) => z.dnsName) }, 'Cloud DNS zones');

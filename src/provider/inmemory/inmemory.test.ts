@@ -1,5 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { FlagValues } from '../../config/config.ts';
 import { DomainFilter } from '../../endpoint/domain-filter.ts';
 import { newEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint, RecordType } from '../../endpoint/endpoint.ts';
@@ -139,7 +140,12 @@ describe('InMemoryProvider', () => {
   });
 
   test('records land in the most specific zone; zones are normalised', () => {
-    const p = InMemoryProvider.fromConfig({ zones: ['Example.ORG.', 'sub.example.org'] });
+    const p = InMemoryProvider.fromConfig({
+      flags: new FlagValues(new Map()),
+      domainFilters: [],
+      excludeDomains: [],
+      embeddedZones: ['Example.ORG.', 'sub.example.org'],
+    });
     assert.equal(p.zoneFor('a.sub.example.org'), 'sub.example.org');
     assert.equal(p.zoneFor('a.example.org'), 'example.org');
     assert.equal(p.zoneFor('example.org'), 'example.org');

@@ -12,6 +12,8 @@ import { ProviderError } from '../../errors.ts';
 import type { ErrorCode } from '../../errors.ts';
 import type { Provider } from '../provider.ts';
 import type { Changes } from '../../plan/changes.ts';
+import { ownZonesOf } from '../provider.ts';
+import type { ProviderConfig, ProviderDeps } from '../provider.ts';
 
 const PROVIDER_NAME = 'inmemory';
 
@@ -40,8 +42,8 @@ export class InMemoryProvider implements Provider {
     }
   }
 
-  static fromConfig(config: { zones: string[] }): InMemoryProvider {
-    return new InMemoryProvider({ zones: config.zones });
+  static fromConfig(cfg: ProviderConfig, _deps?: ProviderDeps): InMemoryProvider {
+    return new InMemoryProvider({ zones: ownZonesOf(cfg) });
   }
 
   /** The stored records themselves: they are read-only. */

@@ -19,6 +19,7 @@ import type { PdnsTLS, PdnsZoneInfo } from './client.ts';
 import { planPatches, rrsetsToEndpoints } from './convert.ts';
 import { partFailure, throwFailures } from '../failures.ts';
 import { redactUrl } from '../../redact.ts';
+import type { ProviderConfig, ProviderDeps } from '../provider.ts';
 
 /** What external-dns uses when an endpoint sets no TTL. */
 export const DEFAULT_TTL = 300;
@@ -51,7 +52,8 @@ export class PdnsProvider implements Provider {
   }
 
   /** Reads the flags, then lists the zones (retrying a few times while PowerDNS starts). */
-  static async fromConfig(flags: FlagValues, deps: { logger: Logger; sleep?: (ms: number) => Promise<void> }): Promise<PdnsProvider> {
+  static async fromConfig(cfg: ProviderConfig, deps: ProviderDeps & { sleep?: (ms: number) => Promise<void> }): Promise<PdnsProvider> {
+    const flags = cfg.flags;
     const server = flags.str('pdns-server');
     let url: URL;
     try {

@@ -17,13 +17,13 @@ import type { ErrorCode } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import type { Provider } from '../provider.ts';
 import type { Changes } from '../../plan/changes.ts';
-import type { FlagValues } from '../../config/config.ts';
 import { rfc2136Settings } from './flags.ts';
 import { NetworkTransport } from './transport.ts';
 import type { DnsTransport } from './transport.ts';
 import { encodeUpdate, readHeader, updateRRSize } from './update-message.ts';
 import type { UpdateRR } from './update-message.ts';
 import { rcodeErrorCode, transferZone, tsigErrorName } from './zone-transfer.ts';
+import type { ProviderConfig, ProviderDeps } from '../provider.ts';
 
 export const PROVIDER_NAME = 'rfc2136';
 
@@ -88,8 +88,8 @@ export class Rfc2136Provider implements Provider {
     this.filter = new DomainFilter({ include: this.zones });
   }
 
-  static fromConfig(flags: FlagValues, deps: { logger: Logger }): Rfc2136Provider {
-    const s = rfc2136Settings(flags);
+  static fromConfig(cfg: ProviderConfig, deps: ProviderDeps): Rfc2136Provider {
+    const s = rfc2136Settings(cfg.flags);
     const { host, port } = s.transport;
     deps.logger.info(
       { server: `${host}:${port}`, zones: s.zones, tsig: s.key?.name ?? 'none', tls: s.transport.tls !== undefined },

@@ -4,7 +4,6 @@
  * protocol's rule: 5xx, timeouts and connection errors are transient; anything else is permanent.
  */
 import { sleep } from '../../backoff.ts';
-import type { FlagValues } from '../../config/config.ts';
 import type { DomainFilter } from '../../endpoint/domain-filter.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import { ConfigError, HostwardenError, ProviderError, errorMessage } from '../../errors.ts';
@@ -13,6 +12,7 @@ import { redactUrl, redactUrls } from '../../redact.ts';
 import type { Provider } from '../provider.ts';
 import type { Changes } from '../../plan/changes.ts';
 import { MEDIA_TYPE, changesToWire, domainFilterFromJSON, endpointsFromWire, endpointsToWire, isWebhookMediaType } from './protocol.ts';
+import type { ProviderConfig, ProviderDeps } from '../provider.ts';
 
 export const PROVIDER_NAME = 'webhook';
 /** Largest response body read; a bigger one is refused rather than buffered without bound. */
@@ -61,7 +61,8 @@ export class WebhookProvider implements Provider {
     this.maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   }
 
-  static async fromConfig(flags: FlagValues, deps: { logger: Logger; sleep?: (ms: number) => Promise<void> }): Promise<WebhookProvider> {
+  static async fromConfig(cfg: ProviderConfig, deps: ProviderDeps & { sleep?: (ms: number) => Promise<void> }): Promise<WebhookProvider> {
+    const flags = cfg.flags;
     const url = flags.str('webhook-provider-url');
     try {
       baseURL(url);
