@@ -104,16 +104,7 @@ export const SOURCES: Readonly<Record<string, SourceFactory>> = {
   crd: async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('crd', cfg, deps),
   'gateway-httproute': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('gateway-httproute', cfg, deps),
   'openshift-route': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('openshift-route', cfg, deps),
-  manifest: async (cfg, deps) =>
-    (await import('../source/manifest/manifest-source.ts')).ManifestSource.fromConfig(
-      {
-        manifestDir: cfg.manifestsDir,
-        watch: deps.watch,
-        maxFileBytes: cfg.flags.num('manifest-max-bytes'),
-        ...(await import('../source/translate/options.ts')).translateFlagsOf(cfg),
-      },
-      { logger: deps.logger, ...(deps.onProblem === undefined ? {} : { onProblem: deps.onProblem }) },
-    ),
+  manifest: async (cfg, deps) => (await import('../source/manifest/manifest-source.ts')).ManifestSource.fromConfig(cfg, deps),
 };
 
 export async function buildProvider(cfg: Config, deps: Deps): Promise<Provider> {
@@ -139,7 +130,7 @@ export async function buildSource(cfg: Config, deps: Deps): Promise<Source> {
  * --txt-* flag stops start-up before the provider opens anything (a data directory, a connection).
  */
 export function registryBuilder(cfg: Config, deps: Deps): (provider: Provider) => Registry {
-  if (cfg.registry === 'noop') return (provider) => new NoopRegistry(provider);
+  if (cfg.registry === 'noop') return (provider) => NoopRegistry.fromConfig(cfg, { provider });
   const options = TXTRegistry.optionsFromConfig(cfg, deps.logger.child({ registry: 'txt' }));
   return (provider) => new TXTRegistry(provider, options);
 }

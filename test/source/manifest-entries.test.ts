@@ -157,7 +157,7 @@ describe('ManifestSource: special entries and incremental reads', () => {
   test('--manifest-max-bytes must be a positive whole number', () => {
     for (const bad of [0, -1, 1.5]) {
       assert.throws(
-        () => ManifestSource.fromConfig({ manifestDir: root, maxFileBytes: bad }, { logger: silentLogger() }),
+        () => ManifestSource.open({ manifestDir: root, maxFileBytes: bad }, { logger: silentLogger() }),
         (err: unknown) => err instanceof ConfigError && err.flag === '--manifest-max-bytes',
       );
     }

@@ -9,7 +9,7 @@ describe('NoopRegistry', () => {
   test('passes records and changes through without ownership records', async () => {
     const txt = newEndpoint({ dnsName: 'a-www.example.org', recordType: 'TXT', targets: ['"heritage=external-dns,external-dns/owner=x"'] });
     const provider = new FakeProvider([txt]);
-    const registry = NoopRegistry.fromConfig(provider);
+    const registry = NoopRegistry.fromConfig({}, { provider });
     assert.equal(registry.ownerId, '');
     assert.deepEqual(await registry.records(), [txt]);
 

@@ -17,8 +17,9 @@ export class NoopRegistry implements Registry {
     this.provider = provider;
   }
 
-  static fromConfig(provider: Provider): NoopRegistry {
-    return new NoopRegistry(provider);
+  /** The noop registry reads no flag; the shape is every fromConfig's (configuration, then collaborators). */
+  static fromConfig(_cfg: unknown, deps: { provider: Provider }): NoopRegistry {
+    return new NoopRegistry(deps.provider);
   }
 
   records(): Promise<Endpoint[]> {

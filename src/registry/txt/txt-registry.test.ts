@@ -594,13 +594,13 @@ describe('configuration', () => {
       excludeRecordTypes: [],
     };
     const key = Buffer.alloc(32, 7).toString('base64');
-    assert.throws(() => TXTRegistry.fromConfig(provider, { ...base, txtEncryptEnabled: true }, silentLogger()), ConfigError);
-    assert.throws(() => TXTRegistry.fromConfig(provider, { ...base, txtEncryptAesKey: 'nope' }, silentLogger()), ConfigError);
-    assert.throws(() => TXTRegistry.fromConfig(provider, { ...base, txtPrefix: 'a', txtSuffix: 'b' }, silentLogger()), ConfigError);
+    assert.throws(() => TXTRegistry.fromConfig({ ...base, txtEncryptEnabled: true }, { provider, logger: silentLogger() }), ConfigError);
+    assert.throws(() => TXTRegistry.fromConfig({ ...base, txtEncryptAesKey: 'nope' }, { provider, logger: silentLogger() }), ConfigError);
+    assert.throws(() => TXTRegistry.fromConfig({ ...base, txtPrefix: 'a', txtSuffix: 'b' }, { provider, logger: silentLogger() }), ConfigError);
 
-    const readOnly = TXTRegistry.fromConfig(provider, { ...base, txtEncryptAesKey: key }, silentLogger());
+    const readOnly = TXTRegistry.fromConfig({ ...base, txtEncryptAesKey: key }, { provider, logger: silentLogger() });
     assert.equal(readOnly.ownershipTXT(ep(`x.${ZONE}`, 'A', ['192.0.2.50'], { labels: { owner: 'owner' } })).targets[0], owned('owner'));
-    const encrypting = TXTRegistry.fromConfig(provider, { ...base, txtEncryptEnabled: true, txtEncryptAesKey: key }, silentLogger());
+    const encrypting = TXTRegistry.fromConfig({ ...base, txtEncryptEnabled: true, txtEncryptAesKey: key }, { provider, logger: silentLogger() });
     assert.ok(!(encrypting.ownershipTXT(ep(`x.${ZONE}`, 'A', ['192.0.2.50'])).targets[0] ?? '').includes('heritage'));
     assert.equal(encrypting.ownerId, 'owner');
     assert.equal(encrypting.domainFilter().match(`x.${ZONE}`), true);

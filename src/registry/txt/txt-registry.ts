@@ -87,8 +87,8 @@ export class TXTRegistry implements Registry {
     this.now = options.now ?? Date.now;
   }
 
-  static fromConfig(provider: Provider, cfg: TXTRegistryConfig, logger: Logger): TXTRegistry {
-    return new TXTRegistry(provider, TXTRegistry.optionsFromConfig(cfg, logger));
+  static fromConfig(cfg: TXTRegistryConfig, deps: { logger: Logger; provider: Provider }): TXTRegistry {
+    return new TXTRegistry(deps.provider, TXTRegistry.optionsFromConfig(cfg, deps.logger));
   }
 
   /** The registry's options from the flags, checked (validateOptions) before any provider exists. */

@@ -34,6 +34,8 @@ import { parseManifest } from './parse.ts';
 import { readManifestFile } from './read.ts';
 import type { ReadOutcome } from './read.ts';
 import { kindOf, walkManifests } from './walk.ts';
+import { translateFlagsOf } from '../translate/options.ts';
+import type { FlagValues } from '../../config/config.ts';
 
 // Reading in bounded batches keeps file descriptors and memory flat on very large trees.
 const READ_BATCH = 64;
@@ -58,6 +60,9 @@ export interface ManifestSourceOptions {
   /** Largest manifest file read (`--manifest-max-bytes`); larger ones are reported and skipped. */
   maxFileBytes?: number;
 }
+
+/** What the manifest source reads of the resolved Config. */
+export type ManifestFlagsConfig = Parameters<typeof translateFlagsOf>[0] & { manifestsDir: string; flags: FlagValues };
 
 export interface ManifestSourceConfig extends TranslateFlags {
   manifestDir: string;
@@ -116,7 +121,16 @@ export class ManifestSource implements Source {
   }
 
   /** Builds the source from CLI settings; bad filters or templates throw ConfigError naming the flag. */
-  static fromConfig(config: ManifestSourceConfig, deps: { logger: Logger; onProblem?: ProblemReporter }): ManifestSource {
+  /** From the flags: --manifests-dir, --manifest-max-bytes and the translation flags (annotation filter, templates, …). */
+  static fromConfig(cfg: ManifestFlagsConfig, deps: { logger: Logger; watch?: boolean; onProblem?: ProblemReporter | undefined }): ManifestSource {
+    return ManifestSource.open(
+      { manifestDir: cfg.manifestsDir, watch: deps.watch ?? true, maxFileBytes: cfg.flags.num('manifest-max-bytes'), ...translateFlagsOf(cfg) },
+      { logger: deps.logger, ...(deps.onProblem === undefined ? {} : { onProblem: deps.onProblem }) },
+    );
+  }
+
+  /** From explicit options (tests and tools not driven by flags). */
+  static open(config: ManifestSourceConfig, deps: { logger: Logger; onProblem?: ProblemReporter }): ManifestSource {
     const { manifestDir, watch, maxFileBytes, ...flags } = config;
     if (maxFileBytes !== undefined && !(Number.isSafeInteger(maxFileBytes) && maxFileBytes >= 1)) {
       throw new ConfigError(`--manifest-max-bytes must be a whole number of bytes, at least 1; got ${maxFileBytes}`, '--manifest-max-bytes');
