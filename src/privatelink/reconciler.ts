@@ -138,8 +138,10 @@ export class PrivateLinkReconciler {
     log: Logger,
   ): Promise<ReconcileResult> {
     const plStatus: PrivateLinkStatus = structuredClone(cd.status?.platform?.aws?.privateLink ?? {});
+    // The object as last written: the failure status below must carry its resourceVersion.
+    let current = cd;
     try {
-      const current = await this.removePreviousAttempt(cd, hive, target.identity, plStatus, log);
+      current = await this.removePreviousAttempt(cd, hive, target.identity, plStatus, log);
       const outcome = await this.setUp(current, hive, target, plStatus, log);
       if (outcome.kind === 'waiting') {
         await this.writeStatus(current, plStatus, conditions({ status: 'False', reason: outcome.reason, message: outcome.message }, false));
@@ -154,7 +156,7 @@ export class PrivateLinkReconciler {
       const reason = err.reason;
       log.warn({ reason, err: errorMessage(err) }, 'PrivateLink reconcile failed');
       try {
-        await this.writeStatus(cd, plStatus, conditions({ status: 'False', reason, message: errorMessage(err) }, true));
+        await this.writeStatus(current, plStatus, conditions({ status: 'False', reason, message: errorMessage(err) }, true));
       } catch (statusErr) {
         log.warn({ err: errorMessage(statusErr) }, 'could not record the failure in status');
       }

@@ -6,6 +6,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { findCondition } from '../../src/kube/conditions.ts';
 import { RESYNC_INSTALLING_MS, WAIT_PROVISION_MS } from '../../src/privatelink/reconciler.ts';
+import { StepError } from '../../src/privatelink/errors.ts';
 import { CLEANED_PREV_ANNOTATION, FAILED, FINALIZER, READY } from '../../src/privatelink/types.ts';
 import { endState, isEmpty, writes } from './end-state.ts';
 import { CD_NAME, NS, startWorld } from './world.ts';
@@ -77,6 +78,22 @@ describe('PrivateLink lifecycle', () => {
       const mark = w.aws.aws.log.length;
       await w.reconcile();
       assert.deepEqual(writes(w, mark), [], 'the previous attempt is cleaned once');
+    }));
+
+  test('a step that fails right after the previous attempt is cleaned records Failed on the patched object', () =>
+    withWorld({ installed: false, nlb: false }, async (w) => {
+      w.addNlb('attempt-one');
+      provision(w, 'p1', 'attempt-one');
+      await w.reconcile();
+      await w.reconcile();
+      // The second attempt's load balancer sits in a zone no inventory VPC covers: the endpoint step fails.
+      w.addNlb('attempt-two', ['us-east-1d']);
+      provision(w, 'p2', 'attempt-two', 'attempt-one');
+      await assert.rejects(w.reconcile(), (e: unknown) => e instanceof StepError && e.reason === 'VPCEndpointReconcileFailed');
+      assert.equal(w.cd().metadata.annotations?.[CLEANED_PREV_ANNOTATION], 'attempt-one');
+      const failed = findCondition(w.cd().status?.conditions, FAILED);
+      assert.deepEqual([failed?.status, failed?.reason], ['True', 'VPCEndpointReconcileFailed']);
+      assert.equal(w.cd().status?.platform?.aws?.privateLink?.vpcEndpointID, undefined, "the previous attempt's endpoint is gone from status");
     }));
 
   test('a ClusterDeprovision removes everything in every account and clears status', () =>
