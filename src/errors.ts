@@ -34,7 +34,7 @@ export const ERROR_CODES = {
   ETCD_FAILED: code(true, 'an etcd request failed'),
   STORE_STATE: code(false, 'the embedded zone store was used out of order (a bug)'),
   DATA_DIR_LOCK_FAILED: code(false, 'the data directory could not be locked for this process'),
-  ZONE_READ_FAILED: code(true, 'the embedded zone store could not read a zone'),
+  ZONE_READ_FAILED: code(false, 'the embedded zone store could not create its directory or read a zone (at start)'),
   ZONE_WRITE_FAILED: code(true, 'the embedded zone store could not write a zone'),
   ZONE_NOT_MANAGED: code(false, 'a change for a zone the provider does not manage'),
   NOTIFY: code(true, 'a DNS NOTIFY was not acknowledged'),

@@ -21,6 +21,7 @@ import type { ExternalIPPolicy } from './policy.ts';
 import { NoOverrideChecker, SubjectAccessReviewChecker } from './sar.ts';
 import { AdmissionServer } from './server.ts';
 import { redactUrl } from '../redact.ts';
+import { kubeConfigSourceOf } from '../kube/flags.ts';
 
 export interface AdmissionWebhookDeps {
   logger: Logger;
@@ -91,7 +92,7 @@ export class AdmissionWebhook {
     const limits = connectionLimitsFromFlags(cfg.flags);
 
     const choice = await choosePolicy(cfg, logger);
-    const kubeConfig = await loadKubeConfig({ kubeconfig: cfg.flags.str('kubeconfig'), env: deps.env }).catch((err: unknown) => {
+    const kubeConfig = await loadKubeConfig(kubeConfigSourceOf(cfg, deps.env)).catch((err: unknown) => {
       // Outside a cluster and without --kubeconfig (a local trial) the webhook still runs; no
       // override can be checked, so every refusal stands.
       if (!(err instanceof ConfigError) || cfg.flags.str('kubeconfig') !== '' || choice.kind === 'network') throw err;

@@ -96,6 +96,10 @@ const EMBEDDED: FlagGroup = { title: 'Provider embedded (the default)', flags: n
 const DNS_SERVER: FlagGroup = { title: 'Embedded DNS server', flags: named('dns-') };
 const PLAN: FlagGroup = { title: 'Plan input and output', flags: pick('records', 'desired', 'output', 'color') };
 const KUBE: FlagGroup = { title: 'Kubernetes client', flags: pick('kubeconfig', 'kube-context', 'request-timeout', 'kube-watch-inactivity-timeout') };
+/** The controllers' client: their reflectors keep their own watchdog, so no --kube-watch-inactivity-timeout. */
+const CONTROLLER_KUBE: FlagGroup = { title: KUBE.title, flags: pick('kubeconfig', 'kube-context', 'request-timeout') };
+/** The admission webhook's SubjectAccessReviews have their own timeout (--subject-access-review-timeout). */
+const ADMISSION_KUBE: FlagGroup = { title: KUBE.title, flags: pick('kubeconfig', 'kube-context') };
 const EVENTS: FlagGroup = { title: 'Kubernetes Events', flags: pick('emit-events') };
 const LEADER: FlagGroup = { title: 'Leader election', flags: KUBE_FLAGS.filter((f) => f.name.startsWith('leader-')) };
 const TLS: FlagGroup = { title: 'Serving certificate', flags: pick('tls-cert-file', 'tls-private-key-file', 'tls-self-signed') };
@@ -113,20 +117,12 @@ const PROVIDERS: FlagGroup[] = [
 /** What the DNSRecord backends read of the provider tables (the rest comes from each DNSRecord's Secret). */
 const DNSRECORD_PROVIDERS: FlagGroup = {
   title: 'Provider defaults for DNSRecord backends',
-  flags: [
-    ...pick(
-      'aws-api-retries',
-      'aws-endpoint-url',
-      'aws-region',
-      'aws-requests-per-second',
-      'google-api-endpoint',
-      'azure-config-file',
-      'azure-endpoint',
-      'azure-resource-group',
-      'azure-subscription-id',
-    ),
-    ...RFC2136_FLAGS.filter((f) => f.name !== 'rfc2136-tsig-axfr'),
-  ],
+  flags: pick('aws-api-retries', 'aws-endpoint-url', 'aws-region', 'aws-requests-per-second', 'google-api-endpoint', 'azure-endpoint'),
+};
+/** The embedded DNSRecord type's zone store: its zones (else the domain filters), directory and TTL. */
+const DNSRECORD_EMBEDDED: FlagGroup = {
+  title: 'Embedded DNSRecords',
+  flags: pick('embedded-zone', 'domain-filter', 'embedded-data-dir', 'embedded-default-ttl'),
 };
 const PLAN_TABLE: FlagGroup[] = [LOGGING, SYNC, DOMAINS, SOURCES, REGISTRY, EMBEDDED, KUBE, ...PROVIDERS, PLAN, HEAP];
 
@@ -151,9 +147,8 @@ export const COMMAND_FLAGS: Readonly<Record<Command, readonly FlagGroup[]>> = {
   explain: PLAN_TABLE,
   'webhook-server': [
     LOGGING,
-    METRICS,
-    { title: 'Serving', flags: pick('listen', 'provider', 'webhook-provider-read-timeout', 'webhook-provider-write-timeout') },
-    DOMAINS,
+    { title: 'Serving', flags: [...pick('listen', 'provider', 'webhook-provider-read-timeout', 'webhook-provider-write-timeout'), ...HTTP_FLAGS] },
+    { title: 'Domains of the provider', flags: pick('domain-filter', 'exclude-domains', 'regex-domain-filter', 'regex-domain-exclusion') },
     EMBEDDED,
     DNS_SERVER,
     ...PROVIDERS.filter((g) => g.title !== 'Provider webhook'),
@@ -164,7 +159,7 @@ export const COMMAND_FLAGS: Readonly<Record<Command, readonly FlagGroup[]>> = {
     { title: 'External-IP policy', flags: except(ADMISSION_FLAGS, 'tls-cert-file', 'tls-private-key-file', 'tls-self-signed') },
     { title: 'Serving', flags: [...pick('listen'), ...HTTP_FLAGS] },
     TLS,
-    KUBE,
+    ADMISSION_KUBE,
     HEAP,
   ],
   'dnsrecord-controller': [
@@ -173,20 +168,20 @@ export const COMMAND_FLAGS: Readonly<Record<Command, readonly FlagGroup[]>> = {
     { title: 'DNSRecord controller', flags: DNSRECORD_FLAGS },
     { title: 'Webhook', flags: pick('listen') },
     TLS,
-    KUBE,
+    CONTROLLER_KUBE,
     LEADER,
-    EMBEDDED,
+    DNSRECORD_EMBEDDED,
     DNS_SERVER,
     DNSRECORD_PROVIDERS,
     HEAP,
   ],
-  operator: [LOGGING, METRICS, { title: 'Operator', flags: except(OPERATOR_FLAGS, 'status-externaldns') }, TLS, KUBE, LEADER, HEAP],
+  operator: [LOGGING, METRICS, { title: 'Operator', flags: except(OPERATOR_FLAGS, 'status-externaldns') }, TLS, CONTROLLER_KUBE, LEADER, HEAP],
   'privatelink-controller': [
     LOGGING,
     METRICS,
     { title: 'PrivateLink controller', flags: PRIVATELINK_FLAGS },
     TLS,
-    KUBE,
+    CONTROLLER_KUBE,
     LEADER,
     { title: 'AWS', flags: pick('aws-api-retries', 'aws-endpoint-url', 'aws-requests-per-second') },
     HEAP,

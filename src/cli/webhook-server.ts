@@ -17,6 +17,8 @@ import { buildProvider } from './wiring.ts';
 export interface WebhookServerIO {
   logger: Logger;
   stopSignal: AbortSignal;
+  /** For providers that honour variables (coredns: ETCD_*); main passes its own. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 export async function webhookServerCommand(cfg: Config, io: WebhookServerIO): Promise<number> {
@@ -31,7 +33,7 @@ export async function webhookServerCommand(cfg: Config, io: WebhookServerIO): Pr
 
   const metrics = new MetricsRegistry();
   collectDefaultMetrics({ register: metrics });
-  const provider = await buildProvider(cfg, { logger, metrics, watch: false });
+  const provider = await buildProvider(cfg, { logger, metrics, watch: false, ...(io.env === undefined ? {} : { env: io.env }) });
   const closers: (() => Promise<void>)[] = [async () => provider.close?.()];
   try {
     if (provider instanceof EmbeddedProvider && cfg.dnsListen.length > 0) {

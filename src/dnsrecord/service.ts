@@ -12,7 +12,7 @@ import { ConfigError, errorMessage } from '../errors.ts';
 import { loadServingTls, servingTlsFlags } from '../http/serving-tls.ts';
 import { connectionLimitsFromFlags } from '../http/flags.ts';
 import { OpsServer } from '../http/ops-server.ts';
-import { KubeClient, locateKubeConfig } from '../kube/client.ts';
+import { locateKubeConfig } from '../kube/client.ts';
 import type { KubeEnv } from '../kube/client.ts';
 import { EventRecorder } from '../kube/events.ts';
 import { defaultIdentity, leaderElectorFromFlags } from '../kube/leader-election.ts';
@@ -23,6 +23,7 @@ import { DNSRecordController } from './controller.ts';
 import { DNSRECORD_TYPES } from './flags.ts';
 import { CredentialLimiters } from './limiters.ts';
 import { DNSRecordWebhook } from './webhook.ts';
+import { kubeClientFromConfig, kubeConfigSourceOf } from '../kube/flags.ts';
 
 type Step = () => Promise<void> | void;
 
@@ -54,9 +55,9 @@ export class DNSRecordService {
     types = embedded.types;
     const store = embedded.store;
 
-    const source = { kubeconfig: f.str('kubeconfig'), env: deps.env };
-    const inCluster = locateKubeConfig(source).kind === 'in-cluster';
-    const client = KubeClient.fromConfig(source, logger.child({ component: 'kube' }));
+    // --kubeconfig, --kube-context and --request-timeout, as for every command that talks to a cluster.
+    const inCluster = locateKubeConfig(kubeConfigSourceOf(cfg, deps.env)).kind === 'in-cluster';
+    const client = kubeClientFromConfig(cfg, { logger, env: deps.env });
     closers.push(() => client.close());
 
     const identity = defaultIdentity();

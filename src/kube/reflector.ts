@@ -152,10 +152,21 @@ export class Reflector<T extends KubeObject> {
     let cont: string | undefined;
     let rv = '';
     let pages = 0;
+    // stop() aborts a list in flight too (with --request-timeout 0s nothing else would end it).
+    const controller = new AbortController();
+    this.current = controller;
     do {
-      const answer = await this.opts.client.request<ListAnswer>('GET', this.path, {
-        query: { limit: this.opts.pageSize ?? 500, continue: cont, labelSelector: this.opts.labelSelector },
-      });
+      let answer: ListAnswer;
+      try {
+        answer = await this.opts.client.request<ListAnswer>('GET', this.path, {
+          query: { limit: this.opts.pageSize ?? 500, continue: cont, labelSelector: this.opts.labelSelector },
+          signal: controller.signal,
+        });
+      } finally {
+        if (this.current === controller) this.current = undefined;
+      }
+      if (this.stopped) return;
+      this.current = controller;
       for (const item of answer.items ?? []) {
         const obj = this.convert(item);
         if (obj !== undefined) fresh.set(keyOf(obj), obj);
@@ -164,6 +175,9 @@ export class Reflector<T extends KubeObject> {
       cont = answer.metadata?.continue;
       pages++;
     } while (cont !== undefined && cont !== '' && !this.stopped && pages < 100_000);
+    if (this.current === controller) this.current = undefined;
+    // A list that ended after stop() changes nothing: no events, not synced.
+    if (this.stopped) return;
     this.stats.lists++;
     const old = new Map(this.store);
     this.store.clear();

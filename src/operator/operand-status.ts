@@ -7,7 +7,7 @@
  */
 import type { Config } from '../config/config.ts';
 import { errorMessage } from '../errors.ts';
-import { KubeClient } from '../kube/client.ts';
+import type { KubeClient } from '../kube/client.ts';
 import type { KubeEnv } from '../kube/client.ts';
 import { findCondition, setCondition } from '../kube/conditions.ts';
 import type { ConditionInput } from '../kube/conditions.ts';
@@ -16,6 +16,7 @@ import { objectPath } from '../kube/resource.ts';
 import type { Logger } from '../log.ts';
 import { CONDITION, EXTERNALDNSES, REASON } from './types.ts';
 import type { ExternalDNS } from './types.ts';
+import { kubeClientFromConfig } from '../kube/flags.ts';
 
 export interface OperandStatusOptions {
   client: Pick<KubeClient, 'request'>;
@@ -58,7 +59,8 @@ export class OperandStatusReporter {
     const name = cfg.flags.str('status-externaldns');
     if (name === '') return undefined;
     const logger = deps.logger.child({ component: 'operand-status' });
-    const client = KubeClient.fromConfig({ kubeconfig: cfg.flags.str('kubeconfig'), env: deps.env ?? {} }, logger);
+    // The same cluster, context and timeout as run's sources.
+    const client = kubeClientFromConfig(cfg, { logger, env: deps.env });
     return new OperandStatusReporter({ client, name, logger, closeClient: () => client.close() });
   }
 

@@ -11,8 +11,8 @@ import { loadServingTls, servingTlsFlags } from '../http/serving-tls.ts';
 import type { ServingTls } from '../http/serving-tls.ts';
 import { connectionLimitsFromFlags } from '../http/flags.ts';
 import { OpsServer } from '../http/ops-server.ts';
-import { KubeClient, locateKubeConfig } from '../kube/client.ts';
-import type { KubeEnv } from '../kube/client.ts';
+import { locateKubeConfig } from '../kube/client.ts';
+import type { KubeEnv, KubeClient } from '../kube/client.ts';
 import { leaderElectorFromFlags } from '../kube/leader-election.ts';
 import type { Logger } from '../log.ts';
 import { ExternalDNSController } from './controller.ts';
@@ -21,6 +21,7 @@ import { PROXY_VARIABLES } from './operand.ts';
 import { detectPlatform } from './platform.ts';
 import { ExternalDNSReconciler } from './reconciler.ts';
 import { OperatorWebhookServer } from './webhook.ts';
+import { kubeClientFromConfig, kubeConfigSourceOf } from '../kube/flags.ts';
 
 export interface OperatorDeps {
   logger: Logger;
@@ -45,14 +46,13 @@ export class Operator {
     }
     if (f.str('webhook-listen') !== '') parseListenAddress(f.str('webhook-listen'), '--webhook-listen');
     if (cfg.metricsAddress !== '') parseListenAddress(cfg.metricsAddress, '--metrics-address');
-    const source = { kubeconfig: f.str('kubeconfig'), env: deps.env };
-    const inCluster = locateKubeConfig(source).kind === 'in-cluster';
+    const inCluster = locateKubeConfig(kubeConfigSourceOf(cfg, deps.env)).kind === 'in-cluster';
     let tls: ServingTls | undefined;
     if (f.str('webhook-listen') !== '') {
       const settings = servingTlsFlags(f, 'the operator webhooks serve HTTPS', '--webhook-listen "" to serve none');
       tls = await loadServingTls(settings, deps.logger);
     }
-    const client = KubeClient.fromConfig(source, deps.logger.child({ component: 'kube' }));
+    const client = kubeClientFromConfig(cfg, { logger: deps.logger, env: deps.env });
     return new Operator(cfg, deps, client, tls, inCluster);
   }
 

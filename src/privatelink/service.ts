@@ -12,8 +12,8 @@ import { loadServingTls, servingTlsFlags } from '../http/serving-tls.ts';
 import { connectionLimitsFromFlags } from '../http/flags.ts';
 import { OpsServer } from '../http/ops-server.ts';
 import type { Logger } from '../log.ts';
-import { KubeClient, locateKubeConfig } from '../kube/client.ts';
-import type { KubeEnv } from '../kube/client.ts';
+import { locateKubeConfig } from '../kube/client.ts';
+import type { KubeEnv, KubeClient } from '../kube/client.ts';
 import { leaderElectorFromFlags } from '../kube/leader-election.ts';
 import type { LeaderElector } from '../kube/leader-election.ts';
 import { AwsAccounts } from './aws/clients.ts';
@@ -22,6 +22,7 @@ import { PrivateLinkAdmissionServer } from './admission-server.ts';
 import { PRIVATELINK_LEASE } from './flags.ts';
 import { PrivateLinkReconciler } from './reconciler.ts';
 import type { HiveConfig } from './types.ts';
+import { kubeClientFromConfig, kubeConfigSourceOf } from '../kube/flags.ts';
 
 export interface PrivateLinkServiceParts {
   client: KubeClient;
@@ -53,9 +54,8 @@ export class PrivateLinkService {
     const hiveNamespace = flags.str('hive-namespace');
     if (hiveNamespace === '') throw new ConfigError('--hive-namespace must not be empty', '--hive-namespace');
 
-    const source = { kubeconfig: flags.str('kubeconfig'), env: deps.env };
-    const inCluster = locateKubeConfig(source).kind === 'in-cluster';
-    const client = KubeClient.fromConfig(source, logger);
+    const inCluster = locateKubeConfig(kubeConfigSourceOf(cfg, deps.env)).kind === 'in-cluster';
+    const client = kubeClientFromConfig(cfg, { logger, env: deps.env });
     const accounts = new AwsAccounts({ logger, endpointUrl, retries: flags.num('aws-api-retries'), requestsPerSecond: flags.num('aws-requests-per-second') });
     const delayMs = Math.min(3000, waitMs);
     const reconciler = new PrivateLinkReconciler({

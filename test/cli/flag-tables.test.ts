@@ -61,3 +61,16 @@ test('environment variables of other commands are ignored, not errors (one envir
   const r = await runCli(['plan', '--records', '/nonexistent.json'], { env: { EXTERNAL_DNS_OPERAND_IMAGE: 'x' } });
   assert.doesNotMatch(r.stderr, /operand/);
 });
+
+test('tables list what each command reads: the DNSRecord embedded zones fall back to --domain-filter; ignored flags are not offered', () => {
+  const names = (c: (typeof COMMANDS)[number]): string[] => commandFlags(c).map((f) => f.name);
+  assert.ok(names('dnsrecord-controller').includes('domain-filter'));
+  for (const unread of ['rfc2136-host', 'azure-config-file', 'embedded-hostmaster', 'kube-watch-inactivity-timeout']) {
+    assert.ok(!names('dnsrecord-controller').includes(unread), unread);
+  }
+  assert.ok(!names('admission-webhook').includes('request-timeout'));
+  assert.ok(names('admission-webhook').includes('kube-context'));
+  for (const c of ['operator', 'privatelink-controller', 'dnsrecord-controller'] as const) assert.ok(names(c).includes('kube-context'), c);
+  assert.ok(!names('webhook-server').includes('metrics-address'));
+  assert.ok(!names('webhook-server').includes('managed-record-types'));
+});

@@ -183,8 +183,12 @@ describe('reflector keeping stubs (retain)', () => {
 test('stop() while the first list is in flight: no watch is opened afterwards, and stop() returns', async () => {
   let answerList: (v: unknown) => void = () => {};
   const watches: AbortSignal[] = [];
+  let listSignal: AbortSignal | undefined;
   const fake: ListWatchClient = {
-    request: (() => new Promise<unknown>((resolve) => (answerList = resolve))) as ListWatchClient['request'],
+    request: ((_m: string, _p: string, spec: { signal?: AbortSignal }) => {
+      listSignal = spec.signal;
+      return new Promise<unknown>((resolve) => (answerList = resolve));
+    }) as ListWatchClient['request'],
     watch: ((_path: string, _q: unknown, _on: unknown, signal: AbortSignal) => {
       watches.push(signal);
       return new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
@@ -194,8 +198,10 @@ test('stop() while the first list is in flight: no watch is opened afterwards, a
   r.start();
   await new Promise((resolve) => setImmediate(resolve));
   const stopped = r.stop();
-  answerList({ metadata: { resourceVersion: '7' }, items: [] });
+  assert.equal(listSignal?.aborted, true, 'stop() aborts the list in flight');
+  answerList({ metadata: { resourceVersion: '7' }, items: [{ metadata: { name: 'late', namespace: 'default', resourceVersion: '7' } }] });
   const outcome = await Promise.race([stopped.then(() => 'stopped'), new Promise((resolve) => setTimeout(() => resolve('hung'), 2000))]);
   assert.equal(outcome, 'stopped');
   assert.equal(watches.length, 0);
+  assert.equal(r.hasSynced(), false, 'a list that ended after stop() changes nothing');
 });

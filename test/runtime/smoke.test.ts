@@ -97,7 +97,7 @@ describe(`runtime smoke on Node.js ${process.version}`, () => {
 
   const local = ['--metrics-address', '127.0.0.1:0'];
   const commands: [string, string[], string][] = [
-    ['webhook-server', ['--provider', 'inmemory', '--listen', '127.0.0.1:0', ...local], 'webhook server listening'],
+    ['webhook-server', ['--provider', 'inmemory', '--listen', '127.0.0.1:0'], 'webhook server listening'],
     ['admission-webhook', ['--tls-self-signed', '--listen', '127.0.0.1:0', '--allowed-cidrs', '192.0.2.0/24'], 'admission webhook listening'],
     ['dnsrecord-controller', ['--dnsrecord-types', 'aws-route53', ...local], 'serving /metrics and /healthz'],
     ['operator', ['--tls-self-signed', '--webhook-listen', '127.0.0.1:0', ...local], 'operator started'],
