@@ -3,6 +3,7 @@
  * cap, connections that never start TLS or never send a request, and a normal client that must
  * still be answered. Timeouts are short here; the defaults are seconds.
  */
+import { idleConnections } from '../../test/support/idle-connections.ts';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { get as httpGet } from 'node:http';
@@ -42,31 +43,6 @@ function httpsStatus(port: number, path: string): Promise<number> {
     req.on('error', reject);
     req.end();
   });
-}
-
-/** Opens `n` TCP connections that send nothing; resolves once all are connected (or closed). */
-async function idleConnections(port: number, n: number): Promise<{ sockets: Socket[]; closed: () => number }> {
-  const sockets: Socket[] = [];
-  let closed = 0;
-  await Promise.all(
-    Array.from(
-      { length: n },
-      () =>
-        new Promise<void>((resolve) => {
-          const s = connect(port, '127.0.0.1');
-          // Reading, so the server's close is seen (a paused socket never ends).
-          s.resume();
-          s.on('connect', () => resolve());
-          s.on('error', () => undefined);
-          s.on('close', () => {
-            closed++;
-            resolve();
-          });
-          sockets.push(s);
-        }),
-    ),
-  );
-  return { sockets, closed: () => closed };
 }
 
 /** Milliseconds until the peer closes `socket`, or Infinity after `limitMs`. */

@@ -4,11 +4,11 @@
  * format cannot be forged by a hostname, a self-referencing CNAME is refused at the source, a
  * burst of refused transfers logs a few lines, and --dns-tsig-key's help, parser and errors agree.
  */
+import { idleConnections } from '../support/idle-connections.ts';
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { get } from 'node:http';
 import { connect } from 'node:net';
-import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -99,22 +99,8 @@ describe('/healthz and /readyz follow the sync loop', () => {
   test('2,000 idle connections to the metrics port: it keeps answering and holds a bounded number of descriptors', async () => {
     const port = hw?.metricsPort ?? 0;
     const pid = hw?.child.pid ?? 0;
-    const sockets: Socket[] = [];
+    const { sockets } = await idleConnections(port, 2000);
     try {
-      await Promise.all(
-        Array.from(
-          { length: 2000 },
-          () =>
-            new Promise<void>((resolve) => {
-              const s = connect(port, '127.0.0.1');
-              s.resume();
-              s.on('error', () => undefined);
-              s.on('connect', () => resolve());
-              s.on('close', () => resolve());
-              sockets.push(s);
-            }),
-        ),
-      );
       assert.deepEqual(await httpGet(port, '/healthz'), { status: 200, body: 'ok' });
       assert.equal((await httpGet(port, '/metrics')).status, 200);
       const fds = (await readdir(`/proc/${pid}/fd`)).length;

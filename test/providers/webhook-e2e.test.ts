@@ -4,13 +4,12 @@
  * The record and its ownership TXT must then be answered by the server's DNS port, and a second
  * run must change nothing.
  */
+import { idleConnections } from '../support/idle-connections.ts';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
-import { connect } from 'node:net';
-import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, REPO_ROOT, runCli } from '../support/cli.ts';
@@ -185,22 +184,8 @@ describe('run --provider webhook against webhook-server --provider embedded', { 
 
   test('600 idle connections beyond --http-max-connections 64: the API still answers and descriptors stay bounded', async () => {
     const port = Number(new URL(server.url).port);
-    const sockets: Socket[] = [];
+    const { sockets } = await idleConnections(port, 600);
     try {
-      await Promise.all(
-        Array.from(
-          { length: 600 },
-          () =>
-            new Promise<void>((resolve) => {
-              const s = connect(port, '127.0.0.1');
-              s.resume();
-              s.on('error', () => undefined);
-              s.on('connect', () => resolve());
-              s.on('close', () => resolve());
-              sockets.push(s);
-            }),
-        ),
-      );
       const res = await fetch(`${server.url}/healthz`);
       assert.equal(res.status, 200);
       const root = await fetch(`${server.url}/`, { headers: { accept: 'application/external.dns.webhook+json;version=1' } });
