@@ -88,9 +88,11 @@ describe('DnsServer extras', async () => {
         else await new Promise((res) => setTimeout(res, 50));
       }
       assert.equal(seen, 6);
-      // Workers ship their counters once a second.
+      // Workers ship their counters once a second; TCP is counted at once by the primary, so wait
+      // for both transports (waiting for TCP alone raced the workers' first shipment).
       let text = '';
-      for (let i = 0; i < 40 && !/transport="tcp"\} [1-9]/.test(text); i++) {
+      const both = (t: string): boolean => /transport="tcp"\} [1-9]/.test(t) && /transport="udp"\} [1-9]/.test(t);
+      for (let i = 0; i < 100 && !both(text); i++) {
         await new Promise((res) => setTimeout(res, 100));
         text = await metrics.metrics();
       }
