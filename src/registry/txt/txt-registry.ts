@@ -12,6 +12,7 @@ import {
   describeEndpoint,
   endpointKey,
   freezeEndpoint,
+  getProviderSpecific,
   newEndpoint,
   sameProviderSpecific,
 } from '../../endpoint/endpoint.ts';
@@ -156,6 +157,9 @@ export class TXTRegistry implements Registry {
       let ep = records[i] as Endpoint;
       const name = this.ownerLookupName(ep.dnsName);
       let owner = owners.get(name, ep.recordType, ep.setIdentifier);
+      // external-dns kept the ownership of an A ALIAS record under the "cname-" name before it
+      // moved to "a-" (its issue #2903), and still reads it there: so does Hostwarden.
+      if (owner === undefined && ep.recordType === 'A' && isAliasA(ep)) owner = owners.get(name, 'CNAME', ep.setIdentifier);
       // external-dns never wrote old-format TXT records for AAAA, so those cannot own one.
       if (owner === undefined && ep.recordType !== 'AAAA') {
         owner = owners.get(name, '', ep.setIdentifier);
@@ -429,6 +433,12 @@ export class TXTRegistry implements Registry {
       this.logger.info({ records: upgradable }, 'records owned through old-format TXT records; they move to the new format on their next update');
     }
   }
+}
+
+/** An A record marked as an alias (Route53 ALIAS): the alias property is "true" or "A". */
+function isAliasA(ep: Endpoint): boolean {
+  const alias = getProviderSpecific(ep, 'alias');
+  return alias === 'true' || alias === 'A';
 }
 
 /** A provider may list a record set twice: both are kept, as the provider holds both. */
