@@ -119,7 +119,11 @@ function checkPlanCase(c: PlanCase, ep: (r: EndpointRef) => Endpoint): void {
       const changes = Object.fromEntries(KINDS.map((k) => [k, (c.changes?.[k] ?? []).map(ep)])) as unknown as Changes;
       const wire = JSON.parse(JSON.stringify(changesToWire(changes))) as Record<string, { dnsName: string }[]>;
       assert.deepEqual(Object.keys(wire), c.expectKeys);
-      for (const k of KINDS) assert.deepEqual(wire[k]?.map((e) => e.dnsName), changes[k].map((e) => e.dnsName));
+      for (const k of KINDS)
+        assert.deepEqual(
+          wire[k]?.map((e) => e.dnsName),
+          changes[k].map((e) => e.dnsName),
+        );
       return;
     }
     case 'changesDecode': {
@@ -146,12 +150,21 @@ function checkConflictCase(c: ConflictCase, ep: (r: EndpointRef) => Endpoint): v
   if (c.kind === 'recordTypes') {
     const cand = new Set(c.candidateTypes);
     const cur = new Set(c.currentTypes);
-    const loser = cnameConflictLoser(cand.has('CNAME'), [...cand].some((t) => t !== 'CNAME'), cur.has('CNAME'), [...cur].some((t) => t !== 'CNAME'));
+    const loser = cnameConflictLoser(
+      cand.has('CNAME'),
+      [...cand].some((t) => t !== 'CNAME'),
+      cur.has('CNAME'),
+      [...cur].some((t) => t !== 'CNAME'),
+    );
     const want = c.differs === undefined ? c.expectLoser : c.hostwarden?.expectLoser;
     assert.equal(loser ?? null, want ?? null);
     if (c.expectDecision !== undefined) {
       // Upstream logs a warning; Hostwarden says it in the decision for each discarded candidate.
-      const desired = (c.candidateTypes ?? []).map((t) => ({ dnsName: 'foo', recordType: t, targets: [t === 'CNAME' ? 'v1' : t === 'A' ? '5.5.5.5' : '2001:db8::1'] }));
+      const desired = (c.candidateTypes ?? []).map((t) => ({
+        dnsName: 'foo',
+        recordType: t,
+        targets: [t === 'CNAME' ? 'v1' : t === 'A' ? '5.5.5.5' : '2001:db8::1'],
+      }));
       const { decisions } = calculatePlan({
         current: [],
         desired: desired.map((d) => ep(d)),
@@ -177,8 +190,15 @@ function checkSrvCase(c: SrvCase): void {
   let valid = true;
   let target: string | undefined;
   try {
-    target = validateEndpoint({ dnsName: '_sip._tcp.example.org', targets: [c.target], recordType: 'SRV', setIdentifier: '', recordTTL: 0, labels: {}, providerSpecific: [] })
-      .targets[0];
+    target = validateEndpoint({
+      dnsName: '_sip._tcp.example.org',
+      targets: [c.target],
+      recordType: 'SRV',
+      setIdentifier: '',
+      recordTTL: 0,
+      labels: {},
+      providerSpecific: [],
+    }).targets[0];
   } catch {
     valid = false;
   }
