@@ -278,7 +278,7 @@ export class TXTRegistry implements Registry {
       return true;
     }
     if (oldTXT !== undefined && txtKey(oldTXT.txt.dnsName, oldTXT.txt.setIdentifier) !== txtKey(txt.dnsName, txt.setIdentifier)) {
-      if (this.ownsLabels(oldTXT.labels)) out.delete.push(oldTXT.txt);
+      if (this.ownsLabels(oldTXT.labels)) out.delete.push(withOwnedRecord(oldTXT.txt, old.dnsName));
     }
     const atNewName = index.getTXT(txt.dnsName, txt.setIdentifier);
     if (atNewName === undefined) {
@@ -294,7 +294,7 @@ export class TXTRegistry implements Registry {
       return;
     }
     const existing = index.getTXT(this.mapper.toTXTName(record.dnsName, record.recordType), record.setIdentifier);
-    if (existing !== undefined && this.ownsLabels(existing.labels)) out.delete.push(existing.txt);
+    if (existing !== undefined && this.ownsLabels(existing.labels)) out.delete.push(withOwnedRecord(existing.txt, record.dnsName));
   }
 
   /**
@@ -317,7 +317,7 @@ export class TXTRegistry implements Registry {
       (txt.recordTTL === 0 || existing.recordTTL === txt.recordTTL) &&
       sameProviderSpecific(existing.providerSpecific, txt.providerSpecific);
     if (!unchanged) {
-      out.updateOld.push(existing);
+      out.updateOld.push(withOwnedRecord(existing, record.dnsName));
       out.updateNew.push(txt);
     }
     return true;
@@ -433,6 +433,17 @@ export class TXTRegistry implements Registry {
       this.logger.info({ records: upgradable }, 'records owned through old-format TXT records; they move to the new format on their next update');
     }
   }
+}
+
+/**
+ * The TXT record as the provider holds it, labelled with the record it owns, as external-dns labels
+ * the ownership records of every change it sends (webhook providers may read the label).
+ */
+function withOwnedRecord(txt: Endpoint, dnsName: string): Endpoint {
+  if (txt.labels[LABEL_OWNED_RECORD] === dnsName) return txt;
+  const copy = cloneEndpoint(txt);
+  copy.labels = { ...copy.labels, [LABEL_OWNED_RECORD]: dnsName };
+  return copy;
 }
 
 /** An A record marked as an alias (Route53 ALIAS): the alias property is "true" or "A". */
