@@ -22,7 +22,7 @@ import { parseAesKey } from '../../../../src/registry/txt/encryption.ts';
 import { decodeOwnershipValue } from '../../../../src/registry/txt/labels.ts';
 import { TXTRegistry } from '../../../../src/registry/txt/txt-registry.ts';
 import type { TXTRegistryOptions } from '../../../../src/registry/txt/txt-registry.ts';
-import { FakeProvider } from '../../../registry/fake-provider.ts';
+import { FakeProvider } from '../../../support/fake-provider.ts';
 import { readCases, resolver, sameEndpoints, showEndpoints } from '../plan/endpoints.ts';
 import type { BaseCase, EndpointData, EndpointRef } from '../plan/endpoints.ts';
 
