@@ -1,7 +1,7 @@
 /**
  * Replays external-dns's TXT registry tests (registry/txt/registry_test.go), restated as data in
- * this folder, through Hostwarden's TXTRegistry over the strict fake provider of the registry
- * tests (it refuses a create of an existing record and an update or delete of a missing one).
+ * this folder, through Hostwarden's TXTRegistry over the strict fake provider (test/support/fake-provider.ts:
+ * it refuses a create of an existing record and an update or delete of a missing one).
  *
  * Each case seeds the provider, builds the registry from the case's options and runs its steps:
  * `records` (what the registry reads back, owner labels filled in, ownership TXT hidden) or
