@@ -21,6 +21,7 @@ export async function explainCommand(cfg: Config, hostname: string | undefined, 
     throw new ConfigError(`explain: ${errorMessage(err)}`, 'explain');
   }
   const inputs = await loadInputs(cfg, io.logger, io.env);
+  for (const warning of inputs.warnings) io.logger.warn(warning);
   const { decisions } = calculatePlan(planInputOf(cfg, inputs, new Set([name])));
   const problems = inputs.problems.filter((p) => p.message.toLowerCase().includes(name) || p.message.includes(hostname));
   const filtered = inputs.desired.filter((e) => e.dnsName === name).length + inputs.current.filter((e) => e.dnsName === name).length;

@@ -8,12 +8,14 @@ import type { Config } from '../config/config.ts';
 import { domainFilterOf } from '../config/config.ts';
 import { AllDomainFilters } from '../endpoint/domain-filter.ts';
 import type { DomainMatcher } from '../endpoint/domain-filter.ts';
+import { LABEL_OWNER } from '../endpoint/endpoint.ts';
 import type { Endpoint } from '../endpoint/endpoint.ts';
 import { endpointsFromJSON } from '../endpoint/json.ts';
 import { validateEndpoint } from '../endpoint/validate.ts';
 import { ConfigError, errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { PlanInput } from '../plan/plan.ts';
+import { parseLabels } from '../registry/txt/labels.ts';
 import type { SourceProblem } from '../source/source.ts';
 import { buildProvider, buildSource, registryBuilder } from './wiring.ts';
 
@@ -23,13 +25,16 @@ export interface LoadedInputs {
   ownerId: string;
   domainFilter: DomainMatcher;
   problems: SourceProblem[];
+  /** Sentences about the input files worth a warning (today: raw ownership TXT records in --records). */
+  warnings: string[];
 }
 
 export async function loadInputs(cfg: Config, logger: Logger, env?: Readonly<Record<string, string | undefined>>): Promise<LoadedInputs> {
   if (cfg.records !== '' || cfg.desired !== '') {
     const current = cfg.records === '' ? [] : (await readEndpointsFile(cfg.records, '--records')).map(normaliseRecord);
     const desired = cfg.desired === '' ? [] : (await readEndpointsFile(cfg.desired, '--desired')).map((ep, i) => validated(ep, `${cfg.desired}[${i}]`));
-    return { current, desired, ownerId: cfg.txtOwnerId, domainFilter: domainFilterOf(cfg), problems: [] };
+    const warning = cfg.records === '' ? undefined : rawOwnershipWarning(cfg.records, current, cfg.txtOwnerId);
+    return { current, desired, ownerId: cfg.txtOwnerId, domainFilter: domainFilterOf(cfg), problems: [], warnings: warning === undefined ? [] : [warning] };
   }
   const problems: SourceProblem[] = [];
   const deps = {
@@ -47,7 +52,14 @@ export async function loadInputs(cfg: Config, logger: Logger, env?: Readonly<Rec
     const registry = buildRegistry(provider);
     const desired = await registry.adjustEndpoints(await source.endpoints());
     const current = await registry.records();
-    return { current, desired, ownerId: registry.ownerId, domainFilter: new AllDomainFilters([domainFilterOf(cfg), registry.domainFilter()]), problems };
+    return {
+      current,
+      desired,
+      ownerId: registry.ownerId,
+      domainFilter: new AllDomainFilters([domainFilterOf(cfg), registry.domainFilter()]),
+      problems,
+      warnings: [],
+    };
   } finally {
     await source.close?.();
     await provider.close?.();
@@ -66,6 +78,31 @@ export function planInputOf(cfg: Config, inputs: LoadedInputs, explainNames?: Re
     ...(cfg.migrateFromTxtOwner === '' ? {} : { migrateFromOwner: cfg.migrateFromTxtOwner }),
     ...(explainNames === undefined ? {} : { explainNames }),
   };
+}
+
+/**
+ * A --records file dumped straight from a zone holds external-dns's ownership TXT records and no
+ * owner labels: the planner then sees every record as unowned and plans nothing, which reads as
+ * "No changes". That file is almost always a mistake, so say what --records expects instead.
+ */
+export function rawOwnershipWarning(file: string, current: readonly Endpoint[], ownerId: string): string | undefined {
+  let ownershipTXT = 0;
+  for (const ep of current) {
+    if (ep.recordType !== 'TXT') {
+      if ((ep.labels[LABEL_OWNER] ?? '') !== '') return undefined;
+    } else if (ep.targets.length > 0 && parseLabels(ep.targets[0] ?? '') !== undefined) {
+      ownershipTXT++;
+    }
+  }
+  if (ownershipTXT === 0) return undefined;
+  const owner = ownerId === '' ? '<your --txt-owner-id>' : ownerId;
+  return (
+    `--records ${file} holds ${ownershipTXT} ownership TXT record${ownershipTXT === 1 ? '' : 's'} (heritage=external-dns) but none of its records carries an owner label, ` +
+    'so every record counts as unowned and no change to them can be planned. --records takes records as the TXT registry reports them: ' +
+    `each record's owner in "labels": {"owner": "${owner}"} and the ownership TXT records left out. ` +
+    'Let the registry read the TXT records instead: run plan without --records/--desired against the provider and source ' +
+    '(--provider …, --source …, --txt-owner-id, --txt-prefix/--txt-suffix as the deployment uses them), or add the owner labels to the file.'
+  );
 }
 
 function normaliseRecord(ep: Endpoint): Endpoint {

@@ -22,9 +22,11 @@ export async function planCommand(cfg: Config, io: PrintIO): Promise<number> {
   const inputs = await loadInputs(cfg, io.logger, io.env);
   const { changes } = calculatePlan(planInputOf(cfg, inputs));
   if (cfg.output === 'json') {
+    // JSON output stays machine-readable: the warnings go to the log (stderr) instead.
+    for (const warning of inputs.warnings) io.logger.warn(warning);
     io.write(`${JSON.stringify(changesToJSON(changes), null, 2)}\n`);
   } else {
-    io.write(formatChanges(changes, io.colour));
+    io.write(formatChanges(changes, io.colour, inputs.warnings));
   }
   return 0;
 }
@@ -43,7 +45,8 @@ const YELLOW = '\u001b[33m';
 const RED = '\u001b[31m';
 const RESET = '\u001b[0m';
 
-export function formatChanges(changes: Changes, colour: boolean): string {
+/** With warnings, an empty plan says why it may be empty instead of "No changes". */
+export function formatChanges(changes: Changes, colour: boolean, warnings: readonly string[] = []): string {
   const paint = (code: string, text: string): string => (colour ? `${code}${text}${RESET}` : text);
   const lines: string[] = [];
   for (const ep of changes.create) lines.push(paint(GREEN, `+ ${recordLine(ep)}`));
@@ -55,9 +58,12 @@ export function formatChanges(changes: Changes, colour: boolean): string {
   });
   for (const ep of changes.delete) lines.push(paint(RED, `- ${recordLine(ep)}`));
   const n = (k: number, what: string): string => `${k} to ${what}`;
-  lines.push(lines.length === 0 ? 'No changes: the provider already holds the desired records.' : '');
+  const empty = lines.length === 0;
+  if (empty && warnings.length > 0) lines.push('Nothing planned, but not because the provider already holds the desired records: see the warning above.');
+  else lines.push(empty ? 'No changes: the provider already holds the desired records.' : '');
   lines.push(`Plan: ${n(changes.create.length, 'create')}, ${n(changes.updateNew.length, 'update')}, ${n(changes.delete.length, 'delete')}.`);
-  return `${lines.join('\n')}\n`;
+  const head = warnings.flatMap((warning) => [paint(YELLOW, `Warning: ${warning}`), '']);
+  return `${[...head, ...lines].join('\n')}\n`;
 }
 
 function setId(ep: Endpoint): string {

@@ -140,7 +140,10 @@ export function resolveUpdate(current: Endpoint, candidates: readonly Endpoint[]
  * A CNAME cannot share a name with any other type (RFC 1034 §3.6.2). When the desired records
  * ask for both, the side that already exists keeps the name (a CNAME keeps it only when it is the
  * only current type), and among new records A/AAAA and friends win over the CNAME, as in
- * external-dns. Returns which candidates lose, or undefined when there is no conflict.
+ * external-dns. external-dns also replaces a live CNAME then; Hostwarden keeps it, so a resource
+ * added later cannot take a serving name over by asking for another type (a deliberate
+ * difference, recorded in test/conformance/external-dns/plan). Returns which candidates lose, or
+ * undefined when there is no conflict.
  */
 export function cnameConflictLoser(
   hasCnameCandidate: boolean,

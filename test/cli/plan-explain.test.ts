@@ -133,3 +133,46 @@ describe('hostwarden explain', () => {
     assert.match(r.stderr, /explain needs a hostname/);
   });
 });
+
+describe('hostwarden plan --records with raw ownership TXT records (a zone dump)', () => {
+  // What a zone written by external-dns looks like when dumped as is: the records without owner
+  // labels, and the registry's TXT records beside them.
+  const raw = [
+    { dnsName: 'www.example.org', targets: ['192.0.2.1'], recordType: 'A' },
+    { dnsName: 'a-www.example.org', targets: ['"heritage=external-dns,external-dns/owner=me,external-dns/resource=service/default/web"'], recordType: 'TXT' },
+    { dnsName: 'old.example.org', targets: ['192.0.2.9'], recordType: 'A' },
+    { dnsName: 'a-old.example.org', targets: ['"heritage=external-dns,external-dns/owner=me,external-dns/resource=service/default/old"'], recordType: 'TXT' },
+  ];
+  const wanted = [{ dnsName: 'www.example.org', targets: ['192.0.2.2'], recordType: 'A', labels: { resource: 'service/default/web' } }];
+  const args = (): string[] => ['plan', '--records', join(dir, 'raw.json'), '--desired', join(dir, 'wanted.json'), '--txt-owner-id', 'me'];
+
+  before(async () => {
+    await writeFile(join(dir, 'raw.json'), JSON.stringify(raw));
+    await writeFile(join(dir, 'wanted.json'), JSON.stringify(wanted));
+  });
+
+  test('warns that the records carry no owner labels and how to give the TXT records to the registry, instead of "No changes"', async () => {
+    const r = await runCli(args());
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, /No changes/);
+    assert.match(r.stdout, /^Warning: --records .*raw\.json holds 2 ownership TXT records \(heritage=external-dns\)/m);
+    assert.match(r.stdout, /none of its records carries an owner label/);
+    assert.match(r.stdout, /"labels": \{"owner": "me"\}/);
+    assert.match(r.stdout, /run plan without --records\/--desired against the provider/);
+    assert.match(r.stdout, /Nothing planned, but not because the provider already holds the desired records/);
+  });
+
+  test('--output json stays JSON and the warning goes to stderr', async () => {
+    const r = await runCli([...args(), '--output', 'json']);
+    assert.equal(r.code, 0, r.stderr);
+    const plan = JSON.parse(r.stdout) as Record<string, unknown[]>;
+    assert.deepEqual(plan['updateNew'], []);
+    assert.match(r.stderr, /holds 2 ownership TXT records/);
+  });
+
+  test('a file with owner labels gets no warning', async () => {
+    const r = await runCli(['plan', ...files()]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stdout + r.stderr, /ownership TXT record/);
+  });
+});

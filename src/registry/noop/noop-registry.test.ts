@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { newEndpoint } from '../../endpoint/endpoint.ts';
 import { emptyChanges } from '../../plan/changes.ts';
-import { FakeProvider } from '../../../test/registry/fake-provider.ts';
+import { FakeProvider } from '../../../test/support/fake-provider.ts';
 import { NoopRegistry } from './noop-registry.ts';
 
 describe('NoopRegistry', () => {

@@ -7,7 +7,7 @@ import { silentLogger } from '../../log.ts';
 import { emptyChanges } from '../../plan/changes.ts';
 import type { Changes } from '../../plan/changes.ts';
 import { captureLogger } from '../../../test/registry/capture-logger.ts';
-import { FakeProvider } from '../../../test/registry/fake-provider.ts';
+import { FakeProvider } from '../../../test/support/fake-provider.ts';
 import { TXTRegistry } from './txt-registry.ts';
 import type { TXTRegistryOptions } from './txt-registry.ts';
 

@@ -12,6 +12,7 @@ import {
   describeEndpoint,
   endpointKey,
   freezeEndpoint,
+  getProviderSpecific,
   newEndpoint,
   sameProviderSpecific,
 } from '../../endpoint/endpoint.ts';
@@ -156,6 +157,9 @@ export class TXTRegistry implements Registry {
       let ep = records[i] as Endpoint;
       const name = this.ownerLookupName(ep.dnsName);
       let owner = owners.get(name, ep.recordType, ep.setIdentifier);
+      // external-dns kept the ownership of an A ALIAS record under the "cname-" name before it
+      // moved to "a-" (its issue #2903), and still reads it there: so does Hostwarden.
+      if (owner === undefined && ep.recordType === 'A' && isAliasA(ep)) owner = owners.get(name, 'CNAME', ep.setIdentifier);
       // external-dns never wrote old-format TXT records for AAAA, so those cannot own one.
       if (owner === undefined && ep.recordType !== 'AAAA') {
         owner = owners.get(name, '', ep.setIdentifier);
@@ -274,7 +278,7 @@ export class TXTRegistry implements Registry {
       return true;
     }
     if (oldTXT !== undefined && txtKey(oldTXT.txt.dnsName, oldTXT.txt.setIdentifier) !== txtKey(txt.dnsName, txt.setIdentifier)) {
-      if (this.ownsLabels(oldTXT.labels)) out.delete.push(oldTXT.txt);
+      if (this.ownsLabels(oldTXT.labels)) out.delete.push(withOwnedRecord(oldTXT.txt, old.dnsName));
     }
     const atNewName = index.getTXT(txt.dnsName, txt.setIdentifier);
     if (atNewName === undefined) {
@@ -290,7 +294,7 @@ export class TXTRegistry implements Registry {
       return;
     }
     const existing = index.getTXT(this.mapper.toTXTName(record.dnsName, record.recordType), record.setIdentifier);
-    if (existing !== undefined && this.ownsLabels(existing.labels)) out.delete.push(existing.txt);
+    if (existing !== undefined && this.ownsLabels(existing.labels)) out.delete.push(withOwnedRecord(existing.txt, record.dnsName));
   }
 
   /**
@@ -313,7 +317,7 @@ export class TXTRegistry implements Registry {
       (txt.recordTTL === 0 || existing.recordTTL === txt.recordTTL) &&
       sameProviderSpecific(existing.providerSpecific, txt.providerSpecific);
     if (!unchanged) {
-      out.updateOld.push(existing);
+      out.updateOld.push(withOwnedRecord(existing, record.dnsName));
       out.updateNew.push(txt);
     }
     return true;
@@ -429,6 +433,23 @@ export class TXTRegistry implements Registry {
       this.logger.info({ records: upgradable }, 'records owned through old-format TXT records; they move to the new format on their next update');
     }
   }
+}
+
+/**
+ * The TXT record as the provider holds it, labelled with the record it owns, as external-dns labels
+ * the ownership records of every change it sends (webhook providers may read the label).
+ */
+function withOwnedRecord(txt: Endpoint, dnsName: string): Endpoint {
+  if (txt.labels[LABEL_OWNED_RECORD] === dnsName) return txt;
+  const copy = cloneEndpoint(txt);
+  copy.labels = { ...copy.labels, [LABEL_OWNED_RECORD]: dnsName };
+  return copy;
+}
+
+/** An A record marked as an alias (Route53 ALIAS): the alias property is "true" or "A". */
+function isAliasA(ep: Endpoint): boolean {
+  const alias = getProviderSpecific(ep, 'alias');
+  return alias === 'true' || alias === 'A';
 }
 
 /** A provider may list a record set twice: both are kept, as the provider holds both. */
