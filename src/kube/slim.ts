@@ -173,7 +173,7 @@ export function slimRoute(raw: Raw): KubeObject {
   const obj = base(raw);
   obj['spec'] = pick(rec(raw['spec']), ['host']);
   const ingress = arr(rec(raw['status'])?.['ingress']).map((i) => ({
-    ...pick(rec(i), ['routerName', 'routerCanonicalHostname']),
+    ...pick(rec(i), ['host', 'routerName', 'routerCanonicalHostname']),
     conditions: arr(rec(i)?.['conditions'])
       .map((c) => pick(rec(c), ['type', 'status']))
       .filter((c) => c['type'] === 'Admitted'),
