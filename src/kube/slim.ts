@@ -164,6 +164,8 @@ export function slimNode(raw: Raw): KubeObject {
   const obj = base(raw);
   const addresses = arr(rec(raw['status'])?.['addresses']).map((a) => pick(rec(a), ['type', 'address']));
   obj['status'] = { addresses };
+  // NodePort targets skip cordoned nodes (--exclude-unschedulable).
+  if (rec(raw['spec'])?.['unschedulable'] === true) obj['spec'] = { unschedulable: true };
   return obj;
 }
 
