@@ -18,7 +18,7 @@ export const KUBE_SOURCE_FLAGS: readonly FlagSpec[] = [
     name: 'expose-internal-ipv6',
     kind: 'bool',
     default: false,
-    help: 'NodePort Services and headless Services with endpoints-type NodeExternalIP also publish the nodes\' InternalIP IPv6 addresses.',
+    help: "NodePort Services and headless Services with endpoints-type NodeExternalIP also publish the nodes' InternalIP IPv6 addresses.",
   },
   {
     name: 'exclude-unschedulable',

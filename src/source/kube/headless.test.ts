@@ -136,10 +136,20 @@ describe('headless Services', () => {
     );
   });
 
-  test('endpoints-type NodeExternalIP with --expose-internal-ipv6 adds the nodes\' internal IPv6 addresses', () => {
+  test("endpoints-type NodeExternalIP with --expose-internal-ipv6 adds the nodes' internal IPv6 addresses", () => {
     const node = (name: string): KubeObject | undefined =>
       name === 'n1'
-        ? { apiVersion: 'v1', kind: 'Node', metadata: { name }, status: { addresses: [{ type: 'ExternalIP', address: '198.51.100.1' }, { type: 'InternalIP', address: '2001:db8::9' }] } }
+        ? {
+            apiVersion: 'v1',
+            kind: 'Node',
+            metadata: { name },
+            status: {
+              addresses: [
+                { type: 'ExternalIP', address: '198.51.100.1' },
+                { type: 'InternalIP', address: '2001:db8::9' },
+              ],
+            },
+          }
         : undefined;
     const annotations = { [`${A}hostname`]: 'kafka.example.org', [`${A}endpoints-type`]: 'NodeExternalIP' };
     const one = slice('kafka-one', 'IPv4', [{ ip: '10.1.0.1', pod: 'kafka-0', node: 'n1' }]);
