@@ -5,7 +5,8 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { answerOf, expectedAnswer, loadCaseFiles, mismatches } from './replay.ts';
+import { matchingHost } from '../../../../src/source/kube/httproute.ts';
+import { answerOf, expectedAnswer, loadCaseFiles, loadFunctionFiles, mismatches } from './replay.ts';
 
 const files = await loadCaseFiles();
 
@@ -22,6 +23,24 @@ for (const { file, data } of files) {
       test(title, async () => {
         const errs = mismatches(await answerOf(c), expectedAnswer(c));
         assert.deepEqual(errs, [], `${c.differs === undefined ? '' : `(differs: ${c.differs}) `}${errs.join('\n')}`);
+      });
+    }
+  });
+}
+
+for (const { file, data } of await loadFunctionFiles()) {
+  describe(`${file} (external-dns ${data.upstream}, ${data.function})`, () => {
+    for (const c of data.cases) {
+      test(c.upstreamTest, () => {
+        // Upstream checks both argument orders.
+        for (const [a, b] of [
+          [c.a, c.b],
+          [c.b, c.a],
+        ] as const) {
+          const got = matchingHost(a, b);
+          assert.equal(got !== undefined, c.ok, `matchingHost(${JSON.stringify(a)}, ${JSON.stringify(b)})`);
+          if (c.ok) assert.equal(got, c.host, `matchingHost(${JSON.stringify(a)}, ${JSON.stringify(b)})`);
+        }
       });
     }
   });

@@ -3,6 +3,11 @@
  * Hostwarden's Kubernetes sources: each case's objects are written to a fresh test API server and
  * read back by the real source (reflectors over @kubernetes/client-node's HTTP), so the whole path
  * — list, slimming, translation — is what a cluster would see.
+ *
+ * The objects are those upstream's tests build, with what its fake client lets them omit filled in
+ * for a real API server: Pods get one container, NodePort Service ports a port number; a change
+ * that matters (a Node given a name) is stated in the case's `adapted`. Options absent from a case
+ * are zero, as in upstream's test `Config` (so `excludeUnschedulable` is off unless set).
  */
 import { readFile, readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -80,6 +85,8 @@ export interface SourceCase {
   hostwarden?: Answer;
   /** A flag another change is adding; the case is skipped until it lands. */
   pendingFeature?: string;
+  /** How the objects were changed so that a real API server accepts them (upstream uses a fake client). */
+  adapted?: string;
 }
 
 export interface CaseFile {
@@ -87,11 +94,38 @@ export interface CaseFile {
   cases: SourceCase[];
 }
 
+/** gateway_test.go's host matching between a listener and a route hostname, in both orders. */
+export interface MatchingHostCase {
+  name: string;
+  upstreamTest: string;
+  a: string;
+  b: string;
+  ok: boolean;
+  /** The matched (more specific) host, when `ok`. */
+  host?: string;
+}
+
+export interface FunctionFile {
+  upstream: string;
+  function: 'matchingHost';
+  cases: MatchingHostCase[];
+}
+
 const HERE = dirname(fileURLToPath(import.meta.url));
 
-export async function loadCaseFiles(): Promise<{ file: string; data: CaseFile }[]> {
+async function loadJson(): Promise<{ file: string; data: CaseFile | FunctionFile }[]> {
   const names = (await readdir(HERE)).filter((n) => n.endsWith('.json')).sort();
-  return Promise.all(names.map(async (file) => ({ file, data: JSON.parse(await readFile(join(HERE, file), 'utf8')) as CaseFile })));
+  return Promise.all(names.map(async (file) => ({ file, data: JSON.parse(await readFile(join(HERE, file), 'utf8')) as CaseFile | FunctionFile })));
+}
+
+/** Files of source cases (objects in, endpoints out). */
+export async function loadCaseFiles(): Promise<{ file: string; data: CaseFile }[]> {
+  return (await loadJson()).flatMap((f) => ('function' in f.data ? [] : [{ file: f.file, data: f.data }]));
+}
+
+/** Files of cases that test one function of a source (gateway_test.go). */
+export async function loadFunctionFiles(): Promise<{ file: string; data: FunctionFile }[]> {
+  return (await loadJson()).flatMap((f) => ('function' in f.data ? [{ file: f.file, data: f.data }] : []));
 }
 
 const CRDS = [DNSENDPOINT_CRD, gatewayCrd('gateways', 'Gateway'), gatewayCrd('httproutes', 'HTTPRoute'), routeCrd()];
