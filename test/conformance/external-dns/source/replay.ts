@@ -75,7 +75,10 @@ export interface SourceCase {
   source: SourceKind;
   objects: KubeObject[];
   options: CaseOptions;
-  expected: CaseEndpoint[];
+  /** Upstream's endpoints; absent when upstream asserts only their number. */
+  expected?: CaseEndpoint[];
+  /** The number of endpoints, where that is all upstream asserts (its indexer tests). */
+  expectedCount?: number;
   /** Upstream expects Endpoints() to fail. */
   expectError?: boolean;
   /** Log lines upstream also asserts (not compared: Hostwarden's wording is its own). */
@@ -275,5 +278,14 @@ export function expectedAnswer(c: SourceCase): Answer {
     if (c.hostwarden === undefined) throw new Error(`${c.name}: a differs case needs "hostwarden"`);
     return c.hostwarden;
   }
-  return c.expectError === true ? { error: true } : c.expected;
+  return c.expectError === true ? { error: true } : (c.expected ?? []);
+}
+
+/** Differences for a case: against its endpoints, or only in number where upstream asserts only that. */
+export function caseMismatches(c: SourceCase, actual: Answer): string[] {
+  if (c.differs === undefined && c.expectError !== true && c.expectedCount !== undefined) {
+    if (!Array.isArray(actual)) return [`expected ${c.expectedCount} endpoints, got ${JSON.stringify(actual)}`];
+    return actual.length === c.expectedCount ? [] : [`expected ${c.expectedCount} endpoints, got ${actual.length}: ${actual.map((e) => e.dnsName).join(', ')}`];
+  }
+  return mismatches(actual, expectedAnswer(c));
 }
