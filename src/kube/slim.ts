@@ -164,6 +164,8 @@ export function slimNode(raw: Raw): KubeObject {
   const obj = base(raw);
   const addresses = arr(rec(raw['status'])?.['addresses']).map((a) => pick(rec(a), ['type', 'address']));
   obj['status'] = { addresses };
+  // NodePort targets skip cordoned nodes (--exclude-unschedulable).
+  if (rec(raw['spec'])?.['unschedulable'] === true) obj['spec'] = { unschedulable: true };
   return obj;
 }
 
@@ -173,7 +175,7 @@ export function slimRoute(raw: Raw): KubeObject {
   const obj = base(raw);
   obj['spec'] = pick(rec(raw['spec']), ['host']);
   const ingress = arr(rec(raw['status'])?.['ingress']).map((i) => ({
-    ...pick(rec(i), ['routerName', 'routerCanonicalHostname']),
+    ...pick(rec(i), ['host', 'routerName', 'routerCanonicalHostname']),
     conditions: arr(rec(i)?.['conditions'])
       .map((c) => pick(rec(c), ['type', 'status']))
       .filter((c) => c['type'] === 'Admitted'),

@@ -48,10 +48,11 @@ interface RouterStatus {
   admitted: boolean;
 }
 
-function routeStatus(routers: RouterStatus[]): { ingress: unknown[] } {
+/** `host` as the routers report it (the name the source publishes, as upstream). */
+function routeStatus(routers: RouterStatus[], host: string): { ingress: unknown[] } {
   return {
     ingress: routers.map((r) => ({
-      host: 'ignored.example.org',
+      host,
       routerName: r.router,
       routerCanonicalHostname: r.canonical,
       conditions: [{ type: 'Admitted', status: r.admitted ? 'True' : 'False', lastTransitionTime: '2026-01-01T00:00:00Z' }],
@@ -79,7 +80,7 @@ describe('openshift-route source against the test API server', () => {
   /** A Route written as a router would leave it: spec by its owner, status through the status subresource. */
   const createRoute = async (name: string, host: string, routers: RouterStatus[]): Promise<void> => {
     await kube.create(ROUTES, { metadata: { name, namespace: 'apps' }, spec: { host, to: { kind: 'Service', name, weight: 100 }, wildcardPolicy: 'None' } });
-    await kube.patch(ROUTES, 'apps', name, { status: routeStatus(routers) }, 'status');
+    await kube.patch(ROUTES, 'apps', name, { status: routeStatus(routers, host) }, 'status');
   };
 
   before(async () => {
@@ -124,7 +125,7 @@ describe('openshift-route source against the test API server', () => {
       ROUTES,
       'apps',
       'pending',
-      { status: routeStatus([{ router: 'default', canonical: 'router-default.apps.example.net', admitted: true }]) },
+      { status: routeStatus([{ router: 'default', canonical: 'router-default.apps.example.net', admitted: true }], 'pending.example.org') },
       'status',
     );
     await until(
@@ -140,7 +141,7 @@ describe('openshift-route source against the test API server', () => {
       ROUTES,
       'apps',
       'pending',
-      { status: routeStatus([{ router: 'default', canonical: 'router-default.apps.example.net', admitted: false }]) },
+      { status: routeStatus([{ router: 'default', canonical: 'router-default.apps.example.net', admitted: false }], 'pending.example.org') },
       'status',
     );
     await until(

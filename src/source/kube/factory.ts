@@ -33,6 +33,8 @@ export function translateOptionsOf(cfg: Config): TranslateOptions {
     ...buildTranslateOptions(translateFlagsOf(cfg)),
     publishHostIP: cfg.flags.bool('publish-host-ip'),
     alwaysPublishNotReadyAddresses: cfg.flags.bool('always-publish-not-ready-addresses'),
+    exposeInternalIPv6: cfg.flags.bool('expose-internal-ipv6'),
+    excludeUnschedulable: cfg.flags.bool('exclude-unschedulable'),
   };
 }
 

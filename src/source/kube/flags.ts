@@ -15,6 +15,18 @@ export const KUBE_SOURCE_FLAGS: readonly FlagSpec[] = [
     help: 'Headless Services publish not-ready endpoints too, as if every Service set publishNotReadyAddresses.',
   },
   {
+    name: 'expose-internal-ipv6',
+    kind: 'bool',
+    default: false,
+    help: "NodePort Services and headless Services with endpoints-type NodeExternalIP also publish the nodes' InternalIP IPv6 addresses.",
+  },
+  {
+    name: 'exclude-unschedulable',
+    kind: 'bool',
+    default: true,
+    help: 'NodePort Services skip nodes marked unschedulable (--no-exclude-unschedulable keeps them).',
+  },
+  {
     name: 'ingress-class',
     kind: 'list',
     default: [],

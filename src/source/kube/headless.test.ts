@@ -136,6 +136,29 @@ describe('headless Services', () => {
     );
   });
 
+  test("endpoints-type NodeExternalIP with --expose-internal-ipv6 adds the nodes' internal IPv6 addresses", () => {
+    const node = (name: string): KubeObject | undefined =>
+      name === 'n1'
+        ? {
+            apiVersion: 'v1',
+            kind: 'Node',
+            metadata: { name },
+            status: {
+              addresses: [
+                { type: 'ExternalIP', address: '198.51.100.1' },
+                { type: 'InternalIP', address: '2001:db8::9' },
+              ],
+            },
+          }
+        : undefined;
+    const annotations = { [`${A}hostname`]: 'kafka.example.org', [`${A}endpoints-type`]: 'NodeExternalIP' };
+    const one = slice('kafka-one', 'IPv4', [{ ip: '10.1.0.1', pod: 'kafka-0', node: 'n1' }]);
+    const names = (options: { exposeInternalIPv6?: boolean }): string[] =>
+      summary(translateHeadless(svc(annotations), options, { slices: [one], pod: undefined, node })).map((s) => s.split(' ttl')[0] ?? '');
+    assert.deepEqual(names({}), ['kafka.example.org A 198.51.100.1']);
+    assert.deepEqual(names({ exposeInternalIPv6: true }), ['kafka.example.org A 198.51.100.1', 'kafka.example.org AAAA 2001:db8::9']);
+  });
+
   test('endpoints-type HostIP and --publish-host-ip read the Pods: host IP, spec.hostname, target annotation; unknown Pods skipped', () => {
     const pods = [pod('kafka-0', { hostname: 'broker-a', nodeName: 'n1' }, '10.0.0.1'), pod('kafka-1', {}, '10.0.0.2', { [`${A}target`]: '203.0.113.7' })];
     const hostIP = svc({ [`${A}hostname`]: 'kafka.example.org', [`${A}endpoints-type`]: 'HostIP' });

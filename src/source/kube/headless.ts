@@ -10,6 +10,7 @@
  *   and the node from the endpoint's `nodeName`;
  * - a `target` annotation on a Pod is honoured only for Services that read Pods (host IPs).
  */
+import { isIPv6 } from 'node:net';
 import { LABEL_RESOURCE, newEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import type { KubeObject } from '../../kube/resource.ts';
@@ -149,7 +150,10 @@ function addHeadlessTargets(
       if (targets.length === 0) {
         if (endpointsType === ENDPOINTS_TYPE_NODE_EXTERNAL_IP) {
           const nodeName = asString(podSpec?.['nodeName']) ?? asString(ep['nodeName']) ?? '';
-          targets = nodeAddresses(inputs.node(nodeName), 'ExternalIP');
+          const node = inputs.node(nodeName);
+          targets = nodeAddresses(node, 'ExternalIP');
+          // As external-dns, --expose-internal-ipv6 adds the node's internal IPv6 addresses.
+          if (options.exposeInternalIPv6 === true) targets.push(...nodeAddresses(node, 'InternalIP').filter((ip) => isIPv6(ip)));
         } else if (useHostIP) {
           const hostIP = asString(asRecord(pod?.['status'])?.['hostIP']);
           targets = hostIP === undefined || hostIP === '' ? [] : [hostIP];

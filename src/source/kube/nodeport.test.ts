@@ -41,11 +41,21 @@ function summary(r: ReturnType<typeof translateNodePort>): string[] {
 }
 
 describe('NodePort Services', () => {
-  test('node addresses: external (plus internal IPv6) by default, internal with access=private', () => {
-    assert.deepEqual(nodePortTargets(NODES, undefined), ['198.51.100.1', '2001:db8::2']);
-    assert.deepEqual(nodePortTargets(NODES, 'public'), ['198.51.100.1', '2001:db8::2']);
+  test('node addresses: external by default (internal IPv6 too with --expose-internal-ipv6), internal with access=private', () => {
+    assert.deepEqual(nodePortTargets(NODES, undefined), ['198.51.100.1']);
+    assert.deepEqual(nodePortTargets(NODES, 'public'), ['198.51.100.1']);
+    assert.deepEqual(nodePortTargets(NODES, undefined, { exposeInternalIPv6: true }), ['198.51.100.1', '2001:db8::2']);
+    assert.deepEqual(nodePortTargets(NODES, 'public', { exposeInternalIPv6: true }), ['198.51.100.1', '2001:db8::2']);
     assert.deepEqual(nodePortTargets(NODES, 'private'), ['10.0.0.1', '10.0.0.2', '2001:db8::2']);
     assert.deepEqual(nodePortTargets([NODES[1] as KubeObject], undefined), ['10.0.0.2', '2001:db8::2']);
+  });
+
+  test('unschedulable nodes are skipped unless --exclude-unschedulable is false', () => {
+    const cordoned: KubeObject = { ...(NODES[0] as KubeObject), metadata: { name: 'c' }, spec: { unschedulable: true } };
+    const other: KubeObject = { metadata: { name: 'd' }, status: { addresses: [{ type: 'ExternalIP', address: '198.51.100.4' }] } };
+    assert.deepEqual(nodePortTargets([cordoned, other], undefined), ['198.51.100.4']);
+    assert.deepEqual(nodePortTargets([cordoned, other], undefined, { excludeUnschedulable: true }), ['198.51.100.4']);
+    assert.deepEqual(nodePortTargets([cordoned, other], undefined, { excludeUnschedulable: false }), ['198.51.100.1', '198.51.100.4']);
   });
 
   test('an SRV record per protocol named after the Service, a target per port with a nodePort', () => {
@@ -56,7 +66,7 @@ describe('NodePort Services', () => {
         { name: 'voice', port: 9000, nodePort: 30900, protocol: 'UDP' },
         { name: 'none', port: 9001 },
       ]),
-      {},
+      { exposeInternalIPv6: true },
       NODES,
     );
     assert.deepEqual(summary(r), [
@@ -70,7 +80,7 @@ describe('NodePort Services', () => {
 
   test('internal-hostname also points at the nodes; no ports with a nodePort means no SRV', () => {
     const r = translateNodePort(svc({ [`${A}internal-hostname`]: 'game.internal.example.org' }, [{ port: 80 }]), {}, NODES);
-    assert.deepEqual(summary(r), ['game.internal.example.org A 198.51.100.1 ttl=0', 'game.internal.example.org AAAA 2001:db8::2 ttl=0']);
+    assert.deepEqual(summary(r), ['game.internal.example.org A 198.51.100.1 ttl=0']);
   });
 
   test('externalTrafficPolicy Local: only nodes with ready endpoints, else serving ones, else any', () => {

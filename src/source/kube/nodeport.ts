@@ -37,13 +37,22 @@ function addresses(nodes: Iterable<KubeObject>, type: string): string[] {
   return [...out].sort();
 }
 
-export function nodePortTargets(nodes: Iterable<KubeObject>, access: string | undefined): string[] {
-  const list = [...nodes];
+/**
+ * As external-dns: ExternalIP addresses (plus InternalIP IPv6 ones with `exposeInternalIPv6`, as
+ * those are usually globally routable), InternalIP when no node has an external one; `access`
+ * forces one side. Unschedulable nodes are skipped unless `excludeUnschedulable` is false.
+ */
+export function nodePortTargets(
+  nodes: Iterable<KubeObject>,
+  access: string | undefined,
+  opts: { exposeInternalIPv6?: boolean; excludeUnschedulable?: boolean } = {},
+): string[] {
+  const list = [...nodes].filter((n) => opts.excludeUnschedulable === false || asRecord(n['spec'])?.['unschedulable'] !== true);
   if (access === 'private') return addresses(list, 'InternalIP');
   const external = addresses(list, 'ExternalIP');
   const internal = addresses(list, 'InternalIP');
-  // Internal IPv6 addresses are usually globally routable, so external-dns publishes them as public too.
-  if (access === 'public' || external.length > 0) return [...external, ...internal.filter((ip) => isIPv6(ip))];
+  const exposed = opts.exposeInternalIPv6 === true ? internal.filter((ip) => isIPv6(ip)) : [];
+  if (access === 'public' || external.length > 0) return [...external, ...exposed];
   return internal;
 }
 
@@ -65,7 +74,7 @@ export function translateNodePort(
   const ann = parseAnnotations(meta.annotations, options.defaultTTL ?? 0, () => undefined);
   if (ann.targets.length > 0) return undefined;
   const local = asString(asRecord(obj['spec'])?.['externalTrafficPolicy']) === 'Local';
-  const targets = nodePortTargets(local ? nodesWithEndpoints(nodes, slices) : nodes, ann.access);
+  const targets = nodePortTargets(local ? nodesWithEndpoints(nodes, slices) : nodes, ann.access, options);
   const common = commonOf(ann, `service/${meta.namespace}/${meta.name}`);
   const forHostnames = (hostnames: readonly string[]): Endpoint[] =>
     uniqueHostnames(hostnames).flatMap((h) => {

@@ -39,6 +39,10 @@ export interface TranslateOptions {
   publishHostIP?: boolean;
   /** `--always-publish-not-ready-addresses`: headless Services publish not-ready endpoints too. */
   alwaysPublishNotReadyAddresses?: boolean;
+  /** `--expose-internal-ipv6`: node targets include the nodes' InternalIP IPv6 addresses beside the external ones. */
+  exposeInternalIPv6?: boolean;
+  /** `--exclude-unschedulable` (external-dns's default: true): NodePort targets skip cordoned nodes. */
+  excludeUnschedulable?: boolean;
   /**
    * Let DNSEndpoint A/AAAA/CNAME entries without targets through (name checked only) so that
    * `--default-targets` can fill them in, as external-dns does; otherwise they are problems.

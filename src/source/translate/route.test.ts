@@ -14,18 +14,23 @@ interface Ingress {
   admitted?: 'True' | 'False' | 'none';
 }
 
-function ingressEntry(i: Ingress): JsonRecord {
+function ingressEntry(i: Ingress, host: string): JsonRecord {
   const conditions = i.admitted === 'none' ? [] : [{ type: 'Admitted', status: i.admitted ?? 'True' }];
-  return { host: 'app.example.org', routerName: i.router, ...(i.canonical === undefined ? {} : { routerCanonicalHostname: i.canonical }), conditions };
+  return { ...(host === '' ? {} : { host }), routerName: i.router, ...(i.canonical === undefined ? {} : { routerCanonicalHostname: i.canonical }), conditions };
 }
 
-function route(opts: { annotations?: Record<string, string>; labels?: Record<string, string>; host?: string; ingress?: Ingress[] } = {}): JsonRecord {
+/** `host` is what the routers report in status (and spec.host unless `specHost` says otherwise). */
+function route(
+  opts: { annotations?: Record<string, string>; labels?: Record<string, string>; host?: string; specHost?: string; ingress?: Ingress[] } = {},
+): JsonRecord {
+  const host = opts.host ?? 'app.example.org';
+  const specHost = opts.specHost ?? host;
   return {
     apiVersion: 'route.openshift.io/v1',
     kind: 'Route',
     metadata: { name: 'app', namespace: 'shop', annotations: opts.annotations ?? {}, labels: opts.labels ?? {} },
-    spec: { ...(opts.host === '' ? {} : { host: opts.host ?? 'app.example.org' }), to: { kind: 'Service', name: 'app' } },
-    status: { ingress: (opts.ingress ?? [{ router: 'default', canonical: 'router-default.apps.example.net' }]).map(ingressEntry) },
+    spec: { ...(specHost === '' ? {} : { host: specHost }), to: { kind: 'Service', name: 'app' } },
+    status: { ingress: (opts.ingress ?? [{ router: 'default', canonical: 'router-default.apps.example.net' }]).map((i) => ingressEntry(i, host)) },
   };
 }
 
@@ -34,7 +39,7 @@ function names(obj: JsonRecord, options: TranslateOptions = {}, routerName = '')
 }
 
 describe('OpenShift Route translation', () => {
-  test('spec.host → CNAME to the admitting router canonical hostname, labelled route/<ns>/<name>', () => {
+  test('the admitting router host → CNAME to its canonical hostname, labelled route/<ns>/<name>', () => {
     const r = translateRoute(route(), {});
     assert.deepEqual(r.problems, []);
     assert.deepEqual(r.endpoints.map(endpointToJSON), [
@@ -74,7 +79,14 @@ describe('OpenShift Route translation', () => {
       'app.example.org A 192.0.2.1',
       'app.example.org CNAME lb.example.net',
     ]);
-    assert.deepEqual(names(route({ annotations: { [`${A}target`]: 'lb.example.net' }, ingress: [] })), ['app.example.org CNAME lb.example.net']);
+    // As upstream, the name comes from an admitting router's status: without one there is no name.
+    assert.deepEqual(names(route({ annotations: { [`${A}target`]: 'lb.example.net' }, ingress: [] })), []);
+  });
+
+  test('the name is the status host of the router that gives the target, not spec.host', () => {
+    // A route created without spec.host gets its host from the router (OpenShift's generated names).
+    assert.deepEqual(names(route({ specHost: '', host: 'app-shop.apps.example.net' })), ['app-shop.apps.example.net CNAME router-default.apps.example.net']);
+    assert.deepEqual(names(route({ specHost: 'requested.example.org', host: 'app.example.org' })), ['app.example.org CNAME router-default.apps.example.net']);
   });
 
   test('hostname annotation adds names; --ignore-hostname-annotation drops only those', () => {

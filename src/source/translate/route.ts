@@ -1,10 +1,10 @@
 /**
- * OpenShift Route → endpoints, as external-dns's openshift-route source: names from `spec.host`
- * plus the hostname annotation (unless `--ignore-hostname-annotation`), then the fqdn template;
- * targets from the target annotation, else the canonical hostname of the first router that
- * admitted the route (`status.ingress[]` with `Admitted=True`), narrowed to one router by
- * `--openshift-router-name`. A router that has not admitted the route is not serving it, so it
- * must not receive its traffic.
+ * OpenShift Route → endpoints, as external-dns's openshift-route source: the name is the `host`
+ * the first router that admitted the route (`status.ingress[]` with `Admitted=True`, narrowed to
+ * one router by `--openshift-router-name`) reports — a router fills it in for routes created
+ * without `spec.host` — plus the hostname annotation (unless `--ignore-hostname-annotation`), then
+ * the fqdn template; targets from the target annotation, else that router's canonical hostname.
+ * A router that has not admitted the route is not serving it, so it must not receive its traffic.
  */
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import type { SourceProblem } from '../source.ts';
@@ -30,17 +30,27 @@ export function routerAdmitted(ingress: unknown): boolean {
   return asArray(path(ingress, 'conditions')).some((c) => stringAt(c, 'type') === ROUTE_ADMITTED_CONDITION && stringAt(c, 'status') === 'True');
 }
 
+/** The admitting router's entry: its canonical hostname (the target) and the host it serves. */
+export interface RouterStatus {
+  targets: string[];
+  host: string;
+}
+
 /**
- * The canonical hostname of the first admitting router (of `routerName` when not empty); at most
- * one target, since several would be competing CNAMEs for one name.
+ * The first admitting router (of `routerName` when not empty): at most one target, since several
+ * would be competing CNAMEs for one name.
  */
-export function routeStatusTargets(obj: unknown, routerName = ''): string[] {
+export function routeStatus(obj: unknown, routerName = ''): RouterStatus {
   for (const ingress of asArray(path(obj, 'status', 'ingress'))) {
     const canonical = stringAt(ingress, 'routerCanonicalHostname') ?? '';
     if (canonical === '' || !routerAdmitted(ingress)) continue;
-    if (routerName === '' || stringAt(ingress, 'routerName') === routerName) return [canonical];
+    if (routerName === '' || stringAt(ingress, 'routerName') === routerName) return { targets: [canonical], host: stringAt(ingress, 'host') ?? '' };
   }
-  return [];
+  return { targets: [], host: '' };
+}
+
+export function routeStatusTargets(obj: unknown, routerName = ''): string[] {
+  return routeStatus(obj, routerName).targets;
 }
 
 /** Endpoints of one Route before validation; the template applies as for the other kinds. */
@@ -48,10 +58,13 @@ export function routeCandidates(ctx: KindContext, routerName = ''): Endpoint[] {
   const { obj, meta, options } = ctx;
   const ann = parseAnnotations(meta.annotations, options.defaultTTL ?? 0, (message) => ctx.problems.push(problemFor(ctx.ref, message)));
   const common = commonOf(ann, `route/${meta.namespace}/${meta.name}`);
-  const targets = ann.targets.length > 0 ? ann.targets : routeStatusTargets(obj, routerName);
+  const status = routeStatus(obj, routerName);
+  const targets = ann.targets.length > 0 ? ann.targets : status.targets;
   const forHostnames = (hostnames: string[]): Endpoint[] => uniqueHostnames(hostnames).flatMap((h) => endpointsForHostname(h, targets, common));
-  const host = stringAt(obj, 'spec', 'host') ?? '';
-  // As upstream, --ignore-hostname-annotation drops only the annotation, never spec.host.
+  // As upstream, the name is the admitting router's status host, not spec.host: a router fills it
+  // in for routes created without one, and a route no router admitted is served by none.
+  const host = status.host;
+  // As upstream, --ignore-hostname-annotation drops only the annotation, never the route's host.
   const hostnames = [...(host === '' ? [] : [host]), ...(options.ignoreHostnameAnnotation === true ? [] : ann.hostnames)];
   return combineWithTemplate(ctx, forHostnames(hostnames), forHostnames);
 }

@@ -1,0 +1,291 @@
+/**
+ * Replays external-dns's source test cases (the JSON files beside this file, facts only) through
+ * Hostwarden's Kubernetes sources: each case's objects are written to a fresh test API server and
+ * read back by the real source (reflectors over @kubernetes/client-node's HTTP), so the whole path
+ * — list, slimming, translation — is what a cluster would see.
+ *
+ * The objects are those upstream's tests build, with what its fake client lets them omit filled in
+ * for a real API server: Pods get one container, NodePort Service ports a port number; a change
+ * that matters (a Node given a name) is stated in the case's `adapted`. Options absent from a case
+ * are zero, as in upstream's test `Config` (so `excludeUnschedulable` is off unless set).
+ */
+import { readFile, readdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Endpoint } from '../../../../src/endpoint/endpoint.ts';
+import { KubeClient } from '../../../../src/kube/client.ts';
+import { silentLogger } from '../../../../src/log.ts';
+import type { KubeObjectSource } from '../../../../src/source/kube/kube-source.ts';
+import { crdSource, httpRouteSource, ingressSource, openshiftRouteSource, serviceSource } from '../../../../src/source/kube/sources.ts';
+import type { KubeSourceDeps } from '../../../../src/source/kube/sources.ts';
+import { buildTranslateOptions } from '../../../../src/source/translate/options.ts';
+import type { TranslateOptions } from '../../../../src/source/translate/options.ts';
+import { startTestApiServer } from '../../../support/kube-apiserver/server.ts';
+import type { KubeObject, TestApiServer } from '../../../support/kube-apiserver/server.ts';
+import { DNSENDPOINT_CRD, gatewayCrd } from '../../../kube/harness.ts';
+
+/** An endpoint as the data writes it (upstream's fields; absent means empty). */
+export interface CaseEndpoint {
+  dnsName: string;
+  targets: string[];
+  recordType: string;
+  recordTTL?: number;
+  setIdentifier?: string;
+  providerSpecific?: { name: string; value: string }[];
+  /** Compared only when the case sets them, as upstream's ValidateEndpoints does. */
+  labels?: Record<string, string>;
+}
+
+/** Flags of the case, with Hostwarden's (= external-dns's) flag meanings. */
+export interface CaseOptions {
+  namespace?: string;
+  annotationFilter?: string;
+  labelFilter?: string;
+  fqdnTemplate?: string;
+  targetTemplate?: string;
+  fqdnTargetTemplate?: string;
+  combineFqdnAnnotation?: boolean;
+  ignoreHostnameAnnotation?: boolean;
+  ignoreIngressTLSSpec?: boolean;
+  ignoreIngressRulesSpec?: boolean;
+  publishInternalServices?: boolean;
+  publishHostIP?: boolean;
+  serviceTypeFilter?: string[];
+  compatibility?: string;
+  ingressClass?: string[];
+  gatewayName?: string;
+  gatewayNamespace?: string;
+  gatewayLabelFilter?: string;
+  openshiftRouterName?: string;
+  exposeInternalIPv6?: boolean;
+  /** Absent is false, as in upstream's test Config (the flag's default is true). */
+  excludeUnschedulable?: boolean;
+  /** An external-dns flag Hostwarden does not have; a case setting it is a `differs` case. */
+  resolveServiceLoadBalancerHostname?: boolean;
+}
+
+export type SourceKind = 'service' | 'ingress' | 'crd' | 'gateway-httproute' | 'openshift-route';
+
+/** What a source answered: its endpoints, or that `endpoints()` failed. */
+export type Answer = CaseEndpoint[] | { error: true };
+
+export interface SourceCase {
+  name: string;
+  upstreamTest: string;
+  source: SourceKind;
+  objects: KubeObject[];
+  options: CaseOptions;
+  /** Upstream's endpoints; absent when upstream asserts only their number. */
+  expected?: CaseEndpoint[];
+  /** The number of endpoints, where that is all upstream asserts (its indexer tests). */
+  expectedCount?: number;
+  /** Upstream expects Endpoints() to fail. */
+  expectError?: boolean;
+  /** Log lines upstream also asserts (not compared: Hostwarden's wording is its own). */
+  upstreamLogs?: string[];
+  /** Set when Hostwarden deliberately answers differently; `hostwarden` is then its answer. */
+  differs?: string;
+  hostwarden?: Answer;
+  /** A flag another change is adding; the case is skipped until it lands. */
+  pendingFeature?: string;
+  /** How the objects were changed so that a real API server accepts them (upstream uses a fake client). */
+  adapted?: string;
+}
+
+export interface CaseFile {
+  upstream: string;
+  cases: SourceCase[];
+}
+
+/** gateway_test.go's host matching between a listener and a route hostname, in both orders. */
+export interface MatchingHostCase {
+  name: string;
+  upstreamTest: string;
+  a: string;
+  b: string;
+  ok: boolean;
+  /** The matched (more specific) host, when `ok`. */
+  host?: string;
+}
+
+export interface FunctionFile {
+  upstream: string;
+  function: 'matchingHost';
+  cases: MatchingHostCase[];
+}
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+
+async function loadJson(): Promise<{ file: string; data: CaseFile | FunctionFile }[]> {
+  const names = (await readdir(HERE)).filter((n) => n.endsWith('.json')).sort();
+  return Promise.all(names.map(async (file) => ({ file, data: JSON.parse(await readFile(join(HERE, file), 'utf8')) as CaseFile | FunctionFile })));
+}
+
+/** Files of source cases (objects in, endpoints out). */
+export async function loadCaseFiles(): Promise<{ file: string; data: CaseFile }[]> {
+  return (await loadJson()).flatMap((f) => ('function' in f.data ? [] : [{ file: f.file, data: f.data }]));
+}
+
+/** Files of cases that test one function of a source (gateway_test.go). */
+export async function loadFunctionFiles(): Promise<{ file: string; data: FunctionFile }[]> {
+  return (await loadJson()).flatMap((f) => ('function' in f.data ? [{ file: f.file, data: f.data }] : []));
+}
+
+const CRDS = [DNSENDPOINT_CRD, gatewayCrd('gateways', 'Gateway'), gatewayCrd('httproutes', 'HTTPRoute'), routeCrd()];
+
+function routeCrd(): typeof DNSENDPOINT_CRD {
+  const crd = gatewayCrd('routes', 'Route');
+  return { ...crd, metadata: { name: 'routes.route.openshift.io' }, spec: { ...crd.spec, group: 'route.openshift.io' } };
+}
+
+export function translateOptionsOf(o: CaseOptions): TranslateOptions {
+  return {
+    ...buildTranslateOptions({
+      ...(o.annotationFilter === undefined ? {} : { annotationFilter: o.annotationFilter }),
+      ...(o.labelFilter === undefined ? {} : { labelFilter: o.labelFilter }),
+      ...(o.fqdnTemplate === undefined ? {} : { fqdnTemplate: o.fqdnTemplate }),
+      combineFqdnAnnotation: o.combineFqdnAnnotation === true,
+      ignoreHostnameAnnotation: o.ignoreHostnameAnnotation === true,
+      ignoreIngressTLSSpec: o.ignoreIngressTLSSpec === true,
+      ignoreIngressRulesSpec: o.ignoreIngressRulesSpec === true,
+      publishInternalServices: o.publishInternalServices === true,
+      serviceTypeFilter: o.serviceTypeFilter ?? [],
+      ...(o.compatibility === undefined ? {} : { compatibility: o.compatibility }),
+    }),
+    publishHostIP: o.publishHostIP === true,
+    exposeInternalIPv6: o.exposeInternalIPv6 === true,
+    excludeUnschedulable: o.excludeUnschedulable === true,
+  };
+}
+
+function sourceOf(c: SourceCase, deps: KubeSourceDeps): KubeObjectSource {
+  const o = c.options;
+  switch (c.source) {
+    case 'service':
+      return serviceSource(deps);
+    case 'ingress':
+      return ingressSource(deps, o.ingressClass ?? []);
+    case 'crd':
+      return crdSource(deps, 'externaldns.k8s.io/v1alpha1', 'DNSEndpoint');
+    case 'gateway-httproute':
+      return httpRouteSource(deps, {
+        ...(o.gatewayNamespace === undefined ? {} : { namespace: o.gatewayNamespace }),
+        ...(o.gatewayLabelFilter === undefined ? {} : { labelSelector: o.gatewayLabelFilter }),
+        ...(o.gatewayName === undefined ? {} : { name: o.gatewayName }),
+      });
+    case 'openshift-route':
+      return openshiftRouteSource(deps, o.openshiftRouterName ?? '');
+  }
+}
+
+/** Objects without a namespace land in `default`, as the Go fake client would keep them findable. */
+function namespacesOf(objects: readonly KubeObject[]): string[] {
+  const out = new Set<string>();
+  for (const o of objects) {
+    if (o.kind === 'Namespace' || o.kind === 'Node') continue;
+    const ns = o.metadata.namespace;
+    if (ns !== undefined && ns !== '' && ns !== 'default' && ns !== 'kube-system') out.add(ns);
+  }
+  return [...out];
+}
+
+/** Runs one case on a fresh API server and returns what the source answered. */
+export async function answerOf(c: SourceCase): Promise<Answer> {
+  const declared = new Set(c.objects.filter((o) => o.kind === 'Namespace').map((o) => o.metadata.name));
+  const api: TestApiServer = await startTestApiServer({ bookmarkIntervalMs: 60_000, namespaces: namespacesOf(c.objects).filter((n) => !declared.has(n)) });
+  const logger = silentLogger();
+  const client = new KubeClient({ config: api.kubeConfig(), logger });
+  let source: KubeObjectSource | undefined;
+  try {
+    for (const crd of CRDS) api.create(crd);
+    for (const obj of c.objects) {
+      if (obj.kind === 'Namespace' && ['default', 'kube-system'].includes(obj.metadata.name)) continue;
+      api.create(obj);
+    }
+    let options: TranslateOptions;
+    try {
+      options = translateOptionsOf(c.options);
+    } catch {
+      return { error: true };
+    }
+    source = sourceOf(c, { client, logger, translateOptions: options, namespace: c.options.namespace ?? '', syncTimeoutMs: 10_000 });
+    try {
+      return (await source.endpoints()).map(caseEndpointOf);
+    } catch {
+      return { error: true };
+    }
+  } finally {
+    await source?.close();
+    client.close();
+    await api.stop();
+  }
+}
+
+export function caseEndpointOf(e: Endpoint): CaseEndpoint {
+  return {
+    dnsName: e.dnsName,
+    targets: [...e.targets],
+    recordType: e.recordType,
+    ...(e.recordTTL === 0 ? {} : { recordTTL: e.recordTTL }),
+    ...(e.setIdentifier === '' ? {} : { setIdentifier: e.setIdentifier }),
+    ...(e.providerSpecific.length === 0 ? {} : { providerSpecific: e.providerSpecific.map((p) => ({ name: p.name, value: p.value })) }),
+    labels: { ...e.labels },
+  };
+}
+
+function keyOf(e: CaseEndpoint): string {
+  return `${e.dnsName}\u0000${e.recordType}\u0000${e.setIdentifier ?? ''}\u0000${[...e.targets].sort().join(',')}`;
+}
+
+function normalized(e: CaseEndpoint, withLabels: boolean): unknown {
+  return {
+    dnsName: e.dnsName,
+    targets: [...e.targets].sort(),
+    recordType: e.recordType,
+    recordTTL: e.recordTTL ?? 0,
+    setIdentifier: e.setIdentifier ?? '',
+    providerSpecific: [...(e.providerSpecific ?? [])].sort((a, b) => a.name.localeCompare(b.name)),
+    ...(withLabels ? { labels: e.labels ?? {} } : {}),
+  };
+}
+
+/**
+ * Differences between an answer and the expected endpoints, compared as upstream's
+ * ValidateEndpoints does: order-insensitive, targets as sets, labels only where expected sets them.
+ */
+export function mismatches(actual: Answer, expected: Answer): string[] {
+  if (!Array.isArray(expected) || !Array.isArray(actual)) {
+    return JSON.stringify(actual) === JSON.stringify(expected) ? [] : [`expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`];
+  }
+  const errs: string[] = [];
+  if (actual.length !== expected.length) errs.push(`expected ${expected.length} endpoints, got ${actual.length}`);
+  const a = [...actual].sort((x, y) => keyOf(x).localeCompare(keyOf(y)));
+  const e = [...expected].sort((x, y) => keyOf(x).localeCompare(keyOf(y)));
+  for (let i = 0; i < Math.max(a.length, e.length); i++) {
+    const want = e[i];
+    const got = a[i];
+    const withLabels = want?.labels !== undefined;
+    const w = want === undefined ? undefined : JSON.stringify(normalized(want, withLabels));
+    const g = got === undefined ? undefined : JSON.stringify(normalized(got, withLabels));
+    if (w !== g) errs.push(`expected ${w ?? 'nothing'}\n       got ${g ?? 'nothing'}`);
+  }
+  return errs;
+}
+
+/** What the case says Hostwarden must answer. */
+export function expectedAnswer(c: SourceCase): Answer {
+  if (c.differs !== undefined) {
+    if (c.hostwarden === undefined) throw new Error(`${c.name}: a differs case needs "hostwarden"`);
+    return c.hostwarden;
+  }
+  return c.expectError === true ? { error: true } : (c.expected ?? []);
+}
+
+/** Differences for a case: against its endpoints, or only in number where upstream asserts only that. */
+export function caseMismatches(c: SourceCase, actual: Answer): string[] {
+  if (c.differs === undefined && c.expectError !== true && c.expectedCount !== undefined) {
+    if (!Array.isArray(actual)) return [`expected ${c.expectedCount} endpoints, got ${JSON.stringify(actual)}`];
+    return actual.length === c.expectedCount ? [] : [`expected ${c.expectedCount} endpoints, got ${actual.length}: ${actual.map((e) => e.dnsName).join(', ')}`];
+  }
+  return mismatches(actual, expectedAnswer(c));
+}
