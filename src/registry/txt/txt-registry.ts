@@ -17,7 +17,7 @@ import {
 } from '../../endpoint/endpoint.ts';
 import type { Endpoint, Labels, RecordType } from '../../endpoint/endpoint.ts';
 import type { DomainFilter } from '../../endpoint/domain-filter.ts';
-import { tryNormalizeDnsName } from '../../endpoint/name.ts';
+import { isWildcardName, tryNormalizeRecordName } from '../../endpoint/name.ts';
 import type { Logger } from '../../log.ts';
 import { emptyChanges } from '../../plan/changes.ts';
 import type { Provider } from '../../provider/provider.ts';
@@ -372,18 +372,18 @@ export class TXTRegistry implements Registry {
 
   /**
    * False (with an error naming the fix) when the record's ownership TXT does not exist yet and
-   * its name is not a valid DNS name: a wildcard without --txt-wildcard-replacement, or a label
-   * pushed past 63 characters by the type marker and affixes. Writing the record without it would
-   * leave a record nobody owns, and sending the name would fail the whole batch.
+   * its name is not a valid record name: a label pushed past 63 characters (or the name past 253)
+   * by the type marker and affixes. Writing the record without it would leave a record nobody
+   * owns, and sending the name would fail the whole batch. A `*` in the TXT name is fine: like
+   * external-dns, the TXT of `*.apps.example.org` is `a-*.apps.example.org`, where the `*` is data.
    */
   private canWriteOwnership(record: Endpoint, index: OwnershipIndex | undefined): boolean {
     const name = this.mapper.toTXTName(record.dnsName, record.recordType);
-    if (index?.getTXT(name, record.setIdentifier) !== undefined || tryNormalizeDnsName(name) !== undefined) return true;
-    const hint =
-      record.dnsName.startsWith('*.') && this.mapper.wildcardReplacement === ''
-        ? 'set --txt-wildcard-replacement to own wildcard records'
-        : 'the name is too long for its ownership TXT record; shorten it or --txt-prefix/--txt-suffix';
-    this.logger.error({ record: describeEndpoint(record), txt: name }, `record skipped: its ownership TXT name is not a valid DNS name (${hint})`);
+    if (index?.getTXT(name, record.setIdentifier) !== undefined || tryNormalizeRecordName(name) !== undefined) return true;
+    this.logger.error(
+      { record: describeEndpoint(record), txt: name },
+      'record skipped: its ownership TXT name is not a valid DNS name (the name is too long for its ownership TXT record; shorten it or --txt-prefix/--txt-suffix)',
+    );
     return false;
   }
 
@@ -405,7 +405,7 @@ export class TXTRegistry implements Registry {
   /** TXT records for wildcards are written with the replacement, so look owners up that way. */
   private ownerLookupName(dnsName: string): string {
     const name = dnsName.toLowerCase();
-    if (this.mapper.wildcardReplacement !== '' && (name === '*' || name.startsWith('*.'))) {
+    if (this.mapper.wildcardReplacement !== '' && isWildcardName(name)) {
       return this.mapper.wildcardReplacement + name.slice(1);
     }
     return name;
