@@ -127,6 +127,16 @@ export class PdnsProvider implements Provider {
     return this.filter;
   }
 
+  /**
+   * PowerDNS's HTTP API accepts `*` only as the whole first label (422 "contains unsupported
+   * characters" otherwise, escaped or not), so external-dns's wildcard TXT `a-*.apps` cannot be
+   * written here; names written by other means are still read.
+   */
+  refusedName(name: string): string | undefined {
+    const rest = name === '*' || name.startsWith('*.') ? name.slice(1) : name;
+    return rest.includes('*') ? 'the PowerDNS API accepts "*" only as the whole first label' : undefined;
+  }
+
   private async refreshZones(): Promise<void> {
     const zones = await this.api.listZones();
     this.zones = zones;

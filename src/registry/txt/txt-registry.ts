@@ -372,17 +372,28 @@ export class TXTRegistry implements Registry {
 
   /**
    * False (with an error naming the fix) when the record's ownership TXT does not exist yet and
-   * its name is not a valid record name: a label pushed past 63 characters (or the name past 253)
-   * by the type marker and affixes. Writing the record without it would leave a record nobody
-   * owns, and sending the name would fail the whole batch. A `*` in the TXT name is fine: like
-   * external-dns, the TXT of `*.apps.example.org` is `a-*.apps.example.org`, where the `*` is data.
+   * its name is not a valid record name (a label pushed past 63 characters, or the name past 253,
+   * by the type marker and affixes) or the provider refuses it (refusedName). Writing the record
+   * without it would leave a record nobody owns, and sending the name would fail the whole batch.
+   * A `*` in the TXT name is fine otherwise: like external-dns, the TXT of `*.apps.example.org` is
+   * `a-*.apps.example.org`, where the `*` is data.
    */
   private canWriteOwnership(record: Endpoint, index: OwnershipIndex | undefined): boolean {
     const name = this.mapper.toTXTName(record.dnsName, record.recordType);
-    if (index?.getTXT(name, record.setIdentifier) !== undefined || tryNormalizeRecordName(name) !== undefined) return true;
+    if (index?.getTXT(name, record.setIdentifier) !== undefined) return true;
+    if (tryNormalizeRecordName(name) === undefined) {
+      this.logger.error(
+        { record: describeEndpoint(record), txt: name },
+        'record skipped: its ownership TXT name is not a valid DNS name (the name is too long for its ownership TXT record; shorten it or --txt-prefix/--txt-suffix)',
+      );
+      return false;
+    }
+    const refused = this.provider.refusedName?.(name);
+    if (refused === undefined) return true;
+    const hint = isWildcardName(record.dnsName) && this.mapper.wildcardReplacement === '' ? '; set --txt-wildcard-replacement to own wildcard records there' : '';
     this.logger.error(
-      { record: describeEndpoint(record), txt: name },
-      'record skipped: its ownership TXT name is not a valid DNS name (the name is too long for its ownership TXT record; shorten it or --txt-prefix/--txt-suffix)',
+      { record: describeEndpoint(record), txt: name, provider: this.provider.name },
+      `record skipped: the ${this.provider.name} provider cannot hold its ownership TXT name (${refused})${hint}`,
     );
     return false;
   }
