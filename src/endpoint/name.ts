@@ -37,6 +37,14 @@ export function isWildcardName(name: string): boolean {
   return name === '*' || name.startsWith('*.');
 }
 
+/**
+ * True when `*` appears anywhere but as the whole leftmost label (`a-*.apps`, `txt.*.apps`):
+ * fine in DNS, but refused by providers whose APIs allow `*` only for wildcards (PowerDNS, Azure).
+ */
+export function hasStarAsData(name: string): boolean {
+  return (isWildcardName(name) ? name.slice(1) : name).includes('*');
+}
+
 function normalize(input: string, starIsData: boolean): string {
   const trimmed = input.trim();
   const noDot = trimmed.endsWith('.') ? trimmed.slice(0, -1) : trimmed;

@@ -9,7 +9,7 @@ import type { FlagValues } from '../../config/config.ts';
 import { DomainFilter } from '../../endpoint/domain-filter.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import { describeEndpoint } from '../../endpoint/endpoint.ts';
-import { normalizeDnsName } from '../../endpoint/name.ts';
+import { hasStarAsData, normalizeDnsName } from '../../endpoint/name.ts';
 import { ConfigError, ProviderError, errorMessage, isTransient } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import type { Provider } from '../provider.ts';
@@ -133,8 +133,7 @@ export class PdnsProvider implements Provider {
    * written here; names written by other means are still read.
    */
   refusedName(name: string): string | undefined {
-    const rest = name === '*' || name.startsWith('*.') ? name.slice(1) : name;
-    return rest.includes('*') ? 'the PowerDNS API accepts "*" only as the whole first label' : undefined;
+    return hasStarAsData(name) ? 'the PowerDNS API accepts "*" only as the whole first label' : undefined;
   }
 
   private async refreshZones(): Promise<void> {
