@@ -72,7 +72,10 @@ describe('embedded provider: wildcard ownership', async () => {
       assert.equal((await controller.runOnce()).applied, true);
       const file = await readFile(provider.store.filePath(ZONE), 'utf8');
       assert.match(file, /^\*\.apps\.example\.org\.\s+300\s+IN\s+A\s+192\.0\.2\.20$/m);
-      assert.match(file, /^a-\*\.apps\.example\.org\.\s+300\s+IN\s+TXT\s+"heritage=external-dns,external-dns\/owner=hw,external-dns\/resource=ingress\/default\/apps"$/m);
+      assert.match(
+        file,
+        /^a-\*\.apps\.example\.org\.\s+300\s+IN\s+TXT\s+"heritage=external-dns,external-dns\/owner=hw,external-dns\/resource=ingress\/default\/apps"$/m,
+      );
       if (spawnSync('named-checkzone', ['-v'], { timeout: 10_000 }).error === undefined) {
         const check = spawnSync('named-checkzone', ['-k', 'fail', ZONE, provider.store.filePath(ZONE)], { encoding: 'utf8', timeout: 10_000 });
         assert.equal(check.status, 0, check.stdout + check.stderr);
@@ -132,7 +135,11 @@ describe('embedded provider: wildcard ownership', async () => {
       assert.equal((await controller.runOnce()).applied, true);
       const file = await readFile(path, 'utf8');
       assert.match(file, /^\*\.apps\.example\.org\.\s+300\s+IN\s+A\s+192\.0\.2\.31$/m);
-      assert.match(file, new RegExp(`^a-\\*\\.apps\\.example\\.org\\.\\s+300\\s+IN\\s+TXT\\s+${OWNED.replaceAll('/', '\\/')}$`, 'm'), 'the TXT external-dns reads, unchanged');
+      assert.match(
+        file,
+        new RegExp(`^a-\\*\\.apps\\.example\\.org\\.\\s+300\\s+IN\\s+TXT\\s+${OWNED.replaceAll('/', '\\/')}$`, 'm'),
+        'the TXT external-dns reads, unchanged',
+      );
     } finally {
       await provider.close();
     }

@@ -190,20 +190,32 @@ describe('azure providers against the ARM emulator', { skip: skip ?? false }, ()
       p.applyChanges({ create: [ep({ dnsName: 'a-*.web.example.com', recordType: 'TXT', targets: ['"x"'] })], updateOld: [], updateNew: [], delete: [] }),
       (err: unknown) => err instanceof ProviderError && /relative name 'a-\*\.web' is invalid/.test(err.message),
     );
-    const wildcard = (name: string, target: string): Endpoint => ep({ dnsName: name, targets: [target], recordTTL: 300, labels: { resource: 'ingress/default/apps' } });
+    const wildcard = (name: string, target: string): Endpoint =>
+      ep({ dnsName: name, targets: [target], recordTTL: 300, labels: { resource: 'ingress/default/apps' } });
     const filter = { domainFilter: new DomainFilter({ include: ['web.example.com', 'old.example.com'] }) };
     const log = captureLogger();
     const plain = new TXTRegistry(p, { ownerId: 'hw', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], logger: log.logger });
     await testController(new FakeSource([wildcard('*.web.example.com', '192.0.2.20'), wildcard('ok.web.example.com', '192.0.2.22')]), plain, filter).runOnce();
     assert.ok(emu.get('public', 'example.com', 'ok.web', 'A') !== undefined);
     assert.equal(emu.get('public', 'example.com', '*.web', 'A'), undefined, 'no record without its ownership TXT');
-    assert.ok(log.lines().some((l) => l.level === 50 && l.msg.includes('Azure DNS accepts "*" only as the whole first label') && l.msg.includes('--txt-wildcard-replacement')), JSON.stringify(log.lines().filter((l) => l.level >= 40)));
+    assert.ok(
+      log
+        .lines()
+        .some((l) => l.level === 50 && l.msg.includes('Azure DNS accepts "*" only as the whole first label') && l.msg.includes('--txt-wildcard-replacement')),
+      JSON.stringify(log.lines().filter((l) => l.level >= 40)),
+    );
 
     // What external-dns users on Azure run with: --txt-wildcard-replacement, here left by external-dns for *.old.
     const value = 'heritage=external-dns,external-dns/owner=hw,external-dns/resource=ingress/default/apps';
     emu.put('public', 'example.com', { name: '*.old', type: 'A', properties: { TTL: 300, ARecords: [{ ipv4Address: '192.0.2.30' }] } });
     emu.put('public', 'example.com', { name: 'a-wildcard.old', type: 'TXT', properties: { TTL: 300, TXTRecords: [{ value: [value] }] } });
-    const replaced = new TXTRegistry(p, { ownerId: 'hw', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], logger: silentLogger(), wildcardReplacement: 'wildcard' });
+    const replaced = new TXTRegistry(p, {
+      ownerId: 'hw',
+      managedRecordTypes: ['A', 'AAAA', 'CNAME'],
+      excludeRecordTypes: [],
+      logger: silentLogger(),
+      wildcardReplacement: 'wildcard',
+    });
     const source = new FakeSource([wildcard('*.web.example.com', '192.0.2.20'), wildcard('*.old.example.com', '192.0.2.31')]);
     const controller = testController(source, replaced, filter);
     await controller.runOnce();
@@ -215,7 +227,14 @@ describe('azure providers against the ARM emulator', { skip: skip ?? false }, ()
     assert.equal((await controller.runOnce()).applied, false, 'read back and owned: nothing to do');
     source.desired = [];
     await controller.runOnce();
-    for (const [name, type] of [['*.web', 'A'], ['a-wildcard.web', 'TXT'], ['*.old', 'A'], ['a-wildcard.old', 'TXT'], ['ok.web', 'A'], ['a-ok.web', 'TXT']] as const) {
+    for (const [name, type] of [
+      ['*.web', 'A'],
+      ['a-wildcard.web', 'TXT'],
+      ['*.old', 'A'],
+      ['a-wildcard.old', 'TXT'],
+      ['ok.web', 'A'],
+      ['a-ok.web', 'TXT'],
+    ] as const) {
       assert.equal(emu.get('public', 'example.com', name, type), undefined, `${name} ${type}`);
     }
   });

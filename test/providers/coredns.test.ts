@@ -172,11 +172,21 @@ describe('coredns provider against etcd', { skip }, () => {
     await client.put('/skydns/test/example/wild/a-*/0d9e8f7a', JSON.stringify({ text: value, ttl: 300, targetstrip: 1 }));
     const registry = new TXTRegistry(provider, { ownerId: 'hw', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], logger: silentLogger() });
     assert.equal(find(await registry.records(), '*.wild.example.test', 'A')?.labels.owner, 'hw');
-    const desired = newEndpoint({ dnsName: '*.wild.example.test', recordType: 'A', targets: ['192.0.2.91'], recordTTL: 300, labels: { resource: 'service/default/legacy' } });
+    const desired = newEndpoint({
+      dnsName: '*.wild.example.test',
+      recordType: 'A',
+      targets: ['192.0.2.91'],
+      recordTTL: 300,
+      labels: { resource: 'service/default/legacy' },
+    });
     const controller = testController(new FakeSource([desired]), registry, { domainFilter: new DomainFilter({ include: ['wild.example.test'] }) });
     assert.equal((await controller.runOnce()).applied, true);
     assert.deepEqual(Object.values(await keysUnder('/skydns/test/example/wild/*/')), [{ host: '192.0.2.91', ttl: 300, targetstrip: 1 }]);
-    assert.deepEqual(await keysUnder('/skydns/test/example/wild/a-*/'), { '/skydns/test/example/wild/a-*/0d9e8f7a': { text: value, ttl: 300, targetstrip: 1 } }, 'TXT unchanged');
+    assert.deepEqual(
+      await keysUnder('/skydns/test/example/wild/a-*/'),
+      { '/skydns/test/example/wild/a-*/0d9e8f7a': { text: value, ttl: 300, targetstrip: 1 } },
+      'TXT unchanged',
+    );
     await client.txn([], [{ deletePrefix: '/skydns/test/example/wild/' }]);
   });
 

@@ -174,7 +174,8 @@ function childSuite(dir: string): void {
     test('a wildcard and its a-*.apps ownership TXT: written, read back, updated, deleted; an external-dns zone is owned', async () => {
       const p = provider('public');
       const registry = new TXTRegistry(p, { ownerId: 'hw', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], logger: silentLogger() });
-      const wildcard = (name: string, target: string): Endpoint => ep({ dnsName: name, targets: [target], recordTTL: 300, labels: { resource: 'ingress/default/apps' } });
+      const wildcard = (name: string, target: string): Endpoint =>
+        ep({ dnsName: name, targets: [target], recordTTL: 300, labels: { resource: 'ingress/default/apps' } });
       const value = '"heritage=external-dns,external-dns/owner=hw,external-dns/resource=ingress/default/apps"';
       // What external-dns left in the zone for *.old.example.org.
       emu.put('example-org', { name: '*.old.example.org.', type: 'A', ttl: 300, rrdatas: ['192.0.2.30'] });

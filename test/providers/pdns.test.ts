@@ -163,7 +163,8 @@ describe('pdns provider against PowerDNS', { skip: skip ?? false }, () => {
 
   const wildRegistry = (options: { wildcardReplacement?: string; logger?: Logger } = {}): TXTRegistry =>
     new TXTRegistry(provider, { ownerId: 'hw', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], logger: silentLogger(), ...options });
-  const wildcard = (name: string, target: string): Endpoint => ep({ dnsName: name, targets: [target], recordTTL: 300, labels: { resource: 'ingress/default/wild' } });
+  const wildcard = (name: string, target: string): Endpoint =>
+    ep({ dnsName: name, targets: [target], recordTTL: 300, labels: { resource: 'ingress/default/wild' } });
 
   test('PowerDNS refuses a-*.wild (its API takes * only as the first label): the wildcard is skipped with an error naming --txt-wildcard-replacement, the rest syncs', async () => {
     const direct = await server.api('PATCH', `zones/${ZONE}.`, {
@@ -177,7 +178,13 @@ describe('pdns provider against PowerDNS', { skip: skip ?? false }, () => {
     const records = await provider.records();
     assert.ok(find(records, `ok.wild.${ZONE}`, 'A') !== undefined && find(records, `a-ok.wild.${ZONE}`, 'TXT') !== undefined);
     assert.equal(find(records, `*.wild.${ZONE}`, 'A'), undefined, 'no record without its ownership TXT');
-    assert.ok(log.lines().some((l) => l.level === 50 && l.msg.includes('PowerDNS API accepts "*" only as the whole first label') && l.msg.includes('--txt-wildcard-replacement')));
+    assert.ok(
+      log
+        .lines()
+        .some(
+          (l) => l.level === 50 && l.msg.includes('PowerDNS API accepts "*" only as the whole first label') && l.msg.includes('--txt-wildcard-replacement'),
+        ),
+    );
     source.desired = [];
     await controller.runOnce();
     assert.equal(find(await provider.records(), `ok.wild.${ZONE}`, 'A'), undefined);
@@ -185,7 +192,9 @@ describe('pdns provider against PowerDNS', { skip: skip ?? false }, () => {
 
   test('with --txt-wildcard-replacement the wildcard and a-wildcard.wild are written, answered, read back, updated, deleted', async () => {
     const source = new FakeSource([wildcard(`*.wild.${ZONE}`, '192.0.2.60')]);
-    const controller = testController(source, wildRegistry({ wildcardReplacement: 'wildcard' }), { domainFilter: new DomainFilter({ include: [`wild.${ZONE}`] }) });
+    const controller = testController(source, wildRegistry({ wildcardReplacement: 'wildcard' }), {
+      domainFilter: new DomainFilter({ include: [`wild.${ZONE}`] }),
+    });
     assert.equal((await controller.runOnce()).applied, true);
     const value = '"heritage=external-dns,external-dns/owner=hw,external-dns/resource=ingress/default/wild"';
     assert.equal((await dig(server.dnsPort, [`a-wildcard.wild.${ZONE}`, 'TXT', '+short'])).raw.trim(), value);
@@ -212,7 +221,9 @@ describe('pdns provider against PowerDNS', { skip: skip ?? false }, () => {
     const registry = wildRegistry();
     assert.deepEqual(find(await provider.records(), `a-*.sql.${ZONE}`, 'TXT')?.targets, [value.slice(1, -1)]);
     assert.equal(find(await registry.records(), `*.sql.${ZONE}`, 'A')?.labels.owner, 'hw');
-    const controller = testController(new FakeSource([wildcard(`*.sql.${ZONE}`, '192.0.2.71')]), registry, { domainFilter: new DomainFilter({ include: [`sql.${ZONE}`] }) });
+    const controller = testController(new FakeSource([wildcard(`*.sql.${ZONE}`, '192.0.2.71')]), registry, {
+      domainFilter: new DomainFilter({ include: [`sql.${ZONE}`] }),
+    });
     assert.equal((await controller.runOnce()).applied, true);
     assert.equal((await dig(server.dnsPort, [`z.sql.${ZONE}`, 'A', '+short'])).raw.trim(), '192.0.2.71');
     assert.equal((await dig(server.dnsPort, [`a-*.sql.${ZONE}`, 'TXT', '+short'])).raw.trim(), value, 'the TXT, unchanged');

@@ -130,7 +130,9 @@ describe('rfc2136 provider against BIND 9', { skip }, () => {
   test('a wildcard and its a-*.apps ownership TXT: sent, served by BIND, transferred back, updated and deleted', async () => {
     const p = provider(bind.port, { key: key('hmac-sha256', secret) });
     const value = '"heritage=external-dns,external-dns/owner=hw,external-dns/resource=ingress/default/apps"';
-    const source = new FakeSource([newEndpoint({ dnsName: '*.apps.example.test', recordType: 'A', targets: ['192.0.2.40'], labels: { resource: 'ingress/default/apps' } })]);
+    const source = new FakeSource([
+      newEndpoint({ dnsName: '*.apps.example.test', recordType: 'A', targets: ['192.0.2.40'], labels: { resource: 'ingress/default/apps' } }),
+    ]);
     const registry = new TXTRegistry(p, { ownerId: 'hw', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], logger: silentLogger() });
     const controller = testController(source, registry);
     assert.equal((await controller.runOnce()).applied, true);
@@ -158,7 +160,13 @@ describe('rfc2136 provider against BIND 9', { skip }, () => {
     await p.applyChanges(changes({ create: [ep('*.legacy.example.test', 'A', ['192.0.2.50'], 300), ep('a-*.legacy.example.test', 'TXT', [value], 300)] }));
     const registry = new TXTRegistry(p, { ownerId: 'hw', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], logger: silentLogger() });
     assert.equal(find(await registry.records(), '*.legacy.example.test', 'A')?.labels.owner, 'hw');
-    const desired = newEndpoint({ dnsName: '*.legacy.example.test', recordType: 'A', targets: ['192.0.2.51'], recordTTL: 300, labels: { resource: 'service/default/legacy' } });
+    const desired = newEndpoint({
+      dnsName: '*.legacy.example.test',
+      recordType: 'A',
+      targets: ['192.0.2.51'],
+      recordTTL: 300,
+      labels: { resource: 'service/default/legacy' },
+    });
     const controller = testController(new FakeSource([desired]), registry);
     assert.equal((await controller.runOnce()).applied, true);
     assert.deepEqual((await answers(bind.port, 'z.legacy.example.test', 'A')).values, ['192.0.2.51']);

@@ -136,7 +136,20 @@ describe('run --provider webhook against webhook-server --provider embedded', { 
         '',
       ].join('\n');
     await writeFile(join(manifests, 'apps.yaml'), manifest('192.0.2.40'));
-    const args = ['run', '--once', '--provider', 'webhook', '--webhook-provider-url', server.url, '--manifests-dir', manifests, '--txt-owner-id', 'e2e-wild', '--log-format', 'json'];
+    const args = [
+      'run',
+      '--once',
+      '--provider',
+      'webhook',
+      '--webhook-provider-url',
+      server.url,
+      '--manifests-dir',
+      manifests,
+      '--txt-owner-id',
+      'e2e-wild',
+      '--log-format',
+      'json',
+    ];
     const first = await runCli(args, { timeoutMs: 90_000 });
     assert.equal(first.code, 0, first.stderr);
     assert.deepEqual((await dig(server.dnsPort, ['x.apps.example.org', 'A'])).answer, ['x.apps.example.org. 300 IN A 192.0.2.40']);

@@ -30,7 +30,12 @@ export const rrsetKey = (name: string, type: string): string => `${normalizeReco
 export function rrsetToEndpoint(set: GoogleRRSet): Endpoint | undefined {
   if (!isRecordType(set.type) || set.rrdatas.length === 0) return undefined;
   const type = set.type;
-  return newEndpoint({ dnsName: normalizeRecordName(set.name), recordType: type, targets: set.rrdatas.map((d) => fromPresentation(type, d)), recordTTL: set.ttl });
+  return newEndpoint({
+    dnsName: normalizeRecordName(set.name),
+    recordType: type,
+    targets: set.rrdatas.map((d) => fromPresentation(type, d)),
+    recordTTL: set.ttl,
+  });
 }
 
 export function endpointToRRSet(ep: Endpoint, defaultTTL: number): GoogleRRSet {

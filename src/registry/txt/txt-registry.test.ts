@@ -346,7 +346,14 @@ describe('TXTRegistry.applyChanges', () => {
   });
 
   test('every affix form of a wildcard TXT is written, then found again as the owner', async () => {
-    for (const options of [{}, { prefix: 'txt.' }, { suffix: '-txt' }, { suffix: '.txt' }, { prefix: '%{record_type}.' }, { suffix: '-%{record_type}' }] as Partial<TXTRegistryOptions>[]) {
+    for (const options of [
+      {},
+      { prefix: 'txt.' },
+      { suffix: '-txt' },
+      { suffix: '.txt' },
+      { prefix: '%{record_type}.' },
+      { suffix: '-%{record_type}' },
+    ] as Partial<TXTRegistryOptions>[]) {
       const provider = new FakeProvider();
       const reg = registry(provider, options);
       await reg.records();

@@ -390,7 +390,8 @@ export class TXTRegistry implements Registry {
     }
     const refused = this.provider.refusedName?.(name);
     if (refused === undefined) return true;
-    const hint = isWildcardName(record.dnsName) && this.mapper.wildcardReplacement === '' ? '; set --txt-wildcard-replacement to own wildcard records there' : '';
+    const hint =
+      isWildcardName(record.dnsName) && this.mapper.wildcardReplacement === '' ? '; set --txt-wildcard-replacement to own wildcard records there' : '';
     this.logger.error(
       { record: describeEndpoint(record), txt: name, provider: this.provider.name },
       `record skipped: the ${this.provider.name} provider cannot hold its ownership TXT name (${refused})${hint}`,

@@ -224,7 +224,11 @@ export class ArmDnsEmulator {
 
   private putSet(zone: Zone, relative: string, type: string, body: unknown, existing: ArmRecordSet | undefined): JsonReply {
     if (!validRelativeName(relative)) {
-      return armError(400, 'BadRequest', `The domain name '${relative}.${zone.name}' is invalid. The provided record set relative name '${relative}' is invalid.`);
+      return armError(
+        400,
+        'BadRequest',
+        `The domain name '${relative}.${zone.name}' is invalid. The provided record set relative name '${relative}' is invalid.`,
+      );
     }
     const field = RECORD_FIELDS[zone.kind][type];
     if (field === undefined || type === 'SOA') return armError(400, 'BadRequest', `record type ${type} is not supported in ${PROVIDER_SEGMENT[zone.kind]}`);
