@@ -2,6 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { newEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint, EndpointInit, RecordType } from '../../endpoint/endpoint.ts';
+import { hasStarAsData } from '../../endpoint/name.ts';
 import { ConfigError } from '../../errors.ts';
 import { silentLogger } from '../../log.ts';
 import { emptyChanges } from '../../plan/changes.ts';
@@ -384,6 +385,31 @@ describe('TXTRegistry.applyChanges', () => {
     assert.equal(find(await registry(provider, { wildcardReplacement: 'wc' }).records(), `*.apps.${ZONE}`, 'A')?.labels.owner, undefined);
     const replaced = new FakeProvider([ep(`*.apps.${ZONE}`, 'A', ['192.0.2.72']), txt(`a-wc.apps.${ZONE}`, owned('owner'))]);
     assert.equal(find(await registry(replaced, { wildcardReplacement: 'wc' }).records(), `*.apps.${ZONE}`, 'A')?.labels.owner, 'owner');
+  });
+
+  test('a provider that refuses a-*. names: new wildcards are skipped with an error, existing such TXT records are never sent', async () => {
+    class Refusing extends FakeProvider {
+      refusedName(name: string): string | undefined {
+        return hasStarAsData(name) ? 'its API takes * only as the first label' : undefined;
+      }
+    }
+    const log = captureLogger();
+    const fresh = new Refusing();
+    const reg = registry(fresh, { logger: log.logger });
+    await reg.records();
+    await reg.applyChanges({ ...emptyChanges(), create: [ep(`*.apps.${ZONE}`, 'A', ['192.0.2.60']), ep(`ok.${ZONE}`, 'A', ['192.0.2.61'])] });
+    assert.deepEqual(summary(fresh.batches[0] as Changes), [`create a-ok.${ZONE} TXT ${owned('owner')}`, `create ok.${ZONE} A 192.0.2.61`]);
+    assert.ok(log.lines().some((l) => l.level === 50 && l.msg.includes('cannot hold its ownership TXT name') && l.msg.includes('--txt-wildcard-replacement')));
+
+    const existing = new Refusing([ep(`*.old.${ZONE}`, 'A', ['192.0.2.62']), txt(`a-*.old.${ZONE}`, owned('owner'))]);
+    const reg2 = registry(existing, { logger: log.logger });
+    const current = find(await reg2.records(), `*.old.${ZONE}`, 'A') as Endpoint;
+    assert.equal(current.labels.owner, 'owner');
+    await reg2.applyChanges({ ...emptyChanges(), updateOld: [current], updateNew: [{ ...current, labels: { resource: 'changed' } }] });
+    assert.deepEqual(summary(existing.batches[0] as Changes), [`updateNew *.old.${ZONE} A 192.0.2.62`, `updateOld *.old.${ZONE} A 192.0.2.62`]);
+    await reg2.applyChanges({ ...emptyChanges(), delete: [find(await reg2.records(), `*.old.${ZONE}`, 'A') as Endpoint] });
+    assert.deepEqual(summary(existing.batches[1] as Changes), [`delete *.old.${ZONE} A 192.0.2.62`]);
+    assert.ok(log.lines().some((l) => l.level === 40 && l.msg.includes('ownership TXT record left unchanged')));
   });
 
   test('a 63-character label whose TXT label would be too long is skipped', async () => {

@@ -211,6 +211,7 @@ export class TXTRegistry implements Registry {
     }
 
     if (index !== undefined) this.dropUnusedOldFormat(index, released, txtChanges);
+    this.dropRefusedTXT(txtChanges);
 
     const combined: Changes = {
       create: [...recordChanges.create, ...txtChanges.create],
@@ -397,6 +398,29 @@ export class TXTRegistry implements Registry {
       `record skipped: the ${this.provider.name} provider cannot hold its ownership TXT name (${refused})${hint}`,
     );
     return false;
+  }
+
+  /**
+   * Leaves out changes to existing ownership TXT records whose names the provider refuses (an
+   * `a-*.apps` TXT put into a PowerDNS zone by other means: its API refuses even to delete it),
+   * so one such name cannot fail the provider's whole batch. The record itself is still changed.
+   */
+  private dropRefusedTXT(out: TXTChanges): void {
+    const refused = (t: Endpoint): boolean => {
+      const reason = this.provider.refusedName?.(t.dnsName);
+      if (reason === undefined) return false;
+      this.logger.warn(
+        { txt: t.dnsName, provider: this.provider.name },
+        `ownership TXT record left unchanged: the ${this.provider.name} provider cannot change it (${reason})`,
+      );
+      return true;
+    };
+    if (this.provider.refusedName === undefined) return;
+    out.create = out.create.filter((t) => !refused(t));
+    out.delete = out.delete.filter((t) => !refused(t));
+    const keep = out.updateNew.map((t) => !refused(t));
+    out.updateOld = out.updateOld.filter((_, i) => keep[i] === true);
+    out.updateNew = out.updateNew.filter((_, i) => keep[i] === true);
   }
 
   private owns(record: Endpoint): boolean {
