@@ -177,6 +177,19 @@ describe('hand-written files', () => {
     assert.deepEqual(get('caa.example.org', 'CAA')?.rdata, ['0 issue ca.example.net; account=1']);
   });
 
+  test('a * inside a label is data: the ownership TXT external-dns writes for a wildcard', () => {
+    const z = parseZone(
+      '$ORIGIN example.org.\n@ SOA ns1 hostmaster 1 2 3 4 5\n*.apps A 192.0.2.1\na-*.apps TXT "x"\ntxt.a-*.apps.example.org. TXT "y"\n',
+      'example.org',
+      'w.zone',
+    );
+    assert.deepEqual(
+      z.rrsets.map((r) => `${r.name} ${r.type}`),
+      ['*.apps.example.org A', 'a-*.apps.example.org TXT', 'txt.a-*.apps.example.org TXT'],
+    );
+    assert.deepEqual(parseZone(serializeZone(z), 'example.org', 'again'), z);
+  });
+
   test('serialising a parsed hand-written file is stable', () => {
     const once = serializeZone(parseZone(text, 'example.org', 'hand.zone'));
     assert.equal(serializeZone(parseZone(once, 'example.org', 'hand.zone')), once);

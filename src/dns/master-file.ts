@@ -7,7 +7,7 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import { HostwardenError } from '../errors.ts';
 import { canonicalTarget } from '../endpoint/endpoint.ts';
-import { isInZone, normalizeDnsName } from '../endpoint/name.ts';
+import { isInZone, normalizeDnsName, normalizeRecordName } from '../endpoint/name.ts';
 import { RR_TYPES } from './zone-content.ts';
 import type { RRSet, RRType, SOA, ZoneContent } from './zone-content.ts';
 
@@ -253,7 +253,8 @@ function parseName(token: Token, origin: string, fail: Fail): string {
   if (text.includes('\\')) return fail(token.line, `escaped characters in names are not supported: ${text}`);
   const full = text.endsWith('.') ? text.slice(0, -1) : origin === '' ? text : `${text}.${origin}`;
   try {
-    return normalizeDnsName(full);
+    // `*` inside a label is data (the ownership TXT `a-*.apps` external-dns writes), as in BIND.
+    return normalizeRecordName(full);
   } catch (err) {
     return fail(token.line, (err as Error).message);
   }

@@ -7,7 +7,7 @@
 import { InvalidEndpointError } from '../errors.ts';
 import { canonicalTarget, describeEndpoint, newEndpoint } from '../endpoint/endpoint.ts';
 import type { Endpoint } from '../endpoint/endpoint.ts';
-import { normalizeDnsName } from '../endpoint/name.ts';
+import { normalizeRecordName } from '../endpoint/name.ts';
 import type { RRSet } from './zone-content.ts';
 
 export const DEFAULT_TTL = 300;
@@ -17,7 +17,7 @@ export function endpointToRRSet(ep: Endpoint, defaultTTL: number = DEFAULT_TTL):
   if (ep.targets.length === 0) throw new InvalidEndpointError(`${describeEndpoint(ep)}: no targets`);
   const rdata = [...new Set(ep.targets.map((t) => canonicalRdata(ep, t)))].sort();
   return {
-    name: normalizeDnsName(ep.dnsName),
+    name: normalizeRecordName(ep.dnsName),
     type: ep.recordType,
     ttl: ep.recordTTL > 0 ? ep.recordTTL : defaultTTL,
     rdata,

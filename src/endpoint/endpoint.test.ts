@@ -5,7 +5,7 @@ import { AllDomainFilters, DomainFilter } from './domain-filter.ts';
 import { canonicalTarget, endpointToJSON, newEndpoint, sameTargets } from './endpoint.ts';
 import type { RecordType } from './endpoint.ts';
 import { endpointFromJSON } from './json.ts';
-import { isInZone, normalizeDnsName } from './name.ts';
+import { isInZone, isWildcardName, normalizeDnsName, normalizeRecordName } from './name.ts';
 import { validateEndpoint } from './validate.ts';
 
 describe('name normalisation', () => {
@@ -22,6 +22,17 @@ describe('name normalisation', () => {
     assert.equal(normalizeDnsName('*.example.org'), '*.example.org');
     assert.equal(normalizeDnsName('_sip._tcp.example.org'), '_sip._tcp.example.org');
     assert.throws(() => normalizeDnsName('www.*.example.org'), /first label/);
+    assert.throws(() => normalizeDnsName('a-*.example.org'), /outside/);
+  });
+  test('record names carry * as data inside any label (external-dns ownership TXT names)', () => {
+    assert.equal(normalizeRecordName('A-*.Apps.example.org.'), 'a-*.apps.example.org');
+    assert.equal(normalizeRecordName('txt.a-*.apps.example.org'), 'txt.a-*.apps.example.org');
+    assert.equal(normalizeRecordName('a.*.apps.example.org'), 'a.*.apps.example.org');
+    assert.equal(normalizeRecordName('*-cname.apps.example.org'), '*-cname.apps.example.org');
+    assert.throws(() => normalizeRecordName(`a-*${'x'.repeat(61)}.example.org`), /longer than 63/);
+    assert.throws(() => normalizeRecordName('a-*-.example.org'), /starts\/ends/);
+    assert.ok(isWildcardName('*.apps.example.org') && isWildcardName('*'));
+    assert.ok(!isWildcardName('a-*.apps.example.org') && !isWildcardName('*-a.apps.example.org'));
   });
   test('limits: label 63, name 253', () => {
     const label63 = 'a'.repeat(63);

@@ -6,12 +6,16 @@ import { isIPv4, isIPv6 } from 'node:net';
 import { InvalidEndpointError } from '../errors.ts';
 import { describeEndpoint, newEndpoint } from './endpoint.ts';
 import type { Endpoint } from './endpoint.ts';
-import { normalizeDnsName, tryNormalizeDnsName } from './name.ts';
+import { normalizeDnsName, normalizeRecordName, tryNormalizeDnsName } from './name.ts';
 
-export function validateEndpoint(input: Endpoint): Endpoint {
+/**
+ * `names: 'record'` checks the name with the record-name rules (a `*` inside a label is data, as
+ * in external-dns's ownership TXT names); sources keep the hostname rules.
+ */
+export function validateEndpoint(input: Endpoint, names: 'hostname' | 'record' = 'hostname'): Endpoint {
   let dnsName: string;
   try {
-    dnsName = normalizeDnsName(input.dnsName);
+    dnsName = names === 'record' ? normalizeRecordName(input.dnsName) : normalizeDnsName(input.dnsName);
   } catch (err) {
     throw new InvalidEndpointError(`${describeEndpoint(input)}: ${(err as Error).message}`);
   }

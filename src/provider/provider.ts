@@ -52,5 +52,13 @@ export interface Provider {
   adjustEndpoints(endpoints: Endpoint[]): Promise<Endpoint[]>;
   /** The zones the provider can write to, so the planner leaves every other name alone. */
   domainFilter(): DomainFilter;
+  /**
+   * Why the provider cannot hold a record named `name` although it is a valid record name, for
+   * providers whose API refuses names others accept (PowerDNS: a `*` anywhere but as the whole
+   * first label, so external-dns's wildcard ownership TXT `a-*.apps`). Undefined when it can.
+   * The TXT registry asks before it writes an ownership record, so the record is skipped with an
+   * error naming the fix instead of failing the provider's whole batch.
+   */
+  refusedName?(name: string): string | undefined;
   close?(): Promise<void>;
 }

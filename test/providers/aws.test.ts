@@ -22,6 +22,7 @@ import { awsProvider, isolateAwsSdk } from '../support/aws/provider.ts';
 import { startAwsEmulators } from '../support/aws/start.ts';
 import type { AwsEmulators } from '../support/aws/start.ts';
 import type { EmulatedZone } from '../support/aws/route53-emulator.ts';
+import { recordSetToXml } from '../support/aws/route53-model.ts';
 import { testController } from '../support/controller.ts';
 
 isolateAwsSdk();
@@ -52,6 +53,7 @@ describe('aws provider against the Route53 emulator', () => {
     e.aws.authorize = () => true;
     zone = e.route53.createZone('example.org');
     other = e.route53.createZone('dev.example.org');
+    e.route53.receivedNames.length = 0;
     e.aws.resetCounts();
   });
 
@@ -292,6 +294,44 @@ describe('aws provider against the Route53 emulator', () => {
     assert.ok(byId.domainFilter().match('a.dev.example.org') && !byId.domainFilter().match('a.example.org'));
     const parent = await awsProvider(e, {}, { domainFilters: ['app.example.org'] });
     assert.ok(parent.domainFilter().match('example.org'), 'the parent zone of a filtered subdomain is kept');
+  });
+
+  test('a wildcard and its a-*.apps ownership TXT: sent and listed as \\052 in both positions, read back as *, updated, deleted', async () => {
+    const provider = await awsProvider(e);
+    const source = new FakeSource([ep({ dnsName: '*.apps.example.org', targets: ['192.0.2.20'] })]);
+    const controller = controllerFor(provider, source);
+    assert.equal((await controller.runOnce()).applied, true);
+    assert.deepEqual([...e.route53.receivedNames].sort(), ['\\052.apps.example.org.', 'a-\\052.apps.example.org.']);
+    assert.deepEqual(e.route53.find(zone, '*.apps.example.org', 'A')?.values, ['192.0.2.20']);
+    const txt = e.route53.find(zone, 'a-*.apps.example.org', 'TXT');
+    assert.deepEqual(txt?.values, ['"heritage=external-dns,external-dns/owner=hw,external-dns/resource=service/default/*"']);
+    assert.ok(txt !== undefined && recordSetToXml(txt).includes('<Name>a-\\052.apps.example.org.</Name>'), 'listed escaped');
+
+    provider.invalidate();
+    assert.equal((await controller.runOnce()).applied, false, 'read back as * and owned: nothing to change');
+    const records = await provider.records();
+    assert.ok(records.some((r) => r.dnsName === 'a-*.apps.example.org' && r.recordType === 'TXT'));
+
+    source.desired[0] = ep({ dnsName: '*.apps.example.org', targets: ['192.0.2.21'] });
+    assert.equal((await controller.runOnce()).applied, true);
+    assert.deepEqual(e.route53.find(zone, '*.apps.example.org', 'A')?.values, ['192.0.2.21']);
+    source.desired = [];
+    await controller.runOnce();
+    assert.equal(e.route53.find(zone, '*.apps.example.org', 'A'), undefined);
+    assert.equal(e.route53.find(zone, 'a-*.apps.example.org', 'TXT'), undefined);
+  });
+
+  test('a zone external-dns wrote with a wildcard (\\052 names) is read, owned and updated', async () => {
+    const value = '"heritage=external-dns,external-dns/owner=hw,external-dns/resource=service/default/*"';
+    e.route53.put(zone, { name: '\\052.apps.example.org', type: 'A', ttl: 300, values: ['192.0.2.30'] });
+    e.route53.put(zone, { name: 'a-\\052.apps.example.org', type: 'TXT', ttl: 300, values: [value] });
+    const provider = await awsProvider(e);
+    const source = new FakeSource([ep({ dnsName: '*.apps.example.org', targets: ['192.0.2.31'], recordTTL: 300 })]);
+    const controller = controllerFor(provider, source);
+    assert.equal((await controller.runOnce()).applied, true);
+    assert.deepEqual(e.route53.find(zone, '*.apps.example.org', 'A')?.values, ['192.0.2.31']);
+    assert.deepEqual(e.route53.find(zone, 'a-*.apps.example.org', 'TXT')?.values, [value], 'the same TXT, still what external-dns reads');
+    assert.equal(e.route53.recordsOf(zone.id).length, 2);
   });
 
   test('a record created behind our back: the refused CREATE is reported, the cache dropped, the next sync leaves it alone', async () => {

@@ -27,6 +27,7 @@ import { makeSelfSignedCert, opensslUnavailable } from '../support/tls.ts';
 import type { SelfSignedCert } from '../support/tls.ts';
 import { loadBalancerService } from '../support/manifests.ts';
 import { testController } from '../support/controller.ts';
+import { captureLogger } from '../registry/capture-logger.ts';
 
 const SUB = '00000000-0000-0000-0000-000000000001';
 const TOKEN = 'arm-static-token';
@@ -181,6 +182,62 @@ describe('azure providers against the ARM emulator', { skip: skip ?? false }, ()
       assert.equal((await controller.runOnce()).applied, false);
     });
   }
+
+  test('wildcards: Azure refuses a-*.web (400), so the registry skips the wildcard naming --txt-wildcard-replacement; with it, a-wildcard.web is written, read, updated, deleted', async () => {
+    const p = provider('public');
+    await p.records();
+    await assert.rejects(
+      p.applyChanges({ create: [ep({ dnsName: 'a-*.web.example.com', recordType: 'TXT', targets: ['"x"'] })], updateOld: [], updateNew: [], delete: [] }),
+      (err: unknown) => err instanceof ProviderError && /relative name 'a-\*\.web' is invalid/.test(err.message),
+    );
+    const wildcard = (name: string, target: string): Endpoint =>
+      ep({ dnsName: name, targets: [target], recordTTL: 300, labels: { resource: 'ingress/default/apps' } });
+    const filter = { domainFilter: new DomainFilter({ include: ['web.example.com', 'old.example.com'] }) };
+    const log = captureLogger();
+    const plain = new TXTRegistry(p, { ownerId: 'hw', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], logger: log.logger });
+    await testController(new FakeSource([wildcard('*.web.example.com', '192.0.2.20'), wildcard('ok.web.example.com', '192.0.2.22')]), plain, filter).runOnce();
+    assert.ok(emu.get('public', 'example.com', 'ok.web', 'A') !== undefined);
+    assert.equal(emu.get('public', 'example.com', '*.web', 'A'), undefined, 'no record without its ownership TXT');
+    assert.ok(
+      log
+        .lines()
+        .some((l) => l.level === 50 && l.msg.includes('Azure DNS accepts "*" only as the whole first label') && l.msg.includes('--txt-wildcard-replacement')),
+      JSON.stringify(log.lines().filter((l) => l.level >= 40)),
+    );
+
+    // What external-dns users on Azure run with: --txt-wildcard-replacement, here left by external-dns for *.old.
+    const value = 'heritage=external-dns,external-dns/owner=hw,external-dns/resource=ingress/default/apps';
+    emu.put('public', 'example.com', { name: '*.old', type: 'A', properties: { TTL: 300, ARecords: [{ ipv4Address: '192.0.2.30' }] } });
+    emu.put('public', 'example.com', { name: 'a-wildcard.old', type: 'TXT', properties: { TTL: 300, TXTRecords: [{ value: [value] }] } });
+    const replaced = new TXTRegistry(p, {
+      ownerId: 'hw',
+      managedRecordTypes: ['A', 'AAAA', 'CNAME'],
+      excludeRecordTypes: [],
+      logger: silentLogger(),
+      wildcardReplacement: 'wildcard',
+    });
+    const source = new FakeSource([wildcard('*.web.example.com', '192.0.2.20'), wildcard('*.old.example.com', '192.0.2.31')]);
+    const controller = testController(source, replaced, filter);
+    await controller.runOnce();
+    const field = (name: string, type: string, f: string): unknown => emu.get('public', 'example.com', name, type)?.properties[f];
+    assert.deepEqual(field('*.web', 'A', 'ARecords'), [{ ipv4Address: '192.0.2.20' }]);
+    assert.deepEqual(field('a-wildcard.web', 'TXT', 'TXTRecords'), [{ value: [value] }]);
+    assert.deepEqual(field('*.old', 'A', 'ARecords'), [{ ipv4Address: '192.0.2.31' }], 'the external-dns wildcard is owned and updated');
+    assert.deepEqual(field('a-wildcard.old', 'TXT', 'TXTRecords'), [{ value: [value] }]);
+    assert.equal((await controller.runOnce()).applied, false, 'read back and owned: nothing to do');
+    source.desired = [];
+    await controller.runOnce();
+    for (const [name, type] of [
+      ['*.web', 'A'],
+      ['a-wildcard.web', 'TXT'],
+      ['*.old', 'A'],
+      ['a-wildcard.old', 'TXT'],
+      ['ok.web', 'A'],
+      ['a-ok.web', 'TXT'],
+    ] as const) {
+      assert.equal(emu.get('public', 'example.com', name, type), undefined, `${name} ${type}`);
+    }
+  });
 
   test('fromConfig: azure.json with a client secret logs in through the authority and lists zones', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'hw-azure-'));

@@ -22,6 +22,9 @@ import { runCli } from '../support/cli.ts';
 import type { CliResult } from '../support/cli.ts';
 import { etcdAvailable, startEtcd } from '../support/etcd.ts';
 import type { EtcdServer } from '../support/etcd.ts';
+import { TXTRegistry } from '../../src/registry/txt/txt-registry.ts';
+import { testController } from '../support/controller.ts';
+import { FakeSource } from '../support/fakes.ts';
 
 const skip = !(await etcdAvailable()) && 'etcd is not installed (apt-get install etcd-server)';
 
@@ -139,6 +142,52 @@ describe('coredns provider against etcd', { skip }, () => {
     assert.deepEqual(await keysUnder('/skydns/test/example/legacy/'), {
       '/skydns/test/example/legacy/1a2b3c4d': { host: '10.0.0.1', ttl: 60, targetstrip: 1, group: 'g1' },
     });
+  });
+
+  test('a wildcard and its a-*.apps ownership TXT: keys under the * and a-* labels, read back, updated, deleted', async () => {
+    const registry = new TXTRegistry(provider, { ownerId: 'hw', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], logger: silentLogger() });
+    const wildcard = (target: string): Endpoint =>
+      newEndpoint({ dnsName: '*.apps.example.test', recordType: 'A', targets: [target], labels: { resource: 'ingress/default/apps' } });
+    const source = new FakeSource([wildcard('192.0.2.80')]);
+    const controller = testController(source, registry, { domainFilter: new DomainFilter({ include: ['apps.example.test'] }) });
+    assert.equal((await controller.runOnce()).applied, true);
+    const values = (tree: Record<string, unknown>): unknown[] => Object.values(tree);
+    assert.deepEqual(values(await keysUnder('/skydns/test/example/apps/*/')), [{ host: '192.0.2.80', targetstrip: 1 }]);
+    assert.deepEqual(values(await keysUnder('/skydns/test/example/apps/a-*/')), [
+      { text: 'heritage=external-dns,external-dns/owner=hw,external-dns/resource=ingress/default/apps', targetstrip: 1 },
+    ]);
+    assert.ok(find(await provider.records(), 'a-*.apps.example.test', 'TXT') !== undefined);
+    assert.equal((await controller.runOnce()).applied, false, 'read back and owned: nothing to do');
+    source.desired = [wildcard('192.0.2.81')];
+    assert.equal((await controller.runOnce()).applied, true);
+    assert.deepEqual(values(await keysUnder('/skydns/test/example/apps/*/')), [{ host: '192.0.2.81', targetstrip: 1 }]);
+    source.desired = [];
+    await controller.runOnce();
+    assert.deepEqual(await keysUnder('/skydns/test/example/apps/'), {});
+  });
+
+  test('a wildcard external-dns wrote to etcd (keys .../*/<id> and .../a-*/<id>) is owned and updated', async () => {
+    const value = '"heritage=external-dns,external-dns/owner=hw,external-dns/resource=service/default/legacy"';
+    await client.put('/skydns/test/example/wild/*/6f1c2b3a', JSON.stringify({ host: '192.0.2.90', ttl: 300, targetstrip: 1 }));
+    await client.put('/skydns/test/example/wild/a-*/0d9e8f7a', JSON.stringify({ text: value, ttl: 300, targetstrip: 1 }));
+    const registry = new TXTRegistry(provider, { ownerId: 'hw', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], logger: silentLogger() });
+    assert.equal(find(await registry.records(), '*.wild.example.test', 'A')?.labels.owner, 'hw');
+    const desired = newEndpoint({
+      dnsName: '*.wild.example.test',
+      recordType: 'A',
+      targets: ['192.0.2.91'],
+      recordTTL: 300,
+      labels: { resource: 'service/default/legacy' },
+    });
+    const controller = testController(new FakeSource([desired]), registry, { domainFilter: new DomainFilter({ include: ['wild.example.test'] }) });
+    assert.equal((await controller.runOnce()).applied, true);
+    assert.deepEqual(Object.values(await keysUnder('/skydns/test/example/wild/*/')), [{ host: '192.0.2.91', ttl: 300, targetstrip: 1 }]);
+    assert.deepEqual(
+      await keysUnder('/skydns/test/example/wild/a-*/'),
+      { '/skydns/test/example/wild/a-*/0d9e8f7a': { text: value, ttl: 300, targetstrip: 1 } },
+      'TXT unchanged',
+    );
+    await client.txn([], [{ deletePrefix: '/skydns/test/example/wild/' }]);
   });
 
   test('a name outside the domain filter is not listed', async () => {

@@ -171,6 +171,34 @@ function childSuite(dir: string): void {
       assert.equal((await controller.runOnce()).applied, false);
     });
 
+    test('a wildcard and its a-*.apps ownership TXT: written, read back, updated, deleted; an external-dns zone is owned', async () => {
+      const p = provider('public');
+      const registry = new TXTRegistry(p, { ownerId: 'hw', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], logger: silentLogger() });
+      const wildcard = (name: string, target: string): Endpoint =>
+        ep({ dnsName: name, targets: [target], recordTTL: 300, labels: { resource: 'ingress/default/apps' } });
+      const value = '"heritage=external-dns,external-dns/owner=hw,external-dns/resource=ingress/default/apps"';
+      // What external-dns left in the zone for *.old.example.org.
+      emu.put('example-org', { name: '*.old.example.org.', type: 'A', ttl: 300, rrdatas: ['192.0.2.30'] });
+      emu.put('example-org', { name: 'a-*.old.example.org.', type: 'TXT', ttl: 300, rrdatas: [value] });
+      const source = new FakeSource([wildcard('*.apps.example.org', '192.0.2.20'), wildcard('*.old.example.org', '192.0.2.31')]);
+      const controller = testController(source, registry, { domainFilter: new DomainFilter({ include: ['apps.example.org', 'old.example.org'] }) });
+      assert.equal((await controller.runOnce()).applied, true);
+      assert.deepEqual(emu.get('example-org', '*.apps.example.org.', 'A')?.rrdatas, ['192.0.2.20']);
+      assert.deepEqual(emu.get('example-org', 'a-*.apps.example.org.', 'TXT')?.rrdatas, [value]);
+      assert.deepEqual(emu.get('example-org', '*.old.example.org.', 'A')?.rrdatas, ['192.0.2.31'], 'the external-dns wildcard is owned and updated');
+      assert.deepEqual(emu.get('example-org', 'a-*.old.example.org.', 'TXT')?.rrdatas, [value], 'its TXT unchanged');
+      assert.equal((await controller.runOnce()).applied, false, 'read back and owned: nothing to do');
+      source.desired = [wildcard('*.apps.example.org', '192.0.2.21')];
+      await controller.runOnce();
+      assert.deepEqual(emu.get('example-org', '*.apps.example.org.', 'A')?.rrdatas, ['192.0.2.21']);
+      assert.equal(emu.get('example-org', '*.old.example.org.', 'A'), undefined);
+      assert.equal(emu.get('example-org', 'a-*.old.example.org.', 'TXT'), undefined);
+      source.desired = [];
+      await controller.runOnce();
+      assert.equal(emu.get('example-org', '*.apps.example.org.', 'A'), undefined);
+      assert.equal(emu.get('example-org', 'a-*.apps.example.org.', 'TXT'), undefined);
+    });
+
     test('fromConfig reads the flags, lists zones and rejects bad values naming the flag', async () => {
       const base = {
         'google-project': PROJECT,

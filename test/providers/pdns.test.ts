@@ -4,6 +4,9 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { FlagValues } from '../../src/config/config.ts';
 import type { FlagValue } from '../../src/config/parse.ts';
 import { AllDomainFilters, DomainFilter } from '../../src/endpoint/domain-filter.ts';
@@ -19,7 +22,12 @@ import { freePort } from '../support/bind.ts';
 import { dig } from '../support/dig.ts';
 import { pdnsUnavailable, startPdns } from '../support/pdns.ts';
 import type { PdnsServer } from '../support/pdns.ts';
+import { testController } from '../support/controller.ts';
+import { FakeSource } from '../support/fakes.ts';
+import { captureLogger } from '../registry/capture-logger.ts';
+import type { Logger } from '../../src/log.ts';
 
+const execFileAsync = promisify(execFile);
 const ZONE = 'example.test';
 const OTHER = 'other.test';
 const skip = await pdnsUnavailable();
@@ -151,6 +159,81 @@ describe('pdns provider against PowerDNS', { skip: skip ?? false }, () => {
     assert.equal(find(left, `api.${OTHER}`, 'A'), undefined);
     assert.equal(find(left, `a-api.${OTHER}`, 'TXT'), undefined);
     assert.ok(find(left, `*.apps.${OTHER}`, 'A') !== undefined, 'unowned record left alone');
+  });
+
+  const wildRegistry = (options: { wildcardReplacement?: string; logger?: Logger } = {}): TXTRegistry =>
+    new TXTRegistry(provider, { ownerId: 'hw', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], logger: silentLogger(), ...options });
+  const wildcard = (name: string, target: string): Endpoint =>
+    ep({ dnsName: name, targets: [target], recordTTL: 300, labels: { resource: 'ingress/default/wild' } });
+
+  test('PowerDNS refuses a-*.wild (its API takes * only as the first label): the wildcard is skipped with an error naming --txt-wildcard-replacement, the rest syncs', async () => {
+    const direct = await server.api('PATCH', `zones/${ZONE}.`, {
+      rrsets: [{ name: `a-*.wild.${ZONE}.`, type: 'TXT', ttl: 300, changetype: 'REPLACE', records: [{ content: '"x"', disabled: false }] }],
+    });
+    assert.equal(direct.status, 422, 'the API rule the provider follows');
+    const log = captureLogger();
+    const source = new FakeSource([wildcard(`*.wild.${ZONE}`, '192.0.2.60'), wildcard(`ok.wild.${ZONE}`, '192.0.2.62')]);
+    const controller = testController(source, wildRegistry({ logger: log.logger }), { domainFilter: new DomainFilter({ include: [`wild.${ZONE}`] }) });
+    await controller.runOnce();
+    const records = await provider.records();
+    assert.ok(find(records, `ok.wild.${ZONE}`, 'A') !== undefined && find(records, `a-ok.wild.${ZONE}`, 'TXT') !== undefined);
+    assert.equal(find(records, `*.wild.${ZONE}`, 'A'), undefined, 'no record without its ownership TXT');
+    assert.ok(
+      log
+        .lines()
+        .some(
+          (l) => l.level === 50 && l.msg.includes('PowerDNS API accepts "*" only as the whole first label') && l.msg.includes('--txt-wildcard-replacement'),
+        ),
+    );
+    source.desired = [];
+    await controller.runOnce();
+    assert.equal(find(await provider.records(), `ok.wild.${ZONE}`, 'A'), undefined);
+  });
+
+  test('with --txt-wildcard-replacement the wildcard and a-wildcard.wild are written, answered, read back, updated, deleted', async () => {
+    const source = new FakeSource([wildcard(`*.wild.${ZONE}`, '192.0.2.60')]);
+    const controller = testController(source, wildRegistry({ wildcardReplacement: 'wildcard' }), {
+      domainFilter: new DomainFilter({ include: [`wild.${ZONE}`] }),
+    });
+    assert.equal((await controller.runOnce()).applied, true);
+    const value = '"heritage=external-dns,external-dns/owner=hw,external-dns/resource=ingress/default/wild"';
+    assert.equal((await dig(server.dnsPort, [`a-wildcard.wild.${ZONE}`, 'TXT', '+short'])).raw.trim(), value);
+    assert.equal((await dig(server.dnsPort, [`x.wild.${ZONE}`, 'A', '+short'])).raw.trim(), '192.0.2.60');
+    assert.equal((await controller.runOnce()).applied, false, 'read back and owned: nothing to do');
+    source.desired = [wildcard(`*.wild.${ZONE}`, '192.0.2.61')];
+    assert.equal((await controller.runOnce()).applied, true);
+    assert.equal((await dig(server.dnsPort, [`y.wild.${ZONE}`, 'A', '+short'])).raw.trim(), '192.0.2.61');
+    source.desired = [];
+    await controller.runOnce();
+    const left = await provider.records();
+    assert.equal(find(left, `*.wild.${ZONE}`, 'A'), undefined);
+    assert.equal(find(left, `a-wildcard.wild.${ZONE}`, 'TXT'), undefined);
+  });
+
+  test('an a-*. TXT PowerDNS holds from outside its API (pdnsutil, SQL) is read back and owns the wildcard, which is updated', async () => {
+    const value = '"heritage=external-dns,external-dns/owner=hw,external-dns/resource=ingress/default/wild"';
+    const created = await server.api('PATCH', `zones/${ZONE}.`, {
+      rrsets: [{ name: `*.sql.${ZONE}.`, type: 'A', ttl: 300, changetype: 'REPLACE', records: [{ content: '192.0.2.70', disabled: false }] }],
+    });
+    assert.equal(created.status, 204);
+    const sql = `INSERT INTO records (domain_id, name, type, content, ttl, prio, disabled, auth) SELECT id, 'a-*.sql.${ZONE}', 'TXT', '${value}', 300, 0, 0, 1 FROM domains WHERE name = '${ZONE}';`;
+    await execFileAsync('sqlite3', [join(server.dir, 'pdns.sqlite3'), sql]);
+    const log = captureLogger();
+    const registry = wildRegistry({ logger: log.logger });
+    assert.deepEqual(find(await provider.records(), `a-*.sql.${ZONE}`, 'TXT')?.targets, [value.slice(1, -1)]);
+    assert.equal(find(await registry.records(), `*.sql.${ZONE}`, 'A')?.labels.owner, 'hw');
+    const source = new FakeSource([wildcard(`*.sql.${ZONE}`, '192.0.2.71')]);
+    const controller = testController(source, registry, { domainFilter: new DomainFilter({ include: [`sql.${ZONE}`] }) });
+    assert.equal((await controller.runOnce()).applied, true);
+    assert.equal((await dig(server.dnsPort, [`z.sql.${ZONE}`, 'A', '+short'])).raw.trim(), '192.0.2.71');
+    assert.equal((await dig(server.dnsPort, [`a-*.sql.${ZONE}`, 'TXT', '+short'])).raw.trim(), value, 'the TXT, unchanged');
+    // PowerDNS's API refuses even to delete that TXT: the record goes, the TXT stays, with a warning.
+    source.desired = [];
+    await controller.runOnce();
+    assert.equal(find(await provider.records(), `*.sql.${ZONE}`, 'A'), undefined);
+    assert.ok(find(await provider.records(), `a-*.sql.${ZONE}`, 'TXT') !== undefined);
+    assert.ok(log.lines().some((l) => l.level === 40 && l.msg.includes('ownership TXT record left unchanged')));
+    await execFileAsync('sqlite3', [join(server.dir, 'pdns.sqlite3'), `DELETE FROM records WHERE name = 'a-*.sql.${ZONE}';`]);
   });
 
   test('a zone PowerDNS rejects does not block the other zone; the error names zone and record', async () => {

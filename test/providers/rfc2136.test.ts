@@ -25,6 +25,9 @@ import type { CliResult } from '../support/cli.ts';
 import { dig } from '../support/dig.ts';
 import { bindZone, KEY_NAME } from '../support/bind-rfc2136.ts';
 import { loadBalancerService } from '../support/manifests.ts';
+import { TXTRegistry } from '../../src/registry/txt/txt-registry.ts';
+import { testController } from '../support/controller.ts';
+import { FakeSource } from '../support/fakes.ts';
 
 const skip = !(await namedAvailable()) && 'named is not installed (apt-get install bind9 bind9-dnsutils)';
 
@@ -122,6 +125,53 @@ describe('rfc2136 provider against BIND 9', { skip }, () => {
     assert.deepEqual(www.answer, ['www.example.test. 60 IN A 192.0.2.3']);
     assert.equal((await answers(bind.port, 'alias.example.test', 'CNAME')).status, 'NXDOMAIN');
     assert.equal((await answers(bind.port, 'long.example.test', 'TXT')).status, 'NXDOMAIN');
+  });
+
+  test('a wildcard and its a-*.apps ownership TXT: sent, served by BIND, transferred back, updated and deleted', async () => {
+    const p = provider(bind.port, { key: key('hmac-sha256', secret) });
+    const value = '"heritage=external-dns,external-dns/owner=hw,external-dns/resource=ingress/default/apps"';
+    const source = new FakeSource([
+      newEndpoint({ dnsName: '*.apps.example.test', recordType: 'A', targets: ['192.0.2.40'], labels: { resource: 'ingress/default/apps' } }),
+    ]);
+    const registry = new TXTRegistry(p, { ownerId: 'hw', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], logger: silentLogger() });
+    const controller = testController(source, registry);
+    assert.equal((await controller.runOnce()).applied, true);
+    assert.deepEqual(await answers(bind.port, 'a-*.apps.example.test', 'TXT'), { status: 'NOERROR', values: [value] });
+    assert.deepEqual(await answers(bind.port, 'x.apps.example.test', 'A'), { status: 'NOERROR', values: ['192.0.2.40'] });
+    assert.deepEqual((await answers(bind.port, 'x.apps.example.test', 'TXT')).values, [], 'the TXT is no wildcard');
+    const listed = await p.records();
+    assert.deepEqual(find(listed, 'a-*.apps.example.test', 'TXT')?.targets, [value.slice(1, -1)]);
+    assert.deepEqual(find(listed, '*.apps.example.test', 'A')?.targets, ['192.0.2.40']);
+    assert.equal((await controller.runOnce()).applied, false, 'transferred back and owned: nothing to do');
+
+    source.desired = [newEndpoint({ dnsName: '*.apps.example.test', recordType: 'A', targets: ['192.0.2.41'], labels: { resource: 'ingress/default/apps' } })];
+    assert.equal((await controller.runOnce()).applied, true);
+    assert.deepEqual((await answers(bind.port, 'y.apps.example.test', 'A')).values, ['192.0.2.41']);
+    source.desired = [];
+    await controller.runOnce();
+    assert.equal((await answers(bind.port, 'a-*.apps.example.test', 'TXT')).status, 'NXDOMAIN');
+    assert.equal((await answers(bind.port, 'y.apps.example.test', 'A')).status, 'NXDOMAIN');
+  });
+
+  test('a wildcard external-dns wrote over RFC2136 (wildcard + a-*. TXT) is owned and updated', async () => {
+    const p = provider(bind.port, { key: key('hmac-sha256', secret) });
+    const value = '"heritage=external-dns,external-dns/owner=hw,external-dns/resource=service/default/legacy"';
+    // The two records external-dns sends for a wildcard (its wire names, its TXT value).
+    await p.applyChanges(changes({ create: [ep('*.legacy.example.test', 'A', ['192.0.2.50'], 300), ep('a-*.legacy.example.test', 'TXT', [value], 300)] }));
+    const registry = new TXTRegistry(p, { ownerId: 'hw', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], logger: silentLogger() });
+    assert.equal(find(await registry.records(), '*.legacy.example.test', 'A')?.labels.owner, 'hw');
+    const desired = newEndpoint({
+      dnsName: '*.legacy.example.test',
+      recordType: 'A',
+      targets: ['192.0.2.51'],
+      recordTTL: 300,
+      labels: { resource: 'service/default/legacy' },
+    });
+    const controller = testController(new FakeSource([desired]), registry);
+    assert.equal((await controller.runOnce()).applied, true);
+    assert.deepEqual((await answers(bind.port, 'z.legacy.example.test', 'A')).values, ['192.0.2.51']);
+    assert.deepEqual((await answers(bind.port, 'a-*.legacy.example.test', 'TXT')).values, [value], 'the TXT external-dns reads, unchanged');
+    await p.applyChanges(changes({ delete: [ep('*.legacy.example.test', 'A', ['192.0.2.51'], 300), ep('a-*.legacy.example.test', 'TXT', [value], 300)] }));
   });
 
   test('a wrong TSIG secret is a clear permanent error and changes nothing', async () => {

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, REPO_ROOT, runCli } from '../support/cli.ts';
@@ -120,6 +120,51 @@ describe('run --provider webhook against webhook-server --provider embedded', { 
     const second = await runCli(args, { timeoutMs: 90_000 });
     assert.equal(second.code, 0, second.stderr);
     assert.match(second.stderr, /"create":0,"update":0,"delete":0/);
+  });
+
+  test('a wildcard and its a-*.apps ownership TXT travel through the webhook both ways and are answered', async () => {
+    const manifests = join(dir, 'wild-manifests');
+    await mkdir(manifests, { recursive: true });
+    const manifest = (target: string): string =>
+      [
+        'apiVersion: externaldns.k8s.io/v1alpha1',
+        'kind: DNSEndpoint',
+        'metadata: { name: apps, namespace: default }',
+        'spec:',
+        '  endpoints:',
+        `    - { dnsName: "*.apps.example.org", recordType: A, recordTTL: 300, targets: ["${target}"] }`,
+        '',
+      ].join('\n');
+    await writeFile(join(manifests, 'apps.yaml'), manifest('192.0.2.40'));
+    const args = [
+      'run',
+      '--once',
+      '--provider',
+      'webhook',
+      '--webhook-provider-url',
+      server.url,
+      '--manifests-dir',
+      manifests,
+      '--txt-owner-id',
+      'e2e-wild',
+      '--log-format',
+      'json',
+    ];
+    const first = await runCli(args, { timeoutMs: 90_000 });
+    assert.equal(first.code, 0, first.stderr);
+    assert.deepEqual((await dig(server.dnsPort, ['x.apps.example.org', 'A'])).answer, ['x.apps.example.org. 300 IN A 192.0.2.40']);
+    assert.deepEqual((await dig(server.dnsPort, ['a-*.apps.example.org', 'TXT'])).answer, [
+      'a-*.apps.example.org. 300 IN TXT "heritage=external-dns,external-dns/owner=e2e-wild,external-dns/resource=crd/default/apps"',
+    ]);
+    const second = await runCli(args, { timeoutMs: 90_000 });
+    assert.match(second.stderr, /"create":0,"update":0,"delete":0/, 'read back through GET /records and owned');
+    await writeFile(join(manifests, 'apps.yaml'), manifest('192.0.2.41'));
+    assert.equal((await runCli(args, { timeoutMs: 90_000 })).code, 0);
+    assert.deepEqual((await dig(server.dnsPort, ['y.apps.example.org', 'A'])).answer, ['y.apps.example.org. 300 IN A 192.0.2.41']);
+    await rm(join(manifests, 'apps.yaml'));
+    assert.equal((await runCli(args, { timeoutMs: 90_000 })).code, 0);
+    assert.equal((await dig(server.dnsPort, ['a-*.apps.example.org', 'TXT'])).status, 'NXDOMAIN');
+    assert.equal((await dig(server.dnsPort, ['y.apps.example.org', 'A'])).status, 'NXDOMAIN');
   });
 
   test('credentials in --webhook-provider-url are sent as Basic auth and never logged, even in errors', async () => {

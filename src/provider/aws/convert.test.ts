@@ -12,6 +12,22 @@ describe('Route53 record sets and endpoints', () => {
     assert.equal(recordSetToEndpoint({ Name: '\\052.Example.org.', Type: 'A', TTL: 60, ResourceRecords: [{ Value: '192.0.2.1' }] })?.dnsName, '*.example.org');
   });
 
+  test('a * inside a label (the ownership TXT of a wildcard) is sent as \\052 and read back as *', () => {
+    const txt = newEndpoint({ dnsName: 'a-*.apps.example.org', recordType: 'TXT', targets: ['"heritage=external-dns,external-dns/owner=hw"'] });
+    assert.equal(endpointToRecordSet(txt, opts).Name, 'a-\\052.apps.example.org.');
+    assert.equal(
+      endpointToRecordSet(newEndpoint({ dnsName: '*.apps.example.org', recordType: 'A', targets: ['192.0.2.1'] }), opts).Name,
+      '\\052.apps.example.org.',
+    );
+    const back = recordSetToEndpoint({
+      Name: 'a-\\052.apps.example.org.',
+      Type: 'TXT',
+      TTL: 300,
+      ResourceRecords: [{ Value: '"heritage=external-dns,external-dns/owner=hw"' }],
+    });
+    assert.equal(back?.dnsName, 'a-*.apps.example.org');
+  });
+
   test('TXT values are quoted, escaped and split at 255 bytes, and read back joined', () => {
     const value = `say "hi" ${'x'.repeat(300)}`;
     const rs = endpointToRecordSet(newEndpoint({ dnsName: 't.example.org', recordType: 'TXT', targets: [value, '"already quoted"'] }), opts);

@@ -8,7 +8,7 @@ import type { ResourceRecordSet, RRType } from '@aws-sdk/client-route-53';
 import { quoteTxt } from '../../dns/master-file.ts';
 import { canonicalTarget, getProviderSpecific, isRecordType, newEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint, ProviderSpecificProperty } from '../../endpoint/endpoint.ts';
-import { tryNormalizeDnsName } from '../../endpoint/name.ts';
+import { tryNormalizeRecordName } from '../../endpoint/name.ts';
 import { InvalidEndpointError } from '../../errors.ts';
 import { parseTxtContent } from '../presentation.ts';
 
@@ -27,9 +27,18 @@ export const PS_GEOPROX_BIAS = 'aws/geoproximity-bias';
 export const PS_MULTI_VALUE = 'aws/multi-value-answer';
 export const PS_HEALTH_CHECK = 'aws/health-check-id';
 
-/** Names Route53 escapes as `\ooo` (octal); `\052` is the wildcard label. */
+/**
+ * Names Route53 escapes as `\ooo` (octal): every character outside a-z, 0-9, `-`, `_` and `.`,
+ * so `*` comes back as `\052` wherever it is (the wildcard label and the `*` inside
+ * external-dns's ownership TXT name `a-*.apps.example.org`).
+ */
 export function decodeRoute53Name(name: string): string {
   return name.replace(/\\([0-7]{3})/g, (_, oct: string) => String.fromCharCode(parseInt(oct, 8)));
+}
+
+/** `*` as Route53 stores it (`\052`), in any position; Route53 documents both forms as accepted. */
+export function encodeRoute53Name(name: string): string {
+  return name.replaceAll('*', '\\052');
 }
 
 export function isAlias(ep: Endpoint): boolean {
@@ -44,7 +53,7 @@ export function recordSetKey(name: string, type: string, setIdentifier: string |
 /** A Route53 record set as an endpoint, or undefined for types and names Hostwarden leaves alone. */
 export function recordSetToEndpoint(rs: ResourceRecordSet): Endpoint | undefined {
   if (rs.Name === undefined || rs.Type === undefined) return undefined;
-  const dnsName = tryNormalizeDnsName(decodeRoute53Name(rs.Name));
+  const dnsName = tryNormalizeRecordName(decodeRoute53Name(rs.Name));
   if (dnsName === undefined) return undefined;
   const ps = routingToProviderSpecific(rs);
   const setIdentifier = rs.SetIdentifier ?? '';
@@ -80,7 +89,7 @@ export interface ToRecordSetOptions {
 
 /** The record set for an endpoint; throws InvalidEndpointError when Route53 could not hold it. */
 export function endpointToRecordSet(ep: Endpoint, opts: ToRecordSetOptions): ResourceRecordSet {
-  const rs: ResourceRecordSet = { Name: `${ep.dnsName}.`, Type: ep.recordType as RRType };
+  const rs: ResourceRecordSet = { Name: encodeRoute53Name(`${ep.dnsName}.`), Type: ep.recordType as RRType };
   if (ep.setIdentifier !== '') rs.SetIdentifier = ep.setIdentifier;
   applyRouting(ep, rs);
   if (isAlias(ep)) {

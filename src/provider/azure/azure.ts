@@ -8,6 +8,7 @@
 import type { TokenCredential } from '@azure/identity';
 import { DomainFilter } from '../../endpoint/domain-filter.ts';
 import { describeEndpoint, endpointKey } from '../../endpoint/endpoint.ts';
+import { hasStarAsData } from '../../endpoint/name.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import { ConfigError, ProviderError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
@@ -165,6 +166,15 @@ export class AzureProvider implements Provider {
 
   domainFilter(): DomainFilter {
     return this.filter;
+  }
+
+  /**
+   * Azure DNS takes `*` only as the whole name or the whole first label of a record set name
+   * (400 "The provided record set relative name … is invalid" otherwise), so external-dns's
+   * wildcard TXT `a-*.apps` cannot be written there.
+   */
+  refusedName(name: string): string | undefined {
+    return hasStarAsData(name) ? 'Azure DNS accepts "*" only as the whole first label' : undefined;
   }
 
   private async write(w: Write): Promise<void> {

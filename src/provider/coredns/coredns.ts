@@ -9,7 +9,7 @@ import { domainFilterOf } from '../../config/config.ts';
 import { DomainFilter } from '../../endpoint/domain-filter.ts';
 import { canonicalTarget, describeEndpoint, newEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
-import { isInZone, normalizeDnsName } from '../../endpoint/name.ts';
+import { isInZone, normalizeRecordName } from '../../endpoint/name.ts';
 import { HostwardenError, ProviderError, errorMessage, isTransient } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import type { Provider } from '../provider.ts';
@@ -130,7 +130,7 @@ export class CoreDnsProvider implements Provider {
         );
         return;
       }
-      const name = normalizeDnsName(ep.dnsName);
+      const name = normalizeRecordName(ep.dnsName);
       const list = byName.get(name) ?? [];
       list.push({ ep, values });
       byName.set(name, list);

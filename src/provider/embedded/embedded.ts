@@ -14,7 +14,7 @@
 import { DomainFilter } from '../../endpoint/domain-filter.ts';
 import { describeEndpoint, endpointKey, newEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
-import { normalizeDnsName, tryNormalizeDnsName } from '../../endpoint/name.ts';
+import { normalizeRecordName, tryNormalizeDnsName } from '../../endpoint/name.ts';
 import { validateEndpoint } from '../../endpoint/validate.ts';
 import { ConfigError, ProviderError, errorMessage } from '../../errors.ts';
 import type { ErrorCode } from '../../errors.ts';
@@ -163,7 +163,7 @@ export class EmbeddedProvider implements Provider {
       if (reason !== undefined) return void problems.push(`${what}: ${reason}`);
       let ep: Endpoint;
       try {
-        ep = removing ? newEndpoint({ ...raw, dnsName: normalizeDnsName(raw.dnsName) }) : validateEndpoint(raw);
+        ep = removing ? newEndpoint({ ...raw, dnsName: normalizeRecordName(raw.dnsName) }) : validateEndpoint(raw, 'record');
       } catch (err) {
         // Validation messages start with the record already; do not name it twice.
         return void problems.push(`${what}: ${errorMessage(err).replace(`${describeEndpoint(raw)}: `, '')}`);

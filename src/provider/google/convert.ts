@@ -5,7 +5,7 @@
  */
 import { describeEndpoint, isRecordType, newEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
-import { isInZone, normalizeDnsName } from '../../endpoint/name.ts';
+import { isInZone, normalizeRecordName } from '../../endpoint/name.ts';
 import type { Changes } from '../../plan/changes.ts';
 import { absoluteName, fromPresentation, toPresentation, zoneOf } from '../presentation.ts';
 
@@ -25,12 +25,17 @@ export interface GoogleChange {
   records: string[];
 }
 
-export const rrsetKey = (name: string, type: string): string => `${normalizeDnsName(name)} ${type}`;
+export const rrsetKey = (name: string, type: string): string => `${normalizeRecordName(name)} ${type}`;
 
 export function rrsetToEndpoint(set: GoogleRRSet): Endpoint | undefined {
   if (!isRecordType(set.type) || set.rrdatas.length === 0) return undefined;
   const type = set.type;
-  return newEndpoint({ dnsName: normalizeDnsName(set.name), recordType: type, targets: set.rrdatas.map((d) => fromPresentation(type, d)), recordTTL: set.ttl });
+  return newEndpoint({
+    dnsName: normalizeRecordName(set.name),
+    recordType: type,
+    targets: set.rrdatas.map((d) => fromPresentation(type, d)),
+    recordTTL: set.ttl,
+  });
 }
 
 export function endpointToRRSet(ep: Endpoint, defaultTTL: number): GoogleRRSet {

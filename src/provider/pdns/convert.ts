@@ -5,7 +5,7 @@
  */
 import { describeEndpoint, endpointKey, isRecordType, newEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
-import { normalizeDnsName, tryNormalizeDnsName } from '../../endpoint/name.ts';
+import { normalizeRecordName, tryNormalizeRecordName } from '../../endpoint/name.ts';
 import { InvalidEndpointError } from '../../errors.ts';
 import { absoluteName, fromPresentation, toPresentation, zoneOf } from '../presentation.ts';
 
@@ -42,7 +42,7 @@ export function rrsetsToEndpoints(rrsets: readonly PdnsRRSet[], skipped: string[
     const type = set.type;
     const targets = (set.records ?? []).filter((r) => r.disabled !== true).map((r) => fromPresentation(type, r.content));
     if (targets.length === 0) continue;
-    const dnsName = tryNormalizeDnsName(set.name);
+    const dnsName = tryNormalizeRecordName(set.name);
     if (dnsName === undefined) {
       skipped.push(`${set.name} ${type}`);
       continue;
@@ -72,7 +72,7 @@ export function planPatches(
   const orphans: Endpoint[] = [];
   const byZone = new Map<string, { replace: Map<string, PdnsRRSet>; remove: Map<string, PdnsRRSet>; records: string[] }>();
   const entry = (ep: Endpoint): { replace: Map<string, PdnsRRSet>; remove: Map<string, PdnsRRSet>; records: string[] } | undefined => {
-    const name = normalizeDnsName(ep.dnsName);
+    const name = normalizeRecordName(ep.dnsName);
     const zone = zoneOf(name, zones);
     if (zone === undefined) {
       orphans.push(ep);
@@ -86,7 +86,7 @@ export function planPatches(
     e.records.push(describeEndpoint(ep));
     return e;
   };
-  const key = (ep: Endpoint): string => endpointKey({ dnsName: normalizeDnsName(ep.dnsName), recordType: ep.recordType, setIdentifier: '' });
+  const key = (ep: Endpoint): string => endpointKey({ dnsName: normalizeRecordName(ep.dnsName), recordType: ep.recordType, setIdentifier: '' });
 
   for (const ep of [...changes.create, ...changes.updateNew]) {
     if (ep.targets.length === 0) throw new InvalidEndpointError(`${describeEndpoint(ep)}: no targets`);
@@ -97,7 +97,7 @@ export function planPatches(
     const existing = e.replace.get(k);
     if (existing === undefined) {
       e.replace.set(k, {
-        name: absoluteName(normalizeDnsName(ep.dnsName)),
+        name: absoluteName(normalizeRecordName(ep.dnsName)),
         type: ep.recordType,
         ttl: ep.recordTTL > 0 ? ep.recordTTL : defaultTTL,
         changetype: 'REPLACE',
@@ -112,7 +112,7 @@ export function planPatches(
     const e = entry(ep);
     if (e === undefined) continue;
     const k = key(ep);
-    if (!e.replace.has(k)) e.remove.set(k, { name: absoluteName(normalizeDnsName(ep.dnsName)), type: ep.recordType, changetype: 'DELETE', records: [] });
+    if (!e.replace.has(k)) e.remove.set(k, { name: absoluteName(normalizeRecordName(ep.dnsName)), type: ep.recordType, changetype: 'DELETE', records: [] });
   }
   const patches: ZonePatch[] = [];
   for (const [zone, e] of byZone) {

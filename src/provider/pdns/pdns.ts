@@ -9,7 +9,7 @@ import type { FlagValues } from '../../config/config.ts';
 import { DomainFilter } from '../../endpoint/domain-filter.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import { describeEndpoint } from '../../endpoint/endpoint.ts';
-import { normalizeDnsName } from '../../endpoint/name.ts';
+import { hasStarAsData, normalizeDnsName } from '../../endpoint/name.ts';
 import { ConfigError, ProviderError, errorMessage, isTransient } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import type { Provider } from '../provider.ts';
@@ -125,6 +125,15 @@ export class PdnsProvider implements Provider {
 
   domainFilter(): DomainFilter {
     return this.filter;
+  }
+
+  /**
+   * PowerDNS's HTTP API accepts `*` only as the whole first label (422 "contains unsupported
+   * characters" otherwise, escaped or not), so external-dns's wildcard TXT `a-*.apps` cannot be
+   * written here; names written by other means are still read.
+   */
+  refusedName(name: string): string | undefined {
+    return hasStarAsData(name) ? 'the PowerDNS API accepts "*" only as the whole first label' : undefined;
   }
 
   private async refreshZones(): Promise<void> {

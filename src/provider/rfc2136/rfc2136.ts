@@ -7,7 +7,7 @@ import { randomInt } from 'node:crypto';
 import { DomainFilter } from '../../endpoint/domain-filter.ts';
 import { describeEndpoint, newEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
-import { isInZone, normalizeDnsName } from '../../endpoint/name.ts';
+import { isInZone, normalizeDnsName, normalizeRecordName } from '../../endpoint/name.ts';
 import { endpointToRRSet } from '../../dns/rrset-endpoint.ts';
 import { findTsig, sign, verify } from '../../dns/tsig.ts';
 import type { TsigKey } from '../../dns/tsig.ts';
@@ -149,7 +149,7 @@ export class Rfc2136Provider implements Provider {
         this.plan(ops, ep, build);
       } catch (err) {
         // A record that cannot be encoded fails on its own; it must not hold back the others.
-        const name = normalizeDnsName(ep.dnsName);
+        const name = normalizeRecordName(ep.dnsName);
         failures.push(this.wrap(err, this.zoneFor(name) ?? name, [describeEndpoint(ep)]));
       }
     };
@@ -189,7 +189,7 @@ export class Rfc2136Provider implements Provider {
   }
 
   private plan(ops: Operation[], ep: Endpoint, build: (name: string) => UpdateRR[]): void {
-    const name = normalizeDnsName(ep.dnsName);
+    const name = normalizeRecordName(ep.dnsName);
     const zone = this.zoneFor(name);
     if (zone === undefined) {
       this.logger.warn({ record: describeEndpoint(ep) }, 'skipping a record outside the rfc2136 zones');

@@ -2,6 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { newEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint, EndpointInit, RecordType } from '../../endpoint/endpoint.ts';
+import { hasStarAsData } from '../../endpoint/name.ts';
 import { ConfigError } from '../../errors.ts';
 import { silentLogger } from '../../log.ts';
 import { emptyChanges } from '../../plan/changes.ts';
@@ -305,14 +306,110 @@ describe('TXTRegistry.applyChanges', () => {
     assert.deepEqual(summary(provider.batches[0] as Changes), [`updateNew dflt.${ZONE} A 192.0.2.26`, `updateOld dflt.${ZONE} A 192.0.2.25`]);
   });
 
-  test('a wildcard without --txt-wildcard-replacement is skipped with an error, not sent', async () => {
-    const log = captureLogger();
+  test('a wildcard without --txt-wildcard-replacement gets the ownership TXT a-*.<rest>, as external-dns writes it', async () => {
     const provider = new FakeProvider();
-    const reg = registry(provider, { logger: log.logger });
+    const reg = registry(provider);
+    await reg.records();
+    await reg.applyChanges({ ...emptyChanges(), create: [ep(`*.apps.${ZONE}`, 'A', ['192.0.2.60'], { labels: { resource: 'service/default/web' } })] });
+    assert.deepEqual(summary(provider.batches[0] as Changes), [
+      `create *.apps.${ZONE} A 192.0.2.60`,
+      `create a-*.apps.${ZONE} TXT ${owned('owner', 'service/default/web')}`,
+    ]);
+    const records = await reg.records();
+    assert.equal(find(records, `*.apps.${ZONE}`, 'A')?.labels.owner, 'owner');
+    const current = find(records, `*.apps.${ZONE}`, 'A') as Endpoint;
+    await reg.applyChanges({ ...emptyChanges(), updateOld: [current], updateNew: [{ ...current, targets: ['192.0.2.61'] }] });
+    assert.deepEqual(summary(provider.batches[1] as Changes), [`updateNew *.apps.${ZONE} A 192.0.2.61`, `updateOld *.apps.${ZONE} A 192.0.2.60`]);
+    await reg.applyChanges({ ...emptyChanges(), delete: [find(await reg.records(), `*.apps.${ZONE}`, 'A') as Endpoint] });
+    assert.deepEqual(summary(provider.batches[2] as Changes), [
+      `delete *.apps.${ZONE} A 192.0.2.61`,
+      `delete a-*.apps.${ZONE} TXT ${owned('owner', 'service/default/web')}`,
+    ]);
+  });
+
+  test('wildcard TXT names with --txt-prefix/--txt-suffix and %{record_type} are the names external-dns writes', () => {
+    const cases: [Partial<TXTRegistryOptions>, string][] = [
+      [{}, `cname-*.apps.${ZONE}`],
+      [{ prefix: 'txt.' }, `txt.cname-*.apps.${ZONE}`],
+      [{ prefix: 'txt-' }, `txt-cname-*.apps.${ZONE}`],
+      [{ suffix: '-txt' }, `cname-*-txt.apps.${ZONE}`],
+      [{ suffix: '.txt' }, `cname-*.txt.apps.${ZONE}`],
+      [{ prefix: '%{record_type}.' }, `cname.*.apps.${ZONE}`],
+      [{ suffix: '-%{record_type}' }, `*-cname.apps.${ZONE}`],
+      [{ wildcardReplacement: 'wc' }, `cname-wc.apps.${ZONE}`],
+      [{ prefix: 'txt.', wildcardReplacement: 'wc' }, `txt.cname-wc.apps.${ZONE}`],
+      [{ suffix: '-txt', wildcardReplacement: 'wildcard' }, `cname-wildcard-txt.apps.${ZONE}`],
+    ];
+    for (const [options, name] of cases) {
+      const reg = registry(new FakeProvider(), options);
+      assert.equal(reg.ownershipTXT(ep(`*.apps.${ZONE}`, 'CNAME', ['lb.example.net'])).dnsName, name, JSON.stringify(options));
+    }
+  });
+
+  test('every affix form of a wildcard TXT is written, then found again as the owner', async () => {
+    for (const options of [
+      {},
+      { prefix: 'txt.' },
+      { suffix: '-txt' },
+      { suffix: '.txt' },
+      { prefix: '%{record_type}.' },
+      { suffix: '-%{record_type}' },
+    ] as Partial<TXTRegistryOptions>[]) {
+      const provider = new FakeProvider();
+      const reg = registry(provider, options);
+      await reg.records();
+      await reg.applyChanges({ ...emptyChanges(), create: [ep(`*.apps.${ZONE}`, 'CNAME', ['lb.example.net'])] });
+      assert.equal(provider.batches[0]?.create.length, 2, JSON.stringify(options));
+      assert.equal(find(await reg.records(), `*.apps.${ZONE}`, 'CNAME')?.labels.owner, 'owner', JSON.stringify(options));
+    }
+  });
+
+  test('a zone external-dns wrote with a wildcard is owned: new-format a-*.<rest> and old-format TXT at the wildcard name', async () => {
+    const provider = new FakeProvider([
+      ep(`*.apps.${ZONE}`, 'A', ['192.0.2.70']),
+      txt(`a-*.apps.${ZONE}`, owned('owner', 'ingress/default/apps')),
+      ep(`*.old.${ZONE}`, 'CNAME', ['lb.example.net']),
+      txt(`*.old.${ZONE}`, owned('owner')),
+      ep(`*.theirs.${ZONE}`, 'A', ['192.0.2.71']),
+      txt(`a-*.theirs.${ZONE}`, owned('someone-else')),
+    ]);
+    const records = await registry(provider).records();
+    assert.equal(find(records, `*.apps.${ZONE}`, 'A')?.labels.owner, 'owner');
+    assert.equal(find(records, `*.apps.${ZONE}`, 'A')?.labels.resource, 'ingress/default/apps');
+    assert.equal(find(records, `*.old.${ZONE}`, 'CNAME')?.labels.owner, 'owner');
+    assert.equal(find(records, `*.theirs.${ZONE}`, 'A')?.labels.owner, 'someone-else');
+  });
+
+  test('with --txt-wildcard-replacement only the replaced TXT name owns the wildcard (as external-dns reads it)', async () => {
+    const provider = new FakeProvider([ep(`*.apps.${ZONE}`, 'A', ['192.0.2.72']), txt(`a-*.apps.${ZONE}`, owned('owner'))]);
+    assert.equal(find(await registry(provider, { wildcardReplacement: 'wc' }).records(), `*.apps.${ZONE}`, 'A')?.labels.owner, undefined);
+    const replaced = new FakeProvider([ep(`*.apps.${ZONE}`, 'A', ['192.0.2.72']), txt(`a-wc.apps.${ZONE}`, owned('owner'))]);
+    assert.equal(find(await registry(replaced, { wildcardReplacement: 'wc' }).records(), `*.apps.${ZONE}`, 'A')?.labels.owner, 'owner');
+  });
+
+  test('a provider that refuses a-*. names: new wildcards are skipped with an error, existing such TXT records are never sent', async () => {
+    class Refusing extends FakeProvider {
+      refusedName(name: string): string | undefined {
+        return hasStarAsData(name) ? 'its API takes * only as the first label' : undefined;
+      }
+    }
+    const log = captureLogger();
+    const fresh = new Refusing();
+    const reg = registry(fresh, { logger: log.logger });
     await reg.records();
     await reg.applyChanges({ ...emptyChanges(), create: [ep(`*.apps.${ZONE}`, 'A', ['192.0.2.60']), ep(`ok.${ZONE}`, 'A', ['192.0.2.61'])] });
-    assert.deepEqual(summary(provider.batches[0] as Changes), [`create a-ok.${ZONE} TXT ${owned('owner')}`, `create ok.${ZONE} A 192.0.2.61`]);
-    assert.ok(log.lines().some((l) => l.level === 50 && l.msg.includes('--txt-wildcard-replacement')));
+    assert.deepEqual(summary(fresh.batches[0] as Changes), [`create a-ok.${ZONE} TXT ${owned('owner')}`, `create ok.${ZONE} A 192.0.2.61`]);
+    assert.ok(log.lines().some((l) => l.level === 50 && l.msg.includes('cannot hold its ownership TXT name') && l.msg.includes('--txt-wildcard-replacement')));
+
+    const existing = new Refusing([ep(`*.old.${ZONE}`, 'A', ['192.0.2.62']), txt(`a-*.old.${ZONE}`, owned('owner'))]);
+    const reg2 = registry(existing, { logger: log.logger });
+    const current = find(await reg2.records(), `*.old.${ZONE}`, 'A') as Endpoint;
+    assert.equal(current.labels.owner, 'owner');
+    await reg2.applyChanges({ ...emptyChanges(), updateOld: [current], updateNew: [{ ...current, labels: { resource: 'changed' } }] });
+    assert.deepEqual(summary(existing.batches[0] as Changes), [`updateNew *.old.${ZONE} A 192.0.2.62`, `updateOld *.old.${ZONE} A 192.0.2.62`]);
+    await reg2.applyChanges({ ...emptyChanges(), delete: [find(await reg2.records(), `*.old.${ZONE}`, 'A') as Endpoint] });
+    assert.deepEqual(summary(existing.batches[1] as Changes), [`delete *.old.${ZONE} A 192.0.2.62`]);
+    assert.ok(log.lines().some((l) => l.level === 40 && l.msg.includes('ownership TXT record left unchanged')));
   });
 
   test('a 63-character label whose TXT label would be too long is skipped', async () => {

@@ -18,7 +18,7 @@ import {
 } from '../../endpoint/endpoint.ts';
 import type { Endpoint, Labels, RecordType } from '../../endpoint/endpoint.ts';
 import type { DomainFilter } from '../../endpoint/domain-filter.ts';
-import { tryNormalizeDnsName } from '../../endpoint/name.ts';
+import { isWildcardName, tryNormalizeRecordName } from '../../endpoint/name.ts';
 import type { Logger } from '../../log.ts';
 import { emptyChanges } from '../../plan/changes.ts';
 import type { Provider } from '../../provider/provider.ts';
@@ -215,6 +215,7 @@ export class TXTRegistry implements Registry {
     }
 
     if (index !== undefined) this.dropUnusedOldFormat(index, released, txtChanges);
+    this.dropRefusedTXT(txtChanges);
 
     const combined: Changes = {
       create: [...recordChanges.create, ...txtChanges.create],
@@ -376,19 +377,54 @@ export class TXTRegistry implements Registry {
 
   /**
    * False (with an error naming the fix) when the record's ownership TXT does not exist yet and
-   * its name is not a valid DNS name: a wildcard without --txt-wildcard-replacement, or a label
-   * pushed past 63 characters by the type marker and affixes. Writing the record without it would
-   * leave a record nobody owns, and sending the name would fail the whole batch.
+   * its name is not a valid record name (a label pushed past 63 characters, or the name past 253,
+   * by the type marker and affixes) or the provider refuses it (refusedName). Writing the record
+   * without it would leave a record nobody owns, and sending the name would fail the whole batch.
+   * A `*` in the TXT name is fine otherwise: like external-dns, the TXT of `*.apps.example.org` is
+   * `a-*.apps.example.org`, where the `*` is data.
    */
   private canWriteOwnership(record: Endpoint, index: OwnershipIndex | undefined): boolean {
     const name = this.mapper.toTXTName(record.dnsName, record.recordType);
-    if (index?.getTXT(name, record.setIdentifier) !== undefined || tryNormalizeDnsName(name) !== undefined) return true;
+    if (index?.getTXT(name, record.setIdentifier) !== undefined) return true;
+    if (tryNormalizeRecordName(name) === undefined) {
+      this.logger.error(
+        { record: describeEndpoint(record), txt: name },
+        'record skipped: its ownership TXT name is not a valid DNS name (the name is too long for its ownership TXT record; shorten it or --txt-prefix/--txt-suffix)',
+      );
+      return false;
+    }
+    const refused = this.provider.refusedName?.(name);
+    if (refused === undefined) return true;
     const hint =
-      record.dnsName.startsWith('*.') && this.mapper.wildcardReplacement === ''
-        ? 'set --txt-wildcard-replacement to own wildcard records'
-        : 'the name is too long for its ownership TXT record; shorten it or --txt-prefix/--txt-suffix';
-    this.logger.error({ record: describeEndpoint(record), txt: name }, `record skipped: its ownership TXT name is not a valid DNS name (${hint})`);
+      isWildcardName(record.dnsName) && this.mapper.wildcardReplacement === '' ? '; set --txt-wildcard-replacement to own wildcard records there' : '';
+    this.logger.error(
+      { record: describeEndpoint(record), txt: name, provider: this.provider.name },
+      `record skipped: the ${this.provider.name} provider cannot hold its ownership TXT name (${refused})${hint}`,
+    );
     return false;
+  }
+
+  /**
+   * Leaves out changes to existing ownership TXT records whose names the provider refuses (an
+   * `a-*.apps` TXT put into a PowerDNS zone by other means: its API refuses even to delete it),
+   * so one such name cannot fail the provider's whole batch. The record itself is still changed.
+   */
+  private dropRefusedTXT(out: TXTChanges): void {
+    const refused = (t: Endpoint): boolean => {
+      const reason = this.provider.refusedName?.(t.dnsName);
+      if (reason === undefined) return false;
+      this.logger.warn(
+        { txt: t.dnsName, provider: this.provider.name },
+        `ownership TXT record left unchanged: the ${this.provider.name} provider cannot change it (${reason})`,
+      );
+      return true;
+    };
+    if (this.provider.refusedName === undefined) return;
+    out.create = out.create.filter((t) => !refused(t));
+    out.delete = out.delete.filter((t) => !refused(t));
+    const keep = out.updateNew.map((t) => !refused(t));
+    out.updateOld = out.updateOld.filter((_, i) => keep[i] === true);
+    out.updateNew = out.updateNew.filter((_, i) => keep[i] === true);
   }
 
   private owns(record: Endpoint): boolean {
@@ -409,7 +445,7 @@ export class TXTRegistry implements Registry {
   /** TXT records for wildcards are written with the replacement, so look owners up that way. */
   private ownerLookupName(dnsName: string): string {
     const name = dnsName.toLowerCase();
-    if (this.mapper.wildcardReplacement !== '' && (name === '*' || name.startsWith('*.'))) {
+    if (this.mapper.wildcardReplacement !== '' && isWildcardName(name)) {
       return this.mapper.wildcardReplacement + name.slice(1);
     }
     return name;

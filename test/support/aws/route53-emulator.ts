@@ -14,7 +14,7 @@ import type { NetworkModel } from './ec2-model.ts';
 import type { AwsEmulator, EmulatedRequest, EmulatedResponse, ServiceHandler } from './emulator.ts';
 import { child, children, el, parseXml, textOf } from './xml.ts';
 import type { XmlNode } from './xml.ts';
-import { recordSetFromXml, recordSetToXml, sameRecordSet, sortKey } from './route53-model.ts';
+import { escapeName, normName, recordSetFromXml, recordSetToXml, sameRecordSet, sortKey } from './route53-model.ts';
 import type { RecordSet } from './route53-model.ts';
 import { delegationSetXml, ownZone, Route53Fault, vpcXml, ZoneOperations, zoneXml } from './route53-zones.ts';
 import type { EmulatedZone, ZoneOptions, ZoneVpc } from './route53-zones.ts';
@@ -69,6 +69,8 @@ export class Route53Emulator implements ServiceHandler {
   limits: Route53Limits = { changes: 1000, values: 1000, characters: 32_000 };
   /** Largest page ListResourceRecordSets returns (Route53: 300). */
   maxRecordPage = 300;
+  /** Record names exactly as ChangeResourceRecordSets received them (before decoding escapes). */
+  readonly receivedNames: string[] = [];
   private readonly changes = new Map<string, string>();
   private readonly zoneOps: ZoneOperations;
   private nextZone = 1;
@@ -128,11 +130,12 @@ export class Route53Emulator implements ServiceHandler {
 
   /** Adds or replaces a record set directly, as another tool writing to the zone would. */
   put(zone: EmulatedZone, rs: RecordSet): void {
-    zone.sets.set(sortKey(rs), { ...rs, name: rs.name.toLowerCase().replace(/\.?$/, '.') });
+    const stored = { ...rs, name: normName(rs.name) };
+    zone.sets.set(sortKey(stored), stored);
   }
 
   find(zone: EmulatedZone, name: string, type: string, setIdentifier?: string): RecordSet | undefined {
-    return zone.sets.get(sortKey({ name: name.toLowerCase().replace(/\.?$/, '.'), type, ...(setIdentifier === undefined ? {} : { setIdentifier }) }));
+    return zone.sets.get(sortKey({ name: normName(name), type, ...(setIdentifier === undefined ? {} : { setIdentifier }) }));
   }
 
   operation(req: EmulatedRequest): string {
@@ -226,7 +229,7 @@ export class Route53Emulator implements ServiceHandler {
     let start = 0;
     if (name !== null) {
       const from = sortKey({
-        name: name.toLowerCase().replace(/\.?$/, '.').replace(/\\052/g, '*'),
+        name: normName(name),
         type: q.get('type') ?? '',
         ...(q.get('identifier') === null ? {} : { setIdentifier: q.get('identifier') as string }),
       });
@@ -241,7 +244,7 @@ export class Route53Emulator implements ServiceHandler {
       ...(next === undefined
         ? []
         : [
-            el('NextRecordName', next.name.replace(/^\*/, '\\052')),
+            el('NextRecordName', escapeName(next.name)),
             el('NextRecordType', next.type),
             ...(next.setIdentifier === undefined ? [] : [el('NextRecordIdentifier', next.setIdentifier)]),
           ]),
@@ -258,7 +261,9 @@ export class Route53Emulator implements ServiceHandler {
     } catch (err) {
       return this.error(400, 'InvalidInput', (err as Error).message);
     }
-    const changes = children(child(child(doc, 'ChangeBatch'), 'Changes'), 'Change').map((c) => ({
+    const received = children(child(child(doc, 'ChangeBatch'), 'Changes'), 'Change');
+    for (const c of received) this.receivedNames.push(textOf(child(c, 'ResourceRecordSet'), 'Name') ?? '');
+    const changes = received.map((c) => ({
       action: textOf(c, 'Action') ?? '',
       rs: recordSetFromXml(child(c, 'ResourceRecordSet')),
     }));

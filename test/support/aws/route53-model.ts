@@ -25,8 +25,20 @@ export function sortKey(rs: Pick<RecordSet, 'name' | 'type' | 'setIdentifier'>):
   return `${reversed}\u0000${rs.type}\u0000${rs.setIdentifier ?? ''}`;
 }
 
-function normName(name: string): string {
-  return name.toLowerCase().replace(/\\052/g, '*').replace(/\.?$/, '.');
+/**
+ * Route53's DomainNameFormat rules: a name may be sent with characters or with `\ooo` octal
+ * escapes; it is stored decoded and every character outside a-z, 0-9, `-`, `_` and `.` comes
+ * back escaped, wherever it is (`*.apps` as `\052.apps`, `a-*.apps` as `a-\052.apps`).
+ */
+export function normName(name: string): string {
+  return name
+    .replace(/\\([0-7]{3})/g, (_, oct: string) => String.fromCharCode(parseInt(oct, 8)))
+    .toLowerCase()
+    .replace(/\.?$/, '.');
+}
+
+export function escapeName(name: string): string {
+  return name.replace(/[^a-z0-9_.-]/g, (c) => `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}`);
 }
 
 export function recordSetFromXml(node: XmlNode | undefined): RecordSet {
@@ -79,7 +91,7 @@ export function recordSetFromXml(node: XmlNode | undefined): RecordSet {
 }
 
 export function recordSetToXml(rs: RecordSet): string {
-  const parts: string[] = [el('Name', rs.name.replace(/^\*/, '\\052')), el('Type', rs.type)];
+  const parts: string[] = [el('Name', escapeName(rs.name)), el('Type', rs.type)];
   if (rs.setIdentifier !== undefined) parts.push(el('SetIdentifier', rs.setIdentifier));
   if (rs.weight !== undefined) parts.push(el('Weight', rs.weight));
   if (rs.region !== undefined) parts.push(el('Region', rs.region));

@@ -73,6 +73,15 @@ const RECORD_FIELDS: Readonly<Record<ArmZoneKind, Readonly<Record<string, string
 };
 const PROVIDER_SEGMENT: Readonly<Record<ArmZoneKind, string>> = { public: 'dnsZones', private: 'privateDnsZones' };
 
+/**
+ * Azure DNS's record set name rule: '@' at the apex; otherwise labels of letters, digits,
+ * underscores and dashes, and a wildcard '*' only as the whole name or the whole first label.
+ */
+function validRelativeName(relative: string): boolean {
+  if (relative === '@') return true;
+  return relative.split('.').every((label, i) => (label === '*' ? i === 0 : /^[a-z0-9_-]{1,63}$/i.test(label)));
+}
+
 const armError = (status: number, code: string, message: string, headers?: Record<string, string>): JsonReply => ({
   status,
   body: { error: { code, message } },
@@ -214,6 +223,13 @@ export class ArmDnsEmulator {
   }
 
   private putSet(zone: Zone, relative: string, type: string, body: unknown, existing: ArmRecordSet | undefined): JsonReply {
+    if (!validRelativeName(relative)) {
+      return armError(
+        400,
+        'BadRequest',
+        `The domain name '${relative}.${zone.name}' is invalid. The provided record set relative name '${relative}' is invalid.`,
+      );
+    }
     const field = RECORD_FIELDS[zone.kind][type];
     if (field === undefined || type === 'SOA') return armError(400, 'BadRequest', `record type ${type} is not supported in ${PROVIDER_SEGMENT[zone.kind]}`);
     const props = (body as { properties?: Record<string, unknown> } | undefined)?.properties;
