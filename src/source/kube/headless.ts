@@ -16,10 +16,10 @@ import type { KubeObject } from '../../kube/resource.ts';
 import type { SourceProblem } from '../source.ts';
 import { parseAnnotations } from '../translate/annotations.ts';
 import type { ParsedAnnotations } from '../translate/annotations.ts';
-import { finalizeEndpoints, suitableType, uniqueHostnames } from '../translate/hostname.ts';
+import { finalizeEndpoints, problemFor, suitableType, uniqueHostnames } from '../translate/hostname.ts';
 import { asArray, asRecord, asString, readMeta, refOf } from '../translate/object.ts';
 import type { ObjectMeta } from '../translate/object.ts';
-import { templateOf } from '../translate/options.ts';
+import { runTemplate, templateOf } from '../translate/options.ts';
 import type { TranslateOptions } from '../translate/options.ts';
 import { commonOf } from '../translate/service.ts';
 
@@ -71,8 +71,12 @@ export function translateHeadless(
     for (const h of uniqueHostnames(hostnames)) addHeadlessTargets(h.replace(/\.$/, ''), obj, meta, ann, options, inputs, targetsByName);
   };
   if (options.ignoreHostnameAnnotation !== true) collect([...ann.hostnames, ...ann.internalHostnames]);
-  const template = templateOf(options);
-  if (template !== undefined && (targetsByName.size === 0 || options.combineFqdnAnnotation === true)) collect(template.execute(obj, meta));
+  const template = templateOf(options, meta.kind);
+  if (template !== undefined && (targetsByName.size === 0 || options.combineFqdnAnnotation === true)) {
+    const names = runTemplate(() => template.execute(obj, meta), (m) => problems.push(problemFor(refOf(meta), m)));
+    if (names === undefined) return { endpoints: [], problems };
+    collect(names);
+  }
 
   const common = commonOf(ann, `service/${meta.namespace}/${meta.name}`);
   const candidates: Endpoint[] = [];
