@@ -66,7 +66,11 @@ export function sprintf(format: string, args: readonly unknown[]): string {
     out += pad(formatOne(spec, args[argIndex]), spec);
     argIndex += 1;
   }
-  if (argIndex < args.length) out += `%!(EXTRA ${args.slice(argIndex).map((a) => `${goTypeOf(a)}=${formatValue(a)}`).join(', ')})`;
+  if (argIndex < args.length)
+    out += `%!(EXTRA ${args
+      .slice(argIndex)
+      .map((a) => `${goTypeOf(a)}=${formatValue(a)}`)
+      .join(', ')})`;
   return out;
 }
 
@@ -100,21 +104,12 @@ function formatOne(spec: Spec, v: unknown): string {
     case 't':
       return typeof v === 'boolean' ? String(v) : bad(verb, v);
     case 'd':
-      return typeof v === 'number' && Number.isInteger(v) ? sign(v, String(v)) : bad(verb, v);
     case 'c':
-      return typeof v === 'number' && Number.isInteger(v) ? String.fromCodePoint(v) : bad(verb, v);
     case 'x':
     case 'X':
     case 'o':
-    case 'b': {
-      const base = verb === 'o' ? 8 : verb === 'b' ? 2 : 16;
-      let s: string;
-      if (typeof v === 'number' && Number.isInteger(v)) s = sign(v, v.toString(base));
-      else if (typeof v === 'string' && base === 16) s = Buffer.from(v).toString('hex');
-      else return bad(verb, v);
-      if (flags.includes('#') && base === 16) s = s.replace(/^(-?)/, '$10x');
-      return verb === 'X' ? s.toUpperCase() : s;
-    }
+    case 'b':
+      return formatInteger(spec, v, sign);
     case 'f':
     case 'F':
       return typeof v === 'number' ? sign(v, v.toFixed(precision ?? 6)) : bad(verb, v);
@@ -130,6 +125,19 @@ function formatOne(spec: Spec, v: unknown): string {
     default:
       return bad(verb, v);
   }
+}
+
+function formatInteger(spec: Spec, v: unknown, sign: (n: number, s: string) => string): string {
+  const { verb, flags } = spec;
+  if (verb === 'd') return typeof v === 'number' && Number.isInteger(v) ? sign(v, String(v)) : bad(verb, v);
+  if (verb === 'c') return typeof v === 'number' && Number.isInteger(v) ? String.fromCodePoint(v) : bad(verb, v);
+  const base = verb === 'o' ? 8 : verb === 'b' ? 2 : 16;
+  let s: string;
+  if (typeof v === 'number' && Number.isInteger(v)) s = sign(v, v.toString(base));
+  else if (typeof v === 'string' && base === 16) s = Buffer.from(v).toString('hex');
+  else return bad(verb, v);
+  if (flags.includes('#') && base === 16) s = s.replace(/^(-?)/, '$10x');
+  return verb === 'X' ? s.toUpperCase() : s;
 }
 
 /** strconv.Quote: a double-quoted Go string literal. */

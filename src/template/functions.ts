@@ -92,7 +92,18 @@ function htmlEscape(s: string): string {
 function jsEscape(s: string): string {
   return [...s]
     .map((c) => {
-      const special: Record<string, string> = { '\\': '\\\\', "'": "\\'", '"': '\\"', '<': '\\u003C', '>': '\\u003E', '&': '\\u0026', '=': '\\u003D', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+      const special: Record<string, string> = {
+        '\\': '\\\\',
+        "'": "\\'",
+        '"': '\\"',
+        '<': '\\u003C',
+        '>': '\\u003E',
+        '&': '\\u0026',
+        '=': '\\u003D',
+        '\n': '\\n',
+        '\r': '\\r',
+        '\t': '\\t',
+      };
       const mapped = special[c];
       if (mapped !== undefined) return mapped;
       const cp = c.codePointAt(0) ?? 0;
@@ -127,16 +138,29 @@ export const BUILTINS: FuncMap = {
   html: fn([], (args) => htmlEscape(sprint(args)), 'any'),
   js: fn([], (args) => jsEscape(sprint(args)), 'any'),
   urlquery: fn([], (args) => queryEscape(sprint(args)), 'any'),
-  call: fn(['any'], ([f, ...rest]) => {
-    if (typeof f !== 'function') throw new FuncError(`non-function ${formatValue(f)} of type ${goTypeOf(f)}`);
-    return (f as (...a: unknown[]) => unknown)(...rest);
-  }, 'any'),
+  call: fn(
+    ['any'],
+    ([f, ...rest]) => {
+      if (typeof f !== 'function') throw new FuncError(`non-function ${formatValue(f)} of type ${goTypeOf(f)}`);
+      return (f as (...a: unknown[]) => unknown)(...rest);
+    },
+    'any',
+  ),
   eq: fn(['any'], eqMany, 'any'),
   ne: fn(['any', 'any'], ([a, b]) => !compare(equal)([a, b])),
   lt: fn(['any', 'any'], compare(less)),
-  le: fn(['any', 'any'], compare((a, b) => less(a, b) || equal(a, b))),
-  gt: fn(['any', 'any'], compare((a, b) => !less(a, b) && !equal(a, b))),
-  ge: fn(['any', 'any'], compare((a, b) => !less(a, b))),
+  le: fn(
+    ['any', 'any'],
+    compare((a, b) => less(a, b) || equal(a, b)),
+  ),
+  gt: fn(
+    ['any', 'any'],
+    compare((a, b) => !less(a, b) && !equal(a, b)),
+  ),
+  ge: fn(
+    ['any', 'any'],
+    compare((a, b) => !less(a, b)),
+  ),
 };
 
 /** external-dns's source names (source/types), which `isSource` accepts. */

@@ -68,7 +68,6 @@ export function lex(input: string): Token[] {
     const end = open === -1 ? input.length : open;
     let text = input.slice(i, end);
     if (trimNext) text = text.replace(/^[ \t\r\n]+/, '');
-    trimNext = false;
     if (open === -1) {
       if (text !== '') tokens.push({ kind: 'text', value: text, pos: i });
       break;
@@ -138,9 +137,8 @@ function lexInside(s: string, i: number, out: Token[], nest: (delta: number) => 
     out.push({ kind, value: s.slice(i, end), pos: i });
     return end;
   };
-  if (c === '|') return push('pipe', i + 1);
-  if (c === ',') return push('comma', i + 1);
-  if (c === '=') return push('assign', i + 1);
+  const single = SINGLE[c];
+  if (single !== undefined) return push(single, i + 1);
   if (c === ':') {
     if (s[i + 1] !== '=') throw new LexError('expected :=', i);
     return push('declare', i + 2);
@@ -154,13 +152,7 @@ function lexInside(s: string, i: number, out: Token[], nest: (delta: number) => 
     nest(-1);
     return push('rightParen', i + 1);
   }
-  if (c === '"') return push('string', quotedEnd(s, i, '"', 'unterminated quoted string'));
-  if (c === "'") return push('char', quotedEnd(s, i, "'", 'unterminated character constant'));
-  if (c === '`') {
-    const close = s.indexOf('`', i + 1);
-    if (close === -1) throw new LexError('unterminated raw quoted string', i);
-    return push('rawString', close + 1);
-  }
+  if (c === '"' || c === "'" || c === '`') return push(c === '"' ? 'string' : c === "'" ? 'char' : 'rawString', quoteEnd(s, i));
   if (c === '$') {
     let j = i + 1;
     while (isAlnum(s[j])) j += 1;
@@ -177,13 +169,26 @@ function lexInside(s: string, i: number, out: Token[], nest: (delta: number) => 
   if (isAlnum(c)) {
     let j = i;
     while (isAlnum(s[j])) j += 1;
-    const word = s.slice(i, j);
-    if (KEYWORDS.has(word)) return push('keyword', j);
-    if (word === 'true' || word === 'false') return push('bool', j);
-    if (word === 'nil') return push('nil', j);
-    return push('identifier', j);
+    return push(wordKind(s.slice(i, j)), j);
   }
   throw new LexError(`unrecognized character in action: ${JSON.stringify(c)}`, i);
+}
+
+function wordKind(word: string): TokenKind {
+  if (KEYWORDS.has(word)) return 'keyword';
+  if (word === 'true' || word === 'false') return 'bool';
+  return word === 'nil' ? 'nil' : 'identifier';
+}
+
+const SINGLE: Readonly<Record<string, TokenKind>> = { '|': 'pipe', ',': 'comma', '=': 'assign' };
+
+function quoteEnd(s: string, i: number): number {
+  const c = s[i];
+  if (c === '"') return quotedEnd(s, i, '"', 'unterminated quoted string');
+  if (c === "'") return quotedEnd(s, i, "'", 'unterminated character constant');
+  const close = s.indexOf('`', i + 1);
+  if (close === -1) throw new LexError('unterminated raw quoted string', i);
+  return close + 1;
 }
 
 function quotedEnd(s: string, i: number, quote: string, unterminated: string): number {

@@ -324,7 +324,10 @@ class Parser {
       case 'number':
       case 'nil':
       case 'dot':
-        return this.fail(term.pos, `unexpected . after term ${JSON.stringify(term.kind === 'dot' ? '.' : term.kind === 'nil' ? 'nil' : term.kind === 'bool' ? String(term.value) : term.text)}`);
+        return this.fail(
+          term.pos,
+          `unexpected . after term ${JSON.stringify(term.kind === 'dot' ? '.' : term.kind === 'nil' ? 'nil' : term.kind === 'bool' ? String(term.value) : term.text)}`,
+        );
       default:
         return { kind: 'chain', pos: term.pos, node: term, names };
     }

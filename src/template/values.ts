@@ -160,7 +160,8 @@ export function less(a0: unknown, b0: unknown): boolean {
   const b = isZero(b0) ? zeroLike(a) : b0;
   const ka = basicKind(a);
   const kb = basicKind(b);
-  if (ka === 'invalid' || ka === 'other' || ka === 'bool' || kb === 'invalid' || kb === 'other' || kb === 'bool') throw new ComparisonError('invalid type for comparison');
+  if (ka === 'invalid' || ka === 'other' || ka === 'bool' || kb === 'invalid' || kb === 'other' || kb === 'bool')
+    throw new ComparisonError('invalid type for comparison');
   if (ka !== kb) throw new ComparisonError('incompatible types for comparison');
   return (a as number | string) < (b as number | string);
 }

@@ -73,7 +73,10 @@ export function translateHeadless(
   if (options.ignoreHostnameAnnotation !== true) collect([...ann.hostnames, ...ann.internalHostnames]);
   const template = templateOf(options, meta.kind);
   if (template !== undefined && (targetsByName.size === 0 || options.combineFqdnAnnotation === true)) {
-    const names = runTemplate(() => template.execute(obj, meta), (m) => problems.push(problemFor(refOf(meta), m)));
+    const names = runTemplate(
+      () => template.execute(obj, meta),
+      (m) => problems.push(problemFor(refOf(meta), m)),
+    );
     if (names === undefined) return { endpoints: [], problems };
     collect(names);
   }

@@ -76,7 +76,10 @@ export function translateNodePort(
   let candidates = options.ignoreHostnameAnnotation === true ? [] : forHostnames([...ann.hostnames, ...ann.internalHostnames]);
   const template = templateOf(options, meta.kind);
   if (template !== undefined && (candidates.length === 0 || options.combineFqdnAnnotation === true)) {
-    const names = runTemplate(() => template.execute(obj, meta), (m) => problems.push(problemFor(ref, m)));
+    const names = runTemplate(
+      () => template.execute(obj, meta),
+      (m) => problems.push(problemFor(ref, m)),
+    );
     if (names === undefined) return { endpoints: [], problems };
     candidates = [...candidates, ...forHostnames(names)];
   }

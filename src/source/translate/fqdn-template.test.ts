@@ -70,7 +70,12 @@ describe('FqdnTemplate', () => {
   });
 
   test('JSON keys work through the unstructured retry; unknown lower-case fields fail', () => {
-    const route: JsonRecord = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', metadata: { name: 'r', namespace: 'ns' }, spec: { hostnames: ['a.example.com'] } };
+    const route: JsonRecord = {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'HTTPRoute',
+      metadata: { name: 'r', namespace: 'ns' },
+      spec: { hostnames: ['a.example.com'] },
+    };
     assert.deepEqual(run('{{ .Name }}.{{ range .Spec.hostnames }}{{ . }}{{ end }}', route), ['r.a.example.com']);
     assert.throws(
       () => run('{{ .Spec.hostname }}.example.com'),
@@ -92,11 +97,15 @@ describe('FqdnTemplate', () => {
     ] as const) {
       assert.throws(
         () => FqdnTemplate.compile(bad),
-        (err: unknown) => err instanceof ConfigError && err.flag === '--fqdn-template' && err.message === `--fqdn-template[0] ${JSON.stringify(bad)}: ${detail}`,
+        (err: unknown) =>
+          err instanceof ConfigError && err.flag === '--fqdn-template' && err.message === `--fqdn-template[0] ${JSON.stringify(bad)}: ${detail}`,
         bad,
       );
     }
-    assert.throws(() => FqdnTemplate.fromFlags({ fqdnTarget: ['x', '{{.Name'] }), (err: unknown) => err instanceof ConfigError && err.message.startsWith('--fqdn-target-template[1] "{{.Name": '));
+    assert.throws(
+      () => FqdnTemplate.fromFlags({ fqdnTarget: ['x', '{{.Name'] }),
+      (err: unknown) => err instanceof ConfigError && err.message.startsWith('--fqdn-target-template[1] "{{.Name": '),
+    );
   });
 
   test('fqdn-target pairs: split on the first colon, incomplete pairs skipped', () => {

@@ -117,7 +117,8 @@ function translateAnswer(c: EngineCase): EngineAnswer {
 export function engineMismatches(actual: EngineAnswer, expected: EngineAnswer): string[] {
   const errs: string[] = [];
   const contains = (what: string, got: string | undefined, want: string | undefined): void => {
-    if (want !== undefined && (got === undefined || !got.includes(want))) errs.push(`${what}: expected to contain ${JSON.stringify(want)}, got ${JSON.stringify(got)}`);
+    if (want !== undefined && (got === undefined || !got.includes(want)))
+      errs.push(`${what}: expected to contain ${JSON.stringify(want)}, got ${JSON.stringify(got)}`);
   };
   contains('parse error', actual.parseErrorContains, expected.parseErrorContains);
   contains('error', actual.errorContains, expected.errorContains);
@@ -130,7 +131,8 @@ export function engineMismatches(actual: EngineAnswer, expected: EngineAnswer): 
   if (expected.endpoints !== undefined && expected.endpoints !== null && JSON.stringify(actual.endpoints) !== JSON.stringify(expected.endpoints))
     errs.push(`expected endpoints ${JSON.stringify(expected.endpoints)}, got ${JSON.stringify(actual.endpoints)}`);
   for (const want of expected.problemsContain ?? []) {
-    if (!(actual.problemsContain ?? []).some((p) => p.includes(want))) errs.push(`expected a problem containing ${JSON.stringify(want)}, got ${JSON.stringify(actual.problemsContain)}`);
+    if (!(actual.problemsContain ?? []).some((p) => p.includes(want)))
+      errs.push(`expected a problem containing ${JSON.stringify(want)}, got ${JSON.stringify(actual.problemsContain)}`);
   }
   return errs;
 }
@@ -150,7 +152,9 @@ export interface FunctionCase {
 export function functionAnswer(c: FunctionCase): { value: unknown } | { error: string } {
   const spec = externalDnsFunctions(c.activeSource ?? '')[c.function];
   if (spec === undefined) return { error: `function ${c.function} not defined` };
-  const args = c.args.map((a) => (typeof a === 'object' && a !== null && !Array.isArray(a) ? new GoMap(a as Record<string, unknown>, 'map[string]string', '') : a));
+  const args = c.args.map((a) =>
+    typeof a === 'object' && a !== null && !Array.isArray(a) ? new GoMap(a as Record<string, unknown>, 'map[string]string', '') : a,
+  );
   try {
     return { value: spec.call(args) };
   } catch (err) {

@@ -80,7 +80,11 @@ export async function sourceAnswer(c: SourceCase): Promise<SourceEndpoint[]> {
     for (const obj of c.objects) api.create(obj);
     const deps = { client, logger, translateOptions: optionsOf(c.options), namespace: '', syncTimeoutMs: 10_000 };
     source =
-      c.source === 'service' ? serviceSource(deps) : c.source === 'ingress' ? ingressSource(deps, []) : openshiftRouteSource(deps, c.options.openshiftRouterName ?? '');
+      c.source === 'service'
+        ? serviceSource(deps)
+        : c.source === 'ingress'
+          ? ingressSource(deps, [])
+          : openshiftRouteSource(deps, c.options.openshiftRouterName ?? '');
     return (await source.endpoints()).map(endpointOf);
   } finally {
     await source?.close();
