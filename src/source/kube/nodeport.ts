@@ -15,7 +15,7 @@ import { parseAnnotations } from '../translate/annotations.ts';
 import { endpointsForHostname, finalizeEndpoints, problemFor, uniqueHostnames } from '../translate/hostname.ts';
 import type { EndpointCommon } from '../translate/hostname.ts';
 import { asArray, asRecord, asString, readMeta, refOf } from '../translate/object.ts';
-import { runTemplate, templateOf } from '../translate/options.ts';
+import { fqdnTargetEndpoints, runTemplate, templateOf } from '../translate/options.ts';
 import type { TranslateOptions } from '../translate/options.ts';
 import { commonOf } from '../translate/service.ts';
 
@@ -75,13 +75,20 @@ export function translateNodePort(
   // external-dns treats internal-hostname on a NodePort Service like hostname: node addresses.
   let candidates = options.ignoreHostnameAnnotation === true ? [] : forHostnames([...ann.hostnames, ...ann.internalHostnames]);
   const template = templateOf(options, meta.kind);
-  if (template !== undefined && (candidates.length === 0 || options.combineFqdnAnnotation === true)) {
-    const names = runTemplate(
-      () => template.execute(obj, meta),
+  if (template !== undefined) {
+    // As external-dns: the host:target pairs first, then --fqdn-template names with the node targets.
+    const combine = options.combineFqdnAnnotation === true;
+    const templated = runTemplate(
+      () => {
+        let out = candidates;
+        if (out.length === 0 || combine) out = [...out, ...fqdnTargetEndpoints(template, obj, meta, common.resource)];
+        if (out.length === 0 || combine) out = [...out, ...forHostnames(template.execute(obj, meta))];
+        return out;
+      },
       (m) => problems.push(problemFor(ref, m)),
     );
-    if (names === undefined) return { endpoints: [], problems };
-    candidates = [...candidates, ...forHostnames(names)];
+    if (templated === undefined) return { endpoints: [], problems };
+    candidates = templated;
   }
   return { endpoints: finalizeEndpoints(ref, candidates, problems), problems };
 }

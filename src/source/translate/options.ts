@@ -163,13 +163,16 @@ export function combineWithTemplate(ctx: KindContext, own: Endpoint[], forHostna
   return template === undefined ? own : combineTemplated(ctx, own, () => forHostnames(template.execute(ctx.obj, ctx.meta)));
 }
 
-/** `--fqdn-target-template`'s `host:target` pairs, merged per host (external-dns's ApplyFQDNTargetTemplate). */
+/** `--fqdn-target-template`'s `host:target` pairs as endpoints, merged per host and type. */
+export function fqdnTargetEndpoints(template: FqdnTemplate, obj: JsonRecord, meta: ObjectMeta, resource: string): Endpoint[] {
+  const byHost = new Map<string, string[]>();
+  for (const { host, target } of template.hostTargets(obj, meta)) byHost.set(host, [...(byHost.get(host) ?? []), target]);
+  return [...byHost].flatMap(([host, targets]) => endpointsForHostname(host, targets, { ttl: 0, setIdentifier: '', providerSpecific: [], resource }));
+}
+
+/** Applies `--fqdn-target-template` as external-dns's ApplyFQDNTargetTemplate (Services). */
 export function combineWithFqdnTargetTemplate(ctx: KindContext, own: Endpoint[], resource: string): Endpoint[] {
   const template = ctx.template;
   if (template === undefined) return own;
-  return combineTemplated(ctx, own, () => {
-    const byHost = new Map<string, string[]>();
-    for (const { host, target } of template.hostTargets(ctx.obj, ctx.meta)) byHost.set(host, [...(byHost.get(host) ?? []), target]);
-    return [...byHost].flatMap(([host, targets]) => endpointsForHostname(host, targets, { ttl: 0, setIdentifier: '', providerSpecific: [], resource }));
-  });
+  return combineTemplated(ctx, own, () => fqdnTargetEndpoints(template, ctx.obj, ctx.meta, resource));
 }
