@@ -66,6 +66,7 @@ describe('FqdnTemplate', () => {
       'Web.store.example.com',
     ]);
     assert.deepEqual(run('{{ or .Annotations.dns "invalid" }}.example.com'), ['invalid.example.com']);
+    assert.deepEqual(run('{{ .GetNamespace }}.{{ index .GetLabels "app" }}.example.com'), ['shop.frontend.example.com']);
     assert.deepEqual(run('{{ index .ObjectMeta.Annotations "team" }}.{{ .Spec.ClusterIP | replace "." "-" }}.example.com'), ['blue.10-0-0-1.example.com']);
   });
 

@@ -91,6 +91,9 @@ class TypedObject implements GoStruct {
   private metaField(name: string): unknown {
     if (name === 'Kind') return this.meta.kind;
     if (name === 'APIVersion') return this.meta.apiVersion;
+    // ObjectMeta's getters (`{{ .GetName }}`), which Go templates may call as methods.
+    const getter = /^Get(\p{Lu}\w*)$/u.exec(name)?.[1];
+    if (getter !== undefined && OBJECT_META_FIELDS.has(getter)) return new ObjectMetaStruct(this.obj, this.meta).field(getter);
     return OBJECT_META_FIELDS.has(name) ? new ObjectMetaStruct(this.obj, this.meta).field(name) : NO_FIELD;
   }
 
