@@ -78,6 +78,8 @@ describe('FqdnTemplate', () => {
       spec: { hostnames: ['a.example.com'] },
     };
     assert.deepEqual(run('{{ .Name }}.{{ range .Spec.hostnames }}{{ . }}{{ end }}', route), ['r.a.example.com']);
+    assert.throws(() => run('{{ .Calibre }}.example.com'), /can't evaluate field Calibre in type \*v1\.Service/);
+    assert.deepEqual(run('{{ .Spec.ExternalName }}x.example.com'), ['x.example.com']);
     assert.throws(
       () => run('{{ .Spec.hostname }}.example.com'),
       (err: unknown) =>

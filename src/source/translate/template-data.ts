@@ -7,8 +7,9 @@
  *   an error there, as in Go (`can't evaluate field hostname in type v1.ServiceSpec`);
  * - when that fails, a retry on the unstructured shape (`.Spec.hostnames` with JSON keys, plus
  *   `.Metadata`, `.Status`, `.Object`) where a missing key is an error.
- * Hostwarden holds objects as JSON, not Go structs, so the Go field of a key the object leaves out
- * cannot be told from a misspelt one: an absent capitalised field is the zero value.
+ * Hostwarden holds objects as JSON, not Go structs: below the top level (where the fields of each
+ * kind are known), the Go field of a key the object leaves out cannot be told from a misspelt one,
+ * so an absent capitalised field is the zero value.
  */
 import { GoMap, NO_FIELD, ZERO } from '../../template/values.ts';
 import type { GoStruct } from '../../template/values.ts';
@@ -83,7 +84,9 @@ class TypedObject implements GoStruct {
     if (name === 'TypeMeta') return new JsonStruct('v1.TypeMeta', { kind: this.meta.kind, apiVersion: this.meta.apiVersion }, 'v1');
     if (!/^\p{Lu}/u.test(name)) return NO_FIELD;
     const key = jsonName(name);
-    if (!Object.hasOwn(this.obj, key)) return ZERO;
+    // The top level of a Kubernetes type is known (Spec and Status, or a ConfigMap's Data …), so a
+    // misspelt field there fails as in Go; deeper down an absent field cannot be told from a typo.
+    if (!Object.hasOwn(this.obj, key)) return (ROOT_FIELDS[this.meta.kind] ?? DEFAULT_ROOT_FIELDS).includes(name) ? ZERO : NO_FIELD;
     const goType = key === 'spec' || key === 'status' ? `${this.pkg}.${this.meta.kind}${name}` : `${this.pkg}.${name}`;
     return typedValue(this.obj[key], key, goType, this.pkg);
   }
@@ -101,6 +104,15 @@ class TypedObject implements GoStruct {
     return [this.meta.kind, this.meta.apiVersion, ...new ObjectMetaStruct(this.obj, this.meta).fields()];
   }
 }
+
+/** Go fields beside TypeMeta and ObjectMeta of the API types templates meet; most have Spec and Status. */
+const DEFAULT_ROOT_FIELDS: readonly string[] = ['Spec', 'Status'];
+const ROOT_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  ConfigMap: ['Immutable', 'Data', 'BinaryData'],
+  Secret: ['Immutable', 'Data', 'StringData', 'Type'],
+  EndpointSlice: ['AddressType', 'Endpoints', 'Ports'],
+  Endpoints: ['Subsets'],
+};
 
 const OBJECT_META_FIELDS: ReadonlySet<string> = new Set([
   'Name',
