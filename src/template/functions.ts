@@ -126,8 +126,8 @@ function queryEscape(s: string): string {
 
 /** Go's predefined functions. `and` and `or` are evaluated lazily by the executor. */
 export const BUILTINS: FuncMap = {
-  and: fn([], (args) => args.find((a) => !isTrue(a)) ?? args[args.length - 1], 'any'),
-  or: fn([], (args) => args.find((a) => isTrue(a)) ?? args[args.length - 1], 'any'),
+  and: fn(['any'], (args) => args.find((a) => !isTrue(a)) ?? args[args.length - 1], 'any'),
+  or: fn(['any'], (args) => args.find((a) => isTrue(a)) ?? args[args.length - 1], 'any'),
   not: fn(['any'], ([v]) => !isTrue(v)),
   len: fn(['any'], lengthOf),
   index: fn(['any'], ([item, ...keys]) => keys.reduce(indexOne, item), 'any'),
