@@ -77,6 +77,8 @@ const SOURCES: FlagGroup = {
       'annotation-filter',
       'label-filter',
       'fqdn-template',
+      'target-template',
+      'fqdn-target-template',
       'combine-fqdn-annotation',
       'ignore-hostname-annotation',
       'ignore-ingress-tls-spec',

@@ -38,6 +38,14 @@ describe('flag parsing', () => {
     assert.equal(cfg.intervalMs, 30_000);
   });
 
+  test('template flags are repeatable and keep their values whole (a comma may sit inside a template)', () => {
+    const cfg = resolve(['--fqdn-template', '{{.Name}}.a.org,{{printf ","}}', '--fqdn-template={{.Name}}.b.org', '--fqdn-target-template', 'x:1.2.3.4']);
+    assert.deepEqual(cfg.fqdnTemplates, ['{{.Name}}.a.org,{{printf ","}}', '{{.Name}}.b.org']);
+    assert.deepEqual(cfg.fqdnTargetTemplates, ['x:1.2.3.4']);
+    assert.deepEqual(cfg.targetTemplates, []);
+    assert.deepEqual(resolve([], { EXTERNAL_DNS_FQDN_TEMPLATE: '{{.Name}}.a.org\n{{.Name}}.b.org' }).fqdnTemplates, ['{{.Name}}.a.org', '{{.Name}}.b.org']);
+  });
+
   test('booleans: bare, =false and --no-', () => {
     assert.equal(resolve(['--once']).once, true);
     assert.equal(resolve(['--once=false']).once, false);

@@ -32,7 +32,12 @@ export interface Config {
   excludeRecordTypes: RecordType[];
   annotationFilter: string;
   labelFilter: string;
-  fqdnTemplate: string;
+  /** --fqdn-template values as given (not split on commas: a comma may sit inside a template). */
+  fqdnTemplates: string[];
+  /** --target-template values as given. */
+  targetTemplates: string[];
+  /** --fqdn-target-template values as given. */
+  fqdnTargetTemplates: string[];
   combineFqdnAnnotation: boolean;
   ignoreHostnameAnnotation: boolean;
   ignoreIngressTLSSpec: boolean;
@@ -160,7 +165,9 @@ export function resolveConfig(args: ParsedArgs, choices: Choices): Config {
     excludeRecordTypes: recordTypes(list('exclude-record-types'), '--exclude-record-types'),
     annotationFilter: str('annotation-filter'),
     labelFilter: str('label-filter'),
-    fqdnTemplate: str('fqdn-template'),
+    fqdnTemplates: [...(get(v, 'fqdn-template') as string[])],
+    targetTemplates: [...(get(v, 'target-template') as string[])],
+    fqdnTargetTemplates: [...(get(v, 'fqdn-target-template') as string[])],
     combineFqdnAnnotation: bool('combine-fqdn-annotation'),
     ignoreHostnameAnnotation: bool('ignore-hostname-annotation'),
     ignoreIngressTLSSpec: bool('ignore-ingress-tls-spec'),

@@ -43,7 +43,14 @@ export const FLAGS: readonly FlagSpec[] = [
   // Source behaviour.
   { name: 'annotation-filter', kind: 'string', default: '', help: 'Only objects whose annotations match this label selector.' },
   { name: 'label-filter', kind: 'string', default: '', help: 'Only objects whose labels match this label selector.' },
-  { name: 'fqdn-template', kind: 'string', default: '', help: 'Template for hostnames of objects without a hostname annotation.' },
+  {
+    name: 'fqdn-template',
+    kind: 'list',
+    default: [],
+    help: 'Go template for hostnames of objects without a hostname annotation (repeatable; several templates per value separated by commas).',
+  },
+  { name: 'target-template', kind: 'list', default: [], help: 'Go template for DNS targets, for sources that take targets from it (repeatable).' },
+  { name: 'fqdn-target-template', kind: 'list', default: [], help: 'Go template returning host:target pairs, e.g. for Services (repeatable).' },
   { name: 'combine-fqdn-annotation', kind: 'bool', default: false, help: 'Use --fqdn-template names in addition to annotations.' },
   { name: 'ignore-hostname-annotation', kind: 'bool', default: false, help: 'Ignore hostname annotations (use --fqdn-template).' },
   { name: 'ignore-ingress-tls-spec', kind: 'bool', default: false, help: 'Ignore Ingress spec.tls hosts.' },

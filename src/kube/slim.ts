@@ -211,3 +211,24 @@ export function stubObject(obj: KubeObject): KubeObject {
   if (obj.metadata.resourceVersion !== undefined) meta.resourceVersion = obj.metadata.resourceVersion;
   return { apiVersion: obj.apiVersion, kind: obj.kind, metadata: meta };
 }
+
+/**
+ * For objects a template reads: templates may name any field (`.Spec.Ports`, `.Spec.Selector`,
+ * `.Spec.Rules`), so the object is kept whole except what no template should need and what makes
+ * objects large: managedFields and the last-applied annotation.
+ */
+export function templateView(raw: Raw): KubeObject {
+  const obj: Raw = { ...raw };
+  const m = rec(raw['metadata']) ?? {};
+  const { managedFields: _managed, ...metadata } = m;
+  const annotations = strMap(m['annotations'], DROPPED_ANNOTATIONS);
+  if (annotations === undefined) delete metadata['annotations'];
+  else metadata['annotations'] = annotations;
+  const labels = strMap(m['labels']);
+  if (labels === undefined) delete metadata['labels'];
+  else metadata['labels'] = labels;
+  obj['metadata'] = { ...metadata, name: String(m['name'] ?? '') };
+  obj['apiVersion'] = String(raw['apiVersion'] ?? '');
+  obj['kind'] = String(raw['kind'] ?? '');
+  return obj as KubeObject;
+}

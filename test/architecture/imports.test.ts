@@ -38,7 +38,7 @@ function importGraph(): Map<string, string[]> {
 
 const top = (file: string): string => (file.includes('/') ? file.slice(0, file.indexOf('/')) : file);
 const CONTROLLERS = ['controller', 'dnsrecord', 'operator', 'admission', 'privatelink'];
-const LIBRARIES = ['kube', 'http', 'aws', 'dns', 'endpoint', 'config'];
+const LIBRARIES = ['kube', 'http', 'aws', 'dns', 'endpoint', 'config', 'template'];
 
 /** Why `from` may not import `to`, or undefined when it may. */
 function forbidden(from: string, to: string): string | undefined {

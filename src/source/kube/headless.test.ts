@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { KubeObject } from '../../kube/resource.ts';
 import { SliceIndex, headlessNeedsPods, isHeadless, translateHeadless } from './headless.ts';
 import type { HeadlessInputs } from './headless.ts';
+import { buildTranslateOptions } from '../translate/options.ts';
 
 const A = 'external-dns.alpha.kubernetes.io/';
 
@@ -200,6 +201,33 @@ describe('headless Services', () => {
       summary(templated).map((s) => s.split(' ttl')[0]),
       ['kafka.data.example.org A 10.1.0.1'],
     );
+  });
+
+  test('--fqdn-target-template pairs come first; --fqdn-template names only when nothing else did (or combined)', () => {
+    const slices = inputs([slice('s', 'IPv4', [{ ip: '10.1.0.1', pod: 'kafka-0' }])]);
+    const both = (combine: boolean): string[] =>
+      summary(
+        translateHeadless(
+          svc({}),
+          buildTranslateOptions({
+            fqdnTemplate: ['{{.Name}}.example.org'],
+            fqdnTargetTemplate: ['{{.Name}}.pairs.example.org:192.0.2.1'],
+            combineFqdnAnnotation: combine,
+          }),
+          slices,
+        ),
+      )
+        .map((s) => s.split(' ttl')[0] ?? '')
+        .sort();
+    assert.deepEqual(both(false), ['kafka.pairs.example.org A 192.0.2.1']);
+    assert.deepEqual(both(true), ['kafka.example.org A 10.1.0.1', 'kafka.pairs.example.org A 192.0.2.1']);
+  });
+
+  test('a template failing on the Service skips it with a problem naming the flag', () => {
+    const r = translateHeadless(svc({}), buildTranslateOptions({ fqdnTemplate: ['{{ .Spec.nope }}'] }), inputs([]));
+    assert.ok(r !== undefined);
+    assert.deepEqual(r.endpoints, []);
+    assert.match(r.problems[0]?.message ?? '', /--fqdn-template: failed to apply template on Service data\/kafka: .*object skipped$/);
   });
 
   test('the slice index maps slices and Pods to their Service', () => {

@@ -17,10 +17,10 @@ import type { KubeObject } from '../../kube/resource.ts';
 import type { SourceProblem } from '../source.ts';
 import { parseAnnotations } from '../translate/annotations.ts';
 import type { ParsedAnnotations } from '../translate/annotations.ts';
-import { finalizeEndpoints, suitableType, uniqueHostnames } from '../translate/hostname.ts';
+import { finalizeEndpoints, problemFor, suitableType, uniqueHostnames } from '../translate/hostname.ts';
 import { asArray, asRecord, asString, readMeta, refOf } from '../translate/object.ts';
 import type { ObjectMeta } from '../translate/object.ts';
-import { templateOf } from '../translate/options.ts';
+import { fqdnTargetEndpoints, runTemplate, templateOf } from '../translate/options.ts';
 import type { TranslateOptions } from '../translate/options.ts';
 import { commonOf } from '../translate/service.ts';
 
@@ -72,11 +72,24 @@ export function translateHeadless(
     for (const h of uniqueHostnames(hostnames)) addHeadlessTargets(h.replace(/\.$/, ''), obj, meta, ann, options, inputs, targetsByName);
   };
   if (options.ignoreHostnameAnnotation !== true) collect([...ann.hostnames, ...ann.internalHostnames]);
-  const template = templateOf(options);
-  if (template !== undefined && (targetsByName.size === 0 || options.combineFqdnAnnotation === true)) collect(template.execute(obj, meta));
-
   const common = commonOf(ann, `service/${meta.namespace}/${meta.name}`);
-  const candidates: Endpoint[] = [];
+  const template = templateOf(options, meta.kind);
+  let pairs: Endpoint[] = [];
+  if (template !== undefined) {
+    // As external-dns: the host:target pairs first, then --fqdn-template names with the Pods' targets.
+    const combine = options.combineFqdnAnnotation === true;
+    const done = runTemplate(
+      () => {
+        if (targetsByName.size === 0 || combine) pairs = fqdnTargetEndpoints(template, obj, meta, common.resource);
+        if (targetsByName.size + pairs.length === 0 || combine) collect(template.execute(obj, meta));
+        return true;
+      },
+      (m) => problems.push(problemFor(refOf(meta), m)),
+    );
+    if (done === undefined) return { endpoints: [], problems };
+  }
+
+  const candidates: Endpoint[] = [...pairs];
   for (const name of [...targetsByName.keys()].sort()) {
     const byType = new Map<Endpoint['recordType'], string[]>();
     for (const t of targetsByName.get(name) ?? []) {

@@ -14,7 +14,7 @@ import { annotationValue, isControllerMismatch, parseAnnotations } from '../tran
 import { endpointsForHostname, finalizeEndpoints, problemFor, suitableType } from '../translate/hostname.ts';
 import { DEFAULT_NAMESPACE, asArray, asRecord, asString, readMeta, refOf, stringArray } from '../translate/object.ts';
 import type { JsonRecord, ObjectMeta } from '../translate/object.ts';
-import { templateOf } from '../translate/options.ts';
+import { runTemplate, templateOf } from '../translate/options.ts';
 import type { TranslateOptions } from '../translate/options.ts';
 import { commonOf } from '../translate/service.ts';
 import { labelSelectorMatches } from './label-selector.ts';
@@ -43,7 +43,11 @@ export function translateHTTPRoute(obj: KubeObject, options: TranslateOptions, l
   const ann = parseAnnotations(meta.annotations, options.defaultTTL ?? 0, (m) => problems.push(problemFor(ref, m)));
   const common = commonOf(ann, `httproute/${meta.namespace}/${meta.name}`);
 
-  const routeHosts = routeHostnames(obj, meta, options, ann.hostnames, (m) => problems.push(problemFor(ref, m)));
+  const routeHosts = runTemplate(
+    () => routeHostnames(obj, meta, options, ann.hostnames, (m) => problems.push(problemFor(ref, m))),
+    (m) => problems.push(problemFor(ref, m)),
+  );
+  if (routeHosts === undefined) return { endpoints: [], problems };
   const specRefs = asArray(asRecord(obj['spec'])?.['parentRefs'])
     .map(asRecord)
     .filter((p): p is JsonRecord => p !== undefined);
@@ -86,7 +90,7 @@ export function translateHTTPRoute(obj: KubeObject, options: TranslateOptions, l
 function routeHostnames(obj: KubeObject, meta: ObjectMeta, options: TranslateOptions, annotated: readonly string[], problem: (m: string) => void): string[] {
   const specHosts = stringArray(asRecord(obj['spec'])?.['hostnames']);
   const hostnames = [...specHosts];
-  const template = templateOf(options);
+  const template = templateOf(options, meta.kind);
   if (template !== undefined && (hostnames.length === 0 || options.combineFqdnAnnotation === true)) hostnames.push(...template.execute(obj, meta));
   const source = annotationValue(meta.annotations, 'gateway-hostname-source');
   switch (source?.toLowerCase()) {

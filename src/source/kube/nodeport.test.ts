@@ -1,6 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../kube/resource.ts';
+import { buildTranslateOptions } from '../translate/options.ts';
 import { nodePortTargets, translateNodePort } from './nodeport.ts';
 
 const A = 'external-dns.alpha.kubernetes.io/';
@@ -114,5 +115,22 @@ describe('NodePort Services', () => {
       translateNodePort(svc({ [`${A}hostname`]: 'game.example.org', [`${A}target`]: '192.0.2.1' }, [{ port: 80, nodePort: 30080 }]), {}, NODES),
       undefined,
     );
+  });
+
+  test('--fqdn-target-template pairs and --fqdn-template names, as for other Services', () => {
+    const ports = [{ name: 'http', port: 80, nodePort: 30080 }];
+    const options = buildTranslateOptions({ fqdnTemplate: ['{{.Name}}.example.org'], fqdnTargetTemplate: ['{{.Name}}.pairs.example.org:lb.example.org'] });
+    assert.deepEqual(summary(translateNodePort(svc({}, ports), options, NODES)), ['game.pairs.example.org CNAME lb.example.org ttl=0']);
+    const combined = buildTranslateOptions({
+      fqdnTemplate: ['{{.Name}}.example.org'],
+      fqdnTargetTemplate: ['{{.Name}}.pairs.example.org:lb.example.org'],
+      combineFqdnAnnotation: true,
+    });
+    assert.deepEqual(summary(translateNodePort(svc({}, ports), combined, NODES)), [
+      '_game._tcp.game.example.org SRV 0 50 30080 game.example.org ttl=0',
+      'game.example.org A 198.51.100.1 ttl=0',
+      'game.example.org AAAA 2001:db8::2 ttl=0',
+      'game.pairs.example.org CNAME lb.example.org ttl=0',
+    ]);
   });
 });

@@ -12,10 +12,10 @@ import type { Endpoint } from '../../endpoint/endpoint.ts';
 import type { KubeObject } from '../../kube/resource.ts';
 import type { SourceProblem } from '../source.ts';
 import { parseAnnotations } from '../translate/annotations.ts';
-import { endpointsForHostname, finalizeEndpoints, uniqueHostnames } from '../translate/hostname.ts';
+import { endpointsForHostname, finalizeEndpoints, problemFor, uniqueHostnames } from '../translate/hostname.ts';
 import type { EndpointCommon } from '../translate/hostname.ts';
 import { asArray, asRecord, asString, readMeta, refOf } from '../translate/object.ts';
-import { templateOf } from '../translate/options.ts';
+import { fqdnTargetEndpoints, runTemplate, templateOf } from '../translate/options.ts';
 import type { TranslateOptions } from '../translate/options.ts';
 import { commonOf } from '../translate/service.ts';
 
@@ -83,9 +83,22 @@ export function translateNodePort(
     });
   // external-dns treats internal-hostname on a NodePort Service like hostname: node addresses.
   let candidates = options.ignoreHostnameAnnotation === true ? [] : forHostnames([...ann.hostnames, ...ann.internalHostnames]);
-  const template = templateOf(options);
-  if (template !== undefined && (candidates.length === 0 || options.combineFqdnAnnotation === true))
-    candidates = [...candidates, ...forHostnames(template.execute(obj, meta))];
+  const template = templateOf(options, meta.kind);
+  if (template !== undefined) {
+    // As external-dns: the host:target pairs first, then --fqdn-template names with the node targets.
+    const combine = options.combineFqdnAnnotation === true;
+    const templated = runTemplate(
+      () => {
+        let out = candidates;
+        if (out.length === 0 || combine) out = [...out, ...fqdnTargetEndpoints(template, obj, meta, common.resource)];
+        if (out.length === 0 || combine) out = [...out, ...forHostnames(template.execute(obj, meta))];
+        return out;
+      },
+      (m) => problems.push(problemFor(ref, m)),
+    );
+    if (templated === undefined) return { endpoints: [], problems };
+    candidates = templated;
+  }
   return { endpoints: finalizeEndpoints(ref, candidates, problems), problems };
 }
 

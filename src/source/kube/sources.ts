@@ -32,6 +32,7 @@ import {
   slimRoute,
   slimService,
   stubObject,
+  templateView,
 } from '../../kube/slim.ts';
 import type { Logger } from '../../log.ts';
 import type { ProblemReporter } from '../source.ts';
@@ -90,6 +91,11 @@ function common(
   };
 }
 
+/** The primary objects' cache transform: whole objects when a template may read any field. */
+function primaryView(deps: KubeSourceDeps, slim: (raw: Record<string, unknown>) => KubeObject): (raw: Record<string, unknown>) => KubeObject {
+  return deps.translateOptions.fqdnTemplate === undefined ? slim : templateView;
+}
+
 function translated(obj: KubeObject, options: TranslateOptions): Translation {
   // Objects being deleted still hold their records until they are gone, as in external-dns.
   const r = translateObject(obj, options);
@@ -102,7 +108,7 @@ function translated(obj: KubeObject, options: TranslateOptions): Translation {
  */
 export function serviceSource(deps: KubeSourceDeps): KubeObjectSource {
   const options = deps.translateOptions;
-  const services = reflector(deps, SERVICES, slimService);
+  const services = reflector(deps, SERVICES, primaryView(deps, slimService));
   const nodes = reflector(deps, NODES, slimNode);
   const slices = reflector(deps, ENDPOINTSLICES, slimEndpointSlice);
   const pods = reflector(deps, PODS, slimPod);
@@ -159,7 +165,7 @@ export function ingressSource(deps: KubeSourceDeps, classes: readonly string[]):
     ...common(deps, 'ingress'),
     // Nothing re-reads an Ingress after its translation (it has no dependent objects), so the
     // cache keeps a stub: at 10k Ingresses about 8 MB less heap.
-    primary: reflector(deps, INGRESSES, slimIngress, { retain: stubObject }),
+    primary: reflector(deps, INGRESSES, primaryView(deps, slimIngress), { retain: stubObject }),
     translate: (obj) => {
       if (classes.length > 0) {
         const spec = obj['spec'] as { ingressClassName?: string } | undefined;
@@ -175,7 +181,7 @@ export function ingressSource(deps: KubeSourceDeps, classes: readonly string[]):
 export function openshiftRouteSource(deps: KubeSourceDeps, routerName = ''): KubeObjectSource {
   return new KubeObjectSource({
     ...common(deps, 'openshift-route'),
-    primary: reflector(deps, ROUTES, slimRoute, { retain: stubObject }),
+    primary: reflector(deps, ROUTES, primaryView(deps, slimRoute), { retain: stubObject }),
     translate: (obj) => translateRoute(obj, deps.translateOptions, routerName),
   });
 }
@@ -212,7 +218,7 @@ export function httpRouteSource(deps: KubeSourceDeps, scope: GatewayScope = {}):
   const namespaces = reflector(deps, NAMESPACES, slimNamespace);
   return new KubeObjectSource({
     ...common(deps, 'gateway-httproute'),
-    primary: reflector(deps, HTTPROUTES, slimHTTPRoute),
+    primary: reflector(deps, HTTPROUTES, primaryView(deps, slimHTTPRoute)),
     secondary: [gateways, namespaces],
     translate: (obj) =>
       translateHTTPRoute(obj, deps.translateOptions, {

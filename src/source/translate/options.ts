@@ -9,7 +9,8 @@ import { ConfigError } from '../../errors.ts';
 import { parseSelector } from '../selector.ts';
 import type { Selector } from '../selector.ts';
 import type { ObjectRef, SourceProblem } from '../source.ts';
-import { FqdnTemplate } from './fqdn-template.ts';
+import { FqdnTemplate, TemplateExecutionError } from './fqdn-template.ts';
+import { endpointsForHostname } from './hostname.ts';
 import type { JsonRecord, ObjectMeta, ObjectOrigin } from './object.ts';
 
 export interface TranslateOptions {
@@ -17,7 +18,10 @@ export interface TranslateOptions {
   annotationFilter?: Selector;
   /** `--label-filter`: only objects whose labels match. */
   labelFilter?: Selector;
-  /** `--fqdn-template`; a string is compiled on every call, so long-lived callers pass a compiled one. */
+  /**
+   * `--fqdn-template` (with `--target-template` and `--fqdn-target-template` when compiled from
+   * flags); a string is compiled on every call, so long-lived callers pass a compiled one.
+   */
   fqdnTemplate?: string | FqdnTemplate;
   /** `--combine-fqdn-annotation`: template names are added to annotated ones instead of being a fallback. */
   combineFqdnAnnotation?: boolean;
@@ -54,7 +58,12 @@ export interface TranslateOptions {
 export interface TranslateFlags extends Omit<TranslateOptions, 'annotationFilter' | 'labelFilter' | 'fqdnTemplate'> {
   annotationFilter?: string;
   labelFilter?: string;
-  fqdnTemplate?: string;
+  /** `--fqdn-template` values (repeatable; one value may hold several templates separated by commas). */
+  fqdnTemplate?: string | readonly string[];
+  /** `--target-template` values. */
+  targetTemplate?: readonly string[];
+  /** `--fqdn-target-template` values. */
+  fqdnTargetTemplate?: readonly string[];
 }
 
 /** The translation flags out of the resolved configuration, shared by the manifest and Kubernetes sources. */
@@ -62,7 +71,9 @@ export function translateFlagsOf(cfg: Config): TranslateFlags {
   return {
     annotationFilter: cfg.annotationFilter,
     labelFilter: cfg.labelFilter,
-    fqdnTemplate: cfg.fqdnTemplate,
+    fqdnTemplate: cfg.fqdnTemplates,
+    targetTemplate: cfg.targetTemplates,
+    fqdnTargetTemplate: cfg.fqdnTargetTemplates,
     combineFqdnAnnotation: cfg.combineFqdnAnnotation,
     ignoreHostnameAnnotation: cfg.ignoreHostnameAnnotation,
     ignoreIngressTLSSpec: cfg.ignoreIngressTLSSpec,
@@ -76,21 +87,56 @@ export function translateFlagsOf(cfg: Config): TranslateFlags {
 }
 
 export function buildTranslateOptions(flags: TranslateFlags): TranslateOptions {
-  const { annotationFilter, labelFilter, fqdnTemplate, ...rest } = flags;
+  const { annotationFilter, labelFilter, fqdnTemplate, targetTemplate, fqdnTargetTemplate, ...rest } = flags;
   const options: TranslateOptions = { ...rest };
   if (annotationFilter !== undefined && annotationFilter.trim() !== '') options.annotationFilter = parseSelector(annotationFilter, '--annotation-filter');
   if (labelFilter !== undefined && labelFilter.trim() !== '') options.labelFilter = parseSelector(labelFilter, '--label-filter');
-  if (fqdnTemplate !== undefined && fqdnTemplate.trim() !== '') options.fqdnTemplate = FqdnTemplate.compile(fqdnTemplate);
+  const templates = FqdnTemplate.fromFlags({
+    fqdn: typeof fqdnTemplate === 'string' ? [fqdnTemplate] : fqdnTemplate,
+    target: targetTemplate,
+    fqdnTarget: fqdnTargetTemplate,
+  });
+  if (templates !== undefined) options.fqdnTemplate = templates;
   if (options.defaultTTL !== undefined && (!Number.isInteger(options.defaultTTL) || options.defaultTTL < 0)) {
     throw new ConfigError(`default TTL must be a whole number of seconds, got ${options.defaultTTL}`, '--default-ttl');
   }
   return options;
 }
 
-export function templateOf(options: TranslateOptions): FqdnTemplate | undefined {
+/** external-dns's source name for a kind, which `isSource` answers for. */
+const SOURCE_OF_KIND: Readonly<Record<string, string>> = {
+  Service: 'service',
+  Ingress: 'ingress',
+  Route: 'openshift-route',
+  HTTPRoute: 'gateway-httproute',
+  GRPCRoute: 'gateway-grpcroute',
+  TLSRoute: 'gateway-tlsroute',
+  TCPRoute: 'gateway-tcproute',
+  UDPRoute: 'gateway-udproute',
+  DNSEndpoint: 'crd',
+};
+
+/** The compiled templates, with `isSource` bound to the external-dns source of `kind` when given. */
+export function templateOf(options: TranslateOptions, kind?: string): FqdnTemplate | undefined {
   const t = options.fqdnTemplate;
   if (t === undefined || t === '') return undefined;
-  return typeof t === 'string' ? FqdnTemplate.compile(t) : t;
+  const compiled = typeof t === 'string' ? FqdnTemplate.compile(t) : t;
+  const source = kind === undefined ? undefined : SOURCE_OF_KIND[kind];
+  return source === undefined ? compiled : compiled.withSource(source);
+}
+
+/**
+ * Runs a template for one object; an execution error becomes a problem and undefined (the object
+ * is skipped: its other names would be a partial, misleading answer). Other errors propagate.
+ */
+export function runTemplate<T>(run: () => T, problem: (message: string) => void): T | undefined {
+  try {
+    return run();
+  } catch (err) {
+    if (!(err instanceof TemplateExecutionError)) throw err;
+    problem(`${err.message}; object skipped`);
+    return undefined;
+  }
 }
 
 /** Everything a kind translator needs about one object. */
@@ -105,13 +151,32 @@ export interface KindContext {
 }
 
 /**
- * Applies the fqdn template as external-dns does: without `combineFqdnAnnotation` its names are
- * only used when the object produced no endpoints of its own.
+ * external-dns's CombineWithEndpoints: with any template flag set, the templated endpoints replace
+ * an object's own when it has none, or are added to them with `--combine-fqdn-annotation`.
  */
-export function combineWithTemplate(ctx: KindContext, own: Endpoint[], forHostnames: (hostnames: string[]) => Endpoint[]): Endpoint[] {
+export function combineTemplated(ctx: KindContext, own: Endpoint[], templated: () => Endpoint[]): Endpoint[] {
   if (ctx.template === undefined) return own;
   const combine = ctx.options.combineFqdnAnnotation === true;
   if (!combine && own.length > 0) return own;
-  const templated = forHostnames(ctx.template.execute(ctx.obj, ctx.meta));
-  return combine ? [...own, ...templated] : templated;
+  return combine ? [...own, ...templated()] : templated();
+}
+
+/** Applies `--fqdn-template` as external-dns does: its names get the object's own targets. */
+export function combineWithTemplate(ctx: KindContext, own: Endpoint[], forHostnames: (hostnames: string[]) => Endpoint[]): Endpoint[] {
+  const template = ctx.template;
+  return template === undefined ? own : combineTemplated(ctx, own, () => forHostnames(template.execute(ctx.obj, ctx.meta)));
+}
+
+/** `--fqdn-target-template`'s `host:target` pairs as endpoints, merged per host and type. */
+export function fqdnTargetEndpoints(template: FqdnTemplate, obj: JsonRecord, meta: ObjectMeta, resource: string): Endpoint[] {
+  const byHost = new Map<string, string[]>();
+  for (const { host, target } of template.hostTargets(obj, meta)) byHost.set(host, [...(byHost.get(host) ?? []), target]);
+  return [...byHost].flatMap(([host, targets]) => endpointsForHostname(host, targets, { ttl: 0, setIdentifier: '', providerSpecific: [], resource }));
+}
+
+/** Applies `--fqdn-target-template` as external-dns's ApplyFQDNTargetTemplate (Services). */
+export function combineWithFqdnTargetTemplate(ctx: KindContext, own: Endpoint[], resource: string): Endpoint[] {
+  const template = ctx.template;
+  if (template === undefined) return own;
+  return combineTemplated(ctx, own, () => fqdnTargetEndpoints(template, ctx.obj, ctx.meta, resource));
 }

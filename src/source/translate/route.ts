@@ -6,6 +6,7 @@
  * the fqdn template; targets from the target annotation, else that router's canonical hostname.
  * A router that has not admitted the route is not serving it, so it must not receive its traffic.
  */
+import { TemplateExecutionError } from './fqdn-template.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import type { SourceProblem } from '../source.ts';
 import { isControllerMismatch, parseAnnotations } from './annotations.ts';
@@ -87,13 +88,14 @@ export function translateRoute(input: unknown, options: TranslateOptions, router
   if (options.labelFilter !== undefined && !options.labelFilter.matches(meta.labels)) return { endpoints: [], problems };
   if (isControllerMismatch(meta.annotations)) return { endpoints: [], problems };
   const ref = refOf(meta);
-  const ctx: KindContext = { obj, meta, ref, origin: {}, options, template: templateOf(options), problems };
+  const ctx: KindContext = { obj, meta, ref, origin: {}, options, template: templateOf(options, meta.kind), problems };
   let candidates: Endpoint[];
   try {
     candidates = routeCandidates(ctx, routerName);
   } catch (err) {
     // Defensive, as in translateObject: one odd object must not stop a sync.
-    problems.push(problemFor(ref, `could not be translated: ${(err as Error).message}`));
+    const message = err instanceof TemplateExecutionError ? `${err.message}; object skipped` : `could not be translated: ${(err as Error).message}`;
+    problems.push(problemFor(ref, message));
     return { endpoints: [], problems };
   }
   return { endpoints: finalizeEndpoints(ref, candidates, problems), problems };

@@ -11,7 +11,7 @@ import { endpointsForHostname, problemFor, uniqueHostnames } from './hostname.ts
 import type { EndpointCommon } from './hostname.ts';
 import { asArray, path, refAt, stringArray, stringAt } from './object.ts';
 import type { JsonRecord } from './object.ts';
-import { combineWithTemplate } from './options.ts';
+import { combineWithFqdnTargetTemplate, combineWithTemplate } from './options.ts';
 import type { KindContext } from './options.ts';
 
 export const SERVICE_KIND = 'Service';
@@ -40,6 +40,8 @@ export function serviceCandidates(ctx: KindContext): Endpoint[] {
     own = [...forHostnames(ann.hostnames, targets), ...forHostnames(ann.internalHostnames, clusterIPs(obj))];
   }
   if (own.length === 0 && options.compatibility === 'mate') own = forHostnames(ann.mateHostnames, loadBalancerTargets(obj));
+  // As external-dns: the host:target pairs first, then --fqdn-template names with the Service's targets.
+  own = combineWithFqdnTargetTemplate(ctx, own, common.resource);
   return combineWithTemplate(ctx, own, (hostnames) => forHostnames(hostnames, targets));
 }
 

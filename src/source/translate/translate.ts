@@ -6,6 +6,7 @@ import type { Endpoint } from '../../endpoint/endpoint.ts';
 import type { ObjectRef, SourceProblem } from '../source.ts';
 import { isControllerMismatch } from './annotations.ts';
 import { DNSENDPOINT_KIND, dnsEndpointCandidates, isDNSEndpointApiVersion } from './dnsendpoint.ts';
+import { TemplateExecutionError } from './fqdn-template.ts';
 import { finalizeEndpoints, problemFor } from './hostname.ts';
 import { INGRESS_KIND, ingressCandidates } from './ingress.ts';
 import { asRecord, readMeta, refOf, stringAt } from './object.ts';
@@ -73,13 +74,15 @@ export function translateObject(input: unknown, options: TranslateOptions = {}, 
   if (kind !== DNSENDPOINT_KIND && isControllerMismatch(meta.annotations)) return empty('controller-mismatch');
 
   const problems: SourceProblem[] = [];
-  const ctx: KindContext = { obj, meta, ref, origin, options, template: templateOf(options), problems };
+  const ctx: KindContext = { obj, meta, ref, origin, options, template: templateOf(options, kind), problems };
   let candidates: Endpoint[];
   try {
     candidates = kind === SERVICE_KIND ? serviceCandidates(ctx) : kind === INGRESS_KIND ? ingressCandidates(ctx) : dnsEndpointCandidates(ctx);
   } catch (err) {
-    // Defensive: translators never throw on input they understand, but one odd object must not stop a sync.
-    problems.push(problemFor(ref, `could not be translated: ${(err as Error).message}`));
+    // A template that fails on this object skips it; otherwise defensive: translators never throw
+    // on input they understand, but one odd object must not stop a sync.
+    const message = err instanceof TemplateExecutionError ? `${err.message}; object skipped` : `could not be translated: ${(err as Error).message}`;
+    problems.push(problemFor(ref, message));
     return { outcome: 'translated', ref, endpoints: [], problems };
   }
   const endpoints = finalizeEndpoints(ref, candidates, problems, options.keepEmptyTargets === true);
