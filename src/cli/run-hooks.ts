@@ -37,13 +37,13 @@ export function kubeRunHooks(cfg: Config, deps: { logger: Logger; env?: KubeEnv 
   // The same cluster, context and timeout as the sources: Events and the Lease must not go elsewhere.
   const configSource = kubeConfigSourceOf(cfg, deps.env);
   const inCluster = locateKubeConfig(configSource).kind === 'in-cluster';
-  const client = kubeClientFromConfig(cfg, { logger: deps.logger, env: deps.env });
+  const client = kubeClientFromConfig(cfg, { logger: deps.logger, env: deps.env, rateLimited: true });
   const identity = defaultIdentity();
 
-  const reasons = cfg.flags.list('emit-events');
+  const reasons = cfg.flags.list('events-emit');
   for (const r of reasons)
     if (!(EVENT_TYPES as readonly string[]).includes(r))
-      throw new ConfigError(`--emit-events: unknown event ${JSON.stringify(r)}; known: ${EVENT_TYPES.join(', ')}`, '--emit-events');
+      throw new ConfigError(`--events-emit: unknown event ${JSON.stringify(r)}; known: ${EVENT_TYPES.join(', ')}`, '--events-emit');
   let reporter: RecordEventReporter | undefined;
   let recorder: EventRecorder | undefined;
   if (usesKube && reasons.length > 0) {

@@ -40,7 +40,7 @@ export function kubeSourceFromConfig(name: KubeSourceName, cfg: Config, deps: Ku
   const inactivity = cfg.flags.num('kube-watch-inactivity-timeout');
   const metrics = deps.metrics;
   const sourceDeps: KubeSourceDeps = {
-    client: kubeClientFromConfig(cfg, deps),
+    client: kubeClientFromConfig(cfg, { ...deps, rateLimited: true }),
     logger: deps.logger,
     translateOptions: translateOptionsOf(cfg),
     namespace: cfg.flags.str('namespace'),
