@@ -237,7 +237,8 @@ export function parseCommandArgs(command: Command, argv: readonly string[], env:
   } catch (err) {
     const flag = err instanceof ConfigError ? err.flag : undefined;
     const owners = flag !== undefined && flag.startsWith('--') ? ownersOf(flag.slice(2).split('=')[0] ?? '') : [];
-    if (owners.length === 0) throw err;
+    // A bad value of the command's own flag is the error itself, not a misplaced flag.
+    if (owners.length === 0 || owners.includes(command)) throw err;
     throw new ConfigError(`${flag ?? ''} is not a flag of "hostwarden ${command}"; it belongs to ${owners.map((c) => `"hostwarden ${c}"`).join(', ')}`, flag);
   }
   const defaults = parseArgs([], {}, ALL);

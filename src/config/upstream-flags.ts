@@ -115,10 +115,11 @@ export function unimplementedGroupOf(flag: string): UnimplementedGroup | undefin
 }
 
 /** The one-line error for an external-dns flag of an unimplemented owner; `where` is how the user wrote it (--flag or the variable). */
-export function unimplementedFlagMessage(flag: string, where = `--${flag}`): string | undefined {
+export function unimplementedFlagMessage(flag: string, where?: string): string | undefined {
   const group = unimplementedGroupOf(flag);
   if (group === undefined) return undefined;
-  return `${where} belongs to ${group.kind} ${group.owner}, which Hostwarden does not implement; ${workaround(group.kind, group.owner)}`;
+  const named = where ?? `--${group.flags.includes(flag) ? flag : flag.slice(3)}`;
+  return `${named} belongs to ${group.kind} ${group.owner}, which Hostwarden does not implement; ${workaround(group.kind, group.owner)}`;
 }
 
 /** The one-line error for `--provider`, `--source` or `--registry` naming an external-dns choice Hostwarden lacks. */

@@ -41,4 +41,10 @@ export const KUBE_SOURCE_FLAGS: readonly FlagSpec[] = [
     help: 'API version of the DNSEndpoint custom resource read by the crd source.',
   },
   { name: 'crd-source-kind', kind: 'string', default: 'DNSEndpoint', help: 'Kind of the custom resource read by the crd source.' },
+  {
+    name: 'listen-endpoint-events',
+    kind: 'bool',
+    default: false,
+    help: 'Accepted for external-dns: the service source always watches EndpointSlices, and their changes trigger a sync.',
+  },
 ];
