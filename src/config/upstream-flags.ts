@@ -128,3 +128,27 @@ export function unimplementedChoiceMessage(kind: OwnerKind, value: string): stri
   if (!list.includes(value)) return undefined;
   return `--${kind}=${value} is an external-dns ${kind} Hostwarden does not implement; ${workaround(kind, value)}`;
 }
+
+/**
+ * external-dns flags Hostwarden accepts with another default, value set or effect, and why. The
+ * compatibility page (docs/external-dns-compatibility.md, `npm run docs:compat`) shows them; a
+ * test requires a reason here for every default or kind that differs from the inventory.
+ */
+export const FLAG_DIFFERENCES: Readonly<Record<string, string>> = {
+  provider: 'Defaults to embedded (Hostwarden’s own authoritative DNS server); external-dns requires --provider.',
+  source: 'Defaults to manifest (Kubernetes YAML files); external-dns requires --source.',
+  policy: 'Defaults to sync; external-dns requires --policy (its chart always passes one), so a Deployment made for it behaves the same.',
+  registry: 'txt and noop only; aws-sd, crd and dynamodb stop start-up with a line naming them.',
+  'log-level': 'Also takes warn; panic logs at fatal level (pino has no panic level).',
+  events: 'Always on: Hostwarden syncs on source changes (debounced by --min-event-sync-interval) with or without --events.',
+  'listen-endpoint-events': 'Always on: the service source watches EndpointSlices and their changes trigger a sync.',
+  'batch-change-size': 'No effect: external-dns reads it only in its cloudflare provider, which Hostwarden lacks; each provider here has its own batch flags.',
+  'batch-change-interval': 'No effect: external-dns reads it only in its cloudflare provider, which Hostwarden lacks.',
+  'kube-api-qps':
+    'One token bucket per Kubernetes client: each source has its own client, Events and the Lease share another; external-dns shares one client between its sources.',
+  'kube-api-burst': 'Per client, as --kube-api-qps.',
+  'request-timeout': 'Not deprecated: it is the timeout flag of every Hostwarden command; --kube-api-request-timeout wins when given.',
+  version: 'Printed on stdout (kingpin prints it on stderr), so $(hostwarden --version) works; the version alone, exit code 0, as upstream.',
+  'rfc2136-port': 'Defaults to 53; external-dns’s 0 leaves the port to the user (it would dial port 0).',
+  'rfc2136-tsig-secret-alg': 'Defaults to hmac-sha256 (what tsig-keygen writes); external-dns has no algorithm for an empty value.',
+};
