@@ -38,6 +38,9 @@ export function kubeRunHooks(cfg: Config, deps: { logger: Logger; env?: KubeEnv 
   const configSource = kubeConfigSourceOf(cfg, deps.env);
   const inCluster = locateKubeConfig(configSource).kind === 'in-cluster';
   const client = kubeClientFromConfig(cfg, { logger: deps.logger, env: deps.env, rateLimited: true });
+  // The Lease has a client (and --kube-api-qps bucket) of its own: a burst of Events must never
+  // delay a renewal past the renew deadline.
+  const leaseClient = kubeClientFromConfig(cfg, { logger: deps.logger, env: deps.env, rateLimited: true });
   const identity = defaultIdentity();
 
   const reasons = cfg.flags.list('events-emit');
@@ -57,7 +60,7 @@ export function kubeRunHooks(cfg: Config, deps: { logger: Logger; env?: KubeEnv 
 
   let trigger: (() => void) | undefined;
   const elector = leaderElectorFromFlags(cfg, {
-    client,
+    client: leaseClient,
     logger: log,
     inCluster,
     defaultName: 'hostwarden-leader',
@@ -78,6 +81,7 @@ export function kubeRunHooks(cfg: Config, deps: { logger: Logger; env?: KubeEnv 
       // Pending events are worth a moment at shutdown, not a hang.
       if (recorder !== undefined) await Promise.race([recorder.flush(), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
       client.close();
+      leaseClient.close();
     },
   };
 }

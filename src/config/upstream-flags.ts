@@ -145,7 +145,7 @@ export const FLAG_DIFFERENCES: Readonly<Record<string, string>> = {
   'batch-change-size': 'No effect: external-dns reads it only in its cloudflare provider, which Hostwarden lacks; each provider here has its own batch flags.',
   'batch-change-interval': 'No effect: external-dns reads it only in its cloudflare provider, which Hostwarden lacks.',
   'kube-api-qps':
-    'One token bucket per Kubernetes client: each source has its own client, Events and the Lease share another; external-dns shares one client between its sources.',
+    'One token bucket per Kubernetes client: each source has its own client, Events and the Lease have one each; external-dns shares one client between its sources.',
   'kube-api-burst': 'Per client, as --kube-api-qps.',
   'request-timeout': 'Not deprecated: it is the timeout flag of every Hostwarden command; --kube-api-request-timeout wins when given.',
   version: 'Printed on stdout (kingpin prints it on stderr), so $(hostwarden --version) works; the version alone, exit code 0, as upstream.',

@@ -19,13 +19,13 @@ import { startAwsEmulators } from '../support/aws/start.ts';
 import type { AwsEmulators } from '../support/aws/start.ts';
 import type { EmulatedZone } from '../support/aws/route53-emulator.ts';
 import { startTestApiServer } from '../support/kube-apiserver/server.ts';
-import type { TestApiServer } from '../support/kube-apiserver/server.ts';
+import type { ObjectInput, TestApiServer } from '../support/kube-apiserver/server.ts';
 
 isolateAwsSdk();
 
 const fixture = JSON.parse(await readFile(new URL('../conformance/external-dns/chart-default-args.json', import.meta.url), 'utf8')) as { args: string[] };
 
-function loadBalancer(name: string, hostname: string, ip: string): Record<string, unknown> {
+function loadBalancer(name: string, hostname: string, ip: string): ObjectInput {
   return {
     apiVersion: 'v1',
     kind: 'Service',
