@@ -17,8 +17,9 @@ export interface ParsedArgs {
   positionals: string[];
 }
 
-const TRUE = new Set(['true', '1', 'yes', 'on']);
-const FALSE = new Set(['false', '0', 'no', 'off']);
+// Go's strconv.ParseBool (what kingpin uses) also takes t and f.
+const TRUE = new Set(['true', '1', 'yes', 'on', 't']);
+const FALSE = new Set(['false', '0', 'no', 'off', 'f']);
 
 /**
  * `flags` is the core table plus the flags that provider and source folders declare for

@@ -111,6 +111,10 @@ describe("external-dns's generic flags", () => {
     assert.equal(cfg.flags.bool('events'), false);
     assert.equal(config(['--events']).flags.bool('events'), true);
     assert.equal(config([], { EXTERNAL_DNS_EVENTS: '1' }).flags.bool('events'), true);
+    // Go's ParseBool spellings, as kingpin reads them.
+    assert.equal(config([], { EXTERNAL_DNS_EVENTS: 'T' }).flags.bool('events'), true);
+    assert.equal(config(['--dry-run=F']).dryRun, false);
+    assert.deepEqual(config([], { EXTERNAL_DNS_SOURCE: 'service\ningress' }).sources, ['service', 'ingress']);
   });
 
   test('--log-level takes logrus levels: warning (as warn) and panic (as fatal)', () => {
