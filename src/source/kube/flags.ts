@@ -42,6 +42,12 @@ export const KUBE_SOURCE_FLAGS: readonly FlagSpec[] = [
   },
   { name: 'crd-source-kind', kind: 'string', default: 'DNSEndpoint', help: 'Kind of the custom resource read by the crd source.' },
   {
+    name: 'resolve-service-load-balancer-hostname',
+    kind: 'bool',
+    default: false,
+    help: "service source: publish the addresses a LoadBalancer's hostname resolves to (A/AAAA, resolved every sync) instead of a CNAME to it.",
+  },
+  {
     name: 'listen-endpoint-events',
     kind: 'bool',
     default: false,
