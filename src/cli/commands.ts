@@ -250,7 +250,8 @@ function describe(f: FlagSpec): string {
   const d = f.default;
   const shown = d === undefined || d === '' || (Array.isArray(d) && d.length === 0) ? '' : ` (default ${Array.isArray(d) ? d.join(',') : String(d)})`;
   const aliases = (f.aliases ?? []).map((a) => `, --${a}`).join('');
-  return `  --${f.name}${aliases}${f.kind === 'bool' ? '' : ' VALUE'}`.padEnd(40) + `${f.help}${shown}`;
+  // Names longer than the column still get a space before their help.
+  return `${`  --${f.name}${aliases}${f.kind === 'bool' ? '' : ' VALUE'}`.padEnd(39)} ${f.help}${shown}`;
 }
 
 /** `hostwarden <command> --help`: the command's flags, grouped, with defaults. */

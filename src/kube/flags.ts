@@ -33,9 +33,9 @@ export const KUBE_FLAGS: readonly FlagSpec[] = [
     name: 'kube-api-qps',
     kind: 'int',
     default: '5',
-    help: 'Requests per second the Kubernetes client of the sources, Events and the Lease may send (token bucket, as client-go).',
+    help: 'Requests per second each Kubernetes client of run may send (one client per source, one for Events, one for the Lease; a token bucket as client-go).',
   },
-  { name: 'kube-api-burst', kind: 'int', default: '10', help: 'Requests the Kubernetes client may send back to back before --kube-api-qps applies.' },
+  { name: 'kube-api-burst', kind: 'int', default: '10', help: 'Requests a Kubernetes client may send back to back before --kube-api-qps applies.' },
   { name: 'kube-watch-inactivity-timeout', kind: 'duration', default: '3m', help: 'List again when a watch sent nothing, not even a bookmark, for this long.' },
   {
     name: 'events-emit',
