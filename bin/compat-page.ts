@@ -154,8 +154,8 @@ interface MetricItem {
 export function metricRows(root = ROOT): Row[] | undefined {
   const path = `${DATA}/metrics.json`;
   if (!existsSync(join(root, path))) return undefined;
-  const doc = readJson<MetricItem[] | { metrics: MetricItem[] }>(root, path);
-  const items = Array.isArray(doc) ? doc : doc.metrics;
+  const doc = readJson<MetricItem[] | { metrics?: MetricItem[]; cases?: MetricItem[] }>(root, path);
+  const items = Array.isArray(doc) ? doc : (doc.metrics ?? doc.cases ?? []);
   return items.map((m) => {
     const status =
       m.differs !== undefined
@@ -179,7 +179,8 @@ export function differingCases(root = ROOT): DifferingCase[] {
   const out: DifferingCase[] = [];
   const dir = join(root, DATA);
   const files = readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile() && e.name.endsWith('.json'))
+    // The metrics inventory has its own section, differences included.
+    .filter((e) => e.isFile() && e.name.endsWith('.json') && relative(dir, join(e.parentPath, e.name)) !== 'metrics.json')
     .map((e) => join(e.parentPath, e.name))
     .sort();
   for (const file of files) {
