@@ -55,6 +55,8 @@ describe('CachedProvider (--provider-cache-time)', () => {
     assert.match(text, /external_dns_provider_cache_records_calls\{from_cache="true"\} 2/);
     assert.match(text, /external_dns_provider_cache_records_calls\{from_cache="false"\} 3/);
     assert.match(text, /external_dns_provider_cache_apply_changes_calls 1/);
+    // A second cache on the same registry (or counters registered beforehand) shares the counters.
+    new CachedProvider({ provider: inner.provider, cacheTimeMs: 1, logger: silentLogger(), metrics });
   });
 
   test('a failed read is not cached', async () => {

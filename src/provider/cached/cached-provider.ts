@@ -40,19 +40,17 @@ export class CachedProvider implements Provider {
     this.ttlMs = opts.cacheTimeMs;
     this.log = opts.logger;
     this.now = opts.now ?? Date.now;
-    const registers = opts.metrics === undefined ? [] : [opts.metrics];
-    if (registers.length > 0) {
-      this.recordsCalls = new Counter({
-        name: 'external_dns_provider_cache_records_calls',
-        help: 'Number of calls to the provider cache Records list.',
-        labelNames: ['from_cache'],
-        registers,
-      });
-      this.applyCalls = new Counter({
-        name: 'external_dns_provider_cache_apply_changes_calls',
-        help: 'Number of calls to the provider cache ApplyChanges.',
-        registers,
-      });
+    const registry = opts.metrics;
+    if (registry !== undefined) {
+      // run may have registered them already (they exist whether or not the cache is on): reuse them.
+      const recordsName = 'external_dns_provider_cache_records_calls';
+      const applyName = 'external_dns_provider_cache_apply_changes_calls';
+      this.recordsCalls =
+        (registry.getSingleMetric(recordsName) as Counter<'from_cache'> | undefined) ??
+        new Counter({ name: recordsName, help: 'Number of calls to the provider cache Records list.', labelNames: ['from_cache'], registers: [registry] });
+      this.applyCalls =
+        (registry.getSingleMetric(applyName) as Counter | undefined) ??
+        new Counter({ name: applyName, help: 'Number of calls to the provider cache ApplyChanges.', registers: [registry] });
     }
   }
 
