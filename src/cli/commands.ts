@@ -61,10 +61,26 @@ function pick(...names: string[]): FlagSpec[] {
 const named = (prefix: string): FlagSpec[] => FLAGS.filter((f) => f.name.startsWith(prefix));
 const except = (table: readonly FlagSpec[], ...names: string[]): FlagSpec[] => table.filter((f) => !names.includes(f.name));
 
-const LOGGING: FlagGroup = { title: 'Logging', flags: pick('log-level', 'log-format') };
+const LOGGING: FlagGroup = { title: 'Logging', flags: pick('log-level', 'log-format', 'version') };
 const METRICS: FlagGroup = { title: 'Metrics, health and HTTP listeners', flags: [...pick('metrics-address'), ...HTTP_FLAGS] };
 const RUN_METRICS: FlagGroup = { title: METRICS.title, flags: [...pick('metrics-address', 'healthz-max-consecutive-failures'), ...HTTP_FLAGS] };
-const SYNC: FlagGroup = { title: 'Sync', flags: pick('source', 'provider', 'registry', 'policy', 'interval', 'min-event-sync-interval', 'once', 'dry-run') };
+const SYNC: FlagGroup = {
+  title: 'Sync',
+  flags: pick(
+    'source',
+    'provider',
+    'registry',
+    'policy',
+    'interval',
+    'min-event-sync-interval',
+    'events',
+    'once',
+    'dry-run',
+    'provider-cache-time',
+    'batch-change-size',
+    'batch-change-interval',
+  ),
+};
 const DOMAINS: FlagGroup = {
   title: 'Domains and record types',
   flags: pick('domain-filter', 'exclude-domains', 'regex-domain-filter', 'regex-domain-exclusion', 'managed-record-types', 'exclude-record-types'),
@@ -97,12 +113,24 @@ const REGISTRY: FlagGroup = { title: 'Registry (TXT ownership)', flags: named('t
 const EMBEDDED: FlagGroup = { title: 'Provider embedded (the default)', flags: named('embedded-') };
 const DNS_SERVER: FlagGroup = { title: 'Embedded DNS server', flags: named('dns-') };
 const PLAN: FlagGroup = { title: 'Plan input and output', flags: pick('records', 'desired', 'output', 'color') };
-const KUBE: FlagGroup = { title: 'Kubernetes client', flags: pick('kubeconfig', 'kube-context', 'request-timeout', 'kube-watch-inactivity-timeout') };
+const KUBE: FlagGroup = {
+  title: 'Kubernetes client',
+  flags: pick(
+    'kubeconfig',
+    'kube-context',
+    'server',
+    'request-timeout',
+    'kube-api-request-timeout',
+    'kube-api-qps',
+    'kube-api-burst',
+    'kube-watch-inactivity-timeout',
+  ),
+};
 /** The controllers' client: their reflectors keep their own watchdog, so no --kube-watch-inactivity-timeout. */
 const CONTROLLER_KUBE: FlagGroup = { title: KUBE.title, flags: pick('kubeconfig', 'kube-context', 'request-timeout') };
 /** The admission webhook's SubjectAccessReviews have their own timeout (--subject-access-review-timeout). */
 const ADMISSION_KUBE: FlagGroup = { title: KUBE.title, flags: pick('kubeconfig', 'kube-context') };
-const EVENTS: FlagGroup = { title: 'Kubernetes Events', flags: pick('emit-events') };
+const EVENTS: FlagGroup = { title: 'Kubernetes Events', flags: pick('events-emit') };
 const LEADER: FlagGroup = { title: 'Leader election', flags: KUBE_FLAGS.filter((f) => f.name.startsWith('leader-')) };
 const TLS: FlagGroup = { title: 'Serving certificate', flags: pick('tls-cert-file', 'tls-private-key-file', 'tls-self-signed') };
 /** main applies it to every command: it sizes V8's heap steps for the whole process. */
@@ -211,7 +239,8 @@ export function parseCommandArgs(command: Command, argv: readonly string[], env:
   } catch (err) {
     const flag = err instanceof ConfigError ? err.flag : undefined;
     const owners = flag !== undefined && flag.startsWith('--') ? ownersOf(flag.slice(2).split('=')[0] ?? '') : [];
-    if (owners.length === 0) throw err;
+    // A bad value of the command's own flag is the error itself, not a misplaced flag.
+    if (owners.length === 0 || owners.includes(command)) throw err;
     throw new ConfigError(`${flag ?? ''} is not a flag of "hostwarden ${command}"; it belongs to ${owners.map((c) => `"hostwarden ${c}"`).join(', ')}`, flag);
   }
   const defaults = parseArgs([], {}, ALL);
@@ -222,7 +251,9 @@ export function parseCommandArgs(command: Command, argv: readonly string[], env:
 function describe(f: FlagSpec): string {
   const d = f.default;
   const shown = d === undefined || d === '' || (Array.isArray(d) && d.length === 0) ? '' : ` (default ${Array.isArray(d) ? d.join(',') : String(d)})`;
-  return `  --${f.name}${f.kind === 'bool' ? '' : ' VALUE'}`.padEnd(40) + `${f.help}${shown}`;
+  const aliases = (f.aliases ?? []).map((a) => `, --${a}`).join('');
+  // Names longer than the column still get a space before their help.
+  return `${`  --${f.name}${aliases}${f.kind === 'bool' ? '' : ' VALUE'}`.padEnd(39)} ${f.help}${shown}`;
 }
 
 /** `hostwarden <command> --help`: the command's flags, grouped, with defaults. */

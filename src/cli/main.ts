@@ -73,7 +73,6 @@ function chooseCommand(proc: Process): { command: ServiceCommand; args: string[]
   const first = args[0];
   let command: Command = 'run';
   if (first === '--help' || first === '-h') command = 'help';
-  else if (first === '--version') command = 'version';
   else if (first !== undefined && !first.startsWith('-')) {
     if (!ALL_COMMANDS.includes(first)) {
       proc.stderr.write(`hostwarden: unknown command ${JSON.stringify(first)}; commands: ${ALL_COMMANDS.join(', ')}\n`);
@@ -81,6 +80,12 @@ function chooseCommand(proc: Process): { command: ServiceCommand; args: string[]
     }
     command = first as Command;
     args.shift();
+  }
+  const flags = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
+  if (command !== 'help' && command !== 'version' && flags.some((a) => a === '--version' || a === '--version=true')) {
+    // As external-dns (kingpin's --version): the version alone, exit 0, whatever else is given.
+    proc.stdout.write(`${version()}\n`);
+    return 0;
   }
   if (command === 'help' || args.includes('--help') || args.includes('-h')) {
     // `hostwarden --help` (and `help`) is run's help, as external-dns's; `hostwarden X --help` is X's.

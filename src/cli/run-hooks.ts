@@ -37,13 +37,16 @@ export function kubeRunHooks(cfg: Config, deps: { logger: Logger; env?: KubeEnv 
   // The same cluster, context and timeout as the sources: Events and the Lease must not go elsewhere.
   const configSource = kubeConfigSourceOf(cfg, deps.env);
   const inCluster = locateKubeConfig(configSource).kind === 'in-cluster';
-  const client = kubeClientFromConfig(cfg, { logger: deps.logger, env: deps.env });
+  const client = kubeClientFromConfig(cfg, { logger: deps.logger, env: deps.env, rateLimited: true });
+  // The Lease has a client (and --kube-api-qps bucket) of its own: a burst of Events must never
+  // delay a renewal past the renew deadline.
+  const leaseClient = kubeClientFromConfig(cfg, { logger: deps.logger, env: deps.env, rateLimited: true });
   const identity = defaultIdentity();
 
-  const reasons = cfg.flags.list('emit-events');
+  const reasons = cfg.flags.list('events-emit');
   for (const r of reasons)
     if (!(EVENT_TYPES as readonly string[]).includes(r))
-      throw new ConfigError(`--emit-events: unknown event ${JSON.stringify(r)}; known: ${EVENT_TYPES.join(', ')}`, '--emit-events');
+      throw new ConfigError(`--events-emit: unknown event ${JSON.stringify(r)}; known: ${EVENT_TYPES.join(', ')}`, '--events-emit');
   let reporter: RecordEventReporter | undefined;
   let recorder: EventRecorder | undefined;
   if (usesKube && reasons.length > 0) {
@@ -57,7 +60,7 @@ export function kubeRunHooks(cfg: Config, deps: { logger: Logger; env?: KubeEnv 
 
   let trigger: (() => void) | undefined;
   const elector = leaderElectorFromFlags(cfg, {
-    client,
+    client: leaseClient,
     logger: log,
     inCluster,
     defaultName: 'hostwarden-leader',
@@ -78,6 +81,7 @@ export function kubeRunHooks(cfg: Config, deps: { logger: Logger; env?: KubeEnv 
       // Pending events are worth a moment at shutdown, not a hang.
       if (recorder !== undefined) await Promise.race([recorder.flush(), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
       client.close();
+      leaseClient.close();
     },
   };
 }

@@ -9,6 +9,7 @@ import { OPERATOR_FLAGS } from '../operator/flags.ts';
 import { PRIVATELINK_FLAGS } from '../privatelink/flags.ts';
 import type { Config } from '../config/config.ts';
 import type { FlagSpec } from '../config/flags.ts';
+import { ConfigError } from '../errors.ts';
 import { HTTP_FLAGS } from '../http/flags.ts';
 import type { Logger } from '../log.ts';
 import { COREDNS_FLAGS } from '../provider/coredns/flags.ts';
@@ -17,6 +18,7 @@ import { AZURE_FLAGS } from '../provider/azure/flags.ts';
 import { GOOGLE_FLAGS } from '../provider/google/flags.ts';
 import { PDNS_FLAGS } from '../provider/pdns/flags.ts';
 import { WEBHOOK_FLAGS } from '../provider/webhook/flags.ts';
+import { CachedProvider } from '../provider/cached/cached-provider.ts';
 import type { Provider, ProviderDeps } from '../provider/provider.ts';
 import { RFC2136_FLAGS } from '../provider/rfc2136/flags.ts';
 import { NoopRegistry } from '../registry/noop/noop-registry.ts';
@@ -99,7 +101,7 @@ export const PROVIDERS: Readonly<Record<string, ProviderFactory>> = {
 };
 
 export const SOURCES: Readonly<Record<string, SourceFactory>> = {
-  service: async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('service', cfg, deps),
+  service: async (cfg, deps) => (await import('../source/kube/factory.ts')).serviceSourceFromConfig(cfg, deps),
   ingress: async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('ingress', cfg, deps),
   crd: async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('crd', cfg, deps),
   'gateway-httproute': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('gateway-httproute', cfg, deps),
@@ -130,9 +132,21 @@ export async function buildSource(cfg: Config, deps: Deps): Promise<Source> {
  * --txt-* flag stops start-up before the provider opens anything (a data directory, a connection).
  */
 export function registryBuilder(cfg: Config, deps: Deps): (provider: Provider) => Registry {
-  if (cfg.registry === 'noop') return (provider) => NoopRegistry.fromConfig(cfg, { provider });
+  const cached = providerCache(cfg, deps);
+  if (cfg.registry === 'noop') return (provider) => NoopRegistry.fromConfig(cfg, { provider: cached(provider) });
   const options = TXTRegistry.optionsFromConfig(cfg, deps.logger.child({ registry: 'txt' }));
-  return (provider) => new TXTRegistry(provider, options);
+  return (provider) => new TXTRegistry(cached(provider), options);
+}
+
+/**
+ * --provider-cache-time puts external-dns's CachedProvider between the registry and the provider;
+ * the command keeps the provider itself (the embedded one's DNS server, closing it).
+ */
+function providerCache(cfg: Config, deps: Deps): (provider: Provider) => Provider {
+  const ttl = cfg.flags.num('provider-cache-time');
+  if (!(ttl >= 0)) throw new ConfigError('--provider-cache-time must not be negative', '--provider-cache-time');
+  if (ttl === 0) return (provider) => provider;
+  return (provider) => new CachedProvider({ provider, cacheTimeMs: ttl, logger: deps.logger.child({ component: 'provider-cache' }), metrics: deps.metrics });
 }
 
 export const SOURCE_NAMES = Object.keys(SOURCES);

@@ -8,6 +8,7 @@ import type { RecordType } from '../endpoint/endpoint.ts';
 import { ConfigError } from '../errors.ts';
 import type { LogFormat } from '../log.ts';
 import type { PolicyChoice } from './flags.ts';
+import { unimplementedChoiceMessage } from './upstream-flags.ts';
 import type { FlagValue, ParsedArgs } from './parse.ts';
 
 export interface Config {
@@ -118,6 +119,8 @@ export interface Choices {
 
 function chosenSources(sources: string[], choices: Choices): string[] {
   for (const s of sources) {
+    const lacking = choices.sources.includes(s) ? undefined : unimplementedChoiceMessage('source', s);
+    if (lacking !== undefined) throw new ConfigError(lacking, '--source');
     if (!choices.sources.includes(s))
       throw new ConfigError(`--source ${JSON.stringify(s)} is not supported; choose from ${choices.sources.join(', ')}`, '--source');
   }
@@ -127,6 +130,8 @@ function chosenSources(sources: string[], choices: Choices): string[] {
 
 function chosenProvider(provider: string, choices: Choices): string {
   if (!choices.providers.includes(provider)) {
+    const lacking = unimplementedChoiceMessage('provider', provider);
+    if (lacking !== undefined) throw new ConfigError(lacking, '--provider');
     throw new ConfigError(`--provider ${JSON.stringify(provider)} is not supported; choose from ${choices.providers.join(', ')}`, '--provider');
   }
   return provider;
@@ -181,7 +186,7 @@ export function resolveConfig(args: ParsedArgs, choices: Choices): Config {
     minEventSyncIntervalMs: num('min-event-sync-interval'),
     once: bool('once'),
     dryRun: bool('dry-run'),
-    logLevel: str('log-level') === 'panic' ? 'fatal' : str('log-level'),
+    logLevel: pinoLevel(str('log-level')),
     logFormat: str('log-format') as LogFormat,
     metricsAddress: str('metrics-address'),
     embeddedDataDir: str('embedded-data-dir'),
@@ -241,6 +246,12 @@ export function parseListenAddress(text: string, flag: string): { host: string; 
   const port = Number(m?.[3]);
   if (m === null || port > 65535) throw new ConfigError(`${flag} ${JSON.stringify(text)} is not an address of the form host:port or :port`, flag);
   return { host: m[1] ?? m[2] ?? '', port };
+}
+
+/** external-dns's logrus level names on pino's: warning is warn, panic (which logrus logs before panicking) is fatal. */
+function pinoLevel(level: string): string {
+  if (level === 'warning') return 'warn';
+  return level === 'panic' ? 'fatal' : level;
 }
 
 function get(values: Map<string, FlagValue>, name: string): FlagValue {

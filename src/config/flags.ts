@@ -15,6 +15,8 @@ export interface FlagSpec {
   help: string;
   default?: string | boolean | readonly string[];
   choices?: readonly string[];
+  /** Other names of the same flag (and their EXTERNAL_DNS_* variables), e.g. an older Hostwarden name. */
+  aliases?: readonly string[];
 }
 
 export const FLAGS: readonly FlagSpec[] = [
@@ -70,9 +72,40 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'interval', kind: 'duration', default: '1m', help: 'Time between full synchronisations.' },
   { name: 'min-event-sync-interval', kind: 'duration', default: '5s', help: 'Minimum time between event-triggered synchronisations.' },
   { name: 'once', kind: 'bool', default: false, help: 'Synchronise once and exit.' },
+  {
+    name: 'events',
+    kind: 'bool',
+    default: false,
+    help: 'Accepted for external-dns: Hostwarden is always event-driven (a source change syncs, debounced by --min-event-sync-interval, besides every --interval).',
+  },
+  {
+    name: 'provider-cache-time',
+    kind: 'duration',
+    default: '0s',
+    help: "Reuse the provider's record list for this long between syncs; a sync that applies changes drops it (0s: read every sync).",
+  },
+  {
+    name: 'batch-change-size',
+    kind: 'int',
+    default: '200',
+    help: "Accepted for external-dns, where only its cloudflare provider reads it; Hostwarden's providers batch by their own flags (--aws-batch-change-size ...).",
+  },
+  {
+    name: 'batch-change-interval',
+    kind: 'duration',
+    default: '1s',
+    help: 'Accepted for external-dns, where only its cloudflare provider reads it (see --batch-change-size).',
+  },
   { name: 'dry-run', kind: 'bool', default: false, help: 'Log the planned changes and apply nothing.' },
   // Observability.
-  { name: 'log-level', kind: 'string', default: 'info', choices: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'panic'], help: 'Log level.' },
+  {
+    name: 'log-level',
+    kind: 'string',
+    default: 'info',
+    choices: ['trace', 'debug', 'info', 'warning', 'warn', 'error', 'fatal', 'panic'],
+    help: "Log level (external-dns's logrus levels; warn is warning, panic logs as fatal).",
+  },
+  { name: 'version', kind: 'bool', default: false, help: 'Print the version and exit (as external-dns: the version alone, exit code 0).' },
   { name: 'log-format', kind: 'string', default: 'text', choices: ['text', 'json'], help: 'Log format.' },
   { name: 'metrics-address', kind: 'string', default: ':7979', help: 'Address of the /metrics, /healthz and /readyz server ("" disables it).' },
   {

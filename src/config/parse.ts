@@ -6,6 +6,7 @@ import { ConfigError } from '../errors.ts';
 import { parseDuration } from './duration.ts';
 import { FLAGS, envName } from './flags.ts';
 import type { FlagSpec } from './flags.ts';
+import { UNIMPLEMENTED_FLAGS, unimplementedChoiceMessage, unimplementedFlagMessage } from './upstream-flags.ts';
 
 export type FlagValue = string | boolean | number | string[];
 
@@ -16,15 +17,16 @@ export interface ParsedArgs {
   positionals: string[];
 }
 
-const TRUE = new Set(['true', '1', 'yes', 'on']);
-const FALSE = new Set(['false', '0', 'no', 'off']);
+// Go's strconv.ParseBool (what kingpin uses) also takes t and f.
+const TRUE = new Set(['true', '1', 'yes', 'on', 't']);
+const FALSE = new Set(['false', '0', 'no', 'off', 'f']);
 
 /**
  * `flags` is the core table plus the flags that provider and source folders declare for
  * themselves (see src/cli/wiring.ts), so adding a provider never touches the core table.
  */
 export function parseArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, flags: readonly FlagSpec[] = FLAGS): ParsedArgs {
-  const specs = new Map(flags.map((f) => [f.name, f]));
+  const specs = new Map(flags.flatMap((f) => [f.name, ...(f.aliases ?? [])].map((n) => [n, f] as const)));
   const values = new Map<string, FlagValue>();
   const explicit = new Set<string>();
   const fromArgv = new Set<string>();
@@ -53,7 +55,8 @@ export function parseArgs(argv: readonly string[], env: Readonly<Record<string, 
         inline = 'false';
       }
     }
-    if (spec === undefined) throw new ConfigError(`unknown flag --${name}`, `--${name}`);
+    if (spec === undefined) throw new ConfigError(unimplementedFlagMessage(name) ?? `unknown flag --${name}`, `--${name}`);
+    name = spec.name;
     let raw: string;
     if (inline !== undefined) raw = inline;
     else if (spec.kind === 'bool') raw = 'true';
@@ -73,9 +76,11 @@ export function parseArgs(argv: readonly string[], env: Readonly<Record<string, 
     explicit.add(name);
   }
 
+  // Commands that take external-dns's --provider are the ones an external-dns environment is meant for.
+  if (specs.has('provider')) refuseUnimplementedEnv(env);
   for (const spec of flags) {
     if (fromArgv.has(spec.name)) continue;
-    const envValue = env[envName(spec.name)];
+    const envValue = [spec.name, ...(spec.aliases ?? [])].map((n) => env[envName(n)]).find((v) => v !== undefined);
     if (envValue !== undefined) {
       const parts = spec.kind === 'list' ? envValue.split(/\r?\n/).filter((s) => s !== '') : [envValue];
       const value = spec.kind === 'list' ? parts.flatMap((p) => convert(spec, p, envName(spec.name)) as string[]) : convert(spec, envValue, envName(spec.name));
@@ -86,6 +91,15 @@ export function parseArgs(argv: readonly string[], env: Readonly<Record<string, 
     }
   }
   return { values, explicit, positionals };
+}
+
+function refuseUnimplementedEnv(env: Readonly<Record<string, string | undefined>>): void {
+  for (const group of UNIMPLEMENTED_FLAGS) {
+    for (const flag of group.flags) {
+      const variable = envName(flag);
+      if (env[variable] !== undefined) throw new ConfigError(unimplementedFlagMessage(flag, `${variable} (--${flag})`) ?? variable, `--${flag}`);
+    }
+  }
 }
 
 function convert(spec: FlagSpec, raw: string | boolean | readonly string[], where: string): FlagValue {
@@ -112,6 +126,8 @@ function convert(spec: FlagSpec, raw: string | boolean | readonly string[], wher
       return [text];
     case 'string':
       if (spec.choices !== undefined && !spec.choices.includes(text)) {
+        const lacking = spec.name === 'registry' ? unimplementedChoiceMessage('registry', text) : undefined;
+        if (lacking !== undefined) throw new ConfigError(lacking, `--${spec.name}`);
         throw new ConfigError(`${where} must be one of ${spec.choices.join(', ')}, got ${JSON.stringify(text)}`, `--${spec.name}`);
       }
       return text;

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 // Type only: client-node takes seconds to import, so it is loaded when a client first needs it
 // and commands that never talk to Kubernetes do not pay for it.
 import type { KubeConfig } from '@kubernetes/client-node';
+import { RateLimiter } from '../aws/rate-limiter.ts';
 import { ConfigError, errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { KubeApiError } from './errors.ts';
@@ -33,17 +34,22 @@ export interface KubeConfigSource {
   context?: string;
   /** Root of the service-account files, for tests. */
   serviceAccountDir?: string;
+  /** `--server`: the API server URL, replacing the one of the chosen cluster (alone, it is enough to connect). */
+  server?: string;
 }
 
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
-export type KubeConfigLocation = { kind: 'files'; files: string[]; origin: string } | { kind: 'in-cluster'; serviceAccountDir: string };
+export type KubeConfigLocation =
+  { kind: 'files'; files: string[]; origin: string } | { kind: 'in-cluster'; serviceAccountDir: string } | { kind: 'server-only' };
 
 /** Where the configuration is, found the way kubectl and external-dns look; throws ConfigError naming the flag. */
 export function locateKubeConfig(source: KubeConfigSource): KubeConfigLocation {
   const envFiles = (source.env.KUBECONFIG ?? '').split(':').filter((f) => f !== '');
   const home = source.env.HOME ?? '';
   const saDir = source.serviceAccountDir ?? SERVICE_ACCOUNT_DIR;
+  if ((source.server ?? '') !== '' && !/^https?:\/\/[^/]/.test(source.server ?? ''))
+    throw new ConfigError(`--server ${JSON.stringify(source.server)} is not a URL such as https://host:6443`, '--server');
   if (source.kubeconfig !== '') {
     if (!existsSync(source.kubeconfig)) throw new ConfigError(`kubeconfig ${source.kubeconfig} does not exist`, '--kubeconfig');
     return { kind: 'files', files: [source.kubeconfig], origin: source.kubeconfig };
@@ -52,7 +58,12 @@ export function locateKubeConfig(source: KubeConfigSource): KubeConfigLocation {
   if (home !== '' && existsSync(join(home, '.kube', 'config')))
     return { kind: 'files', files: [join(home, '.kube', 'config')], origin: join(home, '.kube', 'config') };
   if ((source.env.KUBERNETES_SERVICE_HOST ?? '') !== '' && existsSync(join(saDir, 'token'))) return { kind: 'in-cluster', serviceAccountDir: saDir };
-  throw new ConfigError('no Kubernetes configuration: set --kubeconfig or $KUBECONFIG, create ~/.kube/config, or run in a cluster', '--kubeconfig');
+  // As client-go's BuildConfigFromFlags: a server URL without any configuration connects without credentials.
+  if ((source.server ?? '') !== '') return { kind: 'server-only' };
+  throw new ConfigError(
+    'no Kubernetes configuration: set --kubeconfig or $KUBECONFIG, create ~/.kube/config, set --server, or run in a cluster',
+    '--kubeconfig',
+  );
 }
 
 /** Loads the located configuration with client-node (imported on first use). */
@@ -72,15 +83,30 @@ export async function loadKubeConfig(source: KubeConfigSource, location: KubeCon
     } catch (err) {
       throw new ConfigError(`cannot load kubeconfig ${location.files.join(':')}: ${errorMessage(err)}`, '--kubeconfig');
     }
-  } else {
+  } else if (location.kind === 'in-cluster') {
     loadInCluster(kc, source.env, location.serviceAccountDir);
+  } else {
+    origin = '--server';
+    kc.loadFromClusterAndUser({ name: 'server', server: source.server ?? '', skipTLSVerify: false }, { name: 'anonymous' });
   }
   if (source.context !== undefined && source.context !== '') {
     if (kc.getContextObject(source.context) === null) throw new ConfigError(`kubeconfig has no context ${JSON.stringify(source.context)}`, '--kube-context');
     kc.setCurrentContext(source.context);
   }
-  if (kc.getCurrentCluster() === null) throw new ConfigError(`kubeconfig ${origin} has no current cluster`, '--kubeconfig');
+  const cluster = kc.getCurrentCluster();
+  if (cluster === null) throw new ConfigError(`kubeconfig ${origin} has no current cluster`, '--kubeconfig');
+  if ((source.server ?? '') !== '' && cluster.server !== source.server) overrideServer(kc, cluster.name, source.server ?? '');
   return kc;
+}
+
+/** `--server` replaces the URL of the chosen cluster and keeps its credentials and CA, as client-go's override does. */
+function overrideServer(kc: KubeConfig, clusterName: string, server: string): void {
+  kc.loadFromOptions({
+    clusters: kc.clusters.map((c) => (c.name === clusterName ? { ...c, server } : c)),
+    users: kc.users,
+    contexts: kc.contexts,
+    currentContext: kc.currentContext,
+  });
 }
 
 function loadInCluster(kc: KubeConfig, env: KubeEnv, saDir: string): void {
@@ -114,6 +140,11 @@ export interface KubeClientOptions {
   logger: Logger;
   /** Timeout of ordinary requests; watches have none (the reflector's watchdog covers them). */
   requestTimeoutMs?: number;
+  /**
+   * Client-side rate limit (`--kube-api-qps`, `--kube-api-burst`), a token bucket as client-go's:
+   * every request, watches included, waits for a token. Absent: no limit.
+   */
+  rateLimit?: { qps: number; burst: number };
 }
 
 export class KubeClient {
@@ -122,21 +153,28 @@ export class KubeClient {
   private readonly log: Logger;
   private readonly timeoutMs: number;
   private agent: HttpAgent | undefined;
+  private readonly limiter: RateLimiter | undefined;
 
   constructor(opts: KubeClientOptions) {
     const config = opts.config;
     this.loader = typeof config === 'function' ? config : () => Promise.resolve(config);
     this.log = opts.logger;
     this.timeoutMs = opts.requestTimeoutMs ?? 30_000;
+    this.limiter = opts.rateLimit === undefined ? undefined : new RateLimiter({ ratePerSecond: opts.rateLimit.qps, burst: opts.rateLimit.burst });
   }
 
   /**
    * Finds the configuration now (a missing one is a ConfigError at start-up); loads it on first
    * use. `requestTimeoutMs` is `--request-timeout` (0: none).
    */
-  static fromConfig(source: KubeConfigSource, logger: Logger, requestTimeoutMs?: number): KubeClient {
+  static fromConfig(source: KubeConfigSource, logger: Logger, requestTimeoutMs?: number, rateLimit?: KubeClientOptions['rateLimit']): KubeClient {
     const location = locateKubeConfig(source);
-    return new KubeClient({ config: () => loadKubeConfig(source, location), logger, ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }) });
+    return new KubeClient({
+      config: () => loadKubeConfig(source, location),
+      logger,
+      ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
+      ...(rateLimit === undefined ? {} : { rateLimit }),
+    });
   }
 
   private config(): Promise<{ kc: KubeConfig; server: URL }> {
@@ -203,6 +241,7 @@ export class KubeClient {
 
   private async open(method: string, path: string, spec: RequestSpec, timeoutMs: number): Promise<IncomingMessage> {
     const { kc, server } = await this.config();
+    await this.limiter?.take();
     const opts: RequestOptions & { agent?: unknown } = { headers: {} };
     try {
       await kc.applyToHTTPSOptions(opts as never);

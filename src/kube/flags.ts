@@ -16,13 +16,33 @@ export const EVENT_TYPES = ['RecordReady', 'RecordDeleted', 'RecordError'] as co
 export const KUBE_FLAGS: readonly FlagSpec[] = [
   { name: 'kubeconfig', kind: 'string', default: '', help: 'Kubeconfig file (else $KUBECONFIG, ~/.kube/config, or the in-cluster service account).' },
   { name: 'kube-context', kind: 'string', default: '', help: 'Context of the kubeconfig to use (empty: its current context).' },
+  {
+    name: 'server',
+    kind: 'string',
+    default: '',
+    help: "Kubernetes API server URL; replaces the kubeconfig cluster's server, or alone connects without credentials (default: from the kubeconfig).",
+  },
   { name: 'request-timeout', kind: 'duration', default: '30s', help: 'Timeout of Kubernetes API requests other than watches (0s: none).' },
+  {
+    name: 'kube-api-request-timeout',
+    kind: 'duration',
+    default: '30s',
+    help: "external-dns's newer name of --request-timeout; when given, it wins over --request-timeout.",
+  },
+  {
+    name: 'kube-api-qps',
+    kind: 'int',
+    default: '5',
+    help: 'Requests per second each Kubernetes client of run may send (one client per source, one for Events, one for the Lease; a token bucket as client-go).',
+  },
+  { name: 'kube-api-burst', kind: 'int', default: '10', help: 'Requests a Kubernetes client may send back to back before --kube-api-qps applies.' },
   { name: 'kube-watch-inactivity-timeout', kind: 'duration', default: '3m', help: 'List again when a watch sent nothing, not even a bookmark, for this long.' },
   {
-    name: 'emit-events',
+    name: 'events-emit',
+    aliases: ['emit-events'],
     kind: 'list',
-    default: [...EVENT_TYPES],
-    help: 'Kubernetes Events written on source objects: RecordReady, RecordDeleted, RecordError (empty: none).',
+    default: [],
+    help: 'Kubernetes Events written on source objects: RecordReady, RecordDeleted, RecordError (repeatable; default none; alias --emit-events).',
   },
   {
     name: 'leader-elect',
@@ -42,13 +62,29 @@ export const KUBE_FLAGS: readonly FlagSpec[] = [
   { name: 'leader-election-retry-period', kind: 'duration', default: '2s', help: 'Time between attempts to acquire or renew the Lease.' },
 ];
 
-/** Where the Kubernetes configuration comes from: --kubeconfig, --kube-context and the environment. */
+/** Where the Kubernetes configuration comes from: --kubeconfig, --kube-context, --server and the environment. */
 export function kubeConfigSourceOf(cfg: Config, env: KubeEnv | undefined): KubeConfigSource {
-  return { kubeconfig: cfg.flags.str('kubeconfig'), context: cfg.flags.str('kube-context'), env: env ?? {} };
+  const server = cfg.flags.str('server');
+  return { kubeconfig: cfg.flags.str('kubeconfig'), context: cfg.flags.str('kube-context'), env: env ?? {}, ...(server === '' ? {} : { server }) };
 }
 
-export function kubeClientFromConfig(cfg: Config, deps: { logger: Logger; env?: KubeEnv | undefined }): KubeClient {
-  const timeout = cfg.flags.num('request-timeout');
-  if (!(timeout >= 0)) throw new ConfigError('--request-timeout must not be negative', '--request-timeout');
-  return KubeClient.fromConfig(kubeConfigSourceOf(cfg, deps.env), deps.logger.child({ component: 'kube' }), timeout);
+/**
+ * `rateLimited`: the client external-dns's --kube-api-qps/--kube-api-burst govern (run's sources,
+ * Events and Lease); the controllers' clients keep no client-side limit.
+ */
+export function kubeClientFromConfig(cfg: Config, deps: { logger: Logger; env?: KubeEnv | undefined; rateLimited?: boolean }): KubeClient {
+  const flag = cfg.explicit.has('kube-api-request-timeout') ? 'kube-api-request-timeout' : 'request-timeout';
+  const timeout = cfg.flags.num(flag);
+  if (!(timeout >= 0)) throw new ConfigError(`--${flag} must not be negative`, `--${flag}`);
+  const rateLimit = deps.rateLimited === true ? kubeRateLimitOf(cfg) : undefined;
+  return KubeClient.fromConfig(kubeConfigSourceOf(cfg, deps.env), deps.logger.child({ component: 'kube' }), timeout, rateLimit);
+}
+
+/** --kube-api-qps and --kube-api-burst, checked as external-dns checks them. */
+export function kubeRateLimitOf(cfg: Config): { qps: number; burst: number } {
+  const qps = cfg.flags.num('kube-api-qps');
+  const burst = cfg.flags.num('kube-api-burst');
+  if (!(qps > 0)) throw new ConfigError('--kube-api-qps must be greater than 0', '--kube-api-qps');
+  if (!(burst > 0)) throw new ConfigError('--kube-api-burst must be greater than 0', '--kube-api-burst');
+  return { qps, burst };
 }

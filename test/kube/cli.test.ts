@@ -45,12 +45,14 @@ describe('hostwarden run with Kubernetes sources', () => {
 
   const zone = (data: string): Promise<string> => readFile(join(data, 'example.org.zone'), 'utf8').catch(() => readFile(join(data, 'example.org'), 'utf8'));
 
-  test('--kubeconfig: records land in the zone file and RecordReady events on the objects', async () => {
+  test('--kubeconfig: records land in the zone file and RecordReady events on the objects (--events-emit)', async () => {
     const data = join(dir, 'data-flag');
     const r = await runCli(
       [
         'run',
         '--once',
+        '--events-emit',
+        'RecordReady',
         '--source',
         'service',
         '--source',

@@ -8,11 +8,12 @@ import type { Registry as MetricsRegistry } from 'prom-client';
 import type { Reflector } from '../../kube/reflector.ts';
 import type { KubeObject, KubeResource } from '../../kube/resource.ts';
 import type { Logger } from '../../log.ts';
-import type { ProblemReporter } from '../source.ts';
+import type { ProblemReporter, Source } from '../source.ts';
 import { parseSelector } from '../selector.ts';
 import { buildTranslateOptions, translateFlagsOf } from '../translate/options.ts';
 import type { TranslateOptions } from '../translate/options.ts';
 import type { KubeObjectSource } from './kube-source.ts';
+import { LoadBalancerHostnameResolution } from './lb-hostname-resolution.ts';
 import { registerReflectorMetrics } from './metrics.ts';
 import { crdSource, httpRouteSource, ingressSource, openshiftRouteSource, serviceSource } from './sources.ts';
 import type { GatewayScope, KubeSourceDeps } from './sources.ts';
@@ -42,7 +43,7 @@ export function kubeSourceFromConfig(name: KubeSourceName, cfg: Config, deps: Ku
   const inactivity = cfg.flags.num('kube-watch-inactivity-timeout');
   const metrics = deps.metrics;
   const sourceDeps: KubeSourceDeps = {
-    client: kubeClientFromConfig(cfg, deps),
+    client: kubeClientFromConfig(cfg, { ...deps, rateLimited: true }),
     logger: deps.logger,
     translateOptions: translateOptionsOf(cfg),
     namespace: cfg.flags.str('namespace'),
@@ -64,6 +65,13 @@ export function kubeSourceFromConfig(name: KubeSourceName, cfg: Config, deps: Ku
     case 'openshift-route':
       return openshiftRouteSource(sourceDeps, cfg.flags.str('openshift-router-name'));
   }
+}
+
+/** The service source, resolving load-balancer hostnames when --resolve-service-load-balancer-hostname asks. */
+export function serviceSourceFromConfig(cfg: Config, deps: KubeFactoryDeps): Source {
+  const source = kubeSourceFromConfig('service', cfg, deps);
+  if (!cfg.flags.bool('resolve-service-load-balancer-hostname')) return source;
+  return new LoadBalancerHostnameResolution({ source, logger: deps.logger.child({ source: 'service' }) });
 }
 
 function gatewayScopeOf(cfg: Config): GatewayScope {

@@ -53,4 +53,16 @@ export const KUBE_SOURCE_FLAGS: readonly FlagSpec[] = [
     help: 'API version of the DNSEndpoint custom resource read by the crd source.',
   },
   { name: 'crd-source-kind', kind: 'string', default: 'DNSEndpoint', help: 'Kind of the custom resource read by the crd source.' },
+  {
+    name: 'resolve-service-load-balancer-hostname',
+    kind: 'bool',
+    default: false,
+    help: "service source: publish the addresses a LoadBalancer's hostname resolves to (A/AAAA, resolved every sync) instead of a CNAME to it.",
+  },
+  {
+    name: 'listen-endpoint-events',
+    kind: 'bool',
+    default: false,
+    help: 'Accepted for external-dns: the service source always watches EndpointSlices, and their changes trigger a sync.',
+  },
 ];

@@ -166,6 +166,11 @@ export class KubeObjectSource implements Source {
     this.opts.onClose?.();
   }
 
+  /** The cached primary object of `key` (namespace/name), for wrappers that look at more than the endpoints. */
+  object(key: string): KubeObject | undefined {
+    return this.opts.primary.get(key);
+  }
+
   /** Objects cached by the primary reflector, for tests and status writers. */
   objectCount(): number {
     return this.opts.primary.size;
