@@ -93,7 +93,6 @@ export const UNIMPLEMENTED_FLAGS: readonly UnimplementedGroup[] = [
   { kind: 'provider', owner: 'pihole', flags: ['pihole-server', 'pihole-password', 'pihole-tls-skip-verify'] },
   { kind: 'source', owner: 'connector', flags: ['connector-source-server'] },
   { kind: 'source', owner: 'gloo-proxy', flags: ['gloo-namespace'] },
-  { kind: 'source', owner: 'node', flags: ['exclude-unschedulable', 'expose-internal-ipv6'] },
   { kind: 'source', owner: 'pod', flags: ['ignore-non-host-network-pods', 'pod-source-domain'] },
   { kind: 'source', owner: 'skipper-routegroup', flags: ['skipper-routegroup-groupversion'] },
   { kind: 'source', owner: 'traefik-proxy', flags: ['traefik-enable-legacy', 'traefik-disable-new'] },
