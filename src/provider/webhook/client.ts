@@ -79,7 +79,8 @@ export class WebhookProvider implements Provider {
     const writeTimeoutMs = flags.num('webhook-provider-write-timeout');
     if (readTimeoutMs <= 0) throw new ConfigError('--webhook-provider-read-timeout must be greater than 0', '--webhook-provider-read-timeout');
     if (writeTimeoutMs <= 0) throw new ConfigError('--webhook-provider-write-timeout must be greater than 0', '--webhook-provider-write-timeout');
-    const metrics = deps.metrics === undefined ? {} : { metrics: { calls: new WebhookClientMetrics(deps.metrics), http: new HttpRequestMetrics(deps.metrics) } };
+    const metrics =
+      deps.metrics === undefined ? {} : { metrics: { calls: new WebhookClientMetrics(deps.metrics), http: new HttpRequestMetrics(deps.metrics) } };
     return WebhookProvider.negotiate({ url, logger: deps.logger, readTimeoutMs, writeTimeoutMs, ...metrics }, deps.sleep ?? ((ms: number) => sleep(ms)));
   }
 

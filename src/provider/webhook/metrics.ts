@@ -19,8 +19,14 @@ export class WebhookClientMetrics {
 
   constructor(registry: MetricsRegistry) {
     for (const method of Object.keys(HELP) as WebhookMethod[]) {
-      this.requests.set(method, gauge(registry, `external_dns_webhook_provider_${method}_requests_total`, `Calls of the webhook provider's ${HELP[method]} method.`));
-      this.errors.set(method, gauge(registry, `external_dns_webhook_provider_${method}_errors_total`, `Failed calls of the webhook provider's ${HELP[method]} method.`));
+      this.requests.set(
+        method,
+        gauge(registry, `external_dns_webhook_provider_${method}_requests_total`, `Calls of the webhook provider's ${HELP[method]} method.`),
+      );
+      this.errors.set(
+        method,
+        gauge(registry, `external_dns_webhook_provider_${method}_errors_total`, `Failed calls of the webhook provider's ${HELP[method]} method.`),
+      );
     }
   }
 
