@@ -4,6 +4,11 @@
  * candidate's own clock (so clock skew between replicas does not matter), every write carries the
  * resourceVersion read (a concurrent writer gets 409 and loses), and a leader that has not renewed
  * within the renew deadline stops counting as leader at once, before anyone else can take over.
+ *
+ * Without permission on Leases (external-dns's chart grants none: external-dns runs one replica and
+ * never elects), election degrades instead of stopping the sync: one warning per missing verb names
+ * it, the replica applies as if it were alone, and it asks again every `forbiddenRetryMs`, quietly,
+ * taking part in the election as soon as the permission appears.
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -32,6 +37,26 @@ export interface LeaderElectorOptions {
   random?: () => number;
   onStartedLeading?: () => void;
   onStoppedLeading?: () => void;
+  /** How often a replica without permission on Leases asks again. Default 60 s. */
+  forbiddenRetryMs?: number;
+}
+
+/** A 403 answer to one Lease request, with the verb that was refused. */
+class LeaseForbidden extends Error {
+  constructor(
+    readonly verb: 'get' | 'create' | 'update',
+    readonly refusal: unknown,
+  ) {
+    super(`no permission to ${verb} the lease: ${errorMessage(refusal)}`);
+  }
+}
+
+async function asVerb<T>(verb: LeaseForbidden['verb'], request: Promise<T>): Promise<T> {
+  try {
+    return await request;
+  } catch (err) {
+    throw isStatus(err, 403) ? new LeaseForbidden(verb, err) : err;
+  }
 }
 
 interface LeaseSpec {
@@ -68,6 +93,10 @@ export class LeaderElector {
   /** What we last saw of someone else's Lease, and when (our clock). */
   private observed: { record: string; at: number } | undefined;
   private stopped = false;
+  /** No permission on the Lease: election is off and this replica applies as if alone. */
+  private unelected = false;
+  /** Verbs whose missing permission was reported: one warning each for the process's life. */
+  private readonly warnedVerbs = new Set<string>();
   private wake: (() => void) | undefined;
   private loop: Promise<void> | undefined;
 
@@ -89,6 +118,7 @@ export class LeaderElector {
 
   /** True only while the Lease is ours and was renewed within the renew deadline. */
   isLeader(): boolean {
+    if (this.unelected) return true;
     if (!this.leading) return false;
     if (this.now() - this.lastRenew < this.renewMs) return true;
     this.lose('renew deadline passed');
@@ -105,7 +135,7 @@ export class LeaderElector {
     this.stopped = true;
     this.wake?.();
     await this.loop;
-    if (release && this.leading) {
+    if (release && this.leading && !this.unelected) {
       try {
         await this.release();
       } catch (err) {
@@ -119,6 +149,7 @@ export class LeaderElector {
     while (!this.stopped) {
       try {
         const ok = await this.tryAcquireOrRenew();
+        if (this.unelected) this.electionWorksAgain(ok);
         if (ok) {
           this.lastRenew = this.now();
           if (!this.leading) {
@@ -130,13 +161,52 @@ export class LeaderElector {
           this.lose('the lease is held by another replica');
         }
       } catch (err) {
-        this.log.warn({ err: errorMessage(err), leading: this.leading }, 'lease request failed');
+        if (err instanceof LeaseForbidden) this.forbidden(err);
+        else this.log.warn({ err: errorMessage(err), leading: this.leading }, 'lease request failed');
       }
       if (this.leading) this.isLeader();
       // Candidates spread their attempts; the leader renews on the period.
-      const wait = this.leading ? this.retryMs : this.retryMs * (1 + this.random() * 0.2);
+      const wait = this.unelected
+        ? (this.opts.forbiddenRetryMs ?? 60_000)
+        : this.leading
+          ? this.retryMs
+          : this.retryMs * (1 + this.random() * 0.2);
       await this.sleep(wait);
     }
+  }
+
+  /** A Lease request was refused: election is off until a request is allowed again. */
+  private forbidden(err: LeaseForbidden): void {
+    const { namespace, name } = this.opts;
+    if (!this.warnedVerbs.has(err.verb)) {
+      this.warnedVerbs.add(err.verb);
+      this.log.warn(
+        {
+          verb: err.verb,
+          resource: 'leases',
+          apiGroup: 'coordination.k8s.io',
+          namespace,
+          name,
+          feature: 'leader election',
+          err: errorMessage(err.refusal),
+        },
+        'no permission on the leader-election Lease: leader election is off and this replica applies changes as if it were the only one (run a single replica, as external-dns does, or grant get/create/update on leases); syncing goes on',
+      );
+    } else {
+      this.log.debug({ verb: err.verb, namespace, name }, 'lease still forbidden');
+    }
+    if (this.unelected) return;
+    this.unelected = true;
+    this.leading = false;
+    // The sync waiting for leadership may run now.
+    this.opts.onStartedLeading?.();
+  }
+
+  /** A Lease request was allowed after 403s: take part in the election again. */
+  private electionWorksAgain(acquired: boolean): void {
+    this.unelected = false;
+    this.log.info({ acquired }, 'permission on the Lease is back: leader election is on again');
+    if (!acquired) this.opts.onStoppedLeading?.();
   }
 
   private lose(why: string): void {
@@ -152,7 +222,7 @@ export class LeaderElector {
     const now = new Date(this.now());
     let lease: Lease;
     try {
-      lease = await client.request<Lease>('GET', path, { timeoutMs: this.renewMs });
+      lease = await asVerb('get', client.request<Lease>('GET', path, { timeoutMs: this.renewMs }));
     } catch (err) {
       if (!isStatus(err, 404)) throw err;
       const fresh: Lease = {
@@ -168,7 +238,7 @@ export class LeaderElector {
         },
       };
       try {
-        await client.request('POST', collectionPath(LEASES, namespace), { body: fresh, timeoutMs: this.renewMs });
+        await asVerb('create', client.request('POST', collectionPath(LEASES, namespace), { body: fresh, timeoutMs: this.renewMs }));
         return true;
       } catch (createErr) {
         if (isStatus(createErr, 409)) return false; // another replica created it first
@@ -193,7 +263,7 @@ export class LeaderElector {
       },
     };
     try {
-      await client.request('PUT', path, { body: next, timeoutMs: this.renewMs });
+      await asVerb('update', client.request('PUT', path, { body: next, timeoutMs: this.renewMs }));
       return true;
     } catch (err) {
       if (isStatus(err, 409)) return false;
