@@ -110,7 +110,10 @@ describe('leader election without permission on Leases', () => {
             if (l === undefined) throw new KubeApiError('not found', 404, 'NotFound');
             return l as never;
           }
-          leases.set(method === 'POST' ? `${path}/hostwarden-leader` : path, { ...(opts?.body as object), metadata: { name: 'hostwarden-leader', resourceVersion: '1' } });
+          leases.set(method === 'POST' ? `${path}/hostwarden-leader` : path, {
+            ...(opts?.body as object),
+            metadata: { name: 'hostwarden-leader', resourceVersion: '1' },
+          });
           return {} as never;
         },
       } as never,

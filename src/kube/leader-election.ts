@@ -166,11 +166,7 @@ export class LeaderElector {
       }
       if (this.leading) this.isLeader();
       // Candidates spread their attempts; the leader renews on the period.
-      const wait = this.unelected
-        ? (this.opts.forbiddenRetryMs ?? 60_000)
-        : this.leading
-          ? this.retryMs
-          : this.retryMs * (1 + this.random() * 0.2);
+      const wait = this.unelected ? (this.opts.forbiddenRetryMs ?? 60_000) : this.leading ? this.retryMs : this.retryMs * (1 + this.random() * 0.2);
       await this.sleep(wait);
     }
   }

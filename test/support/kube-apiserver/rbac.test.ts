@@ -131,7 +131,12 @@ describe('test API server: requests authorized by RBAC for users known by token'
     const sa = { name: 'system:serviceaccount:dns:external-dns', groups: ['system:serviceaccounts', 'system:serviceaccounts:dns', 'system:authenticated'] };
     const api = await startTestApiServer({ authorization: 'rbac', users: { 'sa-token': sa } });
     try {
-      api.create({ apiVersion: RBAC, kind: 'ClusterRole', metadata: { name: 'read-services' }, rules: [{ apiGroups: [''], resources: ['services'], verbs: ['list'] }] });
+      api.create({
+        apiVersion: RBAC,
+        kind: 'ClusterRole',
+        metadata: { name: 'read-services' },
+        rules: [{ apiGroups: [''], resources: ['services'], verbs: ['list'] }],
+      });
       api.create({
         apiVersion: RBAC,
         kind: 'ClusterRoleBinding',

@@ -232,7 +232,15 @@ export class TestApiServer {
       const token = authorization?.startsWith('Bearer ') === true ? authorization.slice('Bearer '.length) : undefined;
       const user = token === undefined ? undefined : users[token];
       if (user === undefined || info.verb === '') return undefined;
-      const request = { kind: 'resource' as const, namespace: info.namespace, verb: info.verb, group: info.group, resource: info.plural, subresource: info.subresource, name: info.name };
+      const request = {
+        kind: 'resource' as const,
+        namespace: info.namespace,
+        verb: info.verb,
+        group: info.group,
+        resource: info.plural,
+        subresource: info.subresource,
+        name: info.name,
+      };
       if (authorizer.authorize(user, request).allowed) return undefined;
       const what = info.group === '' ? info.plural : `${info.plural}.${info.group}`;
       const target = info.name === '' ? what : `${what} "${info.name}"`;
