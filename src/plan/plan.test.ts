@@ -627,8 +627,8 @@ describe('owner mismatches (external-dns skipped_records_owner_mismatch_per_sync
     assert.deepEqual(
       r.ownerMismatches.map((m) => [m.recordType, m.foreignOwner, m.domain]),
       [
-        ['A', 'other', 'example.org'],
         ['A', '', 'example.org'],
+        ['A', 'other', 'example.org'],
       ],
     );
     assert.equal(r.changes.create.length, 1);

@@ -118,7 +118,8 @@ export function calculatePlan(input: PlanInput): PlanResult {
   return {
     changes: { create: sortByKey(ctx.creates), updateOld, updateNew, delete: sortByKey(ctx.deletes) },
     decisions: ctx.decisions.sort(compareDecisions),
-    ownerMismatches: ctx.ownerMismatches,
+    // Sorted, so the result does not depend on the order of the inputs.
+    ownerMismatches: ctx.ownerMismatches.sort(compareMismatches),
   };
 }
 
@@ -265,6 +266,12 @@ function noteOwnerMismatches(head: Slot, ctx: Context): void {
     if (state !== 'foreign' && state !== 'unowned') continue;
     ctx.ownerMismatches.push({ recordType: cur.recordType, foreignOwner: cur.labels[LABEL_OWNER] ?? cur.setIdentifier, domain: parentDomain(cur.dnsName) });
   }
+}
+
+function compareMismatches(a: OwnerMismatch, b: OwnerMismatch): number {
+  const ka = `${a.domain}\u0000${a.recordType}\u0000${a.foreignOwner}`;
+  const kb = `${b.domain}\u0000${b.recordType}\u0000${b.foreignOwner}`;
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
 }
 
 /** The name without its first label, unless that would leave a single label (external-dns's "naked domain"). */
