@@ -17,7 +17,7 @@ import type { Changes } from '../plan/changes.ts';
 import { hasChanges } from '../plan/changes.ts';
 import type { Registry } from '../registry/registry.ts';
 import type { Source } from '../source/source.ts';
-import { ControllerMetrics } from './metrics.ts';
+import { ControllerMetrics, labelValue } from './metrics.ts';
 import { summariseChanges } from './summary.ts';
 
 export interface PlanSettings {
@@ -267,7 +267,7 @@ export class Controller {
       if (managed.has(ep.recordType) && holds(existing, ep) && !holds(changed, ep)) counts.set(ep.recordType, (counts.get(ep.recordType) ?? 0) + 1);
     }
     metrics.verifiedRecords.reset();
-    for (const [type, n] of counts) metrics.verifiedRecords.set({ record_type: type }, n);
+    for (const [type, n] of counts) metrics.verifiedRecords.set({ record_type: labelValue(type) }, n);
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * Sync-loop metrics. Every external-dns name, type and label set is kept so existing dashboards
  * and alerts work (the list is test/conformance/external-dns/metrics.json); Hostwarden-only
- * metrics use the hostwarden_ prefix.
+ * metrics use the hostwarden_ prefix. external-dns lower-cases the label values of its gauge
+ * vectors (`record_type="a"`), so queries match only the same spelling: `labelValue` does it here.
  */
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Registry as MetricsRegistry } from 'prom-client';
@@ -107,13 +108,25 @@ export class ControllerMetrics {
     const counts = new Map<string, number>();
     for (const ep of endpoints) counts.set(ep.recordType, (counts.get(ep.recordType) ?? 0) + 1);
     gauge.reset();
-    for (const [type, n] of counts) gauge.set({ record_type: type }, n);
+    for (const [type, n] of counts) gauge.set({ record_type: labelValue(type) }, n);
   }
 
   /** The owner-mismatch gauge holds only this synchronisation's skips (as external-dns, which resets it per plan). */
   setOwnerMismatches(ownerId: string, mismatches: readonly OwnerMismatch[]): void {
     if (ownerId === '') return;
     this.ownerMismatch.reset();
-    for (const m of mismatches) this.ownerMismatch.inc({ record_type: m.recordType, owner: ownerId, foreign_owner: m.foreignOwner, domain: m.domain });
+    for (const m of mismatches) {
+      this.ownerMismatch.inc({
+        record_type: labelValue(m.recordType),
+        owner: labelValue(ownerId),
+        foreign_owner: labelValue(m.foreignOwner),
+        domain: labelValue(m.domain),
+      });
+    }
   }
+}
+
+/** A label value of an external-dns gauge vector: lower case, as external-dns writes them. */
+export function labelValue(value: string): string {
+  return value.toLowerCase();
 }

@@ -38,13 +38,13 @@ test('the dedup wrapper reports invalid and duplicate endpoints of the last call
   const ing = new ListSource('ingress', [newEndpoint({ ...web, labels: { resource: 'ingress/default/web' } })], [{ recordType: 'A', sourceType: 'ingress' }]);
   const dedup = new DedupSource({ source: new MultiSource({ sources: [svc, ing] }), metrics: new SourceChainMetrics(metrics) });
   assert.equal((await dedup.endpoints()).length, 2, 'the ingress endpoint is another object asking for the same record: kept for the planner');
-  assert.deepEqual(await series(metrics, 'external_dns_source_deduplicated_endpoints'), ['A/service=2']);
-  assert.deepEqual(await series(metrics, 'external_dns_source_invalid_endpoints'), ['A/ingress=1', 'CNAME/service=1']);
+  assert.deepEqual(await series(metrics, 'external_dns_source_deduplicated_endpoints'), ['a/service=2']);
+  assert.deepEqual(await series(metrics, 'external_dns_source_invalid_endpoints'), ['a/ingress=1', 'cname/service=1']);
   svc.items = [web];
   svc.invalid = [];
   await dedup.endpoints();
   assert.deepEqual(await series(metrics, 'external_dns_source_deduplicated_endpoints'), [], 'a gauge of the current state, not a total');
-  assert.deepEqual(await series(metrics, 'external_dns_source_invalid_endpoints'), ['A/ingress=1']);
+  assert.deepEqual(await series(metrics, 'external_dns_source_invalid_endpoints'), ['a/ingress=1']);
 });
 
 test('sourceTypeOf reads the kind from the resource label, unknown without one', () => {

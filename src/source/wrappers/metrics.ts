@@ -1,7 +1,8 @@
 /**
  * The gauges of what the source chain drops before planning, with external-dns's names and labels:
  * endpoints rejected as invalid and exact duplicates, by record type and source. Both hold the
- * state of the last `endpoints()` call, not a running total.
+ * state of the last `endpoints()` call, not a running total. Label values are lower case, as
+ * external-dns writes them (`record_type="a"`).
  */
 import { Gauge } from 'prom-client';
 import type { Registry as MetricsRegistry } from 'prom-client';
@@ -34,9 +35,9 @@ export class SourceChainMetrics {
   /** Replaces both gauges with the counts of one `endpoints()` call. */
   set(invalid: readonly InvalidEndpoint[], duplicates: readonly Endpoint[]): void {
     this.invalid.reset();
-    for (const e of invalid) this.invalid.inc({ record_type: e.recordType, source_type: e.sourceType });
+    for (const e of invalid) this.invalid.inc({ record_type: e.recordType.toLowerCase(), source_type: e.sourceType.toLowerCase() });
     this.deduplicated.reset();
-    for (const ep of duplicates) this.deduplicated.inc({ record_type: ep.recordType, source_type: sourceTypeOf(ep) });
+    for (const ep of duplicates) this.deduplicated.inc({ record_type: ep.recordType.toLowerCase(), source_type: sourceTypeOf(ep).toLowerCase() });
   }
 }
 

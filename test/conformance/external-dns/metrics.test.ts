@@ -97,10 +97,10 @@ test(`hostwarden run serves every metric of ${data.upstream} with its type and l
 
     // The values come from the code that knows them.
     assert.equal(sampleValue(text, 'external_dns_build_info{'), 1);
-    assert.equal(sampleValue(text, 'external_dns_source_invalid_endpoints{record_type="A",source_type="manifest"}'), 1);
-    assert.equal(sampleValue(text, 'external_dns_source_deduplicated_endpoints{record_type="A",source_type="crd"}'), 1);
+    assert.equal(sampleValue(text, 'external_dns_source_invalid_endpoints{record_type="a",source_type="manifest"}'), 1);
+    assert.equal(sampleValue(text, 'external_dns_source_deduplicated_endpoints{record_type="a",source_type="crd"}'), 1);
     assert.equal(
-      sampleValue(text, 'external_dns_registry_skipped_records_owner_mismatch_per_sync{record_type="A",owner="me",foreign_owner="other",domain="example.org"}'),
+      sampleValue(text, 'external_dns_registry_skipped_records_owner_mismatch_per_sync{record_type="a",owner="me",foreign_owner="other",domain="example.org"}'),
       1,
     );
     assert.equal(sampleValue(text, 'external_dns_webhook_provider_records_errors_total '), 1);
@@ -108,7 +108,7 @@ test(`hostwarden run serves every metric of ${data.upstream} with its type and l
     assert.ok((sampleValue(text, 'external_dns_webhook_provider_applychanges_requests_total ') ?? 0) >= 1);
     assert.equal(sampleValue(text, 'external_dns_controller_consecutive_soft_errors '), 0, 'reset by the successful retry');
     assert.equal(sampleValue(text, 'external_dns_registry_errors_total '), 1);
-    assert.equal(sampleValue(text, 'external_dns_source_records{record_type="AAAA"}'), 1);
+    assert.equal(sampleValue(text, 'external_dns_source_records{record_type="aaaa"}'), 1);
     assert.match(
       text,
       /external_dns_http_request_duration_seconds_count\{handler="instrumented_http",scheme="http",host="127\.0\.0\.1:\d+",path="records",method="GET",status="500"\} 1/,
