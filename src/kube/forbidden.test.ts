@@ -79,6 +79,7 @@ describe('leader election without permission on Leases', () => {
       renewDeadlineMs: 200,
       retryPeriodMs: 20,
       forbiddenRetryMs: 10,
+      actAloneWhenForbidden: true,
       onStartedLeading: () => started++,
     });
     assert.equal(elector.isLeader(), false);
@@ -95,6 +96,36 @@ describe('leader election without permission on Leases', () => {
       [warnings[0]?.['verb'], warnings[0]?.['resource'], warnings[0]?.['apiGroup'], warnings[0]?.['namespace'], warnings[0]?.['feature']],
       ['get', 'leases', 'coordination.k8s.io', 'dns', 'leader election'],
     );
+  });
+
+  test('without actAloneWhenForbidden (the controllers) a replica does not lead, and still warns once', async () => {
+    const { logger, lines } = capturingLogger();
+    let requests = 0;
+    let started = 0;
+    const elector = new LeaderElector({
+      client: {
+        request: async () => {
+          requests++;
+          throw forbidden();
+        },
+      } as never,
+      logger,
+      namespace: 'dns',
+      name: 'controller-leader',
+      identity: 'me',
+      leaseDurationMs: 300,
+      renewDeadlineMs: 200,
+      retryPeriodMs: 20,
+      forbiddenRetryMs: 10,
+      onStartedLeading: () => started++,
+    });
+    elector.start();
+    const deadline = Date.now() + 3000;
+    while (requests < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    assert.equal(elector.isLeader(), false);
+    assert.equal(started, 0);
+    await elector.stop(true);
+    assert.equal(lines.filter((l) => l.level === WARN).length, 1);
   });
 
   test('takes part in the election again once the Lease answers', async () => {
@@ -125,6 +156,7 @@ describe('leader election without permission on Leases', () => {
       renewDeadlineMs: 200,
       retryPeriodMs: 20,
       forbiddenRetryMs: 10,
+      actAloneWhenForbidden: true,
     });
     elector.start();
     const wait = async (cond: () => boolean): Promise<void> => {

@@ -5,10 +5,11 @@
  * resourceVersion read (a concurrent writer gets 409 and loses), and a leader that has not renewed
  * within the renew deadline stops counting as leader at once, before anyone else can take over.
  *
- * Without permission on Leases (external-dns's chart grants none: external-dns runs one replica and
- * never elects), election degrades instead of stopping the sync: one warning per missing verb names
- * it, the replica applies as if it were alone, and it asks again every `forbiddenRetryMs`, quietly,
- * taking part in the election as soon as the permission appears.
+ * Without permission on Leases one warning per missing verb names it, and the elector asks again
+ * every `forbiddenRetryMs`, quietly, taking part in the election as soon as the permission appears.
+ * Meanwhile, with `actAloneWhenForbidden` (the `run` command: external-dns's chart grants no Lease
+ * permission, since external-dns runs one replica and never elects) the replica applies as if it
+ * were alone; without it (the controllers, whose own RBAC always grants the Lease) it does not lead.
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -39,6 +40,8 @@ export interface LeaderElectorOptions {
   onStoppedLeading?: () => void;
   /** How often a replica without permission on Leases asks again. Default 60 s. */
   forbiddenRetryMs?: number;
+  /** Without permission on the Lease, count as the leader (election off) instead of never leading. */
+  actAloneWhenForbidden?: boolean;
 }
 
 /** A 403 answer to one Lease request, with the verb that was refused. */
@@ -93,7 +96,7 @@ export class LeaderElector {
   /** What we last saw of someone else's Lease, and when (our clock). */
   private observed: { record: string; at: number } | undefined;
   private stopped = false;
-  /** No permission on the Lease: election is off and this replica applies as if alone. */
+  /** No permission on the Lease: election is off (this replica applies as if alone only with actAloneWhenForbidden). */
   private unelected = false;
   /** Verbs whose missing permission was reported: one warning each for the process's life. */
   private readonly warnedVerbs = new Set<string>();
@@ -118,7 +121,7 @@ export class LeaderElector {
 
   /** True only while the Lease is ours and was renewed within the renew deadline. */
   isLeader(): boolean {
-    if (this.unelected) return true;
+    if (this.unelected) return this.opts.actAloneWhenForbidden === true;
     if (!this.leading) return false;
     if (this.now() - this.lastRenew < this.renewMs) return true;
     this.lose('renew deadline passed');
@@ -174,6 +177,7 @@ export class LeaderElector {
   /** A Lease request was refused: election is off until a request is allowed again. */
   private forbidden(err: LeaseForbidden): void {
     const { namespace, name } = this.opts;
+    const alone = this.opts.actAloneWhenForbidden === true;
     if (!this.warnedVerbs.has(err.verb)) {
       this.warnedVerbs.add(err.verb);
       this.log.warn(
@@ -186,23 +190,25 @@ export class LeaderElector {
           feature: 'leader election',
           err: errorMessage(err.refusal),
         },
-        'no permission on the leader-election Lease: leader election is off and this replica applies changes as if it were the only one (run a single replica, as external-dns does, or grant get/create/update on leases); syncing goes on',
+        alone
+          ? 'no permission on the leader-election Lease: leader election is off and this replica applies changes as if it were the only one (run a single replica, as external-dns does, or grant get/create/update on leases); syncing goes on'
+          : 'no permission on the leader-election Lease: this replica cannot lead until get/create/update on leases is granted',
       );
     } else {
       this.log.debug({ verb: err.verb, namespace, name }, 'lease still forbidden');
     }
     if (this.unelected) return;
     this.unelected = true;
-    this.leading = false;
+    if (this.leading) this.lose('the lease is forbidden');
     // The sync waiting for leadership may run now.
-    this.opts.onStartedLeading?.();
+    if (alone) this.opts.onStartedLeading?.();
   }
 
   /** A Lease request was allowed after 403s: take part in the election again. */
   private electionWorksAgain(acquired: boolean): void {
     this.unelected = false;
     this.log.info({ acquired }, 'permission on the Lease is back: leader election is on again');
-    if (!acquired) this.opts.onStoppedLeading?.();
+    if (!acquired && this.opts.actAloneWhenForbidden === true) this.opts.onStoppedLeading?.();
   }
 
   private lose(why: string): void {
@@ -301,6 +307,8 @@ export interface LeaderElectorFromFlagsOptions {
   onStartedLeading?: () => void;
   /** Where the service-account namespace file is read from in a cluster. */
   serviceAccountDir?: string;
+  /** See LeaderElectorOptions.actAloneWhenForbidden. */
+  actAloneWhenForbidden?: boolean;
 }
 
 /**
@@ -335,6 +343,7 @@ export function leaderElectorFromFlags(cfg: Pick<Config, 'flags' | 'explicit'>, 
     renewDeadlineMs: renewMs,
     retryPeriodMs: retryMs,
     ...(opts.onStartedLeading === undefined ? {} : { onStartedLeading: opts.onStartedLeading }),
+    ...(opts.actAloneWhenForbidden === true ? { actAloneWhenForbidden: true } : {}),
   });
 }
 
