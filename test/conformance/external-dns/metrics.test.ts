@@ -2,7 +2,7 @@
  * Runs `hostwarden run` (webhook provider, manifest source) and checks that /metrics serves every
  * external_dns_* metric listed in metrics.json with upstream's type and label names, fed with
  * values: a foreign-owned name, a duplicate, an invalid endpoint and a failing webhook call are
- * all part of the setup.
+ * all part of the setup. Then with the embedded provider: every name is listed there too.
  */
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -118,6 +118,24 @@ test(`hostwarden run serves every metric of ${data.upstream} with its type and l
   } finally {
     await hw?.stop();
     await fx.stop();
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
+test('every upstream metric is listed whatever the provider (embedded here)', { timeout: 120_000 }, async () => {
+  const root = await mkdtemp(join(tmpdir(), 'hw-metrics-embedded-'));
+  const manifests = join(root, 'manifests');
+  await mkdir(manifests);
+  await writeFile(join(manifests, 'web.yaml'), dnsEndpoint('web', [{ dnsName: 'www.example.org', recordType: 'A', targets: ['192.0.2.1'] }]));
+  let hw: RunningHostwarden | undefined;
+  try {
+    hw = await startHostwarden(['--manifests-dir', manifests, '--embedded-data-dir', join(root, 'data'), '--embedded-zone', 'example.org']);
+    const text = await (await fetch(`http://127.0.0.1:${hw.metricsPort}/metrics`)).text();
+    const lines = text.split('\n');
+    for (const c of data.cases) assert.ok(lines.includes(`# TYPE ${c.name} ${c.type}`), `${c.name} is served as a ${c.type}`);
+    assert.equal(sampleValue(text, 'external_dns_webhook_provider_records_requests_total '), 0, 'a plain gauge shows its 0, as upstream');
+  } finally {
+    await hw?.stop();
     await rm(root, { recursive: true, force: true });
   }
 });
