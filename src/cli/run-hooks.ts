@@ -65,6 +65,8 @@ export function kubeRunHooks(cfg: Config, deps: { logger: Logger; env?: KubeEnv 
     inCluster,
     defaultName: 'hostwarden-leader',
     identity,
+    // external-dns's chart grants no Lease permission (external-dns never elects): keep syncing, as it does.
+    actAloneWhenForbidden: true,
     onStartedLeading: () => trigger?.(),
   });
   const el = elector;

@@ -11,10 +11,14 @@ import { ControllerMetrics } from '../controller/metrics.ts';
 import { DnsServer } from '../dns/server/server.ts';
 import { ConfigError, errorMessage } from '../errors.ts';
 import { connectionLimitsFromFlags } from '../http/flags.ts';
+import { registerBuildInfo } from '../http/build-info.ts';
+import { HttpRequestMetrics } from '../http/request-metrics.ts';
 import { OpsServer } from '../http/ops-server.ts';
 import type { Logger } from '../log.ts';
 import { kubeRunHooks } from './run-hooks.ts';
 import { EmbeddedProvider } from '../provider/embedded/embedded.ts';
+import { ProviderCacheMetrics } from '../provider/cache-metrics.ts';
+import { WebhookClientMetrics } from '../provider/webhook/metrics.ts';
 import type { Provider } from '../provider/provider.ts';
 import type { Registry } from '../registry/registry.ts';
 import type { Source } from '../source/source.ts';
@@ -37,6 +41,11 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
   }
   const metrics = new MetricsRegistry();
   collectDefaultMetrics({ register: metrics });
+  registerBuildInfo(metrics);
+  // Registered whatever the provider, as external-dns registers them: zeros rather than gaps.
+  new ProviderCacheMetrics(metrics);
+  new WebhookClientMetrics(metrics);
+  new HttpRequestMetrics(metrics);
   const deps = { logger, metrics, watch: !cfg.once, ...(io.env === undefined ? {} : { env: io.env }) };
 
   // An operand of `hostwarden operator` tells its ExternalDNS object whether the provider lets it in.

@@ -30,6 +30,7 @@ import { MANIFEST_FLAGS } from '../source/manifest/flags.ts';
 import type { ProblemReporter, Source } from '../source/source.ts';
 import { DedupSource } from '../source/wrappers/dedup-source.ts';
 import { DefaultTargetsSource } from '../source/wrappers/default-targets-source.ts';
+import { SourceChainMetrics } from '../source/wrappers/metrics.ts';
 import { MultiSource } from '../source/wrappers/multi-source.ts';
 import { HEAP_FLAGS } from './heap.ts';
 
@@ -80,6 +81,7 @@ const depsFor = (deps: Deps, name: string): ProviderDeps => ({
   logger: deps.logger.child({ provider: name }),
   ...(deps.env === undefined ? {} : { env: deps.env }),
   ...(deps.readOnly === true ? { readOnly: true } : {}),
+  metrics: deps.metrics,
 });
 
 /**
@@ -124,7 +126,7 @@ export async function buildSource(cfg: Config, deps: Deps): Promise<Source> {
   }
   let source: Source = sources.length === 1 && sources[0] !== undefined ? sources[0] : new MultiSource({ sources });
   source = DefaultTargetsSource.fromConfig(cfg, { source, logger: deps.logger.child({ source: 'default-targets' }) });
-  return new DedupSource({ source });
+  return new DedupSource({ source, metrics: new SourceChainMetrics(deps.metrics) });
 }
 
 /**

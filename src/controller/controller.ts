@@ -17,7 +17,7 @@ import type { Changes } from '../plan/changes.ts';
 import { hasChanges } from '../plan/changes.ts';
 import type { Registry } from '../registry/registry.ts';
 import type { Source } from '../source/source.ts';
-import type { ControllerMetrics } from './metrics.ts';
+import { ControllerMetrics, labelValue } from './metrics.ts';
 import { summariseChanges } from './summary.ts';
 
 export interface PlanSettings {
@@ -100,6 +100,7 @@ export class Controller {
       () => metrics?.sourceErrors.inc(),
     );
     metrics?.sourceEndpoints.set(desired.length);
+    if (metrics !== undefined) ControllerMetrics.countByType(metrics.sourceRecords, desired);
     const adjusted = await stage(
       () => registry.adjustEndpoints(desired),
       () => metrics?.registryErrors.inc(),
@@ -109,6 +110,7 @@ export class Controller {
       () => metrics?.registryErrors.inc(),
     );
     metrics?.registryEndpoints.set(current.length);
+    if (metrics !== undefined) ControllerMetrics.countByType(metrics.registryRecords, current);
 
     const planInput: PlanInput = {
       current,
@@ -120,12 +122,14 @@ export class Controller {
       domainFilter: new AllDomainFilters([this.opts.plan.domainFilter, registry.domainFilter()]),
       migrateFromOwner: this.opts.plan.migrateFromOwner === '' ? undefined : this.opts.plan.migrateFromOwner,
     };
-    const { changes } = calculatePlan(planInput);
+    const { changes, ownerMismatches } = calculatePlan(planInput);
     this.recordVerified(adjusted, current, changes);
+    metrics?.setOwnerMismatches(registry.ownerId, ownerMismatches);
 
     let applied = false;
     const leading = this.opts.canApply?.() ?? true;
     if (!hasChanges(changes)) {
+      metrics?.noOpRuns.inc();
       this.log.debug({ desired: adjusted.length, current: current.length }, 'all records are up to date');
     } else if (this.opts.dryRun) {
       this.log.info({ ...summariseChanges(changes), dryRun: true }, 'planned changes (dry run, nothing applied)');
@@ -175,6 +179,7 @@ export class Controller {
     const unsubscribe = this.opts.source.addEventHandler(() => this.onEvent());
     const backoff = this.opts.backoff ?? { initialMs: 1000, maxMs: Math.min(this.opts.intervalMs, 60_000) };
     let failures = 0;
+    let softErrors = 0;
     try {
       while (!signal.aborted) {
         this.eventPending = false;
@@ -184,6 +189,8 @@ export class Controller {
           failures = 0;
           this.consecutiveFailures = 0;
           this.opts.metrics?.consecutiveFailures.set(0);
+          softErrors = 0;
+          this.opts.metrics?.consecutiveSoftErrors.set(0);
         } catch (err) {
           failures++;
           this.consecutiveFailures = failures;
@@ -193,6 +200,9 @@ export class Controller {
           if (transient) {
             delay = backoffDelay(backoff, failures, this.random);
             this.opts.metrics?.retries.inc();
+            // external-dns's soft errors are the ones it retries; a hard error ends its process,
+            // while Hostwarden waits for the next event or interval and leaves this count alone.
+            this.opts.metrics?.consecutiveSoftErrors.set(++softErrors);
           }
           this.log.error(
             { err: errorMessage(err), code: (err as { code?: string }).code, transient, failures, retryInMs: Math.round(delay) },
@@ -257,7 +267,7 @@ export class Controller {
       if (managed.has(ep.recordType) && holds(existing, ep) && !holds(changed, ep)) counts.set(ep.recordType, (counts.get(ep.recordType) ?? 0) + 1);
     }
     metrics.verifiedRecords.reset();
-    for (const [type, n] of counts) metrics.verifiedRecords.set({ record_type: type }, n);
+    for (const [type, n] of counts) metrics.verifiedRecords.set({ record_type: labelValue(type) }, n);
   }
 }
 

@@ -2,9 +2,16 @@
  * Writes `events.k8s.io/v1` Events about objects. Writes are queued and sent a few at a time, so a
  * first sync over thousands of objects neither floods the API server nor delays the sync loop;
  * beyond `maxQueue` pending events new ones are dropped (and counted), as client-go's broadcaster does.
+ *
+ * A service account without permission on Events (external-dns's own chart grants none) is a
+ * configuration, not a failure: the first 403 in a namespace logs one warning naming the verb,
+ * resource and namespace, and Events for that namespace are then dropped without asking the API
+ * server, until `forbiddenRetryMs` passes and one write tries again (quietly: the permission is
+ * still known to be missing unless it succeeds).
  */
 import { randomBytes } from 'node:crypto';
 import { errorMessage } from '../errors.ts';
+import { isStatus } from './errors.ts';
 import type { Logger } from '../log.ts';
 import type { KubeClient } from './client.ts';
 import { EVENTS, collectionPath } from './resource.ts';
@@ -29,6 +36,8 @@ export interface EventRecorderOptions {
   concurrency?: number;
   maxQueue?: number;
   now?: () => Date;
+  /** How long Events to a namespace that answered 403 are dropped before one write tries again. Default 10 minutes. */
+  forbiddenRetryMs?: number;
 }
 
 interface Pending {
@@ -44,8 +53,12 @@ export class EventRecorder {
   private readonly queue: Pending[] = [];
   private readonly idle = new Set<() => void>();
   private active = 0;
-  /** Sent, failed and dropped counts, for tests and metrics. */
-  readonly stats = { sent: 0, failed: 0, dropped: 0 };
+  /** Sent, failed and dropped counts (`forbidden`: dropped for lack of permission), for tests and metrics. */
+  readonly stats = { sent: 0, failed: 0, dropped: 0, forbidden: 0 };
+  /** Namespaces that answered 403, with the time (ms) a write may try again. */
+  private readonly forbiddenUntil = new Map<string, number>();
+  /** Namespaces whose missing permission was already reported: one warning each for the process's life. */
+  private readonly warned = new Set<string>();
 
   constructor(opts: EventRecorderOptions) {
     this.opts = opts;
@@ -86,6 +99,16 @@ export class EventRecorder {
 
   private async send(e: Pending): Promise<void> {
     const now = (this.opts.now ?? (() => new Date()))();
+    const namespace = e.regarding.namespace;
+    const until = this.forbiddenUntil.get(namespace);
+    if (until !== undefined) {
+      if (now.getTime() < until) {
+        this.stats.forbidden++;
+        return;
+      }
+      // This write is the retry; the others wait for its answer.
+      this.forbiddenUntil.set(namespace, now.getTime() + this.retryMs());
+    }
     const body = {
       apiVersion: EVENTS.apiVersion,
       kind: EVENTS.kind,
@@ -103,13 +126,40 @@ export class EventRecorder {
     try {
       await this.opts.client.request('POST', collectionPath(EVENTS, e.regarding.namespace), { body });
       this.stats.sent++;
+      if (this.forbiddenUntil.delete(namespace)) this.log.info({ namespace }, 'permission to write Events is back; Events about records are on again');
     } catch (err) {
+      if (isStatus(err, 403)) {
+        this.forbidden(namespace, now, err);
+        return;
+      }
       this.stats.failed++;
       this.log.warn(
         { err: errorMessage(err), reason: e.reason, object: `${e.regarding.kind}/${e.regarding.namespace}/${e.regarding.name}` },
         'cannot write event',
       );
     }
+  }
+
+  private retryMs(): number {
+    return this.opts.forbiddenRetryMs ?? 10 * 60_000;
+  }
+
+  private forbidden(namespace: string, now: Date, err: unknown): void {
+    this.stats.forbidden++;
+    this.forbiddenUntil.set(namespace, now.getTime() + this.retryMs());
+    if (this.warned.has(namespace)) return;
+    this.warned.add(namespace);
+    this.log.warn(
+      {
+        verb: 'create',
+        resource: 'events',
+        apiGroup: 'events.k8s.io',
+        namespace,
+        feature: 'Kubernetes Events about DNS records',
+        err: errorMessage(err),
+      },
+      'no permission to create Events in this namespace: Events about records there are off (grant create on events.events.k8s.io to turn them on); syncing goes on',
+    );
   }
 }
 

@@ -4,6 +4,12 @@
  * candidate's own clock (so clock skew between replicas does not matter), every write carries the
  * resourceVersion read (a concurrent writer gets 409 and loses), and a leader that has not renewed
  * within the renew deadline stops counting as leader at once, before anyone else can take over.
+ *
+ * Without permission on Leases one warning per missing verb names it, and the elector asks again
+ * every `forbiddenRetryMs`, quietly, taking part in the election as soon as the permission appears.
+ * Meanwhile, with `actAloneWhenForbidden` (the `run` command: external-dns's chart grants no Lease
+ * permission, since external-dns runs one replica and never elects) the replica applies as if it
+ * were alone; without it (the controllers, whose own RBAC always grants the Lease) it does not lead.
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -32,6 +38,28 @@ export interface LeaderElectorOptions {
   random?: () => number;
   onStartedLeading?: () => void;
   onStoppedLeading?: () => void;
+  /** How often a replica without permission on Leases asks again. Default 60 s. */
+  forbiddenRetryMs?: number;
+  /** Without permission on the Lease, count as the leader (election off) instead of never leading. */
+  actAloneWhenForbidden?: boolean;
+}
+
+/** A 403 answer to one Lease request, with the verb that was refused. */
+class LeaseForbidden extends Error {
+  constructor(
+    readonly verb: 'get' | 'create' | 'update',
+    readonly refusal: unknown,
+  ) {
+    super(`no permission to ${verb} the lease: ${errorMessage(refusal)}`);
+  }
+}
+
+async function asVerb<T>(verb: LeaseForbidden['verb'], request: Promise<T>): Promise<T> {
+  try {
+    return await request;
+  } catch (err) {
+    throw isStatus(err, 403) ? new LeaseForbidden(verb, err) : err;
+  }
 }
 
 interface LeaseSpec {
@@ -68,6 +96,10 @@ export class LeaderElector {
   /** What we last saw of someone else's Lease, and when (our clock). */
   private observed: { record: string; at: number } | undefined;
   private stopped = false;
+  /** No permission on the Lease: election is off (this replica applies as if alone only with actAloneWhenForbidden). */
+  private unelected = false;
+  /** Verbs whose missing permission was reported: one warning each for the process's life. */
+  private readonly warnedVerbs = new Set<string>();
   private wake: (() => void) | undefined;
   private loop: Promise<void> | undefined;
 
@@ -89,6 +121,7 @@ export class LeaderElector {
 
   /** True only while the Lease is ours and was renewed within the renew deadline. */
   isLeader(): boolean {
+    if (this.unelected) return this.opts.actAloneWhenForbidden === true;
     if (!this.leading) return false;
     if (this.now() - this.lastRenew < this.renewMs) return true;
     this.lose('renew deadline passed');
@@ -105,7 +138,7 @@ export class LeaderElector {
     this.stopped = true;
     this.wake?.();
     await this.loop;
-    if (release && this.leading) {
+    if (release && this.leading && !this.unelected) {
       try {
         await this.release();
       } catch (err) {
@@ -119,6 +152,7 @@ export class LeaderElector {
     while (!this.stopped) {
       try {
         const ok = await this.tryAcquireOrRenew();
+        if (this.unelected) this.electionWorksAgain(ok);
         if (ok) {
           this.lastRenew = this.now();
           if (!this.leading) {
@@ -130,13 +164,51 @@ export class LeaderElector {
           this.lose('the lease is held by another replica');
         }
       } catch (err) {
-        this.log.warn({ err: errorMessage(err), leading: this.leading }, 'lease request failed');
+        if (err instanceof LeaseForbidden) this.forbidden(err);
+        else this.log.warn({ err: errorMessage(err), leading: this.leading }, 'lease request failed');
       }
       if (this.leading) this.isLeader();
       // Candidates spread their attempts; the leader renews on the period.
-      const wait = this.leading ? this.retryMs : this.retryMs * (1 + this.random() * 0.2);
+      const wait = this.unelected ? (this.opts.forbiddenRetryMs ?? 60_000) : this.leading ? this.retryMs : this.retryMs * (1 + this.random() * 0.2);
       await this.sleep(wait);
     }
+  }
+
+  /** A Lease request was refused: election is off until a request is allowed again. */
+  private forbidden(err: LeaseForbidden): void {
+    const { namespace, name } = this.opts;
+    const alone = this.opts.actAloneWhenForbidden === true;
+    if (!this.warnedVerbs.has(err.verb)) {
+      this.warnedVerbs.add(err.verb);
+      this.log.warn(
+        {
+          verb: err.verb,
+          resource: 'leases',
+          apiGroup: 'coordination.k8s.io',
+          namespace,
+          name,
+          feature: 'leader election',
+          err: errorMessage(err.refusal),
+        },
+        alone
+          ? 'no permission on the leader-election Lease: leader election is off and this replica applies changes as if it were the only one (run a single replica, as external-dns does, or grant get/create/update on leases); syncing goes on'
+          : 'no permission on the leader-election Lease: this replica cannot lead until get/create/update on leases is granted',
+      );
+    } else {
+      this.log.debug({ verb: err.verb, namespace, name }, 'lease still forbidden');
+    }
+    if (this.unelected) return;
+    this.unelected = true;
+    if (this.leading) this.lose('the lease is forbidden');
+    // The sync waiting for leadership may run now.
+    if (alone) this.opts.onStartedLeading?.();
+  }
+
+  /** A Lease request was allowed after 403s: take part in the election again. */
+  private electionWorksAgain(acquired: boolean): void {
+    this.unelected = false;
+    this.log.info({ acquired }, 'permission on the Lease is back: leader election is on again');
+    if (!acquired && this.opts.actAloneWhenForbidden === true) this.opts.onStoppedLeading?.();
   }
 
   private lose(why: string): void {
@@ -152,7 +224,7 @@ export class LeaderElector {
     const now = new Date(this.now());
     let lease: Lease;
     try {
-      lease = await client.request<Lease>('GET', path, { timeoutMs: this.renewMs });
+      lease = await asVerb('get', client.request<Lease>('GET', path, { timeoutMs: this.renewMs }));
     } catch (err) {
       if (!isStatus(err, 404)) throw err;
       const fresh: Lease = {
@@ -168,7 +240,7 @@ export class LeaderElector {
         },
       };
       try {
-        await client.request('POST', collectionPath(LEASES, namespace), { body: fresh, timeoutMs: this.renewMs });
+        await asVerb('create', client.request('POST', collectionPath(LEASES, namespace), { body: fresh, timeoutMs: this.renewMs }));
         return true;
       } catch (createErr) {
         if (isStatus(createErr, 409)) return false; // another replica created it first
@@ -193,7 +265,7 @@ export class LeaderElector {
       },
     };
     try {
-      await client.request('PUT', path, { body: next, timeoutMs: this.renewMs });
+      await asVerb('update', client.request('PUT', path, { body: next, timeoutMs: this.renewMs }));
       return true;
     } catch (err) {
       if (isStatus(err, 409)) return false;
@@ -235,6 +307,8 @@ export interface LeaderElectorFromFlagsOptions {
   onStartedLeading?: () => void;
   /** Where the service-account namespace file is read from in a cluster. */
   serviceAccountDir?: string;
+  /** See LeaderElectorOptions.actAloneWhenForbidden. */
+  actAloneWhenForbidden?: boolean;
 }
 
 /**
@@ -269,6 +343,7 @@ export function leaderElectorFromFlags(cfg: Pick<Config, 'flags' | 'explicit'>, 
     renewDeadlineMs: renewMs,
     retryPeriodMs: retryMs,
     ...(opts.onStartedLeading === undefined ? {} : { onStartedLeading: opts.onStartedLeading }),
+    ...(opts.actAloneWhenForbidden === true ? { actAloneWhenForbidden: true } : {}),
   });
 }
 

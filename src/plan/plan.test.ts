@@ -7,7 +7,7 @@ import type { Changes } from './changes.ts';
 import { POLICY_CHOICES } from '../config/flags.ts';
 import { compareTargets } from './conflict.ts';
 import { POLICIES } from './policy.ts';
-import { DEFAULT_MANAGED_RECORD_TYPES, calculatePlan } from './plan.ts';
+import { DEFAULT_MANAGED_RECORD_TYPES, calculatePlan, parentDomain } from './plan.ts';
 import type { PlanInput, PlanResult } from './plan.ts';
 
 type Opts = Partial<Omit<EndpointInit, 'dnsName' | 'recordType' | 'targets'>> & { owner?: string; resource?: string };
@@ -607,4 +607,40 @@ describe('calculatePlan: output and explain', () => {
 
 test('--policy offers exactly the policies the planner knows', () => {
   assert.deepEqual([...POLICY_CHOICES], [...POLICIES]);
+});
+
+describe('owner mismatches (external-dns skipped_records_owner_mismatch_per_sync)', () => {
+  const desired = (name: string, type: 'A' | 'AAAA' | 'CNAME', target: string) =>
+    newEndpoint({ dnsName: name, recordType: type, targets: [target], labels: { resource: 'service/default/web' } });
+  test('each record not ours at a name whose create it blocked, once per plan', () => {
+    const r = plan({
+      current: [
+        newEndpoint({ dnsName: 'www.example.org', recordType: 'A', targets: ['192.0.2.9'], labels: { owner: 'other' } }),
+        newEndpoint({ dnsName: 'api.example.org', recordType: 'A', targets: ['192.0.2.8'] }),
+      ],
+      desired: [
+        desired('www.example.org', 'AAAA', '2001:db8::1'),
+        desired('api.example.org', 'AAAA', '2001:db8::2'),
+        desired('new.example.org', 'A', '192.0.2.1'),
+      ],
+    });
+    assert.deepEqual(
+      r.ownerMismatches.map((m) => [m.recordType, m.foreignOwner, m.domain]),
+      [
+        ['A', '', 'example.org'],
+        ['A', 'other', 'example.org'],
+      ],
+    );
+    assert.equal(r.changes.create.length, 1);
+  });
+  test('nothing without an owner id, or when nothing was blocked', () => {
+    const foreign = newEndpoint({ dnsName: 'www.example.org', recordType: 'A', targets: ['192.0.2.9'], labels: { owner: 'other' } });
+    assert.deepEqual(plan({ current: [foreign], desired: [desired('www.example.org', 'AAAA', '2001:db8::1')], ownerId: '' }).ownerMismatches, []);
+    assert.deepEqual(plan({ current: [foreign], desired: [] }).ownerMismatches, []);
+  });
+  test('parentDomain drops the first label unless one label would be left', () => {
+    assert.equal(parentDomain('a.b.example.org'), 'b.example.org');
+    assert.equal(parentDomain('example.org'), 'example.org');
+    assert.equal(parentDomain('localhost'), 'localhost');
+  });
 });

@@ -43,6 +43,20 @@ export interface PlanInput {
 export interface PlanResult {
   changes: Changes;
   decisions: Decision[];
+  /**
+   * Records of another owner (or of none) that kept this plan from creating records at their name,
+   * one entry per such record at each row with a blocked create (external-dns's
+   * skipped_records_owner_mismatch_per_sync counts the same); empty without an owner id.
+   */
+  ownerMismatches: OwnerMismatch[];
+}
+
+export interface OwnerMismatch {
+  recordType: RecordType;
+  /** The record's owner label; without one, its set identifier (as external-dns reports it), often ''. */
+  foreignOwner: string;
+  /** The record's parent domain (`www.example.org` → `example.org`); a two-label name stays as it is. */
+  domain: string;
 }
 
 /**
@@ -69,6 +83,7 @@ interface Context {
   updateNew: Endpoint[];
   deletes: Endpoint[];
   decisions: Decision[];
+  ownerMismatches: OwnerMismatch[];
 }
 
 export function calculatePlan(input: PlanInput): PlanResult {
@@ -86,6 +101,7 @@ export function calculatePlan(input: PlanInput): PlanResult {
     updateNew: [],
     deletes: [],
     decisions: [],
+    ownerMismatches: [],
   };
 
   const rows = new Map<string, Slot>();
@@ -102,6 +118,8 @@ export function calculatePlan(input: PlanInput): PlanResult {
   return {
     changes: { create: sortByKey(ctx.creates), updateOld, updateNew, delete: sortByKey(ctx.deletes) },
     decisions: ctx.decisions.sort(compareDecisions),
+    // Sorted, so the result does not depend on the order of the inputs.
+    ownerMismatches: ctx.ownerMismatches.sort(compareMismatches),
   };
 }
 
@@ -219,6 +237,7 @@ function planRow(head: Slot, unmanagedTypes: number, explain: boolean, ctx: Cont
   const { blocker, loser } = surveyRow(head, ctx);
   const stays: Stays = { cname: (unmanagedTypes & UNMANAGED_CNAME) !== 0, other: (unmanagedTypes & UNMANAGED_OTHER) !== 0 };
   let pending: Endpoint[] | undefined;
+  let blocked = false;
   for (let g: Slot | undefined = head; g !== undefined; g = g.next) {
     let first = g.candidate;
     const lostTypeConflict = loser !== undefined && first !== undefined && (loser === 'cname') === (g.recordType === 'CNAME');
@@ -229,11 +248,37 @@ function planRow(head: Slot, unmanagedTypes: number, explain: boolean, ctx: Cont
     if (g.current === undefined) {
       const winner = first === undefined ? undefined : creatable(g, first, blocker, explain, ctx);
       if (winner !== undefined) (pending ??= []).push(winner);
+      else if (first !== undefined && blocker !== undefined) blocked = true;
     } else {
       planExisting(g, g.current, first, lostTypeConflict, stays, explain, ctx);
     }
   }
   if (pending !== undefined) createPending(pending, stays, explain, ctx);
+  if (blocked) noteOwnerMismatches(head, ctx);
+}
+
+/** Every record at a row that is not ours, once per row whose creates it blocked. */
+function noteOwnerMismatches(head: Slot, ctx: Context): void {
+  for (let g: Slot | undefined = head; g !== undefined; g = g.next) {
+    const cur = g.current;
+    if (cur === undefined) continue;
+    const state = ownership(cur, ctx);
+    if (state !== 'foreign' && state !== 'unowned') continue;
+    ctx.ownerMismatches.push({ recordType: cur.recordType, foreignOwner: cur.labels[LABEL_OWNER] ?? cur.setIdentifier, domain: parentDomain(cur.dnsName) });
+  }
+}
+
+function compareMismatches(a: OwnerMismatch, b: OwnerMismatch): number {
+  const ka = `${a.domain}\u0000${a.recordType}\u0000${a.foreignOwner}`;
+  const kb = `${b.domain}\u0000${b.recordType}\u0000${b.foreignOwner}`;
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+/** The name without its first label, unless that would leave a single label (external-dns's "naked domain"). */
+export function parentDomain(name: string): string {
+  const dot = name.indexOf('.');
+  if (dot === -1 || !name.slice(dot + 1).includes('.')) return name;
+  return name.slice(dot + 1);
 }
 
 /** The record to create at a slot with no current record, unless a foreign or unowned record blocks the name. */

@@ -5,6 +5,7 @@
 import type { DomainFilter } from '../endpoint/domain-filter.ts';
 import type { Endpoint } from '../endpoint/endpoint.ts';
 import type { FlagValues } from '../config/config.ts';
+import type { Registry as MetricsRegistry } from 'prom-client';
 import type { Logger } from '../log.ts';
 import type { Changes } from '../plan/changes.ts';
 
@@ -28,6 +29,8 @@ export interface ProviderDeps {
   env?: Readonly<Record<string, string | undefined>>;
   /** plan/explain: read what the provider holds, change nothing (the embedded store takes no lock). */
   readOnly?: boolean;
+  /** Where a provider reports its own metrics (the webhook client's calls and HTTP latencies). */
+  metrics?: MetricsRegistry;
 }
 
 /** The zones of a provider that serves its own: --embedded-zone, else the domain filters. */

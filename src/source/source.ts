@@ -2,7 +2,7 @@
  * The source port: turns objects (manifest files, Kubernetes resources) into desired endpoints.
  * Problems with single objects are reported through `onProblem` and never fail the whole list.
  */
-import type { Endpoint } from '../endpoint/endpoint.ts';
+import type { Endpoint, RecordType } from '../endpoint/endpoint.ts';
 
 export interface Source {
   readonly name: string;
@@ -11,6 +11,18 @@ export interface Source {
   /** Registers a callback fired when the source's objects may have changed; returns an unsubscribe function. */
   addEventHandler(handler: () => void): () => void;
   close?(): Promise<void>;
+  /**
+   * Endpoints the objects ask for that are rejected as invalid right now (as of the last
+   * `endpoints()`), one entry each: the external_dns_source_invalid_endpoints gauge.
+   */
+  invalidEndpoints?(): InvalidEndpoint[];
+}
+
+/** One endpoint an object asked for that failed validation. */
+export interface InvalidEndpoint {
+  recordType: RecordType;
+  /** The source that read the object (`service`, `ingress`, `crd`, `manifest`…). */
+  sourceType: string;
 }
 
 /** Where an endpoint or a problem came from, for logs, events and `explain`. */
@@ -34,6 +46,8 @@ export interface SourceProblem {
   file?: string;
   line?: number;
   message: string;
+  /** Set when the problem is an endpoint rejected as invalid: its record type. */
+  recordType?: RecordType;
 }
 
 export type ProblemReporter = (problem: SourceProblem) => void;

@@ -13,6 +13,9 @@ import type { Provider } from '../provider.ts';
 import type { Changes } from '../../plan/changes.ts';
 import { MEDIA_TYPE, changesToWire, domainFilterFromJSON, endpointsFromWire, endpointsToWire, isWebhookMediaType } from './protocol.ts';
 import type { ProviderConfig, ProviderDeps } from '../provider.ts';
+import { HttpRequestMetrics } from '../../http/request-metrics.ts';
+import { WebhookClientMetrics } from './metrics.ts';
+import type { WebhookMethod } from './metrics.ts';
 
 export const PROVIDER_NAME = 'webhook';
 /** Largest response body read; a bigger one is refused rather than buffered without bound. */
@@ -28,6 +31,7 @@ export interface WebhookProviderOptions {
   readTimeoutMs: number;
   writeTimeoutMs: number;
   maxBodyBytes?: number;
+  metrics?: { calls: WebhookClientMetrics; http: HttpRequestMetrics };
 }
 
 interface Exchange {
@@ -47,6 +51,7 @@ export class WebhookProvider implements Provider {
   private readonly readTimeoutMs: number;
   private readonly writeTimeoutMs: number;
   private readonly maxBodyBytes: number;
+  private readonly metrics: WebhookProviderOptions['metrics'];
 
   constructor(opts: WebhookProviderOptions) {
     const base = baseURL(opts.url);
@@ -59,6 +64,7 @@ export class WebhookProvider implements Provider {
     this.readTimeoutMs = opts.readTimeoutMs;
     this.writeTimeoutMs = opts.writeTimeoutMs;
     this.maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.metrics = opts.metrics;
   }
 
   static async fromConfig(cfg: ProviderConfig, deps: ProviderDeps & { sleep?: (ms: number) => Promise<void> }): Promise<WebhookProvider> {
@@ -73,7 +79,9 @@ export class WebhookProvider implements Provider {
     const writeTimeoutMs = flags.num('webhook-provider-write-timeout');
     if (readTimeoutMs <= 0) throw new ConfigError('--webhook-provider-read-timeout must be greater than 0', '--webhook-provider-read-timeout');
     if (writeTimeoutMs <= 0) throw new ConfigError('--webhook-provider-write-timeout must be greater than 0', '--webhook-provider-write-timeout');
-    return WebhookProvider.negotiate({ url, logger: deps.logger, readTimeoutMs, writeTimeoutMs }, deps.sleep ?? ((ms: number) => sleep(ms)));
+    const metrics =
+      deps.metrics === undefined ? {} : { metrics: { calls: new WebhookClientMetrics(deps.metrics), http: new HttpRequestMetrics(deps.metrics) } };
+    return WebhookProvider.negotiate({ url, logger: deps.logger, readTimeoutMs, writeTimeoutMs, ...metrics }, deps.sleep ?? ((ms: number) => sleep(ms)));
   }
 
   /** GET / for the domain filter, retried with backoff while the server starts (transient errors only). */
@@ -113,23 +121,40 @@ export class WebhookProvider implements Provider {
   }
 
   async records(): Promise<Endpoint[]> {
-    const res = await this.exchange('GET', 'records', undefined, this.readTimeoutMs);
-    if (res.status !== 200) throw unexpected('GET /records', res);
-    const read = wrap(() => endpointsFromWire(res.body, 'GET /records'), 'GET /records');
-    if (read.skipped.length > 0)
-      this.logger.warn({ skipped: read.skipped.slice(0, 20), count: read.skipped.length }, 'webhook records of unsupported types ignored');
-    return read.endpoints;
+    return this.counted('records', async () => {
+      const res = await this.exchange('GET', 'records', undefined, this.readTimeoutMs);
+      if (res.status !== 200) throw unexpected('GET /records', res);
+      const read = wrap(() => endpointsFromWire(res.body, 'GET /records'), 'GET /records');
+      if (read.skipped.length > 0)
+        this.logger.warn({ skipped: read.skipped.slice(0, 20), count: read.skipped.length }, 'webhook records of unsupported types ignored');
+      return read.endpoints;
+    });
   }
 
   async applyChanges(changes: Changes): Promise<void> {
-    const res = await this.exchange('POST', 'records', changesToWire(changes), this.writeTimeoutMs);
-    if (res.status !== 204 && res.status !== 200) throw unexpected('POST /records', res);
+    await this.counted('applychanges', async () => {
+      const res = await this.exchange('POST', 'records', changesToWire(changes), this.writeTimeoutMs);
+      if (res.status !== 204 && res.status !== 200) throw unexpected('POST /records', res);
+    });
   }
 
   async adjustEndpoints(endpoints: Endpoint[]): Promise<Endpoint[]> {
-    const res = await this.exchange('POST', 'adjustendpoints', endpointsToWire(endpoints), this.writeTimeoutMs);
-    if (res.status !== 200) throw unexpected('POST /adjustendpoints', res);
-    return wrap(() => endpointsFromWire(res.body, 'POST /adjustendpoints'), 'POST /adjustendpoints').endpoints;
+    return this.counted('adjustendpoints', async () => {
+      const res = await this.exchange('POST', 'adjustendpoints', endpointsToWire(endpoints), this.writeTimeoutMs);
+      if (res.status !== 200) throw unexpected('POST /adjustendpoints', res);
+      return wrap(() => endpointsFromWire(res.body, 'POST /adjustendpoints'), 'POST /adjustendpoints').endpoints;
+    });
+  }
+
+  /** One call of a protocol method, counted as external-dns counts it: every call, and every failure whatever its cause. */
+  private async counted<T>(method: WebhookMethod, call: () => Promise<T>): Promise<T> {
+    this.metrics?.calls.request(method);
+    try {
+      return await call();
+    } catch (err) {
+      this.metrics?.calls.error(method);
+      throw err;
+    }
   }
 
   domainFilter(): DomainFilter {
@@ -144,11 +169,15 @@ export class WebhookProvider implements Provider {
     if (payload !== undefined) headers['content-type'] = MEDIA_TYPE;
     const signal = AbortSignal.timeout(timeoutMs);
     let res: Response;
+    const started = performance.now();
     try {
       res = await fetch(url, { method, headers, signal, ...(payload === undefined ? {} : { body: JSON.stringify(payload) }) });
     } catch (err) {
+      this.metrics?.http.observe(url, method, undefined, (performance.now() - started) / 1000);
       throw transportError(where, err, timeoutMs, signal);
     }
+    // As external-dns's round tripper: the time to the response headers.
+    this.metrics?.http.observe(url, method, res.status, (performance.now() - started) / 1000);
     let text: string;
     try {
       text = await readLimited(res, this.maxBodyBytes);

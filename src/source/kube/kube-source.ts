@@ -7,13 +7,13 @@
  * churn (a DNSEndpoint's observedGeneration, a Service's unrelated fields) costs no sync.
  */
 import { freezeEndpoint, sameEndpoints } from '../../endpoint/endpoint.ts';
-import type { Endpoint } from '../../endpoint/endpoint.ts';
+import type { Endpoint, RecordType } from '../../endpoint/endpoint.ts';
 import { SourceError, errorMessage } from '../../errors.ts';
 import type { Reflector } from '../../kube/reflector.ts';
 import { keyOf } from '../../kube/resource.ts';
 import type { KubeObject } from '../../kube/resource.ts';
 import type { Logger } from '../../log.ts';
-import type { ProblemReporter, Source, SourceProblem } from '../source.ts';
+import type { InvalidEndpoint, ProblemReporter, Source, SourceProblem } from '../source.ts';
 
 export interface Translation {
   endpoints: Endpoint[];
@@ -53,6 +53,8 @@ interface Entry {
   /** Frozen. */
   endpoints: Endpoint[];
   problems: string;
+  /** Record types of the endpoints the object asked for that were rejected as invalid. */
+  invalid: RecordType[];
 }
 
 export class KubeObjectSource implements Source {
@@ -151,6 +153,12 @@ export class KubeObjectSource implements Source {
     return out;
   }
 
+  invalidEndpoints(): InvalidEndpoint[] {
+    const out: InvalidEndpoint[] = [];
+    for (const e of this.entries.values()) for (const recordType of e.invalid) out.push({ recordType, sourceType: this.name });
+    return out;
+  }
+
   addEventHandler(handler: () => void): () => void {
     this.handlers.add(handler);
     this.start();
@@ -198,7 +206,8 @@ export class KubeObjectSource implements Source {
         }
       }
       for (const ep of t.endpoints) freezeEndpoint(ep);
-      next = { endpoints: t.endpoints, problems };
+      const invalid = t.problems.flatMap((p) => (p.recordType === undefined ? [] : [p.recordType]));
+      next = { endpoints: t.endpoints, problems, invalid };
     }
     if (next === undefined || (next.endpoints.length === 0 && next.problems === '')) this.entries.delete(key);
     else this.entries.set(key, next);

@@ -4,6 +4,7 @@
  */
 import { ConfigError, errorMessage } from '../../errors.ts';
 import type { KubeClient } from '../../kube/client.ts';
+import { isStatus } from '../../kube/errors.ts';
 import { Reflector } from '../../kube/reflector.ts';
 import {
   ENDPOINTSLICES,
@@ -234,6 +235,8 @@ export function httpRouteSource(deps: KubeSourceDeps, scope: GatewayScope = {}):
 /**
  * Writes `status.observedGeneration` of every DNSEndpoint whose generation the sources have read,
  * once per generation, through the status subresource (so spec writers never see a conflict).
+ * Without permission (external-dns's chart grants `update`, not `patch`, on the status) the first
+ * 403 in a namespace logs one warning, and that namespace is left alone for `FORBIDDEN_RETRY_MS`.
  */
 export class ObservedGenerationWriter {
   private readonly client: KubeClient;
@@ -241,6 +244,9 @@ export class ObservedGenerationWriter {
   private readonly log: Logger;
   private readonly written = new Map<string, number>();
   private readonly inFlight = new Set<string>();
+  /** Namespaces that answered 403, with the time (ms) to try again; each is warned about once. */
+  private readonly forbiddenUntil = new Map<string, number>();
+  private readonly warned = new Set<string>();
 
   constructor(client: KubeClient, resource: KubeResource, logger: Logger) {
     this.client = client;
@@ -257,16 +263,44 @@ export class ObservedGenerationWriter {
       if (generation === undefined) continue;
       const observed = (obj['status'] as { observedGeneration?: number } | undefined)?.observedGeneration;
       if (observed === generation || this.written.get(key) === generation || this.inFlight.has(key)) continue;
+      const namespace = obj.metadata.namespace ?? '';
+      if ((this.forbiddenUntil.get(namespace) ?? 0) > Date.now()) continue;
       this.inFlight.add(key);
-      const path = `${objectPath(this.resource, obj.metadata.namespace ?? '', obj.metadata.name)}/status`;
+      const path = `${objectPath(this.resource, namespace, obj.metadata.name)}/status`;
       this.client
         .request('PATCH', path, { body: { status: { observedGeneration: generation } }, contentType: 'application/merge-patch+json' })
         .then(
-          () => this.written.set(key, generation),
-          (err: unknown) => this.log.warn({ object: key, err: errorMessage(err) }, 'cannot write status.observedGeneration'),
+          () => {
+            this.written.set(key, generation);
+            this.forbiddenUntil.delete(namespace);
+          },
+          (err: unknown) =>
+            isStatus(err, 403)
+              ? this.forbidden(namespace, err)
+              : this.log.warn({ object: key, err: errorMessage(err) }, 'cannot write status.observedGeneration'),
         )
         .finally(() => this.inFlight.delete(key));
     }
     for (const key of this.written.keys()) if (!seen.has(key)) this.written.delete(key);
   }
+
+  private forbidden(namespace: string, err: unknown): void {
+    this.forbiddenUntil.set(namespace, Date.now() + FORBIDDEN_RETRY_MS);
+    if (this.warned.has(namespace)) return;
+    this.warned.add(namespace);
+    this.log.warn(
+      {
+        verb: 'patch',
+        resource: `${this.resource.plural}/status`,
+        apiVersion: this.resource.apiVersion,
+        namespace,
+        feature: 'status.observedGeneration',
+        err: errorMessage(err),
+      },
+      'no permission to patch the status in this namespace: status.observedGeneration is not written there; syncing goes on',
+    );
+  }
 }
+
+/** How long a namespace whose status writes got 403 is left alone before one write tries again. */
+const FORBIDDEN_RETRY_MS = 10 * 60_000;

@@ -24,7 +24,7 @@ import { freezeEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import { ConfigError, SourceError, errorMessage } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
-import type { ProblemReporter, Source, SourceProblem } from '../source.ts';
+import type { InvalidEndpoint, ProblemReporter, Source, SourceProblem } from '../source.ts';
 import { buildTranslateOptions } from '../translate/options.ts';
 import type { TranslateFlags, TranslateOptions } from '../translate/options.ts';
 import { translateObject } from '../translate/translate.ts';
@@ -168,6 +168,10 @@ export class ManifestSource implements Source {
   /** What the last `endpoints()` call read, for metrics and tests. */
   lastSync(): ManifestSyncStats {
     return { ...this.stats };
+  }
+
+  invalidEndpoints(): InvalidEndpoint[] {
+    return this.problems().flatMap((p) => (p.recordType === undefined ? [] : [{ recordType: p.recordType, sourceType: this.name }]));
   }
 
   /** Problems of the files as last read, for status pages and `explain`. */

@@ -103,7 +103,7 @@ export function finalizeEndpoints(ref: ObjectRef, candidates: readonly Endpoint[
       const fillLater = allowEmptyTargets && candidate.targets.length === 0 && FILLABLE.has(candidate.recordType);
       ep = fillLater ? newEndpoint({ ...candidate, dnsName: checkedName(candidate) }) : validateEndpoint(candidate);
     } catch (err) {
-      problems.push(problemFor(ref, `skipped: ${(err as Error).message}`));
+      problems.push({ ...problemFor(ref, `skipped: ${(err as Error).message}`), recordType: candidate.recordType });
       continue;
     }
     const key = JSON.stringify([ep.dnsName, ep.recordType, ep.setIdentifier, [...ep.targets].sort()]);

@@ -6,14 +6,16 @@
 import { EndpointsByName } from '../../endpoint/by-name.ts';
 import { LABEL_RESOURCE, canonicalTarget } from '../../endpoint/endpoint.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
-import type { Source } from '../source.ts';
+import type { InvalidEndpoint, Source } from '../source.ts';
+import type { SourceChainMetrics } from './metrics.ts';
 
 export function dedupKey(ep: Endpoint): string {
   const targets = ep.targets.map((t) => canonicalTarget(ep.recordType, t)).sort();
   return JSON.stringify([ep.dnsName, ep.recordType, ep.setIdentifier, targets, ep.labels[LABEL_RESOURCE] ?? '']);
 }
 
-export function dedupEndpoints(endpoints: readonly Endpoint[]): Endpoint[] {
+/** `endpoints` without exact duplicates; the dropped ones are pushed onto `dropped` when given. */
+export function dedupEndpoints(endpoints: readonly Endpoint[], dropped?: Endpoint[]): Endpoint[] {
   // Runs over every desired endpoint on every sync, so it builds no string per endpoint: endpoints
   // are grouped by their name (a string they hold), and the full key, with canonical targets, is
   // only built inside the rare group of two endpoints with the same name, type, set and resource.
@@ -23,8 +25,10 @@ export function dedupEndpoints(endpoints: readonly Endpoint[]): Endpoint[] {
     if (
       kept.get(ep.dnsName, ep.recordType, ep.setIdentifier) !== undefined &&
       kept.at(ep.dnsName).some((k) => sameIdentity(k, ep) && dedupKey(k) === dedupKey(ep))
-    )
+    ) {
+      dropped?.push(ep);
       continue;
+    }
     kept.add(ep);
     out.push(ep);
   }
@@ -38,14 +42,26 @@ function sameIdentity(a: Endpoint, b: Endpoint): boolean {
 export class DedupSource implements Source {
   readonly name: string;
   private readonly source: Source;
+  private readonly metrics: SourceChainMetrics | undefined;
 
-  constructor(options: { source: Source }) {
+  /** `metrics`: the outermost wrapper reports what the chain dropped (invalid and duplicate endpoints). */
+  constructor(options: { source: Source; metrics?: SourceChainMetrics }) {
     this.source = options.source;
     this.name = options.source.name;
+    this.metrics = options.metrics;
   }
 
   async endpoints(): Promise<Endpoint[]> {
-    return dedupEndpoints(await this.source.endpoints());
+    const all = await this.source.endpoints();
+    if (this.metrics === undefined) return dedupEndpoints(all);
+    const dropped: Endpoint[] = [];
+    const kept = dedupEndpoints(all, dropped);
+    this.metrics.set(this.source.invalidEndpoints?.() ?? [], dropped);
+    return kept;
+  }
+
+  invalidEndpoints(): InvalidEndpoint[] {
+    return this.source.invalidEndpoints?.() ?? [];
   }
 
   addEventHandler(handler: () => void): () => void {

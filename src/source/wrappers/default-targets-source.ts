@@ -11,7 +11,7 @@ import { tryNormalizeDnsName } from '../../endpoint/name.ts';
 import { validateEndpoint } from '../../endpoint/validate.ts';
 import { ConfigError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
-import type { Source } from '../source.ts';
+import type { InvalidEndpoint, Source } from '../source.ts';
 import { endpointsForHostname } from '../translate/hostname.ts';
 
 const ADDRESS_TYPES: ReadonlySet<RecordType> = new Set<RecordType>(['A', 'AAAA', 'CNAME']);
@@ -68,6 +68,10 @@ export class DefaultTargetsSource implements Source {
       }
     }
     return out;
+  }
+
+  invalidEndpoints(): InvalidEndpoint[] {
+    return this.source.invalidEndpoints?.() ?? [];
   }
 
   addEventHandler(handler: () => void): () => void {

@@ -5,7 +5,7 @@
  */
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import { HostwardenError, SourceError } from '../../errors.ts';
-import type { Source } from '../source.ts';
+import type { InvalidEndpoint, Source } from '../source.ts';
 
 export class MultiSource implements Source {
   readonly name: string;
@@ -28,6 +28,10 @@ export class MultiSource implements Source {
       }),
     );
     return lists.flat();
+  }
+
+  invalidEndpoints(): InvalidEndpoint[] {
+    return this.sources.flatMap((s) => s.invalidEndpoints?.() ?? []);
   }
 
   addEventHandler(handler: () => void): () => void {

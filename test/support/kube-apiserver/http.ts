@@ -40,6 +40,11 @@ export interface ApiContext {
   token: string | undefined;
   sarAnswer: () => SubjectAccessReviewAnswer;
   hostPort: () => string;
+  /**
+   * Whether the caller with this Authorization header may make this resource request: undefined
+   * allows it; a string is the message of the 403 Forbidden answer.
+   */
+  authorizeRequest?: (authorization: string | undefined, info: RequestInfo) => string | undefined;
 }
 
 const MAX_BODY = 16 * 1024 * 1024;
@@ -159,6 +164,12 @@ async function handle(ctx: ApiContext, req: IncomingMessage, res: ServerResponse
   if (ctx.token !== undefined && req.headers.authorization !== `Bearer ${ctx.token}`) {
     req.resume();
     sendJson(res, 401, statusObject(401, 'Unauthorized', 'Unauthorized'));
+    return;
+  }
+  const forbidden = rp === undefined ? undefined : ctx.authorizeRequest?.(req.headers.authorization, info);
+  if (forbidden !== undefined) {
+    req.resume();
+    sendJson(res, 403, statusObject(403, 'Forbidden', forbidden, { ...(info.name === '' ? {} : { name: info.name }), group: info.group, kind: info.plural }));
     return;
   }
   const injected = ctx.faults.take(info);

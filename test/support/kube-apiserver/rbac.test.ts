@@ -125,3 +125,44 @@ describe('test API server: RBAC SubjectAccessReviews', () => {
     await assert.rejects(authz.createSubjectAccessReview({ body: { spec: { user: 'x' } } }), (e: unknown) => (e as { code?: number }).code === 422);
   });
 });
+
+describe('test API server: requests authorized by RBAC for users known by token', () => {
+  test('a ServiceAccount token may do what its bindings grant and gets Forbidden, in kube-apiserver words, otherwise', async () => {
+    const sa = { name: 'system:serviceaccount:dns:external-dns', groups: ['system:serviceaccounts', 'system:serviceaccounts:dns', 'system:authenticated'] };
+    const api = await startTestApiServer({ authorization: 'rbac', users: { 'sa-token': sa } });
+    try {
+      api.create({
+        apiVersion: RBAC,
+        kind: 'ClusterRole',
+        metadata: { name: 'read-services' },
+        rules: [{ apiGroups: [''], resources: ['services'], verbs: ['list'] }],
+      });
+      api.create({
+        apiVersion: RBAC,
+        kind: 'ClusterRoleBinding',
+        metadata: { name: 'read-services' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'read-services' },
+        subjects: [{ kind: 'ServiceAccount', name: 'external-dns', namespace: 'dns' }],
+      });
+      const as = (token: string, path: string, init: RequestInit = {}): Promise<Response> =>
+        fetch(`${api.url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
+      assert.equal((await as('sa-token', '/api/v1/services')).status, 200);
+      const denied = await as('sa-token', '/apis/events.k8s.io/v1/namespaces/default/events', { method: 'POST', body: '{}' });
+      assert.equal(denied.status, 403);
+      const status = (await denied.json()) as { reason: string; message: string; details: { group: string; kind: string } };
+      assert.equal(status.reason, 'Forbidden');
+      assert.equal(
+        status.message,
+        'events.events.k8s.io is forbidden: User "system:serviceaccount:dns:external-dns" cannot create resource "events" in API group "events.k8s.io" in the namespace "default"',
+      );
+      assert.deepEqual(status.details, { group: 'events.k8s.io', kind: 'events' });
+      const lease = await as('sa-token', '/apis/coordination.k8s.io/v1/namespaces/dns/leases/x');
+      assert.equal(lease.status, 403);
+      assert.match(((await lease.json()) as { message: string }).message, /^leases\.coordination\.k8s\.io "x" is forbidden: .* cannot get resource "leases"/);
+      assert.equal((await as('sa-token', '/version')).status, 200, 'non-resource paths (discovery) stay open');
+      assert.equal((await as('test-token', '/apis/events.k8s.io/v1/namespaces/default/events')).status, 200, 'the default token stays an administrator');
+    } finally {
+      await api.stop();
+    }
+  });
+});

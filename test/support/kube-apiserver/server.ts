@@ -17,12 +17,13 @@ import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { stringify as toYaml } from 'yaml';
 import { FaultPlan } from './faults.ts';
-import type { RequestFilter } from './faults.ts';
+import type { RequestFilter, RequestInfo } from './faults.ts';
 import { createHandler } from './http.ts';
 import type { SubjectAccessReviewAnswer } from './http.ts';
 import { ResourceRegistry } from './resources.ts';
 import type { ResourceType } from './resources.ts';
 import { accessOfReview, RbacAuthorizer } from './rbac.ts';
+import type { AccessUser } from './rbac.ts';
 import { ObjectStore } from './store.ts';
 import { ApiError } from './types.ts';
 import type { KubeObject } from './types.ts';
@@ -47,6 +48,13 @@ export interface TestApiServerOptions {
    * answer) or 'rbac', from the Roles, ClusterRoles and bindings stored in this server.
    */
   authorization?: 'allow-all' | 'rbac';
+  /**
+   * Users the server knows by bearer token. With `authorization: 'rbac'`, every resource request
+   * carrying one of these tokens is authorized as that user by the stored RBAC objects (403
+   * Forbidden with kube-apiserver's message otherwise), as a real API server does; requests with
+   * the default token stay unrestricted, so tests can set up objects as an administrator.
+   */
+  users?: Record<string, AccessUser>;
 }
 
 /** What the direct helpers accept: any object shape with apiVersion, kind and a name. */
@@ -105,12 +113,12 @@ export class TestApiServer {
    * Writes a kubeconfig file (for child processes and kubectl) into `dir`; returns its path. It sets
    * insecure-skip-tls-verify because client-node refuses plain-HTTP servers without it.
    */
-  async writeKubeconfig(dir: string, namespace = 'default'): Promise<string> {
+  async writeKubeconfig(dir: string, namespace = 'default', token = this.token): Promise<string> {
     const doc = {
       apiVersion: 'v1',
       kind: 'Config',
       clusters: [{ name: 'test', cluster: { server: this.url, 'insecure-skip-tls-verify': true } }],
-      users: [{ name: 'test', user: { token: this.token } }],
+      users: [{ name: 'test', user: { token } }],
       contexts: [{ name: 'test', context: { cluster: 'test', user: 'test', namespace } }],
       'current-context': 'test',
       preferences: {},
@@ -204,13 +212,7 @@ export class TestApiServer {
 
   /** SubjectAccessReviews are answered by RBAC over the stored roles and bindings, as kube-apiserver does. */
   useRbacAuthorization(): void {
-    const type = (plural: string) => this.resources.lookup('rbac.authorization.k8s.io', 'v1', plural)!;
-    const authorizer = new RbacAuthorizer({
-      clusterRoles: () => this.store.scan(type('clusterroles'), undefined) ?? [],
-      clusterRoleBindings: () => this.store.scan(type('clusterrolebindings'), undefined) ?? [],
-      roles: (ns) => this.store.scan(type('roles'), ns) ?? [],
-      roleBindings: (ns) => this.store.scan(type('rolebindings'), ns) ?? [],
-    });
+    const authorizer = this.rbacAuthorizer();
     this.sarAnswer = (spec, namespace) => {
       const access = accessOfReview(spec, namespace);
       if ('invalid' in access)
@@ -218,6 +220,44 @@ export class TestApiServer {
       const d = authorizer.authorize(access.user, access.request);
       return d.reason === '' ? { allowed: d.allowed } : { allowed: d.allowed, reason: d.reason };
     };
+  }
+
+  /**
+   * For the HTTP layer: the 403 message for a resource request by one of `users` that RBAC does not
+   * allow, in kube-apiserver's words; undefined when allowed or the token is not one of `users`.
+   */
+  requestAuthorizer(users: Record<string, AccessUser>): (authorization: string | undefined, info: RequestInfo) => string | undefined {
+    const authorizer = this.rbacAuthorizer();
+    return (authorization, info) => {
+      const token = authorization?.startsWith('Bearer ') === true ? authorization.slice('Bearer '.length) : undefined;
+      const user = token === undefined ? undefined : users[token];
+      if (user === undefined || info.verb === '') return undefined;
+      const request = {
+        kind: 'resource' as const,
+        namespace: info.namespace,
+        verb: info.verb,
+        group: info.group,
+        resource: info.plural,
+        subresource: info.subresource,
+        name: info.name,
+      };
+      if (authorizer.authorize(user, request).allowed) return undefined;
+      const what = info.group === '' ? info.plural : `${info.plural}.${info.group}`;
+      const target = info.name === '' ? what : `${what} "${info.name}"`;
+      const resource = info.subresource === '' ? info.plural : `${info.plural}/${info.subresource}`;
+      const scope = info.namespace === '' ? 'at the cluster scope' : `in the namespace "${info.namespace}"`;
+      return `${target} is forbidden: User "${user.name}" cannot ${info.verb} resource "${resource}" in API group "${info.group}" ${scope}`;
+    };
+  }
+
+  private rbacAuthorizer(): RbacAuthorizer {
+    const type = (plural: string) => this.resources.lookup('rbac.authorization.k8s.io', 'v1', plural)!;
+    return new RbacAuthorizer({
+      clusterRoles: () => this.store.scan(type('clusterroles'), undefined) ?? [],
+      clusterRoleBindings: () => this.store.scan(type('clusterrolebindings'), undefined) ?? [],
+      roles: (ns) => this.store.scan(type('roles'), ns) ?? [],
+      roleBindings: (ns) => this.store.scan(type('rolebindings'), ns) ?? [],
+    });
   }
 
   /** For the HTTP layer, which reads the answer at request time. */
@@ -236,7 +276,7 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
   for (const name of ['default', 'kube-system', ...(options.namespaces ?? [])]) {
     store.create(nsType, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   }
-  const self: { api?: TestApiServer } = {};
+  const self: { api?: TestApiServer; authorize?: (authorization: string | undefined, info: RequestInfo) => string | undefined } = {};
   const server = createServer(
     createHandler({
       resources,
@@ -246,6 +286,9 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
       now,
       token: options.requireToken === true ? (options.token ?? 'test-token') : undefined,
       sarAnswer: () => self.api?.currentSubjectAccessReviewAnswer() ?? (() => ({ allowed: false })),
+      ...(options.authorization === 'rbac' && options.users !== undefined
+        ? { authorizeRequest: (authorization: string | undefined, info: RequestInfo) => self.authorize?.(authorization, info) }
+        : {}),
       hostPort: () => self.api?.url.replace(/^http:\/\//, '') ?? '127.0.0.1',
     }),
   );
@@ -257,5 +300,6 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
   const api = new TestApiServer(server, resources, store, watches, faults, options.token ?? 'test-token');
   self.api = api;
   if (options.authorization === 'rbac') api.useRbacAuthorization();
+  if (options.authorization === 'rbac' && options.users !== undefined) self.authorize = api.requestAuthorizer(options.users);
   return api;
 }
