@@ -17,7 +17,7 @@ import { OpsServer } from '../http/ops-server.ts';
 import type { Logger } from '../log.ts';
 import { kubeRunHooks } from './run-hooks.ts';
 import { EmbeddedProvider } from '../provider/embedded/embedded.ts';
-import { ProviderCacheMetrics } from '../provider/cache-metrics.ts';
+import { ProviderCacheMetrics } from '../provider/cached/metrics.ts';
 import { WebhookClientMetrics } from '../provider/webhook/metrics.ts';
 import type { Provider } from '../provider/provider.ts';
 import type { Registry } from '../registry/registry.ts';

@@ -19,6 +19,7 @@ import { GOOGLE_FLAGS } from '../provider/google/flags.ts';
 import { PDNS_FLAGS } from '../provider/pdns/flags.ts';
 import { WEBHOOK_FLAGS } from '../provider/webhook/flags.ts';
 import { CachedProvider } from '../provider/cached/cached-provider.ts';
+import { ProviderCacheMetrics } from '../provider/cached/metrics.ts';
 import type { Provider, ProviderDeps } from '../provider/provider.ts';
 import { RFC2136_FLAGS } from '../provider/rfc2136/flags.ts';
 import { NoopRegistry } from '../registry/noop/noop-registry.ts';
@@ -148,7 +149,8 @@ function providerCache(cfg: Config, deps: Deps): (provider: Provider) => Provide
   const ttl = cfg.flags.num('provider-cache-time');
   if (!(ttl >= 0)) throw new ConfigError('--provider-cache-time must not be negative', '--provider-cache-time');
   if (ttl === 0) return (provider) => provider;
-  return (provider) => new CachedProvider({ provider, cacheTimeMs: ttl, logger: deps.logger.child({ component: 'provider-cache' }), metrics: deps.metrics });
+  const metrics = new ProviderCacheMetrics(deps.metrics);
+  return (provider) => new CachedProvider({ provider, cacheTimeMs: ttl, logger: deps.logger.child({ component: 'provider-cache' }), metrics });
 }
 
 export const SOURCE_NAMES = Object.keys(SOURCES);

@@ -4,14 +4,13 @@
  * still reads it rarely. A sync that applies changes drops the list (the next read sees them); a
  * failed read drops it too. An empty change set is not sent to the provider at all, as upstream.
  */
-import { Counter } from 'prom-client';
-import type { Registry as MetricsRegistry } from 'prom-client';
 import type { DomainFilter } from '../../endpoint/domain-filter.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import type { Logger } from '../../log.ts';
 import { hasChanges } from '../../plan/changes.ts';
 import type { Changes } from '../../plan/changes.ts';
 import type { Provider } from '../provider.ts';
+import type { ProviderCacheMetrics } from './metrics.ts';
 
 export interface CachedProviderOptions {
   provider: Provider;
@@ -19,7 +18,7 @@ export interface CachedProviderOptions {
   cacheTimeMs: number;
   logger: Logger;
   /** Where external-dns's external_dns_provider_cache_* counters go; absent: not counted. */
-  metrics?: MetricsRegistry;
+  metrics?: ProviderCacheMetrics;
   now?: () => number;
 }
 
@@ -31,8 +30,7 @@ export class CachedProvider implements Provider {
   private readonly now: () => number;
   private cache: Endpoint[] | undefined;
   private readAt = 0;
-  private readonly recordsCalls: Counter<'from_cache'> | undefined;
-  private readonly applyCalls: Counter | undefined;
+  private readonly metrics: ProviderCacheMetrics | undefined;
 
   constructor(opts: CachedProviderOptions) {
     this.inner = opts.provider;
@@ -40,23 +38,12 @@ export class CachedProvider implements Provider {
     this.ttlMs = opts.cacheTimeMs;
     this.log = opts.logger;
     this.now = opts.now ?? Date.now;
-    const registry = opts.metrics;
-    if (registry !== undefined) {
-      // run may have registered them already (they exist whether or not the cache is on): reuse them.
-      const recordsName = 'external_dns_provider_cache_records_calls';
-      const applyName = 'external_dns_provider_cache_apply_changes_calls';
-      this.recordsCalls =
-        (registry.getSingleMetric(recordsName) as Counter<'from_cache'> | undefined) ??
-        new Counter({ name: recordsName, help: 'Number of calls to the provider cache Records list.', labelNames: ['from_cache'], registers: [registry] });
-      this.applyCalls =
-        (registry.getSingleMetric(applyName) as Counter | undefined) ??
-        new Counter({ name: applyName, help: 'Number of calls to the provider cache ApplyChanges.', registers: [registry] });
-    }
+    this.metrics = opts.metrics;
   }
 
   async records(): Promise<Endpoint[]> {
     if (this.cache !== undefined && this.now() - this.readAt <= this.ttlMs) {
-      this.recordsCalls?.inc({ from_cache: 'true' });
+      this.metrics?.records(true);
       return this.cache;
     }
     this.log.debug('provider records cache: reading the provider');
@@ -64,14 +51,14 @@ export class CachedProvider implements Provider {
     const records = await this.inner.records();
     this.cache = records;
     this.readAt = this.now();
-    this.recordsCalls?.inc({ from_cache: 'false' });
+    this.metrics?.records(false);
     return records;
   }
 
   async applyChanges(changes: Changes): Promise<void> {
     if (!hasChanges(changes)) return;
     this.cache = undefined;
-    this.applyCalls?.inc();
+    this.metrics?.applied();
     await this.inner.applyChanges(changes);
   }
 

@@ -31,4 +31,9 @@ export class ProviderCacheMetrics {
   records(fromCache: boolean): void {
     this.recordsCalls.inc({ from_cache: String(fromCache) });
   }
+
+  /** One applyChanges() call that reached the cache with changes. */
+  applied(): void {
+    this.applyChangesCalls.inc();
+  }
 }
