@@ -13,6 +13,7 @@ import { parseSelector } from '../selector.ts';
 import { buildTranslateOptions, translateFlagsOf } from '../translate/options.ts';
 import type { TranslateOptions } from '../translate/options.ts';
 import type { KubeObjectSource } from './kube-source.ts';
+import { DnsHostnameResolver } from './lb-hostnames.ts';
 import { registerReflectorMetrics } from './metrics.ts';
 import { crdSource, httpRouteSource, ingressSource, openshiftRouteSource, serviceSource } from './sources.ts';
 import type { GatewayScope, KubeSourceDeps } from './sources.ts';
@@ -48,6 +49,8 @@ export function kubeSourceFromConfig(name: KubeSourceName, cfg: Config, deps: Ku
     namespace: cfg.flags.str('namespace'),
     ...(inactivity > 0 ? { inactivityTimeoutMs: inactivity } : {}),
     ...(deps.onProblem === undefined ? {} : { onProblem: deps.onProblem }),
+    // The system's resolver, as external-dns's look-up uses; only the service source reads it.
+    ...(name === 'service' && cfg.flags.bool('resolve-service-load-balancer-hostname') ? { loadBalancerResolver: new DnsHostnameResolver() } : {}),
     ...(metrics === undefined
       ? {}
       : { onReflector: (resource: KubeResource, r: Reflector<KubeObject>) => registerReflectorMetrics(metrics, name, resource.plural, r) }),

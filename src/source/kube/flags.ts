@@ -27,6 +27,12 @@ export const KUBE_SOURCE_FLAGS: readonly FlagSpec[] = [
     help: 'NodePort Services skip nodes marked unschedulable (--no-exclude-unschedulable keeps them).',
   },
   {
+    name: 'resolve-service-load-balancer-hostname',
+    kind: 'bool',
+    default: false,
+    help: "LoadBalancer Services publish the A/AAAA addresses of their load balancers' hostnames instead of CNAMEs to them (looked up on every sync; a name without addresses adds no targets).",
+  },
+  {
     name: 'ingress-class',
     kind: 'list',
     default: [],
