@@ -46,7 +46,9 @@ describe('Service translation', () => {
     const options = {
       loadBalancerAddresses: (h: string) => {
         asked.push(h);
-        return h === 'lb.example.net' ? { addresses: ['192.0.2.7', '2001:db8::7'] } : { addresses: [], problem: `load-balancer hostname ${h} has no A or AAAA records; it adds no targets` };
+        return h === 'lb.example.net'
+          ? { addresses: ['192.0.2.7', '2001:db8::7'] }
+          : { addresses: [], problem: `load-balancer hostname ${h} has no A or AAAA records; it adds no targets` };
       },
     };
     const svc = service({ [`${A}hostname`]: 'www.example.org', [`${A}internal-hostname`]: 'in.example.org' }, {}, [
@@ -66,7 +68,10 @@ describe('Service translation', () => {
       ['Service/shop/web: load-balancer hostname gone.invalid has no A or AAAA records; it adds no targets'],
     );
     asked.length = 0;
-    assert.deepEqual(json(service({ [`${A}hostname`]: 'www.example.org' }, { externalIPs: ['198.51.100.1'] }, [{ hostname: 'lb.example.net' }]), options).length, 1);
+    assert.deepEqual(
+      json(service({ [`${A}hostname`]: 'www.example.org' }, { externalIPs: ['198.51.100.1'] }, [{ hostname: 'lb.example.net' }]), options).length,
+      1,
+    );
     assert.deepEqual(json(service({ [`${A}hostname`]: 'www.example.org', [`${A}target`]: 'lb.example.net' }, {}, [{ hostname: 'lb.example.net' }]), options), [
       { dnsName: 'www.example.org', targets: ['lb.example.net'], recordType: 'CNAME', labels: { resource: 'service/shop/web' } },
     ]);
