@@ -30,7 +30,7 @@ export const KUBE_SOURCE_FLAGS: readonly FlagSpec[] = [
     name: 'resolve-service-load-balancer-hostname',
     kind: 'bool',
     default: false,
-    help: "LoadBalancer Services publish the A/AAAA addresses of their load balancers' hostnames instead of CNAMEs to them (looked up on every sync; a name without addresses adds no targets).",
+    help: "LoadBalancer Services publish the A/AAAA addresses of their load balancers' hostnames instead of CNAMEs to them (looked up through the system's resolver before each sync, answers kept for their TTL up to 60s; a name without addresses adds no targets).",
   },
   {
     name: 'ingress-class',
