@@ -220,7 +220,8 @@ export function parseCommandArgs(command: Command, argv: readonly string[], env:
 function describe(f: FlagSpec): string {
   const d = f.default;
   const shown = d === undefined || d === '' || (Array.isArray(d) && d.length === 0) ? '' : ` (default ${Array.isArray(d) ? d.join(',') : String(d)})`;
-  return `  --${f.name}${f.kind === 'bool' ? '' : ' VALUE'}`.padEnd(40) + `${f.help}${shown}`;
+  // A name too long for the column still gets a space before its help.
+  return `${`  --${f.name}${f.kind === 'bool' ? '' : ' VALUE'}`.padEnd(39)} ${f.help}${shown}`;
 }
 
 /** `hostwarden <command> --help`: the command's flags, grouped, with defaults. */
