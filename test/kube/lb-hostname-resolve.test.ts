@@ -42,10 +42,7 @@ function zone(): ZoneContent {
   };
 }
 
-function lbService(
-  name: string,
-  ingress: Record<string, string>[],
-): Record<string, unknown> & { apiVersion: string; kind: string; metadata: { name: string; namespace: string } } {
+function lbService(name: string, ingress: Record<string, string>[]): Parameters<TestApiServer['create']>[0] {
   return {
     apiVersion: 'v1',
     kind: 'Service',

@@ -146,7 +146,14 @@ export class KubeObjectSource implements Source {
       required = now;
     }
     if (this.opts.refresh !== undefined) {
-      for (const key of await this.opts.refresh()) {
+      let keys: Iterable<string> = [];
+      try {
+        keys = await this.opts.refresh();
+      } catch (err) {
+        // What was translated before still stands; the next sync refreshes again.
+        this.log.warn({ err: errorMessage(err) }, 'refreshing looked-up data failed');
+      }
+      for (const key of keys) {
         const obj = this.opts.primary.get(key);
         if (obj !== undefined) this.changed(key, obj, false);
       }

@@ -30,6 +30,8 @@ export interface ResolvedAddress {
  */
 export interface HostnameResolver {
   resolve(hostname: string, family: AddressFamily): Promise<ResolvedAddress[]>;
+  /** Abandons look-ups in flight (the source is closing). */
+  close?(): void;
 }
 
 export interface DnsHostnameResolverOptions {
@@ -49,6 +51,10 @@ export class DnsHostnameResolver implements HostnameResolver {
     // Two tries inside the bound: one lost UDP packet must not cost the Service its records.
     this.resolver = new Resolver({ timeout: Math.max(1, Math.floor(this.timeoutMs / 3)), tries: 2 });
     if (options.servers !== undefined && options.servers.length > 0) this.resolver.setServers([...options.servers]);
+  }
+
+  close(): void {
+    this.resolver.cancel();
   }
 
   async resolve(hostname: string, family: AddressFamily): Promise<ResolvedAddress[]> {
@@ -139,7 +145,8 @@ export class LoadBalancerAddresses {
   }
 
   private async resolveOne(name: string, before: Entry | undefined): Promise<Entry> {
-    const outcomes = await Promise.allSettled([this.resolver.resolve(name, 4), this.resolver.resolve(name, 6)]);
+    // Through then(): a resolver that throws instead of rejecting still only fails this name.
+    const outcomes = await Promise.allSettled(([4, 6] as const).map((family) => Promise.resolve().then(() => this.resolver.resolve(name, family))));
     const now = this.now();
     const families = {} as Record<AddressFamily, FamilyState>;
     const failures: string[] = [];

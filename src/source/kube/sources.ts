@@ -153,7 +153,15 @@ export function serviceSource(deps: KubeSourceDeps): KubeObjectSource {
       if (special === undefined) return { endpoints: r.endpoints, problems: r.problems };
       return { endpoints: special.endpoints, problems: [...r.problems, ...special.problems] };
     },
-    ...(lookups === undefined ? {} : { refresh: () => lookups.refresh((key) => services.get(key) !== undefined) }),
+    ...(lookups === undefined
+      ? {}
+      : {
+          refresh: () => lookups.refresh((key) => services.get(key) !== undefined),
+          onClose: () => {
+            deps.loadBalancerResolver?.close?.();
+            deps.client.close();
+          },
+        }),
   });
   return source;
 }
