@@ -71,6 +71,18 @@ describe('LoadBalancerAddresses', () => {
     assert.match(dropped.problem ?? '', /it adds no targets/);
   });
 
+  test('one family answered, the other failing with nothing seen before: the answered addresses, and the failure reported', async () => {
+    const r = new FakeHostnameResolver({ 'lb.example.test': { A: ['192.0.2.1'] } });
+    const answerOnly4 = {
+      resolve: (h: string, family: 4 | 6) => (family === 4 ? r.resolve(h, 4) : Promise.reject(Object.assign(new Error('x'), { code: 'ETIMEOUT' }))),
+    };
+    const cache = new LoadBalancerAddresses(answerOnly4);
+    await cache.refresh(['lb.example.test']);
+    const got = cache.lookup('lb.example.test');
+    assert.deepEqual(got.addresses, ['192.0.2.1']);
+    assert.match(got.problem ?? '', /look-up failed \(AAAA: ETIMEOUT\); publishing only the addresses that were answered/);
+  });
+
   test('a failure with nothing seen before adds no targets (external-dns skips the name)', async () => {
     const cache = new LoadBalancerAddresses(new FakeHostnameResolver({ 'lb.example.test': { error: 'ESERVFAIL' } }));
     await cache.refresh(['lb.example.test']);

@@ -176,10 +176,13 @@ export class LoadBalancerAddresses {
     const addresses = [...families[4].addresses, ...families[6].addresses];
     const result: LookedUpAddresses = { addresses };
     if (failures.length > 0) {
-      result.problem =
+      const outcome =
         kept.length > 0
-          ? `load-balancer hostname ${name}: look-up failed (${failures.join(', ')}); keeping the ${kept.join(' and ')} addresses last seen`
-          : `load-balancer hostname ${name}: look-up failed (${failures.join(', ')}); it adds no targets`;
+          ? `keeping the ${kept.join(' and ')} addresses last seen`
+          : addresses.length > 0
+            ? 'publishing only the addresses that were answered'
+            : 'it adds no targets';
+      result.problem = `load-balancer hostname ${name}: look-up failed (${failures.join(', ')}); ${outcome}`;
     } else if (addresses.length === 0) {
       result.problem = `load-balancer hostname ${name} has no A or AAAA records; it adds no targets`;
     }
