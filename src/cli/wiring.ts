@@ -104,7 +104,7 @@ export const PROVIDERS: Readonly<Record<string, ProviderFactory>> = {
 };
 
 export const SOURCES: Readonly<Record<string, SourceFactory>> = {
-  service: async (cfg, deps) => (await import('../source/kube/factory.ts')).serviceSourceFromConfig(cfg, deps),
+  service: async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('service', cfg, deps),
   ingress: async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('ingress', cfg, deps),
   crd: async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('crd', cfg, deps),
   'gateway-httproute': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('gateway-httproute', cfg, deps),

@@ -8,12 +8,12 @@ import type { Registry as MetricsRegistry } from 'prom-client';
 import type { Reflector } from '../../kube/reflector.ts';
 import type { KubeObject, KubeResource } from '../../kube/resource.ts';
 import type { Logger } from '../../log.ts';
-import type { ProblemReporter, Source } from '../source.ts';
+import type { ProblemReporter } from '../source.ts';
 import { parseSelector } from '../selector.ts';
 import { buildTranslateOptions, translateFlagsOf } from '../translate/options.ts';
 import type { TranslateOptions } from '../translate/options.ts';
 import type { KubeObjectSource } from './kube-source.ts';
-import { LoadBalancerHostnameResolution } from './lb-hostname-resolution.ts';
+import { DnsHostnameResolver } from './lb-hostnames.ts';
 import { registerReflectorMetrics } from './metrics.ts';
 import { crdSource, httpRouteSource, ingressSource, openshiftRouteSource, serviceSource } from './sources.ts';
 import type { GatewayScope, KubeSourceDeps } from './sources.ts';
@@ -49,6 +49,8 @@ export function kubeSourceFromConfig(name: KubeSourceName, cfg: Config, deps: Ku
     namespace: cfg.flags.str('namespace'),
     ...(inactivity > 0 ? { inactivityTimeoutMs: inactivity } : {}),
     ...(deps.onProblem === undefined ? {} : { onProblem: deps.onProblem }),
+    // The system's resolver, as external-dns's look-up uses; only the service source reads it.
+    ...(name === 'service' && cfg.flags.bool('resolve-service-load-balancer-hostname') ? { loadBalancerResolver: new DnsHostnameResolver() } : {}),
     ...(metrics === undefined
       ? {}
       : { onReflector: (resource: KubeResource, r: Reflector<KubeObject>) => registerReflectorMetrics(metrics, name, resource.plural, r) }),
@@ -65,13 +67,6 @@ export function kubeSourceFromConfig(name: KubeSourceName, cfg: Config, deps: Ku
     case 'openshift-route':
       return openshiftRouteSource(sourceDeps, cfg.flags.str('openshift-router-name'));
   }
-}
-
-/** The service source, resolving load-balancer hostnames when --resolve-service-load-balancer-hostname asks. */
-export function serviceSourceFromConfig(cfg: Config, deps: KubeFactoryDeps): Source {
-  const source = kubeSourceFromConfig('service', cfg, deps);
-  if (!cfg.flags.bool('resolve-service-load-balancer-hostname')) return source;
-  return new LoadBalancerHostnameResolution({ source, logger: deps.logger.child({ source: 'service' }) });
 }
 
 function gatewayScopeOf(cfg: Config): GatewayScope {

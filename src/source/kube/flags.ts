@@ -27,6 +27,12 @@ export const KUBE_SOURCE_FLAGS: readonly FlagSpec[] = [
     help: 'NodePort Services skip nodes marked unschedulable (--no-exclude-unschedulable keeps them).',
   },
   {
+    name: 'resolve-service-load-balancer-hostname',
+    kind: 'bool',
+    default: false,
+    help: "LoadBalancer Services publish the A/AAAA addresses of their load balancers' hostnames instead of CNAMEs to them (looked up through the system's resolver before each sync, answers kept for their TTL up to 60s; a name without addresses adds no targets).",
+  },
+  {
     name: 'ingress-class',
     kind: 'list',
     default: [],
@@ -53,12 +59,6 @@ export const KUBE_SOURCE_FLAGS: readonly FlagSpec[] = [
     help: 'API version of the DNSEndpoint custom resource read by the crd source.',
   },
   { name: 'crd-source-kind', kind: 'string', default: 'DNSEndpoint', help: 'Kind of the custom resource read by the crd source.' },
-  {
-    name: 'resolve-service-load-balancer-hostname',
-    kind: 'bool',
-    default: false,
-    help: "service source: publish the addresses a LoadBalancer's hostname resolves to (A/AAAA, resolved every sync) instead of a CNAME to it.",
-  },
   {
     name: 'listen-endpoint-events',
     kind: 'bool',

@@ -43,6 +43,12 @@ export interface KubeObjectSourceOptions {
   onProblem?: ProblemReporter;
   /** How long `endpoints()` waits for the first list before failing (transiently). */
   syncTimeoutMs?: number;
+  /**
+   * Runs in each `endpoints()` once the lists are complete: refreshes data from outside the API
+   * that the translation reads (looked-up addresses) and names the primary objects to translate
+   * again. It must not reject.
+   */
+  refresh?: () => Promise<Iterable<string>>;
   /** Called with every cached object after each `endpoints()` (status writers). */
   afterList?: (objects: Iterable<KubeObject>) => void;
   /** Releases what the source owns besides its reflectors (the API client's sockets). */
@@ -140,6 +146,19 @@ export class KubeObjectSource implements Source {
       if (now.length === required.length) break;
       this.stale = true;
       required = now;
+    }
+    if (this.opts.refresh !== undefined) {
+      let keys: Iterable<string> = [];
+      try {
+        keys = await this.opts.refresh();
+      } catch (err) {
+        // What was translated before still stands; the next sync refreshes again.
+        this.log.warn({ err: errorMessage(err) }, 'refreshing looked-up data failed');
+      }
+      for (const key of keys) {
+        const obj = this.opts.primary.get(key);
+        if (obj !== undefined) this.changed(key, obj, false);
+      }
     }
     const out: Endpoint[] = [];
     for (const e of this.entries.values()) for (const ep of e.endpoints) out.push(ep);

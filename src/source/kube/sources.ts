@@ -43,6 +43,8 @@ import { translateObject } from '../translate/translate.ts';
 import { SliceIndex, headlessNeedsPods, isHeadless, translateHeadless } from './headless.ts';
 import { translateHTTPRoute } from './httproute.ts';
 import { KubeObjectSource } from './kube-source.ts';
+import { LoadBalancerAddresses, LoadBalancerLookups } from './lb-hostnames.ts';
+import type { HostnameResolver } from './lb-hostnames.ts';
 import { isNodePort, translateNodePort } from './nodeport.ts';
 import type { Translation } from './kube-source.ts';
 
@@ -55,6 +57,8 @@ export interface KubeSourceDeps {
   inactivityTimeoutMs?: number;
   onProblem?: ProblemReporter;
   syncTimeoutMs?: number;
+  /** Set with --resolve-service-load-balancer-hostname: the service source publishes load-balancer hostnames' addresses. */
+  loadBalancerResolver?: HostnameResolver;
   /** Told about every reflector a source creates (metrics). */
   onReflector?: (resource: KubeResource, reflector: Reflector<KubeObject>) => void;
 }
@@ -117,6 +121,7 @@ export function serviceSource(deps: KubeSourceDeps): KubeObjectSource {
   // Registered before the source's own handlers, so the index is current when they ask it.
   slices.onChange((_type, key, obj) => index.update(key, obj));
   const slicesOf = (svc: KubeObject): KubeObject[] => index.slicesOf(keyOf(svc)).flatMap((k) => slices.get(k) ?? []);
+  const lookups = deps.loadBalancerResolver === undefined ? undefined : new LoadBalancerLookups(new LoadBalancerAddresses(deps.loadBalancerResolver));
   /** Keys of the Services whose translation reads Nodes (NodePort, headless); deleted ones are skipped by the source. */
   const readsNodes = new Set<string>();
   const source: KubeObjectSource = new KubeObjectSource({
@@ -136,7 +141,7 @@ export function serviceSource(deps: KubeSourceDeps): KubeObjectSource {
     ],
     translate: (obj) => {
       readsNodes.delete(keyOf(obj));
-      const r = translateObject(obj, options);
+      const r = translateObject(obj, lookups?.optionsFor(keyOf(obj), options) ?? options);
       if (r.outcome !== 'translated') return { endpoints: r.endpoints, problems: r.problems };
       if (isNodePort(obj) || isHeadless(obj)) readsNodes.add(keyOf(obj));
       let special: Translation | undefined;
@@ -155,6 +160,15 @@ export function serviceSource(deps: KubeSourceDeps): KubeObjectSource {
       if (special === undefined) return { endpoints: r.endpoints, problems: r.problems };
       return { endpoints: special.endpoints, problems: [...r.problems, ...special.problems] };
     },
+    ...(lookups === undefined
+      ? {}
+      : {
+          refresh: () => lookups.refresh((key) => services.get(key) !== undefined),
+          onClose: () => {
+            deps.loadBalancerResolver?.close?.();
+            deps.client.close();
+          },
+        }),
   });
   return source;
 }

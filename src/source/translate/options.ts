@@ -48,14 +48,28 @@ export interface TranslateOptions {
   /** `--exclude-unschedulable` (external-dns's default: true): NodePort targets skip cordoned nodes. */
   excludeUnschedulable?: boolean;
   /**
+   * `--resolve-service-load-balancer-hostname`: when set, each hostname in a LoadBalancer Service's
+   * `status.loadBalancer.ingress` is replaced by its addresses (A/AAAA instead of a CNAME). The
+   * Kubernetes service source looks the names up before translating and passes what it knows, so
+   * translation stays synchronous and pure.
+   */
+  loadBalancerAddresses?: (hostname: string) => LookedUpAddresses;
+  /**
    * Let DNSEndpoint A/AAAA/CNAME entries without targets through (name checked only) so that
    * `--default-targets` can fill them in, as external-dns does; otherwise they are problems.
    */
   keepEmptyTargets?: boolean;
 }
 
+/** The addresses of one load-balancer hostname, as far as they are known. */
+export interface LookedUpAddresses {
+  addresses: readonly string[];
+  /** Why there are none (or only older ones); reported as a problem of the Service. */
+  problem?: string;
+}
+
 /** The textual form of the options, as the CLI holds them. */
-export interface TranslateFlags extends Omit<TranslateOptions, 'annotationFilter' | 'labelFilter' | 'fqdnTemplate'> {
+export interface TranslateFlags extends Omit<TranslateOptions, 'annotationFilter' | 'labelFilter' | 'fqdnTemplate' | 'loadBalancerAddresses'> {
   annotationFilter?: string;
   labelFilter?: string;
   /** `--fqdn-template` values (repeatable; one value may hold several templates separated by commas). */

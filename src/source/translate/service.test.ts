@@ -41,6 +41,43 @@ describe('Service translation', () => {
     );
   });
 
+  test('with loadBalancerAddresses, load-balancer hostnames become their addresses; externalIPs, the target annotation, internal-hostname and ingress hostnames are untouched', () => {
+    const asked: string[] = [];
+    const options = {
+      loadBalancerAddresses: (h: string) => {
+        asked.push(h);
+        return h === 'lb.example.net'
+          ? { addresses: ['192.0.2.7', '2001:db8::7'] }
+          : { addresses: [], problem: `load-balancer hostname ${h} has no A or AAAA records; it adds no targets` };
+      },
+    };
+    const svc = service({ [`${A}hostname`]: 'www.example.org', [`${A}internal-hostname`]: 'in.example.org' }, {}, [
+      { ip: '192.0.2.1' },
+      { hostname: 'lb.example.net.' },
+      { hostname: 'gone.invalid' },
+    ]);
+    const result = translateObject(svc, options);
+    assert.deepEqual(result.endpoints.map(endpointToJSON), [
+      { dnsName: 'www.example.org', targets: ['192.0.2.1', '192.0.2.7'], recordType: 'A', labels: { resource: 'service/shop/web' } },
+      { dnsName: 'www.example.org', targets: ['2001:db8::7'], recordType: 'AAAA', labels: { resource: 'service/shop/web' } },
+      { dnsName: 'in.example.org', targets: ['10.0.0.5'], recordType: 'A', labels: { resource: 'service/shop/web' } },
+    ]);
+    assert.deepEqual(asked, ['lb.example.net', 'gone.invalid']);
+    assert.deepEqual(
+      result.problems.map((p) => p.message),
+      ['Service/shop/web: load-balancer hostname gone.invalid has no A or AAAA records; it adds no targets'],
+    );
+    asked.length = 0;
+    assert.deepEqual(
+      json(service({ [`${A}hostname`]: 'www.example.org' }, { externalIPs: ['198.51.100.1'] }, [{ hostname: 'lb.example.net' }]), options).length,
+      1,
+    );
+    assert.deepEqual(json(service({ [`${A}hostname`]: 'www.example.org', [`${A}target`]: 'lb.example.net' }, {}, [{ hostname: 'lb.example.net' }]), options), [
+      { dnsName: 'www.example.org', targets: ['lb.example.net'], recordType: 'CNAME', labels: { resource: 'service/shop/web' } },
+    ]);
+    assert.deepEqual(asked, [], 'externalIPs and the target annotation win without a look-up');
+  });
+
   test('IPv6 gives AAAA, hostnames give one CNAME each', () => {
     const eps = json(
       service({ [`${A}hostname`]: 'www.example.org' }, {}, [

@@ -12,7 +12,7 @@ import type { EndpointCommon } from './hostname.ts';
 import { asArray, path, refAt, stringArray, stringAt } from './object.ts';
 import type { JsonRecord } from './object.ts';
 import { combineWithFqdnTargetTemplate, combineWithTemplate } from './options.ts';
-import type { KindContext } from './options.ts';
+import type { KindContext, LookedUpAddresses } from './options.ts';
 
 export const SERVICE_KIND = 'Service';
 
@@ -53,7 +53,7 @@ function serviceTargets(ctx: KindContext): string[] {
   const { obj } = ctx;
   switch (serviceType(obj)) {
     case 'LoadBalancer':
-      return loadBalancerTargets(obj);
+      return ctx.options.loadBalancerAddresses === undefined ? loadBalancerTargets(obj) : resolvedLoadBalancerTargets(ctx, ctx.options.loadBalancerAddresses);
     case 'ExternalName': {
       const external = stringArray(path(obj, 'spec', 'externalIPs'));
       if (external.length > 0) return external;
@@ -74,14 +74,28 @@ export function loadBalancerTargets(obj: JsonRecord): string[] {
   return statusTargets(obj);
 }
 
-/** IPs and hostnames in `status.loadBalancer.ingress`, shared with Ingress. */
-export function statusTargets(obj: JsonRecord): string[] {
+/**
+ * As `loadBalancerTargets`, with each status hostname replaced by its looked-up addresses
+ * (--resolve-service-load-balancer-hostname); a name without addresses adds none, as in external-dns.
+ */
+function resolvedLoadBalancerTargets(ctx: KindContext, lookup: (hostname: string) => LookedUpAddresses): string[] {
+  const external = stringArray(path(ctx.obj, 'spec', 'externalIPs'));
+  if (external.length > 0) return external;
+  return statusTargets(ctx.obj, (hostname) => {
+    const found = lookup(hostname);
+    if (found.problem !== undefined) ctx.problems.push(problemFor(refAt(ctx.ref, ctx.origin, ['status', 'loadBalancer', 'ingress']), found.problem));
+    return found.addresses;
+  });
+}
+
+/** IPs and hostnames in `status.loadBalancer.ingress`, shared with Ingress; `hostnameTargets` maps a hostname (no trailing dot) to its targets. */
+export function statusTargets(obj: JsonRecord, hostnameTargets: (hostname: string) => readonly string[] = (h) => [h]): string[] {
   const targets: string[] = [];
   for (const entry of asArray(path(obj, 'status', 'loadBalancer', 'ingress'))) {
     const ip = stringAt(entry, 'ip');
     const hostname = stringAt(entry, 'hostname');
     if (ip !== undefined && ip !== '') targets.push(ip);
-    if (hostname !== undefined && hostname !== '') targets.push(hostname.replace(/\.$/, ''));
+    if (hostname !== undefined && hostname !== '') targets.push(...hostnameTargets(hostname.replace(/\.$/, '')));
   }
   return targets;
 }

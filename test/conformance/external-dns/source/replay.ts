@@ -20,6 +20,8 @@ import { crdSource, httpRouteSource, ingressSource, openshiftRouteSource, servic
 import type { KubeSourceDeps } from '../../../../src/source/kube/sources.ts';
 import { buildTranslateOptions } from '../../../../src/source/translate/options.ts';
 import type { TranslateOptions } from '../../../../src/source/translate/options.ts';
+import { FakeHostnameResolver } from '../../../support/fake-resolver.ts';
+import type { FakeAnswer } from '../../../support/fake-resolver.ts';
 import { startTestApiServer } from '../../../support/kube-apiserver/server.ts';
 import type { KubeObject, TestApiServer } from '../../../support/kube-apiserver/server.ts';
 import { DNSENDPOINT_CRD, gatewayCrd } from '../../../kube/harness.ts';
@@ -60,7 +62,7 @@ export interface CaseOptions {
   exposeInternalIPv6?: boolean;
   /** Absent is false, as in upstream's test Config (the flag's default is true). */
   excludeUnschedulable?: boolean;
-  /** An external-dns flag Hostwarden does not have; a case setting it is a `differs` case. */
+  /** Load-balancer hostnames are looked up through a fake resolver answering the case's `dnsAnswers`. */
   resolveServiceLoadBalancerHostname?: boolean;
 }
 
@@ -75,6 +77,12 @@ export interface SourceCase {
   source: SourceKind;
   objects: KubeObject[];
   options: CaseOptions;
+  /**
+   * What DNS answers while the case runs (upstream's test asks the Internet); every other name does
+   * not exist. A target `<address of NAME>` (`<address6 of NAME>`) in `expected` stands for NAME's
+   * A (AAAA) answers here.
+   */
+  dnsAnswers?: Record<string, FakeAnswer>;
   /** Upstream's endpoints; absent when upstream asserts only their number. */
   expected?: CaseEndpoint[];
   /** The number of endpoints, where that is all upstream asserts (its indexer tests). */
@@ -208,7 +216,14 @@ export async function answerOf(c: SourceCase): Promise<Answer> {
     } catch {
       return { error: true };
     }
-    source = sourceOf(c, { client, logger, translateOptions: options, namespace: c.options.namespace ?? '', syncTimeoutMs: 10_000 });
+    source = sourceOf(c, {
+      client,
+      logger,
+      translateOptions: options,
+      namespace: c.options.namespace ?? '',
+      syncTimeoutMs: 10_000,
+      ...(c.options.resolveServiceLoadBalancerHostname === true ? { loadBalancerResolver: new FakeHostnameResolver(c.dnsAnswers ?? {}) } : {}),
+    });
     try {
       return (await source.endpoints()).map(caseEndpointOf);
     } catch {
@@ -278,7 +293,22 @@ export function expectedAnswer(c: SourceCase): Answer {
     if (c.hostwarden === undefined) throw new Error(`${c.name}: a differs case needs "hostwarden"`);
     return c.hostwarden;
   }
-  return c.expectError === true ? { error: true } : (c.expected ?? []);
+  return c.expectError === true ? { error: true } : withAnswers(c.expected ?? [], c.dnsAnswers ?? {});
+}
+
+/** Replaces the `<address of NAME>` placeholders of upstream's look-ups with the case's answers. */
+function withAnswers(expected: CaseEndpoint[], answers: Record<string, FakeAnswer>): CaseEndpoint[] {
+  const placeholder = /^<address(6?) of (.+)>$/;
+  return expected.map((e) => ({
+    ...e,
+    targets: e.targets.flatMap((t) => {
+      const m = placeholder.exec(t);
+      if (m === null) return [t];
+      const answer = answers[m[2] as string];
+      if (answer === undefined || 'error' in answer) throw new Error(`${t}: dnsAnswers has no addresses for ${m[2]}`);
+      return [...((m[1] === '6' ? answer.AAAA : answer.A) ?? [])];
+    }),
+  }));
 }
 
 /** Differences for a case: against its endpoints, or only in number where upstream asserts only that. */
