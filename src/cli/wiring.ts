@@ -19,6 +19,7 @@ import { PDNS_FLAGS } from '../provider/pdns/flags.ts';
 import { WEBHOOK_FLAGS } from '../provider/webhook/flags.ts';
 import type { Provider, ProviderDeps } from '../provider/provider.ts';
 import { RFC2136_FLAGS } from '../provider/rfc2136/flags.ts';
+import { ZONE_FILTER_FLAGS } from '../provider/zone-filter.ts';
 import { NoopRegistry } from '../registry/noop/noop-registry.ts';
 import type { Registry } from '../registry/registry.ts';
 import { TXTRegistry } from '../registry/txt/txt-registry.ts';
@@ -61,6 +62,7 @@ export const EXTRA_FLAGS: readonly FlagSpec[] = [
   ...WEBHOOK_FLAGS,
   ...RFC2136_FLAGS,
   ...AWS_FLAGS,
+  ...ZONE_FILTER_FLAGS,
   ...COREDNS_FLAGS,
   ...KUBE_FLAGS,
   ...KUBE_SOURCE_FLAGS,

@@ -10,8 +10,6 @@ export const AWS_FLAGS: readonly FlagSpec[] = [
     help: 'aws: only public or only private hosted zones (default both).',
   },
   { name: 'aws-zone-tags', kind: 'list', default: [], help: 'aws: only hosted zones with these tags (key=value or key; repeatable).' },
-  { name: 'zone-id-filter', kind: 'list', default: [], help: 'aws: only hosted zones with these ids (repeatable).' },
-  { name: 'zone-name-filter', kind: 'list', default: [], help: 'aws: only hosted zones with these names (repeatable).' },
   { name: 'aws-zones-cache-duration', kind: 'duration', default: '0s', help: 'aws: reuse the hosted zone list for this long (0 lists zones on every sync).' },
   {
     name: 'aws-records-cache-duration',
