@@ -98,6 +98,9 @@ export const PROVIDERS: Readonly<Record<string, ProviderFactory>> = {
     (await import('../provider/azure/azure.ts')).AzureProvider.fromConfig(cfg, { ...depsFor(deps, 'azure-private-dns'), kind: 'private' }),
   rfc2136: async (cfg, deps) => (await import('../provider/rfc2136/rfc2136.ts')).Rfc2136Provider.fromConfig(cfg, depsFor(deps, 'rfc2136')),
   coredns: async (cfg, deps) => (await import('../provider/coredns/coredns.ts')).CoreDnsProvider.fromConfig(cfg, depsFor(deps, 'coredns')),
+  // external-dns's other names for the same providers (its factory maps them to azure and coredns).
+  'azure-dns': async (cfg, deps) => (await import('../provider/azure/azure.ts')).AzureProvider.fromConfig(cfg, { ...depsFor(deps, 'azure'), kind: 'public' }),
+  skydns: async (cfg, deps) => (await import('../provider/coredns/coredns.ts')).CoreDnsProvider.fromConfig(cfg, depsFor(deps, 'coredns')),
 };
 
 export const SOURCES: Readonly<Record<string, SourceFactory>> = {
