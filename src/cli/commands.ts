@@ -23,6 +23,7 @@ import { GOOGLE_FLAGS } from '../provider/google/flags.ts';
 import { PDNS_FLAGS } from '../provider/pdns/flags.ts';
 import { RFC2136_FLAGS } from '../provider/rfc2136/flags.ts';
 import { WEBHOOK_FLAGS } from '../provider/webhook/flags.ts';
+import { TLS_CLIENT_FLAGS } from '../provider/tls-client.ts';
 import { ZONE_FILTER_FLAGS } from '../provider/zone-filter.ts';
 import { KUBE_SOURCE_FLAGS } from '../source/kube/flags.ts';
 import { MANIFEST_FLAGS } from '../source/manifest/flags.ts';
@@ -108,6 +109,7 @@ const TLS: FlagGroup = { title: 'Serving certificate', flags: pick('tls-cert-fil
 const HEAP: FlagGroup = { title: 'Memory', flags: HEAP_FLAGS };
 const PROVIDERS: FlagGroup[] = [
   { title: 'Provider zones (aws, google, azure)', flags: ZONE_FILTER_FLAGS },
+  { title: 'Provider TLS client (pdns, rfc2136)', flags: TLS_CLIENT_FLAGS },
   { title: 'Provider aws', flags: AWS_FLAGS },
   { title: 'Provider google', flags: GOOGLE_FLAGS },
   { title: 'Provider azure, azure-private-dns', flags: AZURE_FLAGS },

@@ -102,6 +102,36 @@ describe('pdns provider over mutual TLS', { skip: skip ?? false }, () => {
 
   const base = (): Record<string, FlagValue> => ({ 'pdns-server': url, 'pdns-api-key': pdns.apiKey, 'pdns-tls-enabled': true });
 
+  test("external-dns's flags: an https --pdns-server with --tls-ca, --tls-client-cert and --tls-client-cert-key", async () => {
+    const p = await PdnsProvider.fromConfig(
+      cfgOf(
+        flags({
+          'pdns-server': url,
+          'pdns-api-key': pdns.apiKey,
+          'tls-ca': join(dir, 'ca.crt'),
+          'tls-client-cert': join(dir, 'client.crt'),
+          'tls-client-cert-key': join(dir, 'client.key'),
+        }),
+      ),
+      deps,
+    );
+    await p.applyChanges({
+      create: [newEndpoint({ dnsName: 'upstream-tls.example.test', recordType: 'A', targets: ['192.0.2.78'] })],
+      updateOld: [],
+      updateNew: [],
+      delete: [],
+    });
+    assert.deepEqual((await p.records()).find((r) => r.dnsName === 'upstream-tls.example.test')?.targets, ['192.0.2.78']);
+    // Without --tls-ca the proxy's certificate is refused; with --pdns-skip-tls-verify it is accepted.
+    const client = { 'tls-client-cert': join(dir, 'client.crt'), 'tls-client-cert-key': join(dir, 'client.key') };
+    await assert.rejects(
+      PdnsProvider.fromConfig(cfgOf(flags({ 'pdns-server': url, 'pdns-api-key': pdns.apiKey, ...client })), deps),
+      (err: unknown) => err instanceof ProviderError && /certificate/i.test(err.message),
+    );
+    const skipped = await PdnsProvider.fromConfig(cfgOf(flags({ 'pdns-server': url, 'pdns-api-key': pdns.apiKey, ...client, 'pdns-skip-tls-verify': true })), deps);
+    assert.ok(skipped.domainFilter().match('www.example.test'));
+  });
+
   test('CA and client certificate: changes go through', async () => {
     const p = await PdnsProvider.fromConfig(
       cfgOf(
@@ -146,7 +176,9 @@ describe('pdns provider over mutual TLS', { skip: skip ?? false }, () => {
     await reject({ 'pdns-server': 'http://127.0.0.1:1', 'pdns-tls-enabled': true }, '--pdns-server');
     await reject({ 'pdns-server': url, 'pdns-tls-enabled': true, 'pdns-tls-client-cert': join(dir, 'client.crt') }, '--pdns-tls-client-cert-key');
     await reject({ 'pdns-server': url, 'pdns-tls-enabled': true, 'pdns-tls-ca-cert': join(dir, 'missing.crt') }, '--pdns-tls-ca-cert');
-    await reject({ 'pdns-server': 'http://127.0.0.1:1', 'pdns-tls-ca-cert': join(dir, 'ca.crt') }, '--pdns-tls-enabled');
+    await reject({ 'pdns-server': 'http://127.0.0.1:1', 'pdns-tls-ca-cert': join(dir, 'ca.crt') }, '--pdns-server');
+    await reject({ 'pdns-server': url, 'tls-client-cert': join(dir, 'client.crt') }, '--tls-client-cert-key');
+    await reject({ 'pdns-server': url, 'tls-ca': join(dir, 'missing.crt') }, '--tls-ca');
     await reject({ 'pdns-server': 'not a url' }, '--pdns-server');
   });
 });
