@@ -128,7 +128,10 @@ describe('pdns provider over mutual TLS', { skip: skip ?? false }, () => {
       PdnsProvider.fromConfig(cfgOf(flags({ 'pdns-server': url, 'pdns-api-key': pdns.apiKey, ...client })), deps),
       (err: unknown) => err instanceof ProviderError && /certificate/i.test(err.message),
     );
-    const skipped = await PdnsProvider.fromConfig(cfgOf(flags({ 'pdns-server': url, 'pdns-api-key': pdns.apiKey, ...client, 'pdns-skip-tls-verify': true })), deps);
+    const skipped = await PdnsProvider.fromConfig(
+      cfgOf(flags({ 'pdns-server': url, 'pdns-api-key': pdns.apiKey, ...client, 'pdns-skip-tls-verify': true })),
+      deps,
+    );
     assert.ok(skipped.domainFilter().match('www.example.test'));
   });
 

@@ -116,7 +116,10 @@ export class CoreDnsProvider implements Provider {
       }
       const providerSpecific = s.group === '' ? [] : [{ name: GROUP_PROPERTY, value: s.group }];
       const labels = this.strictOwner === undefined ? {} : { labels: { [LABEL_OWNER]: this.strictOwner } };
-      sets.set(id, newEndpoint({ dnsName: s.name, recordType: type, targets: [value], recordTTL: s.ttl, setIdentifier: s.setIdentifier, providerSpecific, ...labels }));
+      sets.set(
+        id,
+        newEndpoint({ dnsName: s.name, recordType: type, targets: [value], recordTTL: s.ttl, setIdentifier: s.setIdentifier, providerSpecific, ...labels }),
+      );
     };
     for (const s of await this.services()) {
       if (!this.filter.match(s.name)) continue;
