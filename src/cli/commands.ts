@@ -20,6 +20,7 @@ import { AWS_FLAGS } from '../provider/aws/flags.ts';
 import { AZURE_FLAGS } from '../provider/azure/flags.ts';
 import { COREDNS_FLAGS } from '../provider/coredns/flags.ts';
 import { GOOGLE_FLAGS } from '../provider/google/flags.ts';
+import { INMEMORY_FLAGS } from '../provider/inmemory/flags.ts';
 import { PDNS_FLAGS } from '../provider/pdns/flags.ts';
 import { RFC2136_FLAGS } from '../provider/rfc2136/flags.ts';
 import { WEBHOOK_FLAGS } from '../provider/webhook/flags.ts';
@@ -117,6 +118,7 @@ const PROVIDERS: FlagGroup[] = [
   { title: 'Provider pdns', flags: PDNS_FLAGS },
   { title: 'Provider coredns', flags: COREDNS_FLAGS },
   { title: 'Provider webhook', flags: except(WEBHOOK_FLAGS, 'listen') },
+  { title: 'Provider inmemory', flags: INMEMORY_FLAGS },
 ];
 /** What the DNSRecord backends read of the provider tables (the rest comes from each DNSRecord's Secret). */
 const DNSRECORD_PROVIDERS: FlagGroup = {

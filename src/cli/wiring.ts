@@ -20,6 +20,7 @@ import { WEBHOOK_FLAGS } from '../provider/webhook/flags.ts';
 import type { Provider, ProviderDeps } from '../provider/provider.ts';
 import { RFC2136_FLAGS } from '../provider/rfc2136/flags.ts';
 import { ZONE_FILTER_FLAGS } from '../provider/zone-filter.ts';
+import { INMEMORY_FLAGS } from '../provider/inmemory/flags.ts';
 import { TLS_CLIENT_FLAGS } from '../provider/tls-client.ts';
 import { NoopRegistry } from '../registry/noop/noop-registry.ts';
 import type { Registry } from '../registry/registry.ts';
@@ -64,6 +65,7 @@ export const EXTRA_FLAGS: readonly FlagSpec[] = [
   ...RFC2136_FLAGS,
   ...AWS_FLAGS,
   ...ZONE_FILTER_FLAGS,
+  ...INMEMORY_FLAGS,
   ...TLS_CLIENT_FLAGS,
   ...COREDNS_FLAGS,
   ...KUBE_FLAGS,
