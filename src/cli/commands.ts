@@ -146,6 +146,7 @@ export const COMMAND_FLAGS: Readonly<Record<Command, readonly FlagGroup[]>> = {
     EVENTS,
     LEADER,
     ...PROVIDERS,
+    { title: 'Webhook server (with --webhook-server)', flags: pick('listen') },
     { title: 'Operator integration', flags: pick('status-externaldns') },
     HEAP,
   ],
@@ -153,7 +154,21 @@ export const COMMAND_FLAGS: Readonly<Record<Command, readonly FlagGroup[]>> = {
   explain: PLAN_TABLE,
   'webhook-server': [
     LOGGING,
-    { title: 'Serving', flags: [...pick('listen', 'provider', 'webhook-provider-read-timeout', 'webhook-provider-write-timeout'), ...HTTP_FLAGS] },
+    {
+      title: 'Serving',
+      flags: [
+        ...pick(
+          'listen',
+          'provider',
+          'webhook-provider-read-timeout',
+          'webhook-provider-write-timeout',
+          'webhook-provider-read-header-timeout',
+          'webhook-provider-idle-timeout',
+          'webhook-provider-max-body-size',
+        ),
+        ...HTTP_FLAGS,
+      ],
+    },
     { title: 'Domains of the provider', flags: pick('domain-filter', 'exclude-domains', 'regex-domain-filter', 'regex-domain-exclusion') },
     EMBEDDED,
     DNS_SERVER,
