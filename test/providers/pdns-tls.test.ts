@@ -20,6 +20,7 @@ import { ConfigError, ProviderError } from '../../src/errors.ts';
 import { silentLogger } from '../../src/log.ts';
 import { PdnsProvider } from '../../src/provider/pdns/pdns.ts';
 import { pdnsUnavailable, startPdns } from '../support/pdns.ts';
+import { makeCaSignedCerts } from '../support/tls.ts';
 import type { PdnsServer } from '../support/pdns.ts';
 
 const run = promisify(execFile);
@@ -32,35 +33,6 @@ const flags = (values: Record<string, FlagValue>): FlagValues => new FlagValues(
 const cfgOf = (f: FlagValues) => ({ flags: f, domainFilters: [], excludeDomains: [] });
 const deps = { logger: silentLogger(), sleep: (): Promise<void> => Promise.resolve() };
 
-async function makeCerts(dir: string): Promise<void> {
-  const ssl = (args: string[]): Promise<unknown> => run('openssl', args, { cwd: dir });
-  await ssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=hostwarden test CA']);
-  for (const [name, ext] of [
-    ['server', 'subjectAltName=IP:127.0.0.1'],
-    ['client', 'extendedKeyUsage=clientAuth'],
-  ] as const) {
-    await ssl(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`]);
-    await run('sh', ['-c', `printf '%s\\n' '${ext}' > ${name}.ext`], { cwd: dir });
-    await ssl([
-      'x509',
-      '-req',
-      '-in',
-      `${name}.csr`,
-      '-CA',
-      'ca.crt',
-      '-CAkey',
-      'ca.key',
-      '-CAcreateserial',
-      '-out',
-      `${name}.crt`,
-      '-days',
-      '2',
-      '-extfile',
-      `${name}.ext`,
-    ]);
-  }
-}
-
 describe('pdns provider over mutual TLS', { skip: skip ?? false }, () => {
   let dir: string;
   let pdns: PdnsServer;
@@ -69,7 +41,7 @@ describe('pdns provider over mutual TLS', { skip: skip ?? false }, () => {
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'hw-pdns-tls-'));
-    await makeCerts(dir);
+    await makeCaSignedCerts(dir);
     pdns = await startPdns();
     await pdns.createZone('example.test');
     const [key, cert, ca] = await Promise.all(['server.key', 'server.crt', 'ca.crt'].map((f) => readFile(join(dir, f))));

@@ -26,6 +26,12 @@ import type { CliResult } from '../support/cli.ts';
 import { dig } from '../support/dig.ts';
 import { bindZone, KEY_NAME } from '../support/bind-rfc2136.ts';
 import { loadBalancerService } from '../support/manifests.ts';
+import { makeCaSignedCerts } from '../support/tls.ts';
+import { FlagValues } from '../../src/config/config.ts';
+import { FLAGS } from '../../src/config/flags.ts';
+import { parseArgs } from '../../src/config/parse.ts';
+import { RFC2136_FLAGS } from '../../src/provider/rfc2136/flags.ts';
+import { TLS_CLIENT_FLAGS } from '../../src/provider/tls-client.ts';
 
 const skip = !(await namedAvailable()) && 'named is not installed (apt-get install bind9 bind9-dnsutils)';
 
@@ -422,6 +428,42 @@ describe('rfc2136 over DNS over TLS (--rfc2136-use-tls) against BIND 9', { skip 
       await assert.rejects(strict.records(), (err: unknown) => err instanceof ProviderError && !err.transient && /certificate/i.test(err.message));
     } finally {
       await bind.stop();
+    }
+  });
+});
+
+describe("rfc2136 over mutual TLS with external-dns's --tls-ca, --tls-client-cert, --tls-client-cert-key (BIND 9 with ca-file)", { skip }, () => {
+  test('from the flags: the client certificate is presented; without it BIND refuses the connection', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hw-rfc2136-mtls-'));
+    const secret = randomBytes(32);
+    const tlsPort = await freePort();
+    let bind: BindServer | undefined;
+    try {
+      await makeCaSignedCerts(dir);
+      bind = await startBind({
+        zones: [bindZone('example.test')],
+        tsigKey: { name: KEY_NAME, algorithm: 'hmac-sha256', secret: secret.toString('base64') },
+        extraConfig: `tls mtls { key-file "${join(dir, 'server.key')}"; cert-file "${join(dir, 'server.crt')}"; ca-file "${join(dir, 'ca.crt')}"; };\n`,
+        extraOptions: `allow-update { key "${KEY_NAME}"; }; listen-on port ${tlsPort} tls mtls { 127.0.0.1; };`,
+      });
+      const fromFlags = (extra: string[]): Rfc2136Provider => {
+        const argv = [
+          ...['--rfc2136-host', '127.0.0.1', '--rfc2136-port', String(tlsPort), '--rfc2136-zone', 'example.test', '--rfc2136-axfr'],
+          ...['--rfc2136-tsig-keyname', KEY_NAME, '--rfc2136-tsig-secret', secret.toString('base64'), '--rfc2136-use-tls', '--rfc2136-timeout', '3s'],
+          ...extra,
+        ];
+        const flags = new FlagValues(parseArgs(argv, {}, [...FLAGS, ...RFC2136_FLAGS, ...TLS_CLIENT_FLAGS]).values);
+        return Rfc2136Provider.fromConfig({ flags, domainFilters: [], excludeDomains: [] }, { logger: silentLogger() });
+      };
+      const p = fromFlags(['--tls-ca', join(dir, 'ca.crt'), '--tls-client-cert', join(dir, 'client.crt'), '--tls-client-cert-key', join(dir, 'client.key')]);
+      await p.applyChanges(changes({ create: [ep('mtls.example.test', 'A', ['192.0.2.54'])] }));
+      assert.deepEqual(find(await p.records(), 'mtls.example.test', 'A')?.targets, ['192.0.2.54']);
+      assert.deepEqual((await answers(bind.port, 'mtls.example.test', 'A')).values, ['192.0.2.54']);
+      const anonymous = fromFlags(['--tls-ca', join(dir, 'ca.crt')]);
+      await assert.rejects(anonymous.records(), ProviderError);
+    } finally {
+      await bind?.stop();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
