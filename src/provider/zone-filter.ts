@@ -26,6 +26,10 @@ export const ZONE_FILTER_FLAGS: readonly FlagSpec[] = [
  * "/hostedzone/" still selects the zone.
  */
 export function zoneIdMatches(ids: readonly string[], zoneId: string): boolean {
-  const wanted = ids.filter((id) => id !== '');
-  return wanted.length === 0 || wanted.some((id) => zoneId.endsWith(id));
+  return !zoneIdFilterConfigured(ids) || ids.some((id) => id !== '' && zoneId.endsWith(id));
+}
+
+/** Whether the filter can leave a zone out: it has a non-empty value. */
+export function zoneIdFilterConfigured(ids: readonly string[]): boolean {
+  return ids.some((id) => id !== '');
 }
