@@ -54,6 +54,11 @@ export class NameserverPool<T> {
     return this.servers[index] as T;
   }
 
+  /** Records that the last attempt of `op` failed: `disabled` then moves to the next server. */
+  failed(op: NameserverOp): void {
+    this.rotations[op].failed = true;
+  }
+
   /**
    * Runs `attempt` on up to every server in turn, until one succeeds; throws the last error.
    * `onFailure` hears each failed attempt that another server will retry.
@@ -66,7 +71,7 @@ export class NameserverPool<T> {
         return await attempt(server);
       } catch (err) {
         lastErr = err;
-        this.rotations[op].failed = true;
+        this.failed(op);
         if (i < this.servers.length - 1) onFailure?.(server, err);
       }
     }

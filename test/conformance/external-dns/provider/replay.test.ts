@@ -1,12 +1,16 @@
 /**
- * Replays external-dns's zone id filter cases (zone-id-filter.json, facts only) through the
- * matcher the aws, google and azure providers use for --zone-id-filter (src/provider/zone-filter.ts).
+ * Replays external-dns provider test cases (facts only): the zone id filter cases
+ * (zone-id-filter.json) through the matcher the aws, google and azure providers use for
+ * --zone-id-filter, and the rfc2136 load-balancing cases (rfc2136-nameservers.json) through the
+ * rotation behind repeated --rfc2136-host.
  */
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { NameserverPool } from '../../../../src/provider/rfc2136/nameservers.ts';
+import type { LoadBalancingStrategy, NameserverOp } from '../../../../src/provider/rfc2136/nameservers.ts';
 import { zoneIdFilterConfigured, zoneIdMatches } from '../../../../src/provider/zone-filter.ts';
 
 interface Case {
@@ -27,6 +31,35 @@ describe(`external-dns ${data.upstream}`, () => {
     test(`${c.upstreamTest}: ${c.name}`, () => {
       if (c.expected !== undefined) assert.equal(zoneIdMatches(c.zoneIdFilter, c.zone ?? ''), c.expected);
       if (c.configured !== undefined) assert.equal(zoneIdFilterConfigured(c.zoneIdFilter), c.configured);
+    });
+  }
+});
+
+interface NameserverCase {
+  name: string;
+  upstreamTest: string;
+  strategy: LoadBalancingStrategy;
+  nameservers: string[];
+  /** Each step asks for the next server of `op`; `failed` records that the previous attempt of `op` failed. */
+  steps?: { op: NameserverOp; expect?: string; failed?: boolean }[];
+  sends?: number;
+  expectDistinctAtLeast?: number;
+}
+
+const lb = JSON.parse(await readFile(join(here, 'rfc2136-nameservers.json'), 'utf8')) as { upstream: string; cases: NameserverCase[] };
+
+describe(`external-dns ${lb.upstream} (load balancing)`, () => {
+  for (const c of lb.cases) {
+    test(`${c.upstreamTest}: ${c.name}`, () => {
+      const pool = new NameserverPool(c.nameservers, c.strategy);
+      for (const step of c.steps ?? []) {
+        if (step.failed === true) pool.failed(step.op);
+        if (step.expect !== undefined) assert.equal(pool.next(step.op), step.expect);
+      }
+      if (c.sends !== undefined) {
+        const used = new Set(Array.from({ length: c.sends }, () => pool.next('send')));
+        assert.ok(used.size >= (c.expectDistinctAtLeast ?? 1), `used ${[...used].join(', ')}`);
+      }
     });
   }
 });
