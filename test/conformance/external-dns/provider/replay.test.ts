@@ -2,13 +2,16 @@
  * Replays external-dns provider test cases (facts only): the zone id filter cases
  * (zone-id-filter.json) through the matcher the aws, google and azure providers use for
  * --zone-id-filter, and the rfc2136 load-balancing cases (rfc2136-nameservers.json) through the
- * rotation behind repeated --rfc2136-host.
+ * rotation behind repeated --rfc2136-host, and the coredns --coredns-strictly-owned cases
+ * (coredns-strictly-owned.json) through the coredns provider over an in-memory key-value store.
  */
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { silentLogger } from '../../../../src/log.ts';
+import { CoreDnsProvider } from '../../../../src/provider/coredns/coredns.ts';
 import { NameserverPool } from '../../../../src/provider/rfc2136/nameservers.ts';
 import type { LoadBalancingStrategy, NameserverOp } from '../../../../src/provider/rfc2136/nameservers.ts';
 import { zoneIdFilterConfigured, zoneIdMatches } from '../../../../src/provider/zone-filter.ts';
@@ -60,6 +63,40 @@ describe(`external-dns ${lb.upstream} (load balancing)`, () => {
         const used = new Set(Array.from({ length: c.sends }, () => pool.next('send')));
         assert.ok(used.size >= (c.expectDistinctAtLeast ?? 1), `used ${[...used].join(', ')}`);
       }
+    });
+  }
+});
+
+interface CorednsCase {
+  name: string;
+  upstreamTest: string;
+  prefix: string;
+  owner: string;
+  strictlyOwned: boolean;
+  kvs: Record<string, unknown>;
+  expectNames: string[];
+  /** The owner label every listed record carries ('' for none). */
+  expectOwnerLabel?: string;
+}
+
+const coredns = JSON.parse(await readFile(join(here, 'coredns-strictly-owned.json'), 'utf8')) as { upstream: string; cases: CorednsCase[] };
+
+describe(`external-dns ${coredns.upstream} (--coredns-strictly-owned)`, () => {
+  for (const c of coredns.cases) {
+    test(`${c.upstreamTest}: ${c.name}`, async () => {
+      const store = {
+        range: (prefix: string) =>
+          Promise.resolve(
+            Object.entries(c.kvs)
+              .filter(([key]) => key.startsWith(prefix))
+              .map(([key, value]) => ({ key, value: JSON.stringify(value), modRevision: '1' })),
+          ),
+        txn: () => Promise.resolve(true),
+      };
+      const provider = new CoreDnsProvider({ store, prefix: c.prefix, logger: silentLogger(), ...(c.strictlyOwned ? { strictOwner: c.owner } : {}) });
+      const records = await provider.records();
+      assert.deepEqual([...new Set(records.map((r) => r.dnsName))].sort(), c.expectNames);
+      if (c.expectOwnerLabel !== undefined) for (const r of records) assert.equal(r.labels['owner'] ?? '', c.expectOwnerLabel, `${r.dnsName} ${r.recordType}`);
     });
   }
 });
