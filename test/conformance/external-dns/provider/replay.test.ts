@@ -4,13 +4,22 @@
  * --zone-id-filter, and the rfc2136 load-balancing cases (rfc2136-nameservers.json) through the
  * rotation behind repeated --rfc2136-host, and the coredns --coredns-strictly-owned cases
  * (coredns-strictly-owned.json) through the coredns provider over an in-memory key-value store.
+ * flag-semantics.json lists where Hostwarden deliberately answers differently (each case's
+ * `differs`); the runner asserts Hostwarden's own answer (`hostwarden`).
  */
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { FlagValues } from '../../../../src/config/config.ts';
+import { FLAGS } from '../../../../src/config/flags.ts';
+import { parseArgs } from '../../../../src/config/parse.ts';
+import { ConfigError } from '../../../../src/errors.ts';
 import { silentLogger } from '../../../../src/log.ts';
+import { INMEMORY_FLAGS } from '../../../../src/provider/inmemory/flags.ts';
+import { InMemoryProvider } from '../../../../src/provider/inmemory/inmemory.ts';
+import { RFC2136_FLAGS, rfc2136Settings } from '../../../../src/provider/rfc2136/flags.ts';
 import { CoreDnsProvider } from '../../../../src/provider/coredns/coredns.ts';
 import { NameserverPool } from '../../../../src/provider/rfc2136/nameservers.ts';
 import type { LoadBalancingStrategy, NameserverOp } from '../../../../src/provider/rfc2136/nameservers.ts';
@@ -97,6 +106,56 @@ describe(`external-dns ${coredns.upstream} (--coredns-strictly-owned)`, () => {
       const records = await provider.records();
       assert.deepEqual([...new Set(records.map((r) => r.dnsName))].sort(), c.expectNames);
       if (c.expectOwnerLabel !== undefined) for (const r of records) assert.equal(r.labels['owner'] ?? '', c.expectOwnerLabel, `${r.dnsName} ${r.recordType}`);
+    });
+  }
+});
+
+interface SemanticsCase {
+  name: string;
+  upstreamTest: string;
+  check: 'rfc2136-port' | 'rfc2136-alg' | 'rfc2136-zone' | 'rfc2136-random' | 'inmemory-zones';
+  argv?: string[];
+  domainFilters?: string[];
+  upstream: string;
+  differs: string;
+  hostwarden: { port?: number; algorithm?: string; errorFlag?: string; firstHostUsed?: boolean; zones?: string[] };
+}
+
+const semantics = JSON.parse(await readFile(join(here, 'flag-semantics.json'), 'utf8')) as { upstream: string; cases: SemanticsCase[] };
+const rfc2136 = (argv: readonly string[]): ReturnType<typeof rfc2136Settings> =>
+  rfc2136Settings(new FlagValues(parseArgs(argv, {}, [...FLAGS, ...RFC2136_FLAGS]).values));
+
+describe('external-dns provider flags Hostwarden answers differently (flag-semantics.json)', () => {
+  for (const c of semantics.cases) {
+    test(`${c.name} (differs: ${c.differs})`, () => {
+      const want = c.hostwarden;
+      switch (c.check) {
+        case 'rfc2136-port':
+          assert.equal(rfc2136(c.argv ?? []).transports[0]?.port, want.port);
+          break;
+        case 'rfc2136-alg':
+          assert.equal(rfc2136(c.argv ?? []).key?.algorithm, want.algorithm);
+          break;
+        case 'rfc2136-zone':
+          assert.throws(
+            () => rfc2136(c.argv ?? []),
+            (err: unknown) => err instanceof ConfigError && err.flag === want.errorFlag,
+          );
+          break;
+        case 'rfc2136-random': {
+          let roll = 0;
+          const pool = new NameserverPool(['host1', 'host2', 'host3'], 'random', (n) => roll++ % n);
+          const used = new Set(Array.from({ length: 12 }, () => pool.next('send')));
+          assert.equal(used.has('host1'), want.firstHostUsed);
+          break;
+        }
+        case 'inmemory-zones': {
+          const flags = new FlagValues(parseArgs([], {}, [...FLAGS, ...INMEMORY_FLAGS]).values);
+          const p = InMemoryProvider.fromConfig({ flags, domainFilters: c.domainFilters ?? [], excludeDomains: [] });
+          assert.deepEqual([...p.zones], want.zones);
+          break;
+        }
+      }
     });
   }
 });
