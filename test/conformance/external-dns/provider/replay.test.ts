@@ -15,7 +15,10 @@ import { fileURLToPath } from 'node:url';
 import { FlagValues } from '../../../../src/config/config.ts';
 import { FLAGS } from '../../../../src/config/flags.ts';
 import { parseArgs } from '../../../../src/config/parse.ts';
+import { DomainFilter } from '../../../../src/endpoint/domain-filter.ts';
 import { ConfigError } from '../../../../src/errors.ts';
+import { zoneMatches } from '../../../../src/provider/aws/zones.ts';
+import type { ZoneFilterSettings } from '../../../../src/provider/aws/zones.ts';
 import { silentLogger } from '../../../../src/log.ts';
 import { INMEMORY_FLAGS } from '../../../../src/provider/inmemory/flags.ts';
 import { InMemoryProvider } from '../../../../src/provider/inmemory/inmemory.ts';
@@ -113,12 +116,14 @@ describe(`external-dns ${coredns.upstream} (--coredns-strictly-owned)`, () => {
 interface SemanticsCase {
   name: string;
   upstreamTest: string;
-  check: 'rfc2136-port' | 'rfc2136-alg' | 'rfc2136-zone' | 'rfc2136-random' | 'inmemory-zones';
+  check: 'rfc2136-port' | 'rfc2136-alg' | 'rfc2136-zone' | 'rfc2136-random' | 'inmemory-zones' | 'aws-parent-zone' | 'aws-zone-name-filter';
   argv?: string[];
   domainFilters?: string[];
+  zoneNames?: string[];
+  zone?: string;
   upstream: string;
   differs: string;
-  hostwarden: { port?: number; algorithm?: string; errorFlag?: string; firstHostUsed?: boolean; zones?: string[] };
+  hostwarden: { port?: number; algorithm?: string; errorFlag?: string; firstHostUsed?: boolean; zones?: string[]; zoneSelected?: boolean };
 }
 
 const semantics = JSON.parse(await readFile(join(here, 'flag-semantics.json'), 'utf8')) as { upstream: string; cases: SemanticsCase[] };
@@ -153,6 +158,19 @@ describe('external-dns provider flags Hostwarden answers differently (flag-seman
           const flags = new FlagValues(parseArgs([], {}, [...FLAGS, ...INMEMORY_FLAGS]).values);
           const p = InMemoryProvider.fromConfig({ flags, domainFilters: c.domainFilters ?? [], excludeDomains: [] });
           assert.deepEqual([...p.zones], want.zones);
+          break;
+        }
+        case 'aws-parent-zone':
+        case 'aws-zone-name-filter': {
+          const zone = { id: 'Z1', name: c.zone ?? '', private: false };
+          const filters: ZoneFilterSettings = {
+            zoneType: '',
+            zoneIds: [],
+            zoneNames: c.zoneNames ?? [],
+            tags: [],
+            domainFilter: new DomainFilter({ include: c.domainFilters ?? [] }),
+          };
+          assert.equal(zoneMatches(zone, filters), want.zoneSelected);
           break;
         }
       }
