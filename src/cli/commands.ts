@@ -20,9 +20,12 @@ import { AWS_FLAGS } from '../provider/aws/flags.ts';
 import { AZURE_FLAGS } from '../provider/azure/flags.ts';
 import { COREDNS_FLAGS } from '../provider/coredns/flags.ts';
 import { GOOGLE_FLAGS } from '../provider/google/flags.ts';
+import { INMEMORY_FLAGS } from '../provider/inmemory/flags.ts';
 import { PDNS_FLAGS } from '../provider/pdns/flags.ts';
 import { RFC2136_FLAGS } from '../provider/rfc2136/flags.ts';
 import { WEBHOOK_FLAGS } from '../provider/webhook/flags.ts';
+import { TLS_CLIENT_FLAGS } from '../provider/tls-client.ts';
+import { ZONE_FILTER_FLAGS } from '../provider/zone-filter.ts';
 import { KUBE_SOURCE_FLAGS } from '../source/kube/flags.ts';
 import { MANIFEST_FLAGS } from '../source/manifest/flags.ts';
 import { HEAP_FLAGS } from './heap.ts';
@@ -136,6 +139,8 @@ const TLS: FlagGroup = { title: 'Serving certificate', flags: pick('tls-cert-fil
 /** main applies it to every command: it sizes V8's heap steps for the whole process. */
 const HEAP: FlagGroup = { title: 'Memory', flags: HEAP_FLAGS };
 const PROVIDERS: FlagGroup[] = [
+  { title: 'Provider zones (aws, google, azure)', flags: ZONE_FILTER_FLAGS },
+  { title: 'Provider TLS client (pdns, rfc2136)', flags: TLS_CLIENT_FLAGS },
   { title: 'Provider aws', flags: AWS_FLAGS },
   { title: 'Provider google', flags: GOOGLE_FLAGS },
   { title: 'Provider azure, azure-private-dns', flags: AZURE_FLAGS },
@@ -143,6 +148,7 @@ const PROVIDERS: FlagGroup[] = [
   { title: 'Provider pdns', flags: PDNS_FLAGS },
   { title: 'Provider coredns', flags: COREDNS_FLAGS },
   { title: 'Provider webhook', flags: except(WEBHOOK_FLAGS, 'listen') },
+  { title: 'Provider inmemory', flags: INMEMORY_FLAGS },
 ];
 /** What the DNSRecord backends read of the provider tables (the rest comes from each DNSRecord's Secret). */
 const DNSRECORD_PROVIDERS: FlagGroup = {
@@ -170,6 +176,7 @@ export const COMMAND_FLAGS: Readonly<Record<Command, readonly FlagGroup[]>> = {
     EVENTS,
     LEADER,
     ...PROVIDERS,
+    { title: 'Webhook server (with --webhook-server)', flags: pick('listen') },
     { title: 'Operator integration', flags: pick('status-externaldns') },
     HEAP,
   ],
@@ -177,7 +184,21 @@ export const COMMAND_FLAGS: Readonly<Record<Command, readonly FlagGroup[]>> = {
   explain: PLAN_TABLE,
   'webhook-server': [
     LOGGING,
-    { title: 'Serving', flags: [...pick('listen', 'provider', 'webhook-provider-read-timeout', 'webhook-provider-write-timeout'), ...HTTP_FLAGS] },
+    {
+      title: 'Serving',
+      flags: [
+        ...pick(
+          'listen',
+          'provider',
+          'webhook-provider-read-timeout',
+          'webhook-provider-write-timeout',
+          'webhook-provider-read-header-timeout',
+          'webhook-provider-idle-timeout',
+          'webhook-provider-max-body-size',
+        ),
+        ...HTTP_FLAGS,
+      ],
+    },
     { title: 'Domains of the provider', flags: pick('domain-filter', 'exclude-domains', 'regex-domain-filter', 'regex-domain-exclusion') },
     EMBEDDED,
     DNS_SERVER,

@@ -126,6 +126,8 @@ async function runChosen(command: ServiceCommand, cfg: Config, positionals: stri
   const io = { logger, stopSignal: stopOnSignals(proc, logger, command === 'run'), env: proc.env };
   switch (command) {
     case 'run':
+      // external-dns --webhook-server: serve the provider instead of syncing (on webhook-server's default --listen).
+      if (cfg.flags.bool('webhook-server')) return (await import('./webhook-server.ts')).webhookServerCommand(cfg, io);
       return (await import('./run.ts')).runCommand(cfg, io);
     case 'webhook-server':
       return (await import('./webhook-server.ts')).webhookServerCommand(cfg, io);

@@ -11,6 +11,7 @@ import { ConfigError, errorMessage } from '../errors.ts';
 import { connectionLimitsFromFlags } from '../http/flags.ts';
 import type { Logger } from '../log.ts';
 import { EmbeddedProvider } from '../provider/embedded/embedded.ts';
+import { webhookMaxBodyBytes } from '../provider/webhook/flags.ts';
 import { WebhookServer } from '../provider/webhook/server.ts';
 import { buildProvider } from './wiring.ts';
 
@@ -29,7 +30,17 @@ export async function webhookServerCommand(cfg: Config, io: WebhookServerIO): Pr
   const writeTimeoutMs = cfg.flags.num('webhook-provider-write-timeout');
   if (readTimeoutMs <= 0) throw new ConfigError('--webhook-provider-read-timeout must be greater than 0', '--webhook-provider-read-timeout');
   if (writeTimeoutMs <= 0) throw new ConfigError('--webhook-provider-write-timeout must be greater than 0', '--webhook-provider-write-timeout');
+  // external-dns's webhook-server flags; an explicit --http-* flag still wins.
   const limits = connectionLimitsFromFlags(cfg.flags);
+  for (const [flag, http, key] of [
+    ['webhook-provider-read-header-timeout', 'http-headers-timeout', 'headersTimeoutMs'],
+    ['webhook-provider-idle-timeout', 'http-idle-timeout', 'idleTimeoutMs'],
+  ] as const) {
+    const ms = cfg.flags.num(flag);
+    if (ms <= 0) throw new ConfigError(`--${flag} must be greater than 0`, `--${flag}`);
+    if (!cfg.explicit.has(http)) limits[key] = ms;
+  }
+  const maxBodyBytes = webhookMaxBodyBytes(cfg.flags);
 
   const metrics = new MetricsRegistry();
   collectDefaultMetrics({ register: metrics });
@@ -43,7 +54,15 @@ export async function webhookServerCommand(cfg: Config, io: WebhookServerIO): Pr
       closers.push(() => dns.stop());
       await dns.start();
     }
-    const server = new WebhookServer({ provider, logger: logger.child({ component: 'webhook-server' }), metrics, readTimeoutMs, writeTimeoutMs, limits });
+    const server = new WebhookServer({
+      provider,
+      logger: logger.child({ component: 'webhook-server' }),
+      metrics,
+      readTimeoutMs,
+      writeTimeoutMs,
+      limits,
+      maxBodyBytes,
+    });
     await server.start(host, port);
     closers.push(() => server.stop());
     await new Promise<void>((resolve) => {

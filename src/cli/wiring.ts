@@ -22,6 +22,9 @@ import { CachedProvider } from '../provider/cached/cached-provider.ts';
 import { ProviderCacheMetrics } from '../provider/cached/metrics.ts';
 import type { Provider, ProviderDeps } from '../provider/provider.ts';
 import { RFC2136_FLAGS } from '../provider/rfc2136/flags.ts';
+import { ZONE_FILTER_FLAGS } from '../provider/zone-filter.ts';
+import { INMEMORY_FLAGS } from '../provider/inmemory/flags.ts';
+import { TLS_CLIENT_FLAGS } from '../provider/tls-client.ts';
 import { NoopRegistry } from '../registry/noop/noop-registry.ts';
 import type { Registry } from '../registry/registry.ts';
 import { TXTRegistry } from '../registry/txt/txt-registry.ts';
@@ -65,6 +68,9 @@ export const EXTRA_FLAGS: readonly FlagSpec[] = [
   ...WEBHOOK_FLAGS,
   ...RFC2136_FLAGS,
   ...AWS_FLAGS,
+  ...ZONE_FILTER_FLAGS,
+  ...INMEMORY_FLAGS,
+  ...TLS_CLIENT_FLAGS,
   ...COREDNS_FLAGS,
   ...KUBE_FLAGS,
   ...KUBE_SOURCE_FLAGS,
@@ -101,6 +107,9 @@ export const PROVIDERS: Readonly<Record<string, ProviderFactory>> = {
     (await import('../provider/azure/azure.ts')).AzureProvider.fromConfig(cfg, { ...depsFor(deps, 'azure-private-dns'), kind: 'private' }),
   rfc2136: async (cfg, deps) => (await import('../provider/rfc2136/rfc2136.ts')).Rfc2136Provider.fromConfig(cfg, depsFor(deps, 'rfc2136')),
   coredns: async (cfg, deps) => (await import('../provider/coredns/coredns.ts')).CoreDnsProvider.fromConfig(cfg, depsFor(deps, 'coredns')),
+  // external-dns's other names for the same providers (its factory maps them to azure and coredns).
+  'azure-dns': async (cfg, deps) => (await import('../provider/azure/azure.ts')).AzureProvider.fromConfig(cfg, { ...depsFor(deps, 'azure'), kind: 'public' }),
+  skydns: async (cfg, deps) => (await import('../provider/coredns/coredns.ts')).CoreDnsProvider.fromConfig(cfg, depsFor(deps, 'coredns')),
 };
 
 export const SOURCES: Readonly<Record<string, SourceFactory>> = {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ChangeResourceRecordSetsCommand, GetChangeCommand, Route53Client } from '@aws-sdk/client-route-53';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
+import { newEndpoint } from '../../src/endpoint/endpoint.ts';
 import { awsProvider, isolateAwsSdk } from '../support/aws/provider.ts';
 import { startAwsEmulators } from '../support/aws/start.ts';
 import type { AwsEmulators } from '../support/aws/start.ts';
@@ -69,6 +70,42 @@ describe('AWS emulator', () => {
     );
     e.aws.fail({ code: 'PriorRequestNotComplete', operations: ['GetChange'], count: 1 });
     await assert.rejects(r53.send(new GetChangeCommand({ Id: out.ChangeInfo?.Id })), (err: Error) => err.name === 'PriorRequestNotComplete');
+  });
+
+  test('repeated --aws-profile: the zones of every profile, each change sent with the profile that owns the zone', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hw-aws-profiles-'));
+    try {
+      const teamA = e.aws.addAccount('333333333333');
+      const teamB = e.aws.addAccount('444444444444');
+      const zoneA = e.route53.createZone('team-a.test', { account: teamA.account });
+      const zoneB = e.route53.createZone('team-b.test', { account: teamB.account });
+      const file = join(dir, 'credentials');
+      await writeFile(
+        file,
+        `[a]\naws_access_key_id = ${teamA.accessKeyId}\naws_secret_access_key = ${teamA.secretAccessKey}\n\n` +
+          `[b]\naws_access_key_id = ${teamB.accessKeyId}\naws_secret_access_key = ${teamB.secretAccessKey}\n`,
+      );
+      const provider = await awsProvider(e, {
+        'aws-access-key-id': '',
+        'aws-secret-access-key': '',
+        'aws-shared-credentials-file': file,
+        'aws-profile': ['a', 'b'],
+      });
+      assert.ok(provider.domainFilter().match('x.team-a.test'));
+      assert.ok(provider.domainFilter().match('x.team-b.test'));
+      assert.ok(!provider.domainFilter().match('x.emu.test'), 'the root account is not one of the profiles');
+      e.aws.resetCounts();
+      const a = (dnsName: string, ip: string) => newEndpoint({ dnsName, recordType: 'A', targets: [ip], recordTTL: 60 });
+      await provider.applyChanges({ create: [a('www.team-a.test', '192.0.2.1'), a('www.team-b.test', '192.0.2.2')], updateOld: [], updateNew: [], delete: [] });
+      // The emulator refuses another account's zone (AccessDenied), so each change went with its own profile.
+      assert.deepEqual(e.route53.find(zoneA, 'www.team-a.test', 'A')?.values, ['192.0.2.1']);
+      assert.deepEqual(e.route53.find(zoneB, 'www.team-b.test', 'A')?.values, ['192.0.2.2']);
+      const records = await provider.records();
+      assert.ok(records.some((r) => r.dnsName === 'www.team-a.test') && records.some((r) => r.dnsName === 'www.team-b.test'));
+      assert.ok(e.aws.log.some((l) => l.principal === teamA.arn) && e.aws.log.some((l) => l.principal === teamB.arn));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   test('a profile from a shared credentials file', async () => {

@@ -17,6 +17,7 @@ import type { Endpoint, EndpointInit } from '../../src/endpoint/endpoint.ts';
 import { ConfigError, ProviderError } from '../../src/errors.ts';
 import { silentLogger } from '../../src/log.ts';
 import { AzureProvider } from '../../src/provider/azure/azure.ts';
+import type { AzureProviderOptions } from '../../src/provider/azure/azure.ts';
 import { SdkAzureDnsApi } from '../../src/provider/azure/client.ts';
 import type { AzureHttpOptions, AzureZoneKind } from '../../src/provider/azure/client.ts';
 import { TXTRegistry } from '../../src/registry/txt/txt-registry.ts';
@@ -58,10 +59,11 @@ describe('azure providers against the ARM emulator', { skip: skip ?? false }, ()
     await cert?.cleanup();
   });
 
-  const provider = (kind: AzureZoneKind, resourceGroup = 'dns-rg'): AzureProvider =>
+  const provider = (kind: AzureZoneKind, resourceGroup = 'dns-rg', filters: Partial<AzureProviderOptions> = {}): AzureProvider =>
     new AzureProvider({
       api: new SdkAzureDnsApi({ kind, credential: staticToken(), subscriptionId: SUB, resourceGroup, endpoint: emu.url, http }),
       logger: silentLogger(),
+      ...filters,
     });
 
   test('zones: public and private kept apart, resource group honoured, listings paginated', async () => {
@@ -87,6 +89,43 @@ describe('azure providers against the ARM emulator', { skip: skip ?? false }, ()
     assert.equal(find(records, 'host3.corp.internal', 'A')?.recordTTL, 60);
     // SOA + 5 A = 6 record sets, 2 per page.
     assert.equal(emu.calls.recordSetLists - lists, 3);
+  });
+
+  test('--zone-id-filter keeps zones whose ARM id ends with a value; writes never reach the other zones', async () => {
+    const byId = provider('public', '', { zoneIds: ['/dnszones/other.com', 'foreign.com'] });
+    await byId.records();
+    assert.ok(byId.domainFilter().match('x.other.com'));
+    assert.ok(byId.domainFilter().match('x.foreign.com'));
+    assert.ok(!byId.domainFilter().match('www.example.com'), 'excluded by id');
+    const puts = emu.calls.puts;
+    await assert.rejects(
+      byId.applyChanges({ create: [ep({ dnsName: 'excluded.example.com' })], updateOld: [], updateNew: [], delete: [] }),
+      (err: unknown) => err instanceof ProviderError && /no Azure DNS zone contains/.test(err.message),
+    );
+    assert.equal(emu.calls.puts, puts, 'no PUT reached the excluded zone');
+    // The domain filter and the id filter both have to match (external-dns's AND).
+    const both = provider('public', '', { zoneIds: ['other.com', 'foreign.com'], domains: ['other.com'] });
+    await both.records();
+    assert.ok(both.domainFilter().match('x.other.com'));
+    assert.ok(!both.domainFilter().match('x.foreign.com'));
+  });
+
+  test('--zone-name-filter adds zones by name whatever the other filters say, and their records obey --domain-filter', async () => {
+    emu.addZone('public', 'names-rg', 'names.example');
+    emu.put('public', 'names.example', { name: 'app.team', type: 'A', properties: { TTL: 60, ARecords: [{ ipv4Address: '192.0.2.7' }] } });
+    emu.put('public', 'names.example', { name: 'www2', type: 'A', properties: { TTL: 60, ARecords: [{ ipv4Address: '192.0.2.8' }] } });
+    const p = provider('public', '', {
+      domains: ['team.names.example'],
+      zoneIds: ['foreign.com'],
+      zoneNames: ['names.example'],
+      recordFilter: new DomainFilter({ include: ['team.names.example'] }),
+    });
+    const records = await p.records();
+    assert.ok(p.domainFilter().match('x.names.example'), 'zone chosen by name although the id filter leaves it out');
+    assert.ok(!p.domainFilter().match('x.other.com'));
+    assert.ok(!p.domainFilter().match('x.foreign.com'), 'the id filter alone does not pass a zone outside --domain-filter');
+    assert.ok(find(records, 'app.team.names.example', 'A') !== undefined);
+    assert.equal(find(records, 'www2.names.example', 'A'), undefined, 'outside --domain-filter');
   });
 
   test('record types, TXT split at 255 bytes and joined again, apex and wildcard names', async () => {
@@ -314,7 +353,7 @@ describe('azure providers against the ARM emulator', { skip: skip ?? false }, ()
     }
   });
 
-  test('hostwarden run --once --provider azure: manifests to Azure DNS through the CLI wiring', { timeout: 120_000 }, async () => {
+  test('hostwarden run --once --provider azure, then azure-dns: manifests to Azure DNS through the CLI wiring', { timeout: 120_000 }, async () => {
     emu.addZone('public', 'dns-rg', 'cli.test');
     emu.put('public', 'cli.test', { name: 'theirs', type: 'A', properties: { TTL: 300, ARecords: [{ ipv4Address: '203.0.113.1' }] } });
     const dir = await mkdtemp(join(tmpdir(), 'hw-azure-cli-'));
@@ -334,13 +373,13 @@ describe('azure providers against the ARM emulator', { skip: skip ?? false }, ()
         }),
       );
       await writeFile(join(manifests, 'web.yaml'), loadBalancerService('web', 'web.cli.test,theirs.cli.test', '192.0.2.10'));
-      const run = () =>
+      const run = (provider = 'azure') =>
         runCli(
           [
             'run',
             '--once',
             '--provider',
-            'azure',
+            provider,
             '--azure-config-file',
             file,
             '--azure-endpoint',
@@ -369,7 +408,8 @@ describe('azure providers against the ARM emulator', { skip: skip ?? false }, ()
       ]);
       assert.deepEqual(emu.get('public', 'cli.test', 'theirs', 'A')?.properties['ARecords'], [{ ipv4Address: '203.0.113.1' }]);
       await rm(join(manifests, 'web.yaml'));
-      const second = await run();
+      // azure-dns: external-dns's other name for the azure provider.
+      const second = await run('azure-dns');
       assert.equal(second.code, 0, second.stderr);
       assert.equal(emu.get('public', 'cli.test', 'web', 'A'), undefined);
       assert.equal(emu.get('public', 'cli.test', 'a-web', 'TXT'), undefined);

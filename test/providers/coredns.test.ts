@@ -299,6 +299,93 @@ status:
   });
 });
 
+describe('hostwarden run --once --provider skydns --coredns-strictly-owned (values carry the owner id)', { skip }, () => {
+  let etcd: EtcdServer;
+  let dir: string;
+
+  before(async () => {
+    etcd = await startEtcd();
+    dir = await mkdtemp(join(tmpdir(), 'hw-coredns-strict-'));
+  });
+  after(async () => {
+    await etcd?.stop();
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  const run = (): Promise<CliResult> =>
+    runCli(
+      [
+        'run',
+        '--once',
+        '--provider',
+        'skydns',
+        '--coredns-strictly-owned',
+        '--coredns-prefix',
+        '/strict/',
+        '--manifests-dir',
+        dir,
+        '--domain-filter',
+        'example.test',
+        '--txt-owner-id',
+        'hw-strict',
+        '--metrics-address',
+        '',
+        '--log-format',
+        'json',
+      ],
+      { env: { ETCD_URLS: etcd.url } },
+    );
+
+  test('writes "owner" into every value, never reads, changes or deletes another owner\'s values', async () => {
+    const client = new EtcdClient({ urls: [etcd.url], timeoutMs: 5000 });
+    const foreign = { host: '203.0.113.9', targetstrip: 1, owner: 'other-cluster' };
+    const unowned = { host: '203.0.113.8', targetstrip: 1 };
+    await client.put('/strict/test/example/shared/0000000a', JSON.stringify(foreign));
+    await client.put('/strict/test/example/legacy/0000000b', JSON.stringify(unowned));
+    await writeFile(
+      join(dir, 'app.yaml'),
+      `apiVersion: v1
+kind: Service
+metadata:
+  name: app
+  namespace: default
+  annotations:
+    external-dns.alpha.kubernetes.io/hostname: app.example.test,shared.example.test,legacy.example.test
+spec:
+  type: LoadBalancer
+status:
+  loadBalancer:
+    ingress:
+      - ip: 192.0.2.20
+`,
+    );
+    const values = async (prefix: string): Promise<unknown[]> => (await client.range(prefix)).map((kv) => JSON.parse(kv.value) as unknown);
+    const first = await run();
+    assert.equal(first.code, 0, first.stderr);
+    assert.deepEqual(await values('/strict/test/example/app/'), [{ host: '192.0.2.20', targetstrip: 1, owner: 'hw-strict' }]);
+    const txt = (await values('/strict/test/example/a-app/')) as { text: string; owner: string }[];
+    assert.equal(txt[0]?.owner, 'hw-strict');
+    // The other owners' values are invisible: left alone, and ours are added beside them.
+    const shared = await values('/strict/test/example/shared/');
+    assert.deepEqual(shared.length, 2);
+    assert.ok(shared.some((v) => JSON.stringify(v) === JSON.stringify(foreign)));
+    assert.ok(shared.some((v) => JSON.stringify(v) === JSON.stringify({ host: '192.0.2.20', targetstrip: 1, owner: 'hw-strict' })));
+    assert.ok((await values('/strict/test/example/legacy/')).some((v) => JSON.stringify(v) === JSON.stringify(unowned)));
+
+    const second = await run();
+    assert.equal(second.code, 0, second.stderr);
+    assert.doesNotMatch(second.stderr, /coredns records written/, 'a second sync has nothing to change');
+
+    await rm(join(dir, 'app.yaml'));
+    const third = await run();
+    assert.equal(third.code, 0, third.stderr);
+    assert.deepEqual(await values('/strict/test/example/app/'), []);
+    assert.deepEqual(await values('/strict/test/example/a-app/'), []);
+    assert.deepEqual(await values('/strict/test/example/shared/'), [foreign]);
+    assert.deepEqual(await values('/strict/test/example/legacy/'), [unowned]);
+  });
+});
+
 async function etcdPost(url: string, path: string, body: unknown): Promise<number> {
   const res = await fetch(`${url}${path}`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
   await res.text();

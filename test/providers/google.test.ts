@@ -227,6 +227,31 @@ function childSuite(dir: string): void {
       );
     });
 
+    test('--zone-id-filter keeps zones by numeric id or resource name suffix; records never land in the others', async () => {
+      const base = { 'google-project': PROJECT, 'google-api-endpoint': emu.endpoint, 'google-batch-change-interval': 0 };
+      const deps = { logger: silentLogger(), authClient: staticToken() };
+      const byId = await GoogleProvider.fromConfig(cfgOf(flags({ ...base, 'zone-id-filter': [emu.zoneId('sub')] })), deps);
+      assert.ok(byId.domainFilter().match('x.sub.example.org'));
+      assert.ok(!byId.domainFilter().match('x.example.org'), 'the parent zone is not selected');
+      assert.ok(!byId.domainFilter().match('x.unrelated-1.test'));
+      const changeCount = emu.changeLog.length;
+      await assert.rejects(
+        byId.applyChanges({ create: [ep({ dnsName: 'excluded.example.org' })], updateOld: [], updateNew: [], delete: [] }),
+        (err: unknown) => err instanceof ProviderError && /no managed zone contains/.test(err.message),
+      );
+      assert.equal(emu.changeLog.length, changeCount, 'nothing was sent to the excluded zone');
+      assert.equal(emu.get('example-org', 'excluded.example.org.', 'A'), undefined);
+      const byName = await GoogleProvider.fromConfig(cfgOf(flags({ ...base, 'zone-id-filter': ['unrelated-2', 'internal'] })), deps);
+      assert.ok(byName.domainFilter().match('a.unrelated-2.test'));
+      assert.ok(byName.domainFilter().match('a.internal.example'));
+      assert.ok(!byName.domainFilter().match('a.unrelated-1.test'));
+      assert.ok(!byName.domainFilter().match('a.example.org'));
+      // The domain filter still applies on top of the id filter, as upstream's AND.
+      const both = await GoogleProvider.fromConfig(cfgOf(flags({ ...base, 'zone-id-filter': ['unrelated-2', 'internal'] }), ['internal.example']), deps);
+      assert.ok(both.domainFilter().match('a.internal.example'));
+      assert.ok(!both.domainFilter().match('a.unrelated-2.test'));
+    });
+
     test('hostwarden run --once --provider google with an external_account key file (workload identity federation)', { timeout: 120_000 }, async () => {
       emu.addZone('cli', 'cli.test', 'public');
       emu.put('cli', { name: 'theirs.cli.test.', type: 'A', ttl: 300, rrdatas: ['203.0.113.1'] });

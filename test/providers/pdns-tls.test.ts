@@ -20,6 +20,7 @@ import { ConfigError, ProviderError } from '../../src/errors.ts';
 import { silentLogger } from '../../src/log.ts';
 import { PdnsProvider } from '../../src/provider/pdns/pdns.ts';
 import { pdnsUnavailable, startPdns } from '../support/pdns.ts';
+import { makeCaSignedCerts } from '../support/tls.ts';
 import type { PdnsServer } from '../support/pdns.ts';
 
 const run = promisify(execFile);
@@ -32,35 +33,6 @@ const flags = (values: Record<string, FlagValue>): FlagValues => new FlagValues(
 const cfgOf = (f: FlagValues) => ({ flags: f, domainFilters: [], excludeDomains: [] });
 const deps = { logger: silentLogger(), sleep: (): Promise<void> => Promise.resolve() };
 
-async function makeCerts(dir: string): Promise<void> {
-  const ssl = (args: string[]): Promise<unknown> => run('openssl', args, { cwd: dir });
-  await ssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=hostwarden test CA']);
-  for (const [name, ext] of [
-    ['server', 'subjectAltName=IP:127.0.0.1'],
-    ['client', 'extendedKeyUsage=clientAuth'],
-  ] as const) {
-    await ssl(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`]);
-    await run('sh', ['-c', `printf '%s\\n' '${ext}' > ${name}.ext`], { cwd: dir });
-    await ssl([
-      'x509',
-      '-req',
-      '-in',
-      `${name}.csr`,
-      '-CA',
-      'ca.crt',
-      '-CAkey',
-      'ca.key',
-      '-CAcreateserial',
-      '-out',
-      `${name}.crt`,
-      '-days',
-      '2',
-      '-extfile',
-      `${name}.ext`,
-    ]);
-  }
-}
-
 describe('pdns provider over mutual TLS', { skip: skip ?? false }, () => {
   let dir: string;
   let pdns: PdnsServer;
@@ -69,7 +41,7 @@ describe('pdns provider over mutual TLS', { skip: skip ?? false }, () => {
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'hw-pdns-tls-'));
-    await makeCerts(dir);
+    await makeCaSignedCerts(dir);
     pdns = await startPdns();
     await pdns.createZone('example.test');
     const [key, cert, ca] = await Promise.all(['server.key', 'server.crt', 'ca.crt'].map((f) => readFile(join(dir, f))));
@@ -101,6 +73,39 @@ describe('pdns provider over mutual TLS', { skip: skip ?? false }, () => {
   });
 
   const base = (): Record<string, FlagValue> => ({ 'pdns-server': url, 'pdns-api-key': pdns.apiKey, 'pdns-tls-enabled': true });
+
+  test("external-dns's flags: an https --pdns-server with --tls-ca, --tls-client-cert and --tls-client-cert-key", async () => {
+    const p = await PdnsProvider.fromConfig(
+      cfgOf(
+        flags({
+          'pdns-server': url,
+          'pdns-api-key': pdns.apiKey,
+          'tls-ca': join(dir, 'ca.crt'),
+          'tls-client-cert': join(dir, 'client.crt'),
+          'tls-client-cert-key': join(dir, 'client.key'),
+        }),
+      ),
+      deps,
+    );
+    await p.applyChanges({
+      create: [newEndpoint({ dnsName: 'upstream-tls.example.test', recordType: 'A', targets: ['192.0.2.78'] })],
+      updateOld: [],
+      updateNew: [],
+      delete: [],
+    });
+    assert.deepEqual((await p.records()).find((r) => r.dnsName === 'upstream-tls.example.test')?.targets, ['192.0.2.78']);
+    // Without --tls-ca the proxy's certificate is refused; with --pdns-skip-tls-verify it is accepted.
+    const client = { 'tls-client-cert': join(dir, 'client.crt'), 'tls-client-cert-key': join(dir, 'client.key') };
+    await assert.rejects(
+      PdnsProvider.fromConfig(cfgOf(flags({ 'pdns-server': url, 'pdns-api-key': pdns.apiKey, ...client })), deps),
+      (err: unknown) => err instanceof ProviderError && /certificate/i.test(err.message),
+    );
+    const skipped = await PdnsProvider.fromConfig(
+      cfgOf(flags({ 'pdns-server': url, 'pdns-api-key': pdns.apiKey, ...client, 'pdns-skip-tls-verify': true })),
+      deps,
+    );
+    assert.ok(skipped.domainFilter().match('www.example.test'));
+  });
 
   test('CA and client certificate: changes go through', async () => {
     const p = await PdnsProvider.fromConfig(
@@ -146,7 +151,9 @@ describe('pdns provider over mutual TLS', { skip: skip ?? false }, () => {
     await reject({ 'pdns-server': 'http://127.0.0.1:1', 'pdns-tls-enabled': true }, '--pdns-server');
     await reject({ 'pdns-server': url, 'pdns-tls-enabled': true, 'pdns-tls-client-cert': join(dir, 'client.crt') }, '--pdns-tls-client-cert-key');
     await reject({ 'pdns-server': url, 'pdns-tls-enabled': true, 'pdns-tls-ca-cert': join(dir, 'missing.crt') }, '--pdns-tls-ca-cert');
-    await reject({ 'pdns-server': 'http://127.0.0.1:1', 'pdns-tls-ca-cert': join(dir, 'ca.crt') }, '--pdns-tls-enabled');
+    await reject({ 'pdns-server': 'http://127.0.0.1:1', 'pdns-tls-ca-cert': join(dir, 'ca.crt') }, '--pdns-server');
+    await reject({ 'pdns-server': url, 'tls-client-cert': join(dir, 'client.crt') }, '--tls-client-cert-key');
+    await reject({ 'pdns-server': url, 'tls-ca': join(dir, 'missing.crt') }, '--tls-ca');
     await reject({ 'pdns-server': 'not a url' }, '--pdns-server');
   });
 });

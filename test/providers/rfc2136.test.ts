@@ -15,6 +15,7 @@ import { silentLogger } from '../../src/log.ts';
 import { emptyChanges } from '../../src/plan/changes.ts';
 import type { Changes } from '../../src/plan/changes.ts';
 import { Rfc2136Provider } from '../../src/provider/rfc2136/rfc2136.ts';
+import type { Rfc2136Server } from '../../src/provider/rfc2136/rfc2136.ts';
 import { NetworkTransport } from '../../src/provider/rfc2136/transport.ts';
 import type { DnsTransport } from '../../src/provider/rfc2136/transport.ts';
 import type { TsigAlgorithm, TsigKey } from '../../src/dns/tsig.ts';
@@ -28,6 +29,12 @@ import { loadBalancerService } from '../support/manifests.ts';
 import { TXTRegistry } from '../../src/registry/txt/txt-registry.ts';
 import { testController } from '../support/controller.ts';
 import { FakeSource } from '../support/fakes.ts';
+import { makeCaSignedCerts } from '../support/tls.ts';
+import { FlagValues } from '../../src/config/config.ts';
+import { FLAGS } from '../../src/config/flags.ts';
+import { parseArgs } from '../../src/config/parse.ts';
+import { RFC2136_FLAGS } from '../../src/provider/rfc2136/flags.ts';
+import { TLS_CLIENT_FLAGS } from '../../src/provider/tls-client.ts';
 
 const skip = !(await namedAvailable()) && 'named is not installed (apt-get install bind9 bind9-dnsutils)';
 
@@ -276,6 +283,74 @@ describe('rfc2136 TSIG algorithms against BIND 9', { skip }, () => {
   }
 });
 
+describe('several --rfc2136-host servers (two BIND 9 primaries and a closed port)', { skip }, () => {
+  const secret = randomBytes(32);
+  const tsig = key('hmac-sha256', secret);
+  let a: BindServer;
+  let b: BindServer;
+  let closed: number;
+
+  before(async () => {
+    const opts = {
+      zones: [bindZone('example.test')],
+      tsigKey: { name: KEY_NAME, algorithm: 'hmac-sha256', secret: secret.toString('base64') },
+      extraOptions: `allow-update { key "${KEY_NAME}"; };`,
+    };
+    [a, b] = await Promise.all([startBind(opts), startBind(opts)]);
+    closed = await freePort();
+  });
+  after(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+  });
+
+  const server = (port: number): Rfc2136Server => ({
+    transport: new NetworkTransport({ host: '127.0.0.1', port, timeoutMs: 1500 }),
+    name: `127.0.0.1:${port}`,
+  });
+  const pool = (ports: number[], loadBalancing: 'disabled' | 'round-robin'): Rfc2136Provider =>
+    new Rfc2136Provider({ zones: ['example.test'], servers: ports.map(server), loadBalancing, key: tsig, logger: silentLogger() });
+  const has = async (port: number, name: string): Promise<boolean> => (await answers(port, name, 'A')).status === 'NOERROR';
+
+  test('disabled (the default): a failed server is skipped and the next one kept for later operations', async () => {
+    const p = pool([closed, a.port, b.port], 'disabled');
+    await p.applyChanges(changes({ create: [ep('d1.example.test', 'A', ['192.0.2.1'])] }));
+    await p.applyChanges(changes({ create: [ep('d2.example.test', 'A', ['192.0.2.2'])] }));
+    assert.ok((await has(a.port, 'd1.example.test')) && (await has(a.port, 'd2.example.test')), 'both updates reached the first server that answers');
+    assert.ok(!(await has(b.port, 'd1.example.test')) && !(await has(b.port, 'd2.example.test')));
+    // Zone transfers rotate on their own: the first one fails over from the closed port too.
+    assert.deepEqual(find(await p.records(), 'd2.example.test', 'A')?.targets, ['192.0.2.2']);
+  });
+
+  test('round-robin: each update goes to the next server', async () => {
+    const p = pool([a.port, b.port], 'round-robin');
+    for (const n of [1, 2, 3]) await p.applyChanges(changes({ create: [ep(`rr${n}.example.test`, 'A', [`192.0.2.${n}`])] }));
+    assert.deepEqual(
+      await Promise.all(['rr1', 'rr2', 'rr3'].map(async (n) => [await has(a.port, `${n}.example.test`), await has(b.port, `${n}.example.test`)])),
+      [
+        [true, false],
+        [false, true],
+        [true, false],
+      ],
+    );
+  });
+
+  test('every server failing: the last error, transient, naming the zone', async () => {
+    const other = await freePort();
+    const p = pool([closed, other], 'disabled');
+    await assert.rejects(
+      p.applyChanges(changes({ create: [ep('none.example.test', 'A', ['192.0.2.9'])] })),
+      (err: unknown) => err instanceof ProviderError && err.transient && err.zone === 'example.test' && err.message.includes(String(other)),
+    );
+  });
+
+  test('axfr: false (--rfc2136-axfr not set) reads no record; creates are still sent', async () => {
+    const p = new Rfc2136Provider({ zones: ['example.test'], servers: [server(a.port)], axfr: false, key: tsig, logger: silentLogger() });
+    assert.deepEqual(await p.records(), []);
+    await p.applyChanges(changes({ create: [ep('noaxfr.example.test', 'A', ['192.0.2.50'])] }));
+    assert.ok(await has(a.port, 'noaxfr.example.test'));
+  });
+});
+
 describe('rfc2136 with the server down', () => {
   test('updates and transfers fail with a transient error naming the zone', async () => {
     const port = await freePort();
@@ -309,7 +384,7 @@ describe('hostwarden run --once --provider rfc2136 (manifests → BIND)', { skip
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   });
 
-  const run = (): Promise<CliResult> =>
+  const run = (axfr = '--rfc2136-tsig-axfr'): Promise<CliResult> =>
     runCli(
       [
         'run',
@@ -336,7 +411,7 @@ describe('hostwarden run --once --provider rfc2136 (manifests → BIND)', { skip
         KEY_NAME,
         '--rfc2136-tsig-secret-alg',
         'hmac-sha512',
-        '--rfc2136-tsig-axfr',
+        ...(axfr === '' ? [] : [axfr]),
       ],
       { env: { EXTERNAL_DNS_RFC2136_TSIG_SECRET: secret.toString('base64') } },
     );
@@ -363,6 +438,22 @@ describe('hostwarden run --once --provider rfc2136 (manifests → BIND)', { skip
     assert.equal((await answers(bind.port, 'a-web.example.test', 'TXT')).status, 'NXDOMAIN');
     assert.deepEqual((await answers(bind.port, 'theirs.example.test', 'A')).values, ['203.0.113.1']);
   });
+
+  test('without --rfc2136-axfr (external-dns default) records are not read: a warning, creates only, nothing deleted', async () => {
+    await writeFile(join(dir, 'web.yaml'), loadBalancerService('web', 'noaxfr.example.test', '192.0.2.11'));
+    const first = await run('');
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stderr, /--rfc2136-axfr is not set/);
+    assert.deepEqual((await answers(bind.port, 'noaxfr.example.test', 'A')).values, ['192.0.2.11']);
+    await rm(join(dir, 'web.yaml'));
+    const second = await run('');
+    assert.equal(second.code, 0, second.stderr);
+    assert.deepEqual((await answers(bind.port, 'noaxfr.example.test', 'A')).values, ['192.0.2.11'], 'never deleted without AXFR');
+    // With --rfc2136-axfr (upstream's current spelling) the owned record is read and deleted.
+    const third = await run('--rfc2136-axfr');
+    assert.equal(third.code, 0, third.stderr);
+    assert.equal((await answers(bind.port, 'noaxfr.example.test', 'A')).status, 'NXDOMAIN');
+  });
 });
 
 describe('rfc2136 over DNS over TLS (--rfc2136-use-tls) against BIND 9', { skip }, () => {
@@ -387,6 +478,42 @@ describe('rfc2136 over DNS over TLS (--rfc2136-use-tls) against BIND 9', { skip 
       await assert.rejects(strict.records(), (err: unknown) => err instanceof ProviderError && !err.transient && /certificate/i.test(err.message));
     } finally {
       await bind.stop();
+    }
+  });
+});
+
+describe("rfc2136 over mutual TLS with external-dns's --tls-ca, --tls-client-cert, --tls-client-cert-key (BIND 9 with ca-file)", { skip }, () => {
+  test('from the flags: the client certificate is presented; without it BIND refuses the connection', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hw-rfc2136-mtls-'));
+    const secret = randomBytes(32);
+    const tlsPort = await freePort();
+    let bind: BindServer | undefined;
+    try {
+      await makeCaSignedCerts(dir);
+      bind = await startBind({
+        zones: [bindZone('example.test')],
+        tsigKey: { name: KEY_NAME, algorithm: 'hmac-sha256', secret: secret.toString('base64') },
+        extraConfig: `tls mtls { key-file "${join(dir, 'server.key')}"; cert-file "${join(dir, 'server.crt')}"; ca-file "${join(dir, 'ca.crt')}"; };\n`,
+        extraOptions: `allow-update { key "${KEY_NAME}"; }; listen-on port ${tlsPort} tls mtls { 127.0.0.1; };`,
+      });
+      const fromFlags = (extra: string[]): Rfc2136Provider => {
+        const argv = [
+          ...['--rfc2136-host', '127.0.0.1', '--rfc2136-port', String(tlsPort), '--rfc2136-zone', 'example.test', '--rfc2136-axfr'],
+          ...['--rfc2136-tsig-keyname', KEY_NAME, '--rfc2136-tsig-secret', secret.toString('base64'), '--rfc2136-use-tls', '--rfc2136-timeout', '3s'],
+          ...extra,
+        ];
+        const flags = new FlagValues(parseArgs(argv, {}, [...FLAGS, ...RFC2136_FLAGS, ...TLS_CLIENT_FLAGS]).values);
+        return Rfc2136Provider.fromConfig({ flags, domainFilters: [], excludeDomains: [] }, { logger: silentLogger() });
+      };
+      const p = fromFlags(['--tls-ca', join(dir, 'ca.crt'), '--tls-client-cert', join(dir, 'client.crt'), '--tls-client-cert-key', join(dir, 'client.key')]);
+      await p.applyChanges(changes({ create: [ep('mtls.example.test', 'A', ['192.0.2.54'])] }));
+      assert.deepEqual(find(await p.records(), 'mtls.example.test', 'A')?.targets, ['192.0.2.54']);
+      assert.deepEqual((await answers(bind.port, 'mtls.example.test', 'A')).values, ['192.0.2.54']);
+      const anonymous = fromFlags(['--tls-ca', join(dir, 'ca.crt')]);
+      await assert.rejects(anonymous.records(), ProviderError);
+    } finally {
+      await bind?.stop();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

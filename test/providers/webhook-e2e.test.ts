@@ -24,27 +24,29 @@ interface Started {
   stderr: () => string;
 }
 
-async function startWebhookServer(dataDir: string): Promise<Started> {
+async function startWebhookServer(dataDir: string, argv?: string[]): Promise<Started> {
   const child = spawn(
     process.execPath,
-    [
-      BIN,
-      'webhook-server',
-      '--provider',
-      'embedded',
-      '--embedded-zone',
-      'example.org',
-      '--embedded-data-dir',
-      dataDir,
-      '--listen',
-      '127.0.0.1:0',
-      '--dns-listen',
-      '127.0.0.1:0',
-      '--log-format',
-      'json',
-      '--http-max-connections',
-      '64',
-    ],
+    argv !== undefined
+      ? [BIN, ...argv]
+      : [
+          BIN,
+          'webhook-server',
+          '--provider',
+          'embedded',
+          '--embedded-zone',
+          'example.org',
+          '--embedded-data-dir',
+          dataDir,
+          '--listen',
+          '127.0.0.1:0',
+          '--dns-listen',
+          '127.0.0.1:0',
+          '--log-format',
+          'json',
+          '--http-max-connections',
+          '64',
+        ],
     { cwd: REPO_ROOT, env: { PATH: process.env['PATH'] ?? '' }, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let text = '';
@@ -68,7 +70,7 @@ async function startWebhookServer(dataDir: string): Promise<Started> {
           // a partial line: the rest arrives with the next chunk
         }
       }
-      if (url !== '' && dnsPort !== 0) {
+      if (url !== '' && (dnsPort !== 0 || argv !== undefined)) {
         clearTimeout(timer);
         resolve();
       }
@@ -249,5 +251,52 @@ describe('run --provider webhook against webhook-server --provider embedded', { 
     const killer = setTimeout(() => server.child.kill('SIGKILL'), 15_000);
     assert.equal(await exited, 0, server.stderr());
     clearTimeout(killer);
+  });
+});
+
+describe("external-dns's --webhook-server: `hostwarden --webhook-server --provider inmemory` serves the webhook API", () => {
+  let server: Started;
+  before(async () => {
+    server = await startWebhookServer('', [
+      '--webhook-server',
+      '--provider',
+      'inmemory',
+      '--inmemory-zone',
+      'example.org',
+      '--listen',
+      '127.0.0.1:0',
+      '--webhook-provider-max-body-size',
+      '2000',
+      '--webhook-provider-read-header-timeout',
+      '2s',
+      '--log-format',
+      'json',
+    ]);
+  });
+  after(() => {
+    if (server !== undefined && server.child.exitCode === null) server.child.kill('SIGKILL');
+  });
+
+  test('negotiates, takes a change, and refuses a body over --webhook-provider-max-body-size with 413', async () => {
+    const media = 'application/external.dns.webhook+json;version=1';
+    const root = await fetch(`${server.url}/`, { headers: { accept: media } });
+    assert.equal(root.status, 200);
+    const small = await fetch(`${server.url}/records`, {
+      method: 'POST',
+      headers: { 'content-type': media },
+      body: JSON.stringify({ Create: [{ dnsName: 'www.example.org', targets: ['192.0.2.1'], recordType: 'A' }] }),
+    });
+    assert.equal(small.status, 204, await small.text());
+    const listed = (await (await fetch(`${server.url}/records`, { headers: { accept: media } })).json()) as { dnsName: string }[];
+    assert.deepEqual(
+      listed.map((r) => r.dnsName),
+      ['www.example.org'],
+    );
+    const big = await fetch(`${server.url}/records`, {
+      method: 'POST',
+      headers: { 'content-type': media },
+      body: JSON.stringify({ Create: [{ dnsName: 'big.example.org', targets: ['192.0.2.2'], recordType: 'TXT', labels: { pad: 'x'.repeat(3000) } }] }),
+    });
+    assert.equal(big.status, 413);
   });
 });

@@ -183,6 +183,16 @@ describe('webhook client against the protocol fixture', () => {
     await assert.rejects(p.records(), isProviderError(false, /exceeds the 1024-byte limit/));
   });
 
+  test('--webhook-provider-max-body-size limits responses (0: no limit)', async () => {
+    const many = JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ dnsName: `h${i}.example.org`, targets: ['192.0.2.1'], recordType: 'A' })));
+    const limited = await connect(fx.url, [], { 'webhook-provider-max-body-size': 1024 });
+    fx.script.set('GET /records', [{ status: 200, body: many }]);
+    await assert.rejects(limited.records(), isProviderError(false, /exceeds the 1024-byte limit/));
+    const unlimited = await connect(fx.url, [], { 'webhook-provider-max-body-size': 0 });
+    fx.script.set('GET /records', [{ status: 200, body: many }]);
+    assert.equal((await unlimited.records()).length, 100);
+  });
+
   test('a slow server times out (transient)', async () => {
     const p = await connect(fx.url, [], { 'webhook-provider-read-timeout': 200 });
     fx.script.set('GET /records', [{ status: 200, body: '[]', delayMs: 5000 }]);

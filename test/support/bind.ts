@@ -28,6 +28,8 @@ export interface BindOptions {
   tsigKey?: { name: string; algorithm: string; secret: string };
   /** Extra statements for the options block. */
   extraOptions?: string;
+  /** Extra top-level statements (a `tls` block for DNS over TLS listeners). */
+  extraConfig?: string;
   /** Threads (-n). */
   threads?: number;
 }
@@ -69,7 +71,8 @@ export async function startBind(options: BindOptions): Promise<BindServer> {
     await writeFile(file, serializeZone(z));
     zones.push(`zone "${z.origin}" { type primary; file "${file}"; };`);
   }
-  const conf = `${keyConf}options {
+  const conf = `${keyConf}${options.extraConfig ?? ''}
+options {
   directory "${dir}"; pid-file "${dir}/named.pid"; session-keyfile "${dir}/session.key"; managed-keys-directory "${dir}";
   listen-on port ${port} { 127.0.0.1; }; listen-on-v6 { none; };
   recursion no; dnssec-validation no; notify no;

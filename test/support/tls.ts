@@ -3,7 +3,7 @@
  * command line (the official cloud SDKs refuse plain http with bearer tokens).
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import type { IncomingHttpHeaders } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -69,6 +69,39 @@ export async function makeSelfSignedCert(): Promise<SelfSignedCert> {
   } catch (err) {
     await rm(dir, { recursive: true, force: true });
     throw err;
+  }
+}
+
+/**
+ * A test CA and, signed by it, a server certificate for 127.0.0.1 and a client certificate, in
+ * `dir` (ca.crt/.key, server.crt/.key, client.crt/.key): for mutual-TLS tests.
+ */
+export async function makeCaSignedCerts(dir: string): Promise<void> {
+  const ssl = (args: string[]): Promise<unknown> => run('openssl', args, { cwd: dir, timeout: 30_000 });
+  await ssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=hostwarden test CA']);
+  for (const [name, ext] of [
+    ['server', 'subjectAltName=IP:127.0.0.1'],
+    ['client', 'extendedKeyUsage=clientAuth'],
+  ] as const) {
+    await ssl(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`]);
+    await writeFile(join(dir, `${name}.ext`), `${ext}\n`);
+    await ssl([
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.crt',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      `${name}.crt`,
+      '-days',
+      '2',
+      '-extfile',
+      `${name}.ext`,
+    ]);
   }
 }
 

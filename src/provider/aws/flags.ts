@@ -10,8 +10,12 @@ export const AWS_FLAGS: readonly FlagSpec[] = [
     help: 'aws: only public or only private hosted zones (default both).',
   },
   { name: 'aws-zone-tags', kind: 'list', default: [], help: 'aws: only hosted zones with these tags (key=value or key; repeatable).' },
-  { name: 'zone-id-filter', kind: 'list', default: [], help: 'aws: only hosted zones with these ids (repeatable).' },
-  { name: 'zone-name-filter', kind: 'list', default: [], help: 'aws: only hosted zones with these names (repeatable).' },
+  {
+    name: 'aws-zone-match-parent',
+    kind: 'bool',
+    default: false,
+    help: 'aws: accepted; Hostwarden always uses the zones above --domain-filter domains too (records stay limited to the filter).',
+  },
   { name: 'aws-zones-cache-duration', kind: 'duration', default: '0s', help: 'aws: reuse the hosted zone list for this long (0 lists zones on every sync).' },
   {
     name: 'aws-records-cache-duration',
@@ -21,7 +25,12 @@ export const AWS_FLAGS: readonly FlagSpec[] = [
   },
   { name: 'aws-assume-role', kind: 'string', default: '', help: 'aws: ARN of an IAM role to assume for every Route53 call.' },
   { name: 'aws-assume-role-external-id', kind: 'string', default: '', help: "aws: external id required by the role's trust policy." },
-  { name: 'aws-profile', kind: 'string', default: '', help: 'aws: profile of the shared credentials file.' },
+  {
+    name: 'aws-profile',
+    kind: 'list',
+    default: [],
+    help: 'aws: profile of the shared credentials file (repeatable: the zones of every profile, each changed with its own profile).',
+  },
   { name: 'aws-shared-credentials-file', kind: 'string', default: '', help: 'aws: shared credentials file (default ~/.aws/credentials).' },
   { name: 'aws-access-key-id', kind: 'string', default: '', help: 'aws: static access key id (prefer the default chain or a profile).' },
   { name: 'aws-secret-access-key', kind: 'string', default: '', help: 'aws: secret of --aws-access-key-id.' },

@@ -18,6 +18,7 @@ import { credentialsFor } from '../../aws/credentials.ts';
 import { RateLimiter } from '../../aws/rate-limiter.ts';
 import { PROVIDER_NAME, Route53Api, newRoute53Client } from './api.ts';
 import type { Route53Port } from './api.ts';
+import { ProfiledRoute53 } from './profiles.ts';
 import { orderChanges, packBatches } from './batch.ts';
 import type { ChangeGroup } from './batch.ts';
 import { canonicalHostedZone } from './canonical-zones.ts';
@@ -79,19 +80,23 @@ export class Route53Provider implements Provider {
   ): Promise<Route53Provider> {
     const settings = awsSettingsFromFlags(cfg.flags, { include: cfg.domainFilters, exclude: cfg.excludeDomains });
     const pause = deps.sleep ?? ((ms: number) => sleep(ms));
-    const c = settings.credentials;
-    const client = newRoute53Client({
-      region: c.region,
-      credentials: credentialsFor(c),
-      ...(c.endpointUrl === undefined ? {} : { endpointUrl: c.endpointUrl }),
-    });
-    const api = new Route53Api({
-      client,
-      limiter: new RateLimiter({ ratePerSecond: settings.requestsPerSecond, sleep: pause }),
-      retry: { retries: settings.retries, baseDelayMs: 500, maxDelayMs: 20_000, sleep: pause, random: deps.random ?? Math.random },
-      logger: deps.logger,
-      role: c.assumeRole,
-    });
+    // One client per --aws-profile (each profile is usually another account, with its own rate limit).
+    const apiFor = (profile: string | undefined): Route53Api => {
+      const c = profile === undefined ? settings.credentials : { ...settings.credentials, profile };
+      const client = newRoute53Client({
+        region: c.region,
+        credentials: credentialsFor(c),
+        ...(c.endpointUrl === undefined ? {} : { endpointUrl: c.endpointUrl }),
+      });
+      return new Route53Api({
+        client,
+        limiter: new RateLimiter({ ratePerSecond: settings.requestsPerSecond, sleep: pause }),
+        retry: { retries: settings.retries, baseDelayMs: 500, maxDelayMs: 20_000, sleep: pause, random: deps.random ?? Math.random },
+        logger: profile === undefined ? deps.logger : deps.logger.child({ profile }),
+        role: c.assumeRole,
+      });
+    };
+    const api: Route53Port = settings.profiles.length <= 1 ? apiFor(undefined) : new ProfiledRoute53(new Map(settings.profiles.map((p) => [p, apiFor(p)])));
     const provider = new Route53Provider({ api, logger: deps.logger, settings: settings.route53, sleep: pause });
     await provider.refreshZones(true);
     return provider;

@@ -23,6 +23,8 @@ export interface Route53Settings {
 export interface AwsProviderSettings {
   route53: Route53Settings;
   credentials: AwsCredentialSettings;
+  /** --aws-profile values; with more than one, each profile gets its own client (credentials.profile is the first). */
+  profiles: string[];
   retries: number;
   requestsPerSecond: number;
 }
@@ -61,7 +63,8 @@ export function awsSettingsFromFlags(flags: FlagValues, domains: { include: read
   const credentials: AwsCredentialSettings = { region: flags.str('aws-region') || 'us-east-1' };
   if (endpointUrl !== '') credentials.endpointUrl = endpointUrl;
   if (accessKeyId !== '') Object.assign(credentials, { accessKeyId, secretAccessKey: secret });
-  if (flags.str('aws-profile') !== '') credentials.profile = flags.str('aws-profile');
+  const profiles = [...new Set(flags.list('aws-profile'))];
+  if (profiles[0] !== undefined) credentials.profile = profiles[0];
   if (flags.str('aws-shared-credentials-file') !== '') credentials.sharedCredentialsFile = flags.str('aws-shared-credentials-file');
   if (role !== '') credentials.assumeRole = role;
   if (externalId !== '') credentials.assumeRoleExternalId = externalId;
@@ -86,6 +89,7 @@ export function awsSettingsFromFlags(flags: FlagValues, domains: { include: read
       preferCNAME: flags.bool('aws-prefer-cname'),
     },
     credentials,
+    profiles,
     retries,
     requestsPerSecond: rps,
   };

@@ -8,6 +8,7 @@ import { DomainFilter } from '../../endpoint/domain-filter.ts';
 import { isInZone, tryNormalizeDnsName } from '../../endpoint/name.ts';
 import { bareZoneId } from './api.ts';
 import { decodeRoute53Name } from './convert.ts';
+import { zoneIdMatches } from '../zone-filter.ts';
 
 export interface Zone {
   /** Bare id (`Z123`), as the API accepts it. */
@@ -35,7 +36,8 @@ export function toZone(z: HostedZone): Zone | undefined {
 export function zoneMatches(zone: Zone, f: ZoneFilterSettings): boolean {
   if (f.zoneType === 'public' && zone.private) return false;
   if (f.zoneType === 'private' && !zone.private) return false;
-  if (f.zoneIds.length > 0 && !f.zoneIds.some((id) => bareZoneId(id) === zone.id)) return false;
+  // external-dns matches the end of Route53's "/hostedzone/<id>", so a bare id and a full one both work.
+  if (!zoneIdMatches(f.zoneIds, `/hostedzone/${zone.id}`)) return false;
   if (f.zoneNames.length > 0 && !new DomainFilter({ include: f.zoneNames }).match(zone.name)) return false;
   const df = f.domainFilter;
   if (!df.isConfigured() || df.match(zone.name)) return true;

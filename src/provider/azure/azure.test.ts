@@ -142,6 +142,8 @@ describe('azure settings', () => {
       assert.deepEqual(s.auth, { kind: 'managed-identity', clientId: 'uai' });
       assert.equal(s.resourceGroup, 'other');
       assert.equal(s.endpoint, 'https://management.chinacloudapi.cn');
+      const overridden = await readAzureSettings(flags({ 'azure-config-file': file, 'azure-user-assigned-identity-client-id': 'flag-uai' }));
+      assert.deepEqual(overridden.auth, { kind: 'managed-identity', clientId: 'flag-uai' });
       await writeFile(file, JSON.stringify({ subscriptionId: 'sub', tenantId: 't', aadClientId: 'c', aadClientSecret: 's' }));
       assert.equal((await readAzureSettings(flags({ 'azure-config-file': file }))).auth.kind, 'secret');
       await writeFile(file, JSON.stringify({ subscriptionId: 'sub', useWorkloadIdentityExtension: true }));

@@ -22,6 +22,7 @@ import { PRIVATE_TYPES, PUBLIC_TYPES, endpointToRecordSet, recordSetToEndpoint, 
 import { credentialOf, readAzureSettings } from './settings.ts';
 import { partFailure, throwFailures } from '../failures.ts';
 import type { ProviderConfig, ProviderDeps } from '../provider.ts';
+import { zoneIdMatches } from '../zone-filter.ts';
 
 /** What external-dns uses when an endpoint sets no TTL. */
 export const DEFAULT_TTL = 300;
@@ -34,6 +35,15 @@ export interface AzureProviderOptions {
   zonesCacheMs?: number;
   /** --domain-filter domains: zones unrelated to all of them are not read. */
   domains?: readonly string[];
+  /** --zone-id-filter: zones related to the domains are kept only when their ARM id ends with one of these. */
+  zoneIds?: readonly string[];
+  /**
+   * --zone-name-filter: zones under these domains are kept too, whatever the domain and id
+   * filters say; their records are then limited to `recordFilter` (external-dns's rule).
+   */
+  zoneNames?: readonly string[];
+  /** The full --domain-filter/--exclude-domains/--regex-* filter, applied to records with zoneNames. */
+  recordFilter?: DomainFilter;
   defaultTTL?: number;
   now?: () => number;
 }
@@ -50,6 +60,9 @@ export class AzureProvider implements Provider {
   private readonly logger: Logger;
   private readonly zonesCacheMs: number;
   private readonly domains: readonly string[];
+  private readonly zoneIds: readonly string[];
+  private readonly zoneNames: DomainFilter | undefined;
+  private readonly recordFilter: DomainFilter;
   private readonly defaultTTL: number;
   private readonly now: () => number;
   private zones: AzureZoneRef[] | undefined;
@@ -64,6 +77,10 @@ export class AzureProvider implements Provider {
     this.logger = opts.logger;
     this.zonesCacheMs = opts.zonesCacheMs ?? 0;
     this.domains = opts.domains ?? [];
+    this.zoneIds = opts.zoneIds ?? [];
+    const zoneNames = (opts.zoneNames ?? []).filter((n) => n !== '');
+    this.zoneNames = zoneNames.length > 0 ? new DomainFilter({ include: zoneNames }) : undefined;
+    this.recordFilter = opts.recordFilter ?? new DomainFilter({ include: this.domains });
     this.defaultTTL = opts.defaultTTL ?? DEFAULT_TTL;
     this.now = opts.now ?? Date.now;
   }
@@ -90,7 +107,20 @@ export class AzureProvider implements Provider {
       endpoint: settings.endpoint,
       http,
     });
-    const provider = new AzureProvider({ api, logger: deps.logger, zonesCacheMs: cacheMs, domains: cfg.domainFilters });
+    const provider = new AzureProvider({
+      api,
+      logger: deps.logger,
+      zonesCacheMs: cacheMs,
+      domains: cfg.domainFilters,
+      zoneIds: flags.list('zone-id-filter'),
+      zoneNames: flags.list('zone-name-filter'),
+      recordFilter: new DomainFilter({
+        include: cfg.domainFilters,
+        exclude: cfg.excludeDomains,
+        regexInclude: cfg.regexDomainFilter,
+        regexExclude: cfg.regexDomainExclusion,
+      }),
+    });
     const zones = await provider.currentZones(true);
     provider.logger.info({ zones: zones.map((z) => z.name), resourceGroup: settings.resourceGroup, auth: settings.auth.kind }, 'Azure DNS zones');
     return provider;
@@ -106,6 +136,8 @@ export class AzureProvider implements Provider {
       for (const set of sets) {
         const ep = recordSetToEndpoint(set, zone.name, types);
         if (ep === undefined) continue;
+        // A zone chosen by --zone-name-filter may hold names --domain-filter leaves out.
+        if (this.zoneNames !== undefined && !this.recordFilter.match(ep.dnsName)) continue;
         if (set.etag !== undefined) etags.set(endpointKey(ep), set.etag);
         out.push(ep);
       }
@@ -192,7 +224,10 @@ export class AzureProvider implements Provider {
   /** The zone list, listed again unless `--azure-zones-cache-duration` says the last one is fresh. */
   private async currentZones(force: boolean): Promise<AzureZoneRef[]> {
     if (!force && this.zones !== undefined && this.zonesCacheMs > 0 && this.now() - this.zonesAt < this.zonesCacheMs) return this.zones;
-    const zones = (await this.api.listZones()).filter((z) => zoneMatchesDomains(z.name, this.domains));
+    const zones = (await this.api.listZones()).filter(
+      (z) =>
+        (zoneMatchesDomains(z.name, this.domains) && zoneIdMatches(this.zoneIds, z.id ?? '')) || (this.zoneNames !== undefined && this.zoneNames.match(z.name)),
+    );
     this.zones = zones;
     this.zonesAt = this.now();
     this.filter = filterOf(zones.map((z) => z.name));

@@ -19,6 +19,8 @@ export const providerName = (kind: AzureZoneKind): string => (kind === 'public' 
 export interface AzureZoneRef {
   name: string;
   resourceGroup: string;
+  /** The zone's ARM resource id (--zone-id-filter matches its end). */
+  id?: string;
 }
 
 /** Conditions for optimistic concurrency: If-Match with a listed etag, If-None-Match '*' for creates. */
@@ -94,7 +96,11 @@ export class SdkAzureDnsApi implements AzureDnsApi {
             );
       return zones
         .filter((z) => z.name !== undefined)
-        .map((z) => ({ name: (z.name as string).toLowerCase().replace(/\.$/, ''), resourceGroup: resourceGroupOf(z.id, rg) }));
+        .map((z) => ({
+          name: (z.name as string).toLowerCase().replace(/\.$/, ''),
+          resourceGroup: resourceGroupOf(z.id, rg),
+          ...(z.id === undefined ? {} : { id: z.id }),
+        }));
     } catch (err) {
       throw azureError(this.name, 'list zones', err, undefined);
     }

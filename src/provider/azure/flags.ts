@@ -18,6 +18,12 @@ export const AZURE_FLAGS: readonly FlagSpec[] = [
     help: 'azure: resource group of the zones (overrides the config file; empty: every zone of the subscription).',
   },
   { name: 'azure-subscription-id', kind: 'string', default: '', help: 'azure: subscription of the zones (overrides the config file).' },
+  {
+    name: 'azure-user-assigned-identity-client-id',
+    kind: 'string',
+    default: '',
+    help: 'azure: client id of the user-assigned managed identity (overrides userAssignedIdentityID of the config file).',
+  },
   { name: 'azure-zones-cache-duration', kind: 'duration', default: '0s', help: 'azure: keep the zone list this long between syncs (0 lists on every sync).' },
   { name: 'azure-maxretries-count', kind: 'int', default: '3', help: 'azure: retries of a throttled or failed API call inside the SDK.' },
   {

@@ -111,7 +111,8 @@ export async function readAzureSettings(flags: FlagValues): Promise<AzureSetting
   if (file.useWorkloadIdentityExtension === true) {
     auth = { kind: 'workload-identity', tenantId, clientId };
   } else if (file.useManagedIdentityExtension === true) {
-    auth = { kind: 'managed-identity', clientId: file.userAssignedIdentityID ?? '' };
+    // --azure-user-assigned-identity-client-id overrides the file's userAssignedIdentityID, as in external-dns.
+    auth = { kind: 'managed-identity', clientId: flags.str('azure-user-assigned-identity-client-id') || (file.userAssignedIdentityID ?? '') };
   } else if (clientId !== '' || (file.aadClientSecret ?? '') !== '') {
     if (clientId === '' || (file.aadClientSecret ?? '') === '' || tenantId === '') {
       throw new ConfigError(`${FLAG_FILE}: a client secret login needs tenantId, aadClientId and aadClientSecret`, FLAG_FILE);

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { domainFilterOf } from '../../config/config.ts';
 import { DomainFilter } from '../../endpoint/domain-filter.ts';
-import { canonicalTarget, describeEndpoint, newEndpoint } from '../../endpoint/endpoint.ts';
+import { LABEL_OWNER, canonicalTarget, describeEndpoint, newEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import { isInZone, normalizeRecordName } from '../../endpoint/name.ts';
 import { HostwardenError, ProviderError, errorMessage, isTransient } from '../../errors.ts';
@@ -41,6 +41,11 @@ export interface CoreDnsOptions {
   logger: Logger;
   /** Random last labels of new keys (8 hex digits, as external-dns). */
   randomLabel?: () => string;
+  /**
+   * --coredns-strictly-owned: the --txt-owner-id stored in each value's `owner` field; values
+   * of other owners (or none) are neither listed nor changed. Undefined: every value is ours.
+   */
+  strictOwner?: string;
 }
 
 interface NameChange {
@@ -56,6 +61,7 @@ export class CoreDnsProvider implements Provider {
   private readonly filter: DomainFilter;
   private readonly logger: Logger;
   private readonly randomLabel: () => string;
+  private readonly strictOwner: string | undefined;
 
   constructor(options: CoreDnsOptions) {
     this.store = options.store;
@@ -63,13 +69,24 @@ export class CoreDnsProvider implements Provider {
     this.filter = options.domainFilter ?? new DomainFilter();
     this.logger = options.logger;
     this.randomLabel = options.randomLabel ?? (() => randomBytes(4).toString('hex'));
+    this.strictOwner = options.strictOwner;
   }
 
   /** ETCD_* variables come from `env` (main's environment), as external-dns reads them. */
   static fromConfig(cfg: ProviderConfig, deps: ProviderDeps): CoreDnsProvider {
     const s = corednsSettings(cfg.flags, deps.env ?? {});
-    deps.logger.info({ etcd: s.etcd.urls.map((u) => redactUrl(u)), prefix: s.prefix, auth: s.etcd.username !== undefined }, 'coredns provider configured');
-    return new CoreDnsProvider({ store: new EtcdClient(s.etcd), prefix: s.prefix, domainFilter: domainFilterOf(cfg), logger: deps.logger });
+    const strict = cfg.flags.bool('coredns-strictly-owned');
+    deps.logger.info(
+      { etcd: s.etcd.urls.map((u) => redactUrl(u)), prefix: s.prefix, auth: s.etcd.username !== undefined, strictlyOwned: strict },
+      'coredns provider configured',
+    );
+    return new CoreDnsProvider({
+      store: new EtcdClient(s.etcd),
+      prefix: s.prefix,
+      domainFilter: domainFilterOf(cfg),
+      logger: deps.logger,
+      ...(strict ? { strictOwner: cfg.flags.str('txt-owner-id') } : {}),
+    });
   }
 
   private async services(): Promise<Service[]> {
@@ -82,7 +99,8 @@ export class CoreDnsProvider implements Provider {
     const out: Service[] = [];
     for (const kv of kvs) {
       const s = parseService(this.prefix, kv.key, kv.value, kv.modRevision);
-      if (s !== undefined) out.push(s);
+      // Strictly owned: another owner's values are invisible, so they are never changed or deleted.
+      if (s !== undefined && (this.strictOwner === undefined || s.json['owner'] === this.strictOwner)) out.push(s);
     }
     return out;
   }
@@ -97,7 +115,11 @@ export class CoreDnsProvider implements Provider {
         return;
       }
       const providerSpecific = s.group === '' ? [] : [{ name: GROUP_PROPERTY, value: s.group }];
-      sets.set(id, newEndpoint({ dnsName: s.name, recordType: type, targets: [value], recordTTL: s.ttl, setIdentifier: s.setIdentifier, providerSpecific }));
+      const labels = this.strictOwner === undefined ? {} : { labels: { [LABEL_OWNER]: this.strictOwner } };
+      sets.set(
+        id,
+        newEndpoint({ dnsName: s.name, recordType: type, targets: [value], recordTTL: s.ttl, setIdentifier: s.setIdentifier, providerSpecific, ...labels }),
+      );
     };
     for (const s of await this.services()) {
       if (!this.filter.match(s.name)) continue;
@@ -207,7 +229,8 @@ export class CoreDnsProvider implements Provider {
       for (const value of wanted) {
         const key = keyFor(this.prefix, name, this.randomLabel());
         const record = { host: type === 'TXT' ? '' : value, text: type === 'TXT' ? value : '' };
-        added.push({ key, modRevision: '0', name, ...record, ttl: ep.recordTTL, group, setIdentifier: ep.setIdentifier, json: { targetstrip: 1 } });
+        const json = this.strictOwner === undefined ? { targetstrip: 1 } : { targetstrip: 1, owner: this.strictOwner };
+        added.push({ key, modRevision: '0', name, ...record, ttl: ep.recordTTL, group, setIdentifier: ep.setIdentifier, json });
       }
     }
     return [...state, ...added];

@@ -11,6 +11,12 @@ import type { EtcdClientOptions } from './etcd-client.ts';
 
 export const COREDNS_FLAGS: readonly FlagSpec[] = [
   { name: 'coredns-prefix', kind: 'string', default: '/skydns/', help: 'coredns: etcd key prefix CoreDNS reads records from.' },
+  {
+    name: 'coredns-strictly-owned',
+    kind: 'bool',
+    default: false,
+    help: 'coredns: write --txt-owner-id into each etcd value ("owner") and read and change only values carrying it.',
+  },
   { name: 'etcd-urls', kind: 'list', default: [], help: 'coredns: etcd client URLs (env ETCD_URLS, comma-separated; default http://localhost:2379).' },
   { name: 'etcd-ca-file', kind: 'string', default: '', help: 'coredns: CA bundle for https etcd URLs (env ETCD_CA_FILE).' },
   { name: 'etcd-cert-file', kind: 'string', default: '', help: 'coredns: client certificate for etcd (env ETCD_CERT_FILE).' },

@@ -16,6 +16,8 @@ export interface GoogleZone {
   /** The DNS name without the trailing dot. */
   dnsName: string;
   visibility: string;
+  /** Cloud DNS's numeric id of the zone (--zone-id-filter matches it or the resource name). */
+  numericId?: string;
 }
 
 export interface GoogleDnsApi {
@@ -57,8 +59,13 @@ export class SdkGoogleDnsApi implements GoogleDnsApi {
     try {
       const [zones] = await this.dns.getZones({ autoPaginate: true });
       return zones.map((z) => {
-        const meta = (z.metadata ?? {}) as { name?: string; dnsName?: string; visibility?: string };
-        return { id: meta.name ?? z.name, dnsName: (meta.dnsName ?? '').replace(/\.$/, '').toLowerCase(), visibility: meta.visibility ?? 'public' };
+        const meta = (z.metadata ?? {}) as { name?: string; dnsName?: string; visibility?: string; id?: string | number };
+        return {
+          id: meta.name ?? z.name,
+          dnsName: (meta.dnsName ?? '').replace(/\.$/, '').toLowerCase(),
+          visibility: meta.visibility ?? 'public',
+          ...(meta.id === undefined ? {} : { numericId: String(meta.id) }),
+        };
       });
     } catch (err) {
       throw googleError('list managed zones', err, undefined);

@@ -18,6 +18,7 @@ import { planChanges, rrsetKey, rrsetToEndpoint, zoneMatchesDomains } from './co
 import type { GoogleRRSet } from './convert.ts';
 import { partFailure, throwFailures } from '../failures.ts';
 import type { ProviderConfig, ProviderDeps } from '../provider.ts';
+import { zoneIdMatches } from '../zone-filter.ts';
 
 /** What external-dns uses when an endpoint sets no TTL. */
 export const DEFAULT_TTL = 300;
@@ -29,6 +30,8 @@ export interface GoogleProviderOptions {
   zoneVisibility?: string;
   /** --domain-filter domains: zones unrelated to all of them are not read. */
   domains?: readonly string[];
+  /** --zone-id-filter: only zones whose numeric id or resource name ends with one of these. */
+  zoneIds?: readonly string[];
   batchChangeSize?: number;
   batchChangeIntervalMs?: number;
   defaultTTL?: number;
@@ -41,6 +44,7 @@ export class GoogleProvider implements Provider {
   private readonly logger: Logger;
   private readonly visibility: string;
   private readonly domains: readonly string[];
+  private readonly zoneIds: readonly string[];
   private readonly batchSize: number;
   private readonly intervalMs: number;
   private readonly defaultTTL: number;
@@ -55,6 +59,7 @@ export class GoogleProvider implements Provider {
     this.logger = opts.logger;
     this.visibility = opts.zoneVisibility ?? '';
     this.domains = opts.domains ?? [];
+    this.zoneIds = opts.zoneIds ?? [];
     this.batchSize = opts.batchChangeSize ?? 1000;
     this.intervalMs = opts.batchChangeIntervalMs ?? 1000;
     this.defaultTTL = opts.defaultTTL ?? DEFAULT_TTL;
@@ -86,7 +91,11 @@ export class GoogleProvider implements Provider {
       batchChangeSize: batchSize,
       batchChangeIntervalMs: interval,
       domains: cfg.domainFilters,
+      zoneIds: flags.list('zone-id-filter'),
     });
+    // external-dns's google provider reads only the id filter; say so rather than silently ignore.
+    if (flags.list('zone-name-filter').length > 0)
+      deps.logger.warn('--zone-name-filter is not used by the google provider (as in external-dns); select zones with --zone-id-filter or --domain-filter');
     await provider.refreshZones();
     provider.logger.info({ zones: provider.zones.map((z) => z.dnsName) }, 'Cloud DNS zones');
     return provider;
@@ -143,7 +152,10 @@ export class GoogleProvider implements Provider {
 
   private async refreshZones(): Promise<void> {
     const zones = (await this.api.listZones()).filter(
-      (z) => (this.visibility === '' || z.visibility === this.visibility) && zoneMatchesDomains(z.dnsName, this.domains),
+      (z) =>
+        (this.visibility === '' || z.visibility === this.visibility) &&
+        zoneMatchesDomains(z.dnsName, this.domains) &&
+        (zoneIdMatches(this.zoneIds, z.numericId ?? '') || zoneIdMatches(this.zoneIds, z.id)),
     );
     this.zones = zones;
     this.filter = filterOf(zones.map((z) => z.dnsName));

@@ -152,6 +152,20 @@ describe('InMemoryProvider', () => {
     assert.equal(p.zoneFor('notexample.org'), undefined);
   });
 
+  test('--inmemory-zone (repeatable, as external-dns) wins over --embedded-zone and the domain filters', async () => {
+    const p = InMemoryProvider.fromConfig({
+      flags: new FlagValues(new Map([['inmemory-zone', ['one.test', 'two.test']]])),
+      domainFilters: ['example.org'],
+      excludeDomains: [],
+      embeddedZones: ['example.org'],
+    });
+    assert.deepEqual([...p.zones].sort(), ['one.test', 'two.test']);
+    assert.equal(p.domainFilter().match('a.example.org'), false, 'a name outside the zones is never planned');
+    await assert.rejects(p.applyChanges(changes({ create: [ep('a.example.org', 'A', ['192.0.2.1'])] })));
+    await p.applyChanges(changes({ create: [ep('a.two.test', 'A', ['192.0.2.1'])] }));
+    assert.deepEqual(await names(p), ['a.two.test A 192.0.2.1']);
+  });
+
   test('domainFilter() defaults to the zones and can be overridden', () => {
     const p = new InMemoryProvider({ zones: ['example.org'] });
     assert.equal(p.domainFilter().match('a.example.org'), true);

@@ -42,8 +42,10 @@ export class InMemoryProvider implements Provider {
     }
   }
 
+  /** --inmemory-zone as in external-dns; without it, the zones the embedded provider would serve. */
   static fromConfig(cfg: ProviderConfig, _deps?: ProviderDeps): InMemoryProvider {
-    return new InMemoryProvider({ zones: ownZonesOf(cfg) });
+    const zones = cfg.flags.list('inmemory-zone');
+    return new InMemoryProvider({ zones: zones.length > 0 ? zones : ownZonesOf(cfg) });
   }
 
   /** The stored records themselves: they are read-only. */

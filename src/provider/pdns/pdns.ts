@@ -4,7 +4,6 @@
  * and the error thrown afterwards names every zone and record that was not applied.
  */
 import { backoffCeiling, sleep as realSleep } from '../../backoff.ts';
-import { readFile } from 'node:fs/promises';
 import type { FlagValues } from '../../config/config.ts';
 import { DomainFilter } from '../../endpoint/domain-filter.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
@@ -20,6 +19,7 @@ import { planPatches, rrsetsToEndpoints } from './convert.ts';
 import { partFailure, throwFailures } from '../failures.ts';
 import { redactUrl } from '../../redact.ts';
 import type { ProviderConfig, ProviderDeps } from '../provider.ts';
+import { readClientTls } from '../tls-client.ts';
 
 /** What external-dns uses when an endpoint sets no TTL. */
 export const DEFAULT_TTL = 300;
@@ -65,7 +65,7 @@ export class PdnsProvider implements Provider {
     const apiKey = flags.str('pdns-api-key');
     if (apiKey === '') throw new ConfigError('--pdns-api-key is required with --provider pdns', '--pdns-api-key');
     const serverId = flags.str('pdns-server-id') || 'localhost';
-    const tls = await tlsOf(flags, url);
+    const tls = tlsOf(flags, url);
     const client = new PdnsClient({ server, apiKey, serverId, timeoutMs: 30_000, ...(tls === undefined ? {} : { tls }) });
     const provider = new PdnsProvider({ api: client, logger: deps.logger });
     await provider.start(deps.sleep ?? ((ms) => realSleep(ms)));
@@ -149,37 +149,15 @@ function filterOf(zones: readonly PdnsZoneInfo[]): DomainFilter {
   return new DomainFilter({ include: zones.map((z) => z.name) });
 }
 
-async function tlsOf(flags: FlagValues, url: URL): Promise<PdnsTLS | undefined> {
-  const enabled = flags.bool('pdns-tls-enabled');
-  const caFile = flags.str('pdns-tls-ca-cert');
-  const certFile = flags.str('pdns-tls-client-cert');
-  const keyFile = flags.str('pdns-tls-client-cert-key');
-  const skipVerify = flags.bool('pdns-skip-tls-verify');
-  if (!enabled) {
-    if (caFile !== '' || certFile !== '' || keyFile !== '') throw new ConfigError('--pdns-tls-* files need --pdns-tls-enabled', '--pdns-tls-enabled');
-    return url.protocol === 'https:' ? { rejectUnauthorized: !skipVerify } : undefined;
+function tlsOf(flags: FlagValues, url: URL): PdnsTLS | undefined {
+  // external-dns talks TLS whenever --pdns-server is https, with --tls-ca/--tls-client-cert(-key);
+  // --pdns-tls-enabled and --pdns-tls-* are Hostwarden's older spellings and still work.
+  const own = { ca: 'pdns-tls-ca-cert', cert: 'pdns-tls-client-cert', key: 'pdns-tls-client-cert-key' };
+  if (url.protocol !== 'https:') {
+    if (flags.bool('pdns-tls-enabled')) throw new ConfigError('--pdns-tls-enabled needs an https:// --pdns-server', '--pdns-server');
+    const set = Object.values(own).find((f) => flags.str(f) !== '');
+    if (set !== undefined) throw new ConfigError(`--${set} needs an https:// --pdns-server`, '--pdns-server');
+    return undefined;
   }
-  if (url.protocol !== 'https:') throw new ConfigError('--pdns-tls-enabled needs an https:// --pdns-server', '--pdns-server');
-  if ((certFile === '') !== (keyFile === '')) {
-    throw new ConfigError(
-      '--pdns-tls-client-cert and --pdns-tls-client-cert-key go together',
-      certFile === '' ? '--pdns-tls-client-cert' : '--pdns-tls-client-cert-key',
-    );
-  }
-  const read = async (file: string, flag: string): Promise<Buffer | undefined> => {
-    if (file === '') return undefined;
-    try {
-      return await readFile(file);
-    } catch (err) {
-      throw new ConfigError(`${flag}: cannot read ${file}: ${errorMessage(err)}`, flag);
-    }
-  };
-  const tls: PdnsTLS = { rejectUnauthorized: !skipVerify };
-  const ca = await read(caFile, '--pdns-tls-ca-cert');
-  const cert = await read(certFile, '--pdns-tls-client-cert');
-  const key = await read(keyFile, '--pdns-tls-client-cert-key');
-  if (ca !== undefined) tls.ca = ca;
-  if (cert !== undefined) tls.cert = cert;
-  if (key !== undefined) tls.key = key;
-  return tls;
+  return { rejectUnauthorized: !flags.bool('pdns-skip-tls-verify'), ...readClientTls(flags, own) };
 }

@@ -237,13 +237,59 @@ describe('rfc2136 flags', () => {
   const base = ['--rfc2136-host', '127.0.0.1', '--rfc2136-zone', 'example.test'];
   const secret = Buffer.alloc(32, 1).toString('base64');
 
-  test('defaults as external-dns: port 53, batch 50, min TTL 0, hmac-sha256', () => {
+  test('defaults as external-dns: port 0 (dialled as 53), batch 50, min TTL 0, no AXFR, load balancing disabled; empty algorithm is hmac-sha256', () => {
     const s = settings([...base, '--rfc2136-tsig-keyname', 'k', '--rfc2136-tsig-secret', secret]);
-    assert.equal(s.transport.port, 53);
+    assert.equal(s.transports[0]?.port, 53);
     assert.equal(s.batchChangeSize, 50);
     assert.equal(s.minTTL, 0);
     assert.equal(s.key?.algorithm, 'hmac-sha256');
-    assert.equal(s.transport.tls, undefined);
+    assert.equal(s.transports[0]?.tls, undefined);
+    assert.equal(s.axfr, false);
+    assert.equal(s.loadBalancing, 'disabled');
+    assert.equal(settings([...base, '--rfc2136-insecure', '--rfc2136-use-tls']).transports[0]?.port, 853);
+  });
+
+  test('repeated --rfc2136-host, --rfc2136-load-balancing-strategy, --rfc2136-axfr and its deprecated spelling', () => {
+    const s = settings([
+      '--rfc2136-host',
+      'ns1',
+      '--rfc2136-host',
+      'ns2',
+      '--rfc2136-port',
+      '5353',
+      '--rfc2136-zone',
+      'example.test',
+      '--rfc2136-insecure',
+      '--rfc2136-load-balancing-strategy',
+      'round-robin',
+      '--rfc2136-axfr',
+    ]);
+    assert.deepEqual(
+      s.transports.map((t) => `${t.host}:${t.port}`),
+      ['ns1:5353', 'ns2:5353'],
+    );
+    assert.equal(s.loadBalancing, 'round-robin');
+    assert.equal(s.axfr, true);
+    assert.equal(settings([...base, '--rfc2136-insecure', '--rfc2136-tsig-axfr']).axfr, true);
+    assert.throws(() => settings([...base, '--rfc2136-insecure', '--rfc2136-load-balancing-strategy', 'least-used']), ConfigError);
+  });
+
+  test('--rfc2136-gss-tsig is refused with one line naming the alternatives; the kerberos flags alone are accepted', () => {
+    assert.throws(
+      () =>
+        settings([
+          ...base,
+          '--rfc2136-gss-tsig',
+          '--rfc2136-kerberos-realm',
+          'EXAMPLE.TEST',
+          '--rfc2136-kerberos-username',
+          'u',
+          '--rfc2136-kerberos-password',
+          'pw',
+        ]),
+      (err: unknown) => err instanceof ConfigError && err.flag === '--rfc2136-gss-tsig' && /not implemented/.test(err.message) && !err.message.includes('pw'),
+    );
+    assert.equal(settings([...base, '--rfc2136-insecure', '--rfc2136-kerberos-realm', 'EXAMPLE.TEST']).key, undefined);
   });
 
   test('external-dns spellings of algorithms, env variables, durations', () => {
@@ -266,7 +312,9 @@ describe('rfc2136 flags', () => {
     assert.equal(s.minTTL, 300);
     assert.deepEqual(s.zones, ['example.test', 'other.test']);
     assert.equal(settings([...base, '--rfc2136-insecure']).key, undefined);
-    assert.deepEqual(settings([...base, '--rfc2136-insecure', '--rfc2136-use-tls', '--rfc2136-skip-tls-verify']).transport.tls, { rejectUnauthorized: false });
+    assert.deepEqual(settings([...base, '--rfc2136-insecure', '--rfc2136-use-tls', '--rfc2136-skip-tls-verify']).transports[0]?.tls, {
+      rejectUnauthorized: false,
+    });
   });
 
   test('bad values name the flag', () => {

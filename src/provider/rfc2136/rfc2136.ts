@@ -18,6 +18,8 @@ import type { Logger } from '../../log.ts';
 import type { Provider } from '../provider.ts';
 import type { Changes } from '../../plan/changes.ts';
 import { rfc2136Settings } from './flags.ts';
+import { NameserverPool } from './nameservers.ts';
+import type { LoadBalancingStrategy } from './nameservers.ts';
 import { NetworkTransport } from './transport.ts';
 import type { DnsTransport } from './transport.ts';
 import { encodeUpdate, readHeader, updateRRSize } from './update-message.ts';
@@ -30,9 +32,24 @@ export const PROVIDER_NAME = 'rfc2136';
 /** Leaves room for the header, zone section and TSIG record under the 64 KiB TCP limit. */
 const MESSAGE_BUDGET = 60_000;
 
+/** One DNS server: how to reach it, and how errors name it ("host:port"). */
+export interface Rfc2136Server {
+  transport: DnsTransport;
+  name: string;
+}
+
 export interface Rfc2136Options {
   zones: readonly string[];
-  transport: DnsTransport;
+  /** The one server (`server` names it), unless `servers` lists several. */
+  transport?: DnsTransport;
+  /** Several --rfc2136-host servers, shared by `loadBalancing`. */
+  servers?: readonly Rfc2136Server[];
+  loadBalancing?: LoadBalancingStrategy;
+  /**
+   * Read the zones by AXFR (default true here; --rfc2136-axfr defaults to false as in
+   * external-dns, and then records() is empty: nothing is ever updated or deleted).
+   */
+  axfr?: boolean;
   /** Signs updates and transfers; undefined sends them unsigned (--rfc2136-insecure). */
   key?: TsigKey;
   /** Seconds; raises lower TTLs, and is the TTL of endpoints that set none. */
@@ -66,42 +83,54 @@ interface Operation {
 export class Rfc2136Provider implements Provider {
   readonly name = PROVIDER_NAME;
   readonly zones: readonly string[];
-  private readonly transport: DnsTransport;
+  private readonly pool: NameserverPool<Rfc2136Server>;
+  private readonly axfr: boolean;
   private readonly key: TsigKey | undefined;
   private readonly minTTL: number;
   private readonly batchChangeSize: number;
   private readonly logger: Logger;
   private readonly clock: () => number;
-  private readonly server: string;
   private readonly filter: DomainFilter;
 
   constructor(options: Rfc2136Options) {
     // Longest zone first so a name lands in its most specific zone.
     this.zones = [...new Set(options.zones.map((z) => normalizeDnsName(z)))].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
-    this.transport = options.transport;
+    const servers = options.servers ?? (options.transport === undefined ? [] : [{ transport: options.transport, name: options.server ?? 'the server' }]);
+    this.pool = new NameserverPool(servers, options.loadBalancing ?? 'disabled');
+    this.axfr = options.axfr ?? true;
     this.key = options.key;
     this.minTTL = options.minTTL ?? 0;
     this.batchChangeSize = Math.max(1, options.batchChangeSize ?? 50);
     this.logger = options.logger;
     this.clock = options.clock ?? Date.now;
-    this.server = options.server ?? 'the server';
     this.filter = new DomainFilter({ include: this.zones });
   }
 
   static fromConfig(cfg: ProviderConfig, deps: ProviderDeps): Rfc2136Provider {
     const s = rfc2136Settings(cfg.flags);
-    const { host, port } = s.transport;
+    const servers = s.transports.map((t) => ({ transport: new NetworkTransport(t), name: `${t.host}:${t.port}` }));
     deps.logger.info(
-      { server: `${host}:${port}`, zones: s.zones, tsig: s.key?.name ?? 'none', tls: s.transport.tls !== undefined },
+      {
+        servers: servers.map((x) => x.name),
+        loadBalancing: s.loadBalancing,
+        axfr: s.axfr,
+        zones: s.zones,
+        tsig: s.key?.name ?? 'none',
+        tls: s.transports[0]?.tls !== undefined,
+      },
       'rfc2136 provider configured',
     );
+    const policy = cfg.flags.str('policy');
+    if (!s.axfr && policy !== 'create-only')
+      deps.logger.warn(`--rfc2136-axfr is not set: existing records are not read, so --policy=${policy} never updates or deletes them (as in external-dns)`);
     return new Rfc2136Provider({
       zones: s.zones,
-      transport: new NetworkTransport(s.transport),
+      servers,
+      loadBalancing: s.loadBalancing,
+      axfr: s.axfr,
       minTTL: s.minTTL,
       batchChangeSize: s.batchChangeSize,
       logger: deps.logger,
-      server: `${host}:${port}`,
       ...(s.key === undefined ? {} : { key: s.key }),
     });
   }
@@ -112,16 +141,21 @@ export class Rfc2136Provider implements Provider {
 
   async records(): Promise<Endpoint[]> {
     const out: Endpoint[] = [];
+    if (!this.axfr) return out;
     for (const zone of this.zones) {
-      const sets = await transferZone(zone, {
-        transport: this.transport,
-        key: this.key,
-        now: () => Math.floor(this.clock() / 1000),
-        id: () => randomInt(0, 0x10000),
-        provider: PROVIDER_NAME,
-      }).catch((err: unknown) => {
-        throw this.wrap(err, zone, []);
-      });
+      const transfer = (server: Rfc2136Server): ReturnType<typeof transferZone> =>
+        transferZone(zone, {
+          transport: server.transport,
+          key: this.key,
+          now: () => Math.floor(this.clock() / 1000),
+          id: () => randomInt(0, 0x10000),
+          provider: PROVIDER_NAME,
+        });
+      const sets = await this.pool
+        .run('list', transfer, (server, err) => this.failover('zone transfer', zone, server, err))
+        .catch((err: unknown) => {
+          throw this.wrap(err, zone, []);
+        });
       for (const set of sets) {
         // A name below a more specific configured zone is listed by that zone's transfer.
         if (this.zoneFor(set.name) !== zone) continue;
@@ -229,22 +263,34 @@ export class Rfc2136Provider implements Provider {
     if (batch.length > 0) yield batch;
   }
 
-  private async send(zone: string, updates: UpdateRR[]): Promise<void> {
+  private send(zone: string, updates: UpdateRR[]): Promise<void> {
+    return this.pool.run(
+      'send',
+      (server) => this.sendTo(server, zone, updates),
+      (server, err) => this.failover('update', zone, server, err),
+    );
+  }
+
+  private failover(what: string, zone: string, server: Rfc2136Server, err: unknown): void {
+    this.logger.warn({ zone, server: server.name, err: errorMessage(err) }, `rfc2136 ${what} failed; trying the next --rfc2136-host`);
+  }
+
+  private async sendTo(server: Rfc2136Server, zone: string, updates: UpdateRR[]): Promise<void> {
     let request = encodeUpdate({ id: randomInt(0, 0x10000), zone, updates });
     let mac: Buffer | undefined;
     const now = (): number => Math.floor(this.clock() / 1000);
     if (this.key !== undefined) ({ message: request, mac } = sign(request, this.key, now()));
-    const reply = await this.transport.exchange(request);
+    const reply = await server.transport.exchange(request);
     const header = readHeader(reply);
     if (header === undefined || !header.qr || header.id !== request.readUInt16BE(0)) {
-      throw new ProviderError(PROVIDER_NAME, `malformed answer from ${this.server}`, { zone, transient: true });
+      throw new ProviderError(PROVIDER_NAME, `malformed answer from ${server.name}`, { zone, transient: true });
     }
     const rcode = RCODE_NAMES[header.rcode] ?? `RCODE ${header.rcode}`;
     const tsig = findTsig(reply);
     if (this.key !== undefined && tsig !== undefined && tsig.error !== 0) {
       throw new ProviderError(
         PROVIDER_NAME,
-        `${this.server} rejected the TSIG key "${this.key.name}" for zone ${zone}: ${rcode}/${tsigErrorName(tsig.error)} (check --rfc2136-tsig-secret, --rfc2136-tsig-secret-alg and the clock)`,
+        `${server.name} rejected the TSIG key "${this.key.name}" for zone ${zone}: ${rcode}/${tsigErrorName(tsig.error)} (check --rfc2136-tsig-secret, --rfc2136-tsig-secret-alg and the clock)`,
         {
           zone,
           transient: false,
@@ -252,14 +298,14 @@ export class Rfc2136Provider implements Provider {
         },
       );
     }
-    if (header.rcode !== 0) throw rcodeError(header.rcode, rcode, zone, this.server);
+    if (header.rcode !== 0) throw rcodeError(header.rcode, rcode, zone, server.name);
     if (this.key !== undefined && mac !== undefined) {
       const key = this.key;
       const result = verify(reply, (n) => (n === key.name ? key : undefined), { now: now(), requestMac: mac });
       if (result.status !== 'ok') {
         // The update was applied, but an unverifiable answer may come from anyone: say so loudly.
         const why = result.status === 'unsigned' ? 'is not signed' : `fails TSIG verification (${tsigErrorName(result.error)})`;
-        throw new ProviderError(PROVIDER_NAME, `the answer of ${this.server} for zone ${zone} ${why}`, { zone, transient: false, code: 'PROVIDER_TSIG' });
+        throw new ProviderError(PROVIDER_NAME, `the answer of ${server.name} for zone ${zone} ${why}`, { zone, transient: false, code: 'PROVIDER_TSIG' });
       }
     }
   }

@@ -19,7 +19,7 @@ export interface TransportOptions {
   /** Time allowed for one exchange, or for a whole transfer. */
   timeoutMs: number;
   /** DNS over TLS instead of UDP/TCP. */
-  tls?: { rejectUnauthorized: boolean; servername?: string; ca?: Buffer };
+  tls?: { rejectUnauthorized: boolean; servername?: string; ca?: Buffer; cert?: Buffer; key?: Buffer };
 }
 
 /** A network failure talking to the server; worth retrying unless the server's certificate is refused. */
@@ -105,6 +105,7 @@ export class NetworkTransport implements DnsTransport {
       ALPNProtocols: ['dot'],
       ...(tls.servername === undefined ? (isIPv6(host) || /^[\d.]+$/.test(host) ? {} : { servername: host }) : { servername: tls.servername }),
       ...(tls.ca === undefined ? {} : { ca: tls.ca }),
+      ...(tls.cert === undefined || tls.key === undefined ? {} : { cert: tls.cert, key: tls.key }),
     });
   }
 

@@ -12,6 +12,7 @@ import { redactUrl, redactUrls } from '../../redact.ts';
 import type { Provider } from '../provider.ts';
 import type { Changes } from '../../plan/changes.ts';
 import { MEDIA_TYPE, changesToWire, domainFilterFromJSON, endpointsFromWire, endpointsToWire, isWebhookMediaType } from './protocol.ts';
+import { webhookMaxBodyBytes } from './flags.ts';
 import type { ProviderConfig, ProviderDeps } from '../provider.ts';
 import { HttpRequestMetrics } from '../../http/request-metrics.ts';
 import { WebhookClientMetrics } from './metrics.ts';
@@ -81,7 +82,11 @@ export class WebhookProvider implements Provider {
     if (writeTimeoutMs <= 0) throw new ConfigError('--webhook-provider-write-timeout must be greater than 0', '--webhook-provider-write-timeout');
     const metrics =
       deps.metrics === undefined ? {} : { metrics: { calls: new WebhookClientMetrics(deps.metrics), http: new HttpRequestMetrics(deps.metrics) } };
-    return WebhookProvider.negotiate({ url, logger: deps.logger, readTimeoutMs, writeTimeoutMs, ...metrics }, deps.sleep ?? ((ms: number) => sleep(ms)));
+    const maxBodyBytes = flags.has('webhook-provider-max-body-size') ? webhookMaxBodyBytes(flags) : DEFAULT_MAX_BODY_BYTES;
+    return WebhookProvider.negotiate(
+      { url, logger: deps.logger, readTimeoutMs, writeTimeoutMs, maxBodyBytes, ...metrics },
+      deps.sleep ?? ((ms: number) => sleep(ms)),
+    );
   }
 
   /** GET / for the domain filter, retried with backoff while the server starts (transient errors only). */

@@ -71,7 +71,7 @@ const RECORD_FIELDS: Readonly<Record<ArmZoneKind, Readonly<Record<string, string
     SOA: 'soaRecord',
   },
 };
-const PROVIDER_SEGMENT: Readonly<Record<ArmZoneKind, string>> = { public: 'dnsZones', private: 'privateDnsZones' };
+const PROVIDER_SEGMENT: Readonly<Record<ArmZoneKind, string>> = { public: 'dnszones', private: 'privateDnsZones' };
 
 /**
  * Azure DNS's record set name rule: '@' at the apex; otherwise labels of letters, digits,

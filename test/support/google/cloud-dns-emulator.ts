@@ -20,6 +20,8 @@ interface Zone {
   name: string;
   dnsName: string;
   visibility: 'public' | 'private';
+  /** Cloud DNS gives every managed zone a numeric id, unique in the project. */
+  id: string;
   rrsets: Map<string, CloudDnsRRSet>;
 }
 
@@ -83,9 +85,14 @@ export class CloudDnsEmulator {
     await this.server?.close();
   }
 
+  /** The numeric id the emulator gave a zone (for --zone-id-filter). */
+  zoneId(name: string): string {
+    return this.zones.get(name)?.id ?? '';
+  }
+
   addZone(name: string, dnsName: string, visibility: 'public' | 'private' = 'public'): void {
     const fqdn = dnsName.endsWith('.') ? dnsName : `${dnsName}.`;
-    const zone: Zone = { name, dnsName: fqdn, visibility, rrsets: new Map() };
+    const zone: Zone = { name, dnsName: fqdn, visibility, id: String(7_000_000_000_000_000 + this.zones.size * 1_000_003), rrsets: new Map() };
     zone.rrsets.set(key(fqdn, 'SOA'), {
       name: fqdn,
       type: 'SOA',
@@ -149,7 +156,7 @@ export class CloudDnsEmulator {
         name: z.name,
         dnsName: z.dnsName,
         visibility: z.visibility,
-        id: String(z.name.length),
+        id: z.id,
       }));
       return this.page(req, zones, 'managedZones', 'dns#managedZonesListResponse');
     }
