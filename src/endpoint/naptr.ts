@@ -41,7 +41,8 @@ export function parseNaptr(target: string): Naptr | string {
   if (!rep.endsWith('.')) return `replacement ${JSON.stringify(replacement.text)} must be an absolute name ending in "." (use "." for none)`;
   const name = rep.slice(0, -1);
   if (name !== '' && !validName(name)) return `replacement ${JSON.stringify(replacement.text)} is not a valid domain name`;
-  if (name !== '' && regexp.bytes.length > 0) return 'regexp and replacement are mutually exclusive (RFC 3403): one of them must be empty ("" or ".")';
+  // RFC 3403 makes regexp and replacement mutually exclusive, but external-dns, BIND and PowerDNS
+  // accept both; Route53 refuses such a record itself, naming it.
   return { order: o, preference: p, flags: flags.bytes, service: service.bytes, regexp: regexp.bytes, replacement: name };
 }
 
