@@ -25,7 +25,10 @@ describe('NAPTR and DNAME in zone files', () => {
     const text = `${HEAD}_sip._udp IN NAPTR ( 100 10 S SIP+D2U "" _sip._udp.srv )\n  IN NAPTR 10 20 "u" "E2U+sip" "!^.*$!sip:info@example.com!" .\nold 600 IN DNAME New.Example.NET.\nrel IN DNAME other\n`;
     const zone = parseZone(text, 'example.test', 'z');
     const get = (name: string, type: string): string[] | undefined => zone.rrsets.find((r) => r.name === name && r.type === type)?.rdata;
-    assert.deepEqual(get('_sip._udp.example.test', 'NAPTR'), ['10 20 "u" "E2U+sip" "!^.*$!sip:info@example.com!" .', '100 10 "S" "SIP+D2U" "" _sip._udp.srv.example.test.']);
+    assert.deepEqual(get('_sip._udp.example.test', 'NAPTR'), [
+      '10 20 "u" "E2U+sip" "!^.*$!sip:info@example.com!" .',
+      '100 10 "S" "SIP+D2U" "" _sip._udp.srv.example.test.',
+    ]);
     assert.deepEqual(get('old.example.test', 'DNAME'), ['new.example.net']);
     assert.deepEqual(get('rel.example.test', 'DNAME'), ['other.example.test']);
     const again = parseZone(serializeZone(zone), 'example.test', 'z');
@@ -34,7 +37,10 @@ describe('NAPTR and DNAME in zone files', () => {
   });
 
   test('bad NAPTR lines name the file, line and problem', () => {
-    assert.throws(() => parseZone(`${HEAD}x IN NAPTR 1 2 "u" "" ""\n`, 'example.test', 'z.db'), /z\.db:5: NAPTR needs "<order> <preference> <flags> <service> <regexp> <replacement>"/);
+    assert.throws(
+      () => parseZone(`${HEAD}x IN NAPTR 1 2 "u" "" ""\n`, 'example.test', 'z.db'),
+      /z\.db:5: NAPTR needs "<order> <preference> <flags> <service> <regexp> <replacement>"/,
+    );
     assert.throws(() => parseZone(`${HEAD}x IN NAPTR 1 2 "u+" "" "" .\n`, 'example.test', 'z.db'), /z\.db:5: NAPTR flags .* letters and digits/);
     assert.throws(() => parseZone(`${HEAD}x IN NAPTR 1 99999 "u" "" "" .\n`, 'example.test', 'z.db'), /z\.db:5: NAPTR preference "99999"/);
   });
@@ -43,8 +49,14 @@ describe('NAPTR and DNAME in zone files', () => {
 describe('NAPTR and DNAME rdata on the wire', () => {
   test('NAPTR rdata is byte for byte what dns-packet encodes; the replacement is uncompressed', () => {
     const cases: [string, dnsPacket.NaptrData][] = [
-      ['100 10 "u" "E2U+sip" "!^.*$!sip:info@example.com!" .', { order: 100, preference: 10, flags: 'u', services: 'E2U+sip', regexp: '!^.*$!sip:info@example.com!', replacement: '.' }],
-      ['102 10 "S" "SIP+D2T" "" _sip._tcp.example.test.', { order: 102, preference: 10, flags: 'S', services: 'SIP+D2T', regexp: '', replacement: '_sip._tcp.example.test' }],
+      [
+        '100 10 "u" "E2U+sip" "!^.*$!sip:info@example.com!" .',
+        { order: 100, preference: 10, flags: 'u', services: 'E2U+sip', regexp: '!^.*$!sip:info@example.com!', replacement: '.' },
+      ],
+      [
+        '102 10 "S" "SIP+D2T" "" _sip._tcp.example.test.',
+        { order: 102, preference: 10, flags: 'S', services: 'SIP+D2T', regexp: '', replacement: '_sip._tcp.example.test' },
+      ],
     ];
     for (const [text, data] of cases) {
       const parsed = parseRdata(T_NAPTR, text);
@@ -67,11 +79,21 @@ describe('NAPTR and DNAME rdata on the wire', () => {
 
 describe('endpoints and record sets', () => {
   test('NAPTR and DNAME endpoints become canonical record sets and read back equal', () => {
-    const naptr = newEndpoint({ dnsName: '_sip._udp.example.test', targets: ['100 10 u E2U+sip "!^.*$!sip:info@example.com!" .'], recordType: 'NAPTR', recordTTL: 60 });
+    const naptr = newEndpoint({
+      dnsName: '_sip._udp.example.test',
+      targets: ['100 10 u E2U+sip "!^.*$!sip:info@example.com!" .'],
+      recordType: 'NAPTR',
+      recordTTL: 60,
+    });
     const set = endpointToRRSet(naptr);
     assert.deepEqual(set.rdata, ['100 10 "u" "E2U+sip" "!^.*$!sip:info@example.com!" .']);
     assert.deepEqual(rrsetToEndpoint(set).targets, set.rdata);
-    assert.deepEqual(endpointToRRSet(newEndpoint({ dnsName: 'old.example.test', targets: ['New.Example.net.'], recordType: 'DNAME' })).rdata, ['new.example.net']);
-    assert.throws(() => endpointToRRSet(newEndpoint({ dnsName: 'x.example.test', targets: ['1 2 "u"'], recordType: 'NAPTR' })), /x\.example\.test NAPTR: target .* is not a NAPTR record/);
+    assert.deepEqual(endpointToRRSet(newEndpoint({ dnsName: 'old.example.test', targets: ['New.Example.net.'], recordType: 'DNAME' })).rdata, [
+      'new.example.net',
+    ]);
+    assert.throws(
+      () => endpointToRRSet(newEndpoint({ dnsName: 'x.example.test', targets: ['1 2 "u"'], recordType: 'NAPTR' })),
+      /x\.example\.test NAPTR: target .* is not a NAPTR record/,
+    );
   });
 });

@@ -40,7 +40,9 @@ describe('NAPTR targets', () => {
   });
 
   test('validation keeps the canonical form, names the endpoint and the syntax', () => {
-    const ep = validateEndpoint(newEndpoint({ dnsName: '_sip._udp.Example.org', targets: ['100 10 u E2U+sip "!^.*$!sip:info@example.com!" .'], recordType: 'NAPTR' }));
+    const ep = validateEndpoint(
+      newEndpoint({ dnsName: '_sip._udp.Example.org', targets: ['100 10 u E2U+sip "!^.*$!sip:info@example.com!" .'], recordType: 'NAPTR' }),
+    );
     assert.deepEqual(ep.targets, [SIP]);
     assert.throws(
       () => validateEndpoint(newEndpoint({ dnsName: 'example.org', targets: ['100 10 "S" "SIP+D2U" "" _sip._udp.example.org'], recordType: 'NAPTR' })),
@@ -56,8 +58,13 @@ describe('NAPTR targets', () => {
 
 describe('DNAME targets', () => {
   test('a host name, canonical, exactly one', () => {
-    assert.deepEqual(validateEndpoint(newEndpoint({ dnsName: 'old.example.org', targets: ['New.Example.NET.'], recordType: 'DNAME' })).targets, ['new.example.net']);
-    assert.throws(() => validateEndpoint(newEndpoint({ dnsName: 'old.example.org', targets: ['a.example.net', 'b.example.net'], recordType: 'DNAME' })), /a DNAME must have exactly one target, got 2/);
+    assert.deepEqual(validateEndpoint(newEndpoint({ dnsName: 'old.example.org', targets: ['New.Example.NET.'], recordType: 'DNAME' })).targets, [
+      'new.example.net',
+    ]);
+    assert.throws(
+      () => validateEndpoint(newEndpoint({ dnsName: 'old.example.org', targets: ['a.example.net', 'b.example.net'], recordType: 'DNAME' })),
+      /a DNAME must have exactly one target, got 2/,
+    );
     assert.throws(() => validateEndpoint(newEndpoint({ dnsName: 'old.example.org', targets: ['not a host'], recordType: 'DNAME' })), /not a valid hostname/);
   });
 

@@ -30,7 +30,11 @@ export function parseNaptr(target: string): Naptr | string {
   const p = uint16(preference);
   if (o === undefined) return `order ${JSON.stringify(order.text)} is not a number from 0 to 65535`;
   if (p === undefined) return `preference ${JSON.stringify(preference.text)} is not a number from 0 to 65535`;
-  for (const [what, w] of [['flags', flags], ['service', service], ['regexp', regexp]] as const) {
+  for (const [what, w] of [
+    ['flags', flags],
+    ['service', service],
+    ['regexp', regexp],
+  ] as const) {
     if (w.bytes.length > 255) return `${what} is longer than 255 bytes`;
   }
   if (!flags.bytes.every((b) => (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a))) {
