@@ -45,7 +45,28 @@ export interface CloudDnsEmulatorOptions {
 const key = (name: string, type: string): string => `${name.toLowerCase()} ${type}`;
 
 /** The record types Cloud DNS documents as supported (no DNAME). */
-const CLOUD_DNS_TYPES = new Set(['A', 'AAAA', 'ALIAS', 'CAA', 'CNAME', 'DNSKEY', 'DS', 'HTTPS', 'IPSECKEY', 'MX', 'NAPTR', 'NS', 'PTR', 'SOA', 'SPF', 'SRV', 'SSHFP', 'SVCB', 'TLSA', 'TXT']);
+const CLOUD_DNS_TYPES = new Set([
+  'A',
+  'AAAA',
+  'ALIAS',
+  'CAA',
+  'CNAME',
+  'DNSKEY',
+  'DS',
+  'HTTPS',
+  'IPSECKEY',
+  'MX',
+  'NAPTR',
+  'NS',
+  'PTR',
+  'SOA',
+  'SPF',
+  'SRV',
+  'SSHFP',
+  'SVCB',
+  'TLSA',
+  'TXT',
+]);
 
 function apiError(status: number, reason: string, message: string): JsonReply {
   return { status, body: { error: { code: status, message, errors: [{ domain: 'global', reason, message }] } } };
