@@ -58,7 +58,8 @@ function checkTarget(ep: Endpoint, target: string, what: string): string {
       return hostTarget(target, what);
     case 'NAPTR': {
       const n = parseNaptr(target.trim());
-      if (typeof n === 'string') throw new InvalidEndpointError(`${what}: target ${JSON.stringify(target)} is not a NAPTR record: ${n}; the syntax is ${NAPTR_SYNTAX}`);
+      if (typeof n === 'string')
+        throw new InvalidEndpointError(`${what}: target ${JSON.stringify(target)} is not a NAPTR record: ${n}; the syntax is ${NAPTR_SYNTAX}`);
       return formatNaptr(n);
     }
     case 'TXT':
