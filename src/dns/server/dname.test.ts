@@ -28,7 +28,11 @@ function ask(z: ZoneContent, name: string, type: string): Packet & { rcode?: str
   return dnsPacket.decode(reply) as Packet & { rcode?: string };
 }
 
-const rows = (p: Packet): string[] => (p.answers ?? []).map((a) => `${a.name} ${a.ttl ?? 0} ${a.type} ${JSON.stringify((a as { data: unknown }).data)}`);
+const rows = (p: Packet): string[] =>
+  (p.answers ?? []).map((a) => {
+    const rr = a as { name: string; ttl?: number; type: string; data: unknown };
+    return `${rr.name} ${rr.ttl ?? 0} ${rr.type} ${JSON.stringify(rr.data)}`;
+  });
 
 describe('DNAME substitution (RFC 6672)', () => {
   test('a name below the owner gets the DNAME and a CNAME synthesised for it, with the DNAME TTL', () => {
