@@ -8,6 +8,7 @@ import { isIPv4, isIPv6 } from 'node:net';
 import { HostwardenError } from '../errors.ts';
 import { canonicalTarget } from '../endpoint/endpoint.ts';
 import { isInZone, normalizeDnsName, normalizeRecordName } from '../endpoint/name.ts';
+import { parseNaptr, formatNaptr, quoteBytes as quoteNaptrString } from '../endpoint/naptr.ts';
 import { RR_TYPES } from './zone-content.ts';
 import type { RRSet, RRType, SOA, ZoneContent } from './zone-content.ts';
 
@@ -228,6 +229,7 @@ function formatRdata(type: RRType, rdata: string): string {
   switch (type) {
     case 'NS':
     case 'CNAME':
+    case 'DNAME':
     case 'PTR':
       return absolute(rdata);
     case 'MX':
@@ -317,9 +319,12 @@ function parseRdata(type: Exclude<RRType, 'SOA'>, tokens: Token[], origin: strin
       return canonicalTarget('AAAA', a?.text ?? '');
     case 'NS':
     case 'CNAME':
+    case 'DNAME':
     case 'PTR':
       want(1, 'one host name');
       return name(a as Token, false);
+    case 'NAPTR':
+      return parseNaptrRdata(tokens, (t) => name(t, true), fail);
     case 'MX':
       want(2, '"<preference> <host>"');
       return `${uint(a as Token, 65535, 'MX preference')} ${name(b as Token, true)}`;
@@ -339,6 +344,19 @@ function parseRdata(type: Exclude<RRType, 'SOA'>, tokens: Token[], origin: strin
       return decodeText(Buffer.concat(tokens.map((t) => t.bytes)));
     }
   }
+}
+
+/** NAPTR `<order> <preference> <flags> <service> <regexp> <replacement>`; the strings may be bare words. */
+function parseNaptrRdata(tokens: Token[], name: (t: Token) => string, fail: (message: string) => never): string {
+  const [order, preference, flags, service, regexp, replacement] = tokens;
+  if (tokens.length !== 6 || order?.quoted === true || preference?.quoted === true || replacement === undefined) {
+    return fail(`NAPTR needs "<order> <preference> <flags> <service> <regexp> <replacement>", got ${describe(tokens)}`);
+  }
+  const host = name(replacement);
+  const strings = [flags, service, regexp].map((t) => quoteNaptrString(t?.bytes ?? new Uint8Array()));
+  const n = parseNaptr(`${order?.text ?? ''} ${preference?.text ?? ''} ${strings.join(' ')} ${absolute(host)}`);
+  if (typeof n === 'string') return fail(`NAPTR ${n}`);
+  return formatNaptr(n);
 }
 
 /** Text is kept as UTF-8; bytes that are not valid UTF-8 become U+FFFD. */

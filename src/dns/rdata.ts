@@ -4,7 +4,8 @@
  * their compression depends on what precedes them in a message.
  */
 import type { RRSet, SOA } from './zone-content.ts';
-import { T_A, T_AAAA, T_CAA, T_CNAME, T_MX, T_NS, T_PTR, T_SOA, T_SRV, T_TXT, TYPE_CODES, parseIPv4, parseIPv6 } from './wire.ts';
+import { T_A, T_AAAA, T_CAA, T_CNAME, T_DNAME, T_MX, T_NAPTR, T_NS, T_PTR, T_SOA, T_SRV, T_TXT, TYPE_CODES, parseIPv4, parseIPv6 } from './wire.ts';
+import { parseNaptr } from '../endpoint/naptr.ts';
 import type { Writer } from './wire.ts';
 
 /** A piece of rdata: raw bytes, or a name that may be compressed. */
@@ -96,6 +97,13 @@ export function parseRdata(type: number, text: string): { parts: RdataPart[]; ta
     }
     case T_TXT:
       return { parts: [txtWire(text)] };
+    case T_DNAME: {
+      // RFC 6672 §2.5: the DNAME target is never compressed.
+      const n = cleanName(text);
+      return n === undefined || n === '' ? undefined : { parts: [{ name: n, compress: false }] };
+    }
+    case T_NAPTR:
+      return naptrParts(text);
     case T_CAA: {
       const m = /^\s*(\d+)\s+([A-Za-z0-9]+)\s+(.*)$/s.exec(text);
       if (m === null) return undefined;
@@ -109,6 +117,14 @@ export function parseRdata(type: number, text: string): { parts: RdataPart[]; ta
     default:
       return undefined;
   }
+}
+
+/** RFC 3403 §4.1: order, preference, three character-strings, then the replacement (uncompressed). */
+function naptrParts(text: string): { parts: RdataPart[] } | undefined {
+  const n = parseNaptr(text);
+  if (typeof n === 'string') return undefined;
+  const strings = [n.flags, n.service, n.regexp].flatMap((b) => [Buffer.from([b.length]), Buffer.from(b)]);
+  return { parts: [Buffer.concat([u16(n.order), u16(n.preference), ...strings]), { name: n.replacement, compress: false }] };
 }
 
 export function soaRR(soa: SOA): WireRR {

@@ -8,6 +8,7 @@ import { InvalidEndpointError } from '../errors.ts';
 import { canonicalTarget, describeEndpoint, newEndpoint } from '../endpoint/endpoint.ts';
 import type { Endpoint } from '../endpoint/endpoint.ts';
 import { normalizeRecordName } from '../endpoint/name.ts';
+import { canonicalNaptr } from '../endpoint/naptr.ts';
 import type { RRSet } from './zone-content.ts';
 
 export const DEFAULT_TTL = 300;
@@ -40,6 +41,11 @@ function canonicalRdata(ep: Endpoint, target: string): string {
       const value = m[3] ?? '';
       const bare = value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
       return `${Number(m[1])} ${m[2] ?? ''} ${bare}`;
+    }
+    case 'NAPTR': {
+      const n = canonicalNaptr(target.trim());
+      if (n === undefined) throw new InvalidEndpointError(`${describeEndpoint(ep)}: target ${JSON.stringify(target)} is not a NAPTR record`);
+      return n;
     }
     case 'MX':
     case 'SRV': {

@@ -13,6 +13,8 @@ export const T_MX = 15;
 export const T_TXT = 16;
 export const T_AAAA = 28;
 export const T_SRV = 33;
+export const T_NAPTR = 35;
+export const T_DNAME = 39;
 export const T_DS = 43;
 export const T_OPT = 41;
 export const T_TSIG = 250;
@@ -47,6 +49,8 @@ export const TYPE_NAMES: ReadonlyMap<number, string> = new Map([
   [T_TXT, 'TXT'],
   [T_AAAA, 'AAAA'],
   [T_SRV, 'SRV'],
+  [T_NAPTR, 'NAPTR'],
+  [T_DNAME, 'DNAME'],
   [T_OPT, 'OPT'],
   [T_TSIG, 'TSIG'],
   [T_IXFR, 'IXFR'],

@@ -4,13 +4,15 @@
  * shape only, so either can change its internals freely.
  */
 
-export const RR_TYPES = ['SOA', 'NS', 'A', 'AAAA', 'CNAME', 'TXT', 'SRV', 'MX', 'CAA', 'PTR'] as const;
+export const RR_TYPES = ['SOA', 'NS', 'A', 'AAAA', 'CNAME', 'TXT', 'SRV', 'MX', 'CAA', 'PTR', 'NAPTR', 'DNAME'] as const;
 export type RRType = (typeof RR_TYPES)[number];
 
 /**
  * One record set. `name` is absolute, lower case, without the trailing dot. Each `rdata` entry is
  * in a canonical text form:
- * - A "192.0.2.1"; AAAA in RFC 5952 form; CNAME, NS, PTR a hostname without trailing dot;
+ * - A "192.0.2.1"; AAAA in RFC 5952 form; CNAME, DNAME, NS, PTR a hostname without trailing dot;
+ * - NAPTR the endpoint's canonical form (endpoint/naptr.ts): `<order> <preference> "<flags>"
+ *   "<service>" "<regexp>" <replacement>.`, strings quoted, replacement absolute with its dot;
  * - MX "<preference> <host>"; SRV "<priority> <weight> <port> <host>";
  * - CAA "<flags> <tag> <value>" with the value unquoted;
  * - TXT the record's text as one logical string (no surrounding quotes); on the wire and in zone

@@ -4,8 +4,9 @@
  * `plan --output json` are interchangeable with external-dns.
  */
 import { isIPv6 } from 'node:net';
+import { canonicalNaptr } from './naptr.ts';
 
-export const RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'TXT', 'SRV', 'MX', 'NS', 'CAA', 'PTR'] as const;
+export const RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'TXT', 'SRV', 'MX', 'NS', 'CAA', 'PTR', 'NAPTR', 'DNAME'] as const;
 export type RecordType = (typeof RECORD_TYPES)[number];
 
 export function isRecordType(value: string): value is RecordType {
@@ -121,7 +122,8 @@ export function getProviderSpecific(ep: Endpoint, name: string): string | undefi
 
 /**
  * Canonical form of a target for comparison: hostnames lower-cased without a trailing dot,
- * IPv6 addresses in their shortest form. TXT and CAA values are compared as written.
+ * IPv6 addresses in their shortest form. TXT and CAA values are compared as written; NAPTR in
+ * its canonical presentation form (naptr.ts), whose replacement keeps its trailing dot.
  */
 export function canonicalTarget(recordType: RecordType, target: string): string {
   switch (recordType) {
@@ -130,6 +132,8 @@ export function canonicalTarget(recordType: RecordType, target: string): string 
       return target.length >= 2 && target.startsWith('"') && target.endsWith('"') ? target.slice(1, -1) : target;
     case 'CAA':
       return target;
+    case 'NAPTR':
+      return canonicalNaptr(target) ?? target;
     case 'AAAA':
       return isIPv6(target) ? normaliseIPv6(target) : target.toLowerCase();
     default: {

@@ -6,7 +6,8 @@ import { isIPv4, isIPv6 } from 'node:net';
 import { InvalidEndpointError } from '../errors.ts';
 import { describeEndpoint, newEndpoint } from './endpoint.ts';
 import type { Endpoint } from './endpoint.ts';
-import { normalizeDnsName, normalizeRecordName, tryNormalizeDnsName } from './name.ts';
+import { isInZone, normalizeDnsName, normalizeRecordName, tryNormalizeDnsName } from './name.ts';
+import { NAPTR_SYNTAX, formatNaptr, parseNaptr } from './naptr.ts';
 
 /**
  * `names: 'record'` checks the name with the record-name rules (a `*` inside a label is data, as
@@ -25,14 +26,18 @@ export function validateEndpoint(input: Endpoint, names: 'hostname' | 'record' =
   if (!Number.isInteger(ep.recordTTL) || ep.recordTTL < 0 || ep.recordTTL > 2147483647) {
     throw new InvalidEndpointError(`${what}: TTL ${ep.recordTTL} is not a whole number of seconds between 0 and 2147483647`);
   }
-  if (ep.recordType === 'CNAME' && ep.targets.length !== 1) {
-    throw new InvalidEndpointError(`${what}: a CNAME must have exactly one target, got ${ep.targets.length}`);
+  if ((ep.recordType === 'CNAME' || ep.recordType === 'DNAME') && ep.targets.length !== 1) {
+    throw new InvalidEndpointError(`${what}: a ${ep.recordType} must have exactly one target, got ${ep.targets.length}`);
   }
   ep.targets = ep.targets.map((t) => checkTarget(ep, t, what));
   ep.targets = [...new Set(ep.targets)];
   // A name that is an alias of itself can never be answered (resolvers get SERVFAIL), so it is
   // refused here, where the problem can still name the object it came from.
   if (ep.recordType === 'CNAME' && ep.targets[0] === ep.dnsName) throw new InvalidEndpointError(`${what}: a CNAME cannot point at its own name`);
+  // RFC 6672: a DNAME pointing into its own subtree rewrites names forever.
+  if (ep.recordType === 'DNAME' && isInZone(ep.targets[0] ?? '', ep.dnsName)) {
+    throw new InvalidEndpointError(`${what}: a DNAME cannot point at its own name or a name below it`);
+  }
   return ep;
 }
 
@@ -51,9 +56,16 @@ function checkTarget(ep: Endpoint, target: string, what: string): string {
       if (!isIPv6(target)) throw new InvalidEndpointError(`${what}: target ${JSON.stringify(target)} is not an IPv6 address`);
       return target.toLowerCase();
     case 'CNAME':
+    case 'DNAME':
     case 'NS':
     case 'PTR':
       return hostTarget(target, what);
+    case 'NAPTR': {
+      const n = parseNaptr(target.trim());
+      if (typeof n === 'string')
+        throw new InvalidEndpointError(`${what}: target ${JSON.stringify(target)} is not a NAPTR record: ${n}; the syntax is ${NAPTR_SYNTAX}`);
+      return formatNaptr(n);
+    }
     case 'TXT':
       return target;
     case 'MX': {

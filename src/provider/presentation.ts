@@ -6,6 +6,7 @@
 import { canonicalTarget } from '../endpoint/endpoint.ts';
 import type { RecordType } from '../endpoint/endpoint.ts';
 import { isInZone } from '../endpoint/name.ts';
+import { canonicalNaptr } from '../endpoint/naptr.ts';
 import { quoteTxt } from '../dns/master-file.ts';
 
 export function absoluteName(name: string): string {
@@ -56,9 +57,13 @@ export function toPresentation(recordType: RecordType, target: string): string {
     case 'TXT':
       return quoteTxt(canonicalTarget('TXT', target));
     case 'CNAME':
+    case 'DNAME':
     case 'NS':
     case 'PTR':
       return absoluteName(canonicalTarget(recordType, target.trim()));
+    case 'NAPTR':
+      // Already presentation text; the canonical spelling quotes every string and ends the replacement in a dot.
+      return canonicalNaptr(target) ?? target.trim();
     case 'MX':
     case 'SRV': {
       const fields = target.trim().split(/\s+/);
@@ -76,9 +81,12 @@ export function fromPresentation(recordType: RecordType, content: string): strin
     case 'TXT':
       return parseTxtContent(content);
     case 'CNAME':
+    case 'DNAME':
     case 'NS':
     case 'PTR':
       return canonicalTarget(recordType, content);
+    case 'NAPTR':
+      return canonicalNaptr(content) ?? content;
     case 'MX':
     case 'SRV': {
       const fields = content.trim().split(/\s+/);

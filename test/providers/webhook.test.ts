@@ -130,12 +130,14 @@ describe('webhook client against the protocol fixture', () => {
     fx.records = [
       { dnsName: 'www.example.org', targets: ['192.0.2.1'], recordType: 'A', setIdentifier: '', recordTTL: 0, labels: null, providerSpecific: null },
       { dnsName: 'txt.example.org', targets: ['"heritage=external-dns,external-dns/owner=default"'], recordType: 'TXT', labels: {} },
-      { dnsName: 'x.example.org', targets: ['100 10 10 "S" "SIP+D2U" "" _sip._udp.example.org.'], recordType: 'NAPTR' },
+      { dnsName: 'x.example.org', targets: ['100 10 "S" "SIP+D2U" "" _sip._udp.example.org.'], recordType: 'NAPTR' },
+      { dnsName: 'y.example.org', targets: ['1 1 abcd'], recordType: 'SSHFP' },
     ];
     const records = await p.records();
     assert.deepEqual(records, [
       ep({ dnsName: 'www.example.org' }),
       ep({ dnsName: 'txt.example.org', recordType: 'TXT', targets: ['"heritage=external-dns,external-dns/owner=default"'] }),
+      ep({ dnsName: 'x.example.org', recordType: 'NAPTR', targets: ['100 10 "S" "SIP+D2U" "" _sip._udp.example.org.'] }),
     ]);
   });
 

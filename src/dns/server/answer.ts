@@ -46,7 +46,7 @@ export function fromEncloser(e: ZoneNode): Lookup {
 }
 
 /** Types answered from their own cache slot; any other type shares slot 0 (always NODATA). */
-const KNOWN = new Set([1, 2, 5, 6, 12, 15, 16, 28, 33, 255, 257]);
+const KNOWN = new Set([1, 2, 5, 6, 12, 15, 16, 28, 33, 35, 39, 255, 257]);
 
 export function cacheKey(qtype: number, minimal: boolean): number {
   return (KNOWN.has(qtype) ? qtype : 0) * 2 + (minimal ? 1 : 0);

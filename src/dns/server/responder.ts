@@ -7,6 +7,7 @@ import { RateLimitedLog } from '../../log.ts';
 import type { Logger } from '../../log.ts';
 import type { ZoneSource } from './zone-pack.ts';
 import { fromEncloser, prepareNode, prepareNxdomain, prepareReferral } from './answer.ts';
+import { dnameOf, synthesiseDname } from './dname.ts';
 import type { Prepared } from './zone-index.ts';
 import { PARSE_DROP, PARSE_FORMERR, ParsedQuery, parseQuery } from './query.ts';
 import { sign, verify } from '../tsig.ts';
@@ -156,6 +157,8 @@ export class Responder {
       rest = dot === -1 ? '' : rest.slice(dot + 1);
       const e = this.names.get(rest);
       if (e === undefined) continue;
+      const dname = dnameOf(e);
+      if (dname !== undefined) return synthesiseDname(e, dname, qname);
       const found = fromEncloser(e);
       if (found.kind === 'referral') return prepareReferral(found.cut);
       if (found.kind === 'nxdomain') return prepareNxdomain(e.zone, qtype);

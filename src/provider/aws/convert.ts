@@ -7,7 +7,7 @@
 import type { ResourceRecordSet, RRType } from '@aws-sdk/client-route-53';
 import { quoteTxt } from '../../dns/master-file.ts';
 import { canonicalTarget, getProviderSpecific, isRecordType, newEndpoint } from '../../endpoint/endpoint.ts';
-import type { Endpoint, ProviderSpecificProperty } from '../../endpoint/endpoint.ts';
+import type { Endpoint, ProviderSpecificProperty, RecordType } from '../../endpoint/endpoint.ts';
 import { tryNormalizeRecordName } from '../../endpoint/name.ts';
 import { InvalidEndpointError } from '../../errors.ts';
 import { parseTxtContent } from '../presentation.ts';
@@ -26,6 +26,9 @@ export const PS_GEOPROX_COORDINATES = 'aws/geoproximity-coordinates';
 export const PS_GEOPROX_BIAS = 'aws/geoproximity-bias';
 export const PS_MULTI_VALUE = 'aws/multi-value-answer';
 export const PS_HEALTH_CHECK = 'aws/health-check-id';
+
+/** Endpoint types Route53 has no record type for (its RRType list has no DNAME). */
+export const ROUTE53_UNSUPPORTED_TYPES: readonly RecordType[] = ['DNAME'];
 
 /**
  * Names Route53 escapes as `\ooo` (octal): every character outside a-z, 0-9, `-`, `_` and `.`,
@@ -71,8 +74,9 @@ export function recordSetToEndpoint(rs: ResourceRecordSet): Endpoint | undefined
   }
   if (!isRecordType(rs.Type)) return undefined;
   const values = (rs.ResourceRecords ?? []).map((r) => r.Value ?? '');
-  const targets = rs.Type === 'TXT' ? values.map(parseTxtValue) : values.map((v) => (rs.Type === 'CNAME' ? canonicalTarget('CNAME', v) : v));
-  return newEndpoint({ dnsName, recordType: rs.Type, targets, setIdentifier, recordTTL: rs.TTL ?? 0, providerSpecific: ps });
+  const type = rs.Type;
+  const targets = type === 'TXT' ? values.map(parseTxtValue) : values.map((v) => (type === 'CNAME' || type === 'NAPTR' ? canonicalTarget(type, v) : v));
+  return newEndpoint({ dnsName, recordType: type, targets, setIdentifier, recordTTL: rs.TTL ?? 0, providerSpecific: ps });
 }
 
 /** Character-strings joined; plain quoted ASCII (ownership records) skips the byte-level parser. */

@@ -24,7 +24,8 @@ import type { ChangeGroup } from './batch.ts';
 import { canonicalHostedZone } from './canonical-zones.ts';
 import { buildChanges, rsKey } from './changes.ts';
 import type { ZoneChanges } from './changes.ts';
-import { PS_ALIAS, isAlias, normaliseProviderSpecific, recordSetToEndpoint } from './convert.ts';
+import { PS_ALIAS, ROUTE53_UNSUPPORTED_TYPES, isAlias, normaliseProviderSpecific, recordSetToEndpoint } from './convert.ts';
+import { dropUnsupportedTypes } from '../record-types.ts';
 import { awsSettingsFromFlags } from './settings.ts';
 import type { Route53Settings } from './settings.ts';
 import { ZoneIndex, tagsMatch, toZone, zoneMatches } from './zones.ts';
@@ -146,7 +147,7 @@ export class Route53Provider implements Provider {
 
   adjustEndpoints(endpoints: Endpoint[]): Promise<Endpoint[]> {
     return Promise.resolve(
-      endpoints.map((ep) => {
+      dropUnsupportedTypes(endpoints, ROUTE53_UNSUPPORTED_TYPES, this.logger, 'Route53').map((ep) => {
         const out = { ...ep, providerSpecific: [...ep.providerSpecific] };
         const target = ep.targets[0];
         const hasAlias = ep.providerSpecific.some((p) => p.name === PS_ALIAS);

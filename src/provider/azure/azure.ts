@@ -18,7 +18,8 @@ import type { Provider } from '../provider.ts';
 import type { Changes } from '../../plan/changes.ts';
 import { SdkAzureDnsApi, providerName } from './client.ts';
 import type { AzureCondition, AzureDnsApi, AzureHttpOptions, AzureZoneKind, AzureZoneRef } from './client.ts';
-import { PRIVATE_TYPES, PUBLIC_TYPES, endpointToRecordSet, recordSetToEndpoint, recordTypeOf, relativeName } from './convert.ts';
+import { dropUnsupportedTypes } from '../record-types.ts';
+import { AZURE_UNSUPPORTED_TYPES, PRIVATE_TYPES, PUBLIC_TYPES, endpointToRecordSet, recordSetToEndpoint, recordTypeOf, relativeName } from './convert.ts';
 import { credentialOf, readAzureSettings } from './settings.ts';
 import { partFailure, throwFailures } from '../failures.ts';
 import type { ProviderConfig, ProviderDeps } from '../provider.ts';
@@ -193,7 +194,7 @@ export class AzureProvider implements Provider {
   }
 
   adjustEndpoints(endpoints: Endpoint[]): Promise<Endpoint[]> {
-    return Promise.resolve(endpoints);
+    return Promise.resolve(dropUnsupportedTypes(endpoints, AZURE_UNSUPPORTED_TYPES, this.logger, 'Azure DNS'));
   }
 
   domainFilter(): DomainFilter {

@@ -27,6 +27,8 @@ export interface AzureRecordSetModel {
 
 export const PUBLIC_TYPES: readonly RecordType[] = ['A', 'AAAA', 'CNAME', 'TXT', 'MX', 'SRV', 'PTR', 'NS', 'CAA'];
 export const PRIVATE_TYPES: readonly RecordType[] = ['A', 'AAAA', 'CNAME', 'TXT', 'MX', 'SRV', 'PTR'];
+/** Types endpoints may carry that neither Azure DNS nor Azure Private DNS can store. */
+export const AZURE_UNSUPPORTED_TYPES: readonly RecordType[] = ['NAPTR', 'DNAME'];
 
 const MAX_TXT_STRING = 255;
 
@@ -86,6 +88,9 @@ function targetsOf(type: RecordType, set: AzureRecordSetModel): string[] {
       return (set.nsRecords ?? []).map((r) => host(r.nsdname));
     case 'CAA':
       return (set.caaRecords ?? []).map((r) => `${r.flags ?? 0} ${r.tag ?? ''} "${r.value ?? ''}"`);
+    case 'NAPTR':
+    case 'DNAME':
+      return [];
   }
 }
 
@@ -148,6 +153,9 @@ export function endpointToRecordSet(ep: Endpoint, defaultTTL: number): AzureReco
         return { flags: Number(m[1]), tag: m[2] as string, value: m[3] as string };
       });
       break;
+    case 'NAPTR':
+    case 'DNAME':
+      throw new InvalidEndpointError(`${describeEndpoint(ep)}: Azure DNS has no ${ep.recordType} record type`);
   }
   return set;
 }

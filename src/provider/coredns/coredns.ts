@@ -13,6 +13,7 @@ import { isInZone, normalizeRecordName } from '../../endpoint/name.ts';
 import { HostwardenError, ProviderError, errorMessage, isTransient } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import type { Provider } from '../provider.ts';
+import { dropUnsupportedTypes } from '../record-types.ts';
 import type { Changes } from '../../plan/changes.ts';
 import { EtcdClient } from './etcd-client.ts';
 import type { TxnGuard, TxnOp } from './etcd-client.ts';
@@ -132,7 +133,7 @@ export class CoreDnsProvider implements Provider {
   }
 
   adjustEndpoints(endpoints: Endpoint[]): Promise<Endpoint[]> {
-    return Promise.resolve(endpoints);
+    return Promise.resolve(dropUnsupportedTypes(endpoints, ['NAPTR', 'DNAME'], this.logger, "CoreDNS's etcd format"));
   }
 
   domainFilter(): DomainFilter {

@@ -17,6 +17,7 @@ import type { GoogleClientOptions, GoogleDnsApi, GoogleZone } from './client.ts'
 import { planChanges, rrsetKey, rrsetToEndpoint, zoneMatchesDomains } from './convert.ts';
 import type { GoogleRRSet } from './convert.ts';
 import { partFailure, throwFailures } from '../failures.ts';
+import { dropUnsupportedTypes } from '../record-types.ts';
 import type { ProviderConfig, ProviderDeps } from '../provider.ts';
 import { zoneIdMatches } from '../zone-filter.ts';
 
@@ -143,7 +144,8 @@ export class GoogleProvider implements Provider {
   }
 
   adjustEndpoints(endpoints: Endpoint[]): Promise<Endpoint[]> {
-    return Promise.resolve(endpoints);
+    // Cloud DNS has NAPTR but no DNAME record type.
+    return Promise.resolve(dropUnsupportedTypes(endpoints, ['DNAME'], this.logger, 'Cloud DNS'));
   }
 
   domainFilter(): DomainFilter {

@@ -6,6 +6,7 @@
 import * as dnsPacket from 'dns-packet';
 import type { Answer } from 'dns-packet';
 import { canonicalTarget, isRecordType } from '../../endpoint/endpoint.ts';
+import { formatNaptr } from '../../endpoint/naptr.ts';
 import type { RecordType } from '../../endpoint/endpoint.ts';
 import { findTsig, sign, verify } from '../../dns/tsig.ts';
 import type { TsigKey } from '../../dns/tsig.ts';
@@ -55,9 +56,23 @@ function rdataText(rr: Answer): string | undefined {
     case 'A':
     case 'AAAA':
     case 'CNAME':
+    case 'DNAME':
     case 'NS':
     case 'PTR':
       return canonicalTarget(rr.type, text(data));
+    case 'NAPTR': {
+      const n = data as { order?: number; preference?: number; flags?: string; services?: string; regexp?: string; replacement?: string };
+      const bytes = (v: string | undefined): Uint8Array => Buffer.from(v ?? '', 'utf8');
+      return formatNaptr({
+        order: n.order ?? 0,
+        preference: n.preference ?? 0,
+        flags: bytes(n.flags),
+        service: bytes(n.services),
+        regexp: bytes(n.regexp),
+        // dns-packet gives the root as "." and other names without their trailing dot.
+        replacement: (n.replacement ?? '').toLowerCase().replace(/\.$/, ''),
+      });
+    }
     case 'TXT': {
       const parts = Array.isArray(data) ? data : [data];
       return parts.map(text).join('');

@@ -47,11 +47,19 @@ describe('changes and endpoints', () => {
   });
 
   test('unknown record types are refused in changes, skipped in listings', () => {
-    const naptr = { dnsName: 'n.example.org', targets: ['x'], recordType: 'NAPTR' };
-    assert.throws(() => changesFromWire({ create: [naptr] }), /unsupported record type in n\.example\.org NAPTR/);
-    assert.deepEqual(endpointsFromWire([naptr, { DNSName: 'www.example.org', Targets: ['192.0.2.1'], RecordType: 'A', RecordTTL: 60 }], 'records'), {
+    const sshfp = { dnsName: 'n.example.org', targets: ['1 1 abcd'], recordType: 'SSHFP' };
+    assert.throws(() => changesFromWire({ create: [sshfp] }), /unsupported record type in n\.example\.org SSHFP/);
+    assert.deepEqual(endpointsFromWire([sshfp, { DNSName: 'www.example.org', Targets: ['192.0.2.1'], RecordType: 'A', RecordTTL: 60 }], 'records'), {
       endpoints: [a],
-      skipped: ['n.example.org NAPTR'],
+      skipped: ['n.example.org SSHFP'],
     });
+  });
+
+  test('NAPTR and DNAME pass through as external-dns sends them', () => {
+    const naptr = newEndpoint({ dnsName: '_sip._udp.example.org', targets: ['100 10 "u" "E2U+sip" "!^.*$!sip:info@example.org!" .'], recordType: 'NAPTR' });
+    const dname = newEndpoint({ dnsName: 'old.example.org', targets: ['new.example.net'], recordType: 'DNAME' });
+    const changes = { create: [naptr, dname], updateOld: [], updateNew: [], delete: [] };
+    assert.deepEqual(changesFromWire(JSON.parse(JSON.stringify(changesToWire(changes)))), changes);
+    assert.deepEqual(endpointsFromWire(JSON.parse(JSON.stringify([naptr, dname])), 'records'), { endpoints: [naptr, dname], skipped: [] });
   });
 });

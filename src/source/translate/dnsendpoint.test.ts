@@ -55,7 +55,7 @@ describe('DNSEndpoint translation', () => {
         { dnsName: 'ok.example.org', targets: ['192.0.2.1'], recordType: 'A' },
         { dnsName: 'bad..example.org', targets: ['192.0.2.1'], recordType: 'A' },
         { dnsName: 'ip.example.org', targets: ['not-an-ip'], recordType: 'A' },
-        { dnsName: 'x.example.org', targets: ['a'], recordType: 'NAPTR' },
+        { dnsName: 'x.example.org', targets: ['a'], recordType: 'HINFO' },
         { targets: ['192.0.2.1'], recordType: 'A' },
       ]),
       {},
@@ -71,7 +71,7 @@ describe('DNSEndpoint translation', () => {
       [14, 20, 25, 30],
     );
     for (const p of result.problems) assert.match(p.message, /^DNSEndpoint\/infra\/records \(crd\.yaml:\d+\): /);
-    assert.match(result.problems[2]?.message ?? '', /spec\.endpoints\[3\].*NAPTR/);
+    assert.match(result.problems[2]?.message ?? '', /spec\.endpoints\[3\].*HINFO/);
   });
 
   test('entries without targets are problems unless kept for default targets', () => {

@@ -326,7 +326,23 @@ export class Route53Emulator implements ServiceHandler {
   }
 }
 
+/** Route53's RRType values (no DNAME). */
+const ROUTE53_TYPES = new Set(['A', 'AAAA', 'CAA', 'CNAME', 'DS', 'HTTPS', 'MX', 'NAPTR', 'NS', 'PTR', 'SOA', 'SPF', 'SRV', 'SSHFP', 'SVCB', 'TLSA', 'TXT']);
+
+/**
+ * NAPTR as Route53 documents its value: `order preference "flags" "service" "regexp" replacement`,
+ * numbers 0-65535, flags letters and digits, and a replacement of "." whenever a regexp is given.
+ */
+function naptrProblem(value: string): string | undefined {
+  const m = /^(\d{1,5}) (\d{1,5}) "([A-Za-z0-9]*)" "((?:[^"\\]|\\.)*)" "((?:[^"\\]|\\.)*)" (\S+)$/.exec(value);
+  if (m === null || Number(m[1]) > 65535 || Number(m[2]) > 65535) return 'InvalidNAPTRFormat';
+  if ((m[5] ?? '') !== '' && m[6] !== '.') return 'NAPTRReplacementMustBeDotWithRegexp';
+  return undefined;
+}
+
 function validate(zone: EmulatedZone, rs: RecordSet): string | undefined {
+  if (!ROUTE53_TYPES.has(rs.type))
+    return `Invalid request: Value '${rs.type}' at 'changeBatch.changes.member.resourceRecordSet.type' failed to satisfy constraint: Member must satisfy enum value set: [${[...ROUTE53_TYPES].join(', ')}]`;
   if (rs.name !== zone.name && !rs.name.endsWith(`.${zone.name}`)) return `RRSet with DNS name ${rs.name} is not permitted in zone ${zone.name}`;
   const routed =
     rs.weight !== undefined ||
@@ -343,6 +359,8 @@ function validate(zone: EmulatedZone, rs: RecordSet): string | undefined {
   if (rs.alias === undefined && rs.ttl === undefined) return `Invalid request: Missing field 'TTL' in Change with [Name=${rs.name}, Type=${rs.type}]`;
   if (rs.type === 'TXT' && rs.values.some((v) => !/^"/.test(v)))
     return `Invalid Resource Record: 'FATAL problem: InvalidCharacterString (Value should be enclosed in quotation marks) encountered with '${rs.values[0] ?? ''}''`;
+  const badNaptr = rs.type === 'NAPTR' ? rs.values.find((v) => naptrProblem(v) !== undefined) : undefined;
+  if (badNaptr !== undefined) return `Invalid Resource Record: 'FATAL problem: ${naptrProblem(badNaptr) ?? ''} encountered with '${badNaptr}''`;
   if (rs.type === 'CNAME' && rs.values.length > 1) return `Invalid Resource Record: CNAME at ${rs.name} has more than one value`;
   return undefined;
 }

@@ -46,6 +46,30 @@ export interface CloudDnsEmulatorOptions {
 
 const key = (name: string, type: string): string => `${name.toLowerCase()} ${type}`;
 
+/** The record types Cloud DNS documents as supported (no DNAME). */
+const CLOUD_DNS_TYPES = new Set([
+  'A',
+  'AAAA',
+  'ALIAS',
+  'CAA',
+  'CNAME',
+  'DNSKEY',
+  'DS',
+  'HTTPS',
+  'IPSECKEY',
+  'MX',
+  'NAPTR',
+  'NS',
+  'PTR',
+  'SOA',
+  'SPF',
+  'SRV',
+  'SSHFP',
+  'SVCB',
+  'TLSA',
+  'TXT',
+]);
+
 function apiError(status: number, reason: string, message: string): JsonReply {
   return { status, body: { error: { code: status, message, errors: [{ domain: 'global', reason, message }] } } };
 }
@@ -220,6 +244,7 @@ export class CloudDnsEmulator {
       if (typeof add.name !== 'string' || !add.name.endsWith('.') || !Array.isArray(add.rrdatas) || add.rrdatas.length === 0 || typeof add.ttl !== 'number') {
         return apiError(400, 'invalid', `Invalid value for 'entity.change.additions[${String(add.name)}]'`);
       }
+      if (!CLOUD_DNS_TYPES.has(add.type)) return apiError(400, 'invalid', `Invalid value for 'entity.change.additions[${add.name}].type': '${add.type}'`);
       const inZone = add.name.toLowerCase() === zone.dnsName || add.name.toLowerCase().endsWith(`.${zone.dnsName}`);
       if (!inZone) return apiError(400, 'invalid', `Invalid value for 'entity.change.additions[${add.name}].name': not in zone ${zone.dnsName}`);
       const k = key(add.name, add.type);
