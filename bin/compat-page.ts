@@ -193,6 +193,20 @@ export function differingCases(root = ROOT): DifferingCase[] {
   return out;
 }
 
+interface BehaviourDifference {
+  area: string;
+  upstream: string;
+  upstreamBehaviour: string;
+  hostwarden: string;
+  why: string;
+  test: string;
+}
+
+/** Differences no upstream test table covers (test/conformance/external-dns/behaviour.json). */
+export function behaviourDifferences(root = ROOT): BehaviourDifference[] {
+  return readJson<{ entries: BehaviourDifference[] }>(root, `${DATA}/behaviour.json`).entries;
+}
+
 const cell = (s: string): string => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
 function table(headers: string[], rows: string[][]): string[] {
@@ -214,6 +228,7 @@ export function renderPage(root = ROOT): string {
   const annotations = annotationRows(root);
   const metrics = metricRows(root);
   const cases = differingCases(root);
+  const behaviour = behaviourDifferences(root);
   const lines = [
     '# external-dns compatibility',
     '',
@@ -286,6 +301,15 @@ export function renderPage(root = ROOT): string {
           ['data', 'case', 'upstream test', 'why'],
           cases.map((c) => [c.file, c.name, c.upstreamTest, c.differs]),
         )),
+    '',
+    '## Behaviour differences outside the test tables',
+    '',
+    'What Hostwarden does on purpose where no external-dns test case covers the behaviour; each row names the Hostwarden test that asserts it.',
+    '',
+    ...table(
+      ['area', 'external-dns', 'Hostwarden', 'why', 'test'],
+      behaviour.map((b) => [b.area, `${b.upstreamBehaviour} (${b.upstream})`, b.hostwarden, b.why, b.test]),
+    ),
     '',
   ];
   return lines.join('\n');

@@ -5,9 +5,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PAGE, ROOT, annotationRows, flagRows, renderPage } from '../../bin/compat-page.ts';
+import { PAGE, ROOT, annotationRows, behaviourDifferences, flagRows, renderPage } from '../../bin/compat-page.ts';
 import { PROVIDER_NAMES, SOURCE_NAMES } from '../../src/cli/wiring.ts';
 
 test('the committed compatibility page is the generated one', () => {
@@ -32,4 +32,11 @@ test('every provider and source name external-dns has that Hostwarden implements
     page.split('\n').filter((l) => /^\| `[a-z0-9-]+` \| missing \|$/.test(l)),
     [],
   );
+});
+
+test('every behaviour difference outside the test tables names a reason and a Hostwarden test that exists', () => {
+  for (const b of behaviourDifferences()) {
+    assert.ok(b.why.trim() !== '' && b.hostwarden.trim() !== '', b.area);
+    assert.ok(existsSync(join(ROOT, b.test)), `${b.area}: ${b.test} does not exist`);
+  }
 });
