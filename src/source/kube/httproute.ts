@@ -38,9 +38,9 @@ export function translateHTTPRoute(obj: KubeObject, options: TranslateOptions, l
   if (meta === undefined) return { endpoints: [], problems };
   if (options.annotationFilter !== undefined && !options.annotationFilter.matches(meta.annotations)) return { endpoints: [], problems };
   if (options.labelFilter !== undefined && !options.labelFilter.matches(meta.labels)) return { endpoints: [], problems };
-  if (isControllerMismatch(meta.annotations)) return { endpoints: [], problems };
+  if (isControllerMismatch(meta.annotations, options.annotationPrefix)) return { endpoints: [], problems };
   const ref = refOf(meta);
-  const ann = parseAnnotations(meta.annotations, options.defaultTTL ?? 0, (m) => problems.push(problemFor(ref, m)));
+  const ann = parseAnnotations(meta.annotations, options.defaultTTL ?? 0, (m) => problems.push(problemFor(ref, m)), options.annotationPrefix);
   const common = commonOf(ann, `httproute/${meta.namespace}/${meta.name}`);
 
   const routeHosts = routeHostnames(obj, meta, options, ann.hostnames, (m) => problems.push(problemFor(ref, m)));
@@ -72,7 +72,7 @@ export function translateHTTPRoute(obj: KubeObject, options: TranslateOptions, l
           const host = matchingHost(lisHost, rtHost);
           if (host === undefined) continue;
           const set = targetsByHost.get(host) ?? new Set<string>();
-          for (const t of gatewayTargets(gw)) set.add(t);
+          for (const t of gatewayTargets(gw, options.annotationPrefix)) set.add(t);
           targetsByHost.set(host, set);
         }
       }
@@ -88,7 +88,7 @@ function routeHostnames(obj: KubeObject, meta: ObjectMeta, options: TranslateOpt
   const hostnames = [...specHosts];
   const template = templateOf(options);
   if (template !== undefined && (hostnames.length === 0 || options.combineFqdnAnnotation === true)) hostnames.push(...template.execute(obj, meta));
-  const source = annotationValue(meta.annotations, 'gateway-hostname-source');
+  const source = annotationValue(meta.annotations, 'gateway-hostname-source', options.annotationPrefix);
   switch (source?.toLowerCase()) {
     case HOSTNAME_SOURCE_ANNOTATION_ONLY:
       return options.ignoreHostnameAnnotation === true ? [] : [...annotated];
@@ -147,8 +147,8 @@ function routeAllowed(lis: JsonRecord, gwNamespace: string, routeNamespace: stri
   return kinds.some((k) => (asString(k?.['group']) || GATEWAY_GROUP) === GATEWAY_GROUP && asString(k?.['kind']) === ROUTE_KIND);
 }
 
-function gatewayTargets(gw: KubeObject): string[] {
-  const override = parseAnnotations(gw.metadata.annotations ?? {}, 0, () => undefined).targets;
+function gatewayTargets(gw: KubeObject, annotationPrefix: string | undefined): string[] {
+  const override = parseAnnotations(gw.metadata.annotations ?? {}, 0, () => undefined, annotationPrefix).targets;
   if (override.length > 0) return override;
   return asArray(asRecord(gw['status'])?.['addresses'])
     .map((a) => asString(asRecord(a)?.['value']) ?? '')

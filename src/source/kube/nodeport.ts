@@ -62,7 +62,7 @@ export function translateNodePort(
   if (meta === undefined) return { endpoints: [], problems };
   const ref = refOf(meta);
   // Annotation problems were already reported by the generic translation of the same object.
-  const ann = parseAnnotations(meta.annotations, options.defaultTTL ?? 0, () => undefined);
+  const ann = parseAnnotations(meta.annotations, options.defaultTTL ?? 0, () => undefined, options.annotationPrefix);
   if (ann.targets.length > 0) return undefined;
   const local = asString(asRecord(obj['spec'])?.['externalTrafficPolicy']) === 'Local';
   const targets = nodePortTargets(local ? nodesWithEndpoints(nodes, slices) : nodes, ann.access);

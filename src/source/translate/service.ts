@@ -27,8 +27,11 @@ export function serviceType(obj: JsonRecord): string {
 
 export function serviceCandidates(ctx: KindContext): Endpoint[] {
   const { obj, meta, options } = ctx;
-  const ann = parseAnnotations(meta.annotations, options.defaultTTL ?? 0, (message) =>
-    ctx.problems.push(problemFor(refAt(ctx.ref, ctx.origin, ['metadata', 'annotations']), message)),
+  const ann = parseAnnotations(
+    meta.annotations,
+    options.defaultTTL ?? 0,
+    (message) => ctx.problems.push(problemFor(refAt(ctx.ref, ctx.origin, ['metadata', 'annotations']), message)),
+    options.annotationPrefix,
   );
   const common = commonOf(ann, `service/${meta.namespace}/${meta.name}`);
   const targets = ann.targets.length > 0 ? ann.targets : serviceTargets(ctx);
