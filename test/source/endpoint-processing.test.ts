@@ -169,4 +169,17 @@ describe('source flags: manifests → wrappers → embedded zone files', () => {
     assert.notEqual(refused.code, 0);
     assert.match(refused.stderr, /--create-ptr requires PTR in --managed-record-types/);
   });
+
+  test('--compatibility molecule and kops-dns-controller publish legacy annotations', async () => {
+    const files = {
+      'molecule.yaml': service({ name: 'm', annotations: { domainName: 'm.example.org' }, labels: { dns: 'route53' }, ips: ['192.0.2.7'] }),
+      'kops.yaml': service({ name: 'k', annotations: { 'dns.alpha.kubernetes.io/external': 'k.example.org' }, ips: ['192.0.2.8'] }),
+    };
+    const molecule = await run('molecule', files, ['--embedded-zone', 'example.org', '--compatibility', 'molecule']);
+    assert.equal(molecule.code, 0, molecule.stderr);
+    assert.deepEqual(molecule.records, ['m.example.org 300 A 192.0.2.7']);
+    const kops = await run('kops', files, ['--embedded-zone', 'example.org', '--compatibility', 'kops-dns-controller']);
+    assert.equal(kops.code, 0, kops.stderr);
+    assert.deepEqual(kops.records, ['k.example.org 300 A 192.0.2.8']);
+  });
 });

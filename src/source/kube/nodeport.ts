@@ -14,7 +14,9 @@ import type { SourceProblem } from '../source.ts';
 import { parseAnnotations } from '../translate/annotations.ts';
 import { endpointsForHostname, finalizeEndpoints, uniqueHostnames } from '../translate/hostname.ts';
 import type { EndpointCommon } from '../translate/hostname.ts';
+import { isKopsWorker, kopsNodePortNames } from '../translate/compatibility.ts';
 import { asArray, asRecord, asString, readMeta, refOf } from '../translate/object.ts';
+import type { ObjectMeta } from '../translate/object.ts';
 import { templateOf } from '../translate/options.ts';
 import type { TranslateOptions } from '../translate/options.ts';
 import { commonOf } from '../translate/service.ts';
@@ -74,10 +76,20 @@ export function translateNodePort(
     });
   // external-dns treats internal-hostname on a NodePort Service like hostname: node addresses.
   let candidates = options.ignoreHostnameAnnotation === true ? [] : forHostnames([...ann.hostnames, ...ann.internalHostnames]);
+  if (candidates.length === 0 && options.compatibility === 'kops-dns-controller') candidates = kopsNodePortEndpoints(meta, nodes, common);
   const template = templateOf(options);
   if (template !== undefined && (candidates.length === 0 || options.combineFqdnAnnotation === true))
     candidates = [...candidates, ...forHostnames(template.execute(obj, meta))];
   return { endpoints: finalizeEndpoints(ref, candidates, problems), problems };
+}
+
+/** `--compatibility kops-dns-controller` on a NodePort Service: the addresses of the kOps worker nodes. */
+function kopsNodePortEndpoints(meta: ObjectMeta, nodes: Iterable<KubeObject>, common: EndpointCommon): Endpoint[] {
+  const kops = kopsNodePortNames(meta);
+  if (kops === undefined) return [];
+  const targets = addresses([...nodes].filter(isKopsWorker), kops.addressType);
+  if (targets.length === 0) return [];
+  return uniqueHostnames(kops.names).flatMap((h) => endpointsForHostname(h.replace(/\.$/, ''), targets, common));
 }
 
 /**

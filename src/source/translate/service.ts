@@ -7,6 +7,7 @@
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import { parseAnnotations } from './annotations.ts';
 import type { ParsedAnnotations } from './annotations.ts';
+import { legacyServiceEndpoints } from './compatibility.ts';
 import { endpointsForHostname, problemFor, uniqueHostnames } from './hostname.ts';
 import type { EndpointCommon } from './hostname.ts';
 import { asArray, path, refAt, stringArray, stringAt } from './object.ts';
@@ -42,7 +43,7 @@ export function serviceCandidates(ctx: KindContext): Endpoint[] {
   if (options.ignoreHostnameAnnotation !== true) {
     own = [...forHostnames(ann.hostnames, targets), ...forHostnames(ann.internalHostnames, clusterIPs(obj))];
   }
-  if (own.length === 0 && options.compatibility === 'mate') own = forHostnames(ann.mateHostnames, loadBalancerTargets(obj));
+  if (own.length === 0) own = legacyServiceEndpoints(options.compatibility, serviceType(obj), meta, statusTargets(obj), common);
   return combineWithTemplate(ctx, own, (hostnames) => forHostnames(hostnames, targets));
 }
 
