@@ -57,7 +57,6 @@ export interface ParsedAnnotations {
   access: string | undefined;
   endpointsType: string | undefined;
   ingressHostnameSource: string | undefined;
-  mateHostnames: string[];
 }
 
 /** The value of an external-dns annotation under the configured prefix (either prefix by default). */
@@ -114,7 +113,6 @@ export function parseAnnotations(
     access: value('access'),
     endpointsType: value('endpoints-type'),
     ingressHostnameSource: value('ingress-hostname-source'),
-    mateHostnames: splitHostnames(annotations[MATE_HOSTNAME_KEY]),
   };
 }
 
