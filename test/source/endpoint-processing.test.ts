@@ -66,7 +66,11 @@ describe('source flags: manifests → wrappers → embedded zone files', () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  async function run(name: string, files: Record<string, string>, flags: string[]): Promise<{ records: string[]; stderr: string; code: number | null }> {
+  async function run(
+    name: string,
+    files: Record<string, string>,
+    flags: string[],
+  ): Promise<{ records: string[]; stdout: string; stderr: string; code: number | null }> {
     const manifests = join(root, name, 'manifests');
     const data = join(root, name, 'data');
     await mkdir(manifests, { recursive: true });
@@ -91,7 +95,7 @@ describe('source flags: manifests → wrappers → embedded zone files', () => {
       ],
       { timeoutMs: 60_000 },
     );
-    return { records: result.code === 0 ? await records(data) : [], stderr: result.stderr, code: result.code };
+    return { records: result.code === 0 ? await records(data) : [], stdout: result.stdout, stderr: result.stderr, code: result.code };
   }
 
   test('--annotation-prefix: only keys under the custom prefix are read; --min-ttl fills unset TTLs only', async () => {
@@ -181,5 +185,23 @@ describe('source flags: manifests → wrappers → embedded zone files', () => {
     const kops = await run('kops', files, ['--embedded-zone', 'example.org', '--compatibility', 'kops-dns-controller']);
     assert.equal(kops.code, 0, kops.stderr);
     assert.deepEqual(kops.records, ['k.example.org 300 A 192.0.2.8']);
+  });
+
+  test('--prefer-alias on the embedded provider: CNAMEs stay CNAMEs and a second run changes nothing', async () => {
+    const files = {
+      'c.yaml': service({
+        name: 'c',
+        annotations: { 'external-dns.kubernetes.io/hostname': 'c.example.org', 'external-dns.kubernetes.io/target': 'lb.example.net' },
+        ips: [],
+      }),
+    };
+    const flags = ['--embedded-zone', 'example.org', '--prefer-alias', '--log-format', 'json'];
+    const first = await run('alias-embedded', files, flags);
+    assert.equal(first.code, 0, first.stderr);
+    assert.deepEqual(first.records, ['c.example.org 300 CNAME lb.example.net.']);
+    const second = await run('alias-embedded', files, flags);
+    assert.equal(second.code, 0, second.stderr);
+    const summary = (second.stdout + second.stderr).split('\n').find((l) => l.includes('"update"'));
+    assert.match(summary ?? '', /"update":0/, second.stdout + second.stderr);
   });
 });
