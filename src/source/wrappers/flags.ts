@@ -40,6 +40,6 @@ export const WRAPPER_FLAGS: readonly FlagSpec[] = [
     name: 'prefer-alias',
     kind: 'bool',
     default: false,
-    help: 'CNAME endpoints without an alias property get alias=true, so providers with ALIAS records (aws without --aws-prefer-cname, pdns) write those instead.',
+    help: 'CNAME endpoints without an alias property get alias=true, so providers with alias records (aws: Route53 alias, pdns: ALIAS) write those instead (even with --aws-prefer-cname).',
   },
 ];
