@@ -1,7 +1,8 @@
 /**
  * The endpoint-processing wrappers, in external-dns's order after the deduplicating source:
  * NAT64 A records, the target net filter, PTR records, then the post-processor (min TTL, prefer
- * alias). Each is added only when its flags ask for it. Flags are checked here, once, at start-up.
+ * alias, other providers' properties). NAT64 and the filter are added only when their flags ask for
+ * them. Flags are checked here, once, at start-up.
  */
 import type { Config } from '../../config/config.ts';
 import { TargetNetFilter } from '../../endpoint/target-filter.ts';
@@ -24,10 +25,12 @@ export interface WrapperSettings {
   /** Seconds. */
   minTTL: number;
   preferAlias: boolean;
+  /** `--provider`, whose provider-specific properties are the only prefixed ones kept. */
+  provider: string;
 }
 
 /** The wrappers' flags out of the resolved configuration; commands without them get none. */
-export function wrapperSettingsOf(cfg: Pick<Config, 'flags' | 'managedRecordTypes'>): WrapperSettings {
+export function wrapperSettingsOf(cfg: Pick<Config, 'flags' | 'managedRecordTypes' | 'provider'>): WrapperSettings {
   const f = cfg.flags;
   return {
     nat64Networks: f.list('nat64-networks'),
@@ -37,6 +40,7 @@ export function wrapperSettingsOf(cfg: Pick<Config, 'flags' | 'managedRecordType
     ptrManaged: cfg.managedRecordTypes.includes('PTR'),
     minTTL: Math.trunc(f.num('min-ttl') / 1000),
     preferAlias: f.bool('prefer-alias'),
+    provider: cfg.provider,
   };
 }
 
@@ -56,9 +60,6 @@ export function wrapProcessing(source: Source, settings: WrapperSettings, logger
   // reaches a provider (which would see a property its records lack and update them every sync).
   const ptr = { createByDefault: settings.createPTR, ptrManaged: settings.ptrManaged, logger: logger.child({ wrapper: 'ptr' }) };
   out = new TransformSource(out, (eps) => addPtrEndpoints(eps, ptr));
-  if (settings.minTTL > 0 || settings.preferAlias) {
-    const options = { minTTL: settings.minTTL, preferAlias: settings.preferAlias };
-    out = new TransformSource(out, (eps) => postProcess(eps, options));
-  }
-  return out;
+  const options = { minTTL: settings.minTTL, preferAlias: settings.preferAlias, provider: settings.provider };
+  return new TransformSource(out, (eps) => postProcess(eps, options));
 }

@@ -26,6 +26,7 @@ const NONE: WrapperSettings = {
   ptrManaged: false,
   minTTL: 0,
   preferAlias: false,
+  provider: 'embedded',
 };
 
 function staticSource(endpoints: Endpoint[]): Source {
@@ -152,6 +153,7 @@ describe('post-processor (--min-ttl, --prefer-alias)', () => {
     const out = postProcess([ep('a.example.org', 'A', ['192.0.2.1']), ep('b.example.org', 'A', ['192.0.2.2'], { recordTTL: 10 })], {
       minTTL: 72,
       preferAlias: false,
+      provider: '',
     });
     assert.deepEqual(
       out.map((e) => e.recordTTL),
@@ -166,13 +168,33 @@ describe('post-processor (--min-ttl, --prefer-alias)', () => {
         ep('b.example.org', 'CNAME', ['lb.example.net'], { providerSpecific: [{ name: 'alias', value: 'false' }] }),
         ep('c.example.org', 'A', ['192.0.2.1']),
       ],
-      { minTTL: 0, preferAlias: true },
+      { minTTL: 0, preferAlias: true, provider: '' },
     );
     assert.deepEqual(
       out.map((e) => e.providerSpecific),
       [[{ name: 'alias', value: 'true' }], [{ name: 'alias', value: 'false' }], []],
     );
   });
+});
+
+test("--provider keeps its own and unprefixed properties, drops other providers' (cloudflare: all kept)", () => {
+  const props = [
+    { name: 'alias', value: 'true' },
+    { name: 'aws/weight', value: '10' },
+    { name: 'webhook/foo', value: 'bar' },
+    { name: 'external-dns.alpha.kubernetes.io/cloudflare-proxied', value: 'true' },
+  ];
+  const one = ep('a.example.org', 'CNAME', ['lb.example.net'], { providerSpecific: props });
+  const kept = (provider: string): string[] => postProcess([one], { minTTL: 0, preferAlias: false, provider })[0]?.providerSpecific.map((p) => p.name) ?? [];
+  assert.deepEqual(kept('aws'), ['alias', 'aws/weight']);
+  assert.deepEqual(kept('webhook'), ['alias', 'webhook/foo']);
+  assert.deepEqual(kept('google'), ['alias']);
+  assert.deepEqual(
+    kept('cloudflare'),
+    props.map((p) => p.name),
+  );
+  const untouched = ep('b.example.org', 'A', ['192.0.2.1'], { providerSpecific: [{ name: 'aws/weight', value: '1' }] });
+  assert.equal(postProcess([untouched], { minTTL: 0, preferAlias: false, provider: 'aws' })[0], untouched, 'nothing to change: the same object');
 });
 
 describe('wrapProcessing', () => {
