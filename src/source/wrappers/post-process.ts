@@ -4,8 +4,8 @@
  * not a floor), `--prefer-alias` gives CNAME endpoints without an `alias` property `alias=true`,
  * so providers with ALIAS records write one, and provider-specific properties of other providers
  * (`aws/weight` with `--provider google`) are dropped: no provider stores them, so they would show
- * as a change on every sync. Properties without a `provider/` prefix (`alias`) stay, and with
- * `--provider cloudflare`-style names (no prefix convention) nothing is dropped, as in external-dns.
+ * as a change on every sync. Properties without a `provider/` prefix (`alias`) stay, as in
+ * external-dns, and so do Cloudflare's annotation-named ones (below).
  */
 import { cloneEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
@@ -20,7 +20,10 @@ export interface PostProcessOptions {
 
 export function postProcess(endpoints: readonly Endpoint[], options: PostProcessOptions): Endpoint[] {
   const own = options.provider === '' || options.provider === 'cloudflare' ? undefined : `${options.provider}/`;
-  const foreign = (name: string): boolean => own !== undefined && name.includes('/') && !name.startsWith(own);
+  // Cloudflare's properties are named after their annotation (`…/cloudflare-proxied`), not
+  // `cloudflare/…`: they are kept for every provider, since Hostwarden reaches Cloudflare only
+  // through the webhook provider (external-dns drops them there).
+  const foreign = (name: string): boolean => own !== undefined && name.includes('/') && !name.startsWith(own) && !name.includes('/cloudflare-');
   return endpoints.map((ep) => {
     const setTTL = options.minTTL > 0 && ep.recordTTL === 0;
     const setAlias = options.preferAlias && ep.recordType === 'CNAME' && !ep.providerSpecific.some((p) => p.name === 'alias');

@@ -186,9 +186,10 @@ test("--provider keeps its own and unprefixed properties, drops other providers'
   ];
   const one = ep('a.example.org', 'CNAME', ['lb.example.net'], { providerSpecific: props });
   const kept = (provider: string): string[] => postProcess([one], { minTTL: 0, preferAlias: false, provider })[0]?.providerSpecific.map((p) => p.name) ?? [];
-  assert.deepEqual(kept('aws'), ['alias', 'aws/weight']);
-  assert.deepEqual(kept('webhook'), ['alias', 'webhook/foo']);
-  assert.deepEqual(kept('google'), ['alias']);
+  const cf = 'external-dns.alpha.kubernetes.io/cloudflare-proxied';
+  assert.deepEqual(kept('aws'), ['alias', 'aws/weight', cf]);
+  assert.deepEqual(kept('webhook'), ['alias', 'webhook/foo', cf]);
+  assert.deepEqual(kept('google'), ['alias', cf]);
   assert.deepEqual(
     kept('cloudflare'),
     props.map((p) => p.name),
