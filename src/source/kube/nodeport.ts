@@ -67,7 +67,9 @@ export function translateNodePort(
   const ann = parseAnnotations(meta.annotations, options.defaultTTL ?? 0, () => undefined, options.annotationPrefix);
   if (ann.targets.length > 0) return undefined;
   const local = asString(asRecord(obj['spec'])?.['externalTrafficPolicy']) === 'Local';
-  const targets = nodePortTargets(local ? nodesWithEndpoints(nodes, slices) : nodes, ann.access);
+  // Read twice (targets, kOps compatibility): a reflector hands out a one-pass iterator.
+  const nodeList = [...nodes];
+  const targets = nodePortTargets(local ? nodesWithEndpoints(nodeList, slices) : nodeList, ann.access);
   const common = commonOf(ann, `service/${meta.namespace}/${meta.name}`);
   const forHostnames = (hostnames: readonly string[]): Endpoint[] =>
     uniqueHostnames(hostnames).flatMap((h) => {
@@ -76,7 +78,7 @@ export function translateNodePort(
     });
   // external-dns treats internal-hostname on a NodePort Service like hostname: node addresses.
   let candidates = options.ignoreHostnameAnnotation === true ? [] : forHostnames([...ann.hostnames, ...ann.internalHostnames]);
-  if (candidates.length === 0 && options.compatibility === 'kops-dns-controller') candidates = kopsNodePortEndpoints(meta, nodes, common);
+  if (candidates.length === 0 && options.compatibility === 'kops-dns-controller') candidates = kopsNodePortEndpoints(meta, nodeList, common);
   const template = templateOf(options);
   if (template !== undefined && (candidates.length === 0 || options.combineFqdnAnnotation === true))
     candidates = [...candidates, ...forHostnames(template.execute(obj, meta))];
