@@ -39,7 +39,9 @@ export interface PtrOptions {
   logger: Logger;
 }
 
-export function addPtrEndpoints(endpoints: readonly Endpoint[], options: PtrOptions): Endpoint[] {
+export function addPtrEndpoints(endpoints: Endpoint[], options: PtrOptions): Endpoint[] {
+  // The common case on every sync: PTR not managed and no object asking for it; nothing to copy.
+  if (!options.ptrManaged && !endpoints.some((ep) => ep.providerSpecific.some((p) => p.name === PS_RECORD_TYPE))) return endpoints;
   const byAddress = new Map<string, { names: string[]; ttl: number }>();
   const out: Endpoint[] = [];
   for (const ep of endpoints) {
