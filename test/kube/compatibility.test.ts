@@ -70,7 +70,7 @@ describe('service source with --compatibility kops-dns-controller against the te
         .map((e) => `${e.dnsName} ${[...e.targets].sort().join(',')}`)
         .sort();
     const until = (expected: string[]): Promise<true> =>
-      waitFor(JSON.stringify(expected), async () => (JSON.stringify(await view()) === JSON.stringify(expected) ? true : undefined)).catch(
+      waitFor(JSON.stringify(expected), async () => (JSON.stringify(await view()) === JSON.stringify(expected) ? true : undefined), 20_000).catch(
         async (err: unknown) => {
           assert.deepEqual(await view(), expected, String(err));
           throw err;

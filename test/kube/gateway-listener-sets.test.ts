@@ -98,17 +98,19 @@ describe('gateway-httproute with --gateway-listener-sets against the test API se
 
     const withSets = await open(['--gateway-listener-sets']);
     const without = await open([]);
-    // The Gateway does not allow ListenerSets yet (allowedListeners defaults to None).
-    await waitFor('routes listed', () => (withSets.objectCount() === 1 && without.objectCount() === 1 ? true : undefined));
+    // The Gateway does not allow ListenerSets yet (allowedListeners defaults to None). endpoints()
+    // waits for the first listing, which already holds every object created above.
     assert.deepEqual(await view(withSets), []);
+    assert.equal(withSets.objectCount(), 1);
 
     await kube.patch(GATEWAYS, 'infra', 'edge', { spec: { allowedListeners: { namespaces: { from: 'All' } } } });
-    await waitFor('the ListenerSet attaches', async () => ((await view(withSets)).length > 0 ? true : undefined));
+    // Generous bounds: the machine's two cores are shared with other test files.
+    await waitFor('the ListenerSet attaches', async () => ((await view(withSets)).length > 0 ? true : undefined), 20_000);
     assert.deepEqual(await view(withSets), ['shop.example.org A 192.0.2.80']);
     assert.deepEqual(await view(without), [], 'without --gateway-listener-sets a ListenerSet parent is ignored');
 
     // The ListenerSet's listener loses its Accepted condition: the route is withdrawn.
     await kube.patch(LISTENERSETS, 'team', 'team-listeners', { status: { listeners: [{ name: 'shop', conditions: ACCEPTED('False') }] } }, 'status');
-    await waitFor('the listener is detached', async () => ((await view(withSets)).length === 0 ? true : undefined));
+    await waitFor('the listener is detached', async () => ((await view(withSets)).length === 0 ? true : undefined), 20_000);
   });
 });
