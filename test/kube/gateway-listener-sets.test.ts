@@ -29,6 +29,7 @@ describe('gateway-httproute with --gateway-listener-sets against the test API se
   let kube: KubeWriter;
   let client: KubeClient;
   let dir: string;
+  let kubeconfig: string;
   const sources: KubeObjectSource[] = [];
   const logger = silentLogger();
 
@@ -43,6 +44,9 @@ describe('gateway-httproute with --gateway-listener-sets against the test API se
     client = new KubeClient({ config: api.kubeConfig(), logger });
     kube = new KubeWriter(client);
     dir = await mkdtemp(join(tmpdir(), 'hw-listenersets-'));
+    // Written once: each source's client loads it when it first lists, so rewriting it for a
+    // second source could hand the first a half-written file.
+    kubeconfig = await api.writeKubeconfig(dir);
   });
   after(async () => {
     await Promise.all(sources.map((s) => s.close()));
@@ -51,8 +55,7 @@ describe('gateway-httproute with --gateway-listener-sets against the test API se
     await rm(dir, { recursive: true, force: true });
   });
 
-  async function open(flags: string[]): Promise<KubeObjectSource> {
-    const kubeconfig = await api.writeKubeconfig(dir);
+  function open(flags: string[]): KubeObjectSource {
     const cfg = resolveConfig(parseArgs(['--source', 'gateway-httproute', '--kubeconfig', kubeconfig, ...flags], {}, [...FLAGS, ...EXTRA_FLAGS]), {
       sources: SOURCE_NAMES,
       providers: PROVIDER_NAMES,
@@ -96,8 +99,8 @@ describe('gateway-httproute with --gateway-listener-sets against the test API se
       'status',
     );
 
-    const withSets = await open(['--gateway-listener-sets']);
-    const without = await open([]);
+    const withSets = open(['--gateway-listener-sets']);
+    const without = open([]);
     // The Gateway does not allow ListenerSets yet (allowedListeners defaults to None). endpoints()
     // waits for the first listing, which already holds every object created above.
     assert.deepEqual(await view(withSets), []);
