@@ -28,6 +28,8 @@ import { TLS_CLIENT_FLAGS } from '../provider/tls-client.ts';
 import { ZONE_FILTER_FLAGS } from '../provider/zone-filter.ts';
 import { KUBE_SOURCE_FLAGS } from '../source/kube/flags.ts';
 import { MANIFEST_FLAGS } from '../source/manifest/flags.ts';
+import { TRANSLATE_FLAGS } from '../source/translate/flags.ts';
+import { WRAPPER_FLAGS } from '../source/wrappers/flags.ts';
 import { HEAP_FLAGS } from './heap.ts';
 import { EXTRA_FLAGS } from './wiring.ts';
 
@@ -110,6 +112,8 @@ const SOURCES: FlagGroup = {
     ),
     ...MANIFEST_FLAGS,
     ...KUBE_SOURCE_FLAGS,
+    ...TRANSLATE_FLAGS,
+    ...WRAPPER_FLAGS,
   ],
 };
 const REGISTRY: FlagGroup = { title: 'Registry (TXT ownership)', flags: named('txt-').concat(pick('migrate-from-txt-owner')) };

@@ -35,6 +35,9 @@ import type { ProblemReporter, Source } from '../source/source.ts';
 import { DedupSource } from '../source/wrappers/dedup-source.ts';
 import { DefaultTargetsSource } from '../source/wrappers/default-targets-source.ts';
 import { SourceChainMetrics } from '../source/wrappers/metrics.ts';
+import { wrapProcessing, wrapperSettingsOf } from '../source/wrappers/build.ts';
+import { WRAPPER_FLAGS } from '../source/wrappers/flags.ts';
+import { TRANSLATE_FLAGS } from '../source/translate/flags.ts';
 import { MultiSource } from '../source/wrappers/multi-source.ts';
 import { HEAP_FLAGS } from './heap.ts';
 
@@ -75,6 +78,8 @@ export const EXTRA_FLAGS: readonly FlagSpec[] = [
   ...KUBE_FLAGS,
   ...KUBE_SOURCE_FLAGS,
   ...MANIFEST_FLAGS,
+  ...TRANSLATE_FLAGS,
+  ...WRAPPER_FLAGS,
   ...ADMISSION_FLAGS,
   ...DNSRECORD_FLAGS,
   ...OPERATOR_FLAGS,
@@ -136,7 +141,11 @@ export async function buildSource(cfg: Config, deps: Deps): Promise<Source> {
   }
   let source: Source = sources.length === 1 && sources[0] !== undefined ? sources[0] : new MultiSource({ sources });
   source = DefaultTargetsSource.fromConfig(cfg, { source, logger: deps.logger.child({ source: 'default-targets' }) });
-  return new DedupSource({ source, metrics: new SourceChainMetrics(deps.metrics) });
+  return wrapProcessing(
+    new DedupSource({ source, metrics: new SourceChainMetrics(deps.metrics) }),
+    wrapperSettingsOf(cfg),
+    deps.logger.child({ source: 'wrappers' }),
+  );
 }
 
 /**

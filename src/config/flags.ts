@@ -64,7 +64,7 @@ export const FLAGS: readonly FlagSpec[] = [
     kind: 'string',
     default: '',
     choices: ['', 'mate', 'molecule', 'kops-dns-controller'],
-    help: 'Also read annotations of older tools (mate: zalando.org/dnsname).',
+    help: 'Also read the annotations of older tools on Services without names of their own: mate (zalando.org/dnsname), molecule (domainName, label dns=route53), kops-dns-controller (dns.alpha.kubernetes.io/external, /internal).',
   },
   { name: 'force-default-targets', kind: 'bool', default: false, help: 'Use --default-targets even for endpoints that have targets.' },
   { name: 'default-targets', kind: 'list', default: [], help: 'Targets used for every endpoint instead of the ones the source found (repeatable).' },

@@ -35,6 +35,8 @@ export const INGRESSES: KubeResource = { apiVersion: 'networking.k8s.io/v1', kin
 export const HTTPROUTES: KubeResource = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', plural: 'httproutes', namespaced: true };
 export const ROUTES: KubeResource = { apiVersion: 'route.openshift.io/v1', kind: 'Route', plural: 'routes', namespaced: true };
 export const GATEWAYS: KubeResource = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', plural: 'gateways', namespaced: true };
+/** Gateway API v1.5: listeners added to a Gateway from another object (read with --gateway-listener-sets). */
+export const LISTENERSETS: KubeResource = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'ListenerSet', plural: 'listenersets', namespaced: true };
 export const NODES: KubeResource = { apiVersion: 'v1', kind: 'Node', plural: 'nodes', namespaced: false };
 export const PODS: KubeResource = { apiVersion: 'v1', kind: 'Pod', plural: 'pods', namespaced: true };
 export const NAMESPACES: KubeResource = { apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false };

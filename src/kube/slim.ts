@@ -115,11 +115,32 @@ export function slimGateway(raw: Raw): KubeObject {
   const obj = base(raw);
   const spec = rec(raw['spec']);
   const addresses = arr(rec(raw['status'])?.['addresses']).map((a) => pick(rec(a), ['type', 'value']));
-  const s = pick(spec, ['gatewayClassName']);
+  // allowedListeners decides which ListenerSets may attach (--gateway-listener-sets).
+  const s = pick(spec, ['gatewayClassName', 'allowedListeners']);
   const listeners = arr(spec?.['listeners']).map((l) => pick(rec(l), ['name', 'hostname', 'port', 'protocol', 'allowedRoutes']));
   if (listeners.length > 0) s['listeners'] = listeners;
   obj['spec'] = s;
   if (addresses.length > 0) obj['status'] = { addresses };
+  return obj;
+}
+
+/** ListenerSets: their parent Gateway, listeners, and the Accepted conditions of the set and of each listener. */
+export function slimListenerSet(raw: Raw): KubeObject {
+  const obj = base(raw);
+  const spec = rec(raw['spec']);
+  obj['spec'] = {
+    parentRef: pick(rec(spec?.['parentRef']), ['group', 'kind', 'namespace', 'name']),
+    listeners: arr(spec?.['listeners']).map((l) => pick(rec(l), ['name', 'hostname', 'port', 'protocol', 'allowedRoutes'])),
+  };
+  const status = rec(raw['status']);
+  const accepted = (conditions: unknown): Raw[] =>
+    arr(conditions)
+      .map((c) => pick(rec(c), ['type', 'status']))
+      .filter((c) => c['type'] === 'Accepted');
+  obj['status'] = {
+    conditions: accepted(status?.['conditions']),
+    listeners: arr(status?.['listeners']).map((l) => ({ ...pick(rec(l), ['name']), conditions: accepted(rec(l)?.['conditions']) })),
+  };
   return obj;
 }
 

@@ -54,6 +54,7 @@ const CASES: readonly Case[] = [
     values: {
       provider: 'inmemory',
       sources: ['service', 'ingress', 'crd', 'gateway-httproute', 'openshift-route'],
+      enableGatewayListenerSets: true,
       txtOwnerId: 'cluster-a',
       txtPrefix: '%{record_type}-',
       domainFilters: ['example.org', 'example.net'],
@@ -82,6 +83,7 @@ const CASES: readonly Case[] = [
         '--txt-prefix=%{record_type}-',
         '--domain-filter=example.net',
         '--source=gateway-httproute',
+        '--gateway-listener-sets',
         '--min-event-sync-interval=1s',
       ]) {
         assert.ok(args.includes(a), `${a} missing from ${args.join(' ')}`);
@@ -173,7 +175,11 @@ describe('Helm chart', () => {
         const account = String(get(ofKind(r.objects, 'Deployment')[0], 'spec', 'template', 'spec', 'serviceAccountName'));
         const grants = grantsOf(r.objects, { name: account, namespace: RELEASE.namespace });
         assert.deepEqual(grants.problems, []);
-        const want = expectedGrants(await requiredPermissions(ROOT), values['sources'] as string[]);
+        // --gateway-listener-sets reads ListenerSets, granted with the chart value of that name.
+        const sources = values['sources'] as string[];
+        const listenerSets = values['enableGatewayListenerSets'] === true && sources.includes('gateway-httproute');
+        const features = [...sources, ...(listenerSets ? ['gateway-listener-sets'] : [])];
+        const want = expectedGrants(await requiredPermissions(ROOT), features);
         assert.deepEqual(sorted(grants.cluster), sorted(want.cluster));
         assert.deepEqual(sorted(grants.namespaced), sorted(want.namespaced));
       }

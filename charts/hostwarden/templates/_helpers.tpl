@@ -43,6 +43,9 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | quote }}
 {{- range .Values.sources }}
 - {{ printf "--source=%s" . | quote }}
 {{- end }}
+{{- if and .Values.enableGatewayListenerSets (has "gateway-httproute" .Values.sources) }}
+- "--gateway-listener-sets"
+{{- end }}
 - {{ printf "--provider=%s" .Values.provider | quote }}
 - {{ printf "--registry=%s" .Values.registry | quote }}
 - {{ printf "--txt-owner-id=%s" .Values.txtOwnerId | quote }}

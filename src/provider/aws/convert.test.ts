@@ -60,6 +60,33 @@ describe('Route53 record sets and endpoints', () => {
     assert.throws(() => endpointToRecordSet({ ...elb, targets: ['elsewhere.net'] }, opts), /no hosted zone known/);
   });
 
+  test('alias=A and alias=AAAA write one alias family; AAAA reads back as alias=AAAA, A as alias=true', () => {
+    const base = { dnsName: 'shop.example.org', recordType: 'CNAME' as const, targets: ['lb-1.elb.eu-west-1.amazonaws.com'] };
+    const v4 = endpointToRecordSet(newEndpoint({ ...base, providerSpecific: [{ name: 'alias', value: 'A' }] }), opts);
+    assert.equal(v4.Type, 'A');
+    assert.equal(v4.AliasTarget?.HostedZoneId, 'Z2IFOLAFXWLO4F');
+    const v6 = endpointToRecordSet(newEndpoint({ ...base, providerSpecific: [{ name: 'alias', value: 'AAAA' }] }), opts);
+    assert.equal(v6.Type, 'AAAA');
+    assert.equal(v6.AliasTarget?.DNSName, 'lb-1.elb.eu-west-1.amazonaws.com.');
+    assert.equal(v6.TTL, undefined);
+    const back = recordSetToEndpoint(v6);
+    assert.equal(back?.recordType, 'CNAME');
+    assert.deepEqual(back?.providerSpecific, [
+      { name: 'alias', value: 'AAAA' },
+      { name: 'aws/evaluate-target-health', value: 'true' },
+    ]);
+    // Desired alias=A is normalised to what records() returns for the A alias it writes.
+    const desired = newEndpoint({ ...base, providerSpecific: [{ name: 'alias', value: 'A' }] });
+    assert.deepEqual(normaliseProviderSpecific(desired, { evaluateTargetHealth: true }), [
+      { name: 'alias', value: 'true' },
+      { name: 'aws/evaluate-target-health', value: 'true' },
+    ]);
+    const desired6 = newEndpoint({ ...base, providerSpecific: [{ name: 'alias', value: 'AAAA' }] });
+    assert.deepEqual(normaliseProviderSpecific(desired6, { evaluateTargetHealth: false })[0], { name: 'alias', value: 'AAAA' });
+    // A plain AAAA record (no alias target) is still an AAAA endpoint.
+    assert.equal(recordSetToEndpoint({ Name: 'v6.example.org.', Type: 'AAAA', TTL: 60, ResourceRecords: [{ Value: '2001:db8::1' }] })?.recordType, 'AAAA');
+  });
+
   test('routing policies round-trip through provider-specific properties', () => {
     const ep = newEndpoint({
       dnsName: 'r.example.org',

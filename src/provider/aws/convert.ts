@@ -44,8 +44,19 @@ export function encodeRoute53Name(name: string): string {
   return name.replaceAll('*', '\\052');
 }
 
+/**
+ * The alias a CNAME endpoint asks for: `true` and `A` write an IPv4 alias (record set type A),
+ * `AAAA` an IPv6 one (type AAAA), as external-dns's `alias=A`/`alias=AAAA`; anything else, none.
+ */
+export function aliasFamily(ep: Endpoint): 'A' | 'AAAA' | undefined {
+  if (ep.recordType !== 'CNAME') return undefined;
+  const value = getProviderSpecific(ep, PS_ALIAS)?.trim();
+  if (value === 'AAAA') return 'AAAA';
+  return value?.toLowerCase() === 'true' || value === 'A' ? 'A' : undefined;
+}
+
 export function isAlias(ep: Endpoint): boolean {
-  return ep.recordType === 'CNAME' && getProviderSpecific(ep, PS_ALIAS)?.trim().toLowerCase() === 'true';
+  return aliasFamily(ep) !== undefined;
 }
 
 /** The record set's identity as the cache and the emulator key it. */
@@ -61,9 +72,13 @@ export function recordSetToEndpoint(rs: ResourceRecordSet): Endpoint | undefined
   const ps = routingToProviderSpecific(rs);
   const setIdentifier = rs.SetIdentifier ?? '';
   if (rs.AliasTarget !== undefined) {
-    // Only A aliases are written; an AAAA alias of the same name would collide with the CNAME key.
-    if (rs.Type !== 'A' || rs.AliasTarget.DNSName === undefined) return undefined;
-    ps.push({ name: PS_ALIAS, value: 'true' }, { name: PS_EVALUATE_TARGET_HEALTH, value: String(rs.AliasTarget.EvaluateTargetHealth === true) });
+    // `alias=true` writes the A alias only; an AAAA alias reads back as `alias=AAAA`. When a name
+    // holds both (as external-dns writes `alias=true`), records() keeps the A one.
+    if ((rs.Type !== 'A' && rs.Type !== 'AAAA') || rs.AliasTarget.DNSName === undefined) return undefined;
+    ps.push(
+      { name: PS_ALIAS, value: rs.Type === 'A' ? 'true' : 'AAAA' },
+      { name: PS_EVALUATE_TARGET_HEALTH, value: String(rs.AliasTarget.EvaluateTargetHealth === true) },
+    );
     return newEndpoint({
       dnsName,
       recordType: 'CNAME',
@@ -96,12 +111,13 @@ export function endpointToRecordSet(ep: Endpoint, opts: ToRecordSetOptions): Res
   const rs: ResourceRecordSet = { Name: encodeRoute53Name(`${ep.dnsName}.`), Type: ep.recordType as RRType };
   if (ep.setIdentifier !== '') rs.SetIdentifier = ep.setIdentifier;
   applyRouting(ep, rs);
-  if (isAlias(ep)) {
+  const family = aliasFamily(ep);
+  if (family !== undefined) {
     const target = ep.targets[0];
     if (ep.targets.length !== 1 || target === undefined) throw new InvalidEndpointError(`${ep.dnsName}: an alias record needs exactly one target`);
     const zoneId = opts.aliasZoneOf(target);
     if (zoneId === undefined) throw new InvalidEndpointError(`${ep.dnsName}: no hosted zone known for alias target ${target}`);
-    rs.Type = 'A';
+    rs.Type = family;
     rs.AliasTarget = {
       HostedZoneId: zoneId,
       DNSName: target.endsWith('.') ? target : `${target}.`,
@@ -185,9 +201,11 @@ export function normaliseProviderSpecific(ep: Endpoint, opts: { evaluateTargetHe
   for (const p of ep.providerSpecific) {
     let value = p.value.trim();
     if (NUMERIC.has(p.name) && value !== '' && Number.isFinite(Number(value))) value = String(Number(value));
-    if (BOOLEAN.has(p.name)) value = String(value.toLowerCase() === 'true');
+    // `alias=A` is the record `alias=true` writes: normalised so the planner sees no change.
+    if (p.name === PS_ALIAS) value = aliasFamily(ep) === 'AAAA' ? 'AAAA' : String(alias);
+    else if (BOOLEAN.has(p.name)) value = String(value.toLowerCase() === 'true');
     if (p.name === PS_FAILOVER) value = value.toUpperCase();
-    if (p.name === PS_ALIAS && (!alias || value !== 'true')) continue;
+    if (p.name === PS_ALIAS && !alias) continue;
     if (p.name === PS_EVALUATE_TARGET_HEALTH && !alias) continue;
     if (p.name === PS_MULTI_VALUE && value !== 'true') continue;
     out.push({ name: p.name, value });

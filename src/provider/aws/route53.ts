@@ -24,7 +24,7 @@ import type { ChangeGroup } from './batch.ts';
 import { canonicalHostedZone } from './canonical-zones.ts';
 import { buildChanges, rsKey } from './changes.ts';
 import type { ZoneChanges } from './changes.ts';
-import { PS_ALIAS, ROUTE53_UNSUPPORTED_TYPES, isAlias, normaliseProviderSpecific, recordSetToEndpoint } from './convert.ts';
+import { PS_ALIAS, ROUTE53_UNSUPPORTED_TYPES, aliasFamily, isAlias, normaliseProviderSpecific, recordSetToEndpoint } from './convert.ts';
 import { dropUnsupportedTypes } from '../record-types.ts';
 import { awsSettingsFromFlags } from './settings.ts';
 import type { Route53Settings } from './settings.ts';
@@ -106,7 +106,7 @@ export class Route53Provider implements Provider {
   async records(): Promise<Endpoint[]> {
     await this.refreshZones(false);
     const lists = await Promise.all(this.zones.zones.map((z) => this.zoneRecords(z)));
-    const seen = new Set<string>();
+    const seen = new Map<string, number>();
     const out: Endpoint[] = [];
     for (const sets of lists) {
       for (const rs of sets.values()) {
@@ -115,10 +115,16 @@ export class Route53Provider implements Provider {
           ep = recordSetToEndpoint(rs) ?? null;
           this.converted.set(rs, ep);
         }
+        if (ep === null) continue;
         // A public and a private zone of the same name hold the same records: list them once.
-        if (ep === null || seen.has(endpointKey(ep))) continue;
-        seen.add(endpointKey(ep));
-        out.push(cloneEndpoint(ep));
+        // A name with both alias families (external-dns's alias=true) is listed by its A alias.
+        const at = seen.get(endpointKey(ep));
+        if (at === undefined) {
+          seen.set(endpointKey(ep), out.length);
+          out.push(cloneEndpoint(ep));
+        } else if (rs.Type === 'A' && rs.AliasTarget !== undefined && aliasFamily(out[at] as Endpoint) === 'AAAA') {
+          out[at] = cloneEndpoint(ep);
+        }
       }
     }
     return out;

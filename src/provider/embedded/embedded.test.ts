@@ -180,6 +180,9 @@ describe('EmbeddedProvider', () => {
         sub,
       ]);
       assert.deepEqual(out, [kept, sub]);
+      // Zone files hold no provider-specific properties, so desired ones are removed (no update every sync).
+      const alias = ep({ dnsName: 'a.example.org', recordType: 'CNAME', targets: ['lb.example.net'], providerSpecific: [{ name: 'alias', value: 'true' }] });
+      assert.deepEqual(await p.adjustEndpoints([alias]), [{ ...alias, providerSpecific: [] }]);
     }));
 
   test('listener gets the zone after the change is durable', () =>

@@ -9,7 +9,8 @@
  *   them, adjustEndpoints() drops desired endpoints for them and applyChanges() refuses them, so
  *   the planner can never delete the zone's delegation. NS sets below the apex are ordinary records.
  * - Plain DNS has no routing policies, so endpoints with a setIdentifier are dropped (with a
- *   warning) by adjustEndpoints() and refused by applyChanges().
+ *   warning) by adjustEndpoints() and refused by applyChanges(); provider-specific properties
+ *   (`alias` from --prefer-alias, `aws/*`, …) are removed there, since zone files cannot hold them.
  */
 import { DomainFilter } from '../../endpoint/domain-filter.ts';
 import { describeEndpoint, endpointKey, newEndpoint } from '../../endpoint/endpoint.ts';
@@ -119,11 +120,15 @@ export class EmbeddedProvider implements Provider {
 
   adjustEndpoints(endpoints: Endpoint[]): Promise<Endpoint[]> {
     return Promise.resolve(
-      endpoints.filter((ep) => {
-        const reason = this.unsupported(ep);
-        if (reason !== undefined) this.logger.warn({ record: describeEndpoint(ep) }, `dropping endpoint: ${reason}`);
-        return reason === undefined;
-      }),
+      endpoints
+        .filter((ep) => {
+          const reason = this.unsupported(ep);
+          if (reason !== undefined) this.logger.warn({ record: describeEndpoint(ep) }, `dropping endpoint: ${reason}`);
+          return reason === undefined;
+        })
+        // Zone files hold no provider-specific properties (alias, aws/weight, …): records() never
+        // returns any, so a desired one would look like a change on every sync.
+        .map((ep) => (ep.providerSpecific.length === 0 ? ep : newEndpoint({ ...ep, providerSpecific: [] }))),
     );
   }
 

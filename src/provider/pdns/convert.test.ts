@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { newEndpoint } from '../../endpoint/endpoint.ts';
 import type { EndpointInit } from '../../endpoint/endpoint.ts';
 import { fromPresentation as fromPdnsContent, parseTxtContent, toPresentation as toPdnsContent, zoneOf } from '../presentation.ts';
-import { planPatches, rrsetsToEndpoints } from './convert.ts';
+import { adjustForPdns, pdnsType, planPatches, rrsetsToEndpoints } from './convert.ts';
 
 const ep = (init: Partial<EndpointInit> & Pick<EndpointInit, 'dnsName'>): ReturnType<typeof newEndpoint> =>
   newEndpoint({ recordType: 'A', targets: ['192.0.2.1'], ...init });
@@ -109,5 +109,54 @@ describe('planPatches', () => {
 
   test('an endpoint without targets is refused before anything is sent', () => {
     assert.throws(() => planPatches({ create: [ep({ dnsName: 'e.example.org', targets: [] })], updateNew: [], delete: [] }, zones, 300), /no targets/);
+  });
+});
+
+describe('ALIAS records', () => {
+  const zones = ['example.test'];
+  const alias = [{ name: 'alias', value: 'true' }];
+
+  test('a CNAME with alias=true or at the apex is written as ALIAS; an ALIAS reads back as a CNAME with alias=true', () => {
+    assert.equal(
+      pdnsType(ep({ dnsName: 'a.example.test', recordType: 'CNAME', targets: ['lb.example.net'], providerSpecific: alias }), 'example.test'),
+      'ALIAS',
+    );
+    assert.equal(pdnsType(ep({ dnsName: 'example.test', recordType: 'CNAME', targets: ['lb.example.net'] }), 'example.test'), 'ALIAS');
+    assert.equal(pdnsType(ep({ dnsName: 'a.example.test', recordType: 'CNAME', targets: ['lb.example.net'] }), 'example.test'), 'CNAME');
+    assert.equal(pdnsType(ep({ dnsName: 'a.example.test', providerSpecific: alias }), 'example.test'), 'A');
+    const [back] = rrsetsToEndpoints([{ name: 'a.example.test.', type: 'ALIAS', ttl: 60, records: [{ content: 'lb.example.net.' }] }]);
+    assert.deepEqual(
+      back,
+      newEndpoint({ dnsName: 'a.example.test', recordType: 'CNAME', targets: ['lb.example.net'], recordTTL: 60, providerSpecific: alias }),
+    );
+  });
+
+  test('adjusted endpoints look like what records() returns', () => {
+    const cname = ep({ dnsName: 'a.example.test', recordType: 'CNAME', targets: ['lb.example.net'] });
+    assert.deepEqual(adjustForPdns({ ...cname, providerSpecific: [{ name: 'aws/weight', value: '1' }, ...alias] }, zones).providerSpecific, alias);
+    assert.deepEqual(adjustForPdns({ ...cname, providerSpecific: [{ name: 'alias', value: 'false' }] }, zones).providerSpecific, []);
+    assert.deepEqual(adjustForPdns({ ...cname, dnsName: 'example.test' }, zones).providerSpecific, alias);
+    assert.equal(adjustForPdns(cname, zones), cname, 'unchanged endpoints are not copied');
+  });
+
+  test('switching the alias property deletes the old rrset type and replaces the new one in one PATCH', () => {
+    const old = ep({ dnsName: 'a.example.test', recordType: 'CNAME', targets: ['lb.example.net'], providerSpecific: alias });
+    const plain = ep({ dnsName: 'a.example.test', recordType: 'CNAME', targets: ['lb.example.net'] });
+    const { patches } = planPatches({ create: [], updateOld: [old], updateNew: [plain], delete: [] }, zones, 300);
+    assert.deepEqual(
+      patches[0]?.rrsets.map((r) => `${r.changetype} ${r.type}`),
+      ['DELETE ALIAS', 'REPLACE CNAME'],
+    );
+    // Same type: REPLACE alone, as before.
+    const same = planPatches({ create: [], updateOld: [plain], updateNew: [{ ...plain, targets: ['other.example.net'] }], delete: [] }, zones, 300);
+    assert.deepEqual(
+      same.patches[0]?.rrsets.map((r) => `${r.changetype} ${r.type}`),
+      ['REPLACE CNAME'],
+    );
+    const removed = planPatches({ create: [], updateNew: [], delete: [old] }, zones, 300);
+    assert.deepEqual(
+      removed.patches[0]?.rrsets.map((r) => `${r.changetype} ${r.type}`),
+      ['DELETE ALIAS'],
+    );
   });
 });

@@ -15,7 +15,7 @@ import type { Provider } from '../provider.ts';
 import type { Changes } from '../../plan/changes.ts';
 import { PROVIDER_NAME, PdnsClient } from './client.ts';
 import type { PdnsTLS, PdnsZoneInfo } from './client.ts';
-import { planPatches, rrsetsToEndpoints } from './convert.ts';
+import { adjustForPdns, planPatches, rrsetsToEndpoints } from './convert.ts';
 import { partFailure, throwFailures } from '../failures.ts';
 import { redactUrl } from '../../redact.ts';
 import type { ProviderConfig, ProviderDeps } from '../provider.ts';
@@ -120,7 +120,8 @@ export class PdnsProvider implements Provider {
   }
 
   adjustEndpoints(endpoints: Endpoint[]): Promise<Endpoint[]> {
-    return Promise.resolve(endpoints);
+    const zones = this.zones.map((z) => normalizeDnsName(z.name));
+    return Promise.resolve(endpoints.map((ep) => adjustForPdns(ep, zones)));
   }
 
   domainFilter(): DomainFilter {

@@ -73,5 +73,10 @@ function gatewayScopeOf(cfg: Config): GatewayScope {
   const labelSelector = cfg.flags.str('gateway-label-filter');
   // Checked here so a typo stops start-up with the flag named, not every list with a 400.
   if (labelSelector !== '') parseSelector(labelSelector, '--gateway-label-filter');
-  return { namespace: cfg.flags.str('gateway-namespace'), labelSelector, name: cfg.flags.str('gateway-name') };
+  return {
+    namespace: cfg.flags.str('gateway-namespace'),
+    labelSelector,
+    name: cfg.flags.str('gateway-name'),
+    listenerSets: cfg.flags.bool('gateway-listener-sets'),
+  };
 }

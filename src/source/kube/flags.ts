@@ -47,6 +47,12 @@ export const KUBE_SOURCE_FLAGS: readonly FlagSpec[] = [
   { name: 'gateway-label-filter', kind: 'string', default: '', help: 'Only Gateways whose labels match this selector.' },
   { name: 'gateway-name', kind: 'string', default: '', help: 'Only routes attached to Gateways of this name.' },
   {
+    name: 'gateway-listener-sets',
+    kind: 'bool',
+    default: false,
+    help: 'gateway-httproute source: routes may also attach to ListenerSets (Gateway API v1.5 CRDs; needs list/watch on listenersets).',
+  },
+  {
     name: 'openshift-router-name',
     kind: 'string',
     default: '',

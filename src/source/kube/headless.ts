@@ -49,7 +49,7 @@ export function isHeadless(obj: KubeObject): boolean {
 export function headlessNeedsPods(obj: KubeObject, options: TranslateOptions): boolean {
   if (!isHeadless(obj)) return false;
   if (options.publishHostIP === true) return true;
-  return parseAnnotations(obj.metadata.annotations ?? {}, 0, () => undefined).endpointsType === ENDPOINTS_TYPE_HOST_IP;
+  return parseAnnotations(obj.metadata.annotations ?? {}, 0, () => undefined, options.annotationPrefix).endpointsType === ENDPOINTS_TYPE_HOST_IP;
 }
 
 /**
@@ -64,7 +64,7 @@ export function translateHeadless(
   const meta = readMeta(obj);
   if (meta === undefined) return { endpoints: [], problems: [] };
   // Annotation problems were already reported by the generic translation of the same object.
-  const ann = parseAnnotations(meta.annotations, options.defaultTTL ?? 0, () => undefined);
+  const ann = parseAnnotations(meta.annotations, options.defaultTTL ?? 0, () => undefined, options.annotationPrefix);
   if (ann.targets.length > 0) return undefined;
   const problems: SourceProblem[] = [];
   const targetsByName = new Map<string, string[]>();
@@ -159,7 +159,7 @@ function addHeadlessTargets(
       const podHostname = pod === undefined ? asString(ep['hostname']) : asString(podSpec?.['hostname']);
       const names = podHostname === undefined || podHostname === '' ? [hostname] : [hostname, `${podHostname}.${hostname}`];
 
-      let targets: string[] = pod === undefined ? [] : parseAnnotations(pod.metadata.annotations ?? {}, 0, () => undefined).targets;
+      let targets: string[] = pod === undefined ? [] : parseAnnotations(pod.metadata.annotations ?? {}, 0, () => undefined, options.annotationPrefix).targets;
       if (targets.length === 0) {
         if (endpointsType === ENDPOINTS_TYPE_NODE_EXTERNAL_IP) {
           const nodeName = asString(podSpec?.['nodeName']) ?? asString(ep['nodeName']) ?? '';

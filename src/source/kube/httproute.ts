@@ -5,7 +5,8 @@
  * protocol is HTTP(S) and whose `allowedRoutes` let it in. Each route hostname is intersected with
  * the listener hostname (a `*.` wildcard matches any deeper name, never the bare suffix) and the
  * more specific name is published, pointing at the Gateway's `target` annotation or else its
- * `status.addresses`. A route without hostnames takes the listener's.
+ * `status.addresses`. A route without hostnames takes the listener's. With --gateway-listener-sets
+ * a parent may also be a ListenerSet (see gateway-parents.ts).
  */
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import type { KubeObject } from '../../kube/resource.ts';
@@ -17,20 +18,18 @@ import type { JsonRecord, ObjectMeta } from '../translate/object.ts';
 import { runTemplate, templateOf } from '../translate/options.ts';
 import type { TranslateOptions } from '../translate/options.ts';
 import { commonOf } from '../translate/service.ts';
+import { GATEWAY_GROUP, GATEWAY_KIND, conditionTrue, resolveParent } from './gateway-parents.ts';
+import type { ParentLookups } from './gateway-parents.ts';
 import { labelSelectorMatches } from './label-selector.ts';
 
-const GATEWAY_GROUP = 'gateway.networking.k8s.io';
 const ROUTE_KIND = 'HTTPRoute';
 
 /** Values of the `gateway-hostname-source` annotation. */
 export const HOSTNAME_SOURCE_ANNOTATION_ONLY = 'annotation-only';
 export const HOSTNAME_SOURCE_DEFINED_HOSTS_ONLY = 'defined-hosts-only';
 
-export interface GatewayLookups {
-  gateway: (namespace: string, name: string) => KubeObject | undefined;
-  /** Labels of a namespace, undefined when unknown (a `Selector` listener then admits nothing). */
-  namespaceLabels: (namespace: string) => Readonly<Record<string, string>> | undefined;
-}
+/** Labels of a namespace are undefined when unknown (a `Selector` listener then admits nothing). */
+export type GatewayLookups = ParentLookups;
 
 export function translateHTTPRoute(obj: KubeObject, options: TranslateOptions, lookups: GatewayLookups): { endpoints: Endpoint[]; problems: SourceProblem[] } {
   const problems: SourceProblem[] = [];
@@ -38,9 +37,9 @@ export function translateHTTPRoute(obj: KubeObject, options: TranslateOptions, l
   if (meta === undefined) return { endpoints: [], problems };
   if (options.annotationFilter !== undefined && !options.annotationFilter.matches(meta.annotations)) return { endpoints: [], problems };
   if (options.labelFilter !== undefined && !options.labelFilter.matches(meta.labels)) return { endpoints: [], problems };
-  if (isControllerMismatch(meta.annotations)) return { endpoints: [], problems };
+  if (isControllerMismatch(meta.annotations, options.annotationPrefix)) return { endpoints: [], problems };
   const ref = refOf(meta);
-  const ann = parseAnnotations(meta.annotations, options.defaultTTL ?? 0, (m) => problems.push(problemFor(ref, m)));
+  const ann = parseAnnotations(meta.annotations, options.defaultTTL ?? 0, (m) => problems.push(problemFor(ref, m)), options.annotationPrefix);
   const common = commonOf(ann, `httproute/${meta.namespace}/${meta.name}`);
 
   const routeHosts = runTemplate(
@@ -56,27 +55,24 @@ export function translateHTTPRoute(obj: KubeObject, options: TranslateOptions, l
     for (const status of asArray(asRecord(obj['status'])?.['parents'])) {
       const parentRef = asRecord(asRecord(status)?.['parentRef']);
       if (parentRef === undefined || !specRefs.some((r) => sameParent(r, parentRef, meta.namespace))) continue;
-      if ((asString(parentRef['group']) || GATEWAY_GROUP) !== GATEWAY_GROUP || (asString(parentRef['kind']) || 'Gateway') !== 'Gateway') continue;
-      if (!accepted(asRecord(status)?.['conditions'])) continue;
-      const gwNamespace = asString(parentRef['namespace']) || meta.namespace;
-      const gw = lookups.gateway(gwNamespace, asString(parentRef['name']) ?? '');
-      if (gw === undefined) continue;
-      const section = asString(parentRef['sectionName']) ?? '';
+      if ((asString(parentRef['group']) || GATEWAY_GROUP) !== GATEWAY_GROUP) continue;
+      if (!conditionTrue(asRecord(status)?.['conditions'], 'Accepted')) continue;
+      const parentNamespace = asString(parentRef['namespace']) || meta.namespace;
+      const parent = resolveParent(asString(parentRef['kind']) || GATEWAY_KIND, parentNamespace, asString(parentRef['name']) ?? '', lookups, options);
+      const listeners = parent?.listeners(asString(parentRef['sectionName']) ?? '');
+      if (parent === undefined || listeners === undefined) continue;
       const port = parentRef['port'];
-      const listeners = asArray(asRecord(gw['spec'])?.['listeners'])
-        .map(asRecord)
-        .filter((l): l is JsonRecord => l !== undefined && (section === '' || asString(l['name']) === section));
       for (const lis of listeners) {
         if (!httpProtocol(asString(lis['protocol']))) continue;
         if (typeof port === 'number' && lis['port'] !== port) continue;
-        if (!routeAllowed(lis, gwNamespace, meta.namespace, lookups)) continue;
+        if (!routeAllowed(lis, parent.ownerNamespace, meta.namespace, lookups)) continue;
         const lisHost = asString(lis['hostname']) ?? '';
         for (const rtHost of routeHosts) {
           if (lisHost === '' && rtHost === '') continue;
           const host = matchingHost(lisHost, rtHost);
           if (host === undefined) continue;
           const set = targetsByHost.get(host) ?? new Set<string>();
-          for (const t of gatewayTargets(gw)) set.add(t);
+          for (const t of parent.targets) set.add(t);
           targetsByHost.set(host, set);
         }
       }
@@ -92,7 +88,7 @@ function routeHostnames(obj: KubeObject, meta: ObjectMeta, options: TranslateOpt
   const hostnames = [...specHosts];
   const template = templateOf(options, meta.kind);
   if (template !== undefined && (hostnames.length === 0 || options.combineFqdnAnnotation === true)) hostnames.push(...template.execute(obj, meta));
-  const source = annotationValue(meta.annotations, 'gateway-hostname-source');
+  const source = annotationValue(meta.annotations, 'gateway-hostname-source', options.annotationPrefix);
   switch (source?.toLowerCase()) {
     case HOSTNAME_SOURCE_ANNOTATION_ONLY:
       return options.ignoreHostnameAnnotation === true ? [] : [...annotated];
@@ -115,13 +111,6 @@ function sameParent(spec: JsonRecord, status: JsonRecord, routeNamespace: string
   const k = (r: JsonRecord): string => asString(r['kind']) || 'Gateway';
   const ns = (r: JsonRecord): string => asString(r['namespace']) || routeNamespace || DEFAULT_NAMESPACE;
   return g(spec) === g(status) && k(spec) === k(status) && asString(spec['name']) === asString(status['name']) && ns(spec) === ns(status);
-}
-
-function accepted(conditions: unknown): boolean {
-  const c = asArray(conditions)
-    .map(asRecord)
-    .find((x) => asString(x?.['type']) === 'Accepted');
-  return asString(c?.['status']) === 'True';
 }
 
 function httpProtocol(protocol: string | undefined): boolean {
@@ -149,14 +138,6 @@ function routeAllowed(lis: JsonRecord, gwNamespace: string, routeNamespace: stri
   const kinds = asArray(allowed?.['kinds']).map(asRecord);
   if (kinds.length === 0) return true;
   return kinds.some((k) => (asString(k?.['group']) || GATEWAY_GROUP) === GATEWAY_GROUP && asString(k?.['kind']) === ROUTE_KIND);
-}
-
-function gatewayTargets(gw: KubeObject): string[] {
-  const override = parseAnnotations(gw.metadata.annotations ?? {}, 0, () => undefined).targets;
-  if (override.length > 0) return override;
-  return asArray(asRecord(gw['status'])?.['addresses'])
-    .map((a) => asString(asRecord(a)?.['value']) ?? '')
-    .filter((v) => v !== '');
 }
 
 /**

@@ -133,4 +133,29 @@ describe('NodePort Services', () => {
       'game.pairs.example.org CNAME lb.example.org ttl=0',
     ]);
   });
+
+  test('--compatibility kops-dns-controller: external names at the ExternalIPs of kOps worker nodes, internal at their InternalIPs', () => {
+    const worker = (name: string, external: string, internal: string): KubeObject => ({
+      metadata: { name, labels: { 'node-role.kubernetes.io/node': '' } },
+      status: {
+        addresses: [
+          { type: 'InternalIP', address: internal },
+          { type: 'ExternalIP', address: external },
+        ],
+      },
+    });
+    const controlPlane: KubeObject = {
+      metadata: { name: 'cp', labels: { 'node-role.kubernetes.io/control-plane': '' } },
+      status: { addresses: [{ type: 'ExternalIP', address: '198.51.100.99' }] },
+    };
+    const nodes = [worker('w1', '198.51.100.1', '10.0.0.1'), worker('w2', '198.51.100.2', '10.0.0.2'), controlPlane];
+    const options = { compatibility: 'kops-dns-controller' };
+    const external = translateNodePort(svc({ 'dns.alpha.kubernetes.io/external': 'game.example.org' }, []), options, nodes);
+    assert.deepEqual(summary(external), ['game.example.org A 198.51.100.1,198.51.100.2 ttl=0']);
+    const internal = translateNodePort(svc({ 'dns.alpha.kubernetes.io/internal': 'game.internal.example.org' }, []), options, nodes);
+    assert.deepEqual(summary(internal), ['game.internal.example.org A 10.0.0.1,10.0.0.2 ttl=0']);
+    const both = svc({ 'dns.alpha.kubernetes.io/external': 'a.example.org', 'dns.alpha.kubernetes.io/internal': 'b.example.org' }, []);
+    assert.deepEqual(summary(translateNodePort(both, options, nodes)), [], 'both set: nothing, as the kOps dns-controller');
+    assert.deepEqual(summary(translateNodePort(svc({ 'dns.alpha.kubernetes.io/external': 'game.example.org' }, []), {}, nodes)), [], 'only in kops mode');
+  });
 });

@@ -14,7 +14,9 @@ import type { SourceProblem } from '../source.ts';
 import { parseAnnotations } from '../translate/annotations.ts';
 import { endpointsForHostname, finalizeEndpoints, problemFor, uniqueHostnames } from '../translate/hostname.ts';
 import type { EndpointCommon } from '../translate/hostname.ts';
+import { isKopsWorker, kopsNodePortNames } from '../translate/compatibility.ts';
 import { asArray, asRecord, asString, readMeta, refOf } from '../translate/object.ts';
+import type { ObjectMeta } from '../translate/object.ts';
 import { fqdnTargetEndpoints, runTemplate, templateOf } from '../translate/options.ts';
 import type { TranslateOptions } from '../translate/options.ts';
 import { commonOf } from '../translate/service.ts';
@@ -71,10 +73,12 @@ export function translateNodePort(
   if (meta === undefined) return { endpoints: [], problems };
   const ref = refOf(meta);
   // Annotation problems were already reported by the generic translation of the same object.
-  const ann = parseAnnotations(meta.annotations, options.defaultTTL ?? 0, () => undefined);
+  const ann = parseAnnotations(meta.annotations, options.defaultTTL ?? 0, () => undefined, options.annotationPrefix);
   if (ann.targets.length > 0) return undefined;
   const local = asString(asRecord(obj['spec'])?.['externalTrafficPolicy']) === 'Local';
-  const targets = nodePortTargets(local ? nodesWithEndpoints(nodes, slices) : nodes, ann.access, options);
+  // Read twice (targets, kOps compatibility): a reflector hands out a one-pass iterator.
+  const nodeList = [...nodes];
+  const targets = nodePortTargets(local ? nodesWithEndpoints(nodeList, slices) : nodeList, ann.access, options);
   const common = commonOf(ann, `service/${meta.namespace}/${meta.name}`);
   const forHostnames = (hostnames: readonly string[]): Endpoint[] =>
     uniqueHostnames(hostnames).flatMap((h) => {
@@ -83,6 +87,7 @@ export function translateNodePort(
     });
   // external-dns treats internal-hostname on a NodePort Service like hostname: node addresses.
   let candidates = options.ignoreHostnameAnnotation === true ? [] : forHostnames([...ann.hostnames, ...ann.internalHostnames]);
+  if (candidates.length === 0 && options.compatibility === 'kops-dns-controller') candidates = kopsNodePortEndpoints(meta, nodeList, common);
   const template = templateOf(options, meta.kind);
   if (template !== undefined) {
     // As external-dns: the host:target pairs first, then --fqdn-template names with the node targets.
@@ -100,6 +105,15 @@ export function translateNodePort(
     candidates = templated;
   }
   return { endpoints: finalizeEndpoints(ref, candidates, problems), problems };
+}
+
+/** `--compatibility kops-dns-controller` on a NodePort Service: the addresses of the kOps worker nodes. */
+function kopsNodePortEndpoints(meta: ObjectMeta, nodes: Iterable<KubeObject>, common: EndpointCommon): Endpoint[] {
+  const kops = kopsNodePortNames(meta);
+  if (kops === undefined) return [];
+  const targets = addresses([...nodes].filter(isKopsWorker), kops.addressType);
+  if (targets.length === 0) return [];
+  return uniqueHostnames(kops.names).flatMap((h) => endpointsForHostname(h.replace(/\.$/, ''), targets, common));
 }
 
 /**

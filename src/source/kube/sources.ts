@@ -11,6 +11,7 @@ import {
   GATEWAYS,
   HTTPROUTES,
   INGRESSES,
+  LISTENERSETS,
   NAMESPACES,
   NODES,
   PODS,
@@ -27,6 +28,7 @@ import {
   slimGeneric,
   slimHTTPRoute,
   slimIngress,
+  slimListenerSet,
   slimNamespace,
   slimNode,
   slimPod,
@@ -222,6 +224,8 @@ export interface GatewayScope {
   namespace?: string;
   labelSelector?: string;
   name?: string;
+  /** --gateway-listener-sets: routes may attach to ListenerSets (read in every namespace, as external-dns). */
+  listenerSets?: boolean;
 }
 
 /** HTTPRoutes, with their parent Gateways and the Namespaces (listener `allowedRoutes` selectors). */
@@ -231,13 +235,15 @@ export function httpRouteSource(deps: KubeSourceDeps, scope: GatewayScope = {}):
     ...(scope.labelSelector === undefined ? {} : { labelSelector: scope.labelSelector }),
   });
   const namespaces = reflector(deps, NAMESPACES, slimNamespace);
+  const listenerSets = scope.listenerSets === true ? reflector(deps, LISTENERSETS, slimListenerSet, { namespace: '' }) : undefined;
   return new KubeObjectSource({
     ...common(deps, 'gateway-httproute'),
     primary: reflector(deps, HTTPROUTES, primaryView(deps, slimHTTPRoute)),
-    secondary: [gateways, namespaces],
+    secondary: listenerSets === undefined ? [gateways, namespaces] : [gateways, namespaces, listenerSets],
     translate: (obj) =>
       translateHTTPRoute(obj, deps.translateOptions, {
         gateway: (ns, name) => (scope.name === undefined || scope.name === '' || scope.name === name ? gateways.get(`${ns}/${name}`) : undefined),
+        listenerSet: listenerSets === undefined ? undefined : (ns, name) => listenerSets.get(`${ns}/${name}`),
         namespaceLabels: (ns) => {
           const n = namespaces.get(ns);
           return n === undefined ? undefined : (n.metadata.labels ?? {});

@@ -1,6 +1,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  DEFAULT_ANNOTATION_PREFIX,
+  annotationPrefixes,
   annotationValue,
   isControllerMismatch,
   parseAnnotations,
@@ -92,5 +94,34 @@ describe('annotations', () => {
       { name: 'webhook/foo', value: 'bar' },
     ]);
     assert.deepEqual(providerSpecificFromAnnotations({ [`${A}alias`]: 'false' }), []);
+  });
+
+  test('--annotation-prefix: the default reads both prefixes, any other prefix is read alone', () => {
+    const C = 'internal.example.com/';
+    const annotations = { [`${A}hostname`]: 'alpha.example.org', [`${C}hostname`]: 'custom.example.org', [`${C}ttl`]: '60', [`${A}ttl`]: '10' };
+    assert.deepEqual(annotationPrefixes(undefined), [S, A]);
+    assert.deepEqual(annotationPrefixes(DEFAULT_ANNOTATION_PREFIX), [S, A]);
+    assert.equal(DEFAULT_ANNOTATION_PREFIX, S);
+    assert.deepEqual(annotationPrefixes(C), [C]);
+    assert.deepEqual(annotationPrefixes(A), [A]);
+    assert.equal(annotationValue(annotations, 'hostname', C), 'custom.example.org');
+    assert.equal(annotationValue({ [`${S}hostname`]: 'x' }, 'hostname', C), undefined);
+    const parsed = parseAnnotations(annotations, 0, () => assert.fail('no problem expected'), C);
+    assert.deepEqual(parsed.hostnames, ['custom.example.org']);
+    assert.equal(parsed.ttl, 60);
+    assert.deepEqual(parseAnnotations(annotations, 0, () => undefined).hostnames, ['alpha.example.org']);
+    assert.equal(isControllerMismatch({ [`${A}controller`]: 'other' }, C), false);
+    assert.equal(isControllerMismatch({ [`${C}controller`]: 'other' }, C), true);
+    assert.deepEqual(providerSpecificFromAnnotations({ [`${C}aws-weight`]: '5', [`${A}aws-weight`]: '1', [`${C}cloudflare-proxied`]: 'true' }, C), [
+      { name: 'aws/weight', value: '5' },
+      { name: `${C}cloudflare-proxied`, value: 'true' },
+    ]);
+  });
+
+  test('alias keeps true, A and AAAA; record-type is passed on as is', () => {
+    for (const value of ['true', 'A', 'AAAA']) assert.deepEqual(providerSpecificFromAnnotations({ [`${S}alias`]: value }), [{ name: 'alias', value }]);
+    for (const value of ['false', 'a', 'yes', '']) assert.deepEqual(providerSpecificFromAnnotations({ [`${S}alias`]: value }), [], value);
+    assert.deepEqual(providerSpecificFromAnnotations({ [`${A}record-type`]: 'ptr' }), [{ name: 'record-type', value: 'ptr' }]);
+    assert.deepEqual(providerSpecificFromAnnotations({ [`${S}record-type`]: '' }), [{ name: 'record-type', value: '' }]);
   });
 });

@@ -1,18 +1,31 @@
 /**
- * The external-dns annotation vocabulary. Both the historical `external-dns.alpha.kubernetes.io/`
- * prefix and the newer `external-dns.kubernetes.io/` one are read; when an object carries the same
- * key under both, the newer prefix wins because it is the one a user adds deliberately today.
+ * The external-dns annotation vocabulary. With the default `--annotation-prefix`
+ * (`external-dns.kubernetes.io/`, external-dns's default since 0.22) the historical
+ * `external-dns.alpha.kubernetes.io/` keys are read too, as every external-dns before 0.22 read
+ * them; when an object carries the same key under both, the newer prefix wins because it is the one
+ * a user adds deliberately today. Any other prefix is read alone: two instances with different
+ * prefixes (split-horizon DNS) must never act on each other's annotations.
  */
 import type { ProviderSpecificProperty } from '../../endpoint/endpoint.ts';
 
 export const ALPHA_PREFIX = 'external-dns.alpha.kubernetes.io/';
 export const STABLE_PREFIX = 'external-dns.kubernetes.io/';
-const PREFIXES = [STABLE_PREFIX, ALPHA_PREFIX] as const;
+/** `--annotation-prefix`'s default, as external-dns ≥ 0.22 has it. */
+export const DEFAULT_ANNOTATION_PREFIX = STABLE_PREFIX;
+const DEFAULT_PREFIXES: readonly string[] = [STABLE_PREFIX, ALPHA_PREFIX];
+
+/** The prefixes read for `--annotation-prefix`, the one that wins first. */
+export function annotationPrefixes(prefix: string | undefined): readonly string[] {
+  return prefix === undefined || prefix === DEFAULT_ANNOTATION_PREFIX ? DEFAULT_PREFIXES : [prefix];
+}
 
 /** Objects whose controller annotation has any other value belong to another controller. */
 export const CONTROLLER_VALUE = 'dns-controller';
 /** Mate's hostname annotation, honoured in `mate` compatibility mode. */
 export const MATE_HOSTNAME_KEY = 'zalando.org/dnsname';
+
+/** `alias` values that ask for an alias: both families, or only IPv4 (`A`) or IPv6 (`AAAA`). */
+export const ALIAS_VALUES: ReadonlySet<string> = new Set(['true', 'A', 'AAAA']);
 
 const TTL_MIN = 1;
 const TTL_MAX = 2147483647;
@@ -44,12 +57,11 @@ export interface ParsedAnnotations {
   access: string | undefined;
   endpointsType: string | undefined;
   ingressHostnameSource: string | undefined;
-  mateHostnames: string[];
 }
 
-/** The value of an external-dns annotation under either prefix. */
-export function annotationValue(annotations: Readonly<Record<string, string>>, key: string): string | undefined {
-  for (const prefix of PREFIXES) {
+/** The value of an external-dns annotation under the configured prefix (either prefix by default). */
+export function annotationValue(annotations: Readonly<Record<string, string>>, key: string, annotationPrefix?: string): string | undefined {
+  for (const prefix of annotationPrefixes(annotationPrefix)) {
     const value = annotations[prefix + key];
     if (value !== undefined) return value;
   }
@@ -65,8 +77,8 @@ export function splitHostnames(value: string | undefined): string[] {
     .filter((h) => h !== '');
 }
 
-export function isControllerMismatch(annotations: Readonly<Record<string, string>>): boolean {
-  const controller = annotationValue(annotations, 'controller');
+export function isControllerMismatch(annotations: Readonly<Record<string, string>>, annotationPrefix?: string): boolean {
+  const controller = annotationValue(annotations, 'controller', annotationPrefix);
   return controller !== undefined && controller !== CONTROLLER_VALUE;
 }
 
@@ -74,9 +86,15 @@ export function isControllerMismatch(annotations: Readonly<Record<string, string
  * Reads every annotation the translators use. Bad values are reported through `problem` and
  * replaced by their default, so one typo never hides the rest of the object.
  */
-export function parseAnnotations(annotations: Readonly<Record<string, string>>, defaultTTL: number, problem: (message: string) => void): ParsedAnnotations {
+export function parseAnnotations(
+  annotations: Readonly<Record<string, string>>,
+  defaultTTL: number,
+  problem: (message: string) => void,
+  annotationPrefix?: string,
+): ParsedAnnotations {
+  const value = (key: string): string | undefined => annotationValue(annotations, key, annotationPrefix);
   let ttl = defaultTTL;
-  const ttlText = annotationValue(annotations, 'ttl');
+  const ttlText = value('ttl');
   if (ttlText !== undefined) {
     try {
       ttl = parseTTL(ttlText);
@@ -85,37 +103,48 @@ export function parseAnnotations(annotations: Readonly<Record<string, string>>, 
     }
   }
   return {
-    hostnames: splitHostnames(annotationValue(annotations, 'hostname')),
-    internalHostnames: splitHostnames(annotationValue(annotations, 'internal-hostname')),
-    targets: splitHostnames(annotationValue(annotations, 'target')).map((t) => (t.endsWith('.') ? t.slice(0, -1) : t)),
+    hostnames: splitHostnames(value('hostname')),
+    internalHostnames: splitHostnames(value('internal-hostname')),
+    targets: splitHostnames(value('target')).map((t) => (t.endsWith('.') ? t.slice(0, -1) : t)),
     ttl,
-    controller: annotationValue(annotations, 'controller'),
-    setIdentifier: annotationValue(annotations, 'set-identifier') ?? '',
-    providerSpecific: providerSpecificFromAnnotations(annotations),
-    access: annotationValue(annotations, 'access'),
-    endpointsType: annotationValue(annotations, 'endpoints-type'),
-    ingressHostnameSource: annotationValue(annotations, 'ingress-hostname-source'),
-    mateHostnames: splitHostnames(annotations[MATE_HOSTNAME_KEY]),
+    controller: value('controller'),
+    setIdentifier: value('set-identifier') ?? '',
+    providerSpecific: providerSpecificFromAnnotations(annotations, annotationPrefix),
+    access: value('access'),
+    endpointsType: value('endpoints-type'),
+    ingressHostnameSource: value('ingress-hostname-source'),
   };
 }
 
-/** Provider-specific properties named as external-dns names them (`aws/weight`, `alias`, …), sorted by name. */
-export function providerSpecificFromAnnotations(annotations: Readonly<Record<string, string>>): ProviderSpecificProperty[] {
+/**
+ * Provider-specific properties named as external-dns names them (`aws/weight`, `alias`,
+ * `record-type`, …), sorted by name. `alias` keeps `true`, `A` and `AAAA` (an alias of one address
+ * family, as external-dns documents for Route53); any other value is no alias.
+ */
+export function providerSpecificFromAnnotations(annotations: Readonly<Record<string, string>>, annotationPrefix?: string): ProviderSpecificProperty[] {
   const props = new Map<string, string>();
-  // Alpha first so that the stable prefix overwrites it.
-  for (const prefix of [ALPHA_PREFIX, STABLE_PREFIX]) {
+  const prefixes = annotationPrefixes(annotationPrefix);
+  // Cloudflare properties are named after the annotation: the alpha name by default (what the
+  // Cloudflare webhooks read), the custom prefix's name otherwise, as external-dns names them.
+  const cloudflareName = prefixes.length > 1 ? ALPHA_PREFIX : (prefixes[0] ?? ALPHA_PREFIX);
+  // The winning prefix last, so that it overwrites the others.
+  for (const prefix of [...prefixes].reverse()) {
     for (const [key, value] of Object.entries(annotations)) {
       if (!key.startsWith(prefix)) continue;
       const attr = key.slice(prefix.length);
       if (attr === 'alias') {
-        if (value === 'true') props.set('alias', 'true');
+        if (ALIAS_VALUES.has(value)) props.set('alias', value);
+        continue;
+      }
+      if (attr === 'record-type') {
+        props.set('record-type', value);
         continue;
       }
       const provider = PREFIXED_PROVIDERS.find(([p]) => attr.startsWith(p) && attr.length > p.length);
       if (provider !== undefined) {
         props.set(provider[1] + attr.slice(provider[0].length), value);
       } else if (CLOUDFLARE_KEYS.includes(attr)) {
-        props.set(ALPHA_PREFIX + attr, value);
+        props.set(cloudflareName + attr, value);
       }
     }
   }

@@ -16,7 +16,12 @@ export const INGRESS_KIND = 'Ingress';
 export function ingressCandidates(ctx: KindContext): Endpoint[] {
   const { obj, meta, options } = ctx;
   const annotationsRef = refAt(ctx.ref, ctx.origin, ['metadata', 'annotations']);
-  const ann = parseAnnotations(meta.annotations, options.defaultTTL ?? 0, (message) => ctx.problems.push(problemFor(annotationsRef, message)));
+  const ann = parseAnnotations(
+    meta.annotations,
+    options.defaultTTL ?? 0,
+    (message) => ctx.problems.push(problemFor(annotationsRef, message)),
+    options.annotationPrefix,
+  );
   const common = commonOf(ann, `ingress/${meta.namespace}/${meta.name}`);
   const targets = ann.targets.length > 0 ? ann.targets : statusTargets(obj);
   const forHostnames = (hostnames: string[]): Endpoint[] => uniqueHostnames(hostnames).flatMap((h) => endpointsForHostname(h, targets, common));

@@ -37,7 +37,12 @@ export interface TranslateOptions {
   publishInternalServices?: boolean;
   /** `--service-type-filter`: only these service types (empty: all). */
   serviceTypeFilter?: readonly string[];
-  /** `--compatibility`: `mate` also reads `zalando.org/dnsname`. */
+  /**
+   * `--annotation-prefix`: the prefix of every external-dns annotation key; undefined or the default
+   * reads both `external-dns.kubernetes.io/` and `external-dns.alpha.kubernetes.io/`.
+   */
+  annotationPrefix?: string;
+  /** `--compatibility`: also read the annotations of mate, molecule or the kOps dns-controller. */
   compatibility?: string;
   /** `--publish-host-ip`: headless Services publish their Pods' host IPs (Kubernetes service source). */
   publishHostIP?: boolean;
@@ -95,6 +100,8 @@ export function translateFlagsOf(cfg: Config): TranslateFlags {
     publishInternalServices: cfg.publishInternalServices,
     serviceTypeFilter: cfg.serviceTypeFilter,
     compatibility: cfg.compatibility,
+    // Commands whose table lacks the flag (none today) read the default prefixes.
+    ...(cfg.flags.has('annotation-prefix') ? { annotationPrefix: cfg.flags.str('annotation-prefix') } : {}),
     // --default-targets fills in DNSEndpoint entries that have no targets.
     keepEmptyTargets: cfg.defaultTargets.length > 0,
   };

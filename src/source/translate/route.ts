@@ -57,7 +57,12 @@ export function routeStatusTargets(obj: unknown, routerName = ''): string[] {
 /** Endpoints of one Route before validation; the template applies as for the other kinds. */
 export function routeCandidates(ctx: KindContext, routerName = ''): Endpoint[] {
   const { obj, meta, options } = ctx;
-  const ann = parseAnnotations(meta.annotations, options.defaultTTL ?? 0, (message) => ctx.problems.push(problemFor(ctx.ref, message)));
+  const ann = parseAnnotations(
+    meta.annotations,
+    options.defaultTTL ?? 0,
+    (message) => ctx.problems.push(problemFor(ctx.ref, message)),
+    options.annotationPrefix,
+  );
   const common = commonOf(ann, `route/${meta.namespace}/${meta.name}`);
   const status = routeStatus(obj, routerName);
   const targets = ann.targets.length > 0 ? ann.targets : status.targets;
@@ -86,7 +91,7 @@ export function translateRoute(input: unknown, options: TranslateOptions, router
     return { endpoints: [], problems };
   if (options.annotationFilter !== undefined && !options.annotationFilter.matches(meta.annotations)) return { endpoints: [], problems };
   if (options.labelFilter !== undefined && !options.labelFilter.matches(meta.labels)) return { endpoints: [], problems };
-  if (isControllerMismatch(meta.annotations)) return { endpoints: [], problems };
+  if (isControllerMismatch(meta.annotations, options.annotationPrefix)) return { endpoints: [], problems };
   const ref = refOf(meta);
   const ctx: KindContext = { obj, meta, ref, origin: {}, options, template: templateOf(options, meta.kind), problems };
   let candidates: Endpoint[];

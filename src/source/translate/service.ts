@@ -7,6 +7,7 @@
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import { parseAnnotations } from './annotations.ts';
 import type { ParsedAnnotations } from './annotations.ts';
+import { legacyServiceEndpoints } from './compatibility.ts';
 import { endpointsForHostname, problemFor, uniqueHostnames } from './hostname.ts';
 import type { EndpointCommon } from './hostname.ts';
 import { asArray, path, refAt, stringArray, stringAt } from './object.ts';
@@ -27,8 +28,11 @@ export function serviceType(obj: JsonRecord): string {
 
 export function serviceCandidates(ctx: KindContext): Endpoint[] {
   const { obj, meta, options } = ctx;
-  const ann = parseAnnotations(meta.annotations, options.defaultTTL ?? 0, (message) =>
-    ctx.problems.push(problemFor(refAt(ctx.ref, ctx.origin, ['metadata', 'annotations']), message)),
+  const ann = parseAnnotations(
+    meta.annotations,
+    options.defaultTTL ?? 0,
+    (message) => ctx.problems.push(problemFor(refAt(ctx.ref, ctx.origin, ['metadata', 'annotations']), message)),
+    options.annotationPrefix,
   );
   const common = commonOf(ann, `service/${meta.namespace}/${meta.name}`);
   const targets = ann.targets.length > 0 ? ann.targets : serviceTargets(ctx);
@@ -39,7 +43,7 @@ export function serviceCandidates(ctx: KindContext): Endpoint[] {
   if (options.ignoreHostnameAnnotation !== true) {
     own = [...forHostnames(ann.hostnames, targets), ...forHostnames(ann.internalHostnames, clusterIPs(obj))];
   }
-  if (own.length === 0 && options.compatibility === 'mate') own = forHostnames(ann.mateHostnames, loadBalancerTargets(obj));
+  if (own.length === 0) own = legacyServiceEndpoints(options.compatibility, serviceType(obj), meta, statusTargets(obj), common);
   // As external-dns: the host:target pairs first, then --fqdn-template names with the Service's targets.
   own = combineWithFqdnTargetTemplate(ctx, own, common.resource);
   return combineWithTemplate(ctx, own, (hostnames) => forHostnames(hostnames, targets));

@@ -71,7 +71,7 @@ export function translateObject(input: unknown, options: TranslateOptions = {}, 
   if (options.labelFilter !== undefined && !options.labelFilter.matches(meta.labels)) return empty('filtered');
   if (kind === SERVICE_KIND && !serviceTypeAllowed(obj, options.serviceTypeFilter)) return empty('filtered');
   // external-dns checks the controller annotation on Services and Ingresses, not on DNSEndpoints.
-  if (kind !== DNSENDPOINT_KIND && isControllerMismatch(meta.annotations)) return empty('controller-mismatch');
+  if (kind !== DNSENDPOINT_KIND && isControllerMismatch(meta.annotations, options.annotationPrefix)) return empty('controller-mismatch');
 
   const problems: SourceProblem[] = [];
   const ctx: KindContext = { obj, meta, ref, origin, options, template: templateOf(options, kind), problems };

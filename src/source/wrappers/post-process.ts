@@ -1,0 +1,38 @@
+/**
+ * external-dns's post-processor wrapper, the last step before the planner: `--min-ttl` is the TTL
+ * of endpoints whose source set none (a set TTL is kept, even a lower one: the flag is a default,
+ * not a floor), `--prefer-alias` gives CNAME endpoints without an `alias` property `alias=true`,
+ * so providers with ALIAS records write one, and provider-specific properties of other providers
+ * (`aws/weight` with `--provider google`) are dropped: no provider stores them, so they would show
+ * as a change on every sync. Properties without a `provider/` prefix (`alias`) stay, as in
+ * external-dns, and so do Cloudflare's annotation-named ones (below).
+ */
+import { cloneEndpoint } from '../../endpoint/endpoint.ts';
+import type { Endpoint } from '../../endpoint/endpoint.ts';
+
+export interface PostProcessOptions {
+  /** Seconds; 0 leaves unset TTLs to the provider. */
+  minTTL: number;
+  preferAlias: boolean;
+  /** `--provider`: properties named `<other provider>/…` are dropped; '' keeps all. */
+  provider: string;
+}
+
+export function postProcess(endpoints: readonly Endpoint[], options: PostProcessOptions): Endpoint[] {
+  const own = options.provider === '' || options.provider === 'cloudflare' ? undefined : `${options.provider}/`;
+  // Cloudflare's properties are named after their annotation (`…/cloudflare-proxied`), not
+  // `cloudflare/…`: they are kept for every provider, since Hostwarden reaches Cloudflare only
+  // through the webhook provider (external-dns drops them there).
+  const foreign = (name: string): boolean => own !== undefined && name.includes('/') && !name.startsWith(own) && !name.includes('/cloudflare-');
+  return endpoints.map((ep) => {
+    const setTTL = options.minTTL > 0 && ep.recordTTL === 0;
+    const setAlias = options.preferAlias && ep.recordType === 'CNAME' && !ep.providerSpecific.some((p) => p.name === 'alias');
+    const dropForeign = ep.providerSpecific.some((p) => foreign(p.name));
+    if (!setTTL && !setAlias && !dropForeign) return ep;
+    const copy = cloneEndpoint(ep);
+    if (setTTL) copy.recordTTL = options.minTTL;
+    if (dropForeign) copy.providerSpecific = copy.providerSpecific.filter((p) => !foreign(p.name));
+    if (setAlias) copy.providerSpecific.push({ name: 'alias', value: 'true' });
+    return copy;
+  });
+}

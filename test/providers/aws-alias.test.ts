@@ -1,0 +1,126 @@
+/**
+ * Alias flags and annotations from a manifest to the Route53 emulator through `hostwarden run
+ * --once`: the alias annotation with `A` and `AAAA` writes one alias family, `--prefer-alias`
+ * makes a CNAME to a name in our own zone an alias, and a second run changes nothing.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { runCli } from '../support/cli.ts';
+import { isolateAwsSdk } from '../support/aws/provider.ts';
+import { startAwsEmulators } from '../support/aws/start.ts';
+import type { AwsEmulators } from '../support/aws/start.ts';
+
+isolateAwsSdk();
+
+function cnameService(name: string, hostname: string, target: string, alias?: string): string {
+  return `apiVersion: v1
+kind: Service
+metadata:
+  name: ${name}
+  namespace: default
+  annotations:
+    external-dns.kubernetes.io/hostname: ${hostname}
+    external-dns.kubernetes.io/target: ${target}${alias === undefined ? '' : `\n    external-dns.kubernetes.io/alias: "${alias}"`}
+spec:
+  type: LoadBalancer
+`;
+}
+
+describe('alias annotation values and --prefer-alias against the Route53 emulator', () => {
+  let e: AwsEmulators;
+  let dir: string;
+  before(async () => {
+    e = await startAwsEmulators();
+    dir = await mkdtemp(join(tmpdir(), 'hw-aws-alias-'));
+  });
+  after(async () => {
+    await e.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const run = (extra: string[] = []): ReturnType<typeof runCli> =>
+    runCli(
+      [
+        'run',
+        '--once',
+        '--provider',
+        'aws',
+        '--manifests-dir',
+        dir,
+        '--domain-filter',
+        'example.org',
+        '--txt-owner-id',
+        'alias',
+        '--metrics-address',
+        '',
+        '--log-format',
+        'json',
+        '--aws-endpoint-url',
+        e.url,
+        '--aws-batch-change-interval',
+        '0s',
+        ...extra,
+      ],
+      {
+        env: {
+          EXTERNAL_DNS_AWS_ACCESS_KEY_ID: e.aws.rootIdentity.accessKeyId,
+          EXTERNAL_DNS_AWS_SECRET_ACCESS_KEY: e.aws.rootIdentity.secretAccessKey,
+          AWS_EC2_METADATA_DISABLED: 'true',
+          HOME: dir,
+        },
+        timeoutMs: 60_000,
+      },
+    );
+
+  test('alias=A, alias=AAAA and --prefer-alias; the second run is a no-op; without the flag the CNAME returns', async () => {
+    const zone = e.route53.createZone('example.org');
+    const elb = 'k8s-web-1234567890.us-east-1.elb.amazonaws.com';
+    await writeFile(join(dir, 'v4.yaml'), cnameService('v4', 'v4.example.org', elb, 'A'));
+    await writeFile(join(dir, 'v6.yaml'), cnameService('v6', 'v6.example.org', elb, 'AAAA'));
+    await writeFile(join(dir, 'own.yaml'), cnameService('own', 'own.example.org', 'v4.example.org'));
+    // external-dns passes the annotation's alias only when it is true, A or AAAA; a DNSEndpoint's
+    // alias=false is kept, and --prefer-alias leaves an endpoint with any alias property alone.
+    await writeFile(
+      join(dir, 'off.yaml'),
+      `apiVersion: externaldns.k8s.io/v1alpha1
+kind: DNSEndpoint
+metadata:
+  name: off
+  namespace: default
+spec:
+  endpoints:
+    - dnsName: off.example.org
+      recordType: CNAME
+      targets: [v4.example.org]
+      providerSpecific:
+        - name: alias
+          value: "false"
+`,
+    );
+
+    const first = await run(['--prefer-alias']);
+    assert.equal(first.code, 0, first.stderr);
+    assert.deepEqual(e.route53.find(zone, 'v4.example.org', 'A')?.alias?.dnsName, `${elb}.`);
+    assert.equal(e.route53.find(zone, 'v4.example.org', 'AAAA'), undefined);
+    assert.deepEqual(e.route53.find(zone, 'v6.example.org', 'AAAA')?.alias?.dnsName, `${elb}.`);
+    assert.equal(e.route53.find(zone, 'v6.example.org', 'A'), undefined);
+    // --prefer-alias: a CNAME to our own zone's name becomes an alias with our zone id...
+    assert.deepEqual(e.route53.find(zone, 'own.example.org', 'A')?.alias, { hostedZoneId: zone.id, dnsName: 'v4.example.org.', evaluateTargetHealth: true });
+    // ...unless the endpoint says alias=false.
+    assert.deepEqual(e.route53.find(zone, 'off.example.org', 'CNAME')?.values, ['v4.example.org']);
+
+    const second = await run(['--prefer-alias']);
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(second.stdout + second.stderr, /"create":0|create: 0/);
+    assert.doesNotMatch(second.stdout + second.stderr, /"update":[1-9]|update: [1-9]/);
+
+    // Without --prefer-alias the CNAME to our own name is a CNAME again.
+    const third = await run();
+    assert.equal(third.code, 0, third.stderr);
+    assert.deepEqual(e.route53.find(zone, 'own.example.org', 'CNAME')?.values, ['v4.example.org']);
+    assert.equal(e.route53.find(zone, 'own.example.org', 'A'), undefined);
+  });
+});
