@@ -87,7 +87,7 @@ export function translateNodePort(
     });
   // external-dns treats internal-hostname on a NodePort Service like hostname: node addresses.
   let candidates = options.ignoreHostnameAnnotation === true ? [] : forHostnames([...ann.hostnames, ...ann.internalHostnames]);
-  if (candidates.length === 0 && options.compatibility === 'kops-dns-controller') candidates = kopsNodePortEndpoints(meta, nodeList, common);
+  if (candidates.length === 0 && options.compatibility === 'kops-dns-controller') candidates = kopsNodePortEndpoints(meta, nodeList, common, options);
   const template = templateOf(options, meta.kind);
   if (template !== undefined) {
     // As external-dns: the host:target pairs first, then --fqdn-template names with the node targets.
@@ -108,10 +108,16 @@ export function translateNodePort(
 }
 
 /** `--compatibility kops-dns-controller` on a NodePort Service: the addresses of the kOps worker nodes. */
-function kopsNodePortEndpoints(meta: ObjectMeta, nodes: Iterable<KubeObject>, common: EndpointCommon): Endpoint[] {
+function kopsNodePortEndpoints(meta: ObjectMeta, nodes: Iterable<KubeObject>, common: EndpointCommon, options: TranslateOptions): Endpoint[] {
   const kops = kopsNodePortNames(meta);
   if (kops === undefined) return [];
-  const targets = addresses([...nodes].filter(isKopsWorker), kops.addressType);
+  const workers = [...nodes].filter(isKopsWorker);
+  const targets = addresses(workers, kops.addressType);
+  // As external-dns: internal IPv6 addresses are reachable from outside too, so external names
+  // take them with --expose-internal-ipv6.
+  if (kops.addressType === 'ExternalIP' && options.exposeInternalIPv6 === true) {
+    targets.push(...addresses(workers, 'InternalIP').filter((ip) => isIPv6(ip) && !targets.includes(ip)));
+  }
   if (targets.length === 0) return [];
   return uniqueHostnames(kops.names).flatMap((h) => endpointsForHostname(h.replace(/\.$/, ''), targets, common));
 }
