@@ -178,13 +178,18 @@ export class KubeClient {
   }
 
   private config(): Promise<{ kc: KubeConfig; server: URL }> {
-    this.loaded ??= this.loader().then((kc) => {
+    const loading = (this.loaded ??= this.loader().then((kc) => {
       const cluster = kc.getCurrentCluster();
       if (cluster === null) throw new ConfigError('kubeconfig has no current cluster', '--kubeconfig');
       this.log.debug({ server: redactUrl(cluster.server) }, 'kubernetes configuration loaded');
       return { kc, server: new URL(cluster.server) };
+    }));
+    // A failed load is not kept: the next request loads again (a kubeconfig being rewritten, a
+    // token file not mounted yet), instead of every later request repeating the first error.
+    loading.catch(() => {
+      if (this.loaded === loading) this.loaded = undefined;
     });
-    return this.loaded;
+    return loading;
   }
 
   /** One request; the parsed JSON answer, or KubeApiError with the Status reason. */

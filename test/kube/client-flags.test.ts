@@ -13,6 +13,7 @@ import { PROVIDER_NAMES, SOURCE_NAMES } from '../../src/cli/wiring.ts';
 import { resolveConfig } from '../../src/config/config.ts';
 import type { Config } from '../../src/config/config.ts';
 import { ConfigError } from '../../src/errors.ts';
+import { KubeClient } from '../../src/kube/client.ts';
 import { kubeClientFromConfig } from '../../src/kube/flags.ts';
 import { silentLogger } from '../../src/log.ts';
 import { startTestApiServer } from '../support/kube-apiserver/server.ts';
@@ -83,5 +84,26 @@ describe('Kubernetes client flags', () => {
     alone.close();
     assert.equal(answer.kind, 'ServiceList');
     assert.throws(() => list(config(['--server', 'api.example:6443']), true), /--server "api.example:6443" is not a URL such as https:\/\/host:6443/);
+  });
+
+  test('a failed configuration load is not kept: the next request loads again', async () => {
+    const { KubeConfig } = await import('@kubernetes/client-node');
+    let loads = 0;
+    const client = new KubeClient({
+      logger: silentLogger(),
+      config: async () => {
+        loads++;
+        if (loads === 1) throw new Error('kubeconfig is being rewritten');
+        const kc = new KubeConfig();
+        kc.loadFromFile(kubeconfig);
+        return kc;
+      },
+    });
+    await assert.rejects(client.request('GET', '/api/v1/namespaces/default/services'), /being rewritten/);
+    const answer = await client.request<{ kind: string }>('GET', '/api/v1/namespaces/default/services');
+    await client.request('GET', '/api/v1/namespaces/default/services');
+    client.close();
+    assert.equal(answer.kind, 'ServiceList');
+    assert.equal(loads, 2, 'loaded again once after the failure, then kept');
   });
 });
