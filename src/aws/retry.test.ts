@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ProviderError } from '../errors.ts';
 import { AwsAccessDeniedError, toProviderError } from './errors.ts';
-import { RateLimiter } from './rate-limiter.ts';
+import { RateLimiter } from '../rate-limiter.ts';
 import { isRetryable, retryDelay, withRetry } from './retry.ts';
 
 const awsError = (name: string, status: number): Error => Object.assign(new Error(`${name} happened`), { name, $metadata: { httpStatusCode: status } });

@@ -3,8 +3,8 @@
  * uses the same Secret, or another Secret with the same key, shares it, so hundreds of records
  * cannot exceed the account's API rate together.
  */
-import { RateLimiter } from '../aws/rate-limiter.ts';
-import type { RateLimiterOptions } from '../aws/rate-limiter.ts';
+import { RateLimiter } from '../rate-limiter.ts';
+import type { RateLimiterOptions } from '../rate-limiter.ts';
 
 export interface CredentialLimitersOptions extends RateLimiterOptions {
   /** Told of every admitted request (metrics, tests). */

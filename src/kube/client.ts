@@ -12,7 +12,7 @@ import { join } from 'node:path';
 // Type only: client-node takes seconds to import, so it is loaded when a client first needs it
 // and commands that never talk to Kubernetes do not pay for it.
 import type { KubeConfig } from '@kubernetes/client-node';
-import { RateLimiter } from '../aws/rate-limiter.ts';
+import { RateLimiter } from '../rate-limiter.ts';
 import { ConfigError, errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { KubeApiError } from './errors.ts';

@@ -2,7 +2,7 @@
  * One way to make an AWS call for this controller: through the account's rate limiter, retried on
  * throttling and server errors, and failing with AwsCallError that keeps the AWS error code.
  */
-import type { RateLimiter } from '../../aws/rate-limiter.ts';
+import type { RateLimiter } from '../../rate-limiter.ts';
 import { withRetry } from '../../aws/retry.ts';
 import type { RetryPolicy } from '../../aws/retry.ts';
 import type { Logger } from '../../log.ts';

@@ -12,7 +12,7 @@ import { Route53Client } from '@aws-sdk/client-route-53';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { credentialsFor } from '../../aws/credentials.ts';
 import type { AwsCredentialSettings } from '../../aws/credentials.ts';
-import { RateLimiter } from '../../aws/rate-limiter.ts';
+import { RateLimiter } from '../../rate-limiter.ts';
 import type { RetryPolicy } from '../../aws/retry.ts';
 import type { Logger } from '../../log.ts';
 import { SdkPort, awsCall } from './call.ts';

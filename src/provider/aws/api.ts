@@ -13,7 +13,7 @@ import {
 import type { Change, HostedZone, ResourceRecordSet, RRType } from '@aws-sdk/client-route-53';
 import { toProviderError } from '../../aws/errors.ts';
 import type { CredentialSource } from '../../aws/credentials.ts';
-import type { RateLimiter } from '../../aws/rate-limiter.ts';
+import type { RateLimiter } from '../../rate-limiter.ts';
 import { withRetry } from '../../aws/retry.ts';
 import type { RetryPolicy } from '../../aws/retry.ts';
 import type { Logger } from '../../log.ts';

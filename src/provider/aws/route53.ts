@@ -15,7 +15,7 @@ import type { Logger } from '../../log.ts';
 import type { Provider } from '../provider.ts';
 import type { Changes } from '../../plan/changes.ts';
 import { credentialsFor } from '../../aws/credentials.ts';
-import { RateLimiter } from '../../aws/rate-limiter.ts';
+import { RateLimiter } from '../../rate-limiter.ts';
 import { PROVIDER_NAME, Route53Api, newRoute53Client } from './api.ts';
 import type { Route53Port } from './api.ts';
 import { ProfiledRoute53 } from './profiles.ts';

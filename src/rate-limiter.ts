@@ -1,8 +1,9 @@
 /**
- * A token bucket shared by every call made with one set of AWS credentials. Route53 allows five
- * requests per second per account; staying under it on our side costs less than being throttled.
+ * A token bucket: the one client-side rate limit. AWS clients share one per set of credentials
+ * (Route53 allows five requests per second per account; staying under it on our side costs less
+ * than being throttled); the Kubernetes client takes one for --kube-api-qps/--kube-api-burst.
  */
-import { sleep } from '../backoff.ts';
+import { sleep } from './backoff.ts';
 
 export interface RateLimiterOptions {
   /** Requests per second; 0 or less disables the limit. */
