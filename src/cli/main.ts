@@ -2,10 +2,10 @@
  * Entry point: the only place that reads argv, the environment and process signals. Exit codes:
  * 0 success, 1 runtime failure, 2 configuration error.
  */
-import { readFileSync } from 'node:fs';
 import { resolveConfig } from '../config/config.ts';
 import type { Config } from '../config/config.ts';
 import { ConfigError, errorMessage } from '../errors.ts';
+import { packageVersion } from '../http/build-info.ts';
 import { createLogger } from '../log.ts';
 import type { Logger } from '../log.ts';
 import { heapGrowthPercent, v8HeapGrowthOption } from './heap.ts';
@@ -84,7 +84,7 @@ function chooseCommand(proc: Process): { command: ServiceCommand; args: string[]
   const flags = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
   if (command !== 'help' && command !== 'version' && flags.some((a) => a === '--version' || a === '--version=true')) {
     // As external-dns (kingpin's --version): the version alone, exit 0, whatever else is given.
-    proc.stdout.write(`${version()}\n`);
+    proc.stdout.write(`${packageVersion()}\n`);
     return 0;
   }
   if (command === 'help' || args.includes('--help') || args.includes('-h')) {
@@ -93,7 +93,7 @@ function chooseCommand(proc: Process): { command: ServiceCommand; args: string[]
     return 0;
   }
   if (command === 'version') {
-    proc.stdout.write(`hostwarden ${version()}\n`);
+    proc.stdout.write(`hostwarden ${packageVersion()}\n`);
     return 0;
   }
   return { command, args };
@@ -139,15 +139,6 @@ async function runChosen(command: ServiceCommand, cfg: Config, positionals: stri
       return (await import('./operator.ts')).operatorCommand(cfg, io);
     case 'privatelink-controller':
       return (await import('./privatelink-controller.ts')).privatelinkControllerCommand(cfg, io);
-  }
-}
-
-function version(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
-    return pkg.version ?? 'unknown';
-  } catch {
-    return 'unknown';
   }
 }
 

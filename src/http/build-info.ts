@@ -33,7 +33,8 @@ export function registerBuildInfo(registry: MetricsRegistry, info: BuildInfo = c
   gauge.set({ arch: info.arch, go_version: info.goVersion, os: info.os, revision: info.revision, version: info.version }, 1);
 }
 
-function packageVersion(): string {
+/** The version in package.json (`--version`, build_info); 'unknown' when it is not beside the build. */
+export function packageVersion(): string {
   try {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
     return pkg.version ?? 'unknown';
