@@ -45,6 +45,7 @@ describe('azure-tags annotation through hostwarden run and the ARM emulator', { 
     cert = await makeSelfSignedCert();
     emu = await ArmDnsEmulator.start({ subscriptionId: SUB, cert, token: TOKEN });
     emu.addZone('public', 'dns-rg', 'tags.test');
+    emu.addZone('public', 'dns-rg', 'alias.test');
     emu.addZone('private', 'dns-rg', 'tags.internal');
     dir = await mkdtemp(join(tmpdir(), 'hw-azure-tags-'));
     azureJson = join(dir, 'azure.json');
@@ -93,11 +94,13 @@ describe('azure-tags annotation through hostwarden run and the ARM emulator', { 
 
   const cases: { provider: string; kind: ArmZoneKind; zone: string }[] = [
     { provider: 'azure', kind: 'public', zone: 'tags.test' },
+    // external-dns's other name for azure, whose post-processor would drop azure/tags under it.
+    { provider: 'azure-dns', kind: 'public', zone: 'alias.test' },
     { provider: 'azure-private-dns', kind: 'private', zone: 'tags.internal' },
   ];
   for (const { provider, kind, zone } of cases) {
     test(`${provider}: annotation → metadata; second run writes nothing; changed tags update the record sets`, { timeout: 180_000 }, async () => {
-      const manifests = join(dir, `manifests-${kind}`);
+      const manifests = join(dir, `manifests-${provider}`);
       await mkdir(manifests);
       const file = join(manifests, 'web.yaml');
       const metadata = (name: string, type: string): unknown => emu.get(kind, zone, name, type)?.properties['metadata'];
