@@ -3,7 +3,8 @@
  * of one subscription. Azure has no batch call: every record set is one PUT or DELETE, so a sync
  * deletes first (a CNAME may replace an A at the same name), then updates, then creates. Each
  * write is conditional — If-Match with the etag last listed, If-None-Match '*' for creates — so a
- * record set someone changed in between is refused (412) instead of overwritten.
+ * record set someone changed in between is refused (412) instead of overwritten. The azure-tags
+ * annotation becomes record-set metadata on both kinds of zone (metadata.ts).
  */
 import type { TokenCredential } from '@azure/identity';
 import { DomainFilter } from '../../endpoint/domain-filter.ts';
@@ -20,6 +21,7 @@ import { SdkAzureDnsApi, providerName } from './client.ts';
 import type { AzureCondition, AzureDnsApi, AzureHttpOptions, AzureZoneKind, AzureZoneRef } from './client.ts';
 import { dropUnsupportedTypes } from '../record-types.ts';
 import { AZURE_UNSUPPORTED_TYPES, PRIVATE_TYPES, PUBLIC_TYPES, endpointToRecordSet, recordSetToEndpoint, recordTypeOf, relativeName } from './convert.ts';
+import { expandAzureTags } from './metadata.ts';
 import { credentialOf, readAzureSettings } from './settings.ts';
 import { partFailure, throwFailures } from '../failures.ts';
 import type { ProviderConfig, ProviderDeps } from '../provider.ts';
@@ -193,8 +195,9 @@ export class AzureProvider implements Provider {
     throwFailures(this.name, failures, 'record sets');
   }
 
+  /** Drops types Azure lacks and expands the azure-tags annotation into record-set metadata properties, as external-dns does. */
   adjustEndpoints(endpoints: Endpoint[]): Promise<Endpoint[]> {
-    return Promise.resolve(dropUnsupportedTypes(endpoints, AZURE_UNSUPPORTED_TYPES, this.logger, 'Azure DNS'));
+    return Promise.resolve(dropUnsupportedTypes(endpoints, AZURE_UNSUPPORTED_TYPES, this.logger, 'Azure DNS').map(expandAzureTags));
   }
 
   domainFilter(): DomainFilter {

@@ -7,6 +7,7 @@
 import { canonicalTarget, describeEndpoint, isRecordType, newEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint, RecordType } from '../../endpoint/endpoint.ts';
 import { InvalidEndpointError } from '../../errors.ts';
+import { metadataOfEndpoint, metadataOfRecordSet } from './metadata.ts';
 
 /** The fields of the SDK's RecordSet (arm-dns and arm-privatedns) the provider reads and writes. */
 export interface AzureRecordSetModel {
@@ -23,6 +24,8 @@ export interface AzureRecordSetModel {
   ptrRecords?: { ptrdname?: string }[];
   nsRecords?: { nsdname?: string }[];
   caaRecords?: { flags?: number; tag?: string; value?: string }[];
+  /** `properties.metadata`: external-dns writes the azure-tags annotation here. */
+  metadata?: Record<string, string>;
 }
 
 export const PUBLIC_TYPES: readonly RecordType[] = ['A', 'AAAA', 'CNAME', 'TXT', 'MX', 'SRV', 'PTR', 'NS', 'CAA'];
@@ -100,7 +103,13 @@ export function recordSetToEndpoint(set: AzureRecordSetModel, zone: string, type
   if (!isRecordType(type) || !types.includes(type)) return undefined;
   const targets = targetsOf(type, set).filter((t) => t !== '');
   if (targets.length === 0) return undefined;
-  return newEndpoint({ dnsName: fqdnOf(set.name ?? '@', zone), recordType: type, targets, recordTTL: set.ttl ?? 0 });
+  return newEndpoint({
+    dnsName: fqdnOf(set.name ?? '@', zone),
+    recordType: type,
+    targets,
+    recordTTL: set.ttl ?? 0,
+    providerSpecific: metadataOfRecordSet(set.metadata),
+  });
 }
 
 function fields(ep: Endpoint, target: string, count: number): string[] {
@@ -109,9 +118,14 @@ function fields(ep: Endpoint, target: string, count: number): string[] {
   return parts;
 }
 
-/** The record set body for an endpoint (TTL and the one records field of its type). */
+/**
+ * The record set body for an endpoint: TTL, the one records field of its type and its metadata
+ * (a PUT replaces the whole set, so an endpoint without metadata properties clears it).
+ */
 export function endpointToRecordSet(ep: Endpoint, defaultTTL: number): AzureRecordSetModel {
   const set: AzureRecordSetModel = { ttl: ep.recordTTL > 0 ? ep.recordTTL : defaultTTL };
+  const metadata = metadataOfEndpoint(ep);
+  if (metadata !== undefined) set.metadata = metadata;
   const t = ep.targets;
   switch (ep.recordType) {
     case 'A':

@@ -124,4 +124,16 @@ describe('annotations', () => {
     assert.deepEqual(providerSpecificFromAnnotations({ [`${A}record-type`]: 'ptr' }), [{ name: 'record-type', value: 'ptr' }]);
     assert.deepEqual(providerSpecificFromAnnotations({ [`${S}record-type`]: '' }), [{ name: 'record-type', value: '' }]);
   });
+
+  test('azure-tags becomes azure/tags as written (the azure provider parses it); coredns-* becomes coredns/*', () => {
+    assert.deepEqual(providerSpecificFromAnnotations({ [`${S}azure-tags`]: 'environment=production, app=myapp ' }), [
+      { name: 'azure/tags', value: 'environment=production, app=myapp ' },
+    ]);
+    // Under both prefixes, the stable one wins, as for every key.
+    assert.deepEqual(providerSpecificFromAnnotations({ [`${A}azure-tags`]: 'a=1', [`${S}azure-tags`]: 'b=2' }), [{ name: 'azure/tags', value: 'b=2' }]);
+    const C = 'internal.example.com/';
+    assert.deepEqual(providerSpecificFromAnnotations({ [`${C}azure-tags`]: 'a=1', [`${S}azure-tags`]: 'b=2' }, C), [{ name: 'azure/tags', value: 'a=1' }]);
+    assert.deepEqual(providerSpecificFromAnnotations({ [`${S}azure-tagsx`]: 'a=1' }), []);
+    assert.deepEqual(providerSpecificFromAnnotations({ [`${S}coredns-group`]: 'g1' }), [{ name: 'coredns/group', value: 'g1' }]);
+  });
 });

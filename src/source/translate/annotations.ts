@@ -42,7 +42,11 @@ const PREFIXED_PROVIDERS: ReadonlyArray<readonly [string, string]> = [
   ['aws-', 'aws/'],
   ['scw-', 'scw/'],
   ['webhook-', 'webhook/'],
+  ['coredns-', 'coredns/'],
 ];
+/** Azure record-set tags, `key=value,…`: the azure provider turns them into record-set metadata. */
+const AZURE_TAGS_KEY = 'azure-tags';
+const AZURE_TAGS_PROPERTY = 'azure/tags';
 
 export interface ParsedAnnotations {
   hostnames: string[];
@@ -117,9 +121,10 @@ export function parseAnnotations(
 }
 
 /**
- * Provider-specific properties named as external-dns names them (`aws/weight`, `alias`,
- * `record-type`, …), sorted by name. `alias` keeps `true`, `A` and `AAAA` (an alias of one address
- * family, as external-dns documents for Route53); any other value is no alias.
+ * Provider-specific properties named as external-dns names them (`aws/weight`, `coredns/group`,
+ * `azure/tags`, `alias`, `record-type`, …), sorted by name. `alias` keeps `true`, `A` and `AAAA`
+ * (an alias of one address family, as external-dns documents for Route53); any other value is no
+ * alias.
  */
 export function providerSpecificFromAnnotations(annotations: Readonly<Record<string, string>>, annotationPrefix?: string): ProviderSpecificProperty[] {
   const props = new Map<string, string>();
@@ -138,6 +143,11 @@ export function providerSpecificFromAnnotations(annotations: Readonly<Record<str
       }
       if (attr === 'record-type') {
         props.set('record-type', value);
+        continue;
+      }
+      if (attr === AZURE_TAGS_KEY) {
+        // Passed on as written: the azure provider parses it (adjustEndpoints), as external-dns does.
+        props.set(AZURE_TAGS_PROPERTY, value);
         continue;
       }
       const provider = PREFIXED_PROVIDERS.find(([p]) => attr.startsWith(p) && attr.length > p.length);

@@ -6,6 +6,11 @@
  * (`aws/weight` with `--provider google`) are dropped: no provider stores them, so they would show
  * as a change on every sync. Properties without a `provider/` prefix (`alias`) stay, as in
  * external-dns, and so do Cloudflare's annotation-named ones (below).
+ *
+ * A provider's properties are those of its family: external-dns keeps only `<--provider>/…`, so
+ * with its alias `azure-dns` (or `skydns`) and with `azure-private-dns` it drops the `azure/tags`
+ * (`coredns/group`) the same provider would use under its main name. Hostwarden keeps them: one
+ * provider, whatever name started it (docs/external-dns-compatibility.md lists the difference).
  */
 import { cloneEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
@@ -18,8 +23,12 @@ export interface PostProcessOptions {
   provider: string;
 }
 
+/** Provider names whose properties carry another name's prefix. */
+const PROPERTY_FAMILY: Readonly<Record<string, string>> = { 'azure-dns': 'azure', 'azure-private-dns': 'azure', skydns: 'coredns' };
+
 export function postProcess(endpoints: readonly Endpoint[], options: PostProcessOptions): Endpoint[] {
-  const own = options.provider === '' || options.provider === 'cloudflare' ? undefined : `${options.provider}/`;
+  const family = PROPERTY_FAMILY[options.provider] ?? options.provider;
+  const own = family === '' || family === 'cloudflare' ? undefined : `${family}/`;
   // Cloudflare's properties are named after their annotation (`…/cloudflare-proxied`), not
   // `cloudflare/…`: they are kept for every provider, since Hostwarden reaches Cloudflare only
   // through the webhook provider (external-dns drops them there).

@@ -198,6 +198,19 @@ test("--provider keeps its own and unprefixed properties, drops other providers'
   assert.equal(postProcess([untouched], { minTTL: 0, preferAlias: false, provider: 'aws' })[0], untouched, 'nothing to change: the same object');
 });
 
+test('azure/* is kept for azure, its alias azure-dns and azure-private-dns; coredns/* for skydns; dropped elsewhere', () => {
+  const props = [
+    { name: 'azure/tags', value: 'a=1' },
+    { name: 'coredns/group', value: 'g1' },
+    { name: 'aws/weight', value: '10' },
+  ];
+  const one = ep('a.example.org', 'A', ['192.0.2.1'], { providerSpecific: props });
+  const kept = (provider: string): string[] => postProcess([one], { minTTL: 0, preferAlias: false, provider })[0]?.providerSpecific.map((p) => p.name) ?? [];
+  for (const provider of ['azure', 'azure-dns', 'azure-private-dns']) assert.deepEqual(kept(provider), ['azure/tags'], provider);
+  for (const provider of ['coredns', 'skydns']) assert.deepEqual(kept(provider), ['coredns/group'], provider);
+  for (const provider of ['google', 'embedded', 'pdns', 'rfc2136', 'inmemory', 'webhook']) assert.deepEqual(kept(provider), [], provider);
+});
+
 describe('wrapProcessing', () => {
   test('runs NAT64, the target filter, PTR and the post-processor in external-dns order', async () => {
     const source = wrapProcessing(

@@ -4,8 +4,10 @@
  * Entra ID (AAD) endpoints a client-secret login uses. Rules kept: bearer token required, lists
  * paginated with nextLink ($top honoured), one record set per name and type whose records field
  * must match the type, a CNAME alone at its name, If-Match / If-None-Match answered with 412,
- * PUT 201 on create and 200 on update, DELETE of a missing record set 204. `throttle(n)` answers
- * the next n requests with 429 and Retry-After: 0.
+ * PUT 201 on create and 200 on update, DELETE of a missing record set 204. Record-set metadata
+ * (`properties.metadata`, a map of strings) is kept and listed as written; a PUT replaces the whole
+ * record set, so one without metadata clears it. `throttle(n)` answers the next n requests with 429
+ * and Retry-After: 0.
  */
 import { startJsonHttps } from '../tls.ts';
 import type { JsonReply, JsonRequest, SelfSignedCert } from '../tls.ts';
@@ -80,6 +82,14 @@ const PROVIDER_SEGMENT: Readonly<Record<ArmZoneKind, string>> = { public: 'dnszo
 function validRelativeName(relative: string): boolean {
   if (relative === '@') return true;
   return relative.split('.').every((label, i) => (label === '*' ? i === 0 : /^[a-z0-9_-]{1,63}$/i.test(label)));
+}
+
+/** Why `metadata` is not ARM's map of strings; undefined when it is one (or absent). */
+function badMetadata(metadata: unknown): string | undefined {
+  if (metadata === undefined || metadata === null) return undefined;
+  if (typeof metadata !== 'object' || Array.isArray(metadata)) return 'properties.metadata must be an object';
+  const bad = Object.entries(metadata).find(([, v]) => typeof v !== 'string');
+  return bad === undefined ? undefined : `the value of metadata '${bad[0]}' must be a string`;
 }
 
 const armError = (status: number, code: string, message: string, headers?: Record<string, string>): JsonReply => ({
@@ -244,11 +254,18 @@ export class ArmDnsEmulator {
           return armError(400, 'BadRequest', 'A TXT string is longer than 255 characters.');
       }
     }
+    const metadataProblem = badMetadata(props['metadata']);
+    if (metadataProblem !== undefined) return armError(400, 'InvalidRequestFormat', `Cannot parse the request: ${metadataProblem}.`);
     const others = [...zone.sets.values()].filter((s) => s.name === relative && s.type !== type);
     if ((type === 'CNAME' && others.length > 0) || others.some((s) => s.type === 'CNAME')) {
       return armError(409, 'Conflict', `The record set ${relative} ${type} conflicts with a CNAME record set at the same name.`);
     }
-    const set: ArmRecordSet = { name: relative, type, etag: this.nextEtag(), properties: { ...props } };
+    const { metadata, ...rest } = props;
+    // Read-only fields a client sends back are ignored, as ARM does; null metadata is none.
+    delete rest['fqdn'];
+    delete rest['provisioningState'];
+    const stored = metadata === undefined || metadata === null ? rest : { ...rest, metadata: { ...(metadata as Record<string, string>) } };
+    const set: ArmRecordSet = { name: relative, type, etag: this.nextEtag(), properties: stored };
     zone.sets.set(`${relative} ${type}`, set);
     return { status: existing === undefined ? 201 : 200, body: this.setJson(zone, set) };
   }

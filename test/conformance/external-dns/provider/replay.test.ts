@@ -3,7 +3,9 @@
  * (zone-id-filter.json) through the matcher the aws, google and azure providers use for
  * --zone-id-filter, and the rfc2136 load-balancing cases (rfc2136-nameservers.json) through the
  * rotation behind repeated --rfc2136-host, and the coredns --coredns-strictly-owned cases
- * (coredns-strictly-owned.json) through the coredns provider over an in-memory key-value store.
+ * (coredns-strictly-owned.json) through the coredns provider over an in-memory key-value store,
+ * and the azure record-set metadata cases (azure-metadata.json) through the azure provider's
+ * adjustEndpoints and record-set conversion.
  * flag-semantics.json lists where Hostwarden deliberately answers differently (each case's
  * `differs`); the runner asserts Hostwarden's own answer (`hostwarden`).
  */
@@ -27,6 +29,10 @@ import { CoreDnsProvider } from '../../../../src/provider/coredns/coredns.ts';
 import { NameserverPool } from '../../../../src/provider/rfc2136/nameservers.ts';
 import type { LoadBalancingStrategy, NameserverOp } from '../../../../src/provider/rfc2136/nameservers.ts';
 import { zoneIdFilterConfigured, zoneIdMatches } from '../../../../src/provider/zone-filter.ts';
+import { newEndpoint } from '../../../../src/endpoint/endpoint.ts';
+import type { ProviderSpecificProperty } from '../../../../src/endpoint/endpoint.ts';
+import { AzureProvider } from '../../../../src/provider/azure/azure.ts';
+import { endpointToRecordSet } from '../../../../src/provider/azure/convert.ts';
 
 interface Case {
   name: string;
@@ -174,6 +180,46 @@ describe('external-dns provider flags Hostwarden answers differently (flag-seman
           break;
         }
       }
+    });
+  }
+});
+
+interface AzureMetadataCase {
+  name: string;
+  upstreamTest: string;
+  kind: 'adjust' | 'write';
+  providerSpecific: ProviderSpecificProperty[];
+  /** adjust: the properties after adjustEndpoints besides azure/metadata-keys. */
+  expected?: ProviderSpecificProperty[];
+  expectedKeys?: string;
+  /** write: the record set's properties.metadata (null: none). */
+  metadata?: Record<string, string> | null;
+}
+
+const azureMetadata = JSON.parse(await readFile(join(here, 'azure-metadata.json'), 'utf8')) as { upstream: string; cases: AzureMetadataCase[] };
+
+describe(`external-dns ${azureMetadata.upstream} (record-set metadata)`, () => {
+  const noApi = {
+    kind: 'public' as const,
+    listZones: () => Promise.reject(new Error('not called')),
+    listRecordSets: () => Promise.reject(new Error('not called')),
+    putRecordSet: () => Promise.reject(new Error('not called')),
+    deleteRecordSet: () => Promise.reject(new Error('not called')),
+  };
+  const azure = new AzureProvider({ api: noApi, logger: silentLogger() });
+  const sorted = (props: readonly ProviderSpecificProperty[]): string[] => props.map((p) => `${p.name}=${p.value}`).sort();
+  for (const c of azureMetadata.cases) {
+    test(`${c.upstreamTest}: ${c.name}`, async () => {
+      const ep = newEndpoint({ dnsName: 'test.example.com', recordType: 'A', targets: ['1.2.3.4'], providerSpecific: c.providerSpecific });
+      if (c.kind === 'write') {
+        assert.deepEqual(endpointToRecordSet(ep, 300).metadata ?? null, c.metadata);
+        return;
+      }
+      const [adjusted] = await azure.adjustEndpoints([ep]);
+      assert.ok(adjusted !== undefined);
+      const keys = adjusted.providerSpecific.find((p) => p.name === 'azure/metadata-keys');
+      assert.deepEqual(sorted(adjusted.providerSpecific.filter((p) => p !== keys)), sorted(c.expected ?? []));
+      assert.equal(keys?.value, c.expectedKeys);
     });
   }
 });
