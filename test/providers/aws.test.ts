@@ -223,7 +223,11 @@ describe('aws provider against the Route53 emulator', () => {
     const controller = controllerFor(provider, source);
     await controller.runOnce();
     for (const type of ['A', 'AAAA']) {
-      assert.deepEqual(e.route53.find(zone, 'shop.example.org', type)?.alias, { hostedZoneId: 'Z35SXDOTRQ7X7K', dnsName: `${elb}.`, evaluateTargetHealth: true });
+      assert.deepEqual(e.route53.find(zone, 'shop.example.org', type)?.alias, {
+        hostedZoneId: 'Z35SXDOTRQ7X7K',
+        dnsName: `${elb}.`,
+        evaluateTargetHealth: true,
+      });
       assert.deepEqual(e.route53.find(zone, 'inner.example.org', type)?.alias, {
         hostedZoneId: other.id,
         dnsName: 'www.dev.example.org.',

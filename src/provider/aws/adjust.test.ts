@@ -71,7 +71,9 @@ describe('aws adjustEndpoint, as external-dns adjusts', () => {
       { type: 'A', ttl: 0, ps: { alias: 'true', 'aws/evaluate-target-health': 'false' } },
       { type: 'AAAA', ttl: 0, ps: { alias: 'true', 'aws/evaluate-target-health': 'false' } },
     ]);
-    assert.deepEqual(adjust({ targets: [ELB], recordTTL: 60 }, { evaluateTargetHealth: false, preferCNAME: true }), [{ type: 'CNAME', ttl: 60, ps: { alias: 'false' } }]);
+    assert.deepEqual(adjust({ targets: [ELB], recordTTL: 60 }, { evaluateTargetHealth: false, preferCNAME: true }), [
+      { type: 'CNAME', ttl: 60, ps: { alias: 'false' } },
+    ]);
     assert.deepEqual(adjust({ recordTTL: 600 }), [{ type: 'CNAME', ttl: 600, ps: { alias: 'false' } }]);
     // An unknown alias value is no alias property: decided by the target, as external-dns does.
     assert.deepEqual(adjust({ providerSpecific: [{ name: 'alias', value: 'invalid' }] }), [{ type: 'CNAME', ttl: 0, ps: { alias: 'false' } }]);
@@ -99,7 +101,10 @@ describe('aws adjustEndpoint, as external-dns adjusts', () => {
     assert.deepEqual(shape(adjustEndpoint(input, off)), [{ type: 'TXT', ttl: 0, ps: { 'aws/weight': '10', 'aws/failover': 'SECONDARY' } }]);
     assert.equal(input.providerSpecific.length, 4);
     // The AAAA companion keeps the set identifier and routing of its A alias.
-    const weighted = adjustEndpoint(newEndpoint({ ...input, recordType: 'CNAME', targets: [ELB], providerSpecific: [{ name: 'aws/weight', value: '5' }] }), off);
+    const weighted = adjustEndpoint(
+      newEndpoint({ ...input, recordType: 'CNAME', targets: [ELB], providerSpecific: [{ name: 'aws/weight', value: '5' }] }),
+      off,
+    );
     assert.deepEqual(
       weighted.map((e) => [e.recordType, e.setIdentifier, e.providerSpecific.find((p) => p.name === 'aws/weight')?.value]),
       [

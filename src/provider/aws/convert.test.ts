@@ -58,7 +58,17 @@ describe('Route53 record sets and endpoints', () => {
       { name: 'alias', value: 'true' },
       { name: 'aws/evaluate-target-health', value: 'true' },
     ]);
-    const v6 = endpointToRecordSet({ ...elb, recordType: 'AAAA', providerSpecific: [{ name: 'alias', value: 'true' }, { name: 'aws/evaluate-target-health', value: 'false' }] }, opts);
+    const v6 = endpointToRecordSet(
+      {
+        ...elb,
+        recordType: 'AAAA',
+        providerSpecific: [
+          { name: 'alias', value: 'true' },
+          { name: 'aws/evaluate-target-health', value: 'false' },
+        ],
+      },
+      opts,
+    );
     assert.equal(v6.Type, 'AAAA');
     assert.equal(v6.AliasTarget?.EvaluateTargetHealth, false);
     assert.equal(recordSetToEndpoint(v6)?.recordType, 'AAAA');
@@ -68,7 +78,12 @@ describe('Route53 record sets and endpoints', () => {
   });
 
   test('EvaluateTargetHealth without the property is --aws-evaluate-target-health; a CNAME is never an alias record set', () => {
-    const ep = newEndpoint({ dnsName: 'shop.example.org', recordType: 'A', targets: ['lb-1.elb.eu-west-1.amazonaws.com'], providerSpecific: [{ name: 'alias', value: 'true' }] });
+    const ep = newEndpoint({
+      dnsName: 'shop.example.org',
+      recordType: 'A',
+      targets: ['lb-1.elb.eu-west-1.amazonaws.com'],
+      providerSpecific: [{ name: 'alias', value: 'true' }],
+    });
     assert.equal(endpointToRecordSet(ep, { ...opts, evaluateTargetHealth: false }).AliasTarget?.EvaluateTargetHealth, false);
     const cname = newEndpoint({ ...ep, recordType: 'CNAME', recordTTL: 60 });
     const rs = endpointToRecordSet(cname, opts);
@@ -78,7 +93,10 @@ describe('Route53 record sets and endpoints', () => {
     // A plain CNAME reads back with alias=false, as external-dns reads it.
     assert.deepEqual(recordSetToEndpoint({ ...rs })?.providerSpecific, [{ name: 'alias', value: 'false' }]);
     // A plain AAAA record (no alias target) is an AAAA endpoint without alias properties.
-    assert.deepEqual(recordSetToEndpoint({ Name: 'v6.example.org.', Type: 'AAAA', TTL: 60, ResourceRecords: [{ Value: '2001:db8::1' }] })?.providerSpecific, []);
+    assert.deepEqual(
+      recordSetToEndpoint({ Name: 'v6.example.org.', Type: 'AAAA', TTL: 60, ResourceRecords: [{ Value: '2001:db8::1' }] })?.providerSpecific,
+      [],
+    );
   });
 
   test('routing policies round-trip through provider-specific properties', () => {

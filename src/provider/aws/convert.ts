@@ -84,10 +84,7 @@ export function recordSetToEndpoint(rs: ResourceRecordSet): Endpoint | undefined
   const setIdentifier = rs.SetIdentifier ?? '';
   if (rs.AliasTarget !== undefined) {
     if ((rs.Type !== 'A' && rs.Type !== 'AAAA') || rs.AliasTarget.DNSName === undefined) return undefined;
-    ps.push(
-      { name: PS_ALIAS, value: 'true' },
-      { name: PS_EVALUATE_TARGET_HEALTH, value: String(rs.AliasTarget.EvaluateTargetHealth === true) },
-    );
+    ps.push({ name: PS_ALIAS, value: 'true' }, { name: PS_EVALUATE_TARGET_HEALTH, value: String(rs.AliasTarget.EvaluateTargetHealth === true) });
     return newEndpoint({
       dnsName,
       recordType: rs.Type,
