@@ -162,7 +162,7 @@ export class TXTRegistry implements Registry {
       let owner = owners.get(name, ep.recordType, ep.setIdentifier);
       // external-dns kept the ownership of an A ALIAS record under the "cname-" name before it
       // moved to "a-" (its issue #2903), and still reads it there: so does Hostwarden, for AAAA
-      // aliases too, which Hostwarden before 2026-11 also owned through "cname-".
+      // aliases too, which earlier Hostwarden versions also owned through "cname-".
       let legacyAlias = false;
       if (owner === undefined && isAliasRecord(ep)) {
         owner = owners.get(name, 'CNAME', ep.setIdentifier);
