@@ -1,7 +1,8 @@
 /**
  * Alias flags and annotations from a manifest to the Route53 emulator through `hostwarden run
  * --once`: the alias annotation with `A` and `AAAA` writes one alias family, `--prefer-alias`
- * makes a CNAME to a name in our own zone an alias, and a second run changes nothing.
+ * makes a CNAME to a name in our own zone an alias (an A and an AAAA one, as `alias=true` does in
+ * external-dns), and a second run changes nothing.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -107,8 +108,13 @@ spec:
     assert.equal(e.route53.find(zone, 'v4.example.org', 'AAAA'), undefined);
     assert.deepEqual(e.route53.find(zone, 'v6.example.org', 'AAAA')?.alias?.dnsName, `${elb}.`);
     assert.equal(e.route53.find(zone, 'v6.example.org', 'A'), undefined);
-    // --prefer-alias: a CNAME to our own zone's name becomes an alias with our zone id...
-    assert.deepEqual(e.route53.find(zone, 'own.example.org', 'A')?.alias, { hostedZoneId: zone.id, dnsName: 'v4.example.org.', evaluateTargetHealth: true });
+    // alias=A and alias=AAAA are owned by the TXT record of their own type, as external-dns names it.
+    assert.ok(e.route53.find(zone, 'a-v4.example.org', 'TXT') !== undefined);
+    assert.ok(e.route53.find(zone, 'aaaa-v6.example.org', 'TXT') !== undefined);
+    // --prefer-alias: a CNAME to our own zone's name becomes an A and an AAAA alias (alias=true) with our zone id...
+    for (const type of ['A', 'AAAA']) {
+      assert.deepEqual(e.route53.find(zone, 'own.example.org', type)?.alias, { hostedZoneId: zone.id, dnsName: 'v4.example.org.', evaluateTargetHealth: true });
+    }
     // ...unless the endpoint says alias=false.
     assert.deepEqual(e.route53.find(zone, 'off.example.org', 'CNAME')?.values, ['v4.example.org']);
 
@@ -122,5 +128,7 @@ spec:
     assert.equal(third.code, 0, third.stderr);
     assert.deepEqual(e.route53.find(zone, 'own.example.org', 'CNAME')?.values, ['v4.example.org']);
     assert.equal(e.route53.find(zone, 'own.example.org', 'A'), undefined);
+    assert.equal(e.route53.find(zone, 'own.example.org', 'AAAA'), undefined);
+    assert.equal(e.route53.find(zone, 'a-own.example.org', 'TXT'), undefined);
   });
 });

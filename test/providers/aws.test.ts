@@ -205,7 +205,7 @@ describe('aws provider against the Route53 emulator', () => {
     });
   });
 
-  test('alias records: a CNAME to a load balancer becomes an A alias with the canonical zone, stable across syncs; --aws-prefer-cname keeps a CNAME', async () => {
+  test('alias records: a CNAME to a load balancer becomes an A and an AAAA alias with the canonical zone, owned by a-/aaaa- TXT, stable across syncs; --aws-prefer-cname keeps a CNAME', async () => {
     const provider = await awsProvider(e);
     const elb = 'k8s-web-1234567890.us-east-1.elb.amazonaws.com';
     const source = new FakeSource([
@@ -222,14 +222,20 @@ describe('aws provider against the Route53 emulator', () => {
     ]);
     const controller = controllerFor(provider, source);
     await controller.runOnce();
-    const shop = e.route53.find(zone, 'shop.example.org', 'A');
-    assert.deepEqual(shop?.alias, { hostedZoneId: 'Z35SXDOTRQ7X7K', dnsName: `${elb}.`, evaluateTargetHealth: true });
-    assert.deepEqual(e.route53.find(zone, 'inner.example.org', 'A')?.alias, {
-      hostedZoneId: other.id,
-      dnsName: 'www.dev.example.org.',
-      evaluateTargetHealth: false,
-    });
-    assert.ok(e.route53.find(zone, 'cname-shop.example.org', 'TXT') !== undefined);
+    for (const type of ['A', 'AAAA']) {
+      assert.deepEqual(e.route53.find(zone, 'shop.example.org', type)?.alias, {
+        hostedZoneId: 'Z35SXDOTRQ7X7K',
+        dnsName: `${elb}.`,
+        evaluateTargetHealth: true,
+      });
+      assert.deepEqual(e.route53.find(zone, 'inner.example.org', type)?.alias, {
+        hostedZoneId: other.id,
+        dnsName: 'www.dev.example.org.',
+        evaluateTargetHealth: false,
+      });
+      assert.ok(e.route53.find(zone, `${type.toLowerCase()}-shop.example.org`, 'TXT') !== undefined);
+    }
+    assert.equal(e.route53.find(zone, 'cname-shop.example.org', 'TXT'), undefined);
     provider.invalidate();
     assert.equal((await controller.runOnce()).applied, false, 'alias records read back as they were desired');
 

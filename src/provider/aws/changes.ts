@@ -1,7 +1,10 @@
 /**
  * The planner's Changes as Route53 change groups per zone. Updates become UPSERTs when the record
- * set keeps its identity and DELETE + CREATE when it does not (CNAME ↔ alias A); deletes reuse
- * the record set exactly as Route53 returned it, since Route53 refuses a DELETE that differs.
+ * set keeps its identity and DELETE + CREATE when it does not (another set identifier, or an A or
+ * AAAA switching between alias and plain values, as external-dns's requiresDeleteCreate); a CNAME ↔
+ * alias switch arrives from the planner as a delete and creates of other types, which share the
+ * name's group and so one request. Deletes reuse the record set exactly as Route53 returned it,
+ * since Route53 refuses a DELETE that differs.
  */
 import type { Change, ResourceRecordSet } from '@aws-sdk/client-route-53';
 import { LABEL_OWNED_RECORD, describeEndpoint, endpointKey } from '../../endpoint/endpoint.ts';
@@ -9,7 +12,7 @@ import type { Endpoint } from '../../endpoint/endpoint.ts';
 import { errorMessage } from '../../errors.ts';
 import type { Changes } from '../../plan/changes.ts';
 import type { ChangeGroup } from './batch.ts';
-import { endpointToRecordSet, recordSetKey } from './convert.ts';
+import { endpointToRecordSet, isAlias, recordSetKey } from './convert.ts';
 import type { ToRecordSetOptions } from './convert.ts';
 import type { Zone, ZoneIndex } from './zones.ts';
 
@@ -85,7 +88,7 @@ export function buildChanges(changes: Changes, opts: BuildOptions): PlannedChang
     const old = oldByKey.get(endpointKey(ep)) ?? changes.updateOld[i];
     add(ep, (zone) => {
       const next = toRS(ep);
-      if (old === undefined || rsKey(toRS(old)) === rsKey(next)) return [{ Action: 'UPSERT', ResourceRecordSet: next }];
+      if (old === undefined || (rsKey(toRS(old)) === rsKey(next) && isAlias(old) === isAlias(ep))) return [{ Action: 'UPSERT', ResourceRecordSet: next }];
       return [deleteOf(zone, old), { Action: 'CREATE', ResourceRecordSet: next }];
     });
   });

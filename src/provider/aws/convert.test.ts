@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { newEndpoint } from '../../endpoint/endpoint.ts';
 import { canonicalHostedZone } from './canonical-zones.ts';
-import { decodeRoute53Name, endpointToRecordSet, normaliseProviderSpecific, recordSetToEndpoint } from './convert.ts';
+import { decodeRoute53Name, endpointToRecordSet, recordSetToEndpoint } from './convert.ts';
 
 const opts = { defaultTTL: 300, aliasZoneOf: (t: string) => canonicalHostedZone(t) ?? (t.endsWith('example.org') ? 'ZOWN' : undefined) };
 
@@ -38,10 +38,10 @@ describe('Route53 record sets and endpoints', () => {
     assert.deepEqual(recordSetToEndpoint(rs)?.targets, [value, 'already quoted']);
   });
 
-  test('alias: CNAME endpoint ↔ A alias record with the canonical or own zone', () => {
+  test('alias: an A or AAAA endpoint with alias=true ↔ an alias record set with the canonical or own zone', () => {
     const elb = newEndpoint({
       dnsName: 'shop.example.org',
-      recordType: 'CNAME',
+      recordType: 'A',
       targets: ['lb-1.elb.eu-west-1.amazonaws.com'],
       providerSpecific: [{ name: 'alias', value: 'true' }],
     });
@@ -49,42 +49,54 @@ describe('Route53 record sets and endpoints', () => {
     assert.equal(rs.Type, 'A');
     assert.deepEqual(rs.AliasTarget, { HostedZoneId: 'Z2IFOLAFXWLO4F', DNSName: 'lb-1.elb.eu-west-1.amazonaws.com.', EvaluateTargetHealth: true });
     assert.equal(rs.TTL, undefined);
+    // Read back as external-dns reads it: its own type, alias=true, the target-health flag, TTL 300.
     const back = recordSetToEndpoint(rs);
-    assert.equal(back?.recordType, 'CNAME');
+    assert.equal(back?.recordType, 'A');
+    assert.deepEqual(back?.targets, ['lb-1.elb.eu-west-1.amazonaws.com']);
+    assert.equal(back?.recordTTL, 300);
     assert.deepEqual(back?.providerSpecific, [
       { name: 'alias', value: 'true' },
       { name: 'aws/evaluate-target-health', value: 'true' },
     ]);
+    const v6 = endpointToRecordSet(
+      {
+        ...elb,
+        recordType: 'AAAA',
+        providerSpecific: [
+          { name: 'alias', value: 'true' },
+          { name: 'aws/evaluate-target-health', value: 'false' },
+        ],
+      },
+      opts,
+    );
+    assert.equal(v6.Type, 'AAAA');
+    assert.equal(v6.AliasTarget?.EvaluateTargetHealth, false);
+    assert.equal(recordSetToEndpoint(v6)?.recordType, 'AAAA');
     const own = endpointToRecordSet({ ...elb, targets: ['www.example.org'] }, opts);
     assert.equal(own.AliasTarget?.HostedZoneId, 'ZOWN');
     assert.throws(() => endpointToRecordSet({ ...elb, targets: ['elsewhere.net'] }, opts), /no hosted zone known/);
   });
 
-  test('alias=A and alias=AAAA write one alias family; AAAA reads back as alias=AAAA, A as alias=true', () => {
-    const base = { dnsName: 'shop.example.org', recordType: 'CNAME' as const, targets: ['lb-1.elb.eu-west-1.amazonaws.com'] };
-    const v4 = endpointToRecordSet(newEndpoint({ ...base, providerSpecific: [{ name: 'alias', value: 'A' }] }), opts);
-    assert.equal(v4.Type, 'A');
-    assert.equal(v4.AliasTarget?.HostedZoneId, 'Z2IFOLAFXWLO4F');
-    const v6 = endpointToRecordSet(newEndpoint({ ...base, providerSpecific: [{ name: 'alias', value: 'AAAA' }] }), opts);
-    assert.equal(v6.Type, 'AAAA');
-    assert.equal(v6.AliasTarget?.DNSName, 'lb-1.elb.eu-west-1.amazonaws.com.');
-    assert.equal(v6.TTL, undefined);
-    const back = recordSetToEndpoint(v6);
-    assert.equal(back?.recordType, 'CNAME');
-    assert.deepEqual(back?.providerSpecific, [
-      { name: 'alias', value: 'AAAA' },
-      { name: 'aws/evaluate-target-health', value: 'true' },
-    ]);
-    // Desired alias=A is normalised to what records() returns for the A alias it writes.
-    const desired = newEndpoint({ ...base, providerSpecific: [{ name: 'alias', value: 'A' }] });
-    assert.deepEqual(normaliseProviderSpecific(desired, { evaluateTargetHealth: true }), [
-      { name: 'alias', value: 'true' },
-      { name: 'aws/evaluate-target-health', value: 'true' },
-    ]);
-    const desired6 = newEndpoint({ ...base, providerSpecific: [{ name: 'alias', value: 'AAAA' }] });
-    assert.deepEqual(normaliseProviderSpecific(desired6, { evaluateTargetHealth: false })[0], { name: 'alias', value: 'AAAA' });
-    // A plain AAAA record (no alias target) is still an AAAA endpoint.
-    assert.equal(recordSetToEndpoint({ Name: 'v6.example.org.', Type: 'AAAA', TTL: 60, ResourceRecords: [{ Value: '2001:db8::1' }] })?.recordType, 'AAAA');
+  test('EvaluateTargetHealth without the property is --aws-evaluate-target-health; a CNAME is never an alias record set', () => {
+    const ep = newEndpoint({
+      dnsName: 'shop.example.org',
+      recordType: 'A',
+      targets: ['lb-1.elb.eu-west-1.amazonaws.com'],
+      providerSpecific: [{ name: 'alias', value: 'true' }],
+    });
+    assert.equal(endpointToRecordSet(ep, { ...opts, evaluateTargetHealth: false }).AliasTarget?.EvaluateTargetHealth, false);
+    const cname = newEndpoint({ ...ep, recordType: 'CNAME', recordTTL: 60 });
+    const rs = endpointToRecordSet(cname, opts);
+    assert.equal(rs.Type, 'CNAME');
+    assert.equal(rs.AliasTarget, undefined);
+    assert.deepEqual(rs.ResourceRecords, [{ Value: 'lb-1.elb.eu-west-1.amazonaws.com' }]);
+    // A plain CNAME reads back with alias=false, as external-dns reads it.
+    assert.deepEqual(recordSetToEndpoint({ ...rs })?.providerSpecific, [{ name: 'alias', value: 'false' }]);
+    // A plain AAAA record (no alias target) is an AAAA endpoint without alias properties.
+    assert.deepEqual(
+      recordSetToEndpoint({ Name: 'v6.example.org.', Type: 'AAAA', TTL: 60, ResourceRecords: [{ Value: '2001:db8::1' }] })?.providerSpecific,
+      [],
+    );
   });
 
   test('routing policies round-trip through provider-specific properties', () => {
@@ -107,34 +119,6 @@ describe('Route53 record sets and endpoints', () => {
     assert.deepEqual(rs.GeoProximityLocation, { AWSRegion: 'us-west-2', Bias: -10 });
     const back = recordSetToEndpoint(rs);
     assert.deepEqual(new Map(back?.providerSpecific.map((p) => [p.name, p.value])), new Map(ep.providerSpecific.map((p) => [p.name, p.value])));
-  });
-
-  test('normalisation makes desired properties look like what records() returns', () => {
-    const ep = newEndpoint({
-      dnsName: 'x.example.org',
-      recordType: 'A',
-      targets: ['192.0.2.1'],
-      providerSpecific: [
-        { name: 'aws/weight', value: '010' },
-        { name: 'aws/failover', value: 'secondary' },
-        { name: 'alias', value: 'false' },
-        { name: 'aws/evaluate-target-health', value: 'true' },
-      ],
-    });
-    assert.deepEqual(normaliseProviderSpecific(ep, { evaluateTargetHealth: true }), [
-      { name: 'aws/weight', value: '10' },
-      { name: 'aws/failover', value: 'SECONDARY' },
-    ]);
-    const alias = newEndpoint({
-      dnsName: 'a.example.org',
-      recordType: 'CNAME',
-      targets: ['t.example.org'],
-      providerSpecific: [{ name: 'alias', value: 'TRUE' }],
-    });
-    assert.deepEqual(normaliseProviderSpecific(alias, { evaluateTargetHealth: false }), [
-      { name: 'alias', value: 'true' },
-      { name: 'aws/evaluate-target-health', value: 'false' },
-    ]);
   });
 
   test('record types Hostwarden does not model are skipped', () => {

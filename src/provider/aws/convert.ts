@@ -1,8 +1,9 @@
 /**
  * Endpoints to Route53 record sets and back, with external-dns's conventions: alias records are
- * CNAME endpoints with `alias=true`, routing policies travel as `aws/*` provider-specific
- * properties beside a set identifier, TXT values are quoted and split at 255 bytes, and names
- * come back from Route53 with octal escapes (`\052` for `*`) that are decoded here.
+ * A or AAAA endpoints with `alias=true` and `aws/evaluate-target-health` (their target is the
+ * alias target's name), plain CNAMEs carry `alias=false`, routing policies travel as `aws/*`
+ * provider-specific properties beside a set identifier, TXT values are quoted and split at 255
+ * bytes, and names come back from Route53 with octal escapes (`\052` for `*`) decoded here.
  */
 import type { ResourceRecordSet, RRType } from '@aws-sdk/client-route-53';
 import { quoteTxt } from '../../dns/master-file.ts';
@@ -44,19 +45,29 @@ export function encodeRoute53Name(name: string): string {
   return name.replaceAll('*', '\\052');
 }
 
+/** The TTL external-dns reports for alias record sets, which have none of their own. */
+export const ALIAS_TTL = 300;
+
 /**
- * The alias a CNAME endpoint asks for: `true` and `A` write an IPv4 alias (record set type A),
- * `AAAA` an IPv6 one (type AAAA), as external-dns's `alias=A`/`alias=AAAA`; anything else, none.
+ * The `alias` property as external-dns reads it: `true`, `false`, `A` or `AAAA`; `true`/`false`
+ * in any letter case (Hostwarden always took `TRUE`); anything else is no alias property.
  */
-export function aliasFamily(ep: Endpoint): 'A' | 'AAAA' | undefined {
-  if (ep.recordType !== 'CNAME') return undefined;
+export function aliasProperty(ep: Endpoint): 'true' | 'false' | 'A' | 'AAAA' | undefined {
   const value = getProviderSpecific(ep, PS_ALIAS)?.trim();
-  if (value === 'AAAA') return 'AAAA';
-  return value?.toLowerCase() === 'true' || value === 'A' ? 'A' : undefined;
+  if (value === undefined) return undefined;
+  if (value === 'A' || value === 'AAAA') return value;
+  const lower = value.toLowerCase();
+  return lower === 'true' || lower === 'false' ? lower : undefined;
 }
 
+/**
+ * An A or AAAA endpoint written as a Route53 alias record set: `alias=true`, or the family's own
+ * name (`alias=A` on an A endpoint), which adjustEndpoints turns into `true`.
+ */
 export function isAlias(ep: Endpoint): boolean {
-  return aliasFamily(ep) !== undefined;
+  if (ep.recordType !== 'A' && ep.recordType !== 'AAAA') return false;
+  const alias = aliasProperty(ep);
+  return alias === 'true' || alias === ep.recordType;
 }
 
 /** The record set's identity as the cache and the emulator key it. */
@@ -72,18 +83,15 @@ export function recordSetToEndpoint(rs: ResourceRecordSet): Endpoint | undefined
   const ps = routingToProviderSpecific(rs);
   const setIdentifier = rs.SetIdentifier ?? '';
   if (rs.AliasTarget !== undefined) {
-    // `alias=true` writes the A alias only; an AAAA alias reads back as `alias=AAAA`. When a name
-    // holds both (as external-dns writes `alias=true`), records() keeps the A one.
     if ((rs.Type !== 'A' && rs.Type !== 'AAAA') || rs.AliasTarget.DNSName === undefined) return undefined;
-    ps.push(
-      { name: PS_ALIAS, value: rs.Type === 'A' ? 'true' : 'AAAA' },
-      { name: PS_EVALUATE_TARGET_HEALTH, value: String(rs.AliasTarget.EvaluateTargetHealth === true) },
-    );
+    ps.push({ name: PS_ALIAS, value: 'true' }, { name: PS_EVALUATE_TARGET_HEALTH, value: String(rs.AliasTarget.EvaluateTargetHealth === true) });
     return newEndpoint({
       dnsName,
-      recordType: 'CNAME',
+      recordType: rs.Type,
       targets: [canonicalTarget('CNAME', decodeRoute53Name(rs.AliasTarget.DNSName))],
       setIdentifier,
+      // external-dns reports its default TTL here, and its ownership TXT records carry that TTL.
+      recordTTL: rs.TTL ?? ALIAS_TTL,
       providerSpecific: ps,
     });
   }
@@ -91,6 +99,7 @@ export function recordSetToEndpoint(rs: ResourceRecordSet): Endpoint | undefined
   const values = (rs.ResourceRecords ?? []).map((r) => r.Value ?? '');
   const type = rs.Type;
   const targets = type === 'TXT' ? values.map(parseTxtValue) : values.map((v) => (type === 'CNAME' || type === 'NAPTR' ? canonicalTarget(type, v) : v));
+  if (type === 'CNAME') ps.push({ name: PS_ALIAS, value: 'false' });
   return newEndpoint({ dnsName, recordType: type, targets, setIdentifier, recordTTL: rs.TTL ?? 0, providerSpecific: ps });
 }
 
@@ -104,6 +113,8 @@ export interface ToRecordSetOptions {
   defaultTTL: number;
   /** Hosted zone id for an alias target: a canonical AWS zone or one of ours. */
   aliasZoneOf: (target: string) => string | undefined;
+  /** EvaluateTargetHealth of an alias without `aws/evaluate-target-health` (--aws-evaluate-target-health). */
+  evaluateTargetHealth?: boolean;
 }
 
 /** The record set for an endpoint; throws InvalidEndpointError when Route53 could not hold it. */
@@ -111,17 +122,16 @@ export function endpointToRecordSet(ep: Endpoint, opts: ToRecordSetOptions): Res
   const rs: ResourceRecordSet = { Name: encodeRoute53Name(`${ep.dnsName}.`), Type: ep.recordType as RRType };
   if (ep.setIdentifier !== '') rs.SetIdentifier = ep.setIdentifier;
   applyRouting(ep, rs);
-  const family = aliasFamily(ep);
-  if (family !== undefined) {
+  if (isAlias(ep)) {
     const target = ep.targets[0];
     if (ep.targets.length !== 1 || target === undefined) throw new InvalidEndpointError(`${ep.dnsName}: an alias record needs exactly one target`);
     const zoneId = opts.aliasZoneOf(target);
     if (zoneId === undefined) throw new InvalidEndpointError(`${ep.dnsName}: no hosted zone known for alias target ${target}`);
-    rs.Type = family;
+    const health = getProviderSpecific(ep, PS_EVALUATE_TARGET_HEALTH)?.trim().toLowerCase();
     rs.AliasTarget = {
       HostedZoneId: zoneId,
       DNSName: target.endsWith('.') ? target : `${target}.`,
-      EvaluateTargetHealth: getProviderSpecific(ep, PS_EVALUATE_TARGET_HEALTH) !== 'false',
+      EvaluateTargetHealth: health === undefined ? opts.evaluateTargetHealth !== false : health === 'true',
     };
     return rs;
   }
@@ -185,31 +195,4 @@ function routingToProviderSpecific(rs: ResourceRecordSet): ProviderSpecificPrope
   if (rs.MultiValueAnswer === true) add(PS_MULTI_VALUE, 'true');
   add(PS_HEALTH_CHECK, rs.HealthCheckId);
   return ps;
-}
-
-const NUMERIC = new Set([PS_WEIGHT, PS_GEOPROX_BIAS]);
-const BOOLEAN = new Set([PS_ALIAS, PS_EVALUATE_TARGET_HEALTH, PS_MULTI_VALUE]);
-
-/**
- * Provider-specific properties in the form records() returns them, so the planner sees no
- * difference where Route53 would store the same thing: numbers and booleans canonical, failover
- * upper case, `alias=false` and the target-health flag of a non-alias record dropped.
- */
-export function normaliseProviderSpecific(ep: Endpoint, opts: { evaluateTargetHealth: boolean }): ProviderSpecificProperty[] {
-  const out: ProviderSpecificProperty[] = [];
-  const alias = isAlias(ep);
-  for (const p of ep.providerSpecific) {
-    let value = p.value.trim();
-    if (NUMERIC.has(p.name) && value !== '' && Number.isFinite(Number(value))) value = String(Number(value));
-    // `alias=A` is the record `alias=true` writes: normalised so the planner sees no change.
-    if (p.name === PS_ALIAS) value = aliasFamily(ep) === 'AAAA' ? 'AAAA' : String(alias);
-    else if (BOOLEAN.has(p.name)) value = String(value.toLowerCase() === 'true');
-    if (p.name === PS_FAILOVER) value = value.toUpperCase();
-    if (p.name === PS_ALIAS && !alias) continue;
-    if (p.name === PS_EVALUATE_TARGET_HEALTH && !alias) continue;
-    if (p.name === PS_MULTI_VALUE && value !== 'true') continue;
-    out.push({ name: p.name, value });
-  }
-  if (alias && !out.some((p) => p.name === PS_EVALUATE_TARGET_HEALTH)) out.push({ name: PS_EVALUATE_TARGET_HEALTH, value: String(opts.evaluateTargetHealth) });
-  return out;
 }

@@ -107,4 +107,35 @@ describe('Route53Provider', () => {
     );
     assert.equal(api.changes.length, 0);
   });
+  test('alias record sets are listed as A and AAAA endpoints; an alias ↔ plain A update is a DELETE and a CREATE', async () => {
+    const api = new FakeRoute53();
+    const elb = 'k8s-web-1.us-east-1.elb.amazonaws.com.';
+    const alias = (type: 'A' | 'AAAA'): ResourceRecordSet => ({
+      Name: 'shop.example.org.',
+      Type: type,
+      AliasTarget: { HostedZoneId: 'Z35SXDOTRQ7X7K', DNSName: elb, EvaluateTargetHealth: false },
+    });
+    api.sets.set('Z1', [alias('A'), alias('AAAA')]);
+    const provider = new Route53Provider({ api, logger: silentLogger(), settings: settings(), sleep: async () => {} });
+    const records = await provider.records();
+    assert.deepEqual(
+      records.map((r) => [r.recordType, r.targets[0], r.recordTTL, r.providerSpecific.map((p) => `${p.name}=${p.value}`).join(',')]),
+      [
+        ['A', 'k8s-web-1.us-east-1.elb.amazonaws.com', 300, 'alias=true,aws/evaluate-target-health=false'],
+        ['AAAA', 'k8s-web-1.us-east-1.elb.amazonaws.com', 300, 'alias=true,aws/evaluate-target-health=false'],
+      ],
+    );
+    const old = records[0];
+    assert.ok(old !== undefined);
+    const plain = newEndpoint({ dnsName: 'shop.example.org', recordType: 'A', targets: ['192.0.2.7'] });
+    await provider.applyChanges({ ...emptyChanges(), updateOld: [old], updateNew: [plain] });
+    assert.deepEqual(
+      api.changes.flatMap((c) =>
+        c.changes.map((x) => `${x.Action} ${x.ResourceRecordSet?.Type} ${x.ResourceRecordSet?.AliasTarget === undefined ? 'plain' : 'alias'}`),
+      ),
+      ['DELETE A alias', 'CREATE A plain'],
+    );
+    // The DELETE names the record set as Route53 listed it.
+    assert.deepEqual(api.changes[0]?.changes[0]?.ResourceRecordSet, alias('A'));
+  });
 });

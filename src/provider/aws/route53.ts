@@ -24,7 +24,8 @@ import type { ChangeGroup } from './batch.ts';
 import { canonicalHostedZone } from './canonical-zones.ts';
 import { buildChanges, rsKey } from './changes.ts';
 import type { ZoneChanges } from './changes.ts';
-import { PS_ALIAS, ROUTE53_UNSUPPORTED_TYPES, aliasFamily, isAlias, normaliseProviderSpecific, recordSetToEndpoint } from './convert.ts';
+import { adjustEndpoint } from './adjust.ts';
+import { ROUTE53_UNSUPPORTED_TYPES, recordSetToEndpoint } from './convert.ts';
 import { dropUnsupportedTypes } from '../record-types.ts';
 import { awsSettingsFromFlags } from './settings.ts';
 import type { Route53Settings } from './settings.ts';
@@ -106,7 +107,7 @@ export class Route53Provider implements Provider {
   async records(): Promise<Endpoint[]> {
     await this.refreshZones(false);
     const lists = await Promise.all(this.zones.zones.map((z) => this.zoneRecords(z)));
-    const seen = new Map<string, number>();
+    const seen = new Set<string>();
     const out: Endpoint[] = [];
     for (const sets of lists) {
       for (const rs of sets.values()) {
@@ -117,14 +118,9 @@ export class Route53Provider implements Provider {
         }
         if (ep === null) continue;
         // A public and a private zone of the same name hold the same records: list them once.
-        // A name with both alias families (external-dns's alias=true) is listed by its A alias.
-        const at = seen.get(endpointKey(ep));
-        if (at === undefined) {
-          seen.set(endpointKey(ep), out.length);
-          out.push(cloneEndpoint(ep));
-        } else if (rs.Type === 'A' && rs.AliasTarget !== undefined && aliasFamily(out[at] as Endpoint) === 'AAAA') {
-          out[at] = cloneEndpoint(ep);
-        }
+        if (seen.has(endpointKey(ep))) continue;
+        seen.add(endpointKey(ep));
+        out.push(cloneEndpoint(ep));
       }
     }
     return out;
@@ -136,6 +132,7 @@ export class Route53Provider implements Provider {
       zones: this.zones,
       defaultTTL: this.s.defaultTTL ?? DEFAULT_TTL,
       aliasZoneOf: (target) => canonicalHostedZone(target) ?? this.zones.zonesFor(target.replace(/\.$/, '').toLowerCase())[0]?.id,
+      evaluateTargetHealth: this.s.evaluateTargetHealth,
       existing: (zoneId, key) => this.cache.get(zoneId)?.sets.get(key),
     });
     const failures: Failure[] = planned.rejected.map((r) => ({ zone: '', message: `${r.record}: ${r.reason}`, transient: false }));
@@ -151,29 +148,20 @@ export class Route53Provider implements Provider {
     });
   }
 
+  /**
+   * As external-dns: alias CNAMEs become A/AAAA alias endpoints, the AAAA companions of
+   * `alias=true` appended after the others (the planner sees both record sets of the name).
+   */
   adjustEndpoints(endpoints: Endpoint[]): Promise<Endpoint[]> {
-    return Promise.resolve(
-      dropUnsupportedTypes(endpoints, ROUTE53_UNSUPPORTED_TYPES, this.logger, 'Route53').map((ep) => {
-        const out = { ...ep, providerSpecific: [...ep.providerSpecific] };
-        const target = ep.targets[0];
-        const hasAlias = ep.providerSpecific.some((p) => p.name === PS_ALIAS);
-        // external-dns's default: a CNAME to an AWS load balancer or distribution becomes an alias.
-        if (
-          ep.recordType === 'CNAME' &&
-          !hasAlias &&
-          !this.s.preferCNAME &&
-          ep.targets.length === 1 &&
-          target !== undefined &&
-          canonicalHostedZone(target) !== undefined
-        ) {
-          out.providerSpecific.push({ name: PS_ALIAS, value: 'true' });
-        }
-        out.providerSpecific = normaliseProviderSpecific(out, { evaluateTargetHealth: this.s.evaluateTargetHealth });
-        // Alias records have no TTL of their own.
-        if (isAlias(out)) out.recordTTL = 0;
-        return out;
-      }),
-    );
+    const settings = { evaluateTargetHealth: this.s.evaluateTargetHealth, preferCNAME: this.s.preferCNAME };
+    const out: Endpoint[] = [];
+    const companions: Endpoint[] = [];
+    for (const ep of dropUnsupportedTypes(endpoints, ROUTE53_UNSUPPORTED_TYPES, this.logger, 'Route53')) {
+      const [first, aaaa] = adjustEndpoint(ep, settings);
+      if (first !== undefined) out.push(first);
+      if (aaaa !== undefined) companions.push(aaaa);
+    }
+    return Promise.resolve([...out, ...companions]);
   }
 
   domainFilter(): DomainFilter {

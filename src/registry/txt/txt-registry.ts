@@ -51,6 +51,8 @@ interface RecordsCache {
 }
 
 const MAX_WARNED_NAMES = 10_000;
+/** external-dns's marker on a record whose ownership TXT record must be rewritten now (the planner sees a change). */
+const PS_FORCE_UPDATE = 'txt/force-update';
 
 export class TXTRegistry implements Registry {
   readonly ownerId: string;
@@ -67,6 +69,7 @@ export class TXTRegistry implements Registry {
   private index: OwnershipIndex | undefined;
   private cache: RecordsCache | undefined;
   private readonly warnedTXTNames = new Set<string>();
+  private readonly warnedLegacyAlias = new Set<string>();
 
   constructor(provider: Provider, options: TXTRegistryOptions) {
     validateOptions(options);
@@ -158,8 +161,13 @@ export class TXTRegistry implements Registry {
       const name = this.ownerLookupName(ep.dnsName);
       let owner = owners.get(name, ep.recordType, ep.setIdentifier);
       // external-dns kept the ownership of an A ALIAS record under the "cname-" name before it
-      // moved to "a-" (its issue #2903), and still reads it there: so does Hostwarden.
-      if (owner === undefined && ep.recordType === 'A' && isAliasA(ep)) owner = owners.get(name, 'CNAME', ep.setIdentifier);
+      // moved to "a-" (its issue #2903), and still reads it there: so does Hostwarden, for AAAA
+      // aliases too, which earlier Hostwarden versions also owned through "cname-".
+      let legacyAlias = false;
+      if (owner === undefined && isAliasRecord(ep)) {
+        owner = owners.get(name, 'CNAME', ep.setIdentifier);
+        legacyAlias = owner !== undefined;
+      }
       // external-dns never wrote old-format TXT records for AAAA, so those cannot own one.
       if (owner === undefined && ep.recordType !== 'AAAA') {
         owner = owners.get(name, '', ep.setIdentifier);
@@ -169,6 +177,7 @@ export class TXTRegistry implements Registry {
         // Provider records are read-only (the port's contract): label a copy when it is frozen.
         if (Object.isFrozen(ep)) records[i] = ep = cloneEndpoint(ep);
         Object.assign(ep.labels, owner.labels);
+        if (legacyAlias) this.migrateLegacyAlias(ep, name);
       }
     }
     this.logOldFormat(records, index);
@@ -451,6 +460,25 @@ export class TXTRegistry implements Registry {
     return name;
   }
 
+  /**
+   * An alias of ours owned only through its legacy "cname-" TXT record gets txt/force-update, as in
+   * external-dns: the planner then rewrites it (the same record set) and the registry writes its
+   * "a-"/"aaaa-" TXT, the name every external-dns version reads. The "cname-" record stays, as
+   * external-dns leaves it (a later CNAME at the name would use it); that is logged once per name.
+   */
+  private migrateLegacyAlias(ep: Endpoint, name: string): void {
+    if (!this.owns(ep) || !this.managedRecordTypes.includes(ep.recordType) || this.excludeRecordTypes.includes(ep.recordType)) return;
+    ep.providerSpecific = [...ep.providerSpecific.filter((p) => p.name !== PS_FORCE_UPDATE), { name: PS_FORCE_UPDATE, value: 'true' }];
+    const legacy = this.mapper.toTXTName(name, 'CNAME');
+    if (this.warnedLegacyAlias.has(legacy)) return;
+    if (this.warnedLegacyAlias.size >= MAX_WARNED_NAMES) this.warnedLegacyAlias.clear();
+    this.warnedLegacyAlias.add(legacy);
+    this.logger.warn(
+      { record: describeEndpoint(ep), txt: legacy, now: this.mapper.toTXTName(name, ep.recordType) },
+      'alias record owned through its legacy cname- TXT record: its own ownership TXT record is written now; the legacy one can be removed',
+    );
+  }
+
   private warnUnreadable(record: Endpoint, value: string, atOwnershipName: boolean): void {
     if (!atOwnershipName || !looksEncrypted(value) || this.warnedTXTNames.has(record.dnsName)) return;
     if (this.warnedTXTNames.size >= MAX_WARNED_NAMES) this.warnedTXTNames.clear();
@@ -482,10 +510,14 @@ function withOwnedRecord(txt: Endpoint, dnsName: string): Endpoint {
   return copy;
 }
 
-/** An A record marked as an alias (Route53 ALIAS): the alias property is "true" or "A". */
-function isAliasA(ep: Endpoint): boolean {
+/**
+ * An A or AAAA record marked as an alias (Route53 ALIAS): the alias property is "true" or its own
+ * type. external-dns checks A records only; AAAA aliases were never owned through "cname-" there.
+ */
+function isAliasRecord(ep: Endpoint): boolean {
+  if (ep.recordType !== 'A' && ep.recordType !== 'AAAA') return false;
   const alias = getProviderSpecific(ep, 'alias');
-  return alias === 'true' || alias === 'A';
+  return alias === 'true' || alias === ep.recordType;
 }
 
 /** A provider may list a record set twice: both are kept, as the provider holds both. */

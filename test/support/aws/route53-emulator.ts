@@ -71,6 +71,8 @@ export class Route53Emulator implements ServiceHandler {
   maxRecordPage = 300;
   /** Record names exactly as ChangeResourceRecordSets received them (before decoding escapes). */
   readonly receivedNames: string[] = [];
+  /** Accepted ChangeResourceRecordSets requests in order, one entry per request (which changes shared one). */
+  readonly batches: { zoneId: string; changes: { action: string; name: string; type: string }[] }[] = [];
   private readonly changes = new Map<string, string>();
   private readonly zoneOps: ZoneOperations;
   private nextZone = 1;
@@ -315,6 +317,7 @@ export class Route53Emulator implements ServiceHandler {
     }
     if (problems.length > 0) return this.invalid(problems);
     zone.sets = next;
+    this.batches.push({ zoneId, changes: changes.map(({ action, rs }) => ({ action, name: rs.name, type: rs.type })) });
     const id = `C${randomBytes(6).toString('hex').toUpperCase()}`;
     const at = new Date().toISOString();
     this.changes.set(id, at);
