@@ -81,4 +81,21 @@ describe('CachedProvider (--provider-cache-time)', () => {
     fail = false;
     assert.deepEqual(await cached.records(), []);
   });
+
+  test("passes the wrapped provider's refused names on (the registry must not send a-*. TXT names PowerDNS or Azure refuse)", async () => {
+    const inner = new InMemoryProvider({ zones: ['example.org'] });
+    const refusing: Provider = {
+      name: 'refusing',
+      records: () => inner.records(),
+      applyChanges: (c) => inner.applyChanges(c),
+      adjustEndpoints: (e) => inner.adjustEndpoints(e),
+      domainFilter: () => inner.domainFilter(),
+      refusedName: (name) => (name.includes('*.') && !name.startsWith('*.') ? 'its API takes * only as the first label' : undefined),
+    };
+    const cached = new CachedProvider({ provider: refusing, cacheTimeMs: 60_000, logger: silentLogger() });
+    assert.equal(cached.refusedName('a-*.apps.example.org'), 'its API takes * only as the first label');
+    assert.equal(cached.refusedName('*.apps.example.org'), undefined);
+    const plain = new CachedProvider({ provider: counting(inner).provider, cacheTimeMs: 60_000, logger: silentLogger() });
+    assert.equal(plain.refusedName('a-*.apps.example.org'), undefined, 'a provider without the method refuses nothing');
+  });
 });

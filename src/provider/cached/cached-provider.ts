@@ -70,6 +70,11 @@ export class CachedProvider implements Provider {
     return this.inner.domainFilter();
   }
 
+  /** The wrapped provider's answer: the registry must still learn which names its API refuses. */
+  refusedName(name: string): string | undefined {
+    return this.inner.refusedName?.(name);
+  }
+
   async close(): Promise<void> {
     await this.inner.close?.();
   }
