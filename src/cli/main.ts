@@ -4,6 +4,7 @@
  */
 import { resolveConfig } from '../config/config.ts';
 import type { Config } from '../config/config.ts';
+import { isTrueText } from '../config/parse.ts';
 import { ConfigError, errorMessage } from '../errors.ts';
 import { packageVersion } from '../http/build-info.ts';
 import { createLogger } from '../log.ts';
@@ -82,7 +83,11 @@ function chooseCommand(proc: Process): { command: ServiceCommand; args: string[]
     args.shift();
   }
   const flags = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
-  if (command !== 'help' && command !== 'version' && flags.some((a) => a === '--version' || a === '--version=true')) {
+  if (
+    command !== 'help' &&
+    command !== 'version' &&
+    flags.some((a) => a === '--version' || (a.startsWith('--version=') && isTrueText(a.slice('--version='.length))))
+  ) {
     // As external-dns (kingpin's --version): the version alone, exit 0, whatever else is given.
     proc.stdout.write(`${packageVersion()}\n`);
     return 0;

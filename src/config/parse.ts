@@ -21,6 +21,11 @@ export interface ParsedArgs {
 const TRUE = new Set(['true', '1', 'yes', 'on', 't']);
 const FALSE = new Set(['false', '0', 'no', 'off', 'f']);
 
+/** Whether a bool flag's text value means true, as the parser reads it (`--version=1` included). */
+export function isTrueText(value: string): boolean {
+  return TRUE.has(value.toLowerCase());
+}
+
 /**
  * `flags` is the core table plus the flags that provider and source folders declare for
  * themselves (see src/cli/wiring.ts), so adding a provider never touches the core table.

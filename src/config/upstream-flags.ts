@@ -147,7 +147,9 @@ export const FLAG_DIFFERENCES: Readonly<Record<string, string>> = {
     'One token bucket per Kubernetes client: each source has its own client, Events and the Lease have one each; external-dns shares one client between its sources.',
   'kube-api-burst': 'Per client, as --kube-api-qps.',
   'request-timeout': 'Not deprecated: it is the timeout flag of every Hostwarden command; --kube-api-request-timeout wins when given.',
+  'annotation-prefix':
+    'Same default and checks; with the default Hostwarden also reads the external-dns.alpha.kubernetes.io/ keys (the new prefix wins), which external-dns ≥ 0.22 no longer reads, so objects annotated for older external-dns keep their records. Give the prefix explicitly to read one prefix alone (split horizon).',
   version: 'Printed on stdout (kingpin prints it on stderr), so $(hostwarden --version) works; the version alone, exit code 0, as upstream.',
-  'rfc2136-port': 'Defaults to 53; external-dns’s 0 leaves the port to the user (it would dial port 0).',
+  'rfc2136-port': 'Same default, 0, read as the protocol’s port: 53, or 853 with --rfc2136-use-tls (external-dns would dial port 0).',
   'rfc2136-tsig-secret-alg': 'Defaults to hmac-sha256 (what tsig-keygen writes); external-dns has no algorithm for an empty value.',
 };

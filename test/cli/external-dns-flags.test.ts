@@ -134,7 +134,7 @@ describe("external-dns's generic flags", () => {
 
   test('--version prints the version alone and exits 0, wherever it stands; --no-version changes nothing', async () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-    for (const argv of [['--version'], ['--source=service', '--version'], ['run', '--provider=aws', '--version=true']]) {
+    for (const argv of [['--version'], ['--source=service', '--version'], ['run', '--provider=aws', '--version=true'], ['--version=1']]) {
       const r = await cli(argv);
       assert.equal(r.code, 0, argv.join(' '));
       assert.equal(r.stdout, `${pkg.version}\n`);

@@ -11,6 +11,7 @@ import {
   providerSpecificFromAnnotations,
   splitHostnames,
 } from './annotations.ts';
+import { buildTranslateOptions } from './options.ts';
 
 const A = 'external-dns.alpha.kubernetes.io/';
 const S = 'external-dns.kubernetes.io/';
@@ -135,5 +136,11 @@ describe('annotations', () => {
     assert.deepEqual(providerSpecificFromAnnotations({ [`${C}azure-tags`]: 'a=1', [`${S}azure-tags`]: 'b=2' }, C), [{ name: 'azure/tags', value: 'a=1' }]);
     assert.deepEqual(providerSpecificFromAnnotations({ [`${S}azure-tagsx`]: 'a=1' }), []);
     assert.deepEqual(providerSpecificFromAnnotations({ [`${S}coredns-group`]: 'g1' }), [{ name: 'coredns/group', value: 'g1' }]);
+  });
+
+  test("--annotation-prefix is checked as external-dns checks it: not empty, ending in '/'", () => {
+    assert.throws(() => buildTranslateOptions({ annotationPrefix: '' }), { message: '--annotation-prefix cannot be empty' });
+    assert.throws(() => buildTranslateOptions({ annotationPrefix: 'custom.io' }), { message: "--annotation-prefix must end with '/'" });
+    assert.equal(buildTranslateOptions({ annotationPrefix: 'custom.io/' }).annotationPrefix, 'custom.io/');
   });
 });

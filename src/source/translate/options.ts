@@ -107,9 +107,17 @@ export function translateFlagsOf(cfg: Config): TranslateFlags {
   };
 }
 
+/** external-dns's checks, in its words: an empty prefix would read bare keys such as `hostname`. */
+function checkAnnotationPrefix(prefix: string | undefined): void {
+  if (prefix === undefined) return;
+  if (prefix === '') throw new ConfigError('--annotation-prefix cannot be empty', '--annotation-prefix');
+  if (!prefix.endsWith('/')) throw new ConfigError("--annotation-prefix must end with '/'", '--annotation-prefix');
+}
+
 export function buildTranslateOptions(flags: TranslateFlags): TranslateOptions {
   const { annotationFilter, labelFilter, fqdnTemplate, targetTemplate, fqdnTargetTemplate, ...rest } = flags;
   const options: TranslateOptions = { ...rest };
+  checkAnnotationPrefix(rest.annotationPrefix);
   if (annotationFilter !== undefined && annotationFilter.trim() !== '') options.annotationFilter = parseSelector(annotationFilter, '--annotation-filter');
   if (labelFilter !== undefined && labelFilter.trim() !== '') options.labelFilter = parseSelector(labelFilter, '--label-filter');
   const templates = FqdnTemplate.fromFlags({
