@@ -117,7 +117,8 @@ export function unimplementedGroupOf(flag: string): UnimplementedGroup | undefin
 export function unimplementedFlagMessage(flag: string, where?: string): string | undefined {
   const group = unimplementedGroupOf(flag);
   if (group === undefined) return undefined;
-  const named = where ?? `--${group.flags.includes(flag) ? flag : flag.slice(3)}`;
+  // Named as written: --no-cloudflare-proxied stays --no-cloudflare-proxied.
+  const named = where ?? `--${flag}`;
   return `${named} belongs to ${group.kind} ${group.owner}, which Hostwarden does not implement; ${workaround(group.kind, group.owner)}`;
 }
 

@@ -16,7 +16,7 @@ export const ZONE_FILTER_FLAGS: readonly FlagSpec[] = [
     name: 'zone-name-filter',
     kind: 'list',
     default: [],
-    help: 'azure: also zones under these domains, records still limited by --domain-filter; aws: only zones with these names (repeatable).',
+    help: 'azure: also zones under these domains, records still limited by --domain-filter; aws: only zones named by these domains or below them (repeatable).',
   },
 ];
 

@@ -39,7 +39,8 @@ describe('external-dns flags Hostwarden does not implement', () => {
     for (const argv of [['--cloudflare-proxied'], ['--no-cloudflare-proxied'], ['--cloudflare-proxied=false'], ['--source=service', '--cloudflare-proxied']]) {
       const r = await cli(argv);
       assert.equal(r.code, 2, argv.join(' '));
-      assert.equal(r.stderr, `hostwarden: --cloudflare-proxied ${line}\n`, argv.join(' '));
+      const written = argv[0] === '--no-cloudflare-proxied' ? '--no-cloudflare-proxied' : '--cloudflare-proxied';
+      assert.equal(r.stderr, `hostwarden: ${written} ${line}\n`, argv.join(' '));
     }
     const env = await cli(['--source=service'], { EXTERNAL_DNS_CLOUDFLARE_PROXIED: 'true' });
     assert.equal(env.code, 2);
