@@ -55,6 +55,7 @@ const CASES: readonly Case[] = [
       provider: 'inmemory',
       sources: ['service', 'ingress', 'crd', 'gateway-httproute', 'openshift-route'],
       enableGatewayListenerSets: true,
+      eventsEmit: ['RecordReady', 'RecordError'],
       txtOwnerId: 'cluster-a',
       txtPrefix: '%{record_type}-',
       domainFilters: ['example.org', 'example.net'],
@@ -178,7 +179,8 @@ describe('Helm chart', () => {
         // --gateway-listener-sets reads ListenerSets, granted with the chart value of that name.
         const sources = values['sources'] as string[];
         const listenerSets = values['enableGatewayListenerSets'] === true && sources.includes('gateway-httproute');
-        const features = [...sources, ...(listenerSets ? ['gateway-listener-sets'] : [])];
+        const events = (values['eventsEmit'] as string[]).length > 0;
+        const features = [...sources, ...(listenerSets ? ['gateway-listener-sets'] : []), ...(events ? ['events'] : [])];
         const want = expectedGrants(await requiredPermissions(ROOT), features);
         assert.deepEqual(sorted(grants.cluster), sorted(want.cluster));
         assert.deepEqual(sorted(grants.namespaced), sorted(want.namespaced));

@@ -288,7 +288,9 @@ export function uncoveredCalls(calls: readonly FoundCall[], table: readonly Perm
 
 /** The grants an install needs: every `source:` feature for the sources it runs, plus the rest. */
 export function expectedGrants(table: readonly Permission[], sources: readonly string[] | 'all'): { cluster: Set<string>; namespaced: Set<string> } {
-  const wanted = table.filter((p) => !p.feature.startsWith('source:') || sources === 'all' || sources.includes(p.feature.slice('source:'.length)));
+  // Sources and the optional features (events: --events-emit) are granted only when chosen.
+  const chosen = (feature: string): boolean => sources === 'all' || sources.includes(feature);
+  const wanted = table.filter((p) => (p.feature.startsWith('source:') ? chosen(p.feature.slice('source:'.length)) : p.feature !== 'events' || chosen('events')));
   return {
     cluster: new Set(wanted.filter((p) => p.scope === 'cluster').map(permissionKey)),
     namespaced: new Set(wanted.filter((p) => p.scope === 'namespace').map(permissionKey)),

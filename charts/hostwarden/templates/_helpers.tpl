@@ -46,6 +46,9 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | quote }}
 {{- if and .Values.enableGatewayListenerSets (has "gateway-httproute" .Values.sources) }}
 - "--gateway-listener-sets"
 {{- end }}
+{{- range .Values.eventsEmit }}
+- {{ printf "--events-emit=%s" . | quote }}
+{{- end }}
 - {{ printf "--provider=%s" .Values.provider | quote }}
 - {{ printf "--registry=%s" .Values.registry | quote }}
 - {{ printf "--txt-owner-id=%s" .Values.txtOwnerId | quote }}
