@@ -16,7 +16,6 @@ import { endpointsForHostname, uniqueHostnames } from './hostname.ts';
 import type { EndpointCommon } from './hostname.ts';
 import type { JsonRecord, ObjectMeta } from './object.ts';
 
-export const COMPATIBILITY_CHOICES = ['', 'mate', 'molecule', 'kops-dns-controller'] as const;
 export const MOLECULE_HOSTNAME_KEY = 'domainName';
 export const KOPS_EXTERNAL_KEY = 'dns.alpha.kubernetes.io/external';
 export const KOPS_INTERNAL_KEY = 'dns.alpha.kubernetes.io/internal';

@@ -44,7 +44,7 @@ export class DedupSource implements Source {
   private readonly source: Source;
   private readonly metrics: SourceChainMetrics | undefined;
 
-  /** `metrics`: the outermost wrapper reports what the chain dropped (invalid and duplicate endpoints). */
+  /** `metrics`: the dedup step reports what the sources below it dropped as invalid and what it dropped as duplicates. */
   constructor(options: { source: Source; metrics?: SourceChainMetrics }) {
     this.source = options.source;
     this.name = options.source.name;

@@ -16,10 +16,6 @@ for (const { file, data } of files) {
     for (const c of data.cases) {
       const title = seen.has(c.upstreamTest) ? `${c.upstreamTest} (${c.name})` : c.upstreamTest;
       seen.add(c.upstreamTest);
-      if (c.pendingFeature !== undefined) {
-        test(title, { skip: `pending ${c.pendingFeature}` }, () => {});
-        continue;
-      }
       test(title, async () => {
         const errs = caseMismatches(c, await answerOf(c));
         assert.deepEqual(errs, [], `${c.differs === undefined ? '' : `(differs: ${c.differs}) `}${errs.join('\n')}`);

@@ -94,8 +94,6 @@ export interface SourceCase {
   /** Set when Hostwarden deliberately answers differently; `hostwarden` is then its answer. */
   differs?: string;
   hostwarden?: Answer;
-  /** A flag another change is adding; the case is skipped until it lands. */
-  pendingFeature?: string;
   /** How the objects were changed so that a real API server accepts them (upstream uses a fake client). */
   adapted?: string;
 }

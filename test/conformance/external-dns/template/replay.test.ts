@@ -47,10 +47,6 @@ for (const file of ['service_fqdn.json', 'ingress_fqdn.json', 'openshift_route_f
   describe(`${file} (external-dns ${data.upstream})`, () => {
     const seen = new Set<string>();
     for (const c of data.cases) {
-      if (c.pendingFeature !== undefined) {
-        test(title(seen, c), { skip: `pending ${c.pendingFeature}` }, () => {});
-        continue;
-      }
       test(title(seen, c), async () => {
         const expected = c.differs === undefined ? c.expected : c.hostwarden;
         assert.ok(expected !== undefined, `${c.name}: a differs case needs "hostwarden"`);

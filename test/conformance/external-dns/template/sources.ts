@@ -43,8 +43,6 @@ export interface SourceCase {
   expected: SourceEndpoint[];
   differs?: string;
   hostwarden?: SourceEndpoint[];
-  /** Behaviour another change brings (named); the case is skipped until it lands. */
-  pendingFeature?: string;
 }
 
 function optionsOf(o: SourceCaseOptions): TranslateOptions {
