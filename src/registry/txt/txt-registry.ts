@@ -18,7 +18,7 @@ import {
 } from '../../endpoint/endpoint.ts';
 import type { Endpoint, Labels, RecordType } from '../../endpoint/endpoint.ts';
 import type { DomainFilter } from '../../endpoint/domain-filter.ts';
-import { isWildcardName, tryNormalizeRecordName } from '../../endpoint/name.ts';
+import { isWildcardName } from '../../endpoint/name.ts';
 import type { Logger } from '../../log.ts';
 import { emptyChanges } from '../../plan/changes.ts';
 import type { Provider } from '../../provider/provider.ts';
@@ -30,16 +30,11 @@ import { TXTNameMapper } from './name-mapper.ts';
 import { OwnersByName } from './owners.ts';
 import { OwnershipIndex, txtKey } from './ownership-index.ts';
 import { validateOptions } from './options.ts';
+import { OwnershipWriteGate } from './write-gate.ts';
+import type { TXTChanges } from './write-gate.ts';
 import type { TXTRegistryConfig, TXTRegistryOptions } from './options.ts';
 
 export type { TXTRegistryConfig, TXTRegistryOptions };
-
-interface TXTChanges {
-  create: Endpoint[];
-  updateOld: Endpoint[];
-  updateNew: Endpoint[];
-  delete: Endpoint[];
-}
 
 interface RecordsCache {
   /**
@@ -70,6 +65,7 @@ export class TXTRegistry implements Registry {
   private cache: RecordsCache | undefined;
   private readonly warnedTXTNames = new Set<string>();
   private readonly warnedLegacyAlias = new Set<string>();
+  private readonly gate: OwnershipWriteGate;
 
   constructor(provider: Provider, options: TXTRegistryOptions) {
     validateOptions(options);
@@ -89,6 +85,7 @@ export class TXTRegistry implements Registry {
     this.cacheIntervalMs = options.cacheIntervalMs ?? 0;
     this.logger = options.logger;
     this.now = options.now ?? Date.now;
+    this.gate = new OwnershipWriteGate(this.mapper, provider, this.logger);
   }
 
   static fromConfig(cfg: TXTRegistryConfig, deps: { logger: Logger; provider: Provider }): TXTRegistry {
@@ -196,7 +193,7 @@ export class TXTRegistry implements Registry {
 
     for (const created of changes.create) {
       const record = this.withOwner(created, {});
-      if (!this.canWriteOwnership(record, index)) continue;
+      if (!this.gate.canWrite(record, index)) continue;
       recordChanges.create.push(record);
       this.ownershipForCreate(record, index, txtChanges);
     }
@@ -207,7 +204,7 @@ export class TXTRegistry implements Registry {
         continue;
       }
       const record = this.withOwner(next, old.labels);
-      if (!this.canWriteOwnership(record, index)) continue;
+      if (!this.gate.canWrite(record, index)) continue;
       recordChanges.updateOld.push(old);
       recordChanges.updateNew.push(record);
       if (this.ownershipForUpdate(old, record, index, txtChanges)) released.push(endpointKey(old));
@@ -224,7 +221,7 @@ export class TXTRegistry implements Registry {
     }
 
     if (index !== undefined) this.dropUnusedOldFormat(index, released, txtChanges);
-    this.dropRefusedTXT(txtChanges);
+    this.gate.dropRefused(txtChanges);
 
     const combined: Changes = {
       create: [...recordChanges.create, ...txtChanges.create],
@@ -382,58 +379,6 @@ export class TXTRegistry implements Registry {
     }
     for (const old of unused) this.logger.warn({ record: describeEndpoint(old) }, 'update without a matching desired record, skipped');
     return pairs;
-  }
-
-  /**
-   * False (with an error naming the fix) when the record's ownership TXT does not exist yet and
-   * its name is not a valid record name (a label pushed past 63 characters, or the name past 253,
-   * by the type marker and affixes) or the provider refuses it (refusedName). Writing the record
-   * without it would leave a record nobody owns, and sending the name would fail the whole batch.
-   * A `*` in the TXT name is fine otherwise: like external-dns, the TXT of `*.apps.example.org` is
-   * `a-*.apps.example.org`, where the `*` is data.
-   */
-  private canWriteOwnership(record: Endpoint, index: OwnershipIndex | undefined): boolean {
-    const name = this.mapper.toTXTName(record.dnsName, record.recordType);
-    if (index?.getTXT(name, record.setIdentifier) !== undefined) return true;
-    if (tryNormalizeRecordName(name) === undefined) {
-      this.logger.error(
-        { record: describeEndpoint(record), txt: name },
-        'record skipped: its ownership TXT name is not a valid DNS name (the name is too long for its ownership TXT record; shorten it or --txt-prefix/--txt-suffix)',
-      );
-      return false;
-    }
-    const refused = this.provider.refusedName?.(name);
-    if (refused === undefined) return true;
-    const hint =
-      isWildcardName(record.dnsName) && this.mapper.wildcardReplacement === '' ? '; set --txt-wildcard-replacement to own wildcard records there' : '';
-    this.logger.error(
-      { record: describeEndpoint(record), txt: name, provider: this.provider.name },
-      `record skipped: the ${this.provider.name} provider cannot hold its ownership TXT name (${refused})${hint}`,
-    );
-    return false;
-  }
-
-  /**
-   * Leaves out changes to existing ownership TXT records whose names the provider refuses (an
-   * `a-*.apps` TXT put into a PowerDNS zone by other means: its API refuses even to delete it),
-   * so one such name cannot fail the provider's whole batch. The record itself is still changed.
-   */
-  private dropRefusedTXT(out: TXTChanges): void {
-    const refused = (t: Endpoint): boolean => {
-      const reason = this.provider.refusedName?.(t.dnsName);
-      if (reason === undefined) return false;
-      this.logger.warn(
-        { txt: t.dnsName, provider: this.provider.name },
-        `ownership TXT record left unchanged: the ${this.provider.name} provider cannot change it (${reason})`,
-      );
-      return true;
-    };
-    if (this.provider.refusedName === undefined) return;
-    out.create = out.create.filter((t) => !refused(t));
-    out.delete = out.delete.filter((t) => !refused(t));
-    const keep = out.updateNew.map((t) => !refused(t));
-    out.updateOld = out.updateOld.filter((_, i) => keep[i] === true);
-    out.updateNew = out.updateNew.filter((_, i) => keep[i] === true);
   }
 
   private owns(record: Endpoint): boolean {
