@@ -290,7 +290,9 @@ export function uncoveredCalls(calls: readonly FoundCall[], table: readonly Perm
 export function expectedGrants(table: readonly Permission[], sources: readonly string[] | 'all'): { cluster: Set<string>; namespaced: Set<string> } {
   // Sources and the optional features (events: --events-emit) are granted only when chosen.
   const chosen = (feature: string): boolean => sources === 'all' || sources.includes(feature);
-  const wanted = table.filter((p) => (p.feature.startsWith('source:') ? chosen(p.feature.slice('source:'.length)) : p.feature !== 'events' || chosen('events')));
+  const wanted = table.filter((p) =>
+    p.feature.startsWith('source:') ? chosen(p.feature.slice('source:'.length)) : p.feature !== 'events' || chosen('events'),
+  );
   return {
     cluster: new Set(wanted.filter((p) => p.scope === 'cluster').map(permissionKey)),
     namespaced: new Set(wanted.filter((p) => p.scope === 'namespace').map(permissionKey)),
