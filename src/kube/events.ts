@@ -150,7 +150,14 @@ export class EventRecorder {
     this.stats.forbidden++;
     const first = !this.forbiddenUntil.has(namespace);
     this.forbiddenUntil.set(namespace, now.getTime() + this.retryMs());
-    const fields = { verb: 'create', resource: 'events', apiGroup: 'events.k8s.io', namespace, feature: 'Kubernetes Events about DNS records', err: errorMessage(err) };
+    const fields = {
+      verb: 'create',
+      resource: 'events',
+      apiGroup: 'events.k8s.io',
+      namespace,
+      feature: 'Kubernetes Events about DNS records',
+      err: errorMessage(err),
+    };
     if (this.warned) {
       if (first) this.log.debug(fields, 'no permission to create Events in this namespace either');
       return;

@@ -213,7 +213,8 @@ export class LeaderElector {
       namespace,
       name,
       feature: 'leader election',
-      leading: this.leading,
+      // Acting alone counted as leading: the replica was applying changes until this refusal.
+      leading: this.leading || this.refused === 'alone',
       code: err.code,
       err: errorMessage(err.refusal),
     };

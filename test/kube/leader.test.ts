@@ -153,7 +153,7 @@ const SA_TOKEN = 'replica-token';
 const TIMING = ['--leader-election-lease-duration=1500ms', '--leader-election-renew-deadline=1s', '--leader-election-retry-period=150ms'];
 const FORBIDDEN_RETRY_MS = 200;
 
-describe('leader election under RBAC (the replicas share the ServiceAccount of external-dns\'s chart)', () => {
+describe("leader election under RBAC (the replicas share the ServiceAccount of external-dns's chart)", () => {
   const ns = chart.serviceAccount.namespace;
   const sa = { kind: 'ServiceAccount', name: chart.serviceAccount.name, namespace: ns };
   const leaseRole = (verbs: string[]) => ({
@@ -198,7 +198,16 @@ describe('leader election under RBAC (the replicas share the ServiceAccount of e
     const parsed = parseArgs([...argv, ...TIMING, `--leader-election-id=${name}`], {}, [...FLAGS, ...KUBE_FLAGS]);
     const elector = leaderElectorFromFlags(
       { flags: new FlagValues(parsed.values), explicit: parsed.explicit },
-      { client, logger, inCluster: true, serviceAccountDir: saDir, defaultName: 'hostwarden-leader', identity, actAloneUnlessAsked: true, forbiddenRetryMs: FORBIDDEN_RETRY_MS },
+      {
+        client,
+        logger,
+        inCluster: true,
+        serviceAccountDir: saDir,
+        defaultName: 'hostwarden-leader',
+        identity,
+        actAloneUnlessAsked: true,
+        forbiddenRetryMs: FORBIDDEN_RETRY_MS,
+      },
     );
     assert.ok(elector !== undefined, 'in a cluster election is on by default');
     elector.start();
