@@ -28,6 +28,7 @@ export const ERROR_CODES = {
   KUBE_CONFLICT: code(true, 'the Kubernetes API server answered 409'),
   KUBE_GONE: code(true, 'the Kubernetes API server answered 410 (resourceVersion too old)'),
   KUBE_API_FAILED: code(false, 'another error status from the Kubernetes API server'),
+  KUBE_LEASE_FORBIDDEN: code(true, 'no permission on the leader-election Lease (403); the elector asks again later'),
   DNS_TRANSPORT_FAILED: code(true, 'a DNS exchange over UDP or TCP failed'),
   ZONE_FILE_INVALID: code(false, 'a zone file that cannot be parsed'),
   FILE_WRITE_FAILED: code(true, 'a file could not be written durably'),

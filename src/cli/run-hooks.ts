@@ -65,8 +65,9 @@ export function kubeRunHooks(cfg: Config, deps: { logger: Logger; env?: KubeEnv 
     inCluster,
     defaultName: 'hostwarden-leader',
     identity,
-    // external-dns's chart grants no Lease permission (external-dns never elects): keep syncing, as it does.
-    actAloneWhenForbidden: true,
+    // external-dns's chart grants no Lease permission (external-dns never elects): a replica that
+    // elects only by default and is refused from its first request keeps syncing, as external-dns does.
+    actAloneUnlessAsked: true,
     onStartedLeading: () => trigger?.(),
   });
   const el = elector;

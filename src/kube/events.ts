@@ -4,10 +4,12 @@
  * beyond `maxQueue` pending events new ones are dropped (and counted), as client-go's broadcaster does.
  *
  * A service account without permission on Events (external-dns's own chart grants none) is a
- * configuration, not a failure: the first 403 in a namespace logs one warning naming the verb,
- * resource and namespace, and Events for that namespace are then dropped without asking the API
- * server, until `forbiddenRetryMs` passes and one write tries again (quietly: the permission is
- * still known to be missing unless it succeeds).
+ * configuration, not a failure: the first 403 logs one warning naming the verb and resource (and
+ * the namespace that refused first) for the process's life; a ClusterRole lacks it everywhere, so
+ * later namespaces that refuse are logged at debug level only. Events for a refusing namespace are
+ * dropped without asking the API server until `forbiddenRetryMs` passes and one write tries again
+ * (quietly: the permission is still known to be missing unless it succeeds). Refusals are kept per
+ * namespace because a RoleBinding may grant Events in some namespaces and not others.
  */
 import { randomBytes } from 'node:crypto';
 import { errorMessage } from '../errors.ts';
@@ -57,8 +59,8 @@ export class EventRecorder {
   readonly stats = { sent: 0, failed: 0, dropped: 0, forbidden: 0 };
   /** Namespaces that answered 403, with the time (ms) a write may try again. */
   private readonly forbiddenUntil = new Map<string, number>();
-  /** Namespaces whose missing permission was already reported: one warning each for the process's life. */
-  private readonly warned = new Set<string>();
+  /** Whether the missing permission (create events.events.k8s.io) was reported: one warning for the process's life. */
+  private warned = false;
 
   constructor(opts: EventRecorderOptions) {
     this.opts = opts;
@@ -146,19 +148,24 @@ export class EventRecorder {
 
   private forbidden(namespace: string, now: Date, err: unknown): void {
     this.stats.forbidden++;
+    const first = !this.forbiddenUntil.has(namespace);
     this.forbiddenUntil.set(namespace, now.getTime() + this.retryMs());
-    if (this.warned.has(namespace)) return;
-    this.warned.add(namespace);
+    const fields = {
+      verb: 'create',
+      resource: 'events',
+      apiGroup: 'events.k8s.io',
+      namespace,
+      feature: 'Kubernetes Events about DNS records',
+      err: errorMessage(err),
+    };
+    if (this.warned) {
+      if (first) this.log.debug(fields, 'no permission to create Events in this namespace either');
+      return;
+    }
+    this.warned = true;
     this.log.warn(
-      {
-        verb: 'create',
-        resource: 'events',
-        apiGroup: 'events.k8s.io',
-        namespace,
-        feature: 'Kubernetes Events about DNS records',
-        err: errorMessage(err),
-      },
-      'no permission to create Events in this namespace: Events about records there are off (grant create on events.events.k8s.io to turn them on); syncing goes on',
+      fields,
+      'no permission to create Events (first refused in this namespace): Events about records are off wherever they are refused (grant create on events.events.k8s.io to turn them on); syncing goes on',
     );
   }
 }

@@ -8,13 +8,14 @@ import { FLAGS } from '../config/flags.ts';
 import { parseArgs } from '../config/parse.ts';
 import { ConfigError } from '../errors.ts';
 import { silentLogger } from '../log.ts';
+import { KubeApiError } from './errors.ts';
 import { KUBE_FLAGS } from './flags.ts';
 import { leaderElectorFromFlags, leaseNamespace } from './leader-election.ts';
 
 const client = { request: (): Promise<never> => Promise.reject(new Error('not called')) };
 
-function cfg(argv: string[]): { flags: FlagValues; explicit: ReadonlySet<string> } {
-  const parsed = parseArgs(argv, {}, [...FLAGS, ...KUBE_FLAGS]);
+function cfg(argv: string[], env: Record<string, string> = {}): { flags: FlagValues; explicit: ReadonlySet<string> } {
+  const parsed = parseArgs(argv, env, [...FLAGS, ...KUBE_FLAGS]);
   return { flags: new FlagValues(parsed.values), explicit: parsed.explicit };
 }
 
@@ -72,5 +73,20 @@ describe('leaderElectorFromFlags', () => {
       () => leaderElectorFromFlags(cfg(['--leader-elect', '--leader-election-renew-deadline=20s']), { ...base, inCluster: false, defaultName: 'x' }),
       (err: unknown) => err instanceof ConfigError && /--leader-election-lease-duration/.test(err.message),
     );
+  });
+  test('acting alone on a refused Lease is for election on by default only: --leader-elect or its env var turns it off', async () => {
+    const refusing = { request: (): Promise<never> => Promise.reject(new KubeApiError('leases is forbidden', 403, 'Forbidden')) };
+    const actsAlone = async (c: ReturnType<typeof cfg>): Promise<boolean> => {
+      const el = leaderElectorFromFlags(c, { ...base, client: refusing, inCluster: true, defaultName: 'x', actAloneUnlessAsked: true, forbiddenRetryMs: 10 });
+      assert.ok(el !== undefined);
+      el.start();
+      await new Promise((r) => setTimeout(r, 50));
+      const leads = el.isLeader();
+      await el.stop(false);
+      return leads;
+    };
+    assert.equal(await actsAlone(cfg([])), true);
+    assert.equal(await actsAlone(cfg(['--leader-elect'])), false);
+    assert.equal(await actsAlone(cfg([], { EXTERNAL_DNS_LEADER_ELECT: 'true' })), false);
   });
 });

@@ -5,18 +5,21 @@
  * resourceVersion read (a concurrent writer gets 409 and loses), and a leader that has not renewed
  * within the renew deadline stops counting as leader at once, before anyone else can take over.
  *
- * Without permission on Leases one warning per missing verb names it, and the elector asks again
+ * Without permission on Leases one warning per refused verb names it, and the elector asks again
  * every `forbiddenRetryMs`, quietly, taking part in the election as soon as the permission appears.
- * Meanwhile, with `actAloneWhenForbidden` (the `run` command: external-dns's chart grants no Lease
- * permission, since external-dns runs one replica and never elects) the replica applies as if it
- * were alone; without it (the controllers, whose own RBAC always grants the Lease) it does not lead.
+ * Meanwhile the replica does not lead, with one exception: with `actAloneWhenForbidden` (the `run`
+ * command when election is on only by default: external-dns's chart grants no Lease permission,
+ * since external-dns runs one replica and never elects) a replica whose very first Lease request
+ * was refused applies as if it were alone. A replica that was ever allowed a Lease request (it led,
+ * saw another holder, or saw there was no Lease) never acts alone on a later 403: another replica
+ * may be leading, and two writers are worse than none.
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config/config.ts';
-import { ConfigError, errorMessage } from '../errors.ts';
+import { ConfigError, HostwardenError, errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { SERVICE_ACCOUNT_DIR } from './client.ts';
 import type { KubeClient } from './client.ts';
@@ -40,17 +43,20 @@ export interface LeaderElectorOptions {
   onStoppedLeading?: () => void;
   /** How often a replica without permission on Leases asks again. Default 60 s. */
   forbiddenRetryMs?: number;
-  /** Without permission on the Lease, count as the leader (election off) instead of never leading. */
+  /**
+   * When the very first Lease request is refused (403), count as the leader (election off) instead
+   * of never leading. Never applies once a Lease request was allowed.
+   */
   actAloneWhenForbidden?: boolean;
 }
 
 /** A 403 answer to one Lease request, with the verb that was refused. */
-class LeaseForbidden extends Error {
+export class LeaseForbidden extends HostwardenError {
   constructor(
     readonly verb: 'get' | 'create' | 'update',
     readonly refusal: unknown,
   ) {
-    super(`no permission to ${verb} the lease: ${errorMessage(refusal)}`);
+    super('KUBE_LEASE_FORBIDDEN', `no permission to ${verb} the lease: ${errorMessage(refusal)}`, { cause: refusal });
   }
 }
 
@@ -96,8 +102,13 @@ export class LeaderElector {
   /** What we last saw of someone else's Lease, and when (our clock). */
   private observed: { record: string; at: number } | undefined;
   private stopped = false;
-  /** No permission on the Lease: election is off (this replica applies as if alone only with actAloneWhenForbidden). */
-  private unelected = false;
+  /**
+   * Set while Lease requests are refused: 'alone' applies as the only replica (its first request
+   * was refused and actAloneWhenForbidden is set), 'waiting' applies nothing.
+   */
+  private refused: 'alone' | 'waiting' | undefined;
+  /** A Lease request of this replica was allowed once: from then on a 403 never means acting alone. */
+  private allowedOnce = false;
   /** Verbs whose missing permission was reported: one warning each for the process's life. */
   private readonly warnedVerbs = new Set<string>();
   private wake: (() => void) | undefined;
@@ -121,7 +132,7 @@ export class LeaderElector {
 
   /** True only while the Lease is ours and was renewed within the renew deadline. */
   isLeader(): boolean {
-    if (this.unelected) return this.opts.actAloneWhenForbidden === true;
+    if (this.refused !== undefined) return this.refused === 'alone';
     if (!this.leading) return false;
     if (this.now() - this.lastRenew < this.renewMs) return true;
     this.lose('renew deadline passed');
@@ -138,7 +149,7 @@ export class LeaderElector {
     this.stopped = true;
     this.wake?.();
     await this.loop;
-    if (release && this.leading && !this.unelected) {
+    if (release && this.leading && this.refused === undefined) {
       try {
         await this.release();
       } catch (err) {
@@ -152,7 +163,7 @@ export class LeaderElector {
     while (!this.stopped) {
       try {
         const ok = await this.tryAcquireOrRenew();
-        if (this.unelected) this.electionWorksAgain(ok);
+        if (this.refused !== undefined) this.electionWorksAgain(ok);
         if (ok) {
           this.lastRenew = this.now();
           if (!this.leading) {
@@ -169,52 +180,68 @@ export class LeaderElector {
       }
       if (this.leading) this.isLeader();
       // Candidates spread their attempts; the leader renews on the period.
-      const wait = this.unelected ? (this.opts.forbiddenRetryMs ?? 60_000) : this.leading ? this.retryMs : this.retryMs * (1 + this.random() * 0.2);
+      const wait = this.refused !== undefined ? (this.opts.forbiddenRetryMs ?? 60_000) : this.leading ? this.retryMs : this.retryMs * (1 + this.random() * 0.2);
       await this.sleep(wait);
     }
   }
 
   /** A Lease request was refused: election is off until a request is allowed again. */
   private forbidden(err: LeaseForbidden): void {
+    const next = this.opts.actAloneWhenForbidden === true && !this.allowedOnce ? 'alone' : 'waiting';
+    this.warnForbidden(err, next);
+    const was = this.refused;
+    if (was === next) return;
+    this.refused = next;
+    // The warning above says it: no second warning for the same event.
+    if (this.leading) this.lose('no permission on the lease', 'info');
+    if (next === 'alone') this.opts.onStartedLeading?.();
+    else if (was === 'alone') this.opts.onStoppedLeading?.();
+  }
+
+  /** One warning per refused verb for the process's life; repeats at debug level. */
+  private warnForbidden(err: LeaseForbidden, mode: 'alone' | 'waiting'): void {
     const { namespace, name } = this.opts;
-    const alone = this.opts.actAloneWhenForbidden === true;
-    if (!this.warnedVerbs.has(err.verb)) {
-      this.warnedVerbs.add(err.verb);
-      this.log.warn(
-        {
-          verb: err.verb,
-          resource: 'leases',
-          apiGroup: 'coordination.k8s.io',
-          namespace,
-          name,
-          feature: 'leader election',
-          err: errorMessage(err.refusal),
-        },
-        alone
-          ? 'no permission on the leader-election Lease: leader election is off and this replica applies changes as if it were the only one (run a single replica, as external-dns does, or grant get/create/update on leases); syncing goes on'
-          : 'no permission on the leader-election Lease: this replica cannot lead until get/create/update on leases is granted',
-      );
-    } else {
+    if (this.warnedVerbs.has(err.verb)) {
       this.log.debug({ verb: err.verb, namespace, name }, 'lease still forbidden');
+      return;
     }
-    if (this.unelected) return;
-    this.unelected = true;
-    if (this.leading) this.lose('the lease is forbidden');
-    // The sync waiting for leadership may run now.
-    if (alone) this.opts.onStartedLeading?.();
+    this.warnedVerbs.add(err.verb);
+    const fields = {
+      verb: err.verb,
+      resource: 'leases',
+      apiGroup: 'coordination.k8s.io',
+      namespace,
+      name,
+      feature: 'leader election',
+      // Acting alone counted as leading: the replica was applying changes until this refusal.
+      leading: this.leading || this.refused === 'alone',
+      code: err.code,
+      err: errorMessage(err.refusal),
+    };
+    if (mode === 'alone')
+      this.log.warn(
+        fields,
+        'no permission on the leader-election Lease: leader election is off and this replica applies changes as if it were the only one (run a single replica, as external-dns does, or grant get/create/update on leases); syncing goes on',
+      );
+    else
+      this.log.warn(
+        fields,
+        `no permission to ${err.verb} the leader-election Lease: this replica applies no changes until get/create/update on leases is granted (another replica may be leading); it asks again quietly`,
+      );
   }
 
   /** A Lease request was allowed after 403s: take part in the election again. */
   private electionWorksAgain(acquired: boolean): void {
-    this.unelected = false;
+    const was = this.refused;
+    this.refused = undefined;
     this.log.info({ acquired }, 'permission on the Lease is back: leader election is on again');
-    if (!acquired && this.opts.actAloneWhenForbidden === true) this.opts.onStoppedLeading?.();
+    if (!acquired && was === 'alone') this.opts.onStoppedLeading?.();
   }
 
-  private lose(why: string): void {
+  private lose(why: string, level: 'warn' | 'info' = 'warn'): void {
     if (!this.leading) return;
     this.leading = false;
-    this.log.warn({ why }, 'stopped being the leader');
+    this.log[level]({ why }, 'stopped being the leader');
     this.opts.onStoppedLeading?.();
   }
 
@@ -225,8 +252,10 @@ export class LeaderElector {
     let lease: Lease;
     try {
       lease = await asVerb('get', client.request<Lease>('GET', path, { timeoutMs: this.renewMs }));
+      this.allowedOnce = true;
     } catch (err) {
       if (!isStatus(err, 404)) throw err;
+      this.allowedOnce = true;
       const fresh: Lease = {
         apiVersion: LEASES.apiVersion,
         kind: LEASES.kind,
@@ -307,8 +336,14 @@ export interface LeaderElectorFromFlagsOptions {
   onStartedLeading?: () => void;
   /** Where the service-account namespace file is read from in a cluster. */
   serviceAccountDir?: string;
-  /** See LeaderElectorOptions.actAloneWhenForbidden. */
-  actAloneWhenForbidden?: boolean;
+  /**
+   * The `run` command (external-dns's chart grants no Lease permission): when election is on only
+   * by default (--leader-elect not given) and the very first Lease request is refused, apply as the
+   * only replica. With --leader-elect given, a refused Lease never means acting alone.
+   */
+  actAloneUnlessAsked?: boolean;
+  /** How often a replica without permission on the Lease asks again (tests). Default 60 s. */
+  forbiddenRetryMs?: number;
 }
 
 /**
@@ -317,7 +352,8 @@ export interface LeaderElectorFromFlagsOptions {
  */
 export function leaderElectorFromFlags(cfg: Pick<Config, 'flags' | 'explicit'>, opts: LeaderElectorFromFlagsOptions): LeaderElector | undefined {
   const f = cfg.flags;
-  const elect = cfg.explicit.has('leader-elect') ? f.bool('leader-elect') : opts.inCluster;
+  const asked = cfg.explicit.has('leader-elect');
+  const elect = asked ? f.bool('leader-elect') : opts.inCluster;
   if (!elect) return undefined;
   const leaseMs = f.num('leader-election-lease-duration');
   const renewMs = f.num('leader-election-renew-deadline');
@@ -343,7 +379,8 @@ export function leaderElectorFromFlags(cfg: Pick<Config, 'flags' | 'explicit'>, 
     renewDeadlineMs: renewMs,
     retryPeriodMs: retryMs,
     ...(opts.onStartedLeading === undefined ? {} : { onStartedLeading: opts.onStartedLeading }),
-    ...(opts.actAloneWhenForbidden === true ? { actAloneWhenForbidden: true } : {}),
+    ...(opts.actAloneUnlessAsked === true && !asked ? { actAloneWhenForbidden: true } : {}),
+    ...(opts.forbiddenRetryMs === undefined ? {} : { forbiddenRetryMs: opts.forbiddenRetryMs }),
   });
 }
 

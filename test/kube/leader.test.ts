@@ -1,14 +1,27 @@
 /**
  * Leader election over a real Lease on the test API server, with short durations: only the
  * leader applies, a crashed leader is replaced within the lease duration, and a leader that
- * cannot renew stops applying by its renew deadline.
+ * cannot renew stops applying by its renew deadline. Under RBAC: without permission on Leases a
+ * replica acts alone only when election is on by default and its very first request is refused
+ * (external-dns's chart); an explicit --leader-elect, or a replica that led or saw a holder, never
+ * acts alone, so there are never two leaders.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { FlagValues } from '../../src/config/config.ts';
+import { FLAGS } from '../../src/config/flags.ts';
+import { parseArgs } from '../../src/config/parse.ts';
 import { KubeClient } from '../../src/kube/client.ts';
-import { LeaderElector } from '../../src/kube/leader-election.ts';
+import { KUBE_FLAGS } from '../../src/kube/flags.ts';
+import { LeaderElector, leaderElectorFromFlags } from '../../src/kube/leader-election.ts';
 import { SERVICES } from '../../src/kube/resource.ts';
 import { silentLogger } from '../../src/log.ts';
+import { WARN, capturingLogger } from '../support/log-capture.ts';
+import type { LogLine } from '../support/log-capture.ts';
 import { InMemoryProvider } from '../../src/provider/inmemory/inmemory.ts';
 import { startTestApiServer } from '../support/kube-apiserver/server.ts';
 import type { TestApiServer } from '../support/kube-apiserver/server.ts';
@@ -126,6 +139,185 @@ describe('leader election', () => {
     } finally {
       await elector.stop(false);
       client.close();
+    }
+  });
+});
+
+interface ChartRbac {
+  serviceAccount: { namespace: string; name: string };
+  objects: Record<string, unknown>[];
+}
+
+const chart = JSON.parse(readFileSync(new URL('../conformance/external-dns/chart-rbac.json', import.meta.url), 'utf8')) as ChartRbac;
+const SA_TOKEN = 'replica-token';
+const TIMING = ['--leader-election-lease-duration=1500ms', '--leader-election-renew-deadline=1s', '--leader-election-retry-period=150ms'];
+const FORBIDDEN_RETRY_MS = 200;
+
+describe("leader election under RBAC (the replicas share the ServiceAccount of external-dns's chart)", () => {
+  const ns = chart.serviceAccount.namespace;
+  const sa = { kind: 'ServiceAccount', name: chart.serviceAccount.name, namespace: ns };
+  const leaseRole = (verbs: string[]) => ({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'Role',
+    metadata: { name: 'leases', namespace: ns },
+    rules: [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs }],
+  });
+  let api: TestApiServer;
+  let saDir: string;
+  before(async () => {
+    api = await startTestApiServer({
+      namespaces: [ns],
+      authorization: 'rbac',
+      users: {
+        [SA_TOKEN]: {
+          name: `system:serviceaccount:${ns}:${sa.name}`,
+          groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`, 'system:authenticated'],
+        },
+      },
+      bookmarkIntervalMs: 200,
+    });
+    for (const o of chart.objects) api.create(o as never);
+    saDir = mkdtempSync(join(tmpdir(), 'hw-lease-rbac-'));
+    writeFileSync(join(saDir, 'namespace'), `${ns}\n`);
+  });
+  after(async () => {
+    await api.stop();
+    rmSync(saDir, { recursive: true, force: true });
+  });
+
+  /** A replica of `hostwarden run` in the cluster: the elector run-hooks builds from these args. */
+  function replica(argv: string[], identity: string, name: string, logger = silentLogger()): { elector: LeaderElector; close(): Promise<void> } {
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'test', server: api.url, skipTLSVerify: true }],
+      users: [{ name: 'sa', token: SA_TOKEN }],
+      contexts: [{ name: 'test', cluster: 'test', user: 'sa', namespace: ns }],
+      currentContext: 'test',
+    });
+    const client = new KubeClient({ config: kc, logger: silentLogger() });
+    const parsed = parseArgs([...argv, ...TIMING, `--leader-election-id=${name}`], {}, [...FLAGS, ...KUBE_FLAGS]);
+    const elector = leaderElectorFromFlags(
+      { flags: new FlagValues(parsed.values), explicit: parsed.explicit },
+      {
+        client,
+        logger,
+        inCluster: true,
+        serviceAccountDir: saDir,
+        defaultName: 'hostwarden-leader',
+        identity,
+        actAloneUnlessAsked: true,
+        forbiddenRetryMs: FORBIDDEN_RETRY_MS,
+      },
+    );
+    assert.ok(elector !== undefined, 'in a cluster election is on by default');
+    elector.start();
+    return {
+      elector,
+      close: async () => {
+        await elector.stop(true);
+        client.close();
+      },
+    };
+  }
+
+  /** Samples both replicas every 10 ms; `twice` counts the samples where both would apply. */
+  function watchLeaders(a: LeaderElector, b: LeaderElector): { twice: number; stop(): void } {
+    const seen = { twice: 0, stop: () => clearInterval(timer) };
+    const timer = setInterval(() => {
+      if (a.isLeader() && b.isLeader()) seen.twice++;
+    }, 10);
+    return seen;
+  }
+
+  const leaseWarnings = (lines: LogLine[], identity: string): LogLine[] =>
+    lines.filter((l) => l.level === WARN && l['resource'] === 'leases' && l['identity'] === identity);
+
+  test('(a) the chart role, --leader-elect not given: the first refusal means acting alone, with one warning', async () => {
+    const { logger, lines } = capturingLogger();
+    const r = replica([], 'solo', 'chart-default', logger);
+    try {
+      await waitFor('acting alone', () => (r.elector.isLeader() ? true : undefined));
+      await sleep(4 * FORBIDDEN_RETRY_MS);
+      assert.equal(r.elector.isLeader(), true, 'still applying while it asks again');
+      const warned = leaseWarnings(lines, 'solo');
+      assert.equal(warned.length, 1, JSON.stringify(warned));
+      assert.deepEqual([warned[0]?.['verb'], warned[0]?.['namespace'], warned[0]?.['code']], ['get', ns, 'KUBE_LEASE_FORBIDDEN']);
+      assert.ok(lines.filter((l) => l['msg'] === 'lease still forbidden' && l['identity'] === 'solo').length >= 2, 'it kept asking, quietly');
+    } finally {
+      await r.close();
+    }
+  });
+
+  test('(b) the chart role with --leader-elect given: a refused Lease never means acting alone; one warning each', async () => {
+    const { logger, lines } = capturingLogger();
+    const a = replica(['--leader-elect'], 'a', 'chart-explicit', logger);
+    const b = replica(['--leader-elect=true'], 'b', 'chart-explicit', logger);
+    try {
+      await waitFor('both refused', () => (leaseWarnings(lines, 'a').length > 0 && leaseWarnings(lines, 'b').length > 0 ? true : undefined));
+      await sleep(4 * FORBIDDEN_RETRY_MS);
+      assert.deepEqual([a.elector.isLeader(), b.elector.isLeader()], [false, false]);
+      for (const id of ['a', 'b']) {
+        const warned = leaseWarnings(lines, id);
+        assert.deepEqual(
+          warned.map((w) => w['verb']),
+          ['get'],
+          `${id}: ${JSON.stringify(warned)}`,
+        );
+      }
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  test('(c) update revoked from a leader: it stops applying, the other cannot take over, never two leaders; (d) restored: election resumes', async () => {
+    const { logger, lines } = capturingLogger();
+    api.create({ ...leaseRole(['get', 'create', 'update']) } as never);
+    api.create({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'leases', namespace: ns },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'leases' },
+      subjects: [sa],
+    } as never);
+    const a = replica([], 'a', 'revoked', logger);
+    let b: ReturnType<typeof replica> | undefined;
+    let watch: ReturnType<typeof watchLeaders> | undefined;
+    try {
+      await waitFor('a leads', () => (a.elector.isLeader() ? true : undefined));
+      b = replica([], 'b', 'revoked', logger);
+      watch = watchLeaders(a.elector, b.elector);
+      await sleep(3 * 150);
+      assert.deepEqual([a.elector.isLeader(), b.elector.isLeader()], [true, false], 'b saw a holding the Lease');
+
+      api.update(leaseRole(['get', 'create']) as never);
+      const revokedAt = Date.now();
+      await waitFor('a stops applying', () => (a.elector.isLeader() ? undefined : true), 5000);
+      assert.ok(Date.now() - revokedAt <= 1000 + 2 * 150 + 300, `a stopped after ${Date.now() - revokedAt} ms`);
+      // Longer than a lease duration: b would take over now if it could.
+      await waitFor('b refused too', () => (leaseWarnings(lines, 'b').length > 0 ? true : undefined), 5000);
+      await sleep(1500 + 4 * FORBIDDEN_RETRY_MS);
+      assert.deepEqual([a.elector.isLeader(), b.elector.isLeader()], [false, false], 'nobody applies without the permission');
+      for (const id of ['a', 'b']) {
+        const warned = leaseWarnings(lines, id);
+        assert.deepEqual(
+          warned.map((w) => w['verb']),
+          ['update'],
+          `${id}: one warning, about update: ${JSON.stringify(warned)}`,
+        );
+      }
+      assert.equal(leaseWarnings(lines, 'a')[0]?.['leading'], true);
+
+      api.update(leaseRole(['get', 'create', 'update']) as never);
+      const electors = [a.elector, b.elector];
+      await waitFor('a leader again', () => (electors.some((e) => e.isLeader()) ? true : undefined), 5000);
+      await sleep(1000);
+      assert.equal(electors.filter((e) => e.isLeader()).length, 1, 'exactly one leader');
+      assert.equal(watch.twice, 0, 'never two leaders at once');
+    } finally {
+      watch?.stop();
+      await a.close();
+      await b?.close();
     }
   });
 });
