@@ -99,6 +99,8 @@ export class Controller {
       () => source.endpoints(),
       () => metrics?.sourceErrors.inc(),
     );
+    // Taken right after the list it belongs to: objects the source could not translate.
+    const held = source.heldResources?.();
     metrics?.sourceEndpoints.set(desired.length);
     if (metrics !== undefined) ControllerMetrics.countByType(metrics.sourceRecords, desired);
     const adjusted = await stage(
@@ -121,6 +123,7 @@ export class Controller {
       excludeRecordTypes: this.opts.plan.excludeRecordTypes,
       domainFilter: new AllDomainFilters([this.opts.plan.domainFilter, registry.domainFilter()]),
       migrateFromOwner: this.opts.plan.migrateFromOwner === '' ? undefined : this.opts.plan.migrateFromOwner,
+      ...(held === undefined || held.size === 0 ? {} : { heldResources: held }),
     };
     const { changes, ownerMismatches } = calculatePlan(planInput);
     this.recordVerified(adjusted, current, changes);
