@@ -92,11 +92,14 @@ describe('template flags', () => {
     assert.match(planned.stdout, /Plan: 1 to create, 0 to update, 0 to delete\./);
     const explained = await runCli(['explain', 'web.example.org', ...common, ...template, '--output', 'json']);
     assert.equal(explained.code, 0, explained.stderr);
-    const decisions = (JSON.parse(explained.stdout) as { decisions: { action: string; reasonCode: string }[] }).decisions;
+    const answer = JSON.parse(explained.stdout) as { decisions: { action: string; reasonCode: string }[]; problems: string[] };
     assert.deepEqual(
-      decisions.map((d) => `${d.action} ${d.reasonCode}`),
+      answer.decisions.map((d) => `${d.action} ${d.reasonCode}`),
       ['skip resource-held'],
     );
+    // The problem that holds the record is shown with it, though it names the object, not the name.
+    assert.equal(answer.problems.length, 1);
+    assert.match(answer.problems[0] ?? '', /failed to apply template on Service shop\/web/);
   });
 
   test('a template that does not parse stops start-up, naming the flag, the value and the position', async () => {
