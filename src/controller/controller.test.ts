@@ -48,7 +48,10 @@ describe('Controller.runOnce', () => {
       result.changes.delete.map((e) => e.dnsName),
       ['old.example.org'],
     );
-    assert.deepEqual((await registry.records()).map((e) => e.dnsName), ['www.example.org']);
+    assert.deepEqual(
+      (await registry.records()).map((e) => e.dnsName),
+      ['www.example.org'],
+    );
   });
 
   test('creates desired records with the owner label and reports them in metrics', async () => {

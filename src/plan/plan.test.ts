@@ -678,7 +678,7 @@ describe('held resources (objects their source could not translate)', () => {
     assert.deepEqual(summary(cname.changes), NONE);
   });
 
-  test("explain names the hold with the reason code resource-held, for the record and for each candidate", () => {
+  test('explain names the hold with the reason code resource-held, for the record and for each candidate', () => {
     const { decisions } = plan({
       current: [webA],
       desired: [ep('web.example.org', 'A', ['192.0.2.9'], { resource: 'service/default/api' })],

@@ -206,7 +206,8 @@ function isSource(active: string, want: string): boolean {
 function replaceAll(s: string, from: string, to: string): string {
   if (to.length > from.length) {
     let count = 0;
-    if (from === '') count = s.length + 1; // an upper bound: Go inserts per rune, not per UTF-16 unit
+    if (from === '')
+      count = s.length + 1; // an upper bound: Go inserts per rune, not per UTF-16 unit
     else for (let at = s.indexOf(from); at !== -1; at = s.indexOf(from, at + from.length)) count++;
     const length = s.length + count * (to.length - from.length);
     if (length > MAX_OUTPUT) throw new FuncError(`result would be ${length} characters, more than ${MAX_OUTPUT}`);

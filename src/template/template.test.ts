@@ -178,7 +178,10 @@ describe('Template: intermediate values are bounded', () => {
       execError('{{ $x := printf "%300000000d" 1 }}'),
       'template: endpoint:1:9: executing "endpoint" at <printf>: error calling printf: width 300000000 in "%300000000d" is larger than 1048576',
     );
-    assert.match(execError('x{{ printf "%*s" 2000000 "a" }}'), /^template: endpoint:1:4: .*error calling printf: width 2000000 in "%\*s" is larger than 1048576$/);
+    assert.match(
+      execError('x{{ printf "%*s" 2000000 "a" }}'),
+      /^template: endpoint:1:4: .*error calling printf: width 2000000 in "%\*s" is larger than 1048576$/,
+    );
     assert.match(execError('{{ printf "%.5000000s" "a" }}'), /error calling printf: precision 5000000/);
     // Widths within the bound still work as in Go.
     assert.equal(render('{{ printf "%5d|%-3s|" 42 "a" }}'), '   42|a  |');
@@ -199,7 +202,10 @@ describe('Template: intermediate values are bounded', () => {
   test('other functions that can grow a string are capped too', () => {
     const t = '{{ $a := printf "%600000s" "" }}{{ print $a $a }}';
     assert.match(execError(t), /at <print>: error calling print: result longer than 1048576 characters$/);
-    assert.match(execError('{{ $a := replace " " "<" (printf "%300000s" "") }}{{ html $a }}'), /at <html>: error calling html: result longer than 1048576 characters$/);
+    assert.match(
+      execError('{{ $a := replace " " "<" (printf "%300000s" "") }}{{ html $a }}'),
+      /at <html>: error calling html: result longer than 1048576 characters$/,
+    );
   });
 
   test('all function results of one execution together are bounded', () => {
@@ -212,6 +218,9 @@ describe('Template: intermediate values are bounded', () => {
       execError('{{ printf "%.200f" 1.5 }}'),
       'template: endpoint:1:3: executing "endpoint" at <printf>: error calling printf: toFixed() digits argument must be between 0 and 100',
     );
-    assert.match(execError('ab{{ printf "%c" 1114112 }}'), /^template: endpoint:1:5: executing "endpoint" at <printf>: error calling printf: Invalid code point 1114112$/);
+    assert.match(
+      execError('ab{{ printf "%c" 1114112 }}'),
+      /^template: endpoint:1:5: executing "endpoint" at <printf>: error calling printf: Invalid code point 1114112$/,
+    );
   });
 });

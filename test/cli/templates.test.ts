@@ -66,7 +66,8 @@ describe('template flags', () => {
     await mkdir(manifests);
     await writeFile(join(manifests, 'web.json'), service('web', '192.0.2.20', {}, { 'external-dns.alpha.kubernetes.io/hostname': 'web.example.org' }));
     const common = ['--manifests-dir', manifests, '--embedded-data-dir', data, '--embedded-zone', 'example.org', '--txt-owner-id', 'hw-held'];
-    const run = (...flags: string[]): ReturnType<typeof runCli> => runCli(['run', '--once', ...common, '--metrics-address', '', '--log-format', 'json', ...flags]);
+    const run = (...flags: string[]): ReturnType<typeof runCli> =>
+      runCli(['run', '--once', ...common, '--metrics-address', '', '--log-format', 'json', ...flags]);
     const template = ['--combine-fqdn-annotation', '--fqdn-template', '{{ .Labels.team | toLower }}.example.org'];
 
     const first = await run();

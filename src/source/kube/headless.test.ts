@@ -228,7 +228,10 @@ describe('headless Services', () => {
     assert.ok(r !== undefined);
     assert.deepEqual(r.endpoints, []);
     assert.equal(r.heldResource, 'service/data/kafka');
-    assert.match(r.problems[0]?.message ?? '', /--fqdn-template: failed to apply template on Service data\/kafka: .*records are kept as they are until the template works on it$/);
+    assert.match(
+      r.problems[0]?.message ?? '',
+      /--fqdn-template: failed to apply template on Service data\/kafka: .*records are kept as they are until the template works on it$/,
+    );
   });
 
   test('the slice index maps slices and Pods to their Service', () => {

@@ -229,38 +229,38 @@ export class KubeObjectSource implements Source {
 
   private changed(key: string, obj: KubeObject | undefined, notify = true): void {
     const before = this.entries.get(key);
-    let next: Entry | undefined;
-    if (obj !== undefined) {
-      let t: Translation;
-      try {
-        t = this.opts.translate(obj);
-      } catch (err) {
-        t = { endpoints: [], problems: [{ message: `${this.name} ${key}: could not be translated: ${errorMessage(err)}` }] };
-      }
-      const problems = t.problems.map((p) => p.message).join('\n');
-      // A failed translation keeps the last good endpoints; without any, the records are held.
-      const kept = t.heldResource === undefined ? undefined : (before?.endpoints ?? []);
-      if (problems !== '' && problems !== before?.problems) {
-        const fields =
-          t.heldResource === undefined ? {} : (kept?.length ?? 0) > 0 ? { keptEndpoints: kept?.length } : { heldResource: t.heldResource };
-        for (const p of t.problems) {
-          this.log.warn({ object: key, ...fields }, p.message);
-          this.opts.onProblem?.(p);
-        }
-      }
-      if (kept === undefined) {
-        for (const ep of t.endpoints) freezeEndpoint(ep);
-        const invalid = t.problems.flatMap((p) => (p.recordType === undefined ? [] : [p.recordType]));
-        next = { endpoints: t.endpoints, problems, invalid };
-      } else {
-        next = { endpoints: kept, problems, invalid: before?.invalid ?? [] };
-        if (kept.length === 0) next.held = t.heldResource;
-      }
-    }
+    const next = obj === undefined ? undefined : this.translated(key, obj, before);
     if (next === undefined || (next.endpoints.length === 0 && next.problems === '')) this.entries.delete(key);
     else this.entries.set(key, next);
     const changed = !sameEndpoints(before?.endpoints ?? [], next?.endpoints ?? []);
     if (changed && notify && this.synced()) this.fire();
+  }
+
+  /** The object's new entry; its problems are reported when they differ from the last ones. */
+  private translated(key: string, obj: KubeObject, before: Entry | undefined): Entry {
+    let t: Translation;
+    try {
+      t = this.opts.translate(obj);
+    } catch (err) {
+      t = { endpoints: [], problems: [{ message: `${this.name} ${key}: could not be translated: ${errorMessage(err)}` }] };
+    }
+    const problems = t.problems.map((p) => p.message).join('\n');
+    // A failed translation keeps the last good endpoints; without any, the records are held.
+    const kept = t.heldResource === undefined ? undefined : (before?.endpoints ?? []);
+    if (problems !== '' && problems !== before?.problems) {
+      const fields = kept === undefined ? {} : kept.length > 0 ? { keptEndpoints: kept.length } : { heldResource: t.heldResource };
+      for (const p of t.problems) {
+        this.log.warn({ object: key, ...fields }, p.message);
+        this.opts.onProblem?.(p);
+      }
+    }
+    if (kept !== undefined) {
+      const entry: Entry = { endpoints: kept, problems, invalid: before?.invalid ?? [] };
+      if (kept.length === 0) entry.held = t.heldResource;
+      return entry;
+    }
+    for (const ep of t.endpoints) freezeEndpoint(ep);
+    return { endpoints: t.endpoints, problems, invalid: t.problems.flatMap((p) => (p.recordType === undefined ? [] : [p.recordType])) };
   }
 
   private fire(): void {

@@ -106,7 +106,9 @@ function primaryView(deps: KubeSourceDeps, slim: (raw: Record<string, unknown>) 
 function translated(obj: KubeObject, options: TranslateOptions): Translation {
   // Objects being deleted still hold their records until they are gone, as in external-dns.
   const r = translateObject(obj, options);
-  return r.heldResource === undefined ? { endpoints: r.endpoints, problems: r.problems } : { endpoints: r.endpoints, problems: r.problems, heldResource: r.heldResource };
+  return r.heldResource === undefined
+    ? { endpoints: r.endpoints, problems: r.problems }
+    : { endpoints: r.endpoints, problems: r.problems, heldResource: r.heldResource };
 }
 
 /**

@@ -97,7 +97,13 @@ export function refOf(meta: Pick<ObjectMeta, 'kind' | 'namespace' | 'name'>, ori
 }
 
 /** The first part of the `resource` label each kind's endpoints carry (`service/<namespace>/<name>`). */
-const RESOURCE_OF_KIND: Readonly<Record<string, string>> = { Service: 'service', Ingress: 'ingress', DNSEndpoint: 'crd', Route: 'route', HTTPRoute: 'httproute' };
+const RESOURCE_OF_KIND: Readonly<Record<string, string>> = {
+  Service: 'service',
+  Ingress: 'ingress',
+  DNSEndpoint: 'crd',
+  Route: 'route',
+  HTTPRoute: 'httproute',
+};
 
 /**
  * The `resource` label the object's endpoints carry, which the TXT registry stores with each

@@ -101,8 +101,7 @@ export function translateRoute(input: unknown, options: TranslateOptions, router
     candidates = routeCandidates(ctx, routerName);
   } catch (err) {
     // As in translateObject: the route's records are held, and one odd object must not stop a sync.
-    const message =
-      err instanceof TemplateExecutionError ? `${err.message}${TEMPLATE_FAILED_SUFFIX}` : `could not be translated: ${(err as Error).message}`;
+    const message = err instanceof TemplateExecutionError ? `${err.message}${TEMPLATE_FAILED_SUFFIX}` : `could not be translated: ${(err as Error).message}`;
     problems.push(problemFor(ref, message));
     return { endpoints: [], problems, heldResource: resourceLabelOf(meta) };
   }

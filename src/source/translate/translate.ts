@@ -87,8 +87,7 @@ export function translateObject(input: unknown, options: TranslateOptions = {}, 
     // A template that fails on this object holds its records; otherwise defensive: translators
     // never throw on input they understand, but one odd object must neither stop a sync nor lose
     // its records.
-    const message =
-      err instanceof TemplateExecutionError ? `${err.message}${TEMPLATE_FAILED_SUFFIX}` : `could not be translated: ${(err as Error).message}`;
+    const message = err instanceof TemplateExecutionError ? `${err.message}${TEMPLATE_FAILED_SUFFIX}` : `could not be translated: ${(err as Error).message}`;
     problems.push(problemFor(ref, message));
     return { outcome: 'translated', ref, endpoints: [], problems, heldResource: resourceLabelOf(meta) };
   }

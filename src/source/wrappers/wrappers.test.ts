@@ -168,7 +168,16 @@ test('held resources pass through the multi source and every wrapper', async () 
   const logger = silentLogger();
   const wrapped = wrapProcessing(
     new DedupSource({ source: DefaultTargetsSource.fromConfig({ defaultTargets: ['192.0.2.1'] }, { source: multi, logger }) }),
-    { nat64Networks: ['64:ff9b::/96'], targetNetFilter: ['192.0.2.0/24'], excludeTargetNets: [], createPTR: false, ptrManaged: false, minTTL: 0, preferAlias: false, provider: 'inmemory' },
+    {
+      nat64Networks: ['64:ff9b::/96'],
+      targetNetFilter: ['192.0.2.0/24'],
+      excludeTargetNets: [],
+      createPTR: false,
+      ptrManaged: false,
+      minTTL: 0,
+      preferAlias: false,
+      provider: 'inmemory',
+    },
     logger,
   );
   await wrapped.endpoints();
