@@ -17,6 +17,7 @@ export const ERROR_CODES = {
   CONFIG_INVALID: code(false, 'bad flags, environment or configuration file; start-up stops'),
   ENDPOINT_INVALID: code(false, 'an endpoint that cannot become a DNS record'),
   SOURCE_FAILED: code(false, 'a source could not read its objects'),
+  TEMPLATE_EXECUTION_FAILED: code(false, "a template failed on one object; that object's records are kept as they are"),
   REGISTRY_FAILED: code(false, 'ownership records could not be read or written'),
   TLS_INVALID: code(false, 'a serving certificate or key that cannot be used'),
   ADMISSION_POLICY_INVALID: code(false, 'an ExternalIPRangerAdmissionConfig or Network object that cannot be used'),

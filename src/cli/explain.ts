@@ -3,12 +3,14 @@
  * what the next sync will do and why — the answer to "why is my record not created?".
  */
 import type { Config } from '../config/config.ts';
+import { LABEL_RESOURCE } from '../endpoint/endpoint.ts';
 import { normalizeDnsName } from '../endpoint/name.ts';
 import { ConfigError, errorMessage } from '../errors.ts';
 import { calculatePlan } from '../plan/plan.ts';
 import type { Decision } from '../plan/plan.ts';
 import { describeRef } from '../source/source.ts';
 import type { SourceProblem } from '../source/source.ts';
+import { resourceLabelOf } from '../source/translate/object.ts';
 import { loadInputs, planInputOf } from './inputs.ts';
 import type { PrintIO } from './plan.ts';
 
@@ -23,7 +25,16 @@ export async function explainCommand(cfg: Config, hostname: string | undefined, 
   const inputs = await loadInputs(cfg, io.logger, io.env);
   for (const warning of inputs.warnings) io.logger.warn(warning);
   const { decisions } = calculatePlan(planInputOf(cfg, inputs, new Set([name])));
-  const problems = inputs.problems.filter((p) => p.message.toLowerCase().includes(name) || p.message.includes(hostname));
+  // A held record's problem names its object, not the name: it is found through the resource label.
+  const held = new Set(
+    inputs.current.flatMap((e) => {
+      const resource = e.dnsName === name ? e.labels[LABEL_RESOURCE] : undefined;
+      return resource !== undefined && inputs.heldResources?.has(resource) === true ? [resource] : [];
+    }),
+  );
+  const problems = inputs.problems.filter(
+    (p) => p.message.toLowerCase().includes(name) || p.message.includes(hostname) || (p.ref !== undefined && held.has(resourceLabelOf(p.ref))),
+  );
   const filtered = inputs.desired.filter((e) => e.dnsName === name).length + inputs.current.filter((e) => e.dnsName === name).length;
 
   if (cfg.output === 'json') {

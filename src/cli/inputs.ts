@@ -25,6 +25,8 @@ export interface LoadedInputs {
   ownerId: string;
   domainFilter: DomainMatcher;
   problems: SourceProblem[];
+  /** Resources the sources could not translate: their records are neither updated nor deleted. */
+  heldResources?: ReadonlySet<string>;
   /** Sentences about the input files worth a warning (today: raw ownership TXT records in --records). */
   warnings: string[];
 }
@@ -50,11 +52,14 @@ export async function loadInputs(cfg: Config, logger: Logger, env?: Readonly<Rec
   const source = await buildSource(cfg, deps);
   try {
     const registry = buildRegistry(provider);
-    const desired = await registry.adjustEndpoints(await source.endpoints());
+    const endpoints = await source.endpoints();
+    const heldResources = source.heldResources?.() ?? new Set<string>();
+    const desired = await registry.adjustEndpoints(endpoints);
     const current = await registry.records();
     return {
       current,
       desired,
+      heldResources,
       ownerId: registry.ownerId,
       domainFilter: new AllDomainFilters([domainFilterOf(cfg), registry.domainFilter()]),
       problems,
@@ -77,6 +82,7 @@ export function planInputOf(cfg: Config, inputs: LoadedInputs, explainNames?: Re
     domainFilter: inputs.domainFilter,
     ...(cfg.migrateFromTxtOwner === '' ? {} : { migrateFromOwner: cfg.migrateFromTxtOwner }),
     ...(explainNames === undefined ? {} : { explainNames }),
+    ...(inputs.heldResources === undefined || inputs.heldResources.size === 0 ? {} : { heldResources: inputs.heldResources }),
   };
 }
 

@@ -36,6 +36,24 @@ async function metricValue(metrics: MetricsRegistry, name: string): Promise<numb
 }
 
 describe('Controller.runOnce', () => {
+  test("the source's held resources reach the planner: their records are neither updated nor deleted", async () => {
+    const owned = (name: string, resource: string) =>
+      newEndpoint({ dnsName: name, recordType: 'A', targets: ['192.0.2.1'], labels: { owner: 'me', resource } });
+    const registry = new FakeRegistry('me', [owned('www.example.org', 'service/default/web'), owned('old.example.org', 'service/default/old')]);
+    const source = new FakeSource([]);
+    source.held = new Set(['service/default/web']);
+    const { c } = controller(source, registry);
+    const result = await c.runOnce();
+    assert.deepEqual(
+      result.changes.delete.map((e) => e.dnsName),
+      ['old.example.org'],
+    );
+    assert.deepEqual(
+      (await registry.records()).map((e) => e.dnsName),
+      ['www.example.org'],
+    );
+  });
+
   test('creates desired records with the owner label and reports them in metrics', async () => {
     const registry = new FakeRegistry('me');
     const { c, metrics } = controller(new FakeSource([www]), registry);

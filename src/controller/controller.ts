@@ -99,6 +99,7 @@ export class Controller {
       () => source.endpoints(),
       () => metrics?.sourceErrors.inc(),
     );
+    const held = heldInput(source);
     metrics?.sourceEndpoints.set(desired.length);
     if (metrics !== undefined) ControllerMetrics.countByType(metrics.sourceRecords, desired);
     const adjusted = await stage(
@@ -121,6 +122,7 @@ export class Controller {
       excludeRecordTypes: this.opts.plan.excludeRecordTypes,
       domainFilter: new AllDomainFilters([this.opts.plan.domainFilter, registry.domainFilter()]),
       migrateFromOwner: this.opts.plan.migrateFromOwner === '' ? undefined : this.opts.plan.migrateFromOwner,
+      ...held,
     };
     const { changes, ownerMismatches } = calculatePlan(planInput);
     this.recordVerified(adjusted, current, changes);
@@ -319,4 +321,13 @@ async function stage<T>(fn: () => Promise<T>, onError: () => void): Promise<T> {
     onError();
     throw err;
   }
+}
+
+/**
+ * The source's held resources (objects it could not translate) for the plan, taken right after the
+ * list they belong to, before anything else can run.
+ */
+function heldInput(source: Source): Pick<PlanInput, 'heldResources'> {
+  const held = source.heldResources?.();
+  return held === undefined || held.size === 0 ? {} : { heldResources: held };
 }

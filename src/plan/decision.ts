@@ -22,6 +22,7 @@ export type ReasonCode =
   | 'resource-changed'
   | 'new'
   | 'no-longer-desired'
+  | 'resource-held'
   | 'up-to-date';
 
 export interface Decision {

@@ -644,3 +644,62 @@ describe('owner mismatches (external-dns skipped_records_owner_mismatch_per_sync
     assert.equal(parentDomain('localhost'), 'localhost');
   });
 });
+
+describe('held resources (objects their source could not translate)', () => {
+  const WEB = 'service/default/web';
+  const held = new Set([WEB]);
+  const webA = ep('web.example.org', 'A', ['192.0.2.1'], { owner: 'me', resource: WEB });
+  const webTxt = ep('web.example.org', 'TXT', ['"v=1"'], { owner: 'me', resource: WEB });
+
+  test("a held resource's records are neither deleted nor updated; other records plan as usual", () => {
+    const other = ep('old.example.org', 'A', ['192.0.2.7'], { owner: 'me', resource: 'service/default/old' });
+    const r = plan({ current: [webA, other], desired: [], heldResources: held });
+    assert.deepEqual(summary(r.changes), { create: [], update: [], delete: ['old.example.org A 192.0.2.7'] });
+    // Without the hold, the same input deletes both.
+    assert.deepEqual(summary(plan({ current: [webA, other], desired: [] }).changes).delete, ['old.example.org A 192.0.2.7', 'web.example.org A 192.0.2.1']);
+    const managed = plan({ current: [webTxt], desired: [], heldResources: held, managedRecordTypes: ['A', 'TXT'] });
+    assert.deepEqual(summary(managed.changes), NONE);
+  });
+
+  test('another object asking for the held name takes nothing over: no update, no type that would replace it', () => {
+    const api = 'service/default/api';
+    const r = plan({
+      current: [webA],
+      desired: [
+        ep('web.example.org', 'A', ['192.0.2.9'], { resource: api }),
+        ep('web.example.org', 'CNAME', ['lb.example.com'], { resource: api }),
+        ep('web.example.org', 'AAAA', ['2001:db8::9'], { resource: api }),
+      ],
+      heldResources: held,
+    });
+    // The AAAA sits beside the held A as it would beside any A that stays.
+    assert.deepEqual(summary(r.changes), { create: ['web.example.org AAAA 2001:db8::9'], update: [], delete: [] });
+    const cname = plan({ current: [webA], desired: [ep('web.example.org', 'CNAME', ['lb.example.com'], { resource: api })], heldResources: held });
+    assert.deepEqual(summary(cname.changes), NONE);
+  });
+
+  test('explain names the hold with the reason code resource-held, for the record and for each candidate', () => {
+    const { decisions } = plan({
+      current: [webA],
+      desired: [ep('web.example.org', 'A', ['192.0.2.9'], { resource: 'service/default/api' })],
+      heldResources: held,
+      explainNames: explainAll('web.example.org'),
+    });
+    assert.deepEqual(
+      decisions.map((d) => [d.action, d.reasonCode, d.resource, d.owner]),
+      [
+        ['skip', 'resource-held', undefined, 'me'],
+        ['skip', 'resource-held', 'service/default/api', 'me'],
+      ],
+    );
+    assert.match(decisions[0]?.reason ?? '', /^resource service\/default\/web is held: its source could not translate it .*neither updated nor deleted$/);
+  });
+
+  test('records of another owner, without a resource label or of resources not held are unaffected', () => {
+    const foreign = ep('web.example.org', 'A', ['192.0.2.1'], { owner: 'other', resource: WEB });
+    const unlabelled = ep('x.example.org', 'A', ['192.0.2.2'], { owner: 'me' });
+    const r = plan({ current: [foreign, unlabelled], desired: [], heldResources: held });
+    assert.deepEqual(summary(r.changes), { create: [], update: [], delete: ['x.example.org A 192.0.2.2'] });
+    assert.deepEqual(summary(plan({ current: [webA], desired: [], heldResources: new Set() }).changes).delete, ['web.example.org A 192.0.2.1']);
+  });
+});

@@ -4,7 +4,8 @@
  *
  * Rows are keyed by (dnsName, setIdentifier) and split by record type. Only records this instance
  * owns are updated or deleted; a name holding a record it does not own accepts no new types; a
- * CNAME never ends up next to another type. Names are expected to be normalised already (sources
+ * CNAME never ends up next to another type; a record of a held resource (an object its source
+ * could not translate) is neither updated nor deleted. Names are expected to be normalised already (sources
  * and registries run them through normalizeDnsName), so rows compare them as plain strings.
  */
 import { LABEL_OWNER, LABEL_RESOURCE, canonicalTarget, endpointKey, newEndpoint, sameProviderSpecific, sameTargets } from '../endpoint/endpoint.ts';
@@ -37,6 +38,13 @@ export interface PlanInput {
   migrateFromOwner?: string;
   /** Collect decisions only for these (normalised) names; undefined collects none. */
   explainNames?: ReadonlySet<string>;
+  /**
+   * `resource` labels of objects the sources could not translate (`Source.heldResources()`): our
+   * records carrying one are neither updated nor deleted, and count as staying at their name, so
+   * no other object takes the name over meanwhile. Records without a resource label (no TXT
+   * registry) cannot be tied to an object and are planned as usual.
+   */
+  heldResources?: ReadonlySet<string>;
 }
 
 /** `updateOld` and `delete` hold the input objects; `create` and `updateNew` are new endpoints. */
@@ -76,6 +84,7 @@ type Ownership = 'ours' | 'migrate' | 'foreign' | 'unowned';
 
 interface Context {
   ownerId: string;
+  held: ReadonlySet<string> | undefined;
   migrateFrom: string;
   policy: Policy;
   creates: Endpoint[];
@@ -94,6 +103,7 @@ export function calculatePlan(input: PlanInput): PlanResult {
   const migrateFrom = input.migrateFromOwner ?? '';
   const ctx: Context = {
     ownerId: input.ownerId,
+    held: input.heldResources !== undefined && input.heldResources.size > 0 ? input.heldResources : undefined,
     migrateFrom: migrateFrom === input.ownerId ? '' : migrateFrom,
     policy: input.policy,
     creates: [],
@@ -298,6 +308,12 @@ function planExisting(g: Slot, cur: Endpoint, first: Endpoint | undefined, lostT
     if (explain) explainNotOurs(cur, first === undefined ? undefined : candidatesOf(g), state, ctx);
     return;
   }
+  const heldBy = ctx.held === undefined ? undefined : cur.labels[LABEL_RESOURCE];
+  if (heldBy !== undefined && ctx.held?.has(heldBy) === true) {
+    keep(stays, g.recordType);
+    if (explain) explainHeld(cur, heldBy, first === undefined ? [] : candidatesOf(g), ctx);
+    return;
+  }
   if (first === undefined) {
     if (policyAllows(ctx.policy, 'delete')) {
       ctx.deletes.push(cur);
@@ -425,6 +441,12 @@ function explainTypeConflict(candidates: readonly Endpoint[], loser: 'cname' | '
         : `${c.recordType} cannot coexist with the CNAME that already holds this name`;
     ctx.decisions.push(makeDecision(c, 'skip', 'cname-conflict', reason, { desired: c }));
   }
+}
+
+function explainHeld(cur: Endpoint, resource: string, candidates: readonly Endpoint[], ctx: Context): void {
+  const reason = `resource ${resource} is held: its source could not translate it (see the source's problems), so its records are neither updated nor deleted`;
+  ctx.decisions.push(makeDecision(cur, 'skip', 'resource-held', reason, { current: cur }));
+  for (const c of candidates) ctx.decisions.push(makeDecision(c, 'skip', 'resource-held', reason, { desired: c, current: cur }));
 }
 
 function explainNotOurs(cur: Endpoint, candidates: readonly Endpoint[] | undefined, state: Ownership, ctx: Context): void {

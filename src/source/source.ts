@@ -16,6 +16,13 @@ export interface Source {
    * `endpoints()`), one entry each: the external_dns_source_invalid_endpoints gauge.
    */
   invalidEndpoints?(): InvalidEndpoint[];
+  /**
+   * `resource` labels (`service/<namespace>/<name>`, as the registry stores them) of objects that
+   * could not be translated (a template failed on them) and have no last good endpoints, as of the
+   * last `endpoints()`: the planner neither updates nor deletes records carrying one of them.
+   * Wrappers pass it through; a source without it holds nothing.
+   */
+  heldResources?(): ReadonlySet<string>;
 }
 
 /** One endpoint an object asked for that failed validation. */

@@ -11,11 +11,10 @@ import { convertArg, FuncError } from './functions.ts';
 import type { FuncMap, FuncSpec } from './functions.ts';
 import { positionOf, TemplateError } from './position.ts';
 import type { TreeSet } from './parse.ts';
+import { MAX_DEPTH, MAX_OUTPUT, MAX_PRODUCED, MAX_STEPS } from './limits.ts';
 import { formatValue, goTypeOf, isStruct, isTrue, isZero, mapEntries, NO_FIELD, ZERO } from './values.ts';
 
-export const MAX_DEPTH = 1000;
-export const MAX_OUTPUT = 1 << 20;
-export const MAX_STEPS = 1_000_000;
+export { MAX_DEPTH, MAX_OUTPUT, MAX_PRODUCED, MAX_STEPS };
 
 export interface ExecOptions {
   /** Go's `missingkey=error`: a missing map key is an error instead of `<no value>`. */
@@ -37,13 +36,21 @@ interface Variable {
 export function execute(text: string, name: string, trees: TreeSet, funcs: FuncMap, data: unknown, options: ExecOptions): string {
   const root = trees.get(name) ?? [];
   const state = new State(text, name, trees, funcs, options, [{ name: '$', value: data }]);
-  state.walkList(data, root);
-  return state.out.join('');
+  try {
+    state.walkList(data, root);
+    return state.out.join('');
+  } catch (err) {
+    // "Invalid string length", "Maximum call stack size exceeded", a number format out of range:
+    // the template's fault, so it is reported like any other execution error, with its position.
+    if (err instanceof RangeError) state.failOn(err);
+    throw err;
+  }
 }
 
 class State {
   readonly out: string[] = [];
   private outLength = 0;
+  private produced = 0;
   private steps = 0;
   private depth = 0;
   private at: { pos: number; text: string } = { pos: 0, text: '' };
@@ -56,6 +63,11 @@ class State {
     private readonly options: ExecOptions,
     private vars: Variable[],
   ) {}
+
+  /** A JavaScript RangeError as an execution error at the position reached. */
+  failOn(err: RangeError): never {
+    return this.fail(err.message);
+  }
 
   private fail(message: string): never {
     const context = this.at.text === '' ? '' : ` at <${this.at.text}>`;
@@ -329,12 +341,20 @@ class State {
   }
 
   private call(name: string, spec: FuncSpec, values: unknown[]): unknown {
+    let result: unknown;
     try {
-      return spec.call(values);
+      result = spec.call(values);
     } catch (err) {
-      if (err instanceof FuncError) this.fail(`error calling ${name}: ${err.message}`);
+      if (err instanceof FuncError || err instanceof RangeError) this.fail(`error calling ${name}: ${err.message}`);
       throw err;
     }
+    if (typeof result === 'string') {
+      // Functions that bound their own work (printf, replace) fail earlier; this catches the rest.
+      if (result.length > MAX_OUTPUT) this.fail(`error calling ${name}: result longer than ${MAX_OUTPUT} characters`);
+      this.produced += result.length;
+      if (this.produced > MAX_PRODUCED) this.fail(`error calling ${name}: function results longer than ${MAX_PRODUCED} characters in all`);
+    }
+    return result;
   }
 
   private evalArg(dot: unknown, arg: Arg): unknown {

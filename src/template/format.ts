@@ -2,15 +2,24 @@
  * Go's `fmt` as templates use it: `print` (Sprint: a space between operands when neither is a
  * string), `println`, and `printf` with the verbs %v %s %d %q %t %f %x %X %o %b %c %e %g %%,
  * flags `-+# 0`, width and precision. Mistakes print as Go prints them (`%!d(string=x)`).
+ * Results are bounded by MAX_OUTPUT: a width or precision past it, or a result growing past it,
+ * is a RangeError (the executor reports it as `error calling printf: …` with the position) before
+ * the string is built, so `printf "%300000000d"` costs nothing.
  */
+import { MAX_OUTPUT } from './limits.ts';
 import { formatNumber, formatValue, goTypeOf } from './values.ts';
+
+function bounded(out: string): string {
+  if (out.length > MAX_OUTPUT) throw new RangeError(`result longer than ${MAX_OUTPUT} characters`);
+  return out;
+}
 
 export function sprint(args: readonly unknown[]): string {
   let out = '';
   args.forEach((arg, i) => {
     const prev = args[i - 1];
     if (i > 0 && typeof arg !== 'string' && typeof prev !== 'string') out += ' ';
-    out += formatValue(arg);
+    out = bounded(out + formatValue(arg));
   });
   return out;
 }
@@ -36,7 +45,7 @@ export function sprintf(format: string, args: readonly unknown[]): string {
       out += format.slice(i);
       break;
     }
-    out += format.slice(i, pct);
+    out = bounded(out + format.slice(i, pct));
     const m = /^%([-+# 0]*)(\*|\d+)?(?:\.(\*|\d*))?(.)?/su.exec(format.slice(pct));
     const whole = m?.[0] ?? '%';
     i = pct + whole.length;
@@ -59,11 +68,17 @@ export function sprintf(format: string, args: readonly unknown[]): string {
       return text === '' ? 0 : Number(text);
     };
     const spec: Spec = { flags: m?.[1] ?? '', width: star(m?.[2]), precision: star(m?.[3]), verb };
+    for (const [what, n] of [
+      ['width', spec.width],
+      ['precision', spec.precision],
+    ] as const) {
+      if (n !== undefined && Math.abs(n) > MAX_OUTPUT) throw new RangeError(`${what} ${n} in ${JSON.stringify(whole)} is larger than ${MAX_OUTPUT}`);
+    }
     if (argIndex >= args.length) {
       out += `%!${verb}(MISSING)`;
       continue;
     }
-    out += pad(formatOne(spec, args[argIndex]), spec);
+    out = bounded(out + pad(formatOne(spec, args[argIndex]), spec));
     argIndex += 1;
   }
   if (argIndex < args.length)
@@ -71,7 +86,7 @@ export function sprintf(format: string, args: readonly unknown[]): string {
       .slice(argIndex)
       .map((a) => `${goTypeOf(a)}=${formatValue(a)}`)
       .join(', ')})`;
-  return out;
+  return bounded(out);
 }
 
 function pad(s: string, spec: Spec): string {

@@ -7,6 +7,7 @@
  */
 import { isIPv4 as netIsIPv4, isIPv6 as netIsIPv6 } from 'node:net';
 import { sprint, sprintf, sprintln } from './format.ts';
+import { MAX_OUTPUT } from './limits.ts';
 import { ComparisonError, equal, formatValue, GoMap, goTypeOf, isStruct, isTrue, isZero, less, mapEntries } from './values.ts';
 
 /** A parameter's Go type: how an argument is checked and converted. */
@@ -198,6 +199,22 @@ function isSource(active: string, want: string): boolean {
   return active.toLowerCase() === want.toLowerCase();
 }
 
+/**
+ * strings.ReplaceAll, refusing before it builds a result longer than MAX_OUTPUT: replacing each
+ * of a long string's characters with a long text would otherwise build hundreds of megabytes.
+ */
+function replaceAll(s: string, from: string, to: string): string {
+  if (to.length > from.length) {
+    let count = 0;
+    if (from === '')
+      count = s.length + 1; // an upper bound: Go inserts per rune, not per UTF-16 unit
+    else for (let at = s.indexOf(from); at !== -1; at = s.indexOf(from, at + from.length)) count++;
+    const length = s.length + count * (to.length - from.length);
+    if (length > MAX_OUTPUT) throw new FuncError(`result would be ${length} characters, more than ${MAX_OUTPUT}`);
+  }
+  return s.replaceAll(from, to);
+}
+
 function fromJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
@@ -214,7 +231,7 @@ export function externalDnsFunctions(source: string): FuncMap {
     trimSuffix: fn(['string', 'string'], ([s, x]) => (str(x) !== '' && str(s).endsWith(str(x)) ? str(s).slice(0, -str(x).length) : str(s))),
     trim: fn(['string'], ([s]) => str(s).trim()),
     toLower: fn(['string'], ([s]) => str(s).toLowerCase()),
-    replace: fn(['string', 'string', 'string'], ([from, to, s]) => str(s).replaceAll(str(from), str(to))),
+    replace: fn(['string', 'string', 'string'], ([from, to, s]) => replaceAll(str(s), str(from), str(to))),
     isIPv4: fn(['string'], ([s]) => netIsIPv4(str(s))),
     isIPv6: fn(['string'], ([s]) => netIsIPv6(str(s))),
     isSource: fn(['string'], ([want]) => isSource(source, str(want))),

@@ -171,3 +171,56 @@ describe('Template: properties', () => {
     );
   });
 });
+
+describe('Template: intermediate values are bounded', () => {
+  test('a printf width or precision past MAX_OUTPUT fails before the string is built, naming the position', () => {
+    assert.equal(
+      execError('{{ $x := printf "%300000000d" 1 }}'),
+      'template: endpoint:1:9: executing "endpoint" at <printf>: error calling printf: width 300000000 in "%300000000d" is larger than 1048576',
+    );
+    assert.match(
+      execError('x{{ printf "%*s" 2000000 "a" }}'),
+      /^template: endpoint:1:4: .*error calling printf: width 2000000 in "%\*s" is larger than 1048576$/,
+    );
+    assert.match(execError('{{ printf "%.5000000s" "a" }}'), /error calling printf: precision 5000000/);
+    // Widths within the bound still work as in Go.
+    assert.equal(render('{{ printf "%5d|%-3s|" 42 "a" }}'), '   42|a  |');
+  });
+
+  test('a printf result growing past MAX_OUTPUT fails', () => {
+    const t = '{{ $a := printf "%1000000s" "x" }}{{ printf "%s%s" $a $a }}';
+    assert.match(execError(t), /^template: endpoint:1:\d+: executing "endpoint" at <printf>: error calling printf: result longer than 1048576 characters$/);
+  });
+
+  test('replace refuses a result longer than MAX_OUTPUT before building it', () => {
+    const t = '{{ $a := printf "%1000s" "" }}{{ $b := printf "%2000s" "" }}{{ replace " " $b $a }}';
+    assert.match(execError(t), /at <replace>: error calling replace: result would be 2000000 characters, more than 1048576$/);
+    assert.match(execError('{{ $b := printf "%2000s" "" }}{{ replace "" $b (printf "%1000s" "") }}'), /error calling replace: result would be/);
+    assert.equal(render('{{ replace "." "-" "a.b.c" }}'), 'a-b-c');
+  });
+
+  test('other functions that can grow a string are capped too', () => {
+    const t = '{{ $a := printf "%600000s" "" }}{{ print $a $a }}';
+    assert.match(execError(t), /at <print>: error calling print: result longer than 1048576 characters$/);
+    assert.match(
+      execError('{{ $a := replace " " "<" (printf "%300000s" "") }}{{ html $a }}'),
+      /at <html>: error calling html: result longer than 1048576 characters$/,
+    );
+  });
+
+  test('all function results of one execution together are bounded', () => {
+    const t = '{{ range 100 }}{{ $x := printf "%1000000s" "" }}{{ end }}';
+    assert.match(execError(t), /error calling printf: function results longer than 33554432 characters in all$/);
+  });
+
+  test('a JavaScript RangeError becomes a TemplateError naming the position', () => {
+    assert.equal(
+      execError('{{ printf "%.200f" 1.5 }}'),
+      'template: endpoint:1:3: executing "endpoint" at <printf>: error calling printf: toFixed() digits argument must be between 0 and 100',
+    );
+    assert.match(
+      execError('ab{{ printf "%c" 1114112 }}'),
+      /^template: endpoint:1:5: executing "endpoint" at <printf>: error calling printf: Invalid code point 1114112$/,
+    );
+  });
+});

@@ -140,6 +140,41 @@ describe('ManifestSource', () => {
     assert.deepEqual(await source.endpoints(), []);
   });
 
+  test('an object a template fails on keeps its endpoints of the last version, or is held when it has none', async () => {
+    const dir = await newDir();
+    const file = join(dir, 'svc.yaml');
+    const labelled = (name: string, team: string | undefined, ip: string): string =>
+      loadBalancerService(name, `${name}.example.org`, ip).replace(
+        '  namespace: default\n',
+        `  namespace: default\n${team === undefined ? '' : `  labels:\n    team: ${team}\n`}`,
+      );
+    const options = { fqdnTemplate: ['{{ .Labels.team | toLower }}.example.org'], combineFqdnAnnotation: true };
+    await writeFile(file, `${labelled('web', 'Shop', '192.0.2.5')}---\n${labelled('api', 'Api', '192.0.2.6')}`);
+    const problems: SourceProblem[] = [];
+    const open = (): ManifestSource =>
+      ManifestSource.open({ manifestDir: dir, watch: false, ...options }, { logger: capturingLogger().logger, onProblem: (p) => problems.push(p) });
+    const source = open();
+    assert.deepEqual(summary(await source.endpoints()), ['api.example.org A 192.0.2.6', 'shop.example.org A 192.0.2.5', 'web.example.org A 192.0.2.5']);
+    // web loses its label (and changes its address): the template fails on it, its last endpoints stay.
+    await writeFile(file, `${labelled('web', undefined, '192.0.2.9')}---\n${labelled('api', 'Api', '192.0.2.7')}`);
+    assert.deepEqual(summary(await source.endpoints()), ['api.example.org A 192.0.2.7', 'shop.example.org A 192.0.2.5', 'web.example.org A 192.0.2.5']);
+    assert.deepEqual([...source.heldResources()], []);
+    assert.ok(
+      problems.some((p) => /failed to apply template on Service default\/web: template: endpoint:1:18: .*records are kept as they are/.test(p.message)),
+    );
+    // A source starting now has no last version: web is held instead.
+    const fresh = open();
+    assert.deepEqual(summary(await fresh.endpoints()), ['api.example.org A 192.0.2.7']);
+    assert.deepEqual([...fresh.heldResources()], ['service/default/web']);
+    // An unrelated edit of the file keeps web held; fixing web releases it.
+    await writeFile(file, `${labelled('web', undefined, '192.0.2.9')}---\n${labelled('api', 'Api', '192.0.2.8')}`);
+    assert.deepEqual(summary(await fresh.endpoints()), ['api.example.org A 192.0.2.8']);
+    assert.deepEqual([...fresh.heldResources()], ['service/default/web']);
+    await writeFile(file, `${labelled('web', 'Web', '192.0.2.9')}---\n${labelled('api', 'Api', '192.0.2.8')}`);
+    assert.deepEqual(summary(await fresh.endpoints()), ['api.example.org A 192.0.2.8', 'web.example.org A 192.0.2.9']);
+    assert.deepEqual([...fresh.heldResources()], []);
+  });
+
   test('an invalid hostname annotation is skipped with a warning naming the object', async () => {
     const dir = await newDir();
     await writeFile(join(dir, 'svc.yaml'), loadBalancerService('web', 'bad_name!.example.org,ok.example.org', '192.0.2.3'));

@@ -16,6 +16,8 @@ export class FakeSource implements Source {
   private readonly handlers = new Set<() => void>();
   /** Errors thrown by the next calls to endpoints(), in order. */
   failures: Error[] = [];
+  /** What heldResources() answers. */
+  held: ReadonlySet<string> = new Set();
 
   constructor(desired: Endpoint[] = []) {
     this.desired = desired;
@@ -31,6 +33,10 @@ export class FakeSource implements Source {
   addEventHandler(handler: () => void): () => void {
     this.handlers.add(handler);
     return () => this.handlers.delete(handler);
+  }
+
+  heldResources(): ReadonlySet<string> {
+    return this.held;
   }
 
   emit(): void {

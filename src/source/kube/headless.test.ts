@@ -223,11 +223,15 @@ describe('headless Services', () => {
     assert.deepEqual(both(true), ['kafka.example.org A 10.1.0.1', 'kafka.pairs.example.org A 192.0.2.1']);
   });
 
-  test('a template failing on the Service skips it with a problem naming the flag', () => {
+  test('a template failing on the Service holds its records, with a problem naming the flag', () => {
     const r = translateHeadless(svc({}), buildTranslateOptions({ fqdnTemplate: ['{{ .Spec.nope }}'] }), inputs([]));
     assert.ok(r !== undefined);
     assert.deepEqual(r.endpoints, []);
-    assert.match(r.problems[0]?.message ?? '', /--fqdn-template: failed to apply template on Service data\/kafka: .*object skipped$/);
+    assert.equal(r.heldResource, 'service/data/kafka');
+    assert.match(
+      r.problems[0]?.message ?? '',
+      /--fqdn-template: failed to apply template on Service data\/kafka: .*records are kept as they are until the template works on it$/,
+    );
   });
 
   test('the slice index maps slices and Pods to their Service', () => {

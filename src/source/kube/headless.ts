@@ -60,7 +60,7 @@ export function translateHeadless(
   obj: KubeObject,
   options: TranslateOptions,
   inputs: HeadlessInputs,
-): { endpoints: Endpoint[]; problems: SourceProblem[] } | undefined {
+): { endpoints: Endpoint[]; problems: SourceProblem[]; heldResource?: string } | undefined {
   const meta = readMeta(obj);
   if (meta === undefined) return { endpoints: [], problems: [] };
   // Annotation problems were already reported by the generic translation of the same object.
@@ -86,7 +86,7 @@ export function translateHeadless(
       },
       (m) => problems.push(problemFor(refOf(meta), m)),
     );
-    if (done === undefined) return { endpoints: [], problems };
+    if (done === undefined) return { endpoints: [], problems, heldResource: common.resource };
   }
 
   const candidates: Endpoint[] = [...pairs];

@@ -31,7 +31,11 @@ export const HOSTNAME_SOURCE_DEFINED_HOSTS_ONLY = 'defined-hosts-only';
 /** Labels of a namespace are undefined when unknown (a `Selector` listener then admits nothing). */
 export type GatewayLookups = ParentLookups;
 
-export function translateHTTPRoute(obj: KubeObject, options: TranslateOptions, lookups: GatewayLookups): { endpoints: Endpoint[]; problems: SourceProblem[] } {
+export function translateHTTPRoute(
+  obj: KubeObject,
+  options: TranslateOptions,
+  lookups: GatewayLookups,
+): { endpoints: Endpoint[]; problems: SourceProblem[]; heldResource?: string } {
   const problems: SourceProblem[] = [];
   const meta = readMeta(obj);
   if (meta === undefined) return { endpoints: [], problems };
@@ -46,7 +50,7 @@ export function translateHTTPRoute(obj: KubeObject, options: TranslateOptions, l
     () => routeHostnames(obj, meta, options, ann.hostnames, (m) => problems.push(problemFor(ref, m))),
     (m) => problems.push(problemFor(ref, m)),
   );
-  if (routeHosts === undefined) return { endpoints: [], problems };
+  if (routeHosts === undefined) return { endpoints: [], problems, heldResource: common.resource };
   const specRefs = asArray(asRecord(obj['spec'])?.['parentRefs'])
     .map(asRecord)
     .filter((p): p is JsonRecord => p !== undefined);

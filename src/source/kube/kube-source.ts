@@ -5,6 +5,10 @@
  * a sync's garbage at 20k objects, and the stages after the source only read them. A
  * change fires the source's event handlers only when it changes the object's endpoints, so status
  * churn (a DNSEndpoint's observedGeneration, a Service's unrelated fields) costs no sync.
+ *
+ * An object that cannot be translated (a template fails on it) loses nothing: it keeps the
+ * endpoints of its last good translation, and without one (at start-up, or a new object) its
+ * `resource` label is held (`heldResources()`), so the planner neither updates nor deletes its records.
  */
 import { freezeEndpoint, sameEndpoints } from '../../endpoint/endpoint.ts';
 import type { Endpoint, RecordType } from '../../endpoint/endpoint.ts';
@@ -18,6 +22,8 @@ import type { InvalidEndpoint, ProblemReporter, Source, SourceProblem } from '..
 export interface Translation {
   endpoints: Endpoint[];
   problems: SourceProblem[];
+  /** Set when the object could not be translated: the `resource` label of its records. */
+  heldResource?: string;
 }
 
 /** A reflector whose objects the translation reads (Gateways for routes, EndpointSlices for Services). */
@@ -61,6 +67,8 @@ interface Entry {
   problems: string;
   /** Record types of the endpoints the object asked for that were rejected as invalid. */
   invalid: RecordType[];
+  /** The object could not be translated and has no last good endpoints: its records' resource label. */
+  held?: string;
 }
 
 export class KubeObjectSource implements Source {
@@ -75,6 +83,8 @@ export class KubeObjectSource implements Source {
   private readonly needed = new Set<Reflector<KubeObject>>();
   private started = false;
   private stale = false;
+  /** Resources held as of the last `endpoints()`, taken with its list so the two agree. */
+  private held: ReadonlySet<string> = new Set();
 
   constructor(opts: KubeObjectSourceOptions) {
     this.name = opts.name;
@@ -161,7 +171,12 @@ export class KubeObjectSource implements Source {
       }
     }
     const out: Endpoint[] = [];
-    for (const e of this.entries.values()) for (const ep of e.endpoints) out.push(ep);
+    const held = new Set<string>();
+    for (const e of this.entries.values()) {
+      for (const ep of e.endpoints) out.push(ep);
+      if (e.held !== undefined) held.add(e.held);
+    }
+    this.held = held;
     if (this.opts.afterList !== undefined) {
       try {
         this.opts.afterList(this.opts.primary.items());
@@ -170,6 +185,11 @@ export class KubeObjectSource implements Source {
       }
     }
     return out;
+  }
+
+  /** `resource` labels of objects that could not be translated and have no last good endpoints, as of the last `endpoints()`. */
+  heldResources(): ReadonlySet<string> {
+    return this.held;
   }
 
   invalidEndpoints(): InvalidEndpoint[] {
@@ -209,29 +229,38 @@ export class KubeObjectSource implements Source {
 
   private changed(key: string, obj: KubeObject | undefined, notify = true): void {
     const before = this.entries.get(key);
-    let next: Entry | undefined;
-    if (obj !== undefined) {
-      let t: Translation;
-      try {
-        t = this.opts.translate(obj);
-      } catch (err) {
-        t = { endpoints: [], problems: [{ message: `${this.name} ${key}: could not be translated: ${errorMessage(err)}` }] };
-      }
-      const problems = t.problems.map((p) => p.message).join('\n');
-      if (problems !== '' && problems !== before?.problems) {
-        for (const p of t.problems) {
-          this.log.warn({ object: key }, p.message);
-          this.opts.onProblem?.(p);
-        }
-      }
-      for (const ep of t.endpoints) freezeEndpoint(ep);
-      const invalid = t.problems.flatMap((p) => (p.recordType === undefined ? [] : [p.recordType]));
-      next = { endpoints: t.endpoints, problems, invalid };
-    }
+    const next = obj === undefined ? undefined : this.translated(key, obj, before);
     if (next === undefined || (next.endpoints.length === 0 && next.problems === '')) this.entries.delete(key);
     else this.entries.set(key, next);
     const changed = !sameEndpoints(before?.endpoints ?? [], next?.endpoints ?? []);
     if (changed && notify && this.synced()) this.fire();
+  }
+
+  /** The object's new entry; its problems are reported when they differ from the last ones. */
+  private translated(key: string, obj: KubeObject, before: Entry | undefined): Entry {
+    let t: Translation;
+    try {
+      t = this.opts.translate(obj);
+    } catch (err) {
+      t = { endpoints: [], problems: [{ message: `${this.name} ${key}: could not be translated: ${errorMessage(err)}` }] };
+    }
+    const problems = t.problems.map((p) => p.message).join('\n');
+    // A failed translation keeps the last good endpoints; without any, the records are held.
+    const kept = t.heldResource === undefined ? undefined : (before?.endpoints ?? []);
+    if (problems !== '' && problems !== before?.problems) {
+      const fields = kept === undefined ? {} : kept.length > 0 ? { keptEndpoints: kept.length } : { heldResource: t.heldResource };
+      for (const p of t.problems) {
+        this.log.warn({ object: key, ...fields }, p.message);
+        this.opts.onProblem?.(p);
+      }
+    }
+    if (kept !== undefined) {
+      const entry: Entry = { endpoints: kept, problems, invalid: before?.invalid ?? [] };
+      if (kept.length === 0) entry.held = t.heldResource;
+      return entry;
+    }
+    for (const ep of t.endpoints) freezeEndpoint(ep);
+    return { endpoints: t.endpoints, problems, invalid: t.problems.flatMap((p) => (p.recordType === undefined ? [] : [p.recordType])) };
   }
 
   private fire(): void {

@@ -67,7 +67,7 @@ export function translateNodePort(
   options: TranslateOptions,
   nodes: Iterable<KubeObject>,
   slices: Iterable<KubeObject> = [],
-): { endpoints: Endpoint[]; problems: SourceProblem[] } | undefined {
+): { endpoints: Endpoint[]; problems: SourceProblem[]; heldResource?: string } | undefined {
   const problems: SourceProblem[] = [];
   const meta = readMeta(obj);
   if (meta === undefined) return { endpoints: [], problems };
@@ -101,7 +101,7 @@ export function translateNodePort(
       },
       (m) => problems.push(problemFor(ref, m)),
     );
-    if (templated === undefined) return { endpoints: [], problems };
+    if (templated === undefined) return { endpoints: [], problems, heldResource: common.resource };
     candidates = templated;
   }
   return { endpoints: finalizeEndpoints(ref, candidates, problems), problems };

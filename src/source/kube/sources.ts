@@ -106,7 +106,9 @@ function primaryView(deps: KubeSourceDeps, slim: (raw: Record<string, unknown>) 
 function translated(obj: KubeObject, options: TranslateOptions): Translation {
   // Objects being deleted still hold their records until they are gone, as in external-dns.
   const r = translateObject(obj, options);
-  return { endpoints: r.endpoints, problems: r.problems };
+  return r.heldResource === undefined
+    ? { endpoints: r.endpoints, problems: r.problems }
+    : { endpoints: r.endpoints, problems: r.problems, heldResource: r.heldResource };
 }
 
 /**
@@ -145,6 +147,8 @@ export function serviceSource(deps: KubeSourceDeps): KubeObjectSource {
       readsNodes.delete(keyOf(obj));
       const r = translateObject(obj, lookups?.optionsFor(keyOf(obj), options) ?? options);
       if (r.outcome !== 'translated') return { endpoints: r.endpoints, problems: r.problems };
+      // The generic translation failed: the special ones run the same templates, and would fail too.
+      if (r.heldResource !== undefined) return { endpoints: [], problems: r.problems, heldResource: r.heldResource };
       if (isNodePort(obj) || isHeadless(obj)) readsNodes.add(keyOf(obj));
       let special: Translation | undefined;
       if (isNodePort(obj)) {
@@ -160,7 +164,10 @@ export function serviceSource(deps: KubeSourceDeps): KubeObjectSource {
       }
       // Filters and the controller annotation apply to NodePort and headless Services as to the rest.
       if (special === undefined) return { endpoints: r.endpoints, problems: r.problems };
-      return { endpoints: special.endpoints, problems: [...r.problems, ...special.problems] };
+      const problems = [...r.problems, ...special.problems];
+      return special.heldResource === undefined
+        ? { endpoints: special.endpoints, problems }
+        : { endpoints: special.endpoints, problems, heldResource: special.heldResource };
     },
     ...(lookups === undefined
       ? {}

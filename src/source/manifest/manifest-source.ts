@@ -13,14 +13,18 @@
  * could keep its stamp; such a "racily clean" file (as git calls it) is read again on the next sync.
  *
  * Bad input loses nothing: a file that is malformed, unreadable, too large or no longer a regular
- * file keeps the endpoints of its last good version until it is fixed or deleted. Problems are
+ * file keeps the endpoints of its last good version until it is fixed or deleted. An object a
+ * template fails on keeps its endpoints from the file's last version, and without any (at start-up,
+ * a new object) its `resource` label is held (`heldResources()`): the planner neither updates nor
+ * deletes its records. A file that is malformed at start-up holds nothing: the records name their
+ * object, not the file, and a document that does not parse names no object. Problems are
  * logged when a file's version is first seen and stay available through `problems()`.
  */
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { join, relative } from 'node:path';
-import { freezeEndpoint } from '../../endpoint/endpoint.ts';
+import { LABEL_RESOURCE, freezeEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import { ConfigError, SourceError, errorMessage } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
@@ -87,6 +91,8 @@ interface CachedFile {
   racy: boolean;
   /** SHA-256 of the bytes the endpoints were parsed from; absent when the version was not read. */
   hash?: string;
+  /** `resource` labels of objects that could not be translated and have no endpoints kept for them. */
+  held: readonly string[];
 }
 
 export class ManifestSource implements Source {
@@ -102,6 +108,8 @@ export class ManifestSource implements Source {
   private readonly watcher: DirWatcher;
   private watching = false;
   private stats: ManifestSyncStats = { files: 0, reparsed: 0 };
+  /** Resources held as of the last `endpoints()`. */
+  private held: ReadonlySet<string> = new Set();
 
   constructor(options: ManifestSourceOptions) {
     this.dir = options.dir;
@@ -161,6 +169,7 @@ export class ManifestSource implements Source {
       }
     }
     this.stats = { files: files.length, reparsed };
+    this.held = new Set(results.flatMap((r) => r.held));
     // The cached endpoints themselves: they are frozen, so a caller that changes one clones it.
     return results.flatMap((r) => r.endpoints);
   }
@@ -168,6 +177,11 @@ export class ManifestSource implements Source {
   /** What the last `endpoints()` call read, for metrics and tests. */
   lastSync(): ManifestSyncStats {
     return { ...this.stats };
+  }
+
+  /** `resource` labels of objects that could not be translated and have no last endpoints, as of the last `endpoints()`. */
+  heldResources(): ReadonlySet<string> {
+    return this.held;
   }
 
   invalidEndpoints(): InvalidEndpoint[] {
@@ -255,10 +269,11 @@ export class ManifestSource implements Source {
     }
     const translated = this.translateFile(file, outcome.text);
     for (const ep of translated.endpoints) freezeEndpoint(ep);
-    let entry: CachedFile = { stamp, endpoints: translated.endpoints, problems: translated.problems, racy, hash };
+    const { endpoints, held } = keepFailedObjects(translated.endpoints, translated.held, cached);
+    let entry: CachedFile = { stamp, endpoints, problems: translated.problems, racy, hash, held };
     if (translated.malformed && cached !== undefined && cached.endpoints.length > 0) {
       const kept = this.keepLast(file, cached);
-      entry = { ...kept, stamp, racy, hash, problems: [...translated.problems, ...kept.problems] };
+      entry = { ...kept, stamp, racy, hash, problems: [...translated.problems, ...kept.problems], held };
     }
     this.cache.set(file, entry);
     return { file: entry, reparsed: true };
@@ -294,13 +309,14 @@ export class ManifestSource implements Source {
         this.onProblem?.(p);
       }
     }
-    return { stamp: '', endpoints, problems, racy: false };
+    return { stamp: '', endpoints, problems, racy: false, held: cached?.held ?? [] };
   }
 
-  private translateFile(file: string, text: string): { endpoints: Endpoint[]; problems: SourceProblem[]; malformed: boolean } {
+  private translateFile(file: string, text: string): { endpoints: Endpoint[]; problems: SourceProblem[]; malformed: boolean; held: string[] } {
     const parsed = parseManifest(text);
     const endpoints: Endpoint[] = [];
     const problems: SourceProblem[] = [];
+    const held: string[] = [];
     for (const error of parsed.errors) {
       const problem: SourceProblem = { file, line: error.line, message: `${file}:${error.line}: malformed manifest: ${error.message}` };
       problems.push(problem);
@@ -319,8 +335,9 @@ export class ManifestSource implements Source {
         this.onProblem?.(problem);
       }
       endpoints.push(...result.endpoints);
+      if (result.heldResource !== undefined) held.push(result.heldResource);
     }
-    return { endpoints, problems, malformed: parsed.errors.length > 0 };
+    return { endpoints, problems, malformed: parsed.errors.length > 0, held };
   }
 
   private async listFiles(): Promise<string[]> {
@@ -357,6 +374,26 @@ export class ManifestSource implements Source {
     }
     return parts.join('\n');
   }
+}
+
+/**
+ * Objects of a new version that could not be translated keep their endpoints of the file's
+ * cached version (found by their `resource` label); those that had none stay held.
+ */
+function keepFailedObjects(
+  endpoints: Endpoint[],
+  failed: readonly string[],
+  cached: CachedFile | undefined,
+): { endpoints: readonly Endpoint[]; held: readonly string[] } {
+  if (failed.length === 0) return { endpoints, held: [] };
+  const held: string[] = [];
+  const out = [...endpoints];
+  for (const resource of failed) {
+    const kept = (cached?.endpoints ?? []).filter((ep) => ep.labels[LABEL_RESOURCE] === resource);
+    if (kept.length === 0) held.push(resource);
+    else out.push(...kept);
+  }
+  return { endpoints: out, held };
 }
 
 /** The version of a file as stat() sees it; see the header for why this and not a hash. */

@@ -9,7 +9,7 @@
  * errors are per object: TemplateExecutionError, which the translators turn into a problem for
  * that object (external-dns fails the whole source instead; see the conformance data).
  */
-import { ConfigError } from '../../errors.ts';
+import { ConfigError, HostwardenError } from '../../errors.ts';
 import { externalDnsFunctions } from '../../template/functions.ts';
 import { TemplateError } from '../../template/position.ts';
 import { Template } from '../../template/template.ts';
@@ -31,12 +31,15 @@ export interface TemplateFlags {
   fqdnTarget?: readonly string[];
 }
 
-/** A template failed on one object; the object is skipped with a problem, the others sync. */
-export class TemplateExecutionError extends Error {
+/**
+ * A template failed on one object: a problem of that object, whose records are kept as they are
+ * (see KubeObjectSource and ManifestSource), while the others sync. Not transient: the same
+ * object fails the same way until it or the flag changes.
+ */
+export class TemplateExecutionError extends HostwardenError {
   readonly flag: string;
-  constructor(flag: string, message: string) {
-    super(`${flag}: ${message}`);
-    this.name = 'TemplateExecutionError';
+  constructor(flag: string, message: string, options: { cause?: unknown } = {}) {
+    super('TEMPLATE_EXECUTION_FAILED', `${flag}: ${message}`, options);
     this.flag = flag;
   }
 }
@@ -93,6 +96,7 @@ class FlagTemplate {
         throw new TemplateExecutionError(
           this.flag,
           `failed to apply template on ${meta.kind} ${meta.namespace}/${meta.name}: ${first.message} (unstructured retry also failed: ${second.message})`,
+          { cause: second },
         );
       }
     }

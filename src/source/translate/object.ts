@@ -96,6 +96,23 @@ export function refOf(meta: Pick<ObjectMeta, 'kind' | 'namespace' | 'name'>, ori
   return ref;
 }
 
+/** The first part of the `resource` label each kind's endpoints carry (`service/<namespace>/<name>`). */
+const RESOURCE_OF_KIND: Readonly<Record<string, string>> = {
+  Service: 'service',
+  Ingress: 'ingress',
+  DNSEndpoint: 'crd',
+  Route: 'route',
+  HTTPRoute: 'httproute',
+};
+
+/**
+ * The `resource` label the object's endpoints carry, which the TXT registry stores with each
+ * record: how a record is tied back to its object when the object cannot be translated.
+ */
+export function resourceLabelOf(meta: Pick<ObjectMeta, 'kind' | 'namespace' | 'name'>): string {
+  return `${RESOURCE_OF_KIND[meta.kind] ?? meta.kind.toLowerCase()}/${meta.namespace}/${meta.name}`;
+}
+
 /** The object's ref, pointing at the line of `at` inside it when the origin knows it. */
 export function refAt(ref: ObjectRef, origin: ObjectOrigin, at: readonly (string | number)[]): ObjectRef {
   const line = origin.lineOf?.(at);

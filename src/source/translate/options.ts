@@ -154,16 +154,21 @@ export function templateOf(options: TranslateOptions, kind?: string): FqdnTempla
   return source === undefined ? compiled : compiled.withSource(source);
 }
 
+/** How a problem about a template that failed on an object ends: what happens to its records. */
+export const TEMPLATE_FAILED_SUFFIX = "; the object's records are kept as they are until the template works on it";
+
 /**
- * Runs a template for one object; an execution error becomes a problem and undefined (the object
- * is skipped: its other names would be a partial, misleading answer). Other errors propagate.
+ * Runs a template for one object; an execution error becomes a problem and undefined. The caller
+ * then returns no endpoints and marks the object held (`heldResource`): its other names would be a
+ * partial, misleading answer, and its records must not be deleted for a template's failure.
+ * Other errors propagate.
  */
 export function runTemplate<T>(run: () => T, problem: (message: string) => void): T | undefined {
   try {
     return run();
   } catch (err) {
     if (!(err instanceof TemplateExecutionError)) throw err;
-    problem(`${err.message}; object skipped`);
+    problem(`${err.message}${TEMPLATE_FAILED_SUFFIX}`);
     return undefined;
   }
 }

@@ -11,8 +11,8 @@ import type { Endpoint } from '../../endpoint/endpoint.ts';
 import type { SourceProblem } from '../source.ts';
 import { isControllerMismatch, parseAnnotations } from './annotations.ts';
 import { endpointsForHostname, finalizeEndpoints, problemFor, uniqueHostnames } from './hostname.ts';
-import { asArray, asRecord, asString, path, readMeta, refOf, stringAt } from './object.ts';
-import { combineWithTemplate, templateOf } from './options.ts';
+import { asArray, asRecord, asString, path, readMeta, refOf, resourceLabelOf, stringAt } from './object.ts';
+import { TEMPLATE_FAILED_SUFFIX, combineWithTemplate, templateOf } from './options.ts';
 import type { KindContext, TranslateOptions } from './options.ts';
 import { commonOf } from './service.ts';
 
@@ -24,6 +24,8 @@ export const ROUTE_ADMITTED_CONDITION = 'Admitted';
 export interface RouteTranslation {
   endpoints: Endpoint[];
   problems: SourceProblem[];
+  /** As TranslateResult's: set when the route could not be translated. */
+  heldResource?: string;
 }
 
 /** True when a router's `status.ingress[]` entry says it admitted the route. */
@@ -98,10 +100,10 @@ export function translateRoute(input: unknown, options: TranslateOptions, router
   try {
     candidates = routeCandidates(ctx, routerName);
   } catch (err) {
-    // Defensive, as in translateObject: one odd object must not stop a sync.
-    const message = err instanceof TemplateExecutionError ? `${err.message}; object skipped` : `could not be translated: ${(err as Error).message}`;
+    // As in translateObject: the route's records are held, and one odd object must not stop a sync.
+    const message = err instanceof TemplateExecutionError ? `${err.message}${TEMPLATE_FAILED_SUFFIX}` : `could not be translated: ${(err as Error).message}`;
     problems.push(problemFor(ref, message));
-    return { endpoints: [], problems };
+    return { endpoints: [], problems, heldResource: resourceLabelOf(meta) };
   }
   return { endpoints: finalizeEndpoints(ref, candidates, problems), problems };
 }

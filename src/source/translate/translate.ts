@@ -9,9 +9,9 @@ import { DNSENDPOINT_KIND, dnsEndpointCandidates, isDNSEndpointApiVersion } from
 import { TemplateExecutionError } from './fqdn-template.ts';
 import { finalizeEndpoints, problemFor } from './hostname.ts';
 import { INGRESS_KIND, ingressCandidates } from './ingress.ts';
-import { asRecord, readMeta, refOf, stringAt } from './object.ts';
+import { asRecord, readMeta, refOf, resourceLabelOf, stringAt } from './object.ts';
 import type { ObjectOrigin } from './object.ts';
-import { templateOf } from './options.ts';
+import { TEMPLATE_FAILED_SUFFIX, templateOf } from './options.ts';
 import type { KindContext, TranslateOptions } from './options.ts';
 import { SERVICE_KIND, serviceCandidates, serviceTypeAllowed } from './service.ts';
 
@@ -32,6 +32,11 @@ export interface TranslateResult {
   ref: ObjectRef | undefined;
   endpoints: Endpoint[];
   problems: SourceProblem[];
+  /**
+   * Set when the object could not be translated (a template failed on it): the `resource` label
+   * of its records, which must be neither updated nor deleted until it translates again.
+   */
+  heldResource?: string;
 }
 
 /**
@@ -79,11 +84,12 @@ export function translateObject(input: unknown, options: TranslateOptions = {}, 
   try {
     candidates = kind === SERVICE_KIND ? serviceCandidates(ctx) : kind === INGRESS_KIND ? ingressCandidates(ctx) : dnsEndpointCandidates(ctx);
   } catch (err) {
-    // A template that fails on this object skips it; otherwise defensive: translators never throw
-    // on input they understand, but one odd object must not stop a sync.
-    const message = err instanceof TemplateExecutionError ? `${err.message}; object skipped` : `could not be translated: ${(err as Error).message}`;
+    // A template that fails on this object holds its records; otherwise defensive: translators
+    // never throw on input they understand, but one odd object must neither stop a sync nor lose
+    // its records.
+    const message = err instanceof TemplateExecutionError ? `${err.message}${TEMPLATE_FAILED_SUFFIX}` : `could not be translated: ${(err as Error).message}`;
     problems.push(problemFor(ref, message));
-    return { outcome: 'translated', ref, endpoints: [], problems };
+    return { outcome: 'translated', ref, endpoints: [], problems, heldResource: resourceLabelOf(meta) };
   }
   const endpoints = finalizeEndpoints(ref, candidates, problems, options.keepEmptyTargets === true);
   return { outcome: 'translated', ref, endpoints, problems };

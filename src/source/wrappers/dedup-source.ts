@@ -64,6 +64,10 @@ export class DedupSource implements Source {
     return this.source.invalidEndpoints?.() ?? [];
   }
 
+  heldResources(): ReadonlySet<string> {
+    return this.source.heldResources?.() ?? new Set();
+  }
+
   addEventHandler(handler: () => void): () => void {
     return this.source.addEventHandler(handler);
   }

@@ -74,6 +74,10 @@ export class DefaultTargetsSource implements Source {
     return this.source.invalidEndpoints?.() ?? [];
   }
 
+  heldResources(): ReadonlySet<string> {
+    return this.source.heldResources?.() ?? new Set();
+  }
+
   addEventHandler(handler: () => void): () => void {
     return this.source.addEventHandler(handler);
   }

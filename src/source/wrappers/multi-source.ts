@@ -34,6 +34,12 @@ export class MultiSource implements Source {
     return this.sources.flatMap((s) => s.invalidEndpoints?.() ?? []);
   }
 
+  heldResources(): ReadonlySet<string> {
+    const held = new Set<string>();
+    for (const s of this.sources) for (const r of s.heldResources?.() ?? []) held.add(r);
+    return held;
+  }
+
   addEventHandler(handler: () => void): () => void {
     const unsubscribes = this.sources.map((s) => s.addEventHandler(handler));
     return () => {

@@ -23,6 +23,10 @@ export class TransformSource implements Source {
     return this.rewrite(await this.source.endpoints());
   }
 
+  heldResources(): ReadonlySet<string> {
+    return this.source.heldResources?.() ?? new Set();
+  }
+
   addEventHandler(handler: () => void): () => void {
     return this.source.addEventHandler(handler);
   }

@@ -8,6 +8,7 @@ import type { Source } from '../source.ts';
 import fc from 'fast-check';
 import { DedupSource, dedupEndpoints, dedupKey } from './dedup-source.ts';
 import { DefaultTargetsSource } from './default-targets-source.ts';
+import { wrapProcessing } from './build.ts';
 import { MultiSource } from './multi-source.ts';
 
 class FakeSource implements Source {
@@ -15,6 +16,7 @@ class FakeSource implements Source {
   items: Endpoint[];
   fail = false;
   closed = false;
+  held: ReadonlySet<string> | undefined;
   readonly handlers = new Set<() => void>();
   constructor(name: string, items: EndpointInit[]) {
     this.name = name;
@@ -33,6 +35,9 @@ class FakeSource implements Source {
   }
   async close(): Promise<void> {
     this.closed = true;
+  }
+  heldResources(): ReadonlySet<string> {
+    return this.held ?? new Set();
   }
 }
 
@@ -151,4 +156,30 @@ describe('DefaultTargetsSource', () => {
       (err: unknown) => err instanceof ConfigError && err.flag === '--default-targets',
     );
   });
+});
+
+test('held resources pass through the multi source and every wrapper', async () => {
+  const a = new FakeSource('a', []);
+  const b = new FakeSource('b', []);
+  a.held = new Set(['service/default/web']);
+  b.held = new Set(['ingress/shop/front', 'service/default/web']);
+  const multi = new MultiSource({ sources: [a, b] });
+  assert.deepEqual([...multi.heldResources()].sort(), ['ingress/shop/front', 'service/default/web']);
+  const logger = silentLogger();
+  const wrapped = wrapProcessing(
+    new DedupSource({ source: DefaultTargetsSource.fromConfig({ defaultTargets: ['192.0.2.1'] }, { source: multi, logger }) }),
+    {
+      nat64Networks: ['64:ff9b::/96'],
+      targetNetFilter: ['192.0.2.0/24'],
+      excludeTargetNets: [],
+      createPTR: false,
+      ptrManaged: false,
+      minTTL: 0,
+      preferAlias: false,
+      provider: 'inmemory',
+    },
+    logger,
+  );
+  await wrapped.endpoints();
+  assert.deepEqual([...(wrapped.heldResources?.() ?? [])].sort(), ['ingress/shop/front', 'service/default/web']);
 });
