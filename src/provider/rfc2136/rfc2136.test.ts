@@ -217,6 +217,23 @@ describe('Rfc2136Provider.applyChanges', () => {
     );
   });
 
+  test('blind mode sends no update or delete (they can only come from a cached view): one warning each', async () => {
+    const server = new FakeServer();
+    const log = captureLogger();
+    await provider(server, { axfr: false, logger: log.logger }).applyChanges(
+      changes({
+        updateOld: [ep('web.example.test', 'A', ['192.0.2.1'])],
+        updateNew: [ep('web.example.test', 'A', ['192.0.2.2'])],
+        delete: [ep('gone.example.test', 'A', ['192.0.2.3'])],
+      }),
+    );
+    assert.equal(server.sent.length, 0);
+    assert.deepEqual(
+      log.warnings().map((w) => w.split(':').slice(0, 2).join(':')),
+      ['rfc2136: not updating web.example.test A', 'rfc2136: not deleting gone.example.test A'],
+    );
+  });
+
   test('an unsigned answer to a signed update is rejected', async () => {
     await assert.rejects(
       provider(new FakeServer(() => 'unsigned')).applyChanges(changes({ create: [ep('a.example.test', 'A', ['192.0.2.1'])] })),

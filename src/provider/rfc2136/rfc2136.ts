@@ -191,16 +191,20 @@ export class Rfc2136Provider implements Provider {
         failures.push(this.wrap(err, this.zoneFor(name) ?? name, [describeEndpoint(ep)]));
       }
     };
-    // Deletes first, so a batch may replace a record set of one type by another at a name (A by CNAME).
-    for (const ep of changes.delete) plan(ep, (name) => this.removals(name, ep));
-    changes.updateNew.forEach((ep, i) => {
-      const old = changes.updateOld[i] ?? ep;
-      plan(ep, (name) => [...this.removals(name, old), ...this.additions(name, ep)]);
-    });
     const guarded: GuardedGroup[] = [];
-    if (this.axfr) for (const ep of changes.create) plan(ep, (name) => this.additions(name, ep));
-    // Blind mode: the planner saw no record, so every create may meet one of unknown owner.
-    else for (const group of groupCreates(changes.create)) this.guard(guarded, group, failures);
+    if (this.axfr) {
+      // Deletes first, so a batch may replace a record set of one type by another at a name (A by CNAME).
+      for (const ep of changes.delete) plan(ep, (name) => this.removals(name, ep));
+      changes.updateNew.forEach((ep, i) => {
+        const old = changes.updateOld[i] ?? ep;
+        plan(ep, (name) => [...this.removals(name, old), ...this.additions(name, ep)]);
+      });
+      for (const ep of changes.create) plan(ep, (name) => this.additions(name, ep));
+    } else {
+      this.refuseBlindChanges(changes);
+      // Blind mode: the planner saw no record, so every create may meet one of unknown owner.
+      for (const group of groupCreates(changes.create)) this.guard(guarded, group, failures);
+    }
 
     for (const zone of this.zones) {
       for (const batch of this.batches(ops.filter((o) => o.zone === zone))) {
@@ -243,6 +247,23 @@ export class Rfc2136Provider implements Provider {
     }
     const updates = build(name);
     ops.push({ zone, record: describeEndpoint(ep), updates, size: updates.reduce((n, u) => n + updateRRSize(u), 0) });
+  }
+
+  /**
+   * Without a zone transfer the planner sees no record, so it plans no update or delete; one can
+   * only come from a cached view of our own earlier changes (--txt-cache-interval), which may
+   * include creates skipped as taken. The owner cannot be checked, so none is sent.
+   */
+  private refuseBlindChanges(changes: Changes): void {
+    for (const [what, list] of [
+      ['updating', changes.updateNew],
+      ['deleting', changes.delete],
+    ] as const) {
+      for (const ep of list) {
+        const record = describeEndpoint(ep);
+        this.logger.warn({ record }, `rfc2136: not ${what} ${record}: --rfc2136-axfr is off, so the zone was not read and the record's owner cannot be known`);
+      }
+    }
   }
 
   /** A create group with its prerequisites; one that spans zones cannot be atomic and is skipped. */
