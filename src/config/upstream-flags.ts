@@ -153,4 +153,8 @@ export const FLAG_DIFFERENCES: Readonly<Record<string, string>> = {
   version: 'Printed on stdout (kingpin prints it on stderr), so $(hostwarden --version) works; the version alone, exit code 0, as upstream.',
   'rfc2136-port': 'Same default, 0, read as the protocol’s port: 53, or 853 with --rfc2136-use-tls (external-dns would dial port 0).',
   'rfc2136-tsig-secret-alg': 'Defaults to hmac-sha256 (what tsig-keygen writes); external-dns has no algorithm for an empty value.',
+  'rfc2136-axfr':
+    'Defaults to true: zones are read by AXFR, so ownership TXT records are seen and records of other owners are never changed. Without a transfer external-dns sends plain adds, which join values to existing RRsets and replace a CNAME; --no-rfc2136-axfr (or --rfc2136-axfr=false) gives its blind mode, where Hostwarden only creates, with prerequisites that the RRsets do not exist, and skips a taken name with a warning.',
+  'rfc2136-tsig-axfr':
+    'Deprecated spelling of --rfc2136-axfr; as AXFR is on by default it changes nothing, and false does not turn AXFR off (--no-rfc2136-axfr does).',
 };

@@ -212,6 +212,5 @@ describe('operand objects', () => {
     ]);
     const r = buildOperand(ed({ provider: { type: 'RFC2136', rfc2136: { host: 'ns1', zone: 'example.org' } }, source: svc }), settings, undefined);
     assert.ok((r.deployment as Obj)['spec'].template.spec.containers[0].args.includes('--rfc2136-insecure'));
-    assert.ok((r.deployment as Obj)['spec'].template.spec.containers[0].args.includes('--rfc2136-axfr'));
   });
 });

@@ -228,8 +228,6 @@ function providerArgs(spec: ExternalDNSSpec, s: OperandSettings, hasSecret: bool
       if ((r.tsigKeyName ?? '') !== '') out.push(`--rfc2136-tsig-keyname=${r.tsigKeyName ?? ''}`);
       if ((r.tsigAlgorithm ?? '') !== '') out.push(`--rfc2136-tsig-secret-alg=${r.tsigAlgorithm ?? ''}`);
       if (!hasSecret) out.push('--rfc2136-insecure');
-      // The operand has always read the zone; --rfc2136-axfr now has external-dns's default (off).
-      out.push('--rfc2136-axfr');
       break;
     }
     case 'PowerDNS':

@@ -343,7 +343,7 @@ describe('several --rfc2136-host servers (two BIND 9 primaries and a closed port
     );
   });
 
-  test('axfr: false (--rfc2136-axfr not set) reads no record; creates are still sent', async () => {
+  test('axfr: false (--no-rfc2136-axfr) reads no record; creates are still sent', async () => {
     const p = new Rfc2136Provider({ zones: ['example.test'], servers: [server(a.port)], axfr: false, key: tsig, logger: silentLogger() });
     assert.deepEqual(await p.records(), []);
     await p.applyChanges(changes({ create: [ep('noaxfr.example.test', 'A', ['192.0.2.50'])] }));
@@ -439,19 +439,20 @@ describe('hostwarden run --once --provider rfc2136 (manifests → BIND)', { skip
     assert.deepEqual((await answers(bind.port, 'theirs.example.test', 'A')).values, ['203.0.113.1']);
   });
 
-  test('without --rfc2136-axfr (external-dns default) records are not read: a warning, creates only, nothing deleted', async () => {
+  test('--no-rfc2136-axfr (external-dns default) reads no record: a warning, creates only, nothing deleted; without the flag AXFR is on', async () => {
     await writeFile(join(dir, 'web.yaml'), loadBalancerService('web', 'noaxfr.example.test', '192.0.2.11'));
-    const first = await run('');
+    const first = await run('--no-rfc2136-axfr');
     assert.equal(first.code, 0, first.stderr);
-    assert.match(first.stderr, /--rfc2136-axfr is not set/);
+    assert.match(first.stderr, /--rfc2136-axfr is off/);
     assert.deepEqual((await answers(bind.port, 'noaxfr.example.test', 'A')).values, ['192.0.2.11']);
     await rm(join(dir, 'web.yaml'));
-    const second = await run('');
+    const second = await run('--no-rfc2136-axfr');
     assert.equal(second.code, 0, second.stderr);
     assert.deepEqual((await answers(bind.port, 'noaxfr.example.test', 'A')).values, ['192.0.2.11'], 'never deleted without AXFR');
-    // With --rfc2136-axfr (upstream's current spelling) the owned record is read and deleted.
-    const third = await run('--rfc2136-axfr');
+    // Without any AXFR flag (Hostwarden's default) the owned record is read and deleted.
+    const third = await run('');
     assert.equal(third.code, 0, third.stderr);
+    assert.doesNotMatch(third.stderr, /--rfc2136-axfr is off/);
     assert.equal((await answers(bind.port, 'noaxfr.example.test', 'A')).status, 'NXDOMAIN');
   });
 });

@@ -39,10 +39,16 @@ export const RFC2136_FLAGS: readonly FlagSpec[] = [
   {
     name: 'rfc2136-axfr',
     kind: 'bool',
-    default: false,
-    help: 'rfc2136: read the zones by zone transfer (AXFR, signed when a key is set); without it no record is read, so nothing is ever updated or deleted.',
+    // external-dns defaults to false; without a transfer no ownership record is read (see FLAG_DIFFERENCES).
+    default: true,
+    help: 'rfc2136: read the zones by zone transfer (AXFR, signed when a key is set); on by default, unlike external-dns, so ownership is known. --no-rfc2136-axfr: no record is read, records are only created (never over an existing one), never updated or deleted.',
   },
-  { name: 'rfc2136-tsig-axfr', kind: 'bool', default: false, help: 'rfc2136: deprecated spelling of --rfc2136-axfr (as in external-dns).' },
+  {
+    name: 'rfc2136-tsig-axfr',
+    kind: 'bool',
+    default: false,
+    help: 'rfc2136: deprecated spelling of --rfc2136-axfr (as in external-dns); it can only turn AXFR on, which is the default: use --no-rfc2136-axfr to turn it off.',
+  },
   {
     name: 'rfc2136-gss-tsig',
     kind: 'bool',
@@ -66,7 +72,7 @@ export interface Rfc2136Settings {
   /** One per --rfc2136-host, in the order given. */
   transports: TransportOptions[];
   loadBalancing: LoadBalancingStrategy;
-  /** --rfc2136-axfr (or its deprecated --rfc2136-tsig-axfr): whether records are read at all. */
+  /** --rfc2136-axfr (default on; its deprecated --rfc2136-tsig-axfr): whether records are read at all. */
   axfr: boolean;
   key: TsigKey | undefined;
   minTTL: number;
@@ -127,6 +133,7 @@ export function rfc2136Settings(flags: FlagValues): Rfc2136Settings {
 
   const tls = useTLS ? { rejectUnauthorized: !flags.bool('rfc2136-skip-tls-verify'), ...readClientTls(flags, { ca: 'rfc2136-tls-ca' }) } : undefined;
   const transports = hosts.map((host): TransportOptions => ({ host, port, timeoutMs, ...(tls === undefined ? {} : { tls }) }));
+  // The deprecated spelling defaults to false as upstream's, so only --rfc2136-axfr=false turns AXFR off.
   const axfr = flags.bool('rfc2136-axfr') || flags.bool('rfc2136-tsig-axfr');
   return {
     zones,

@@ -16,6 +16,8 @@ import { Rfc2136Error, Rfc2136Provider } from './rfc2136.ts';
 import { DnsTransportError } from './transport.ts';
 import type { DnsTransport } from './transport.ts';
 import { readHeader } from './update-message.ts';
+import type { Logger } from '../../log.ts';
+import { captureLogger } from '../../../test/registry/capture-logger.ts';
 
 const KEY: TsigKey = { name: 'k', algorithm: 'hmac-sha256', secret: Buffer.alloc(32, 7) };
 const NOW = 1_800_000_000_000;
@@ -40,6 +42,7 @@ class FakeServer implements DnsTransport {
     const reply = Buffer.from(request.subarray(0, 12));
     reply.writeUInt16BE(0x8000 | (5 << 11) | (outcome === 'unsigned' ? 0 : outcome), 2);
     reply.writeUInt16BE(0, 4);
+    reply.writeUInt16BE(0, 6);
     reply.writeUInt16BE(0, 8);
     reply.writeUInt16BE(0, 10);
     if (outcome === 'unsigned') return Promise.resolve(reply);
@@ -64,11 +67,15 @@ function stripTsig(request: Buffer): Buffer {
   return out;
 }
 
-function provider(server: DnsTransport, options: { batch?: number; minTTL?: number; key?: TsigKey | null } = {}): Rfc2136Provider {
+function provider(
+  server: DnsTransport,
+  options: { batch?: number; minTTL?: number; key?: TsigKey | null; axfr?: boolean; logger?: Logger } = {},
+): Rfc2136Provider {
   return new Rfc2136Provider({
+    axfr: options.axfr ?? true,
     zones: ['example.test', 'sub.example.test', 'other.test'],
     transport: server,
-    logger: silentLogger(),
+    logger: options.logger ?? silentLogger(),
     clock: () => NOW,
     batchChangeSize: options.batch ?? 50,
     minTTL: options.minTTL ?? 0,
@@ -186,6 +193,47 @@ describe('Rfc2136Provider.applyChanges', () => {
     );
   });
 
+  test('blind mode (axfr: false): a prerequisite failure skips that name with one warning; REFUSED is still an error', async () => {
+    // Call 1: the batch's guarded create (YXRRSET); 2: "all in place?" (NXRRSET); then each half alone.
+    const answers = [7, 8, 7, 8, 0];
+    const server = new FakeServer((call) => answers[call - 1] ?? 0);
+    const log = captureLogger();
+    await provider(server, { axfr: false, logger: log.logger }).applyChanges(
+      changes({ create: [ep('taken.example.test', 'A', ['192.0.2.1']), ep('fresh.example.test', 'A', ['192.0.2.2'])] }),
+    );
+    assert.deepEqual(
+      server.sent.map((s) => s.updates),
+      [2, 0, 1, 0, 1],
+    );
+    assert.deepEqual(
+      log.warnings().filter((w) => w.includes('not creating')),
+      [
+        'rfc2136: not creating taken.example.test A: the name already holds this record type, a CNAME or the ownership TXT, whose owner cannot be known without a zone transfer (--rfc2136-axfr is off); nothing was changed there',
+      ],
+    );
+    await assert.rejects(
+      provider(new FakeServer(() => 5), { axfr: false }).applyChanges(changes({ create: [ep('a.other.test', 'A', ['192.0.2.1'])] })),
+      (err: unknown) => err instanceof ProviderError && err.code === 'PROVIDER_REFUSED',
+    );
+  });
+
+  test('blind mode sends no update or delete (they can only come from a cached view): one warning each', async () => {
+    const server = new FakeServer();
+    const log = captureLogger();
+    await provider(server, { axfr: false, logger: log.logger }).applyChanges(
+      changes({
+        updateOld: [ep('web.example.test', 'A', ['192.0.2.1'])],
+        updateNew: [ep('web.example.test', 'A', ['192.0.2.2'])],
+        delete: [ep('gone.example.test', 'A', ['192.0.2.3'])],
+      }),
+    );
+    assert.equal(server.sent.length, 0);
+    assert.deepEqual(
+      log.warnings().map((w) => w.split(':').slice(0, 2).join(':')),
+      ['rfc2136: not updating web.example.test A', 'rfc2136: not deleting gone.example.test A'],
+    );
+  });
+
   test('an unsigned answer to a signed update is rejected', async () => {
     await assert.rejects(
       provider(new FakeServer(() => 'unsigned')).applyChanges(changes({ create: [ep('a.example.test', 'A', ['192.0.2.1'])] })),
@@ -237,14 +285,14 @@ describe('rfc2136 flags', () => {
   const base = ['--rfc2136-host', '127.0.0.1', '--rfc2136-zone', 'example.test'];
   const secret = Buffer.alloc(32, 1).toString('base64');
 
-  test('defaults as external-dns: port 0 (dialled as 53), batch 50, min TTL 0, no AXFR, load balancing disabled; empty algorithm is hmac-sha256', () => {
+  test('defaults: port 0 (dialled as 53), batch 50, min TTL 0, load balancing disabled as external-dns; AXFR on (unlike external-dns); empty algorithm is hmac-sha256', () => {
     const s = settings([...base, '--rfc2136-tsig-keyname', 'k', '--rfc2136-tsig-secret', secret]);
     assert.equal(s.transports[0]?.port, 53);
     assert.equal(s.batchChangeSize, 50);
     assert.equal(s.minTTL, 0);
     assert.equal(s.key?.algorithm, 'hmac-sha256');
     assert.equal(s.transports[0]?.tls, undefined);
-    assert.equal(s.axfr, false);
+    assert.equal(s.axfr, true);
     assert.equal(s.loadBalancing, 'disabled');
     assert.equal(settings([...base, '--rfc2136-insecure', '--rfc2136-use-tls']).transports[0]?.port, 853);
   });
@@ -271,6 +319,16 @@ describe('rfc2136 flags', () => {
     assert.equal(s.loadBalancing, 'round-robin');
     assert.equal(s.axfr, true);
     assert.equal(settings([...base, '--rfc2136-insecure', '--rfc2136-tsig-axfr']).axfr, true);
+  });
+
+  test('--no-rfc2136-axfr, --rfc2136-axfr=false and EXTERNAL_DNS_RFC2136_AXFR=false turn AXFR off; the deprecated spelling cannot', () => {
+    const insecure = [...base, '--rfc2136-insecure'];
+    assert.equal(settings([...insecure, '--no-rfc2136-axfr']).axfr, false);
+    assert.equal(settings([...insecure, '--rfc2136-axfr=false']).axfr, false);
+    assert.equal(settings(insecure, { EXTERNAL_DNS_RFC2136_AXFR: 'false' }).axfr, false);
+    assert.equal(settings([...insecure, '--no-rfc2136-axfr', '--rfc2136-tsig-axfr']).axfr, true, 'either spelling asking for AXFR wins');
+    assert.equal(settings([...insecure, '--rfc2136-tsig-axfr=false']).axfr, true);
+    assert.equal(settings([...insecure, '--no-rfc2136-tsig-axfr']).axfr, true);
     assert.throws(() => settings([...base, '--rfc2136-insecure', '--rfc2136-load-balancing-strategy', 'least-used']), ConfigError);
   });
 

@@ -1,7 +1,8 @@
 /**
  * The rfc2136 provider: records are read by zone transfer and changed by signed dynamic updates,
  * so any RFC 2136 server (BIND, Knot, PowerDNS, Windows DNS) can hold them. Changes are sent in
- * batches; each batch is one atomic UPDATE, and a failed batch does not stop the others.
+ * batches; each batch is one atomic UPDATE, and a failed batch does not stop the others. Without
+ * a zone transfer (--no-rfc2136-axfr) creates are guarded by prerequisites (guarded-creates.ts).
  */
 import { randomInt } from 'node:crypto';
 import { DomainFilter } from '../../endpoint/domain-filter.ts';
@@ -22,8 +23,10 @@ import { NameserverPool } from './nameservers.ts';
 import type { LoadBalancingStrategy } from './nameservers.ts';
 import { NetworkTransport } from './transport.ts';
 import type { DnsTransport } from './transport.ts';
-import { encodeUpdate, readHeader, updateRRSize } from './update-message.ts';
-import type { UpdateRR } from './update-message.ts';
+import { PREREQUISITE_RCODES, encodeUpdate, readHeader, updateRRSize } from './update-message.ts';
+import type { AddRR, Prerequisite, UpdateRR } from './update-message.ts';
+import { describeGroup, groupCreates, guardedGroup, settleGuarded } from './guarded-creates.ts';
+import type { CreateGroup, GuardedGroup, GuardedOutcome } from './guarded-creates.ts';
 import { rcodeErrorCode, transferZone, tsigErrorName } from './zone-transfer.ts';
 import type { ProviderConfig, ProviderDeps } from '../provider.ts';
 
@@ -46,8 +49,8 @@ export interface Rfc2136Options {
   servers?: readonly Rfc2136Server[];
   loadBalancing?: LoadBalancingStrategy;
   /**
-   * Read the zones by AXFR (default true here; --rfc2136-axfr defaults to false as in
-   * external-dns, and then records() is empty: nothing is ever updated or deleted).
+   * Read the zones by AXFR (default true, as --rfc2136-axfr). false is external-dns's blind mode:
+   * records() is empty, nothing is updated or deleted, and creates are guarded by prerequisites.
    */
   axfr?: boolean;
   /** Signs updates and transfers; undefined sends them unsigned (--rfc2136-insecure). */
@@ -120,9 +123,10 @@ export class Rfc2136Provider implements Provider {
       },
       'rfc2136 provider configured',
     );
-    const policy = cfg.flags.str('policy');
-    if (!s.axfr && policy !== 'create-only')
-      deps.logger.warn(`--rfc2136-axfr is not set: existing records are not read, so --policy=${policy} never updates or deletes them (as in external-dns)`);
+    if (!s.axfr)
+      deps.logger.warn(
+        `--rfc2136-axfr is off: no record is read, so records are only created, never updated or deleted (whatever --policy=${cfg.flags.str('policy')} says, as in external-dns); a create whose name already holds its record type, a CNAME or its ownership TXT is skipped with a warning`,
+      );
     return new Rfc2136Provider({
       zones: s.zones,
       servers,
@@ -187,13 +191,20 @@ export class Rfc2136Provider implements Provider {
         failures.push(this.wrap(err, this.zoneFor(name) ?? name, [describeEndpoint(ep)]));
       }
     };
-    // Deletes first, so a batch may replace a record set of one type by another at a name (A by CNAME).
-    for (const ep of changes.delete) plan(ep, (name) => this.removals(name, ep));
-    changes.updateNew.forEach((ep, i) => {
-      const old = changes.updateOld[i] ?? ep;
-      plan(ep, (name) => [...this.removals(name, old), ...this.additions(name, ep)]);
-    });
-    for (const ep of changes.create) plan(ep, (name) => this.additions(name, ep));
+    const guarded: GuardedGroup[] = [];
+    if (this.axfr) {
+      // Deletes first, so a batch may replace a record set of one type by another at a name (A by CNAME).
+      for (const ep of changes.delete) plan(ep, (name) => this.removals(name, ep));
+      changes.updateNew.forEach((ep, i) => {
+        const old = changes.updateOld[i] ?? ep;
+        plan(ep, (name) => [...this.removals(name, old), ...this.additions(name, ep)]);
+      });
+      for (const ep of changes.create) plan(ep, (name) => this.additions(name, ep));
+    } else {
+      this.refuseBlindChanges(changes);
+      // Blind mode: the planner saw no record, so every create may meet one of unknown owner.
+      for (const group of groupCreates(changes.create)) this.guard(guarded, group, failures);
+    }
 
     for (const zone of this.zones) {
       for (const batch of this.batches(ops.filter((o) => o.zone === zone))) {
@@ -210,6 +221,11 @@ export class Rfc2136Provider implements Provider {
           failures.push(wrapped);
         }
       }
+      await this.sendGuarded(
+        zone,
+        guarded.filter((g) => g.zone === zone),
+        failures,
+      );
     }
     if (failures.length === 0) return;
     const first = failures[0] as Rfc2136Error;
@@ -233,11 +249,75 @@ export class Rfc2136Provider implements Provider {
     ops.push({ zone, record: describeEndpoint(ep), updates, size: updates.reduce((n, u) => n + updateRRSize(u), 0) });
   }
 
+  /**
+   * Without a zone transfer the planner sees no record, so it plans no update or delete; one can
+   * only come from a cached view of our own earlier changes (--txt-cache-interval), which may
+   * include creates skipped as taken. The owner cannot be checked, so none is sent.
+   */
+  private refuseBlindChanges(changes: Changes): void {
+    for (const [what, list] of [
+      ['updating', changes.updateNew],
+      ['deleting', changes.delete],
+    ] as const) {
+      for (const ep of list) {
+        const record = describeEndpoint(ep);
+        this.logger.warn({ record }, `rfc2136: not ${what} ${record}: --rfc2136-axfr is off, so the zone was not read and the record's owner cannot be known`);
+      }
+    }
+  }
+
+  /** A create group with its prerequisites; one that spans zones cannot be atomic and is skipped. */
+  private guard(out: GuardedGroup[], group: CreateGroup, failures: Rfc2136Error[]): void {
+    const records = describeGroup(group);
+    const zone = this.zoneFor(group.name);
+    if (zone === undefined) {
+      this.logger.warn({ records }, 'skipping a record outside the rfc2136 zones');
+      return;
+    }
+    if (group.endpoints.some((ep) => this.zoneFor(normalizeRecordName(ep.dnsName)) !== zone)) {
+      this.logger.warn(
+        { zone, records },
+        `rfc2136: not creating ${records.join(', ')}: the record and its ownership TXT lie in different zones, so they cannot be guarded in one update without a zone transfer (set --rfc2136-axfr)`,
+      );
+      return;
+    }
+    try {
+      out.push(guardedGroup(zone, group, (name, ep) => this.additions(name, ep)));
+    } catch (err) {
+      // A record that cannot be encoded fails on its own; it must not hold back the others.
+      failures.push(this.wrap(err, zone, records));
+    }
+  }
+
+  /** Sends the guarded creates of one zone: created, already in place, or taken (left alone, one warning each). */
+  private async sendGuarded(zone: string, groups: readonly GuardedGroup[], failures: Rfc2136Error[]): Promise<void> {
+    for (const batch of this.batches(groups)) {
+      const out: GuardedOutcome = { created: [], inPlace: [], taken: [] };
+      try {
+        await settleGuarded(zone, batch, (z, prerequisites, updates) => this.send(z, updates, prerequisites), out);
+      } catch (err) {
+        const settled = new Set([...out.created, ...out.inPlace, ...out.taken]);
+        const records = batch.filter((g) => !settled.has(g)).flatMap((g) => g.records);
+        const wrapped = this.wrap(err, zone, records);
+        this.logger.warn({ zone, records: records.slice(0, 10), err: wrapped.message }, 'rfc2136 update failed; continuing with the other batches');
+        failures.push(wrapped);
+      }
+      for (const g of out.taken) {
+        this.logger.warn(
+          { zone, records: g.records },
+          `rfc2136: not creating ${g.records.join(', ')}: the name already holds this record type, a CNAME or the ownership TXT, whose owner cannot be known without a zone transfer (--rfc2136-axfr is off); nothing was changed there`,
+        );
+      }
+      if (out.created.length > 0) this.logger.info({ zone, changes: out.created.length }, 'rfc2136 update applied');
+      if (out.inPlace.length > 0) this.logger.debug({ zone, changes: out.inPlace.length }, 'rfc2136 records already in place');
+    }
+  }
+
   private ttlOf(ep: Endpoint): number {
     return Math.max(ep.recordTTL, this.minTTL);
   }
 
-  private additions(name: string, ep: Endpoint): UpdateRR[] {
+  private additions(name: string, ep: Endpoint): AddRR[] {
     const ttl = this.ttlOf(ep);
     return endpointToRRSet(ep, ttl).rdata.map((rdata) => ({ op: 'add', name, type: ep.recordType, ttl, rdata }));
   }
@@ -248,8 +328,8 @@ export class Rfc2136Provider implements Provider {
     return endpointToRRSet(ep, 1).rdata.map((rdata) => ({ op: 'deleteRR', name, type: ep.recordType, rdata }));
   }
 
-  private *batches(ops: readonly Operation[]): Generator<Operation[]> {
-    let batch: Operation[] = [];
+  private *batches<T extends { size: number }>(ops: readonly T[]): Generator<T[]> {
+    let batch: T[] = [];
     let size = 0;
     for (const op of ops) {
       if (batch.length > 0 && (batch.length >= this.batchChangeSize || size + op.size > MESSAGE_BUDGET)) {
@@ -263,10 +343,11 @@ export class Rfc2136Provider implements Provider {
     if (batch.length > 0) yield batch;
   }
 
-  private send(zone: string, updates: UpdateRR[]): Promise<void> {
+  /** Resolves false only when `prerequisites` were sent and one did not hold. */
+  private send(zone: string, updates: UpdateRR[], prerequisites: Prerequisite[] = []): Promise<boolean> {
     return this.pool.run(
       'send',
-      (server) => this.sendTo(server, zone, updates),
+      (server) => this.sendTo(server, zone, updates, prerequisites),
       (server, err) => this.failover('update', zone, server, err),
     );
   }
@@ -275,8 +356,8 @@ export class Rfc2136Provider implements Provider {
     this.logger.warn({ zone, server: server.name, err: errorMessage(err) }, `rfc2136 ${what} failed; trying the next --rfc2136-host`);
   }
 
-  private async sendTo(server: Rfc2136Server, zone: string, updates: UpdateRR[]): Promise<void> {
-    let request = encodeUpdate({ id: randomInt(0, 0x10000), zone, updates });
+  private async sendTo(server: Rfc2136Server, zone: string, updates: UpdateRR[], prerequisites: Prerequisite[]): Promise<boolean> {
+    let request = encodeUpdate({ id: randomInt(0, 0x10000), zone, prerequisites, updates });
     let mac: Buffer | undefined;
     const now = (): number => Math.floor(this.clock() / 1000);
     if (this.key !== undefined) ({ message: request, mac } = sign(request, this.key, now()));
@@ -298,6 +379,8 @@ export class Rfc2136Provider implements Provider {
         },
       );
     }
+    // Not verified: a forged "prerequisite failed" can only make us leave a record alone.
+    if (prerequisites.length > 0 && PREREQUISITE_RCODES.has(header.rcode)) return false;
     if (header.rcode !== 0) throw rcodeError(header.rcode, rcode, zone, server.name);
     if (this.key !== undefined && mac !== undefined) {
       const key = this.key;
@@ -308,6 +391,7 @@ export class Rfc2136Provider implements Provider {
         throw new ProviderError(PROVIDER_NAME, `the answer of ${server.name} for zone ${zone} ${why}`, { zone, transient: false, code: 'PROVIDER_TSIG' });
       }
     }
+    return true;
   }
 
   private wrap(err: unknown, zone: string, records: readonly string[]): Rfc2136Error {

@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as dnsPacket from 'dns-packet';
 import { InvalidEndpointError } from '../../errors.ts';
-import { CLASS_NONE, encodeQuery, encodeUpdate, readHeader, updateRRSize } from './update-message.ts';
+import { CLASS_NONE, encodeQuery, encodeUpdate, prerequisiteSize, readHeader, updateRRSize } from './update-message.ts';
 import type { UpdateRR } from './update-message.ts';
 
 /** Walks the update section by hand: class, ttl and rdata length of each record. */
@@ -12,7 +12,8 @@ function updateRecords(msg: Buffer): { name: string; type: number; klass: number
   // Zone section: one name, type, class.
   while ((msg[p] ?? 0) !== 0) p += (msg[p] ?? 0) + 1;
   p += 5;
-  const count = msg.readUInt16BE(8);
+  // Prerequisite records (PRCOUNT) come first, then the update records (UPCOUNT).
+  const count = msg.readUInt16BE(6) + msg.readUInt16BE(8);
   for (let i = 0; i < count; i++) {
     const labels: string[] = [];
     while ((msg[p] ?? 0) !== 0) {
@@ -38,6 +39,29 @@ function updateRecords(msg: Buffer): { name: string; type: number; klass: number
 }
 
 describe('UPDATE encoder', () => {
+  test('prerequisites (RFC 2136 2.4): RRset absent is NONE/type, name unused is NONE/ANY, value-dependent RRset exists is IN with rdata; all TTL 0', () => {
+    const msg = encodeUpdate({
+      id: 7,
+      zone: 'example.test',
+      prerequisites: [
+        { op: 'rrsetAbsent', name: 'web.example.test', type: 'A' },
+        { op: 'nameUnused', name: 'app.example.test' },
+        { op: 'rrsetEquals', name: 'web.example.test', type: 'A', rdata: ['192.0.2.1', '192.0.2.2'] },
+      ],
+      updates: [{ op: 'add', name: 'web.example.test', type: 'A', ttl: 60, rdata: '192.0.2.1' }],
+    });
+    assert.deepEqual([msg.readUInt16BE(4), msg.readUInt16BE(6), msg.readUInt16BE(8), msg.readUInt16BE(10)], [1, 4, 1, 0]);
+    const rrs = updateRecords(msg).map((r) => [r.type, r.klass, r.ttl, [...r.rdata].join('.')]);
+    assert.deepEqual(rrs, [
+      [1, CLASS_NONE, 0, ''],
+      [255, CLASS_NONE, 0, ''],
+      [1, 1, 0, '192.0.2.1'],
+      [1, 1, 0, '192.0.2.2'],
+      [1, 1, 60, '192.0.2.1'],
+    ]);
+    assert.ok(prerequisiteSize({ op: 'nameUnused', name: 'app.example.test' }) >= 10 + 'app.example.test'.length);
+  });
+
   test('header: opcode UPDATE, one zone, the update count; zone section is SOA/IN', () => {
     const msg = encodeUpdate({ id: 0x1234, zone: 'example.test', updates: [{ op: 'add', name: 'www.example.test', type: 'A', ttl: 60, rdata: '192.0.2.1' }] });
     assert.equal(msg.readUInt16BE(0), 0x1234);

@@ -113,7 +113,12 @@ export async function transferZone(zone: string, deps: TransferDeps): Promise<Li
       const tsig = findTsig(message);
       const detail = tsig !== undefined && tsig.error !== 0 ? ` (${tsigErrorName(tsig.error)}: the key was not accepted)` : '';
       const rcode = RCODE_NAMES[header.rcode] ?? String(header.rcode);
-      throw failure(zone, deps.provider, `zone transfer of ${zone} failed: ${rcode}${detail}`, header.rcode === 2, rcodeErrorCode(rcode));
+      // Zones are read by AXFR by default (unlike external-dns): say how to allow it, or how to go without.
+      const hint =
+        rcode === 'REFUSED' && detail === ''
+          ? ' (the server does not allow this key to transfer the zone: BIND allow-transfer; or --no-rfc2136-axfr to only create records without reading the zone)'
+          : '';
+      throw failure(zone, deps.provider, `zone transfer of ${zone} failed: ${rcode}${detail}${hint}`, header.rcode === 2, rcodeErrorCode(rcode));
     }
     if (deps.key !== undefined && previousMac !== undefined) {
       const key = deps.key;
