@@ -128,8 +128,19 @@ export class TXTRegistry implements Registry {
     const all = await this.provider.records();
     const index = this.newIndex();
     const owners = new OwnersByName();
-    const records: Endpoint[] = [];
+    const records = this.splitOwnership(all, index, owners);
+    for (let i = 0; i < records.length; i++) records[i] = this.labelOwner(records[i] as Endpoint, owners, index);
+    this.logOldFormat(records, index);
 
+    this.index = index;
+    for (const r of records) freezeEndpoint(r);
+    this.cache = this.cacheIntervalMs > 0 ? { records: byKey(records), readAt: this.now() } : undefined;
+    return records;
+  }
+
+  /** The provider's records without the ownership TXT records, which go into `index` and `owners`. */
+  private splitOwnership(all: readonly Endpoint[], index: OwnershipIndex, owners: OwnersByName): Endpoint[] {
+    const records: Endpoint[] = [];
     for (const record of all) {
       if (record.recordType !== 'TXT') {
         records.push(record);
@@ -152,37 +163,33 @@ export class TXTRegistry implements Registry {
       if (mapped === undefined) continue;
       owners.set(mapped.dnsName, { recordType: mapped.recordType ?? '', setIdentifier: record.setIdentifier, labels, txt });
     }
-
-    for (let i = 0; i < records.length; i++) {
-      let ep = records[i] as Endpoint;
-      const name = this.ownerLookupName(ep.dnsName);
-      let owner = owners.get(name, ep.recordType, ep.setIdentifier);
-      // external-dns kept the ownership of an A ALIAS record under the "cname-" name before it
-      // moved to "a-" (its issue #2903), and still reads it there: so does Hostwarden, for AAAA
-      // aliases too, which earlier Hostwarden versions also owned through "cname-".
-      let legacyAlias = false;
-      if (owner === undefined && isAliasRecord(ep)) {
-        owner = owners.get(name, 'CNAME', ep.setIdentifier);
-        legacyAlias = owner !== undefined;
-      }
-      // external-dns never wrote old-format TXT records for AAAA, so those cannot own one.
-      if (owner === undefined && ep.recordType !== 'AAAA') {
-        owner = owners.get(name, '', ep.setIdentifier);
-        if (owner !== undefined) index.addOldFormatUser(owner.txt, endpointKey(ep));
-      }
-      if (owner !== undefined) {
-        // Provider records are read-only (the port's contract): label a copy when it is frozen.
-        if (Object.isFrozen(ep)) records[i] = ep = cloneEndpoint(ep);
-        Object.assign(ep.labels, owner.labels);
-        if (legacyAlias) this.migrateLegacyAlias(ep, name);
-      }
-    }
-    this.logOldFormat(records, index);
-
-    this.index = index;
-    for (const r of records) freezeEndpoint(r);
-    this.cache = this.cacheIntervalMs > 0 ? { records: byKey(records), readAt: this.now() } : undefined;
     return records;
+  }
+
+  /** The record with its owner's labels (a copy when the provider's record is frozen), or as it is. */
+  private labelOwner(record: Endpoint, owners: OwnersByName, index: OwnershipIndex): Endpoint {
+    let ep = record;
+    const name = this.ownerLookupName(ep.dnsName);
+    let owner = owners.get(name, ep.recordType, ep.setIdentifier);
+    // external-dns kept the ownership of an A ALIAS record under the "cname-" name before it
+    // moved to "a-" (its issue #2903), and still reads it there: so does Hostwarden, for AAAA
+    // aliases too, which earlier Hostwarden versions also owned through "cname-".
+    let legacyAlias = false;
+    if (owner === undefined && isAliasRecord(ep)) {
+      owner = owners.get(name, 'CNAME', ep.setIdentifier);
+      legacyAlias = owner !== undefined;
+    }
+    // external-dns never wrote old-format TXT records for AAAA, so those cannot own one.
+    if (owner === undefined && ep.recordType !== 'AAAA') {
+      owner = owners.get(name, '', ep.setIdentifier);
+      if (owner !== undefined) index.addOldFormatUser(owner.txt, endpointKey(ep));
+    }
+    if (owner === undefined) return ep;
+    // Provider records are read-only (the port's contract): label a copy when it is frozen.
+    if (Object.isFrozen(ep)) ep = cloneEndpoint(ep);
+    Object.assign(ep.labels, owner.labels);
+    if (legacyAlias) this.migrateLegacyAlias(ep, name);
+    return ep;
   }
 
   async applyChanges(changes: Changes): Promise<void> {
