@@ -67,7 +67,10 @@ export function kubeSourceFromConfig(name: KubeSourceName, cfg: Config, deps: Ku
     case 'openshift-route':
       return openshiftRouteSource(sourceDeps, cfg.flags.str('openshift-router-name'));
     case 'pod':
-      return podSource(sourceDeps, { ignoreNonHostNetworkPods: cfg.flags.bool('ignore-non-host-network-pods'), podSourceDomain: cfg.flags.str('pod-source-domain') });
+      return podSource(sourceDeps, {
+        ignoreNonHostNetworkPods: cfg.flags.bool('ignore-non-host-network-pods'),
+        podSourceDomain: cfg.flags.str('pod-source-domain'),
+      });
   }
 }
 

@@ -90,12 +90,7 @@ function nodeAddresses(node: KubeObject): string[] {
  * One Pod → its endpoints. `node` looks a Node up by name. Filters and the controller annotation
  * apply as external-dns's pod indexer applies them.
  */
-export function translatePod(
-  obj: KubeObject,
-  options: TranslateOptions,
-  pod: PodOptions,
-  node: (name: string) => KubeObject | undefined,
-): PodTranslation {
+export function translatePod(obj: KubeObject, options: TranslateOptions, pod: PodOptions, node: (name: string) => KubeObject | undefined): PodTranslation {
   const meta = readMeta(obj);
   if (meta === undefined) return { endpoints: [], problems: [] };
   const ref = refOf(meta);

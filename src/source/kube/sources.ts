@@ -268,7 +268,9 @@ export function podSource(deps: KubeSourceDeps, pod: PodOptions = {}): KubeObjec
         readerOf.set(key, r.readNode);
         readers.set(r.readNode, (readers.get(r.readNode) ?? new Set()).add(key));
       }
-      return r.heldResource === undefined ? { endpoints: r.endpoints, problems: r.problems } : { endpoints: r.endpoints, problems: r.problems, heldResource: r.heldResource };
+      return r.heldResource === undefined
+        ? { endpoints: r.endpoints, problems: r.problems }
+        : { endpoints: r.endpoints, problems: r.problems, heldResource: r.heldResource };
     },
     merge: mergeEndpoints,
   });
