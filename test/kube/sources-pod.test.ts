@@ -11,6 +11,7 @@ import { EXTRA_FLAGS, PROVIDER_NAMES, SOURCE_NAMES } from '../../src/cli/wiring.
 import { resolveConfig } from '../../src/config/config.ts';
 import { FLAGS } from '../../src/config/flags.ts';
 import { parseArgs } from '../../src/config/parse.ts';
+import { involvedObjectOf } from '../../src/controller/record-events.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { NODES, PODS } from '../../src/kube/resource.ts';
 import { silentLogger } from '../../src/log.ts';
@@ -141,6 +142,10 @@ describe('pod source against the test API server', () => {
       problems.map((p) => p.message).join('\n'),
     );
     await kube.delete(PODS, 'apps', 'bad');
+  });
+
+  test('record Events for a pod/ resource label land on the Pod', () => {
+    assert.deepEqual(involvedObjectOf('pod/apps/agent-1'), { apiVersion: 'v1', kind: 'Pod', namespace: 'apps', name: 'agent-1' });
   });
 
   test('built from flags: --source pod --ignore-non-host-network-pods reads host-network Pods only', async () => {

@@ -91,4 +91,7 @@ test('mergeEndpoints joins name/type/TTL across Pods, sorted and de-duplicated; 
     ep('c', 'CNAME', ['y']),
   ]);
   assert.deepEqual(show(merged), ['a A 10.0.0.1,10.0.0.2 0', 'a A 10.0.0.3 60', 'c CNAME x 0', 'c CNAME y 0']);
+  const owned = (r: string): Endpoint => newEndpoint({ dnsName: 'd', recordType: 'A', targets: ['10.0.0.9'], labels: { resource: r } });
+  assert.equal(mergeEndpoints([owned('pod/ns/b'), owned('pod/ns/a')])[0]?.labels['resource'], 'pod/ns/a');
+  assert.equal(mergeEndpoints([owned('pod/ns/a'), owned('pod/ns/b')])[0]?.labels['resource'], 'pod/ns/a');
 });

@@ -164,7 +164,8 @@ export function translatePod(obj: KubeObject, options: TranslateOptions, pod: Po
 /**
  * external-dns's MergeEndpoints over every Pod's endpoints: one endpoint per name, type, set
  * identifier and TTL with the sorted, de-duplicated targets of all (CNAMEs per target). The
- * merged endpoint keeps the first Pod's labels.
+ * merged endpoint carries the labels of the Pod whose `resource` label sorts first, so its owner
+ * label does not move with the order Pods changed in.
  */
 export function mergeEndpoints(endpoints: readonly Endpoint[]): Endpoint[] {
   const byKey = new Map<string, Endpoint[]>();
@@ -182,7 +183,9 @@ export function mergeEndpoints(endpoints: readonly Endpoint[]): Endpoint[] {
       continue;
     }
     const targets = [...new Set(list.flatMap((e) => e.targets))].sort();
-    out.push(newEndpoint({ ...first, targets }));
+    // The labels of the Pod whose resource label sorts first: the same whichever Pod changed last.
+    const owner = list.reduce((a, b) => ((b.labels[LABEL_RESOURCE] ?? '') < (a.labels[LABEL_RESOURCE] ?? '') ? b : a));
+    out.push(newEndpoint({ ...owner, targets }));
   }
   return out;
 }
