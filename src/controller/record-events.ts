@@ -50,6 +50,8 @@ export function involvedObjectOf(
       return { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', namespace, name };
     case 'route':
       return { apiVersion: 'route.openshift.io/v1', kind: 'Route', namespace, name };
+    case 'pod':
+      return { apiVersion: 'v1', kind: 'Pod', namespace, name };
     default:
       return undefined;
   }

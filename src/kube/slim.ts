@@ -180,6 +180,32 @@ export function slimPod(raw: Raw): KubeObject {
   return obj;
 }
 
+/**
+ * Pods of the pod source: labels and annotations (in metadata), host networking, node, Pod IPs;
+ * containers, volumes and conditions are dropped (at 5k Pods the whole objects are tens of MB).
+ */
+export function slimPodSource(raw: Raw): KubeObject {
+  const obj = base(raw, false);
+  obj['spec'] = pick(rec(raw['spec']), ['hostNetwork', 'nodeName']);
+  const status = rec(raw['status']);
+  const s = pick(status, ['podIP']);
+  const ips = arr(status?.['podIPs']).map((p) => pick(rec(p), ['ip']));
+  if (ips.length > 0) s['podIPs'] = ips;
+  obj['status'] = s;
+  return obj;
+}
+
+/** Pods a template reads: the whole object except what external-dns's pod informer drops too (status conditions). */
+export function podTemplateView(raw: Raw): KubeObject {
+  const obj = templateView(raw);
+  const status = rec(obj['status']);
+  if (status !== undefined) {
+    const { conditions: _conditions, ...rest } = status;
+    obj['status'] = rest;
+  }
+  return obj;
+}
+
 /** Nodes: only their addresses (NodePort targets); heartbeats and conditions are dropped. */
 export function slimNode(raw: Raw): KubeObject {
   const obj = base(raw);

@@ -62,9 +62,9 @@ describe('external-dns flags Hostwarden does not implement', () => {
         );
       }
     }
-    assert.throws(() => config(['--pod-source-domain=pods.example']), {
+    assert.throws(() => config(['--gloo-namespace=gloo-system']), {
       message:
-        '--pod-source-domain belongs to source pod, which Hostwarden does not implement; run external-dns with --source=pod and --provider=webhook against "hostwarden webhook-server"',
+        '--gloo-namespace belongs to source gloo-proxy, which Hostwarden does not implement; run external-dns with --source=gloo-proxy and --provider=webhook against "hostwarden webhook-server"',
     });
     assert.throws(() => config(['--dynamodb-table', 't']), {
       message: /^--dynamodb-table belongs to registry dynamodb, which Hostwarden does not implement; run external-dns with --registry=dynamodb/,

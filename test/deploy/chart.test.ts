@@ -53,7 +53,7 @@ const CASES: readonly Case[] = [
     name: 'every source, another provider, credentials, extra args and scheduling',
     values: {
       provider: 'inmemory',
-      sources: ['service', 'ingress', 'crd', 'gateway-httproute', 'openshift-route'],
+      sources: ['service', 'ingress', 'crd', 'gateway-httproute', 'openshift-route', 'pod'],
       enableGatewayListenerSets: true,
       eventsEmit: ['RecordReady', 'RecordError'],
       txtOwnerId: 'cluster-a',
@@ -108,6 +108,10 @@ const CASES: readonly Case[] = [
       for (const [k, v] of Object.entries(get(sm, 'spec', 'selector', 'matchLabels') as Values))
         assert.equal(get(metricsSvc, 'metadata', 'labels', k), v, `ServiceMonitor selector ${k}`);
     },
+  },
+  {
+    name: 'the pod source alone (Pods and Nodes, no Services)',
+    values: { sources: ['pod'] },
   },
   {
     name: 'embedded with persistence, a LoadBalancer DNS Service and explicit zones',

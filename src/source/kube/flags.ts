@@ -66,6 +66,13 @@ export const KUBE_SOURCE_FLAGS: readonly FlagSpec[] = [
   },
   { name: 'crd-source-kind', kind: 'string', default: 'DNSEndpoint', help: 'Kind of the custom resource read by the crd source.' },
   {
+    name: 'ignore-non-host-network-pods',
+    kind: 'bool',
+    default: false,
+    help: 'pod source: skip Pods not running with host networking (by default every Pod is read, as in external-dns).',
+  },
+  { name: 'pod-source-domain', kind: 'string', default: '', help: 'pod source: also publish each Pod as <pod name>.<domain> at its Pod IP.' },
+  {
     name: 'listen-endpoint-events',
     kind: 'bool',
     default: false,

@@ -59,6 +59,8 @@ export interface KubeObjectSourceOptions {
   afterList?: (objects: Iterable<KubeObject>) => void;
   /** Releases what the source owns besides its reflectors (the API client's sockets). */
   onClose?: () => void;
+  /** Combines the objects' endpoints (the pod source merges Pods publishing one name, as external-dns). */
+  merge?: (endpoints: Endpoint[]) => Endpoint[];
 }
 
 interface Entry {
@@ -184,7 +186,7 @@ export class KubeObjectSource implements Source {
         this.log.warn({ err: errorMessage(err) }, 'after-list hook failed');
       }
     }
-    return out;
+    return this.opts.merge === undefined ? out : this.opts.merge(out);
   }
 
   /** `resource` labels of objects that could not be translated and have no last good endpoints, as of the last `endpoints()`. */

@@ -32,6 +32,8 @@ import {
   slimNamespace,
   slimNode,
   slimPod,
+  slimPodSource,
+  podTemplateView,
   slimRoute,
   slimService,
   stubObject,
@@ -48,6 +50,8 @@ import { KubeObjectSource } from './kube-source.ts';
 import { LoadBalancerAddresses, LoadBalancerLookups } from './lb-hostnames.ts';
 import type { HostnameResolver } from './lb-hostnames.ts';
 import { isNodePort, translateNodePort } from './nodeport.ts';
+import { mergeEndpoints, translatePod } from './pod.ts';
+import type { PodOptions } from './pod.ts';
 import type { Translation } from './kube-source.ts';
 
 export interface KubeSourceDeps {
@@ -222,6 +226,53 @@ export function crdSource(deps: KubeSourceDeps, apiVersion: string, kind: string
     // The translator recognises DNSEndpoint by its group; a renamed CRD is read the same way.
     translate: (obj) => translated({ ...obj, apiVersion: 'externaldns.k8s.io/v1alpha1', kind: 'DNSEndpoint' }, deps.translateOptions),
     afterList: (objects) => writer.write(objects),
+  });
+}
+
+/**
+ * Pods (external-dns's `pod` source), with the Nodes whose addresses the `hostname` annotation
+ * publishes; a Node's change re-translates only the Pods that read it.
+ */
+export function podSource(deps: KubeSourceDeps, pod: PodOptions = {}): KubeObjectSource {
+  const nodes = reflector(deps, NODES, slimNode);
+  const pods = reflector(deps, PODS, deps.translateOptions.fqdnTemplate === undefined ? slimPodSource : podTemplateView);
+  /** Node name → keys of the Pods whose translation read it. */
+  const readers = new Map<string, Set<string>>();
+  const readerOf = new Map<string, string>();
+  const forget = (key: string): void => {
+    const name = readerOf.get(key);
+    if (name === undefined) return;
+    readerOf.delete(key);
+    readers.get(name)?.delete(key);
+    if (readers.get(name)?.size === 0) readers.delete(name);
+  };
+  return new KubeObjectSource({
+    ...common(deps, 'pod'),
+    primary: pods,
+    secondary: [
+      {
+        reflector: nodes,
+        affects: (obj, old) => {
+          const name = (obj ?? old)?.metadata.name ?? '';
+          const keys = [...(readers.get(name) ?? [])];
+          for (const k of keys) if (pods.get(k) === undefined) forget(k);
+          return keys;
+        },
+      },
+    ],
+    translate: (obj) => {
+      const key = keyOf(obj);
+      forget(key);
+      const r = translatePod(obj, deps.translateOptions, pod, (name) => nodes.get(name));
+      if (r.readNode !== undefined) {
+        readerOf.set(key, r.readNode);
+        readers.set(r.readNode, (readers.get(r.readNode) ?? new Set()).add(key));
+      }
+      return r.heldResource === undefined
+        ? { endpoints: r.endpoints, problems: r.problems }
+        : { endpoints: r.endpoints, problems: r.problems, heldResource: r.heldResource };
+    },
+    merge: mergeEndpoints,
   });
 }
 

@@ -137,6 +137,7 @@ const SOURCE_OF_KIND: Readonly<Record<string, string>> = {
   Service: 'service',
   Ingress: 'ingress',
   Route: 'openshift-route',
+  Pod: 'pod',
   HTTPRoute: 'gateway-httproute',
   GRPCRoute: 'gateway-grpcroute',
   TLSRoute: 'gateway-tlsroute',
