@@ -15,10 +15,10 @@ import type { TranslateOptions } from '../translate/options.ts';
 import type { KubeObjectSource } from './kube-source.ts';
 import { DnsHostnameResolver } from './lb-hostnames.ts';
 import { registerReflectorMetrics } from './metrics.ts';
-import { crdSource, httpRouteSource, ingressSource, openshiftRouteSource, serviceSource } from './sources.ts';
+import { crdSource, httpRouteSource, ingressSource, nodeSource, openshiftRouteSource, serviceSource } from './sources.ts';
 import type { GatewayScope, KubeSourceDeps } from './sources.ts';
 
-export const KUBE_SOURCE_NAMES = ['service', 'ingress', 'crd', 'gateway-httproute', 'openshift-route'] as const;
+export const KUBE_SOURCE_NAMES = ['service', 'ingress', 'crd', 'gateway-httproute', 'openshift-route', 'node'] as const;
 export type KubeSourceName = (typeof KUBE_SOURCE_NAMES)[number];
 
 export interface KubeFactoryDeps {
@@ -66,6 +66,8 @@ export function kubeSourceFromConfig(name: KubeSourceName, cfg: Config, deps: Ku
       return httpRouteSource(sourceDeps, gatewayScopeOf(cfg));
     case 'openshift-route':
       return openshiftRouteSource(sourceDeps, cfg.flags.str('openshift-router-name'));
+    case 'node':
+      return nodeSource(sourceDeps);
   }
 }
 
