@@ -16,7 +16,7 @@ import type { Endpoint } from '../../../../src/endpoint/endpoint.ts';
 import { KubeClient } from '../../../../src/kube/client.ts';
 import { silentLogger } from '../../../../src/log.ts';
 import type { KubeObjectSource } from '../../../../src/source/kube/kube-source.ts';
-import { crdSource, httpRouteSource, ingressSource, openshiftRouteSource, serviceSource } from '../../../../src/source/kube/sources.ts';
+import { crdSource, httpRouteSource, ingressSource, nodeSource, openshiftRouteSource, serviceSource } from '../../../../src/source/kube/sources.ts';
 import type { KubeSourceDeps } from '../../../../src/source/kube/sources.ts';
 import { buildTranslateOptions } from '../../../../src/source/translate/options.ts';
 import type { TranslateOptions } from '../../../../src/source/translate/options.ts';
@@ -66,7 +66,7 @@ export interface CaseOptions {
   resolveServiceLoadBalancerHostname?: boolean;
 }
 
-export type SourceKind = 'service' | 'ingress' | 'crd' | 'gateway-httproute' | 'openshift-route';
+export type SourceKind = 'service' | 'ingress' | 'crd' | 'gateway-httproute' | 'openshift-route' | 'node';
 
 /** What a source answered: its endpoints, or that `endpoints()` failed. */
 export type Answer = CaseEndpoint[] | { error: true };
@@ -181,6 +181,8 @@ function sourceOf(c: SourceCase, deps: KubeSourceDeps): KubeObjectSource {
       });
     case 'openshift-route':
       return openshiftRouteSource(deps, o.openshiftRouterName ?? '');
+    case 'node':
+      return nodeSource(deps);
   }
 }
 
