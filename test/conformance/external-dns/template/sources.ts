@@ -1,5 +1,5 @@
 /**
- * Replays external-dns's `*_fqdn_test.go` cases (service, ingress, OpenShift route) through the
+ * Replays external-dns's `*_fqdn_test.go` cases (service, ingress, OpenShift route, node) through the
  * real Kubernetes sources: each case's objects go to a fresh test API server and are read back by
  * reflectors, so what a template sees is what a cluster would give it (the cache keeps whole
  * objects when a template is set). The case shape is the source conformance suite's.
@@ -8,7 +8,7 @@ import type { Endpoint } from '../../../../src/endpoint/endpoint.ts';
 import { KubeClient } from '../../../../src/kube/client.ts';
 import { silentLogger } from '../../../../src/log.ts';
 import type { KubeObjectSource } from '../../../../src/source/kube/kube-source.ts';
-import { ingressSource, openshiftRouteSource, serviceSource } from '../../../../src/source/kube/sources.ts';
+import { ingressSource, nodeSource, openshiftRouteSource, serviceSource } from '../../../../src/source/kube/sources.ts';
 import { buildTranslateOptions } from '../../../../src/source/translate/options.ts';
 import type { TranslateOptions } from '../../../../src/source/translate/options.ts';
 import { startTestApiServer } from '../../../support/kube-apiserver/server.ts';
@@ -32,12 +32,14 @@ export interface SourceCaseOptions {
   serviceTypeFilter?: string[];
   ignoreHostnameAnnotation?: boolean;
   openshiftRouterName?: string;
+  exposeInternalIPv6?: boolean;
+  excludeUnschedulable?: boolean;
 }
 
 export interface SourceCase {
   name: string;
   upstreamTest: string;
-  source: 'service' | 'ingress' | 'openshift-route';
+  source: 'service' | 'ingress' | 'openshift-route' | 'node';
   objects: KubeObject[];
   options: SourceCaseOptions;
   expected: SourceEndpoint[];
@@ -58,6 +60,8 @@ function optionsOf(o: SourceCaseOptions): TranslateOptions {
     }),
     publishHostIP: o.publishHostIP === true,
     alwaysPublishNotReadyAddresses: o.alwaysPublishNotReadyAddresses === true,
+    exposeInternalIPv6: o.exposeInternalIPv6 === true,
+    excludeUnschedulable: o.excludeUnschedulable === true,
   };
 }
 
@@ -82,7 +86,9 @@ export async function sourceAnswer(c: SourceCase): Promise<SourceEndpoint[]> {
         ? serviceSource(deps)
         : c.source === 'ingress'
           ? ingressSource(deps, [])
-          : openshiftRouteSource(deps, c.options.openshiftRouterName ?? '');
+          : c.source === 'node'
+            ? nodeSource(deps)
+            : openshiftRouteSource(deps, c.options.openshiftRouterName ?? '');
     return (await source.endpoints()).map(endpointOf);
   } finally {
     await source?.close();
