@@ -66,6 +66,8 @@ export const PERMISSIONS_TABLE: readonly Permission[] = [
   // --gateway-listener-sets: routes may attach to ListenerSets (Gateway API v1.5), read only with the flag.
   ...perms('source:gateway-listener-sets', 'gateway.networking.k8s.io', ['listenersets'], LIST_WATCH),
   ...perms('source:openshift-route', 'route.openshift.io', ['routes'], LIST_WATCH),
+  // --source=node publishes each Node's name with its addresses.
+  ...perms('source:node', '', ['nodes'], LIST_WATCH),
   ...perms('events', 'events.k8s.io', ['events'], ['create']),
   ...perms('leader-election', 'coordination.k8s.io', ['leases'], ['get', 'create', 'update'], 'namespace'),
 ];
