@@ -7,6 +7,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Controller } from '../../src/controller/controller.ts';
+import { RecordEventReporter } from '../../src/controller/record-events.ts';
+import { EventRecorder } from '../../src/kube/events.ts';
 import { AllDomainFilters } from '../../src/endpoint/domain-filter.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { NODES } from '../../src/kube/resource.ts';
@@ -19,7 +21,7 @@ import type { SourceProblem } from '../../src/source/source.ts';
 import { buildTranslateOptions } from '../../src/source/translate/options.ts';
 import { startTestApiServer } from '../support/kube-apiserver/server.ts';
 import type { TestApiServer } from '../support/kube-apiserver/server.ts';
-import { KubeWriter, sleep, waitFor } from './harness.ts';
+import { KubeWriter, eventsFor, sleep, waitFor } from './harness.ts';
 
 const addresses = (...pairs: [string, string][]): { addresses: { type: string; address: string }[] } => ({
   addresses: pairs.map(([type, address]) => ({ type, address })),
@@ -62,6 +64,8 @@ describe('node source against the test API server', () => {
       syncTimeoutMs: 5000,
       onProblem: (p) => problems.push(p),
     });
+    const recorder = new EventRecorder({ client: writer, logger, instance: 'hw' });
+    const reporter = new RecordEventReporter({ recorder, enabled: new Set(['RecordReady', 'RecordDeleted', 'RecordError']) });
     const controller = new Controller({
       source,
       registry,
@@ -71,6 +75,7 @@ describe('node source against the test API server', () => {
       dryRun: false,
       logger,
       backoff: { initialMs: 50, maxMs: 500 },
+      onSynced: (r) => reporter.onSynced(r),
     });
     const stop = new AbortController();
     const loop = controller.run(stop.signal);
@@ -78,6 +83,7 @@ describe('node source against the test API server', () => {
       stop.abort();
       await loop;
       await source.close();
+      await recorder.flush();
     });
     const records = async (): Promise<string[]> =>
       (await registry.records())
@@ -124,6 +130,12 @@ describe('node source against the test API server', () => {
     // Addresses back: the held Node syncs again.
     await kube.patch(NODES, '', 'worker-1', { status: addresses(['ExternalIP', '192.0.2.21']) }, 'status');
     await until('worker-1 back', records, ['worker-1.nodes.example.org A 192.0.2.21 0']);
+    // Events about records land on the Node (cluster-scoped: in namespace default, as the kubelet's).
+    const ready = await waitFor('a RecordReady Event on worker-1', () => {
+      const e = eventsFor(api, 'Node', 'worker-1').find((x) => x.reason === 'RecordReady');
+      return e;
+    });
+    assert.match(ready.note, /worker-1\.nodes\.example\.org/);
     for (const name of ['worker-1', 'worker-2']) await kube.delete(NODES, '', name);
     await until('all deleted', records, []);
   });
