@@ -39,7 +39,8 @@ export function involvedObjectOf(
   const [kind, namespace, ...rest] = resource.split('/');
   const name = rest.join('/');
   // Nodes are cluster-scoped: `node/<name>`.
-  if (kind === 'node') return namespace === undefined || namespace === '' || name !== '' ? undefined : { apiVersion: 'v1', kind: 'Node', namespace: '', name: namespace };
+  if (kind === 'node')
+    return namespace === undefined || namespace === '' || name !== '' ? undefined : { apiVersion: 'v1', kind: 'Node', namespace: '', name: namespace };
   if (namespace === undefined || namespace === '' || name === '') return undefined;
   switch (kind) {
     case 'service':

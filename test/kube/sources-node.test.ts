@@ -69,7 +69,13 @@ describe('node source against the test API server', () => {
     const controller = new Controller({
       source,
       registry,
-      plan: { policy: 'sync', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], domainFilter: new AllDomainFilters([]), migrateFromOwner: '' },
+      plan: {
+        policy: 'sync',
+        managedRecordTypes: ['A', 'AAAA', 'CNAME'],
+        excludeRecordTypes: [],
+        domainFilter: new AllDomainFilters([]),
+        migrateFromOwner: '',
+      },
       intervalMs: 60_000,
       minEventSyncIntervalMs: 20,
       dryRun: false,

@@ -20,11 +20,30 @@ test('node addresses: ExternalIPs win, InternalIPs only without them, IPv6 Inter
   ]);
   assert.deepEqual(nodeAddresses(n, false), ['1.2.3.4']);
   assert.deepEqual(nodeAddresses(n, true), ['1.2.3.4', 'fd00::1']);
-  assert.deepEqual(nodeAddresses(node('m', [['InternalIP', '10.0.0.1'], ['InternalIP', 'fd00::1']]), false), ['10.0.0.1', 'fd00::1']);
+  assert.deepEqual(
+    nodeAddresses(
+      node('m', [
+        ['InternalIP', '10.0.0.1'],
+        ['InternalIP', 'fd00::1'],
+      ]),
+      false,
+    ),
+    ['10.0.0.1', 'fd00::1'],
+  );
 });
 
-test("a node publishes its own name with A and AAAA records, labelled node/<name>, TTL from the annotation", () => {
-  const r = translateNode(node('node1.example.org', [['ExternalIP', '1.2.3.4'], ['ExternalIP', '2001:db8::8']], { annotations: { 'external-dns.kubernetes.io/ttl': '60' } }), {});
+test('a node publishes its own name with A and AAAA records, labelled node/<name>, TTL from the annotation', () => {
+  const r = translateNode(
+    node(
+      'node1.example.org',
+      [
+        ['ExternalIP', '1.2.3.4'],
+        ['ExternalIP', '2001:db8::8'],
+      ],
+      { annotations: { 'external-dns.kubernetes.io/ttl': '60' } },
+    ),
+    {},
+  );
   assert.deepEqual(r.problems, []);
   assert.deepEqual(
     r.endpoints.map((e) => [e.dnsName, e.recordType, [...e.targets], e.recordTTL, e.labels['resource']]),
@@ -56,7 +75,10 @@ test('cordoned nodes publish nothing unless --no-exclude-unschedulable', () => {
 
 test('the fqdn template replaces the node name, and sees the Node (kind, status)', () => {
   const options = buildTranslateOptions({ fqdnTemplate: '{{ .Kind | toLower }}.{{ .Name }}.{{ .Status.NodeInfo.Architecture }}.example.org' });
-  const n = { ...node('n1', [['ExternalIP', '1.2.3.4']]), status: { addresses: [{ type: 'ExternalIP', address: '1.2.3.4' }], nodeInfo: { architecture: 'arm64' } } };
+  const n = {
+    ...node('n1', [['ExternalIP', '1.2.3.4']]),
+    status: { addresses: [{ type: 'ExternalIP', address: '1.2.3.4' }], nodeInfo: { architecture: 'arm64' } },
+  };
   assert.deepEqual(
     translateNode(n, options).endpoints.map((e) => e.dnsName),
     ['node.n1.arm64.example.org'],
