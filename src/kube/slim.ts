@@ -190,6 +190,21 @@ export function slimNode(raw: Raw): KubeObject {
   return obj;
 }
 
+/**
+ * Nodes a template reads: the whole Node, as external-dns's node informer keeps it, without the
+ * status conditions (upstream's transform drops them too; the kubelet rewrites them every few
+ * seconds, so keeping them would re-translate every Node on each heartbeat).
+ */
+export function nodeTemplateView(raw: Raw): KubeObject {
+  const obj = templateView(raw);
+  const status = rec(obj['status']);
+  if (status !== undefined && 'conditions' in status) {
+    const { conditions: _conditions, ...rest } = status;
+    obj['status'] = rest;
+  }
+  return obj;
+}
+
 /** Only the Accepted condition of each parent is kept: it decides whether the route is published. */
 /** OpenShift Routes: the host and, per router, what target selection reads (name, canonical hostname, Admitted). */
 export function slimRoute(raw: Raw): KubeObject {

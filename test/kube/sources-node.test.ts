@@ -6,6 +6,14 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EXTRA_FLAGS, PROVIDER_NAMES, SOURCE_NAMES } from '../../src/cli/wiring.ts';
+import { resolveConfig } from '../../src/config/config.ts';
+import { FLAGS } from '../../src/config/flags.ts';
+import { parseArgs } from '../../src/config/parse.ts';
+import { kubeSourceFromConfig } from '../../src/source/kube/factory.ts';
 import { Controller } from '../../src/controller/controller.ts';
 import { RecordEventReporter } from '../../src/controller/record-events.ts';
 import { EventRecorder } from '../../src/kube/events.ts';
@@ -144,5 +152,39 @@ describe('node source against the test API server', () => {
     assert.match(ready.note, /worker-1\.nodes\.example\.org/);
     for (const name of ['worker-1', 'worker-2']) await kube.delete(NODES, '', name);
     await until('all deleted', records, []);
+  });
+
+  test('built from flags: --source node --no-exclude-unschedulable --expose-internal-ipv6 --fqdn-template', async () => {
+    await createNode({ name: 'edge-1' }, ['ExternalIP', '198.51.100.1'], ['InternalIP', '10.1.0.1'], ['InternalIP', 'fd00::1']);
+    await kube.patch(NODES, '', 'edge-1', { spec: { unschedulable: true } });
+    const dir = await mkdtemp(join(tmpdir(), 'hostwarden-node-'));
+    try {
+      const file = await api.writeKubeconfig(dir);
+      const args = [
+        '--source',
+        'node',
+        '--no-exclude-unschedulable',
+        '--expose-internal-ipv6',
+        '--fqdn-template',
+        '{{ .Name }}.edge.example.org',
+        '--kubeconfig',
+        file,
+      ];
+      const cfg = resolveConfig(parseArgs(args, {}, [...FLAGS, ...EXTRA_FLAGS]), { sources: SOURCE_NAMES, providers: PROVIDER_NAMES });
+      const source = kubeSourceFromConfig('node', cfg, { logger });
+      closers.push(() => source.close());
+      const view = async (): Promise<string[]> =>
+        (await source.endpoints())
+          .filter((e) => e.dnsName.endsWith('.edge.example.org'))
+          .map((e) => `${e.dnsName} ${e.recordType} ${[...e.targets].join(',')} ${e.labels['resource'] ?? ''}`)
+          .sort();
+      await until('cordoned edge-1 with its IPv6 InternalIP', view, [
+        'edge-1.edge.example.org A 198.51.100.1 node/edge-1',
+        'edge-1.edge.example.org AAAA fd00::1 node/edge-1',
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+      await kube.delete(NODES, '', 'edge-1');
+    }
   });
 });

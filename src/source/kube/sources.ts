@@ -30,6 +30,7 @@ import {
   slimIngress,
   slimListenerSet,
   slimNamespace,
+  nodeTemplateView,
   slimNode,
   slimPod,
   slimRoute,
@@ -204,12 +205,13 @@ export function ingressSource(deps: KubeSourceDeps, classes: readonly string[]):
 
 /**
  * Nodes (`--source=node`): each Node's name, or the template's names, with its addresses. The
- * slim view keeps what the translation reads (addresses, unschedulable, labels, annotations).
+ * slim view keeps what the translation reads (addresses, unschedulable, labels, annotations); with
+ * a template, the whole Node but its status conditions.
  */
 export function nodeSource(deps: KubeSourceDeps): KubeObjectSource {
   return new KubeObjectSource({
     ...common(deps, 'node'),
-    primary: reflector(deps, NODES, primaryView(deps, slimNode)),
+    primary: reflector(deps, NODES, deps.translateOptions.fqdnTemplate === undefined ? slimNode : nodeTemplateView),
     translate: (obj) => translateNode(obj, deps.translateOptions),
   });
 }
