@@ -192,8 +192,8 @@ export function slimNode(raw: Raw): KubeObject {
 
 /**
  * Nodes a template reads: the whole Node, as external-dns's node informer keeps it, without the
- * status conditions (upstream's transform drops them too; the kubelet rewrites them every few
- * seconds, so keeping them would re-translate every Node on each heartbeat).
+ * status conditions (upstream's transform drops them too, so no template can depend on them; they
+ * are a large part of a Node's status).
  */
 export function nodeTemplateView(raw: Raw): KubeObject {
   const obj = templateView(raw);
