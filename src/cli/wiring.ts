@@ -124,6 +124,7 @@ export const SOURCES: Readonly<Record<string, SourceFactory>> = {
   'gateway-httproute': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('gateway-httproute', cfg, deps),
   'openshift-route': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('openshift-route', cfg, deps),
   pod: async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('pod', cfg, deps),
+  node: async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('node', cfg, deps),
   manifest: async (cfg, deps) => (await import('../source/manifest/manifest-source.ts')).ManifestSource.fromConfig(cfg, deps),
 };
 

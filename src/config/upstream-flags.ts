@@ -49,7 +49,6 @@ export const UNIMPLEMENTED_SOURCES: readonly string[] = [
   'istio-gateway',
   'istio-virtualservice',
   'kong-tcpingress',
-  'node',
   'skipper-routegroup',
   'traefik-proxy',
   'unstructured',

@@ -70,6 +70,9 @@ describe('RecordEventReporter', () => {
     assert.deepEqual(involvedObjectOf('service/ns/web'), { apiVersion: 'v1', kind: 'Service', namespace: 'ns', name: 'web' });
     assert.deepEqual(involvedObjectOf('httproute/ns/r'), { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', namespace: 'ns', name: 'r' });
     assert.equal(involvedObjectOf('manifest'), undefined);
+    // Nodes are cluster-scoped: their label has no namespace.
+    assert.deepEqual(involvedObjectOf('node/worker-1.example.org'), { apiVersion: 'v1', kind: 'Node', namespace: '', name: 'worker-1.example.org' });
+    assert.equal(involvedObjectOf('node/'), undefined);
   });
 
   test('event times are MicroTime', () => {

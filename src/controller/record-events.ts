@@ -31,13 +31,16 @@ export interface RecordEventsOptions {
   crd?: { apiVersion: string; kind: string };
 }
 
-/** `service/ns/name` (the resource label) → the object it names; undefined for non-Kubernetes origins. */
+/** `service/ns/name` or `node/name` (the resource label) → the object it names; undefined for non-Kubernetes origins. */
 export function involvedObjectOf(
   resource: string,
   crd: { apiVersion: string; kind: string } = { apiVersion: 'externaldns.k8s.io/v1alpha1', kind: 'DNSEndpoint' },
 ): InvolvedObject | undefined {
   const [kind, namespace, ...rest] = resource.split('/');
   const name = rest.join('/');
+  // Nodes are cluster-scoped: `node/<name>`.
+  if (kind === 'node')
+    return namespace === undefined || namespace === '' || name !== '' ? undefined : { apiVersion: 'v1', kind: 'Node', namespace: '', name: namespace };
   if (namespace === undefined || namespace === '' || name === '') return undefined;
   switch (kind) {
     case 'service':

@@ -101,7 +101,8 @@ export class EventRecorder {
 
   private async send(e: Pending): Promise<void> {
     const now = (this.opts.now ?? (() => new Date()))();
-    const namespace = e.regarding.namespace;
+    // Events about cluster-scoped objects (Nodes) live in `default`, as the kubelet's do.
+    const namespace = e.regarding.namespace === '' ? 'default' : e.regarding.namespace;
     const until = this.forbiddenUntil.get(namespace);
     if (until !== undefined) {
       if (now.getTime() < until) {
@@ -114,7 +115,7 @@ export class EventRecorder {
     const body = {
       apiVersion: EVENTS.apiVersion,
       kind: EVENTS.kind,
-      metadata: { name: `${e.regarding.name}.${now.getTime().toString(16)}${randomBytes(3).toString('hex')}`, namespace: e.regarding.namespace },
+      metadata: { name: `${e.regarding.name}.${now.getTime().toString(16)}${randomBytes(3).toString('hex')}`, namespace },
       eventTime: microTime(now),
       reportingController: this.opts.controller ?? 'hostwarden.io/hostwarden',
       reportingInstance: this.opts.instance,
@@ -126,7 +127,7 @@ export class EventRecorder {
       regarding: { ...e.regarding },
     };
     try {
-      await this.opts.client.request('POST', collectionPath(EVENTS, e.regarding.namespace), { body });
+      await this.opts.client.request('POST', collectionPath(EVENTS, namespace), { body });
       this.stats.sent++;
       if (this.forbiddenUntil.delete(namespace)) this.log.info({ namespace }, 'permission to write Events is back; Events about records are on again');
     } catch (err) {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { podTemplateView, slimPodSource, slimService, templateView } from './slim.ts';
+import { nodeTemplateView, podTemplateView, slimNode, slimPodSource, slimService, templateView } from './slim.ts';
 
 const raw = {
   apiVersion: 'v1',
@@ -47,4 +47,35 @@ test('slimPodSource keeps what the pod source reads; podTemplateView drops statu
   assert.deepEqual(view['status'], { phase: 'Running', podIP: '10.0.0.1', podIPs: [{ ip: '10.0.0.1' }], hostIP: '1.1.1.1' });
   assert.deepEqual(view['spec'], raw.spec);
   assert.equal('managedFields' in view.metadata ? 'present' : undefined, undefined);
+});
+
+test('Nodes: the slim view keeps addresses, cordon, labels and annotations; the template view all but managedFields, last-applied and conditions', () => {
+  const raw = {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {
+      name: 'n1',
+      uid: 'u1',
+      labels: { 'topology.kubernetes.io/region': 'eu-west-1' },
+      annotations: { 'user-annotation': 'value', 'kubectl.kubernetes.io/last-applied-configuration': '{"apiVersion":"v1"}' },
+      managedFields: [{ manager: 'kubectl' }],
+    },
+    spec: { unschedulable: true, podCIDR: '10.244.0.0/24' },
+    status: {
+      addresses: [{ type: 'ExternalIP', address: '1.2.3.4' }],
+      conditions: [{ type: 'Ready', status: 'True' }],
+      nodeInfo: { architecture: 'arm64' },
+    },
+  };
+  const slim = slimNode(raw);
+  assert.deepEqual(slim['status'], { addresses: [{ type: 'ExternalIP', address: '1.2.3.4' }] });
+  assert.deepEqual(slim['spec'], { unschedulable: true });
+  assert.deepEqual(slim.metadata.labels, { 'topology.kubernetes.io/region': 'eu-west-1' });
+  assert.equal(slim.metadata.annotations?.['user-annotation'], 'value');
+  const view = nodeTemplateView(raw);
+  assert.deepEqual(view['status'], { addresses: [{ type: 'ExternalIP', address: '1.2.3.4' }], nodeInfo: { architecture: 'arm64' } });
+  assert.deepEqual(view['spec'], { unschedulable: true, podCIDR: '10.244.0.0/24' });
+  assert.equal('managedFields' in view.metadata, false);
+  assert.deepEqual(view.metadata.annotations, { 'user-annotation': 'value' });
+  assert.deepEqual(raw.status.conditions, [{ type: 'Ready', status: 'True' }], 'the input is not changed');
 });

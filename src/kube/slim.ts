@@ -216,6 +216,21 @@ export function slimNode(raw: Raw): KubeObject {
   return obj;
 }
 
+/**
+ * Nodes a template reads: the whole Node, as external-dns's node informer keeps it, without the
+ * status conditions (upstream's transform drops them too, so no template can depend on them; they
+ * are a large part of a Node's status).
+ */
+export function nodeTemplateView(raw: Raw): KubeObject {
+  const obj = templateView(raw);
+  const status = rec(obj['status']);
+  if (status !== undefined && 'conditions' in status) {
+    const { conditions: _conditions, ...rest } = status;
+    obj['status'] = rest;
+  }
+  return obj;
+}
+
 /** Only the Accepted condition of each parent is kept: it decides whether the route is published. */
 /** OpenShift Routes: the host and, per router, what target selection reads (name, canonical hostname, Admitted). */
 export function slimRoute(raw: Raw): KubeObject {

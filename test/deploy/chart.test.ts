@@ -50,6 +50,12 @@ const CASES: readonly Case[] = [
     },
   },
   {
+    // Only Nodes are read: list/watch on nodes and nothing for the other sources.
+    name: 'the node source alone',
+    values: { sources: ['node'] },
+    expect: (r) => assert.ok(deploymentArgs(r.objects).includes('--source=node')),
+  },
+  {
     name: 'every source, another provider, credentials, extra args and scheduling',
     values: {
       provider: 'inmemory',

@@ -68,6 +68,8 @@ export const PERMISSIONS_TABLE: readonly Permission[] = [
   // pod: Pods, and the Nodes whose addresses the hostname annotation publishes.
   ...perms('source:pod', '', ['pods', 'nodes'], LIST_WATCH),
   ...perms('source:openshift-route', 'route.openshift.io', ['routes'], LIST_WATCH),
+  // --source=node publishes each Node's name with its addresses.
+  ...perms('source:node', '', ['nodes'], LIST_WATCH),
   ...perms('events', 'events.k8s.io', ['events'], ['create']),
   ...perms('leader-election', 'coordination.k8s.io', ['leases'], ['get', 'create', 'update'], 'namespace'),
 ];

@@ -15,10 +15,10 @@ import type { TranslateOptions } from '../translate/options.ts';
 import type { KubeObjectSource } from './kube-source.ts';
 import { DnsHostnameResolver } from './lb-hostnames.ts';
 import { registerReflectorMetrics } from './metrics.ts';
-import { crdSource, httpRouteSource, ingressSource, openshiftRouteSource, podSource, serviceSource } from './sources.ts';
+import { crdSource, httpRouteSource, ingressSource, nodeSource, openshiftRouteSource, podSource, serviceSource } from './sources.ts';
 import type { GatewayScope, KubeSourceDeps } from './sources.ts';
 
-export const KUBE_SOURCE_NAMES = ['service', 'ingress', 'crd', 'gateway-httproute', 'openshift-route', 'pod'] as const;
+export const KUBE_SOURCE_NAMES = ['service', 'ingress', 'crd', 'gateway-httproute', 'openshift-route', 'pod', 'node'] as const;
 export type KubeSourceName = (typeof KUBE_SOURCE_NAMES)[number];
 
 export interface KubeFactoryDeps {
@@ -71,6 +71,8 @@ export function kubeSourceFromConfig(name: KubeSourceName, cfg: Config, deps: Ku
         ignoreNonHostNetworkPods: cfg.flags.bool('ignore-non-host-network-pods'),
         podSourceDomain: cfg.flags.str('pod-source-domain'),
       });
+    case 'node':
+      return nodeSource(sourceDeps);
   }
 }
 

@@ -18,13 +18,13 @@ export const KUBE_SOURCE_FLAGS: readonly FlagSpec[] = [
     name: 'expose-internal-ipv6',
     kind: 'bool',
     default: false,
-    help: "NodePort Services and headless Services with endpoints-type NodeExternalIP also publish the nodes' InternalIP IPv6 addresses.",
+    help: "The node source, NodePort Services and headless Services with endpoints-type NodeExternalIP also publish the nodes' InternalIP IPv6 addresses beside their ExternalIPs.",
   },
   {
     name: 'exclude-unschedulable',
     kind: 'bool',
     default: true,
-    help: 'NodePort Services skip nodes marked unschedulable (--no-exclude-unschedulable keeps them).',
+    help: 'The node source and NodePort Services skip nodes marked unschedulable (--no-exclude-unschedulable keeps them).',
   },
   {
     name: 'resolve-service-load-balancer-hostname',

@@ -1,5 +1,5 @@
 /**
- * The Kubernetes sources (`service`, `ingress`, `crd`, `gateway-httproute`, `openshift-route`): a reflector per
+ * The Kubernetes sources (`service`, `ingress`, `crd`, `gateway-httproute`, `openshift-route`, `node`): a reflector per
  * resource type feeding KubeObjectSource, translated by the same code as the manifest source.
  */
 import { ConfigError, errorMessage } from '../../errors.ts';
@@ -30,6 +30,7 @@ import {
   slimIngress,
   slimListenerSet,
   slimNamespace,
+  nodeTemplateView,
   slimNode,
   slimPod,
   slimPodSource,
@@ -42,6 +43,7 @@ import {
 import type { Logger } from '../../log.ts';
 import type { ProblemReporter } from '../source.ts';
 import type { TranslateOptions } from '../translate/options.ts';
+import { translateNode } from '../translate/node.ts';
 import { translateRoute } from '../translate/route.ts';
 import { translateObject } from '../translate/translate.ts';
 import { SliceIndex, headlessNeedsPods, isHeadless, translateHeadless } from './headless.ts';
@@ -202,6 +204,19 @@ export function ingressSource(deps: KubeSourceDeps, classes: readonly string[]):
       }
       return translated(obj, deps.translateOptions);
     },
+  });
+}
+
+/**
+ * Nodes (`--source=node`): each Node's name, or the template's names, with its addresses. The
+ * slim view keeps what the translation reads (addresses, unschedulable, labels, annotations); with
+ * a template, the whole Node but its status conditions.
+ */
+export function nodeSource(deps: KubeSourceDeps): KubeObjectSource {
+  return new KubeObjectSource({
+    ...common(deps, 'node'),
+    primary: reflector(deps, NODES, deps.translateOptions.fqdnTemplate === undefined ? slimNode : nodeTemplateView),
+    translate: (obj) => translateNode(obj, deps.translateOptions),
   });
 }
 

@@ -144,6 +144,7 @@ const SOURCE_OF_KIND: Readonly<Record<string, string>> = {
   TCPRoute: 'gateway-tcproute',
   UDPRoute: 'gateway-udproute',
   DNSEndpoint: 'crd',
+  Node: 'node',
 };
 
 /** The compiled templates, with `isSource` bound to the external-dns source of `kind` when given. */

@@ -16,7 +16,7 @@ import type { Endpoint } from '../../../../src/endpoint/endpoint.ts';
 import { KubeClient } from '../../../../src/kube/client.ts';
 import { silentLogger } from '../../../../src/log.ts';
 import type { KubeObjectSource } from '../../../../src/source/kube/kube-source.ts';
-import { crdSource, httpRouteSource, ingressSource, openshiftRouteSource, podSource, serviceSource } from '../../../../src/source/kube/sources.ts';
+import { crdSource, httpRouteSource, ingressSource, nodeSource, openshiftRouteSource, podSource, serviceSource } from '../../../../src/source/kube/sources.ts';
 import type { KubeSourceDeps } from '../../../../src/source/kube/sources.ts';
 import { buildTranslateOptions } from '../../../../src/source/translate/options.ts';
 import type { TranslateOptions } from '../../../../src/source/translate/options.ts';
@@ -70,7 +70,7 @@ export interface CaseOptions {
   podSourceDomain?: string;
 }
 
-export type SourceKind = 'service' | 'ingress' | 'crd' | 'gateway-httproute' | 'openshift-route' | 'pod';
+export type SourceKind = 'service' | 'ingress' | 'crd' | 'gateway-httproute' | 'openshift-route' | 'pod' | 'node';
 
 /** What a source answered: its endpoints, or that `endpoints()` failed. */
 export type Answer = CaseEndpoint[] | { error: true };
@@ -187,6 +187,8 @@ function sourceOf(c: SourceCase, deps: KubeSourceDeps): KubeObjectSource {
       return openshiftRouteSource(deps, o.openshiftRouterName ?? '');
     case 'pod':
       return podSource(deps, { ignoreNonHostNetworkPods: o.ignoreNonHostNetworkPods === true, podSourceDomain: o.podSourceDomain ?? '' });
+    case 'node':
+      return nodeSource(deps);
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * Replays external-dns's `*_fqdn_test.go` cases (service, ingress, OpenShift route, pod) through the
+ * Replays external-dns's `*_fqdn_test.go` cases (service, ingress, OpenShift route, pod, node) through the
  * real Kubernetes sources: each case's objects go to a fresh test API server and are read back by
  * reflectors, so what a template sees is what a cluster would give it (the cache keeps whole
  * objects when a template is set). The case shape is the source conformance suite's.
@@ -8,7 +8,7 @@ import type { Endpoint } from '../../../../src/endpoint/endpoint.ts';
 import { KubeClient } from '../../../../src/kube/client.ts';
 import { silentLogger } from '../../../../src/log.ts';
 import type { KubeObjectSource } from '../../../../src/source/kube/kube-source.ts';
-import { ingressSource, openshiftRouteSource, podSource, serviceSource } from '../../../../src/source/kube/sources.ts';
+import { ingressSource, nodeSource, openshiftRouteSource, podSource, serviceSource } from '../../../../src/source/kube/sources.ts';
 import { buildTranslateOptions } from '../../../../src/source/translate/options.ts';
 import type { TranslateOptions } from '../../../../src/source/translate/options.ts';
 import { startTestApiServer } from '../../../support/kube-apiserver/server.ts';
@@ -34,12 +34,14 @@ export interface SourceCaseOptions {
   openshiftRouterName?: string;
   /** pod source: --pod-source-domain. */
   podSourceDomain?: string;
+  exposeInternalIPv6?: boolean;
+  excludeUnschedulable?: boolean;
 }
 
 export interface SourceCase {
   name: string;
   upstreamTest: string;
-  source: 'service' | 'ingress' | 'openshift-route' | 'pod';
+  source: 'service' | 'ingress' | 'openshift-route' | 'pod' | 'node';
   objects: KubeObject[];
   options: SourceCaseOptions;
   expected: SourceEndpoint[];
@@ -60,6 +62,8 @@ function optionsOf(o: SourceCaseOptions): TranslateOptions {
     }),
     publishHostIP: o.publishHostIP === true,
     alwaysPublishNotReadyAddresses: o.alwaysPublishNotReadyAddresses === true,
+    exposeInternalIPv6: o.exposeInternalIPv6 === true,
+    excludeUnschedulable: o.excludeUnschedulable === true,
   };
 }
 
@@ -86,7 +90,9 @@ export async function sourceAnswer(c: SourceCase): Promise<SourceEndpoint[]> {
           ? ingressSource(deps, [])
           : c.source === 'pod'
             ? podSource(deps, { podSourceDomain: c.options.podSourceDomain ?? '' })
-            : openshiftRouteSource(deps, c.options.openshiftRouterName ?? '');
+            : c.source === 'node'
+              ? nodeSource(deps)
+              : openshiftRouteSource(deps, c.options.openshiftRouterName ?? '');
     return (await source.endpoints()).map(endpointOf);
   } finally {
     await source?.close();
