@@ -5,7 +5,8 @@ import { newEndpoint } from '../../endpoint/endpoint.ts';
 import type { KubeObject } from '../../kube/resource.ts';
 import { parseSelector } from '../selector.ts';
 import { buildTranslateOptions } from '../translate/options.ts';
-import { mergeEndpoints, translatePod } from './pod.ts';
+import { mergeEndpoints } from './merge.ts';
+import { translatePod } from './pod.ts';
 
 const A = 'external-dns.kubernetes.io/';
 

@@ -10,7 +10,7 @@
  * the `target` annotation replaces the Pod IP and Node addresses of the external-dns annotations.
  * `--fqdn-target-template`, then `--fqdn-template` names (at every `status.podIPs` address) apply
  * as external-dns's template engine does. Endpoints of several Pods with the same name, type and
- * TTL are merged into one (a DaemonSet's Pods behind one name), see `mergeEndpoints`.
+ * TTL are merged into one (a DaemonSet's Pods behind one name), see `mergeEndpoints` (merge.ts).
  */
 import { LABEL_RESOURCE, newEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint, RecordType } from '../../endpoint/endpoint.ts';
@@ -159,33 +159,4 @@ export function translatePod(obj: KubeObject, options: TranslateOptions, pod: Po
   }
   const endpoints = finalizeEndpoints(ref, candidates, problems);
   return readNode === undefined ? { endpoints, problems } : { endpoints, problems, readNode };
-}
-
-/**
- * external-dns's MergeEndpoints over every Pod's endpoints: one endpoint per name, type, set
- * identifier and TTL with the sorted, de-duplicated targets of all (CNAMEs per target). The
- * merged endpoint carries the labels of the Pod whose `resource` label sorts first, so its owner
- * label does not move with the order Pods changed in.
- */
-export function mergeEndpoints(endpoints: readonly Endpoint[]): Endpoint[] {
-  const byKey = new Map<string, Endpoint[]>();
-  for (const ep of endpoints) {
-    const key = JSON.stringify([ep.dnsName, ep.recordType, ep.setIdentifier, ep.recordTTL, ep.recordType === 'CNAME' ? ep.targets[0] : '']);
-    const list = byKey.get(key);
-    if (list === undefined) byKey.set(key, [ep]);
-    else list.push(ep);
-  }
-  const out: Endpoint[] = [];
-  for (const list of byKey.values()) {
-    const first = list[0] as Endpoint;
-    if (list.length === 1) {
-      out.push(first);
-      continue;
-    }
-    const targets = [...new Set(list.flatMap((e) => e.targets))].sort();
-    // The labels of the Pod whose resource label sorts first: the same whichever Pod changed last.
-    const owner = list.reduce((a, b) => ((b.labels[LABEL_RESOURCE] ?? '') < (a.labels[LABEL_RESOURCE] ?? '') ? b : a));
-    out.push(newEndpoint({ ...owner, targets }));
-  }
-  return out;
 }

@@ -52,7 +52,8 @@ import { KubeObjectSource } from './kube-source.ts';
 import { LoadBalancerAddresses, LoadBalancerLookups } from './lb-hostnames.ts';
 import type { HostnameResolver } from './lb-hostnames.ts';
 import { isNodePort, translateNodePort } from './nodeport.ts';
-import { mergeEndpoints, translatePod } from './pod.ts';
+import { mergeEndpoints } from './merge.ts';
+import { translatePod } from './pod.ts';
 import type { PodOptions } from './pod.ts';
 import type { Translation } from './kube-source.ts';
 
@@ -217,6 +218,8 @@ export function nodeSource(deps: KubeSourceDeps): KubeObjectSource {
     ...common(deps, 'node'),
     primary: reflector(deps, NODES, deps.translateOptions.fqdnTemplate === undefined ? slimNode : nodeTemplateView),
     translate: (obj) => translateNode(obj, deps.translateOptions),
+    // Several Nodes under one name (all.example.org) become one record with every address, as external-dns.
+    merge: mergeEndpoints,
   });
 }
 
