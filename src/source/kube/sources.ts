@@ -95,9 +95,12 @@ function reflector(
 function common(
   deps: KubeSourceDeps,
   name: string,
-): Pick<ConstructorParameters<typeof KubeObjectSource>[0], 'name' | 'logger' | 'onProblem' | 'syncTimeoutMs' | 'onClose'> {
+): Pick<ConstructorParameters<typeof KubeObjectSource>[0], 'name' | 'logger' | 'onProblem' | 'syncTimeoutMs' | 'onClose' | 'merge'> {
   return {
     name,
+    // Every external-dns Kubernetes source merges the endpoints several objects ask for (one
+    // record with all their targets); the planner would otherwise keep only one object's.
+    merge: mergeEndpoints,
     onClose: () => deps.client.close(),
     logger: deps.logger.child({ source: name }),
     ...(deps.onProblem === undefined ? {} : { onProblem: deps.onProblem }),
@@ -218,8 +221,6 @@ export function nodeSource(deps: KubeSourceDeps): KubeObjectSource {
     ...common(deps, 'node'),
     primary: reflector(deps, NODES, deps.translateOptions.fqdnTemplate === undefined ? slimNode : nodeTemplateView),
     translate: (obj) => translateNode(obj, deps.translateOptions),
-    // Several Nodes under one name (all.example.org) become one record with every address, as external-dns.
-    merge: mergeEndpoints,
   });
 }
 
@@ -290,7 +291,6 @@ export function podSource(deps: KubeSourceDeps, pod: PodOptions = {}): KubeObjec
         ? { endpoints: r.endpoints, problems: r.problems }
         : { endpoints: r.endpoints, problems: r.problems, heldResource: r.heldResource };
     },
-    merge: mergeEndpoints,
   });
 }
 
