@@ -122,6 +122,10 @@ export const SOURCES: Readonly<Record<string, SourceFactory>> = {
   ingress: async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('ingress', cfg, deps),
   crd: async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('crd', cfg, deps),
   'gateway-httproute': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('gateway-httproute', cfg, deps),
+  'gateway-grpcroute': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('gateway-grpcroute', cfg, deps),
+  'gateway-tlsroute': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('gateway-tlsroute', cfg, deps),
+  'gateway-tcproute': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('gateway-tcproute', cfg, deps),
+  'gateway-udproute': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('gateway-udproute', cfg, deps),
   'openshift-route': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('openshift-route', cfg, deps),
   manifest: async (cfg, deps) => (await import('../source/manifest/manifest-source.ts')).ManifestSource.fromConfig(cfg, deps),
 };

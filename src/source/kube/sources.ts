@@ -1,5 +1,5 @@
 /**
- * The Kubernetes sources (`service`, `ingress`, `crd`, `gateway-httproute`, `openshift-route`): a reflector per
+ * The Kubernetes sources (`service`, `ingress`, `crd`, the `gateway-*route` sources, `openshift-route`): a reflector per
  * resource type feeding KubeObjectSource, translated by the same code as the manifest source.
  */
 import { ConfigError, errorMessage } from '../../errors.ts';
@@ -9,6 +9,7 @@ import { Reflector } from '../../kube/reflector.ts';
 import {
   ENDPOINTSLICES,
   GATEWAYS,
+  GRPCROUTES,
   HTTPROUTES,
   INGRESSES,
   LISTENERSETS,
@@ -17,6 +18,9 @@ import {
   PODS,
   ROUTES,
   SERVICES,
+  TCPROUTES,
+  TLSROUTES,
+  UDPROUTES,
   customResource,
   keyOf,
   objectPath,
@@ -26,7 +30,7 @@ import {
   slimEndpointSlice,
   slimGateway,
   slimGeneric,
-  slimHTTPRoute,
+  slimGatewayRoute,
   slimIngress,
   slimListenerSet,
   slimNamespace,
@@ -43,7 +47,8 @@ import type { TranslateOptions } from '../translate/options.ts';
 import { translateRoute } from '../translate/route.ts';
 import { translateObject } from '../translate/translate.ts';
 import { SliceIndex, headlessNeedsPods, isHeadless, translateHeadless } from './headless.ts';
-import { translateHTTPRoute } from './httproute.ts';
+import { translateGatewayRoute } from './gateway-route.ts';
+import type { GatewayRouteKind } from './gateway-route.ts';
 import { KubeObjectSource } from './kube-source.ts';
 import { LoadBalancerAddresses, LoadBalancerLookups } from './lb-hostnames.ts';
 import type { HostnameResolver } from './lb-hostnames.ts';
@@ -235,20 +240,35 @@ export interface GatewayScope {
   listenerSets?: boolean;
 }
 
+/** The resource and `--source` name of each Gateway API route kind. */
+const ROUTE_RESOURCES: Readonly<Record<GatewayRouteKind, { resource: KubeResource; source: string }>> = {
+  HTTPRoute: { resource: HTTPROUTES, source: 'gateway-httproute' },
+  GRPCRoute: { resource: GRPCROUTES, source: 'gateway-grpcroute' },
+  TLSRoute: { resource: TLSROUTES, source: 'gateway-tlsroute' },
+  TCPRoute: { resource: TCPROUTES, source: 'gateway-tcproute' },
+  UDPRoute: { resource: UDPROUTES, source: 'gateway-udproute' },
+};
+
 /** HTTPRoutes, with their parent Gateways and the Namespaces (listener `allowedRoutes` selectors). */
 export function httpRouteSource(deps: KubeSourceDeps, scope: GatewayScope = {}): KubeObjectSource {
+  return gatewayRouteSource(deps, 'HTTPRoute', scope);
+}
+
+/** Routes of one Gateway API kind, with their parent Gateways, the Namespaces and (optionally) ListenerSets. */
+export function gatewayRouteSource(deps: KubeSourceDeps, kind: GatewayRouteKind, scope: GatewayScope = {}): KubeObjectSource {
   const gateways = reflector(deps, GATEWAYS, slimGateway, {
     namespace: scope.namespace ?? '',
     ...(scope.labelSelector === undefined ? {} : { labelSelector: scope.labelSelector }),
   });
   const namespaces = reflector(deps, NAMESPACES, slimNamespace);
   const listenerSets = scope.listenerSets === true ? reflector(deps, LISTENERSETS, slimListenerSet, { namespace: '' }) : undefined;
+  const { resource, source } = ROUTE_RESOURCES[kind];
   return new KubeObjectSource({
-    ...common(deps, 'gateway-httproute'),
-    primary: reflector(deps, HTTPROUTES, primaryView(deps, slimHTTPRoute)),
+    ...common(deps, source),
+    primary: reflector(deps, resource, primaryView(deps, slimGatewayRoute)),
     secondary: listenerSets === undefined ? [gateways, namespaces] : [gateways, namespaces, listenerSets],
     translate: (obj) =>
-      translateHTTPRoute(obj, deps.translateOptions, {
+      translateGatewayRoute(kind, obj, deps.translateOptions, {
         gateway: (ns, name) => (scope.name === undefined || scope.name === '' || scope.name === name ? gateways.get(`${ns}/${name}`) : undefined),
         listenerSet: listenerSets === undefined ? undefined : (ns, name) => listenerSets.get(`${ns}/${name}`),
         namespaceLabels: (ns) => {
