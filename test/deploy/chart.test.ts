@@ -53,7 +53,17 @@ const CASES: readonly Case[] = [
     name: 'every source, another provider, credentials, extra args and scheduling',
     values: {
       provider: 'inmemory',
-      sources: ['service', 'ingress', 'crd', 'gateway-httproute', 'openshift-route'],
+      sources: [
+        'service',
+        'ingress',
+        'crd',
+        'gateway-httproute',
+        'openshift-route',
+        'gateway-grpcroute',
+        'gateway-tlsroute',
+        'gateway-tcproute',
+        'gateway-udproute',
+      ],
       enableGatewayListenerSets: true,
       eventsEmit: ['RecordReady', 'RecordError'],
       txtOwnerId: 'cluster-a',
@@ -107,6 +117,15 @@ const CASES: readonly Case[] = [
       const metricsSvc = ofKind(r.objects, 'Service')[0];
       for (const [k, v] of Object.entries(get(sm, 'spec', 'selector', 'matchLabels') as Values))
         assert.equal(get(metricsSvc, 'metadata', 'labels', k), v, `ServiceMonitor selector ${k}`);
+    },
+  },
+  {
+    // Exact RBAC (checked for every case) then grants udproutes and what route sources share, nothing else.
+    name: 'one Gateway API route source with ListenerSets',
+    values: { sources: ['gateway-udproute'], enableGatewayListenerSets: true },
+    expect: (r) => {
+      const args = deploymentArgs(r.objects);
+      assert.ok(args.includes('--source=gateway-udproute') && args.includes('--gateway-listener-sets'), args.join(' '));
     },
   },
   {
@@ -178,7 +197,7 @@ describe('Helm chart', () => {
         assert.deepEqual(grants.problems, []);
         // --gateway-listener-sets reads ListenerSets, granted with the chart value of that name.
         const sources = values['sources'] as string[];
-        const listenerSets = values['enableGatewayListenerSets'] === true && sources.includes('gateway-httproute');
+        const listenerSets = values['enableGatewayListenerSets'] === true && sources.some((s) => /^gateway-[a-z]+route$/.test(s));
         const events = (values['eventsEmit'] as string[]).length > 0;
         const features = [...sources, ...(listenerSets ? ['gateway-listener-sets'] : []), ...(events ? ['events'] : [])];
         const want = expectedGrants(await requiredPermissions(ROOT), features);

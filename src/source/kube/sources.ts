@@ -240,14 +240,22 @@ export interface GatewayScope {
   listenerSets?: boolean;
 }
 
-/** The resource and `--source` name of each Gateway API route kind. */
-const ROUTE_RESOURCES: Readonly<Record<GatewayRouteKind, { resource: KubeResource; source: string }>> = {
-  HTTPRoute: { resource: HTTPROUTES, source: 'gateway-httproute' },
-  GRPCRoute: { resource: GRPCROUTES, source: 'gateway-grpcroute' },
-  TLSRoute: { resource: TLSROUTES, source: 'gateway-tlsroute' },
-  TCPRoute: { resource: TCPROUTES, source: 'gateway-tcproute' },
-  UDPRoute: { resource: UDPROUTES, source: 'gateway-udproute' },
-};
+/** The reflector of one Gateway API route kind (one call per resource: the RBAC tests scan these). */
+function routeReflector(deps: KubeSourceDeps, kind: GatewayRouteKind): Reflector<KubeObject> {
+  const view = primaryView(deps, slimGatewayRoute);
+  switch (kind) {
+    case 'HTTPRoute':
+      return reflector(deps, HTTPROUTES, view);
+    case 'GRPCRoute':
+      return reflector(deps, GRPCROUTES, view);
+    case 'TLSRoute':
+      return reflector(deps, TLSROUTES, view);
+    case 'TCPRoute':
+      return reflector(deps, TCPROUTES, view);
+    case 'UDPRoute':
+      return reflector(deps, UDPROUTES, view);
+  }
+}
 
 /** HTTPRoutes, with their parent Gateways and the Namespaces (listener `allowedRoutes` selectors). */
 export function httpRouteSource(deps: KubeSourceDeps, scope: GatewayScope = {}): KubeObjectSource {
@@ -262,10 +270,9 @@ export function gatewayRouteSource(deps: KubeSourceDeps, kind: GatewayRouteKind,
   });
   const namespaces = reflector(deps, NAMESPACES, slimNamespace);
   const listenerSets = scope.listenerSets === true ? reflector(deps, LISTENERSETS, slimListenerSet, { namespace: '' }) : undefined;
-  const { resource, source } = ROUTE_RESOURCES[kind];
   return new KubeObjectSource({
-    ...common(deps, source),
-    primary: reflector(deps, resource, primaryView(deps, slimGatewayRoute)),
+    ...common(deps, `gateway-${kind.toLowerCase()}`),
+    primary: routeReflector(deps, kind),
     secondary: listenerSets === undefined ? [gateways, namespaces] : [gateways, namespaces, listenerSets],
     translate: (obj) =>
       translateGatewayRoute(kind, obj, deps.translateOptions, {
