@@ -76,39 +76,59 @@ export function translateGatewayRoute(
     (m) => problems.push(problemFor(ref, m)),
   );
   if (routeHosts === undefined) return { endpoints: [], problems, heldResource: common.resource };
-  const specRefs = asArray(asRecord(obj['spec'])?.['parentRefs'])
-    .map(asRecord)
-    .filter((p): p is JsonRecord => p !== undefined);
   const targetsByHost = new Map<string, Set<string>>();
-  if (specRefs.length > 0) {
-    for (const status of asArray(asRecord(obj['status'])?.['parents'])) {
-      const parentRef = asRecord(asRecord(status)?.['parentRef']);
-      if (parentRef === undefined || !specRefs.some((r) => sameParent(r, parentRef, meta.namespace))) continue;
-      if ((asString(parentRef['group']) || GATEWAY_GROUP) !== GATEWAY_GROUP) continue;
-      if (!conditionTrue(asRecord(status)?.['conditions'], 'Accepted')) continue;
-      const parentNamespace = asString(parentRef['namespace']) || meta.namespace;
-      const parent = resolveParent(asString(parentRef['kind']) || GATEWAY_KIND, parentNamespace, asString(parentRef['name']) ?? '', lookups, options);
-      const listeners = parent?.listeners(asString(parentRef['sectionName']) ?? '');
-      if (parent === undefined || listeners === undefined) continue;
-      const port = parentRef['port'];
-      for (const lis of listeners) {
-        if (!protocolMatches(route.protocol, asString(lis['protocol']) ?? '')) continue;
-        if (typeof port === 'number' && lis['port'] !== port) continue;
-        if (!routeAllowed(lis, parent.ownerNamespace, meta.namespace, kind, lookups)) continue;
-        const lisHost = asString(lis['hostname']) ?? '';
-        for (const rtHost of routeHosts) {
-          if (lisHost === '' && rtHost === '') continue;
-          const host = matchingHost(lisHost, rtHost);
-          if (host === undefined) continue;
-          const set = targetsByHost.get(host) ?? new Set<string>();
-          for (const t of parent.targets) set.add(t);
-          targetsByHost.set(host, set);
-        }
-      }
+  for (const parent of acceptedParents(obj, meta.namespace, lookups, options)) {
+    for (const lis of parent.listeners) {
+      if (!protocolMatches(route.protocol, asString(lis['protocol']) ?? '')) continue;
+      if (typeof parent.port === 'number' && lis['port'] !== parent.port) continue;
+      if (!routeAllowed(lis, parent.ownerNamespace, meta.namespace, kind, lookups)) continue;
+      addMatches(targetsByHost, asString(lis['hostname']) ?? '', routeHosts, parent.targets);
     }
   }
   const candidates = [...targetsByHost.keys()].sort().flatMap((h) => endpointsForHostname(h, [...(targetsByHost.get(h) ?? [])].sort(), common));
   return { endpoints: finalizeEndpoints(ref, candidates, problems), problems };
+}
+
+/**
+ * The parents that accepted the route (a `status.parents[]` entry, `Accepted=True`, for a
+ * Gateway API parentRef the spec still lists) and resolve to a Gateway or ListenerSet, with the
+ * listeners their `sectionName` selects and the parentRef's `port`.
+ */
+function acceptedParents(
+  obj: KubeObject,
+  routeNamespace: string,
+  lookups: GatewayLookups,
+  options: TranslateOptions,
+): { listeners: JsonRecord[]; ownerNamespace: string; targets: readonly string[]; port: unknown }[] {
+  const specRefs = asArray(asRecord(obj['spec'])?.['parentRefs'])
+    .map(asRecord)
+    .filter((p): p is JsonRecord => p !== undefined);
+  if (specRefs.length === 0) return [];
+  const out: { listeners: JsonRecord[]; ownerNamespace: string; targets: readonly string[]; port: unknown }[] = [];
+  for (const status of asArray(asRecord(obj['status'])?.['parents'])) {
+    const parentRef = asRecord(asRecord(status)?.['parentRef']);
+    if (parentRef === undefined || !specRefs.some((r) => sameParent(r, parentRef, routeNamespace))) continue;
+    if ((asString(parentRef['group']) || GATEWAY_GROUP) !== GATEWAY_GROUP) continue;
+    if (!conditionTrue(asRecord(status)?.['conditions'], 'Accepted')) continue;
+    const parentNamespace = asString(parentRef['namespace']) || routeNamespace;
+    const parent = resolveParent(asString(parentRef['kind']) || GATEWAY_KIND, parentNamespace, asString(parentRef['name']) ?? '', lookups, options);
+    const listeners = parent?.listeners(asString(parentRef['sectionName']) ?? '');
+    if (parent === undefined || listeners === undefined) continue;
+    out.push({ listeners: [...listeners], ownerNamespace: parent.ownerNamespace, targets: parent.targets, port: parentRef['port'] });
+  }
+  return out;
+}
+
+/** Adds the listener's targets under each route hostname that overlaps the listener hostname. */
+function addMatches(targetsByHost: Map<string, Set<string>>, lisHost: string, routeHosts: readonly string[], targets: readonly string[]): void {
+  for (const rtHost of routeHosts) {
+    if (lisHost === '' && rtHost === '') continue;
+    const host = matchingHost(lisHost, rtHost);
+    if (host === undefined) continue;
+    const set = targetsByHost.get(host) ?? new Set<string>();
+    for (const t of targets) set.add(t);
+    targetsByHost.set(host, set);
+  }
 }
 
 /** Route hostnames; '' stands for "whatever the listener says" (a route without hostnames). */
