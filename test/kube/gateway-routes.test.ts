@@ -3,7 +3,8 @@
  * client and reflectors against the test API server (route CRDs installed; TCPRoute and UDPRoute at
  * v1alpha2): each kind attaches only to the Gateway listeners of its protocol; create, update and
  * delete of a route reach the endpoints; a route with a bad annotation is reported and the annotation
- * skipped; a route of an unexpected shape is ignored without harm.
+ * skipped; a route of an unexpected shape is ignored without harm. A source whose CRD is absent
+ * fails its syncs until the CRD appears, then starts by itself.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,6 +20,8 @@ import { GATEWAYS, GRPCROUTES, TCPROUTES, TLSROUTES, UDPROUTES } from '../../src
 import type { KubeResource } from '../../src/kube/resource.ts';
 import { silentLogger } from '../../src/log.ts';
 import { kubeSourceFromConfig } from '../../src/source/kube/factory.ts';
+import { gatewayRouteSource } from '../../src/source/kube/sources.ts';
+import { buildTranslateOptions } from '../../src/source/translate/options.ts';
 import type { KubeSourceName } from '../../src/source/kube/factory.ts';
 import type { KubeObjectSource } from '../../src/source/kube/kube-source.ts';
 import type { SourceProblem } from '../../src/source/source.ts';
@@ -184,4 +187,49 @@ describe('gateway-grpcroute, -tlsroute, -tcproute, -udproute against the test AP
       await waitFor(`${k.source} delete of the last route`, async () => ((await view(source)).length === 0 ? true : undefined), 20_000);
     });
   }
+});
+
+describe('gateway-tcproute before its CRD exists', () => {
+  test('endpoints() fails until the CRD appears, then the source starts by itself', async () => {
+    const api = await startTestApiServer({ bookmarkIntervalMs: 200 });
+    const logger = silentLogger();
+    const client = new KubeClient({ config: api.kubeConfig(), logger });
+    const writer = new KubeClient({ config: api.kubeConfig(), logger });
+    const source = gatewayRouteSource({ client, logger, translateOptions: buildTranslateOptions({}), namespace: '', syncTimeoutMs: 1000 }, 'TCPRoute');
+    try {
+      api.create(gatewayCrd('gateways', 'Gateway'));
+      source.start();
+      // The reflector retries the 404 with backoff (a warning each time) instead of stopping.
+      await assert.rejects(source.endpoints(), /did not answer a list/);
+      api.create(gatewayCrd('tcproutes', 'TCPRoute', 'v1alpha2'));
+      const kube = new KubeWriter(writer);
+      await kube.create(GATEWAYS, { metadata: { name: 'g', namespace: 'default' }, spec: { listeners: [{ name: 't', port: 1, protocol: 'TCP' }] } });
+      await kube.patch(GATEWAYS, 'default', 'g', { status: { addresses: [{ type: 'IPAddress', value: GW }] } }, 'status');
+      const ref = { name: 'g' };
+      await kube.create(TCPROUTES, {
+        metadata: { name: 'r', namespace: 'default', annotations: { [HOSTNAME]: 'r.example.org' } },
+        spec: { parentRefs: [ref] },
+      });
+      await kube.patch(
+        TCPROUTES,
+        'default',
+        'r',
+        { status: { parents: [{ parentRef: ref, controllerName: 'example.org/gw', conditions: ACCEPTED }] } },
+        'status',
+      );
+      const published = async (): Promise<true | undefined> => {
+        try {
+          return (await source.endpoints()).some((e) => e.dnsName === 'r.example.org') ? true : undefined;
+        } catch {
+          return undefined;
+        }
+      };
+      // Bounded by the reflector's backoff (a few seconds by then) on two shared cores.
+      await waitFor('the source starts once the CRD exists', published, 30_000);
+    } finally {
+      await source.close();
+      writer.close();
+      await api.stop();
+    }
+  });
 });
