@@ -37,8 +37,7 @@ const GW = '192.0.2.10';
 interface KindCase {
   source: KubeSourceName;
   resource: KubeResource;
-  /** The listener the route names (sectionName), and the route spec besides parentRefs. */
-  section: string;
+  /** The route spec besides parentRefs. */
   spec: (name: string) => Record<string, unknown>;
   annotations: (name: string) => Record<string, string>;
   /** The name a route named `n` publishes. */
@@ -50,7 +49,6 @@ const KINDS: readonly KindCase[] = [
   {
     source: 'gateway-grpcroute',
     resource: GRPCROUTES,
-    section: 'https',
     spec: (n) => ({ hostnames: [`${n}.apps.example.org`] }),
     annotations: () => ({}),
     host: (n) => `${n}.apps.example.org`,
@@ -58,7 +56,6 @@ const KINDS: readonly KindCase[] = [
   {
     source: 'gateway-tlsroute',
     resource: TLSROUTES,
-    section: 'tls',
     spec: (n) => ({ hostnames: [`${n}.tls.example.org`] }),
     annotations: () => ({}),
     host: (n) => `${n}.tls.example.org`,
@@ -66,7 +63,6 @@ const KINDS: readonly KindCase[] = [
   {
     source: 'gateway-tcproute',
     resource: TCPROUTES,
-    section: 'tcp',
     // spec.hostnames is not part of TCPRoute: upstream never reads it (the CRD here is schema-less).
     spec: () => ({ hostnames: ['ignored.example.org'] }),
     annotations: (n) => ({ [HOSTNAME]: `${n}.db.example.org` }),
@@ -75,7 +71,6 @@ const KINDS: readonly KindCase[] = [
   {
     source: 'gateway-udproute',
     resource: UDPROUTES,
-    section: 'udp',
     spec: () => ({}),
     annotations: (n) => ({ [HOSTNAME]: `${n}.dns.example.org` }),
     host: (n) => `${n}.dns.example.org`,
@@ -112,7 +107,8 @@ describe('gateway-grpcroute, -tlsroute, -tcproute, -udproute against the test AP
         gatewayClassName: 'test',
         listeners: [
           { name: 'https', hostname: '*.apps.example.org', port: 443, protocol: 'HTTPS', allowedRoutes: all },
-          { name: 'tls', hostname: '*.tls.example.org', port: 8443, protocol: 'TLS', allowedRoutes: all },
+          // A TCPRoute would attach to a TLS listener too (and take its hostname): this one admits TLSRoutes only.
+          { name: 'tls', hostname: '*.tls.example.org', port: 8443, protocol: 'TLS', allowedRoutes: { ...all, kinds: [{ kind: 'TLSRoute' }] } },
           { name: 'tcp', port: 5432, protocol: 'TCP', allowedRoutes: all },
           { name: 'udp', port: 53, protocol: 'UDP', allowedRoutes: all },
         ],
@@ -147,7 +143,9 @@ describe('gateway-grpcroute, -tlsroute, -tcproute, -udproute against the test AP
     (await source.endpoints()).map((e) => `${e.dnsName} ${e.recordType} ${[...e.targets].sort().join(',')}`).sort();
 
   async function createRoute(k: KindCase, name: string, annotations: Record<string, string>, spec: Record<string, unknown>, gateway = 'edge'): Promise<void> {
-    const parentRef = { name: gateway, namespace: 'infra', sectionName: gateway === 'edge' ? k.section : 'all' };
+    // No sectionName: every listener is a candidate, and the protocol decides (TCP and UDP listeners
+    // have no hostname, so they would take any name).
+    const parentRef = { name: gateway, namespace: 'infra' };
     await kube.create(k.resource, { metadata: { name, namespace: 'apps', annotations }, spec: { ...spec, parentRefs: [parentRef] } });
     await kube.patch(k.resource, 'apps', name, { status: { parents: [{ parentRef, controllerName: 'example.org/gw', conditions: ACCEPTED }] } }, 'status');
   }
