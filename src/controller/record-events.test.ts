@@ -69,6 +69,10 @@ describe('RecordEventReporter', () => {
   test('resource labels map to the objects external-dns names them after', () => {
     assert.deepEqual(involvedObjectOf('service/ns/web'), { apiVersion: 'v1', kind: 'Service', namespace: 'ns', name: 'web' });
     assert.deepEqual(involvedObjectOf('httproute/ns/r'), { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', namespace: 'ns', name: 'r' });
+    assert.deepEqual(involvedObjectOf('grpcroute/ns/r'), { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GRPCRoute', namespace: 'ns', name: 'r' });
+    assert.deepEqual(involvedObjectOf('tlsroute/ns/r'), { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'TLSRoute', namespace: 'ns', name: 'r' });
+    assert.deepEqual(involvedObjectOf('tcproute/ns/r'), { apiVersion: 'gateway.networking.k8s.io/v1alpha2', kind: 'TCPRoute', namespace: 'ns', name: 'r' });
+    assert.deepEqual(involvedObjectOf('udproute/ns/r'), { apiVersion: 'gateway.networking.k8s.io/v1alpha2', kind: 'UDPRoute', namespace: 'ns', name: 'r' });
     assert.equal(involvedObjectOf('manifest'), undefined);
     // Nodes are cluster-scoped: their label has no namespace.
     assert.deepEqual(involvedObjectOf('node/worker-1.example.org'), { apiVersion: 'v1', kind: 'Node', namespace: '', name: 'worker-1.example.org' });

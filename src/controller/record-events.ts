@@ -51,6 +51,14 @@ export function involvedObjectOf(
       return { ...crd, namespace, name };
     case 'httproute':
       return { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', namespace, name };
+    case 'grpcroute':
+      return { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GRPCRoute', namespace, name };
+    case 'tlsroute':
+      return { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'TLSRoute', namespace, name };
+    case 'tcproute':
+      return { apiVersion: 'gateway.networking.k8s.io/v1alpha2', kind: 'TCPRoute', namespace, name };
+    case 'udproute':
+      return { apiVersion: 'gateway.networking.k8s.io/v1alpha2', kind: 'UDPRoute', namespace, name };
     case 'route':
       return { apiVersion: 'route.openshift.io/v1', kind: 'Route', namespace, name };
     case 'pod':

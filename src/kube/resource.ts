@@ -33,6 +33,12 @@ export interface KubeObject {
 export const SERVICES: KubeResource = { apiVersion: 'v1', kind: 'Service', plural: 'services', namespaced: true };
 export const INGRESSES: KubeResource = { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', plural: 'ingresses', namespaced: true };
 export const HTTPROUTES: KubeResource = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', plural: 'httproutes', namespaced: true };
+export const GRPCROUTES: KubeResource = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GRPCRoute', plural: 'grpcroutes', namespaced: true };
+/** v1 since Gateway API v1.5 (external-dns reads TLSRoutes at v1). */
+export const TLSROUTES: KubeResource = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'TLSRoute', plural: 'tlsroutes', namespaced: true };
+/** Experimental channel only: v1alpha2, as external-dns reads them. */
+export const TCPROUTES: KubeResource = { apiVersion: 'gateway.networking.k8s.io/v1alpha2', kind: 'TCPRoute', plural: 'tcproutes', namespaced: true };
+export const UDPROUTES: KubeResource = { apiVersion: 'gateway.networking.k8s.io/v1alpha2', kind: 'UDPRoute', plural: 'udproutes', namespaced: true };
 export const ROUTES: KubeResource = { apiVersion: 'route.openshift.io/v1', kind: 'Route', plural: 'routes', namespaced: true };
 export const GATEWAYS: KubeResource = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', plural: 'gateways', namespaced: true };
 /** Gateway API v1.5: listeners added to a Gateway from another object (read with --gateway-listener-sets). */

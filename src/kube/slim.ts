@@ -246,7 +246,7 @@ export function slimRoute(raw: Raw): KubeObject {
   return obj;
 }
 
-export function slimHTTPRoute(raw: Raw): KubeObject {
+export function slimGatewayRoute(raw: Raw): KubeObject {
   const obj = base(raw);
   const spec = rec(raw['spec']);
   obj['spec'] = {

@@ -59,7 +59,18 @@ const CASES: readonly Case[] = [
     name: 'every source, another provider, credentials, extra args and scheduling',
     values: {
       provider: 'inmemory',
-      sources: ['service', 'ingress', 'crd', 'gateway-httproute', 'openshift-route', 'pod'],
+      sources: [
+        'service',
+        'ingress',
+        'crd',
+        'gateway-httproute',
+        'openshift-route',
+        'pod',
+        'gateway-grpcroute',
+        'gateway-tlsroute',
+        'gateway-tcproute',
+        'gateway-udproute',
+      ],
       enableGatewayListenerSets: true,
       eventsEmit: ['RecordReady', 'RecordError'],
       txtOwnerId: 'cluster-a',
@@ -118,6 +129,15 @@ const CASES: readonly Case[] = [
   {
     name: 'the pod source alone (Pods and Nodes, no Services)',
     values: { sources: ['pod'] },
+  },
+  {
+    // Exact RBAC (checked for every case) then grants udproutes and what route sources share, nothing else.
+    name: 'one Gateway API route source with ListenerSets',
+    values: { sources: ['gateway-udproute'], enableGatewayListenerSets: true },
+    expect: (r) => {
+      const args = deploymentArgs(r.objects);
+      assert.ok(args.includes('--source=gateway-udproute') && args.includes('--gateway-listener-sets'), args.join(' '));
+    },
   },
   {
     name: 'embedded with persistence, a LoadBalancer DNS Service and explicit zones',
@@ -188,7 +208,7 @@ describe('Helm chart', () => {
         assert.deepEqual(grants.problems, []);
         // --gateway-listener-sets reads ListenerSets, granted with the chart value of that name.
         const sources = values['sources'] as string[];
-        const listenerSets = values['enableGatewayListenerSets'] === true && sources.includes('gateway-httproute');
+        const listenerSets = values['enableGatewayListenerSets'] === true && sources.some((s) => /^gateway-[a-z]+route$/.test(s));
         const events = (values['eventsEmit'] as string[]).length > 0;
         const features = [...sources, ...(listenerSets ? ['gateway-listener-sets'] : []), ...(events ? ['events'] : [])];
         const want = expectedGrants(await requiredPermissions(ROOT), features);

@@ -63,6 +63,11 @@ export const PERMISSIONS_TABLE: readonly Permission[] = [
   ...perms('source:gateway-httproute', 'gateway.networking.k8s.io', ['gateways', 'httproutes'], LIST_WATCH),
   // Listener allowedRoutes.namespaces.selector matches the route's Namespace labels.
   ...perms('source:gateway-httproute', '', ['namespaces'], LIST_WATCH),
+  // The other route sources: their own kind, and the Gateways and Namespaces every route source reads.
+  ...['grpcroutes', 'tlsroutes', 'tcproutes', 'udproutes'].flatMap((plural) => [
+    ...perms(`source:gateway-${plural.slice(0, -1)}`, 'gateway.networking.k8s.io', ['gateways', plural], LIST_WATCH),
+    ...perms(`source:gateway-${plural.slice(0, -1)}`, '', ['namespaces'], LIST_WATCH),
+  ]),
   // --gateway-listener-sets: routes may attach to ListenerSets (Gateway API v1.5), read only with the flag.
   ...perms('source:gateway-listener-sets', 'gateway.networking.k8s.io', ['listenersets'], LIST_WATCH),
   // pod: Pods, and the Nodes whose addresses the hostname annotation publishes.

@@ -182,7 +182,8 @@ export const DNSENDPOINT_CRD = {
   },
 };
 
-export function gatewayCrd(plural: string, kind: string): typeof DNSENDPOINT_CRD {
+/** A Gateway API CRD (schema-less); TCPRoute and UDPRoute are served at v1alpha2 only, as upstream's experimental channel. */
+export function gatewayCrd(plural: string, kind: string, version = 'v1'): typeof DNSENDPOINT_CRD {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -193,7 +194,7 @@ export function gatewayCrd(plural: string, kind: string): typeof DNSENDPOINT_CRD
       names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List` },
       versions: [
         {
-          name: 'v1',
+          name: version,
           served: true,
           storage: true,
           subresources: { status: {} },

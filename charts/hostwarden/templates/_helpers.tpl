@@ -43,7 +43,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | quote }}
 {{- range .Values.sources }}
 - {{ printf "--source=%s" . | quote }}
 {{- end }}
-{{- if and .Values.enableGatewayListenerSets (has "gateway-httproute" .Values.sources) }}
+{{- if and .Values.enableGatewayListenerSets (or (has "gateway-httproute" .Values.sources) (has "gateway-grpcroute" .Values.sources) (has "gateway-tlsroute" .Values.sources) (has "gateway-tcproute" .Values.sources) (has "gateway-udproute" .Values.sources)) }}
 - "--gateway-listener-sets"
 {{- end }}
 {{- range .Values.eventsEmit }}

@@ -15,10 +15,22 @@ import type { TranslateOptions } from '../translate/options.ts';
 import type { KubeObjectSource } from './kube-source.ts';
 import { DnsHostnameResolver } from './lb-hostnames.ts';
 import { registerReflectorMetrics } from './metrics.ts';
-import { crdSource, httpRouteSource, ingressSource, nodeSource, openshiftRouteSource, podSource, serviceSource } from './sources.ts';
+import { crdSource, gatewayRouteSource, httpRouteSource, ingressSource, nodeSource, openshiftRouteSource, podSource, serviceSource } from './sources.ts';
 import type { GatewayScope, KubeSourceDeps } from './sources.ts';
 
-export const KUBE_SOURCE_NAMES = ['service', 'ingress', 'crd', 'gateway-httproute', 'openshift-route', 'pod', 'node'] as const;
+export const KUBE_SOURCE_NAMES = [
+  'service',
+  'ingress',
+  'crd',
+  'gateway-httproute',
+  'openshift-route',
+  'pod',
+  'node',
+  'gateway-grpcroute',
+  'gateway-tlsroute',
+  'gateway-tcproute',
+  'gateway-udproute',
+] as const;
 export type KubeSourceName = (typeof KUBE_SOURCE_NAMES)[number];
 
 export interface KubeFactoryDeps {
@@ -73,6 +85,14 @@ export function kubeSourceFromConfig(name: KubeSourceName, cfg: Config, deps: Ku
       });
     case 'node':
       return nodeSource(sourceDeps);
+    case 'gateway-grpcroute':
+      return gatewayRouteSource(sourceDeps, 'GRPCRoute', gatewayScopeOf(cfg));
+    case 'gateway-tlsroute':
+      return gatewayRouteSource(sourceDeps, 'TLSRoute', gatewayScopeOf(cfg));
+    case 'gateway-tcproute':
+      return gatewayRouteSource(sourceDeps, 'TCPRoute', gatewayScopeOf(cfg));
+    case 'gateway-udproute':
+      return gatewayRouteSource(sourceDeps, 'UDPRoute', gatewayScopeOf(cfg));
   }
 }
 

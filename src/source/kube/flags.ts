@@ -50,7 +50,7 @@ export const KUBE_SOURCE_FLAGS: readonly FlagSpec[] = [
     name: 'gateway-listener-sets',
     kind: 'bool',
     default: false,
-    help: 'gateway-httproute source: routes may also attach to ListenerSets (Gateway API v1.5 CRDs; needs list/watch on listenersets).',
+    help: 'gateway-*route sources: routes may also attach to ListenerSets (Gateway API v1.5 CRDs; needs list/watch on listenersets).',
   },
   {
     name: 'openshift-router-name',

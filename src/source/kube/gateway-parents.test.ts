@@ -2,8 +2,8 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../kube/resource.ts';
 import { parseSelector } from '../selector.ts';
-import type { GatewayLookups } from './httproute.ts';
-import { translateHTTPRoute } from './httproute.ts';
+import type { GatewayLookups } from './gateway-route.ts';
+import { translateGatewayRoute } from './gateway-route.ts';
 
 const S = 'external-dns.kubernetes.io/';
 const ACCEPTED = [{ type: 'Accepted', status: 'True' }];
@@ -68,7 +68,7 @@ function route(namespace: string, hostnames: string[], parent: Record<string, un
 
 const LS = { group: 'gateway.networking.k8s.io', kind: 'ListenerSet', name: 'ls' };
 const names = (r: KubeObject, l: GatewayLookups, options = {}): string[] =>
-  translateHTTPRoute(r, options, l).endpoints.map((e) => `${e.dnsName} ${e.recordType} ${e.targets.join(',')}`);
+  translateGatewayRoute('HTTPRoute', r, options, l).endpoints.map((e) => `${e.dnsName} ${e.recordType} ${e.targets.join(',')}`);
 
 describe('gateway-httproute with ListenerSets (--gateway-listener-sets)', () => {
   test('a route attached to an accepted ListenerSet gets its listeners and the parent Gateway addresses', () => {

@@ -1,5 +1,5 @@
 /**
- * The Kubernetes sources (`service`, `ingress`, `crd`, `gateway-httproute`, `openshift-route`, `node`): a reflector per
+ * The Kubernetes sources (`service`, `ingress`, `crd`, the `gateway-*route` sources, `openshift-route`, `pod`, `node`): a reflector per
  * resource type feeding KubeObjectSource, translated by the same code as the manifest source.
  */
 import { ConfigError, errorMessage } from '../../errors.ts';
@@ -9,6 +9,7 @@ import { Reflector } from '../../kube/reflector.ts';
 import {
   ENDPOINTSLICES,
   GATEWAYS,
+  GRPCROUTES,
   HTTPROUTES,
   INGRESSES,
   LISTENERSETS,
@@ -17,6 +18,9 @@ import {
   PODS,
   ROUTES,
   SERVICES,
+  TCPROUTES,
+  TLSROUTES,
+  UDPROUTES,
   customResource,
   keyOf,
   objectPath,
@@ -26,7 +30,7 @@ import {
   slimEndpointSlice,
   slimGateway,
   slimGeneric,
-  slimHTTPRoute,
+  slimGatewayRoute,
   slimIngress,
   slimListenerSet,
   slimNamespace,
@@ -47,7 +51,8 @@ import { translateNode } from '../translate/node.ts';
 import { translateRoute } from '../translate/route.ts';
 import { translateObject } from '../translate/translate.ts';
 import { SliceIndex, headlessNeedsPods, isHeadless, translateHeadless } from './headless.ts';
-import { translateHTTPRoute } from './httproute.ts';
+import { translateGatewayRoute } from './gateway-route.ts';
+import type { GatewayRouteKind } from './gateway-route.ts';
 import { KubeObjectSource } from './kube-source.ts';
 import { LoadBalancerAddresses, LoadBalancerLookups } from './lb-hostnames.ts';
 import type { HostnameResolver } from './lb-hostnames.ts';
@@ -304,8 +309,30 @@ export interface GatewayScope {
   listenerSets?: boolean;
 }
 
+/** The reflector of one Gateway API route kind (one call per resource: the RBAC tests scan these). */
+function routeReflector(deps: KubeSourceDeps, kind: GatewayRouteKind): Reflector<KubeObject> {
+  const view = primaryView(deps, slimGatewayRoute);
+  switch (kind) {
+    case 'HTTPRoute':
+      return reflector(deps, HTTPROUTES, view);
+    case 'GRPCRoute':
+      return reflector(deps, GRPCROUTES, view);
+    case 'TLSRoute':
+      return reflector(deps, TLSROUTES, view);
+    case 'TCPRoute':
+      return reflector(deps, TCPROUTES, view);
+    case 'UDPRoute':
+      return reflector(deps, UDPROUTES, view);
+  }
+}
+
 /** HTTPRoutes, with their parent Gateways and the Namespaces (listener `allowedRoutes` selectors). */
 export function httpRouteSource(deps: KubeSourceDeps, scope: GatewayScope = {}): KubeObjectSource {
+  return gatewayRouteSource(deps, 'HTTPRoute', scope);
+}
+
+/** Routes of one Gateway API kind, with their parent Gateways, the Namespaces and (optionally) ListenerSets. */
+export function gatewayRouteSource(deps: KubeSourceDeps, kind: GatewayRouteKind, scope: GatewayScope = {}): KubeObjectSource {
   const gateways = reflector(deps, GATEWAYS, slimGateway, {
     namespace: scope.namespace ?? '',
     ...(scope.labelSelector === undefined ? {} : { labelSelector: scope.labelSelector }),
@@ -313,11 +340,11 @@ export function httpRouteSource(deps: KubeSourceDeps, scope: GatewayScope = {}):
   const namespaces = reflector(deps, NAMESPACES, slimNamespace);
   const listenerSets = scope.listenerSets === true ? reflector(deps, LISTENERSETS, slimListenerSet, { namespace: '' }) : undefined;
   return new KubeObjectSource({
-    ...common(deps, 'gateway-httproute'),
-    primary: reflector(deps, HTTPROUTES, primaryView(deps, slimHTTPRoute)),
+    ...common(deps, `gateway-${kind.toLowerCase()}`),
+    primary: routeReflector(deps, kind),
     secondary: listenerSets === undefined ? [gateways, namespaces] : [gateways, namespaces, listenerSets],
     translate: (obj) =>
-      translateHTTPRoute(obj, deps.translateOptions, {
+      translateGatewayRoute(kind, obj, deps.translateOptions, {
         gateway: (ns, name) => (scope.name === undefined || scope.name === '' || scope.name === name ? gateways.get(`${ns}/${name}`) : undefined),
         listenerSet: listenerSets === undefined ? undefined : (ns, name) => listenerSets.get(`${ns}/${name}`),
         namespaceLabels: (ns) => {

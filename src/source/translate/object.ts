@@ -103,6 +103,10 @@ const RESOURCE_OF_KIND: Readonly<Record<string, string>> = {
   DNSEndpoint: 'crd',
   Route: 'route',
   HTTPRoute: 'httproute',
+  GRPCRoute: 'grpcroute',
+  TLSRoute: 'tlsroute',
+  TCPRoute: 'tcproute',
+  UDPRoute: 'udproute',
 };
 
 /**

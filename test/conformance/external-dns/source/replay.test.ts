@@ -5,7 +5,7 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { matchingHost } from '../../../../src/source/kube/httproute.ts';
+import { matchingHost } from '../../../../src/source/kube/gateway-route.ts';
 import { answerOf, caseMismatches, loadCaseFiles, loadFunctionFiles } from './replay.ts';
 
 const files = await loadCaseFiles();

@@ -16,7 +16,16 @@ import type { Endpoint } from '../../../../src/endpoint/endpoint.ts';
 import { KubeClient } from '../../../../src/kube/client.ts';
 import { silentLogger } from '../../../../src/log.ts';
 import type { KubeObjectSource } from '../../../../src/source/kube/kube-source.ts';
-import { crdSource, httpRouteSource, ingressSource, nodeSource, openshiftRouteSource, podSource, serviceSource } from '../../../../src/source/kube/sources.ts';
+import {
+  crdSource,
+  gatewayRouteSource,
+  httpRouteSource,
+  ingressSource,
+  nodeSource,
+  openshiftRouteSource,
+  podSource,
+  serviceSource,
+} from '../../../../src/source/kube/sources.ts';
 import type { KubeSourceDeps } from '../../../../src/source/kube/sources.ts';
 import { buildTranslateOptions } from '../../../../src/source/translate/options.ts';
 import type { TranslateOptions } from '../../../../src/source/translate/options.ts';
@@ -70,7 +79,18 @@ export interface CaseOptions {
   podSourceDomain?: string;
 }
 
-export type SourceKind = 'service' | 'ingress' | 'crd' | 'gateway-httproute' | 'openshift-route' | 'pod' | 'node';
+export type SourceKind =
+  | 'service'
+  | 'ingress'
+  | 'crd'
+  | 'gateway-httproute'
+  | 'openshift-route'
+  | 'pod'
+  | 'node'
+  | 'gateway-grpcroute'
+  | 'gateway-tlsroute'
+  | 'gateway-tcproute'
+  | 'gateway-udproute';
 
 /** What a source answered: its endpoints, or that `endpoints()` failed. */
 export type Answer = CaseEndpoint[] | { error: true };
@@ -141,7 +161,16 @@ export async function loadFunctionFiles(): Promise<{ file: string; data: Functio
   return (await loadJson()).flatMap((f) => ('function' in f.data ? [{ file: f.file, data: f.data }] : []));
 }
 
-const CRDS = [DNSENDPOINT_CRD, gatewayCrd('gateways', 'Gateway'), gatewayCrd('httproutes', 'HTTPRoute'), routeCrd()];
+const CRDS = [
+  DNSENDPOINT_CRD,
+  gatewayCrd('gateways', 'Gateway'),
+  gatewayCrd('httproutes', 'HTTPRoute'),
+  routeCrd(),
+  gatewayCrd('grpcroutes', 'GRPCRoute'),
+  gatewayCrd('tlsroutes', 'TLSRoute'),
+  gatewayCrd('tcproutes', 'TCPRoute', 'v1alpha2'),
+  gatewayCrd('udproutes', 'UDPRoute', 'v1alpha2'),
+];
 
 function routeCrd(): typeof DNSENDPOINT_CRD {
   const crd = gatewayCrd('routes', 'Route');
@@ -168,6 +197,13 @@ export function translateOptionsOf(o: CaseOptions): TranslateOptions {
   };
 }
 
+const ROUTE_KIND_OF = {
+  'gateway-grpcroute': 'GRPCRoute',
+  'gateway-tlsroute': 'TLSRoute',
+  'gateway-tcproute': 'TCPRoute',
+  'gateway-udproute': 'UDPRoute',
+} as const;
+
 function sourceOf(c: SourceCase, deps: KubeSourceDeps): KubeObjectSource {
   const o = c.options;
   switch (c.source) {
@@ -189,6 +225,15 @@ function sourceOf(c: SourceCase, deps: KubeSourceDeps): KubeObjectSource {
       return podSource(deps, { ignoreNonHostNetworkPods: o.ignoreNonHostNetworkPods === true, podSourceDomain: o.podSourceDomain ?? '' });
     case 'node':
       return nodeSource(deps);
+    case 'gateway-grpcroute':
+    case 'gateway-tlsroute':
+    case 'gateway-tcproute':
+    case 'gateway-udproute':
+      return gatewayRouteSource(deps, ROUTE_KIND_OF[c.source], {
+        ...(o.gatewayNamespace === undefined ? {} : { namespace: o.gatewayNamespace }),
+        ...(o.gatewayLabelFilter === undefined ? {} : { labelSelector: o.gatewayLabelFilter }),
+        ...(o.gatewayName === undefined ? {} : { name: o.gatewayName }),
+      });
   }
 }
 

@@ -1,11 +1,15 @@
 /**
- * Gateway API HTTPRoute → endpoints, as external-dns's gateway-httproute source. A route is
+ * Gateway API routes → endpoints, as external-dns's gateway-httproute, -grpcroute, -tlsroute,
+ * -tcproute and -udproute sources (one implementation: upstream's gatewayRouteSource; the kinds
+ * differ only in the listener protocol they attach to and whether they carry hostnames). A route is
  * published only through parents that accepted it (`status.parents[]` with `Accepted=True` for a
  * parentRef the route's spec also lists), on the listeners its `sectionName`/`port` select whose
- * protocol is HTTP(S) and whose `allowedRoutes` let it in. Each route hostname is intersected with
+ * protocol matches the kind's (HTTP and HTTPS are one; a TCPRoute also attaches to TLS listeners)
+ * and whose `allowedRoutes` let it in. Each route hostname is intersected with
  * the listener hostname (a `*.` wildcard matches any deeper name, never the bare suffix) and the
  * more specific name is published, pointing at the Gateway's `target` annotation or else its
- * `status.addresses`. A route without hostnames takes the listener's. With --gateway-listener-sets
+ * `status.addresses`. A route without hostnames takes the listener's; TCPRoutes and UDPRoutes have
+ * none (their names come from listeners, annotations and --fqdn-template). With --gateway-listener-sets
  * a parent may also be a ListenerSet (see gateway-parents.ts).
  */
 import type { Endpoint } from '../../endpoint/endpoint.ts';
@@ -22,7 +26,23 @@ import { GATEWAY_GROUP, GATEWAY_KIND, conditionTrue, resolveParent } from './gat
 import type { ParentLookups } from './gateway-parents.ts';
 import { labelSelectorMatches } from './label-selector.ts';
 
-const ROUTE_KIND = 'HTTPRoute';
+/** What tells the route kinds apart, as upstream's gatewayRoute implementations. */
+interface RouteKind {
+  /** The listener protocol the kind attaches to (compared by protocolMatches). */
+  protocol: string;
+  /** Whether `spec.hostnames` is read (TCPRoute and UDPRoute have no hostnames). */
+  hostnames: boolean;
+}
+
+export const GATEWAY_ROUTE_KINDS = {
+  HTTPRoute: { protocol: 'HTTP', hostnames: true },
+  GRPCRoute: { protocol: 'HTTPS', hostnames: true },
+  TLSRoute: { protocol: 'TLS', hostnames: true },
+  TCPRoute: { protocol: 'TCP', hostnames: false },
+  UDPRoute: { protocol: 'UDP', hostnames: false },
+} as const satisfies Record<string, RouteKind>;
+
+export type GatewayRouteKind = keyof typeof GATEWAY_ROUTE_KINDS;
 
 /** Values of the `gateway-hostname-source` annotation. */
 export const HOSTNAME_SOURCE_ANNOTATION_ONLY = 'annotation-only';
@@ -31,7 +51,8 @@ export const HOSTNAME_SOURCE_DEFINED_HOSTS_ONLY = 'defined-hosts-only';
 /** Labels of a namespace are undefined when unknown (a `Selector` listener then admits nothing). */
 export type GatewayLookups = ParentLookups;
 
-export function translateHTTPRoute(
+export function translateGatewayRoute(
+  kind: GatewayRouteKind,
   obj: KubeObject,
   options: TranslateOptions,
   lookups: GatewayLookups,
@@ -44,51 +65,81 @@ export function translateHTTPRoute(
   if (isControllerMismatch(meta.annotations, options.annotationPrefix)) return { endpoints: [], problems };
   const ref = refOf(meta);
   const ann = parseAnnotations(meta.annotations, options.defaultTTL ?? 0, (m) => problems.push(problemFor(ref, m)), options.annotationPrefix);
-  const common = commonOf(ann, `httproute/${meta.namespace}/${meta.name}`);
+  const route: RouteKind = GATEWAY_ROUTE_KINDS[kind];
+  const common = commonOf(ann, `${kind.toLowerCase()}/${meta.namespace}/${meta.name}`);
 
   const routeHosts = runTemplate(
-    () => routeHostnames(obj, meta, options, ann.hostnames, (m) => problems.push(problemFor(ref, m))),
+    () =>
+      routeHostnames(route.hostnames ? stringArray(asRecord(obj['spec'])?.['hostnames']) : [], obj, meta, options, ann.hostnames, (m) =>
+        problems.push(problemFor(ref, m)),
+      ),
     (m) => problems.push(problemFor(ref, m)),
   );
   if (routeHosts === undefined) return { endpoints: [], problems, heldResource: common.resource };
-  const specRefs = asArray(asRecord(obj['spec'])?.['parentRefs'])
-    .map(asRecord)
-    .filter((p): p is JsonRecord => p !== undefined);
   const targetsByHost = new Map<string, Set<string>>();
-  if (specRefs.length > 0) {
-    for (const status of asArray(asRecord(obj['status'])?.['parents'])) {
-      const parentRef = asRecord(asRecord(status)?.['parentRef']);
-      if (parentRef === undefined || !specRefs.some((r) => sameParent(r, parentRef, meta.namespace))) continue;
-      if ((asString(parentRef['group']) || GATEWAY_GROUP) !== GATEWAY_GROUP) continue;
-      if (!conditionTrue(asRecord(status)?.['conditions'], 'Accepted')) continue;
-      const parentNamespace = asString(parentRef['namespace']) || meta.namespace;
-      const parent = resolveParent(asString(parentRef['kind']) || GATEWAY_KIND, parentNamespace, asString(parentRef['name']) ?? '', lookups, options);
-      const listeners = parent?.listeners(asString(parentRef['sectionName']) ?? '');
-      if (parent === undefined || listeners === undefined) continue;
-      const port = parentRef['port'];
-      for (const lis of listeners) {
-        if (!httpProtocol(asString(lis['protocol']))) continue;
-        if (typeof port === 'number' && lis['port'] !== port) continue;
-        if (!routeAllowed(lis, parent.ownerNamespace, meta.namespace, lookups)) continue;
-        const lisHost = asString(lis['hostname']) ?? '';
-        for (const rtHost of routeHosts) {
-          if (lisHost === '' && rtHost === '') continue;
-          const host = matchingHost(lisHost, rtHost);
-          if (host === undefined) continue;
-          const set = targetsByHost.get(host) ?? new Set<string>();
-          for (const t of parent.targets) set.add(t);
-          targetsByHost.set(host, set);
-        }
-      }
+  for (const parent of acceptedParents(obj, meta.namespace, lookups, options)) {
+    for (const lis of parent.listeners) {
+      if (!protocolMatches(route.protocol, asString(lis['protocol']) ?? '')) continue;
+      if (typeof parent.port === 'number' && lis['port'] !== parent.port) continue;
+      if (!routeAllowed(lis, parent.ownerNamespace, meta.namespace, kind, lookups)) continue;
+      addMatches(targetsByHost, asString(lis['hostname']) ?? '', routeHosts, parent.targets);
     }
   }
   const candidates = [...targetsByHost.keys()].sort().flatMap((h) => endpointsForHostname(h, [...(targetsByHost.get(h) ?? [])].sort(), common));
   return { endpoints: finalizeEndpoints(ref, candidates, problems), problems };
 }
 
+/**
+ * The parents that accepted the route (a `status.parents[]` entry, `Accepted=True`, for a
+ * Gateway API parentRef the spec still lists) and resolve to a Gateway or ListenerSet, with the
+ * listeners their `sectionName` selects and the parentRef's `port`.
+ */
+function acceptedParents(
+  obj: KubeObject,
+  routeNamespace: string,
+  lookups: GatewayLookups,
+  options: TranslateOptions,
+): { listeners: JsonRecord[]; ownerNamespace: string; targets: readonly string[]; port: unknown }[] {
+  const specRefs = asArray(asRecord(obj['spec'])?.['parentRefs'])
+    .map(asRecord)
+    .filter((p): p is JsonRecord => p !== undefined);
+  if (specRefs.length === 0) return [];
+  const out: { listeners: JsonRecord[]; ownerNamespace: string; targets: readonly string[]; port: unknown }[] = [];
+  for (const status of asArray(asRecord(obj['status'])?.['parents'])) {
+    const parentRef = asRecord(asRecord(status)?.['parentRef']);
+    if (parentRef === undefined || !specRefs.some((r) => sameParent(r, parentRef, routeNamespace))) continue;
+    if ((asString(parentRef['group']) || GATEWAY_GROUP) !== GATEWAY_GROUP) continue;
+    if (!conditionTrue(asRecord(status)?.['conditions'], 'Accepted')) continue;
+    const parentNamespace = asString(parentRef['namespace']) || routeNamespace;
+    const parent = resolveParent(asString(parentRef['kind']) || GATEWAY_KIND, parentNamespace, asString(parentRef['name']) ?? '', lookups, options);
+    const listeners = parent?.listeners(asString(parentRef['sectionName']) ?? '');
+    if (parent === undefined || listeners === undefined) continue;
+    out.push({ listeners: [...listeners], ownerNamespace: parent.ownerNamespace, targets: parent.targets, port: parentRef['port'] });
+  }
+  return out;
+}
+
+/** Adds the listener's targets under each route hostname that overlaps the listener hostname. */
+function addMatches(targetsByHost: Map<string, Set<string>>, lisHost: string, routeHosts: readonly string[], targets: readonly string[]): void {
+  for (const rtHost of routeHosts) {
+    if (lisHost === '' && rtHost === '') continue;
+    const host = matchingHost(lisHost, rtHost);
+    if (host === undefined) continue;
+    const set = targetsByHost.get(host) ?? new Set<string>();
+    for (const t of targets) set.add(t);
+    targetsByHost.set(host, set);
+  }
+}
+
 /** Route hostnames; '' stands for "whatever the listener says" (a route without hostnames). */
-function routeHostnames(obj: KubeObject, meta: ObjectMeta, options: TranslateOptions, annotated: readonly string[], problem: (m: string) => void): string[] {
-  const specHosts = stringArray(asRecord(obj['spec'])?.['hostnames']);
+function routeHostnames(
+  specHosts: readonly string[],
+  obj: KubeObject,
+  meta: ObjectMeta,
+  options: TranslateOptions,
+  annotated: readonly string[],
+  problem: (m: string) => void,
+): string[] {
   const hostnames = [...specHosts];
   const template = templateOf(options, meta.kind);
   if (template !== undefined && (hostnames.length === 0 || options.combineFqdnAnnotation === true)) hostnames.push(...template.execute(obj, meta));
@@ -117,11 +168,18 @@ function sameParent(spec: JsonRecord, status: JsonRecord, routeNamespace: string
   return g(spec) === g(status) && k(spec) === k(status) && asString(spec['name']) === asString(status['name']) && ns(spec) === ns(status);
 }
 
-function httpProtocol(protocol: string | undefined): boolean {
-  return protocol === 'HTTP' || protocol === 'HTTPS';
+/**
+ * Upstream's gwProtocolMatches(route, listener): HTTP and HTTPS are the same protocol, and a TCP
+ * route also matches a TLS listener (not the other way round).
+ */
+export function protocolMatches(route: string, listener: string): boolean {
+  const a = route === 'HTTPS' ? 'HTTP' : route;
+  let b = listener === 'HTTPS' ? 'HTTP' : listener;
+  if (a === 'TCP' && b === 'TLS') b = 'TCP';
+  return a === b;
 }
 
-function routeAllowed(lis: JsonRecord, gwNamespace: string, routeNamespace: string, lookups: GatewayLookups): boolean {
+function routeAllowed(lis: JsonRecord, gwNamespace: string, routeNamespace: string, kind: GatewayRouteKind, lookups: GatewayLookups): boolean {
   const allowed = asRecord(lis['allowedRoutes']);
   const namespaces = asRecord(allowed?.['namespaces']);
   const from = asString(namespaces?.['from']) ?? 'Same';
@@ -141,7 +199,7 @@ function routeAllowed(lis: JsonRecord, gwNamespace: string, routeNamespace: stri
   }
   const kinds = asArray(allowed?.['kinds']).map(asRecord);
   if (kinds.length === 0) return true;
-  return kinds.some((k) => (asString(k?.['group']) || GATEWAY_GROUP) === GATEWAY_GROUP && asString(k?.['kind']) === ROUTE_KIND);
+  return kinds.some((k) => (asString(k?.['group']) || GATEWAY_GROUP) === GATEWAY_GROUP && asString(k?.['kind']) === kind);
 }
 
 /**

@@ -1,8 +1,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../kube/resource.ts';
-import { translateHTTPRoute, matchingHost } from './httproute.ts';
-import type { GatewayLookups } from './httproute.ts';
+import { matchingHost, protocolMatches, translateGatewayRoute } from './gateway-route.ts';
+import type { GatewayLookups, GatewayRouteKind } from './gateway-route.ts';
 import { labelSelectorMatches } from './label-selector.ts';
 
 const A = 'external-dns.alpha.kubernetes.io/';
@@ -58,7 +58,7 @@ function route(
 }
 
 function names(obj: KubeObject): string[] {
-  return translateHTTPRoute(obj, {}, LOOKUPS).endpoints.map((e) => `${e.dnsName} ${e.recordType} ${e.targets.join(',')}`);
+  return translateGatewayRoute('HTTPRoute', obj, {}, LOOKUPS).endpoints.map((e) => `${e.dnsName} ${e.recordType} ${e.targets.join(',')}`);
 }
 
 const SHARED = { name: 'shared', namespace: 'infra' };
@@ -158,5 +158,71 @@ describe('gateway-httproute', () => {
       true,
     );
     assert.equal(labelSelectorMatches({ matchExpressions: [{ key: 'team', operator: 'Bogus' }] }, labels), false);
+  });
+});
+
+describe('the other route kinds share the HTTPRoute logic', () => {
+  const MIXED = new Map<string, KubeObject>([
+    [
+      'infra/mixed',
+      gateway('mixed', 'infra', [
+        { name: 'web', hostname: 'web.example.org', port: 443, protocol: 'HTTPS', allowedRoutes: { namespaces: { from: 'All' } } },
+        { name: 'tls', hostname: 'tls.example.org', port: 8443, protocol: 'TLS', allowedRoutes: { namespaces: { from: 'All' } } },
+        { name: 'tcp', hostname: 'tcp.example.org', port: 5432, protocol: 'TCP', allowedRoutes: { namespaces: { from: 'All' } } },
+        { name: 'udp', hostname: 'udp.example.org', port: 53, protocol: 'UDP', allowedRoutes: { namespaces: { from: 'All' } } },
+        {
+          name: 'only-tcp',
+          hostname: 'kinds.example.org',
+          port: 6000,
+          protocol: 'TCP',
+          allowedRoutes: { namespaces: { from: 'All' }, kinds: [{ kind: 'TCPRoute' }] },
+        },
+      ]),
+    ],
+  ]);
+  const lookups: GatewayLookups = { gateway: (ns, name) => MIXED.get(`${ns}/${name}`), namespaceLabels: () => ({}) };
+  const MIXED_REF = { name: 'mixed', namespace: 'infra' };
+  const of = (kind: GatewayRouteKind, hostnames: string[], annotations: Record<string, string> = {}): string[] => {
+    const obj = { ...route('web', hostnames, [MIXED_REF], [{ ref: MIXED_REF, conditions: ACCEPTED }], annotations), kind };
+    return translateGatewayRoute(kind, obj, {}, lookups).endpoints.map((e) => `${e.dnsName} ${e.recordType} ${e.targets.join(',')}`);
+  };
+
+  test('each kind attaches to the listeners of its protocol (HTTP is HTTPS; TCP also takes TLS)', () => {
+    assert.deepEqual(of('HTTPRoute', []), ['web.example.org A 192.0.2.5']);
+    assert.deepEqual(of('GRPCRoute', []), ['web.example.org A 192.0.2.5']);
+    assert.deepEqual(of('TLSRoute', []), ['tls.example.org A 192.0.2.5']);
+    assert.deepEqual(of('TCPRoute', []), ['kinds.example.org A 192.0.2.5', 'tcp.example.org A 192.0.2.5', 'tls.example.org A 192.0.2.5']);
+    assert.deepEqual(of('UDPRoute', []), ['udp.example.org A 192.0.2.5']);
+  });
+
+  test('TCPRoute and UDPRoute ignore spec.hostnames: names come from listeners and annotations', () => {
+    // spec.hostnames would not match any listener: ignored, the route takes the listeners' names.
+    assert.deepEqual(of('TCPRoute', ['other.example.org']), ['kinds.example.org A 192.0.2.5', 'tcp.example.org A 192.0.2.5', 'tls.example.org A 192.0.2.5']);
+    // Annotated names are intersected with the listener hostnames like any other.
+    assert.deepEqual(
+      of('TCPRoute', ['other.example.org'], { [`${A}hostname`]: 'tcp.example.org,db.example.org', [`${A}gateway-hostname-source`]: 'annotation-only' }),
+      ['tcp.example.org A 192.0.2.5'],
+    );
+    assert.deepEqual(of('UDPRoute', ['other.example.org'], { [`${A}gateway-hostname-source`]: 'defined-hosts-only' }), []);
+    assert.deepEqual(of('TLSRoute', ['tls.example.org', 'x.example.org'], { [`${A}gateway-hostname-source`]: 'defined-hosts-only' }), [
+      'tls.example.org A 192.0.2.5',
+    ]);
+  });
+
+  test('the endpoints carry the kind in their resource label', () => {
+    const obj = { ...route('web', [], [MIXED_REF], [{ ref: MIXED_REF, conditions: ACCEPTED }]), kind: 'UDPRoute' };
+    assert.deepEqual(
+      translateGatewayRoute('UDPRoute', obj, {}, lookups).endpoints.map((e) => e.labels['resource']),
+      ['udproute/web/r'],
+    );
+  });
+
+  test('protocolMatches is upstream gwProtocolMatches(route, listener)', () => {
+    assert.equal(protocolMatches('HTTP', 'HTTPS'), true);
+    assert.equal(protocolMatches('HTTPS', 'HTTP'), true);
+    assert.equal(protocolMatches('TCP', 'TLS'), true);
+    assert.equal(protocolMatches('TLS', 'TCP'), false);
+    assert.equal(protocolMatches('UDP', 'TCP'), false);
+    assert.equal(protocolMatches('TLS', 'HTTPS'), false);
   });
 });
