@@ -37,7 +37,6 @@ export const UNIMPLEMENTED_SOURCES: readonly string[] = [
   'ambassador-host',
   'connector',
   'contour-httpproxy',
-  'empty',
   'f5-transportserver',
   'f5-virtualserver',
   'fake',
