@@ -3,13 +3,11 @@
  * kubeconfig for the test API server, the webhook built from command-line flags exactly as
  * `hostwarden admission-webhook` builds it, and an HTTPS client that verifies the certificate.
  */
-import { execFile } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import type { Agent } from 'node:https';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type { Registry as MetricsRegistry } from 'prom-client';
 import { AdmissionWebhook } from '../../src/admission/webhook.ts';
 import { resolveConfig } from '../../src/config/config.ts';
@@ -17,45 +15,17 @@ import { FLAGS } from '../../src/config/flags.ts';
 import { parseArgs } from '../../src/config/parse.ts';
 import { EXTRA_FLAGS, PROVIDER_NAMES, SOURCE_NAMES } from '../../src/cli/wiring.ts';
 import type { Logger } from '../../src/log.ts';
-
-const run = promisify(execFile);
+import { opensslUnavailable, writeSelfSignedCert } from '../support/tls.ts';
 
 export async function opensslMissing(): Promise<string | false> {
-  try {
-    await run('openssl', ['version'], { timeout: 10_000 });
-    return false;
-  } catch {
-    return 'openssl is not installed';
-  }
+  return (await opensslUnavailable()) ?? false;
 }
 
 /** Writes `<name>.crt` and `<name>.key` (self-signed, for 127.0.0.1 and localhost) into `dir`. */
 export async function makeCert(dir: string, name: string): Promise<{ certFile: string; keyFile: string }> {
   const certFile = join(dir, `${name}.crt`);
   const keyFile = join(dir, `${name}.key`);
-  await run(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '2',
-      '-subj',
-      `/CN=${name}`,
-      '-addext',
-      'subjectAltName=IP:127.0.0.1,DNS:localhost',
-      '-keyout',
-      keyFile,
-      '-out',
-      certFile,
-    ],
-    { timeout: 30_000 },
-  );
+  await writeSelfSignedCert(name, certFile, keyFile);
   return { certFile, keyFile };
 }
 

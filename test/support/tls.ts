@@ -39,32 +39,37 @@ export async function loadSelfSignedCert(dir: string): Promise<SelfSignedCert> {
   return { dir, certFile, keyFile, cert: await readFile(certFile), key: await readFile(keyFile), cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 
+/** Writes a self-signed EC certificate for 127.0.0.1 and localhost (subject CN=`cn`) to the two files. */
+export async function writeSelfSignedCert(cn: string, certFile: string, keyFile: string): Promise<void> {
+  await run(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      `/CN=${cn}`,
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+    ],
+    { timeout: 30_000 },
+  );
+}
+
 export async function makeSelfSignedCert(): Promise<SelfSignedCert> {
   const dir = await mkdtemp(join(tmpdir(), 'hostwarden-tls-'));
   try {
-    await run(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-days',
-        '2',
-        '-subj',
-        '/CN=127.0.0.1',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1,DNS:localhost',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-      ],
-      { timeout: 30_000 },
-    );
+    await writeSelfSignedCert('127.0.0.1', join(dir, 'cert.pem'), join(dir, 'key.pem'));
     return await loadSelfSignedCert(dir);
   } catch (err) {
     await rm(dir, { recursive: true, force: true });
