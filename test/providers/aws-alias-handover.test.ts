@@ -14,7 +14,7 @@ import { mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { runCli } from '../support/cli.ts';
+import { runAwsOnce } from '../support/aws/run-once.ts';
 import { isolateAwsSdk } from '../support/aws/provider.ts';
 import { startAwsEmulators } from '../support/aws/start.ts';
 import type { AwsEmulators } from '../support/aws/start.ts';
@@ -89,38 +89,7 @@ describe('alias ownership handed over between external-dns and Hostwarden (Route
   /** One `run --once`; returns the requests it sent. */
   const run = async (owner: string, extra: string[] = []): Promise<{ action: string; name: string; type: string }[][]> => {
     const before = e.route53.batches.length;
-    const r = await runCli(
-      [
-        'run',
-        '--once',
-        '--provider',
-        'aws',
-        '--manifests-dir',
-        join(dir, 'manifests'),
-        '--domain-filter',
-        'example.org',
-        '--txt-owner-id',
-        owner,
-        '--metrics-address',
-        '',
-        '--log-format',
-        'json',
-        '--aws-endpoint-url',
-        e.url,
-        '--aws-batch-change-interval',
-        '0s',
-        ...extra,
-      ],
-      {
-        env: {
-          EXTERNAL_DNS_AWS_ACCESS_KEY_ID: e.aws.rootIdentity.accessKeyId,
-          EXTERNAL_DNS_AWS_SECRET_ACCESS_KEY: e.aws.rootIdentity.secretAccessKey,
-          AWS_EC2_METADATA_DISABLED: 'true',
-          HOME: dir,
-        },
-        timeoutMs: 60_000,
-      },
-    );
+    const r = await runAwsOnce(e, { manifestsDir: join(dir, 'manifests'), owner, home: dir, extra });
     assert.equal(r.code, 0, r.stderr);
     return e.route53.batches.slice(before).map((b) => b.changes);
   };

@@ -9,7 +9,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { runCli } from '../support/cli.ts';
+import { runAwsOnce } from '../support/aws/run-once.ts';
 import { isolateAwsSdk } from '../support/aws/provider.ts';
 import { startAwsEmulators } from '../support/aws/start.ts';
 import type { AwsEmulators } from '../support/aws/start.ts';
@@ -42,39 +42,7 @@ describe('alias annotation values and --prefer-alias against the Route53 emulato
     await rm(dir, { recursive: true, force: true });
   });
 
-  const run = (extra: string[] = []): ReturnType<typeof runCli> =>
-    runCli(
-      [
-        'run',
-        '--once',
-        '--provider',
-        'aws',
-        '--manifests-dir',
-        dir,
-        '--domain-filter',
-        'example.org',
-        '--txt-owner-id',
-        'alias',
-        '--metrics-address',
-        '',
-        '--log-format',
-        'json',
-        '--aws-endpoint-url',
-        e.url,
-        '--aws-batch-change-interval',
-        '0s',
-        ...extra,
-      ],
-      {
-        env: {
-          EXTERNAL_DNS_AWS_ACCESS_KEY_ID: e.aws.rootIdentity.accessKeyId,
-          EXTERNAL_DNS_AWS_SECRET_ACCESS_KEY: e.aws.rootIdentity.secretAccessKey,
-          AWS_EC2_METADATA_DISABLED: 'true',
-          HOME: dir,
-        },
-        timeoutMs: 60_000,
-      },
-    );
+  const run = (extra: string[] = []): ReturnType<typeof runAwsOnce> => runAwsOnce(e, { manifestsDir: dir, owner: 'alias', home: dir, extra });
 
   test('alias=A, alias=AAAA and --prefer-alias; the second run is a no-op; without the flag the CNAME returns', async () => {
     const zone = e.route53.createZone('example.org');

@@ -16,9 +16,9 @@ import { silentLogger } from '../../src/log.ts';
 import type { Route53Provider } from '../../src/provider/aws/route53.ts';
 import { emptyChanges } from '../../src/plan/changes.ts';
 import { TXTRegistry } from '../../src/registry/txt/txt-registry.ts';
-import { runCli } from '../support/cli.ts';
 import { FakeSource } from '../support/fakes.ts';
 import { awsProvider, isolateAwsSdk } from '../support/aws/provider.ts';
+import { runAwsOnce } from '../support/aws/run-once.ts';
 import { startAwsEmulators } from '../support/aws/start.ts';
 import type { AwsEmulators } from '../support/aws/start.ts';
 import type { EmulatedZone } from '../support/aws/route53-emulator.ts';
@@ -384,42 +384,18 @@ status:
 `,
       );
       e.sts.addRole({ arn: ROLE, externalId: 'cli' });
-      const args = [
-        'run',
-        '--once',
-        '--provider',
-        'aws',
-        '--manifests-dir',
-        dir,
-        '--domain-filter',
-        'example.org',
-        '--txt-owner-id',
-        'cli',
-        '--metrics-address',
-        '',
-        '--log-format',
-        'json',
-      ];
-      const result = await runCli(
-        [...args, '--aws-endpoint-url', e.url, '--aws-assume-role', ROLE, '--aws-assume-role-external-id', 'cli', '--aws-batch-change-interval', '0s'],
-        {
-          env: {
-            EXTERNAL_DNS_AWS_ACCESS_KEY_ID: e.aws.rootIdentity.accessKeyId,
-            EXTERNAL_DNS_AWS_SECRET_ACCESS_KEY: e.aws.rootIdentity.secretAccessKey,
-            AWS_EC2_METADATA_DISABLED: 'true',
-            HOME: dir,
-          },
-          timeoutMs: 60_000,
-        },
-      );
+      const result = await runAwsOnce(e, {
+        manifestsDir: dir,
+        owner: 'cli',
+        home: dir,
+        extra: ['--aws-assume-role', ROLE, '--aws-assume-role-external-id', 'cli'],
+      });
       assert.equal(result.code, 0, result.stderr);
       assert.deepEqual(e.route53.find(zone, 'web.example.org', 'A')?.values, ['192.0.2.80']);
       assert.deepEqual(e.route53.find(zone, 'a-web.example.org', 'TXT')?.values, [
         '"heritage=external-dns,external-dns/owner=cli,external-dns/resource=service/default/web"',
       ]);
-      const bad = await runCli([...args, '--aws-endpoint-url', e.url, '--aws-assume-role', 'not-an-arn'], {
-        env: { AWS_EC2_METADATA_DISABLED: 'true', HOME: dir },
-      });
+      const bad = await runAwsOnce(e, { manifestsDir: dir, owner: 'cli', home: dir, extra: ['--aws-assume-role', 'not-an-arn'] });
       assert.notEqual(bad.code, 0);
       assert.match(bad.stderr, /--aws-assume-role/);
     } finally {
