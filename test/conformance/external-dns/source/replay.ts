@@ -34,6 +34,8 @@ import type { FakeAnswer } from '../../../support/fake-resolver.ts';
 import { startTestApiServer } from '../../../support/kube-apiserver/server.ts';
 import type { KubeObject, TestApiServer } from '../../../support/kube-apiserver/server.ts';
 import { DNSENDPOINT_CRD, gatewayCrd } from '../../../kube/harness.ts';
+import { F5_CRD_NAMES, f5Crd } from '../../../kube/f5-crds.ts';
+import { f5Source } from '../../../../src/source/kube/f5.ts';
 
 /** An endpoint as the data writes it (upstream's fields; absent means empty). */
 export interface CaseEndpoint {
@@ -90,7 +92,9 @@ export type SourceKind =
   | 'gateway-grpcroute'
   | 'gateway-tlsroute'
   | 'gateway-tcproute'
-  | 'gateway-udproute';
+  | 'gateway-udproute'
+  | 'f5-virtualserver'
+  | 'f5-transportserver';
 
 /** What a source answered: its endpoints, or that `endpoints()` failed. */
 export type Answer = CaseEndpoint[] | { error: true };
@@ -170,6 +174,7 @@ const CRDS = [
   gatewayCrd('tlsroutes', 'TLSRoute'),
   gatewayCrd('tcproutes', 'TCPRoute', 'v1alpha2'),
   gatewayCrd('udproutes', 'UDPRoute', 'v1alpha2'),
+  ...F5_CRD_NAMES.map(f5Crd),
 ];
 
 function routeCrd(): typeof DNSENDPOINT_CRD {
@@ -234,6 +239,10 @@ function sourceOf(c: SourceCase, deps: KubeSourceDeps): KubeObjectSource {
         ...(o.gatewayLabelFilter === undefined ? {} : { labelSelector: o.gatewayLabelFilter }),
         ...(o.gatewayName === undefined ? {} : { name: o.gatewayName }),
       });
+    case 'f5-virtualserver':
+      return f5Source(deps, 'VirtualServer');
+    case 'f5-transportserver':
+      return f5Source(deps, 'TransportServer');
   }
 }
 
