@@ -66,7 +66,13 @@ describe('f5-virtualserver and f5-transportserver against the test API server', 
   });
 
   /** Created as a user does, then given its address as F5 CIS does (a create drops the status). */
-  const create = async (res: KubeResource, name: string, spec: Record<string, unknown>, annotations: Record<string, string> = {}, vsAddress?: string): Promise<void> => {
+  const create = async (
+    res: KubeResource,
+    name: string,
+    spec: Record<string, unknown>,
+    annotations: Record<string, string> = {},
+    vsAddress?: string,
+  ): Promise<void> => {
     await kube.create(res, { metadata: { name, namespace: NS, annotations }, spec });
     if (vsAddress !== undefined) await setAddress(res, name, vsAddress);
   };
@@ -89,7 +95,13 @@ describe('f5-virtualserver and f5-transportserver against the test API server', 
     const controller = new Controller({
       source: new MultiSource({ sources }),
       registry,
-      plan: { policy: 'sync', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], domainFilter: new AllDomainFilters([]), migrateFromOwner: '' },
+      plan: {
+        policy: 'sync',
+        managedRecordTypes: ['A', 'AAAA', 'CNAME'],
+        excludeRecordTypes: [],
+        domainFilter: new AllDomainFilters([]),
+        migrateFromOwner: '',
+      },
       intervalMs: 60_000,
       minEventSyncIntervalMs: 20,
       dryRun: false,
@@ -127,7 +139,9 @@ describe('f5-virtualserver and f5-transportserver against the test API server', 
     await create(VIRTUALSERVERS, 'web', { host: 'web.example.org', hostAliases: ['www.example.org'], ipamLabel: 'prod' }, {}, 'None');
     await create(TRANSPORTSERVERS, 'db', { ...TS_REQUIRED, host: 'db.example.org', ipamLabel: 'prod' }, { [`${A}ttl`]: '120' });
     const { records } = await pipeline(problems);
-    await waitFor('the pending VirtualServer is reported', () => (problems.some((p) => /VirtualServer\/apps\/web: .*missing a valid IP address/.test(p.message)) ? true : undefined));
+    await waitFor('the pending VirtualServer is reported', () =>
+      problems.some((p) => /VirtualServer\/apps\/web: .*missing a valid IP address/.test(p.message)) ? true : undefined,
+    );
     assert.deepEqual(await records(), []);
 
     // F5 CIS assigns addresses: the VirtualServer's host and alias, and the TransportServer's host.
@@ -140,12 +154,26 @@ describe('f5-virtualserver and f5-transportserver against the test API server', 
     // and TTL: reported, the target skipped (its endpoint with it), the rest sync.
     await kube.patch(VIRTUALSERVERS, NS, 'web', { spec: { host: 'app.example.org' } });
     await create(VIRTUALSERVERS, 'web-b', { host: 'app.example.org', virtualServerAddress: '192.0.2.11' }, {}, '192.0.2.99');
-    await create(VIRTUALSERVERS, 'bad', { host: 'bad.example.org', virtualServerAddress: '192.0.2.12' }, { [`${A}target`]: 'not_a-target!', [`${A}ttl`]: 'forever' }, '192.0.2.12');
-    await until('after rename and the shared name', records, ['app.example.org A 192.0.2.10,192.0.2.11 0', 'db.example.org A 192.0.2.20 120', 'www.example.org A 192.0.2.10 0']);
+    await create(
+      VIRTUALSERVERS,
+      'bad',
+      { host: 'bad.example.org', virtualServerAddress: '192.0.2.12' },
+      { [`${A}target`]: 'not_a-target!', [`${A}ttl`]: 'forever' },
+      '192.0.2.12',
+    );
+    await until('after rename and the shared name', records, [
+      'app.example.org A 192.0.2.10,192.0.2.11 0',
+      'db.example.org A 192.0.2.20 120',
+      'www.example.org A 192.0.2.10 0',
+    ]);
     for (const bad of ['forever', 'not_a-target!'])
-      await waitFor(`${bad} is reported`, () => (problems.some((p) => p.message.startsWith('VirtualServer/apps/bad: ') && p.message.includes(bad)) ? true : undefined));
+      await waitFor(`${bad} is reported`, () =>
+        problems.some((p) => p.message.startsWith('VirtualServer/apps/bad: ') && p.message.includes(bad)) ? true : undefined,
+      );
 
-    const ready = await waitFor('a RecordReady Event on the TransportServer', () => eventsFor(api, 'TransportServer', 'db').find((e) => e.reason === 'RecordReady'));
+    const ready = await waitFor('a RecordReady Event on the TransportServer', () =>
+      eventsFor(api, 'TransportServer', 'db').find((e) => e.reason === 'RecordReady'),
+    );
     assert.match(ready.note, /db\.example\.org/);
 
     await kube.delete(VIRTUALSERVERS, NS, 'web');
@@ -170,7 +198,10 @@ describe('f5-transportserver before its CRD exists', () => {
       await assert.rejects(source.endpoints(), /did not answer a list/);
       api.create(f5Crd('transportservers.cis.f5.com'));
       const kube = new KubeWriter(writer);
-      await kube.create(TRANSPORTSERVERS, { metadata: { name: 'ts', namespace: 'default' }, spec: { ...TS_REQUIRED, host: 'ts.example.org', virtualServerAddress: '192.0.2.30' } });
+      await kube.create(TRANSPORTSERVERS, {
+        metadata: { name: 'ts', namespace: 'default' },
+        spec: { ...TS_REQUIRED, host: 'ts.example.org', virtualServerAddress: '192.0.2.30' },
+      });
       await kube.patch(TRANSPORTSERVERS, 'default', 'ts', { status: { vsAddress: '192.0.2.30' } }, 'status');
       const published = async (): Promise<true | undefined> => {
         try {

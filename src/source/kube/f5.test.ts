@@ -31,7 +31,11 @@ const opts = (flags: TranslateFlags = {}): ReturnType<typeof buildTranslateOptio
 test('targets: the target annotation, else spec.virtualServerAddress, else status.vsAddress', () => {
   const spec = { host: 'www.example.org', virtualServerAddress: '192.0.2.1' };
   const status = { vsAddress: '192.0.2.2', status: 'OK' };
-  const annotated = translateF5('VirtualServer', f5('VirtualServer', spec, status, { annotations: { [`${A}target`]: '198.51.100.1,lb.example.net.' } }), opts());
+  const annotated = translateF5(
+    'VirtualServer',
+    f5('VirtualServer', spec, status, { annotations: { [`${A}target`]: '198.51.100.1,lb.example.net.' } }),
+    opts(),
+  );
   assert.deepEqual(show(annotated.endpoints), [
     'www.example.org A 198.51.100.1 0 f5-virtualserver/apps/web',
     'www.example.org CNAME lb.example.net 0 f5-virtualserver/apps/web',
@@ -52,7 +56,11 @@ test('nothing until status.vsAddress is set and not None (any case); the status 
     assert.match(r.problems[0]?.message ?? '', /^VirtualServer\/apps\/web: F5 VirtualServer is missing a valid IP address/);
     assert.equal(r.heldResource, undefined);
   }
-  const failed = translateF5('TransportServer', f5('TransportServer', { host: 't.example.org' }, { vsAddress: '192.0.2.9', status: 'ERROR', error: 'x' }), opts());
+  const failed = translateF5(
+    'TransportServer',
+    f5('TransportServer', { host: 't.example.org' }, { vsAddress: '192.0.2.9', status: 'ERROR', error: 'x' }),
+    opts(),
+  );
   assert.deepEqual(show(failed.endpoints), ['t.example.org A 192.0.2.9 0 f5-transportserver/apps/web']);
   assert.ok(hasValidAddress('10.0.0.1') && !hasValidAddress('none'));
 });
@@ -104,9 +112,16 @@ test('an object whose fields have the wrong type is reported and its records hel
     const r = translateF5('VirtualServer', f5('VirtualServer', spec, status), opts());
     assert.deepEqual(r.endpoints, []);
     assert.equal(r.heldResource, 'f5-virtualserver/apps/web');
-    assert.ok(r.problems.some((p) => p.message.includes(what)), JSON.stringify(r.problems));
+    assert.ok(
+      r.problems.some((p) => p.message.includes(what)),
+      JSON.stringify(r.problems),
+    );
   }
-  const notObject = translateF5('TransportServer', { apiVersion: 'cis.f5.com/v1', kind: 'TransportServer', metadata: { name: 't', namespace: 'n' }, spec: 'x' }, opts());
+  const notObject = translateF5(
+    'TransportServer',
+    { apiVersion: 'cis.f5.com/v1', kind: 'TransportServer', metadata: { name: 't', namespace: 'n' }, spec: 'x' },
+    opts(),
+  );
   assert.equal(notObject.heldResource, 'f5-transportserver/n/t');
   // TransportServer's type has no hostAliases: whatever is there is not read.
   const ts = translateF5('TransportServer', f5('TransportServer', { host: 'a.example.org', hostAliases: 3 }, { vsAddress: '192.0.2.1' }), opts());
@@ -121,9 +136,16 @@ test('an empty host names nothing', () => {
 
 test('templates as external-dns ApplyTemplates: replace when there is no address, add with --combine-fqdn-annotation', () => {
   const pending = f5('VirtualServer', { host: 'www.example.org' }, { vsAddress: 'None' });
-  const ready = f5('VirtualServer', { host: 'www.example.org', virtualServerAddress: '192.0.2.1' }, { vsAddress: '192.0.2.1' }, { annotations: { [`${A}ttl`]: '60' } });
+  const ready = f5(
+    'VirtualServer',
+    { host: 'www.example.org', virtualServerAddress: '192.0.2.1' },
+    { vsAddress: '192.0.2.1' },
+    { annotations: { [`${A}ttl`]: '60' } },
+  );
   const fqdn = { fqdnTemplate: '{{ .Name }}.{{ .Kind | toLower }}.example.org', targetTemplate: ['lb.example.net'] };
-  assert.deepEqual(show(translateF5('VirtualServer', pending, opts(fqdn)).endpoints), ['web.virtualserver.example.org CNAME lb.example.net 0 f5-virtualserver/apps/web']);
+  assert.deepEqual(show(translateF5('VirtualServer', pending, opts(fqdn)).endpoints), [
+    'web.virtualserver.example.org CNAME lb.example.net 0 f5-virtualserver/apps/web',
+  ]);
   assert.deepEqual(show(translateF5('VirtualServer', ready, opts(fqdn)).endpoints), ['www.example.org A 192.0.2.1 60 f5-virtualserver/apps/web']);
   assert.deepEqual(show(translateF5('VirtualServer', ready, opts({ ...fqdn, combineFqdnAnnotation: true })).endpoints), [
     'web.virtualserver.example.org CNAME lb.example.net 0 f5-virtualserver/apps/web',
@@ -141,7 +163,11 @@ test('templates as external-dns ApplyTemplates: replace when there is no address
 });
 
 test('a template failing on an object is reported and the object held', () => {
-  const r = translateF5('VirtualServer', f5('VirtualServer', { host: 'w.example.org' }, {}), opts({ fqdnTemplate: '{{ .Spec.nope.deeper }}', targetTemplate: ['lb.example.net'] }));
+  const r = translateF5(
+    'VirtualServer',
+    f5('VirtualServer', { host: 'w.example.org' }, {}),
+    opts({ fqdnTemplate: '{{ .Spec.nope.deeper }}', targetTemplate: ['lb.example.net'] }),
+  );
   assert.deepEqual(r.endpoints, []);
   assert.equal(r.heldResource, 'f5-virtualserver/apps/web');
   assert.match(r.problems[0]?.message ?? '', /--fqdn-template/);
