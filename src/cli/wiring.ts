@@ -129,6 +129,8 @@ export const SOURCES: Readonly<Record<string, SourceFactory>> = {
   'openshift-route': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('openshift-route', cfg, deps),
   pod: async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('pod', cfg, deps),
   node: async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('node', cfg, deps),
+  'f5-virtualserver': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('f5-virtualserver', cfg, deps),
+  'f5-transportserver': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('f5-transportserver', cfg, deps),
   manifest: async (cfg, deps) => (await import('../source/manifest/manifest-source.ts')).ManifestSource.fromConfig(cfg, deps),
   empty: async () => (await import('../source/empty/empty-source.ts')).EmptySource.fromConfig(),
 };

@@ -37,8 +37,6 @@ export const UNIMPLEMENTED_SOURCES: readonly string[] = [
   'ambassador-host',
   'connector',
   'contour-httpproxy',
-  'f5-transportserver',
-  'f5-virtualserver',
   'fake',
   'gloo-proxy',
   'istio-gateway',

@@ -70,6 +70,8 @@ describe('RecordEventReporter', () => {
     assert.deepEqual(involvedObjectOf('service/ns/web'), { apiVersion: 'v1', kind: 'Service', namespace: 'ns', name: 'web' });
     assert.deepEqual(involvedObjectOf('httproute/ns/r'), { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', namespace: 'ns', name: 'r' });
     assert.deepEqual(involvedObjectOf('grpcroute/ns/r'), { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GRPCRoute', namespace: 'ns', name: 'r' });
+    assert.deepEqual(involvedObjectOf('f5-virtualserver/ns/vs'), { apiVersion: 'cis.f5.com/v1', kind: 'VirtualServer', namespace: 'ns', name: 'vs' });
+    assert.deepEqual(involvedObjectOf('f5-transportserver/ns/ts'), { apiVersion: 'cis.f5.com/v1', kind: 'TransportServer', namespace: 'ns', name: 'ts' });
     assert.deepEqual(involvedObjectOf('tlsroute/ns/r'), { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'TLSRoute', namespace: 'ns', name: 'r' });
     assert.deepEqual(involvedObjectOf('tcproute/ns/r'), { apiVersion: 'gateway.networking.k8s.io/v1alpha2', kind: 'TCPRoute', namespace: 'ns', name: 'r' });
     assert.deepEqual(involvedObjectOf('udproute/ns/r'), { apiVersion: 'gateway.networking.k8s.io/v1alpha2', kind: 'UDPRoute', namespace: 'ns', name: 'r' });

@@ -63,6 +63,10 @@ export function involvedObjectOf(
       return { apiVersion: 'route.openshift.io/v1', kind: 'Route', namespace, name };
     case 'pod':
       return { apiVersion: 'v1', kind: 'Pod', namespace, name };
+    case 'f5-virtualserver':
+      return { apiVersion: 'cis.f5.com/v1', kind: 'VirtualServer', namespace, name };
+    case 'f5-transportserver':
+      return { apiVersion: 'cis.f5.com/v1', kind: 'TransportServer', namespace, name };
     default:
       return undefined;
   }

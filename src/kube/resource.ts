@@ -32,6 +32,9 @@ export interface KubeObject {
 
 export const SERVICES: KubeResource = { apiVersion: 'v1', kind: 'Service', plural: 'services', namespaced: true };
 export const INGRESSES: KubeResource = { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', plural: 'ingresses', namespaced: true };
+/** F5 Container Ingress Services (k8s-bigip-ctlr) custom resources, as external-dns's f5-virtualserver and f5-transportserver read them. */
+export const VIRTUALSERVERS: KubeResource = { apiVersion: 'cis.f5.com/v1', kind: 'VirtualServer', plural: 'virtualservers', namespaced: true };
+export const TRANSPORTSERVERS: KubeResource = { apiVersion: 'cis.f5.com/v1', kind: 'TransportServer', plural: 'transportservers', namespaced: true };
 export const HTTPROUTES: KubeResource = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', plural: 'httproutes', namespaced: true };
 export const GRPCROUTES: KubeResource = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GRPCRoute', plural: 'grpcroutes', namespaced: true };
 /** v1 since Gateway API v1.5 (external-dns reads TLSRoutes at v1). */

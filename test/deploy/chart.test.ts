@@ -70,6 +70,8 @@ const CASES: readonly Case[] = [
         'gateway-tlsroute',
         'gateway-tcproute',
         'gateway-udproute',
+        'f5-virtualserver',
+        'f5-transportserver',
       ],
       enableGatewayListenerSets: true,
       eventsEmit: ['RecordReady', 'RecordError'],
@@ -125,6 +127,16 @@ const CASES: readonly Case[] = [
       for (const [k, v] of Object.entries(get(sm, 'spec', 'selector', 'matchLabels') as Values))
         assert.equal(get(metricsSvc, 'metadata', 'labels', k), v, `ServiceMonitor selector ${k}`);
     },
+  },
+  {
+    // Exact RBAC (checked for every case): virtualservers only, not transportservers.
+    name: 'the f5-virtualserver source alone',
+    values: { sources: ['f5-virtualserver'] },
+    expect: (r) => assert.ok(deploymentArgs(r.objects).includes('--source=f5-virtualserver')),
+  },
+  {
+    name: 'the f5-transportserver source alone',
+    values: { sources: ['f5-transportserver'] },
   },
   {
     name: 'the pod source alone (Pods and Nodes, no Services)',

@@ -75,6 +75,9 @@ export const PERMISSIONS_TABLE: readonly Permission[] = [
   ...perms('source:openshift-route', 'route.openshift.io', ['routes'], LIST_WATCH),
   // --source=node publishes each Node's name with its addresses.
   ...perms('source:node', '', ['nodes'], LIST_WATCH),
+  // f5-virtualserver, f5-transportserver: F5 CIS's own kinds, nothing else.
+  ...perms('source:f5-virtualserver', 'cis.f5.com', ['virtualservers'], LIST_WATCH),
+  ...perms('source:f5-transportserver', 'cis.f5.com', ['transportservers'], LIST_WATCH),
   ...perms('events', 'events.k8s.io', ['events'], ['create']),
   ...perms('leader-election', 'coordination.k8s.io', ['leases'], ['get', 'create', 'update'], 'namespace'),
 ];

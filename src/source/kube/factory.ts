@@ -14,6 +14,7 @@ import { buildTranslateOptions, translateFlagsOf } from '../translate/options.ts
 import type { TranslateOptions } from '../translate/options.ts';
 import type { KubeObjectSource } from './kube-source.ts';
 import { DnsHostnameResolver } from './lb-hostnames.ts';
+import { f5Source } from './f5.ts';
 import { registerReflectorMetrics } from './metrics.ts';
 import { crdSource, gatewayRouteSource, httpRouteSource, ingressSource, nodeSource, openshiftRouteSource, podSource, serviceSource } from './sources.ts';
 import type { GatewayScope, KubeSourceDeps } from './sources.ts';
@@ -30,6 +31,8 @@ export const KUBE_SOURCE_NAMES = [
   'gateway-tlsroute',
   'gateway-tcproute',
   'gateway-udproute',
+  'f5-virtualserver',
+  'f5-transportserver',
 ] as const;
 export type KubeSourceName = (typeof KUBE_SOURCE_NAMES)[number];
 
@@ -93,6 +96,10 @@ export function kubeSourceFromConfig(name: KubeSourceName, cfg: Config, deps: Ku
       return gatewayRouteSource(sourceDeps, 'TCPRoute', gatewayScopeOf(cfg));
     case 'gateway-udproute':
       return gatewayRouteSource(sourceDeps, 'UDPRoute', gatewayScopeOf(cfg));
+    case 'f5-virtualserver':
+      return f5Source(sourceDeps, 'VirtualServer');
+    case 'f5-transportserver':
+      return f5Source(sourceDeps, 'TransportServer');
   }
 }
 

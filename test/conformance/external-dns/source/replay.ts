@@ -34,6 +34,8 @@ import type { FakeAnswer } from '../../../support/fake-resolver.ts';
 import { startTestApiServer } from '../../../support/kube-apiserver/server.ts';
 import type { KubeObject, TestApiServer } from '../../../support/kube-apiserver/server.ts';
 import { DNSENDPOINT_CRD, gatewayCrd } from '../../../kube/harness.ts';
+import { F5_CRD_NAMES, f5Crd } from '../../../kube/f5-crds.ts';
+import { f5Source } from '../../../../src/source/kube/f5.ts';
 
 /** An endpoint as the data writes it (upstream's fields; absent means empty). */
 export interface CaseEndpoint {
@@ -90,7 +92,9 @@ export type SourceKind =
   | 'gateway-grpcroute'
   | 'gateway-tlsroute'
   | 'gateway-tcproute'
-  | 'gateway-udproute';
+  | 'gateway-udproute'
+  | 'f5-virtualserver'
+  | 'f5-transportserver';
 
 /** What a source answered: its endpoints, or that `endpoints()` failed. */
 export type Answer = CaseEndpoint[] | { error: true };
@@ -120,6 +124,11 @@ export interface SourceCase {
   hostwarden?: Answer;
   /** How the objects were changed so that a real API server accepts them (upstream uses a fake client). */
   adapted?: string;
+  /**
+   * Why the project's CRD schema refuses one of upstream's objects as it stands (upstream's fake
+   * client stores anything); the case then runs with schema-less CRDs, to keep upstream's answer.
+   */
+  crdRefuses?: string;
 }
 
 export interface CaseFile {
@@ -161,7 +170,7 @@ export async function loadFunctionFiles(): Promise<{ file: string; data: Functio
   return (await loadJson()).flatMap((f) => ('function' in f.data ? [{ file: f.file, data: f.data }] : []));
 }
 
-const CRDS = [
+const CRDS: KubeObject[] = [
   DNSENDPOINT_CRD,
   gatewayCrd('gateways', 'Gateway'),
   gatewayCrd('httproutes', 'HTTPRoute'),
@@ -170,7 +179,15 @@ const CRDS = [
   gatewayCrd('tlsroutes', 'TLSRoute'),
   gatewayCrd('tcproutes', 'TCPRoute', 'v1alpha2'),
   gatewayCrd('udproutes', 'UDPRoute', 'v1alpha2'),
+  ...F5_CRD_NAMES.map(f5Crd),
 ];
+
+/** The CRD with each version's schema replaced by one that keeps and accepts anything. */
+function schemaless(crd: KubeObject): KubeObject {
+  const anything = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
+  const spec = crd['spec'] as { versions: Record<string, unknown>[] };
+  return { ...crd, spec: { ...spec, versions: spec.versions.map((v) => ({ ...v, schema: anything })) } };
+}
 
 function routeCrd(): typeof DNSENDPOINT_CRD {
   const crd = gatewayCrd('routes', 'Route');
@@ -234,6 +251,10 @@ function sourceOf(c: SourceCase, deps: KubeSourceDeps): KubeObjectSource {
         ...(o.gatewayLabelFilter === undefined ? {} : { labelSelector: o.gatewayLabelFilter }),
         ...(o.gatewayName === undefined ? {} : { name: o.gatewayName }),
       });
+    case 'f5-virtualserver':
+      return f5Source(deps, 'VirtualServer');
+    case 'f5-transportserver':
+      return f5Source(deps, 'TransportServer');
   }
 }
 
@@ -256,7 +277,7 @@ export async function answerOf(c: SourceCase): Promise<Answer> {
   const client = new KubeClient({ config: api.kubeConfig(), logger });
   let source: KubeObjectSource | undefined;
   try {
-    for (const crd of CRDS) api.create(crd);
+    for (const crd of CRDS) api.create(c.crdRefuses === undefined ? crd : schemaless(crd));
     for (const obj of c.objects) {
       if (obj.kind === 'Namespace' && ['default', 'kube-system'].includes(obj.metadata.name)) continue;
       api.create(obj);

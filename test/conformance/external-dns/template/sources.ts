@@ -1,5 +1,5 @@
 /**
- * Replays external-dns's `*_fqdn_test.go` cases (service, ingress, OpenShift route, pod, node) through the
+ * Replays external-dns's `*_fqdn_test.go` cases (service, ingress, OpenShift route, pod, node, F5) through the
  * real Kubernetes sources: each case's objects go to a fresh test API server and are read back by
  * reflectors, so what a template sees is what a cluster would give it (the cache keeps whole
  * objects when a template is set). The case shape is the source conformance suite's.
@@ -14,6 +14,8 @@ import type { TranslateOptions } from '../../../../src/source/translate/options.
 import { startTestApiServer } from '../../../support/kube-apiserver/server.ts';
 import type { KubeObject } from '../../../support/kube-apiserver/server.ts';
 import { gatewayCrd } from '../../../kube/harness.ts';
+import { F5_CRD_NAMES, f5Crd } from '../../../kube/f5-crds.ts';
+import { f5Source } from '../../../../src/source/kube/f5.ts';
 
 export interface SourceEndpoint {
   dnsName: string;
@@ -41,7 +43,7 @@ export interface SourceCaseOptions {
 export interface SourceCase {
   name: string;
   upstreamTest: string;
-  source: 'service' | 'ingress' | 'openshift-route' | 'pod' | 'node';
+  source: 'service' | 'ingress' | 'openshift-route' | 'pod' | 'node' | 'f5-virtualserver' | 'f5-transportserver';
   objects: KubeObject[];
   options: SourceCaseOptions;
   expected: SourceEndpoint[];
@@ -81,6 +83,7 @@ export async function sourceAnswer(c: SourceCase): Promise<SourceEndpoint[]> {
   let source: KubeObjectSource | undefined;
   try {
     api.create(routeCrd());
+    for (const name of F5_CRD_NAMES) api.create(f5Crd(name));
     for (const obj of c.objects) api.create(obj);
     const deps = { client, logger, translateOptions: optionsOf(c.options), namespace: '', syncTimeoutMs: 10_000 };
     source =
@@ -92,7 +95,11 @@ export async function sourceAnswer(c: SourceCase): Promise<SourceEndpoint[]> {
             ? podSource(deps, { podSourceDomain: c.options.podSourceDomain ?? '' })
             : c.source === 'node'
               ? nodeSource(deps)
-              : openshiftRouteSource(deps, c.options.openshiftRouterName ?? '');
+              : c.source === 'f5-virtualserver'
+                ? f5Source(deps, 'VirtualServer')
+                : c.source === 'f5-transportserver'
+                  ? f5Source(deps, 'TransportServer')
+                  : openshiftRouteSource(deps, c.options.openshiftRouterName ?? '');
     return (await source.endpoints()).map(endpointOf);
   } finally {
     await source?.close();
