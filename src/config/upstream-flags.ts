@@ -41,8 +41,6 @@ export const UNIMPLEMENTED_SOURCES: readonly string[] = [
   'f5-virtualserver',
   'fake',
   'gloo-proxy',
-  'istio-gateway',
-  'istio-virtualservice',
   'kong-tcpingress',
   'skipper-routegroup',
   'traefik-proxy',

@@ -63,6 +63,11 @@ export function involvedObjectOf(
       return { apiVersion: 'route.openshift.io/v1', kind: 'Route', namespace, name };
     case 'pod':
       return { apiVersion: 'v1', kind: 'Pod', namespace, name };
+    // Gateway API Gateways publish nothing themselves: `gateway/` records are Istio's.
+    case 'gateway':
+      return { apiVersion: 'networking.istio.io/v1', kind: 'Gateway', namespace, name };
+    case 'virtualservice':
+      return { apiVersion: 'networking.istio.io/v1', kind: 'VirtualService', namespace, name };
     default:
       return undefined;
   }

@@ -15,6 +15,7 @@ import type { TranslateOptions } from '../translate/options.ts';
 import type { KubeObjectSource } from './kube-source.ts';
 import { DnsHostnameResolver } from './lb-hostnames.ts';
 import { registerReflectorMetrics } from './metrics.ts';
+import { istioGatewaySource, istioVirtualServiceSource } from './istio-sources.ts';
 import { crdSource, gatewayRouteSource, httpRouteSource, ingressSource, nodeSource, openshiftRouteSource, podSource, serviceSource } from './sources.ts';
 import type { GatewayScope, KubeSourceDeps } from './sources.ts';
 
@@ -30,6 +31,8 @@ export const KUBE_SOURCE_NAMES = [
   'gateway-tlsroute',
   'gateway-tcproute',
   'gateway-udproute',
+  'istio-gateway',
+  'istio-virtualservice',
 ] as const;
 export type KubeSourceName = (typeof KUBE_SOURCE_NAMES)[number];
 
@@ -93,6 +96,10 @@ export function kubeSourceFromConfig(name: KubeSourceName, cfg: Config, deps: Ku
       return gatewayRouteSource(sourceDeps, 'TCPRoute', gatewayScopeOf(cfg));
     case 'gateway-udproute':
       return gatewayRouteSource(sourceDeps, 'UDPRoute', gatewayScopeOf(cfg));
+    case 'istio-gateway':
+      return istioGatewaySource(sourceDeps);
+    case 'istio-virtualservice':
+      return istioVirtualServiceSource(sourceDeps);
   }
 }
 
