@@ -9,6 +9,7 @@
  * that matters (a Node given a name) is stated in the case's `adapted`. Options absent from a case
  * are zero, as in upstream's test `Config` (so `excludeUnschedulable` is off unless set).
  */
+import { readFileSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +27,7 @@ import {
   podSource,
   serviceSource,
 } from '../../../../src/source/kube/sources.ts';
+import { istioGatewaySource, istioVirtualServiceSource } from '../../../../src/source/kube/istio-sources.ts';
 import type { KubeSourceDeps } from '../../../../src/source/kube/sources.ts';
 import { buildTranslateOptions } from '../../../../src/source/translate/options.ts';
 import type { TranslateOptions } from '../../../../src/source/translate/options.ts';
@@ -90,7 +92,9 @@ export type SourceKind =
   | 'gateway-grpcroute'
   | 'gateway-tlsroute'
   | 'gateway-tcproute'
-  | 'gateway-udproute';
+  | 'gateway-udproute'
+  | 'istio-gateway'
+  | 'istio-virtualservice';
 
 /** What a source answered: its endpoints, or that `endpoints()` failed. */
 export type Answer = CaseEndpoint[] | { error: true };
@@ -170,7 +174,14 @@ const CRDS = [
   gatewayCrd('tlsroutes', 'TLSRoute'),
   gatewayCrd('tcproutes', 'TCPRoute', 'v1alpha2'),
   gatewayCrd('udproutes', 'UDPRoute', 'v1alpha2'),
+  istioCrd('gateways.networking.istio.io'),
+  istioCrd('virtualservices.networking.istio.io'),
 ];
+
+/** An Istio CRD of test/support/crds/istio (until the shared loadCrd helper lands here). */
+function istioCrd(name: string): typeof DNSENDPOINT_CRD {
+  return JSON.parse(readFileSync(join(HERE, '../../../support/crds/istio', `${name}.json`), 'utf8')) as typeof DNSENDPOINT_CRD;
+}
 
 function routeCrd(): typeof DNSENDPOINT_CRD {
   const crd = gatewayCrd('routes', 'Route');
@@ -234,6 +245,10 @@ function sourceOf(c: SourceCase, deps: KubeSourceDeps): KubeObjectSource {
         ...(o.gatewayLabelFilter === undefined ? {} : { labelSelector: o.gatewayLabelFilter }),
         ...(o.gatewayName === undefined ? {} : { name: o.gatewayName }),
       });
+    case 'istio-gateway':
+      return istioGatewaySource(deps);
+    case 'istio-virtualservice':
+      return istioVirtualServiceSource(deps);
   }
 }
 
