@@ -4,11 +4,13 @@
  * reflectors, so what a template sees is what a cluster would give it (the cache keeps whole
  * objects when a template is set). The case shape is the source conformance suite's.
  */
+import { readFileSync } from 'node:fs';
 import type { Endpoint } from '../../../../src/endpoint/endpoint.ts';
 import { KubeClient } from '../../../../src/kube/client.ts';
 import { silentLogger } from '../../../../src/log.ts';
 import type { KubeObjectSource } from '../../../../src/source/kube/kube-source.ts';
 import { ingressSource, nodeSource, openshiftRouteSource, podSource, serviceSource } from '../../../../src/source/kube/sources.ts';
+import { istioGatewaySource, istioVirtualServiceSource } from '../../../../src/source/kube/istio-sources.ts';
 import { buildTranslateOptions } from '../../../../src/source/translate/options.ts';
 import type { TranslateOptions } from '../../../../src/source/translate/options.ts';
 import { startTestApiServer } from '../../../support/kube-apiserver/server.ts';
@@ -41,7 +43,7 @@ export interface SourceCaseOptions {
 export interface SourceCase {
   name: string;
   upstreamTest: string;
-  source: 'service' | 'ingress' | 'openshift-route' | 'pod' | 'node';
+  source: 'service' | 'ingress' | 'openshift-route' | 'pod' | 'node' | 'istio-gateway' | 'istio-virtualservice';
   objects: KubeObject[];
   options: SourceCaseOptions;
   expected: SourceEndpoint[];
@@ -81,24 +83,34 @@ export async function sourceAnswer(c: SourceCase): Promise<SourceEndpoint[]> {
   let source: KubeObjectSource | undefined;
   try {
     api.create(routeCrd());
+    for (const name of ['gateways', 'virtualservices']) api.create(istioCrd(`${name}.networking.istio.io`));
     for (const obj of c.objects) api.create(obj);
     const deps = { client, logger, translateOptions: optionsOf(c.options), namespace: '', syncTimeoutMs: 10_000 };
     source =
-      c.source === 'service'
-        ? serviceSource(deps)
-        : c.source === 'ingress'
-          ? ingressSource(deps, [])
-          : c.source === 'pod'
-            ? podSource(deps, { podSourceDomain: c.options.podSourceDomain ?? '' })
-            : c.source === 'node'
-              ? nodeSource(deps)
-              : openshiftRouteSource(deps, c.options.openshiftRouterName ?? '');
+      c.source === 'istio-gateway'
+        ? istioGatewaySource(deps)
+        : c.source === 'istio-virtualservice'
+          ? istioVirtualServiceSource(deps)
+          : c.source === 'service'
+            ? serviceSource(deps)
+            : c.source === 'ingress'
+              ? ingressSource(deps, [])
+              : c.source === 'pod'
+                ? podSource(deps, { podSourceDomain: c.options.podSourceDomain ?? '' })
+                : c.source === 'node'
+                  ? nodeSource(deps)
+                  : openshiftRouteSource(deps, c.options.openshiftRouterName ?? '');
     return (await source.endpoints()).map(endpointOf);
   } finally {
     await source?.close();
     client.close();
     await api.stop();
   }
+}
+
+/** An Istio CRD of test/support/crds/istio (until the shared loadCrd helper lands here). */
+function istioCrd(name: string): ReturnType<typeof gatewayCrd> {
+  return JSON.parse(readFileSync(new URL(`../../../support/crds/istio/${name}.json`, import.meta.url), 'utf8')) as ReturnType<typeof gatewayCrd>;
 }
 
 function endpointOf(e: Endpoint): SourceEndpoint {
