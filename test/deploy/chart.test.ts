@@ -70,6 +70,8 @@ const CASES: readonly Case[] = [
         'gateway-tlsroute',
         'gateway-tcproute',
         'gateway-udproute',
+        'istio-gateway',
+        'istio-virtualservice',
       ],
       enableGatewayListenerSets: true,
       eventsEmit: ['RecordReady', 'RecordError'],
@@ -138,6 +140,12 @@ const CASES: readonly Case[] = [
       const args = deploymentArgs(r.objects);
       assert.ok(args.includes('--source=gateway-udproute') && args.includes('--gateway-listener-sets'), args.join(' '));
     },
+  },
+  {
+    // Exact RBAC (checked for every case): VirtualServices, Istio Gateways, Services and Ingresses, nothing else.
+    name: 'the istio-virtualservice source alone',
+    values: { sources: ['istio-virtualservice'] },
+    expect: (r) => assert.ok(deploymentArgs(r.objects).includes('--source=istio-virtualservice')),
   },
   {
     name: 'embedded with persistence, a LoadBalancer DNS Service and explicit zones',
