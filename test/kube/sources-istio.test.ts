@@ -27,7 +27,8 @@ import { buildTranslateOptions } from '../../src/source/translate/options.ts';
 import type { SourceProblem } from '../../src/source/source.ts';
 import { startTestApiServer } from '../support/kube-apiserver/server.ts';
 import type { TestApiServer } from '../support/kube-apiserver/server.ts';
-import { DNSENDPOINT_CRD, KubeWriter, waitFor } from './harness.ts';
+import type { DNSENDPOINT_CRD } from './harness.ts';
+import { KubeWriter, waitFor } from './harness.ts';
 
 const TARGET = 'external-dns.alpha.kubernetes.io/target';
 const INGRESS = 'external-dns.alpha.kubernetes.io/ingress';
@@ -131,7 +132,11 @@ describe('istio-gateway and istio-virtualservice against the test API server', (
     // The Ingress appears: the held Gateway is published.
     await kube.create(INGRESSES, { metadata: { name: 'nope', namespace: 'istio-system' } });
     await kube.patch(INGRESSES, 'istio-system', 'nope', { status: { loadBalancer: { ingress: [{ ip: '192.0.2.30' }] } } }, 'status');
-    await until(source, 'held Gateway published', ['b.example.org A 192.0.2.11,192.0.2.20', 'c.example.org CNAME lb.example.net', 'd.example.org A 192.0.2.30']);
+    await until(source, 'held Gateway published', [
+      'b.example.org A 192.0.2.11,192.0.2.20',
+      'c.example.org CNAME lb.example.net',
+      'd.example.org A 192.0.2.30',
+    ]);
     assert.deepEqual([...source.heldResources()], ['gateway/istio-system/bad-ref']);
 
     for (const name of ['second', 'via-ingress', 'missing-ingress', 'bad-ref']) await kube.delete(ISTIO_GATEWAYS, 'istio-system', name);

@@ -96,7 +96,10 @@ export function gatewayTargets(gateway: KubeObject, lookups: IstioLookups, optio
     }
     const namespace = ref.namespace === '' ? meta.namespace : ref.namespace;
     const found = lookups.ingress(namespace, ref.name);
-    if (found === undefined) throw new IstioTargetError(`the Ingress ${namespace}/${ref.name} named by the ingress annotation of Gateway ${meta.namespace}/${meta.name} does not exist`);
+    if (found === undefined)
+      throw new IstioTargetError(
+        `the Ingress ${namespace}/${ref.name} named by the ingress annotation of Gateway ${meta.namespace}/${meta.name} does not exist`,
+      );
     return loadBalancerTargets(found);
   }
   return serviceTargets(stringMap(asRecord(gateway['spec'])?.['selector']), lookups);

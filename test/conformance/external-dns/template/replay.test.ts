@@ -42,7 +42,15 @@ describe(`functions.json (external-dns ${functions.upstream})`, () => {
   }
 });
 
-for (const file of ['service_fqdn.json', 'ingress_fqdn.json', 'openshift_route_fqdn.json', 'pod_fqdn.json', 'node_fqdn.json', 'istio_gateway_fqdn.json', 'istio_virtualservice_fqdn.json']) {
+for (const file of [
+  'service_fqdn.json',
+  'ingress_fqdn.json',
+  'openshift_route_fqdn.json',
+  'pod_fqdn.json',
+  'node_fqdn.json',
+  'istio_gateway_fqdn.json',
+  'istio_virtualservice_fqdn.json',
+]) {
   const data = loadCases<SourceCase>(file);
   describe(`${file} (external-dns ${data.upstream})`, () => {
     const seen = new Set<string>();
