@@ -61,5 +61,7 @@ test('Gateways keep selector and server hosts; VirtualServices hosts, gateways a
     spec: { hosts: ['a.example.org'], gateways: ['mesh', 'ns/gw'], exportTo: ['.'], http: [{ route: [{ destination: { host: 'svc' } }] }] },
   });
   assert.deepEqual(vs['spec'], { hosts: ['a.example.org'], gateways: ['mesh', 'ns/gw'], exportTo: ['.'] });
+  assert.deepEqual(vs.metadata.annotations, { 'user-annotation': 'value' });
+  assert.deepEqual(vs.metadata.labels, { label1: 'value1' });
   assert.deepEqual(slimVirtualService({ kind: 'VirtualService', metadata: { name: 'odd' }, spec: { hosts: 'x' } })['spec'], { hosts: [] });
 });

@@ -168,6 +168,10 @@ describe('istio-gateway and istio-virtualservice against the test API server', (
       'the merged record names the object whose resource label sorts first',
     );
 
+    // The ingress-gateway Service's address moves: VirtualServices on Gateways selecting it follow.
+    await kube.patch(SERVICES, 'istio-system', 'istio-ingressgateway', { status: { loadBalancer: { ingress: [{ ip: '192.0.2.12' }] } } }, 'status');
+    await until(source, 'service address', ['www.apps.example.org A 192.0.2.12']);
+
     // The Gateway gains a target annotation: its VirtualServices follow.
     await kube.patch(ISTIO_GATEWAYS, 'istio-system', 'shared', { metadata: { annotations: { [TARGET]: 'gw.example.net' } } });
     await until(source, 'gateway target', ['www.apps.example.org CNAME gw.example.net']);

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../kube/resource.ts';
 import { buildTranslateOptions } from '../translate/options.ts';
-import { bindsToGateway, parseNamespacedName, translateIstioGateway, translateVirtualService } from './istio.ts';
+import { bindsToGateway, gatewayKeysOf, ingressKeyOf, parseNamespacedName, selectsService, translateIstioGateway, translateVirtualService } from './istio.ts';
 import type { IstioLookups } from './istio.ts';
 
 const gw = (
@@ -115,4 +115,14 @@ test('a VirtualService takes the targets of the Gateways it binds to per host; m
   assert.deepEqual(names(templated.endpoints), ['a.apps.example.org A 192.0.2.1', 'vs.apps.example.org A 192.0.2.1']);
   const broken = translateVirtualService(vs(['a.apps.example.org'], ['a/b/c']), options, lookups(objects));
   assert.equal(broken.heldResource, 'virtualservice/apps/vs');
+});
+
+test('what a change re-translates: Services a Gateway selects, the Ingress it names, the Gateways a VirtualService names', () => {
+  const options = buildTranslateOptions({});
+  const g = gw('g', 'istio-system', ['*'], { selector: { istio: 'ingressgateway' }, annotations: { 'external-dns.alpha.kubernetes.io/ingress': 'edge' } });
+  assert.equal(selectsService(g, svc('a', { istio: 'ingressgateway', app: 'a' }, [])), true);
+  assert.equal(selectsService(g, svc('b', { app: 'a' }, [])), false);
+  assert.equal(ingressKeyOf(g, options), 'istio-system/edge');
+  assert.equal(ingressKeyOf(gw('h', 'ns', []), options), undefined);
+  assert.deepEqual(gatewayKeysOf(vs([], ['mesh', 'gw', 'istio-system/shared', 'a/b/c', ''])), ['apps/gw', 'istio-system/shared']);
 });

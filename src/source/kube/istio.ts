@@ -66,14 +66,45 @@ function loadBalancerTargets(obj: KubeObject): string[] {
   });
 }
 
-/** Every Service whose selector includes the Gateway's selector (an empty one selects all), as EndpointTargetsFromServices. */
-function serviceTargets(selector: Readonly<Record<string, string>>, lookups: IstioLookups): string[] {
+/** Whether the Gateway's `spec.selector` picks the Service: the Service's selector includes every pair (an empty one picks all). */
+export function selectsService(gateway: KubeObject, svc: KubeObject): boolean {
+  const own = stringMap(asRecord(svc['spec'])?.['selector']);
+  return Object.entries(stringMap(asRecord(gateway['spec'])?.['selector'])).every(([k, v]) => own[k] === v);
+}
+
+/** `namespace/name` of the Ingress the Gateway's `ingress` annotation names, if it names a well-formed one. */
+export function ingressKeyOf(gateway: KubeObject, options: TranslateOptions): string | undefined {
+  const meta = readMeta(gateway);
+  const value = meta === undefined ? '' : (annotationValue(meta.annotations, 'ingress', options.annotationPrefix) ?? '');
+  if (meta === undefined || value === '') return undefined;
+  try {
+    const ref = parseNamespacedName(value);
+    return `${ref.namespace === '' ? meta.namespace : ref.namespace}/${ref.name}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `namespace/name` of each Gateway the VirtualService names (`mesh` and malformed references left out). */
+export function gatewayKeysOf(vs: KubeObject): string[] {
+  const namespace = readMeta(vs)?.namespace ?? '';
+  return stringArray(asRecord(vs['spec'])?.['gateways']).flatMap((ref) => {
+    if (ref === '' || ref === ISTIO_MESH_GATEWAY) return [];
+    try {
+      const parsed = parseNamespacedName(ref);
+      return [`${parsed.namespace === '' ? namespace : parsed.namespace}/${parsed.name}`];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** Every Service the Gateway's selector picks, as EndpointTargetsFromServices. */
+function serviceTargets(gateway: KubeObject, lookups: IstioLookups): string[] {
   const out = new Set<string>();
-  const wanted = Object.entries(selector);
   for (const svc of lookups.services()) {
+    if (!selectsService(gateway, svc)) continue;
     const spec = asRecord(svc['spec']);
-    const own = stringMap(spec?.['selector']);
-    if (!wanted.every(([k, v]) => own[k] === v)) continue;
     const external = stringArray(spec?.['externalIPs']);
     for (const t of external.length > 0 ? external : loadBalancerTargets(svc)) out.add(t);
   }
@@ -102,7 +133,7 @@ export function gatewayTargets(gateway: KubeObject, lookups: IstioLookups, optio
       );
     return loadBalancerTargets(found);
   }
-  return serviceTargets(stringMap(asRecord(gateway['spec'])?.['selector']), lookups);
+  return serviceTargets(gateway, lookups);
 }
 
 function serverHosts(gateway: KubeObject): string[] {
