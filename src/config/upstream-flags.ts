@@ -39,8 +39,6 @@ export const UNIMPLEMENTED_SOURCES: readonly string[] = [
   'contour-httpproxy',
   'fake',
   'gloo-proxy',
-  'istio-gateway',
-  'istio-virtualservice',
   'kong-tcpingress',
   'skipper-routegroup',
   'traefik-proxy',

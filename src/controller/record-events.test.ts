@@ -74,6 +74,8 @@ describe('RecordEventReporter', () => {
     assert.deepEqual(involvedObjectOf('f5-transportserver/ns/ts'), { apiVersion: 'cis.f5.com/v1', kind: 'TransportServer', namespace: 'ns', name: 'ts' });
     assert.deepEqual(involvedObjectOf('tlsroute/ns/r'), { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'TLSRoute', namespace: 'ns', name: 'r' });
     assert.deepEqual(involvedObjectOf('tcproute/ns/r'), { apiVersion: 'gateway.networking.k8s.io/v1alpha2', kind: 'TCPRoute', namespace: 'ns', name: 'r' });
+    assert.deepEqual(involvedObjectOf('gateway/ns/g'), { apiVersion: 'networking.istio.io/v1', kind: 'Gateway', namespace: 'ns', name: 'g' });
+    assert.deepEqual(involvedObjectOf('virtualservice/ns/v'), { apiVersion: 'networking.istio.io/v1', kind: 'VirtualService', namespace: 'ns', name: 'v' });
     assert.deepEqual(involvedObjectOf('udproute/ns/r'), { apiVersion: 'gateway.networking.k8s.io/v1alpha2', kind: 'UDPRoute', namespace: 'ns', name: 'r' });
     assert.equal(involvedObjectOf('manifest'), undefined);
     // Nodes are cluster-scoped: their label has no namespace.

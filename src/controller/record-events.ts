@@ -67,6 +67,11 @@ export function involvedObjectOf(
       return { apiVersion: 'cis.f5.com/v1', kind: 'VirtualServer', namespace, name };
     case 'f5-transportserver':
       return { apiVersion: 'cis.f5.com/v1', kind: 'TransportServer', namespace, name };
+    // Gateway API Gateways publish nothing themselves: `gateway/` records are Istio's.
+    case 'gateway':
+      return { apiVersion: 'networking.istio.io/v1', kind: 'Gateway', namespace, name };
+    case 'virtualservice':
+      return { apiVersion: 'networking.istio.io/v1', kind: 'VirtualService', namespace, name };
     default:
       return undefined;
   }

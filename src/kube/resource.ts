@@ -46,6 +46,14 @@ export const ROUTES: KubeResource = { apiVersion: 'route.openshift.io/v1', kind:
 export const GATEWAYS: KubeResource = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', plural: 'gateways', namespaced: true };
 /** Gateway API v1.5: listeners added to a Gateway from another object (read with --gateway-listener-sets). */
 export const LISTENERSETS: KubeResource = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'ListenerSet', plural: 'listenersets', namespaced: true };
+/** Istio's networking.istio.io/v1 (GA since Istio 1.22), the version external-dns's istio sources watch. */
+export const ISTIO_GATEWAYS: KubeResource = { apiVersion: 'networking.istio.io/v1', kind: 'Gateway', plural: 'gateways', namespaced: true };
+export const ISTIO_VIRTUALSERVICES: KubeResource = {
+  apiVersion: 'networking.istio.io/v1',
+  kind: 'VirtualService',
+  plural: 'virtualservices',
+  namespaced: true,
+};
 export const NODES: KubeResource = { apiVersion: 'v1', kind: 'Node', plural: 'nodes', namespaced: false };
 export const PODS: KubeResource = { apiVersion: 'v1', kind: 'Pod', plural: 'pods', namespaced: true };
 export const NAMESPACES: KubeResource = { apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false };

@@ -72,6 +72,8 @@ const CASES: readonly Case[] = [
         'gateway-udproute',
         'f5-virtualserver',
         'f5-transportserver',
+        'istio-gateway',
+        'istio-virtualservice',
       ],
       enableGatewayListenerSets: true,
       eventsEmit: ['RecordReady', 'RecordError'],
@@ -150,6 +152,12 @@ const CASES: readonly Case[] = [
       const args = deploymentArgs(r.objects);
       assert.ok(args.includes('--source=gateway-udproute') && args.includes('--gateway-listener-sets'), args.join(' '));
     },
+  },
+  {
+    // Exact RBAC (checked for every case): VirtualServices, Istio Gateways, Services and Ingresses, nothing else.
+    name: 'the istio-virtualservice source alone',
+    values: { sources: ['istio-virtualservice'] },
+    expect: (r) => assert.ok(deploymentArgs(r.objects).includes('--source=istio-virtualservice')),
   },
   {
     name: 'embedded with persistence, a LoadBalancer DNS Service and explicit zones',

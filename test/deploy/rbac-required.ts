@@ -78,6 +78,14 @@ export const PERMISSIONS_TABLE: readonly Permission[] = [
   // f5-virtualserver, f5-transportserver: F5 CIS's own kinds, nothing else.
   ...perms('source:f5-virtualserver', 'cis.f5.com', ['virtualservers'], LIST_WATCH),
   ...perms('source:f5-transportserver', 'cis.f5.com', ['transportservers'], LIST_WATCH),
+  // istio-gateway: Istio Gateways, the ingress-gateway Services their selector picks and the Ingresses of the ingress annotation.
+  ...perms('source:istio-gateway', 'networking.istio.io', ['gateways'], LIST_WATCH),
+  ...perms('source:istio-gateway', '', ['services'], LIST_WATCH),
+  ...perms('source:istio-gateway', 'networking.k8s.io', ['ingresses'], LIST_WATCH),
+  // istio-virtualservice: VirtualServices, and what the istio-gateway source reads of the Gateways they bind to.
+  ...perms('source:istio-virtualservice', 'networking.istio.io', ['virtualservices', 'gateways'], LIST_WATCH),
+  ...perms('source:istio-virtualservice', '', ['services'], LIST_WATCH),
+  ...perms('source:istio-virtualservice', 'networking.k8s.io', ['ingresses'], LIST_WATCH),
   ...perms('events', 'events.k8s.io', ['events'], ['create']),
   ...perms('leader-election', 'coordination.k8s.io', ['leases'], ['get', 'create', 'update'], 'namespace'),
 ];

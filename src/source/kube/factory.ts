@@ -16,6 +16,7 @@ import type { KubeObjectSource } from './kube-source.ts';
 import { DnsHostnameResolver } from './lb-hostnames.ts';
 import { f5Source } from './f5.ts';
 import { registerReflectorMetrics } from './metrics.ts';
+import { istioGatewaySource, istioVirtualServiceSource } from './istio-sources.ts';
 import { crdSource, gatewayRouteSource, httpRouteSource, ingressSource, nodeSource, openshiftRouteSource, podSource, serviceSource } from './sources.ts';
 import type { GatewayScope, KubeSourceDeps } from './sources.ts';
 
@@ -33,6 +34,8 @@ export const KUBE_SOURCE_NAMES = [
   'gateway-udproute',
   'f5-virtualserver',
   'f5-transportserver',
+  'istio-gateway',
+  'istio-virtualservice',
 ] as const;
 export type KubeSourceName = (typeof KUBE_SOURCE_NAMES)[number];
 
@@ -100,6 +103,10 @@ export function kubeSourceFromConfig(name: KubeSourceName, cfg: Config, deps: Ku
       return f5Source(sourceDeps, 'VirtualServer');
     case 'f5-transportserver':
       return f5Source(sourceDeps, 'TransportServer');
+    case 'istio-gateway':
+      return istioGatewaySource(sourceDeps);
+    case 'istio-virtualservice':
+      return istioVirtualServiceSource(sourceDeps);
   }
 }
 

@@ -9,6 +9,7 @@
  * that matters (a Node given a name) is stated in the case's `adapted`. Options absent from a case
  * are zero, as in upstream's test `Config` (so `excludeUnschedulable` is off unless set).
  */
+import { readFileSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +27,7 @@ import {
   podSource,
   serviceSource,
 } from '../../../../src/source/kube/sources.ts';
+import { istioGatewaySource, istioVirtualServiceSource } from '../../../../src/source/kube/istio-sources.ts';
 import type { KubeSourceDeps } from '../../../../src/source/kube/sources.ts';
 import { buildTranslateOptions } from '../../../../src/source/translate/options.ts';
 import type { TranslateOptions } from '../../../../src/source/translate/options.ts';
@@ -94,7 +96,9 @@ export type SourceKind =
   | 'gateway-tcproute'
   | 'gateway-udproute'
   | 'f5-virtualserver'
-  | 'f5-transportserver';
+  | 'f5-transportserver'
+  | 'istio-gateway'
+  | 'istio-virtualservice';
 
 /** What a source answered: its endpoints, or that `endpoints()` failed. */
 export type Answer = CaseEndpoint[] | { error: true };
@@ -180,6 +184,8 @@ const CRDS: KubeObject[] = [
   gatewayCrd('tcproutes', 'TCPRoute', 'v1alpha2'),
   gatewayCrd('udproutes', 'UDPRoute', 'v1alpha2'),
   ...F5_CRD_NAMES.map(f5Crd),
+  istioCrd('gateways.networking.istio.io'),
+  istioCrd('virtualservices.networking.istio.io'),
 ];
 
 /** The CRD with each version's schema replaced by one that keeps and accepts anything. */
@@ -187,6 +193,11 @@ function schemaless(crd: KubeObject): KubeObject {
   const anything = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
   const spec = crd['spec'] as { versions: Record<string, unknown>[] };
   return { ...crd, spec: { ...spec, versions: spec.versions.map((v) => ({ ...v, schema: anything })) } };
+}
+
+/** An Istio CRD of test/support/crds/istio (until the shared loadCrd helper lands here). */
+function istioCrd(name: string): typeof DNSENDPOINT_CRD {
+  return JSON.parse(readFileSync(join(HERE, '../../../support/crds/istio', `${name}.json`), 'utf8')) as typeof DNSENDPOINT_CRD;
 }
 
 function routeCrd(): typeof DNSENDPOINT_CRD {
@@ -255,6 +266,10 @@ function sourceOf(c: SourceCase, deps: KubeSourceDeps): KubeObjectSource {
       return f5Source(deps, 'VirtualServer');
     case 'f5-transportserver':
       return f5Source(deps, 'TransportServer');
+    case 'istio-gateway':
+      return istioGatewaySource(deps);
+    case 'istio-virtualservice':
+      return istioVirtualServiceSource(deps);
   }
 }
 

@@ -50,6 +50,8 @@ for (const file of [
   'node_fqdn.json',
   'f5_virtualserver_fqdn.json',
   'f5_transportserver_fqdn.json',
+  'istio_gateway_fqdn.json',
+  'istio_virtualservice_fqdn.json',
 ]) {
   const data = loadCases<SourceCase>(file);
   describe(`${file} (external-dns ${data.upstream})`, () => {

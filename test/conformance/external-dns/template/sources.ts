@@ -1,14 +1,16 @@
 /**
- * Replays external-dns's `*_fqdn_test.go` cases (service, ingress, OpenShift route, pod, node, F5) through the
+ * Replays external-dns's `*_fqdn_test.go` cases (service, ingress, OpenShift route, pod, node, F5, Istio) through the
  * real Kubernetes sources: each case's objects go to a fresh test API server and are read back by
  * reflectors, so what a template sees is what a cluster would give it (the cache keeps whole
  * objects when a template is set). The case shape is the source conformance suite's.
  */
+import { readFileSync } from 'node:fs';
 import type { Endpoint } from '../../../../src/endpoint/endpoint.ts';
 import { KubeClient } from '../../../../src/kube/client.ts';
 import { silentLogger } from '../../../../src/log.ts';
 import type { KubeObjectSource } from '../../../../src/source/kube/kube-source.ts';
 import { ingressSource, nodeSource, openshiftRouteSource, podSource, serviceSource } from '../../../../src/source/kube/sources.ts';
+import { istioGatewaySource, istioVirtualServiceSource } from '../../../../src/source/kube/istio-sources.ts';
 import { buildTranslateOptions } from '../../../../src/source/translate/options.ts';
 import type { TranslateOptions } from '../../../../src/source/translate/options.ts';
 import { startTestApiServer } from '../../../support/kube-apiserver/server.ts';
@@ -43,13 +45,29 @@ export interface SourceCaseOptions {
 export interface SourceCase {
   name: string;
   upstreamTest: string;
-  source: 'service' | 'ingress' | 'openshift-route' | 'pod' | 'node' | 'f5-virtualserver' | 'f5-transportserver';
+  source: SourceName;
   objects: KubeObject[];
   options: SourceCaseOptions;
   expected: SourceEndpoint[];
   differs?: string;
   hostwarden?: SourceEndpoint[];
 }
+
+type SourceDeps = Parameters<typeof serviceSource>[0];
+
+/** How each source kind of the case data is built. */
+const SOURCES = {
+  service: (deps: SourceDeps) => serviceSource(deps),
+  ingress: (deps: SourceDeps) => ingressSource(deps, []),
+  'openshift-route': (deps: SourceDeps, o: SourceCaseOptions) => openshiftRouteSource(deps, o.openshiftRouterName ?? ''),
+  pod: (deps: SourceDeps, o: SourceCaseOptions) => podSource(deps, { podSourceDomain: o.podSourceDomain ?? '' }),
+  node: (deps: SourceDeps) => nodeSource(deps),
+  'f5-virtualserver': (deps: SourceDeps) => f5Source(deps, 'VirtualServer'),
+  'f5-transportserver': (deps: SourceDeps) => f5Source(deps, 'TransportServer'),
+  'istio-gateway': (deps: SourceDeps) => istioGatewaySource(deps),
+  'istio-virtualservice': (deps: SourceDeps) => istioVirtualServiceSource(deps),
+} satisfies Record<string, (deps: SourceDeps, o: SourceCaseOptions) => KubeObjectSource>;
+type SourceName = keyof typeof SOURCES;
 
 function optionsOf(o: SourceCaseOptions): TranslateOptions {
   return {
@@ -84,28 +102,21 @@ export async function sourceAnswer(c: SourceCase): Promise<SourceEndpoint[]> {
   try {
     api.create(routeCrd());
     for (const name of F5_CRD_NAMES) api.create(f5Crd(name));
+    for (const name of ['gateways', 'virtualservices']) api.create(istioCrd(`${name}.networking.istio.io`));
     for (const obj of c.objects) api.create(obj);
     const deps = { client, logger, translateOptions: optionsOf(c.options), namespace: '', syncTimeoutMs: 10_000 };
-    source =
-      c.source === 'service'
-        ? serviceSource(deps)
-        : c.source === 'ingress'
-          ? ingressSource(deps, [])
-          : c.source === 'pod'
-            ? podSource(deps, { podSourceDomain: c.options.podSourceDomain ?? '' })
-            : c.source === 'node'
-              ? nodeSource(deps)
-              : c.source === 'f5-virtualserver'
-                ? f5Source(deps, 'VirtualServer')
-                : c.source === 'f5-transportserver'
-                  ? f5Source(deps, 'TransportServer')
-                  : openshiftRouteSource(deps, c.options.openshiftRouterName ?? '');
+    source = SOURCES[c.source](deps, c.options);
     return (await source.endpoints()).map(endpointOf);
   } finally {
     await source?.close();
     client.close();
     await api.stop();
   }
+}
+
+/** An Istio CRD of test/support/crds/istio (until the shared loadCrd helper lands here). */
+function istioCrd(name: string): ReturnType<typeof gatewayCrd> {
+  return JSON.parse(readFileSync(new URL(`../../../support/crds/istio/${name}.json`, import.meta.url), 'utf8')) as ReturnType<typeof gatewayCrd>;
 }
 
 function endpointOf(e: Endpoint): SourceEndpoint {
