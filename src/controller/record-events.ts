@@ -63,6 +63,13 @@ export function involvedObjectOf(
       return { apiVersion: 'route.openshift.io/v1', kind: 'Route', namespace, name };
     case 'pod':
       return { apiVersion: 'v1', kind: 'Pod', namespace, name };
+    // traefik-proxy: the label does not say the group; Events name the current one (traefik.io).
+    case 'ingressroute':
+      return { apiVersion: 'traefik.io/v1alpha1', kind: 'IngressRoute', namespace, name };
+    case 'ingressroutetcp':
+      return { apiVersion: 'traefik.io/v1alpha1', kind: 'IngressRouteTCP', namespace, name };
+    case 'ingressrouteudp':
+      return { apiVersion: 'traefik.io/v1alpha1', kind: 'IngressRouteUDP', namespace, name };
     default:
       return undefined;
   }
