@@ -27,6 +27,8 @@ import {
   serviceSource,
 } from '../../../../src/source/kube/sources.ts';
 import type { KubeSourceDeps } from '../../../../src/source/kube/sources.ts';
+import { traefikProxySource } from '../../../../src/source/kube/traefik-proxy.ts';
+import type { TraefikProxySource } from '../../../../src/source/kube/traefik-proxy.ts';
 import { buildTranslateOptions } from '../../../../src/source/translate/options.ts';
 import type { TranslateOptions } from '../../../../src/source/translate/options.ts';
 import { FakeHostnameResolver } from '../../../support/fake-resolver.ts';
@@ -34,6 +36,7 @@ import type { FakeAnswer } from '../../../support/fake-resolver.ts';
 import { startTestApiServer } from '../../../support/kube-apiserver/server.ts';
 import type { KubeObject, TestApiServer } from '../../../support/kube-apiserver/server.ts';
 import { DNSENDPOINT_CRD, gatewayCrd } from '../../../kube/harness.ts';
+import { TRAEFIK_CRD_NAMES, loadTraefikCrd } from '../../../kube/traefik-crds.ts';
 
 /** An endpoint as the data writes it (upstream's fields; absent means empty). */
 export interface CaseEndpoint {
@@ -77,6 +80,10 @@ export interface CaseOptions {
   ignoreNonHostNetworkPods?: boolean;
   /** pod source: --pod-source-domain. */
   podSourceDomain?: string;
+  /** traefik-proxy source: --traefik-enable-legacy. */
+  traefikEnableLegacy?: boolean;
+  /** traefik-proxy source: --traefik-disable-new. */
+  traefikDisableNew?: boolean;
 }
 
 export type SourceKind =
@@ -90,7 +97,8 @@ export type SourceKind =
   | 'gateway-grpcroute'
   | 'gateway-tlsroute'
   | 'gateway-tcproute'
-  | 'gateway-udproute';
+  | 'gateway-udproute'
+  | 'traefik-proxy';
 
 /** What a source answered: its endpoints, or that `endpoints()` failed. */
 export type Answer = CaseEndpoint[] | { error: true };
@@ -170,6 +178,7 @@ const CRDS = [
   gatewayCrd('tlsroutes', 'TLSRoute'),
   gatewayCrd('tcproutes', 'TCPRoute', 'v1alpha2'),
   gatewayCrd('udproutes', 'UDPRoute', 'v1alpha2'),
+  ...TRAEFIK_CRD_NAMES.map(loadTraefikCrd),
 ];
 
 function routeCrd(): typeof DNSENDPOINT_CRD {
@@ -204,7 +213,7 @@ const ROUTE_KIND_OF = {
   'gateway-udproute': 'UDPRoute',
 } as const;
 
-function sourceOf(c: SourceCase, deps: KubeSourceDeps): KubeObjectSource {
+function sourceOf(c: SourceCase, deps: KubeSourceDeps): KubeObjectSource | TraefikProxySource {
   const o = c.options;
   switch (c.source) {
     case 'service':
@@ -234,6 +243,8 @@ function sourceOf(c: SourceCase, deps: KubeSourceDeps): KubeObjectSource {
         ...(o.gatewayLabelFilter === undefined ? {} : { labelSelector: o.gatewayLabelFilter }),
         ...(o.gatewayName === undefined ? {} : { name: o.gatewayName }),
       });
+    case 'traefik-proxy':
+      return traefikProxySource(deps, { enableLegacy: o.traefikEnableLegacy === true, disableNew: o.traefikDisableNew === true });
   }
 }
 
@@ -254,7 +265,7 @@ export async function answerOf(c: SourceCase): Promise<Answer> {
   const api: TestApiServer = await startTestApiServer({ bookmarkIntervalMs: 60_000, namespaces: namespacesOf(c.objects).filter((n) => !declared.has(n)) });
   const logger = silentLogger();
   const client = new KubeClient({ config: api.kubeConfig(), logger });
-  let source: KubeObjectSource | undefined;
+  let source: KubeObjectSource | TraefikProxySource | undefined;
   try {
     for (const crd of CRDS) api.create(crd);
     for (const obj of c.objects) {

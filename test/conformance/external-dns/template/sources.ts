@@ -9,11 +9,14 @@ import { KubeClient } from '../../../../src/kube/client.ts';
 import { silentLogger } from '../../../../src/log.ts';
 import type { KubeObjectSource } from '../../../../src/source/kube/kube-source.ts';
 import { ingressSource, nodeSource, openshiftRouteSource, podSource, serviceSource } from '../../../../src/source/kube/sources.ts';
+import { traefikProxySource } from '../../../../src/source/kube/traefik-proxy.ts';
+import type { TraefikProxySource } from '../../../../src/source/kube/traefik-proxy.ts';
 import { buildTranslateOptions } from '../../../../src/source/translate/options.ts';
 import type { TranslateOptions } from '../../../../src/source/translate/options.ts';
 import { startTestApiServer } from '../../../support/kube-apiserver/server.ts';
 import type { KubeObject } from '../../../support/kube-apiserver/server.ts';
 import { gatewayCrd } from '../../../kube/harness.ts';
+import { TRAEFIK_CRD_NAMES, loadTraefikCrd } from '../../../kube/traefik-crds.ts';
 
 export interface SourceEndpoint {
   dnsName: string;
@@ -36,12 +39,14 @@ export interface SourceCaseOptions {
   podSourceDomain?: string;
   exposeInternalIPv6?: boolean;
   excludeUnschedulable?: boolean;
+  /** --annotation-filter (upstream's traefik tests set one every object matches). */
+  annotationFilter?: string;
 }
 
 export interface SourceCase {
   name: string;
   upstreamTest: string;
-  source: 'service' | 'ingress' | 'openshift-route' | 'pod' | 'node';
+  source: 'service' | 'ingress' | 'openshift-route' | 'pod' | 'node' | 'traefik-proxy';
   objects: KubeObject[];
   options: SourceCaseOptions;
   expected: SourceEndpoint[];
@@ -59,6 +64,7 @@ function optionsOf(o: SourceCaseOptions): TranslateOptions {
       ignoreHostnameAnnotation: o.ignoreHostnameAnnotation === true,
       publishInternalServices: o.publishInternalServices === true,
       serviceTypeFilter: o.serviceTypeFilter ?? [],
+      ...(o.annotationFilter === undefined ? {} : { annotationFilter: o.annotationFilter }),
     }),
     publishHostIP: o.publishHostIP === true,
     alwaysPublishNotReadyAddresses: o.alwaysPublishNotReadyAddresses === true,
@@ -78,9 +84,10 @@ export async function sourceAnswer(c: SourceCase): Promise<SourceEndpoint[]> {
   const api = await startTestApiServer({ bookmarkIntervalMs: 60_000, namespaces });
   const logger = silentLogger();
   const client = new KubeClient({ config: api.kubeConfig(), logger });
-  let source: KubeObjectSource | undefined;
+  let source: KubeObjectSource | TraefikProxySource | undefined;
   try {
     api.create(routeCrd());
+    for (const name of TRAEFIK_CRD_NAMES) api.create(loadTraefikCrd(name));
     for (const obj of c.objects) api.create(obj);
     const deps = { client, logger, translateOptions: optionsOf(c.options), namespace: '', syncTimeoutMs: 10_000 };
     source =
@@ -92,7 +99,9 @@ export async function sourceAnswer(c: SourceCase): Promise<SourceEndpoint[]> {
             ? podSource(deps, { podSourceDomain: c.options.podSourceDomain ?? '' })
             : c.source === 'node'
               ? nodeSource(deps)
-              : openshiftRouteSource(deps, c.options.openshiftRouterName ?? '');
+              : c.source === 'traefik-proxy'
+                ? traefikProxySource(deps)
+                : openshiftRouteSource(deps, c.options.openshiftRouterName ?? '');
     return (await source.endpoints()).map(endpointOf);
   } finally {
     await source?.close();
