@@ -70,6 +70,7 @@ const CASES: readonly Case[] = [
         'gateway-tlsroute',
         'gateway-tcproute',
         'gateway-udproute',
+        'traefik-proxy',
       ],
       enableGatewayListenerSets: true,
       eventsEmit: ['RecordReady', 'RecordError'],
@@ -138,6 +139,12 @@ const CASES: readonly Case[] = [
       const args = deploymentArgs(r.objects);
       assert.ok(args.includes('--source=gateway-udproute') && args.includes('--gateway-listener-sets'), args.join(' '));
     },
+  },
+  {
+    // Both Traefik groups are granted (the legacy one is read with --traefik-enable-legacy).
+    name: 'the traefik-proxy source alone',
+    values: { sources: ['traefik-proxy'], extraArgs: ['--traefik-enable-legacy'] },
+    expect: (r) => assert.ok(deploymentArgs(r.objects).includes('--source=traefik-proxy')),
   },
   {
     name: 'embedded with persistence, a LoadBalancer DNS Service and explicit zones',

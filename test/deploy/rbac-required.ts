@@ -75,6 +75,10 @@ export const PERMISSIONS_TABLE: readonly Permission[] = [
   ...perms('source:openshift-route', 'route.openshift.io', ['routes'], LIST_WATCH),
   // --source=node publishes each Node's name with its addresses.
   ...perms('source:node', '', ['nodes'], LIST_WATCH),
+  // traefik-proxy: the three route kinds in traefik.io and (--traefik-enable-legacy) traefik.containo.us.
+  ...['traefik.io', 'traefik.containo.us'].flatMap((group) =>
+    perms('source:traefik-proxy', group, ['ingressroutes', 'ingressroutetcps', 'ingressrouteudps'], LIST_WATCH),
+  ),
   ...perms('events', 'events.k8s.io', ['events'], ['create']),
   ...perms('leader-election', 'coordination.k8s.io', ['leases'], ['get', 'create', 'update'], 'namespace'),
 ];
