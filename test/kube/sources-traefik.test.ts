@@ -4,7 +4,7 @@
  * IngressRouteUDP created, renamed and deleted reach the endpoints; two routes asking for one name
  * are merged; routes of different kinds with one name do not shadow each other; a bad annotation
  * or hostname is reported and skipped; --traefik-enable-legacy and --traefik-disable-new choose the
- * groups read. A source started before its CRDs exist fails its syncs until they appear, then starts.
+ * groups read; synced by the controller, records land in the provider and Events on the routes. A source started before its CRDs exist fails its syncs until they appear, then starts.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,15 +15,22 @@ import { EXTRA_FLAGS, PROVIDER_NAMES, SOURCE_NAMES } from '../../src/cli/wiring.
 import { resolveConfig } from '../../src/config/config.ts';
 import { FLAGS } from '../../src/config/flags.ts';
 import { parseArgs } from '../../src/config/parse.ts';
+import { Registry } from 'prom-client';
+import { Controller } from '../../src/controller/controller.ts';
+import { RecordEventReporter } from '../../src/controller/record-events.ts';
+import { AllDomainFilters } from '../../src/endpoint/domain-filter.ts';
 import { KubeClient } from '../../src/kube/client.ts';
+import { EventRecorder } from '../../src/kube/events.ts';
 import { LEGACY_TRAEFIK_INGRESSROUTES, TRAEFIK_INGRESSROUTES, TRAEFIK_INGRESSROUTETCPS, TRAEFIK_INGRESSROUTEUDPS } from '../../src/kube/resource.ts';
 import { silentLogger } from '../../src/log.ts';
+import { InMemoryProvider } from '../../src/provider/inmemory/inmemory.ts';
+import { TXTRegistry } from '../../src/registry/txt/txt-registry.ts';
 import { TraefikProxySource, traefikProxySource } from '../../src/source/kube/traefik-proxy.ts';
 import { buildTranslateOptions } from '../../src/source/translate/options.ts';
 import type { SourceProblem } from '../../src/source/source.ts';
 import { startTestApiServer } from '../support/kube-apiserver/server.ts';
 import type { TestApiServer } from '../support/kube-apiserver/server.ts';
-import { KubeWriter, waitFor } from './harness.ts';
+import { KubeWriter, eventsFor, waitFor } from './harness.ts';
 import { TRAEFIK_CRD_NAMES, loadTraefikCrd } from './traefik-crds.ts';
 
 const HOSTNAME = 'external-dns.alpha.kubernetes.io/hostname';
@@ -145,6 +152,88 @@ describe('traefik-proxy against the test API server', () => {
     assert.deepEqual(await view(legacyOnly), ['old.example.org A 192.0.2.4']);
     const newOnly = open([]);
     assert.deepEqual(await view(newOnly), all.slice(1, 3).sort());
+  });
+});
+
+describe('traefik-proxy synced by the controller', () => {
+  test('records in the provider, Events on the routes, reflector metrics per group', async () => {
+    const api = await startTestApiServer({ bookmarkIntervalMs: 200, namespaces: ['apps'] });
+    for (const name of TRAEFIK_CRD_NAMES) api.create(loadTraefikCrd(name));
+    const logger = silentLogger();
+    const writer = new KubeClient({ config: api.kubeConfig(), logger });
+    const dir = await mkdtemp(join(tmpdir(), 'hw-traefik-sync-'));
+    const kubeconfig = await api.writeKubeconfig(dir);
+    const cfg = resolveConfig(parseArgs(['--source', 'traefik-proxy', '--kubeconfig', kubeconfig, '--traefik-enable-legacy'], {}, [...FLAGS, ...EXTRA_FLAGS]), {
+      sources: SOURCE_NAMES,
+      providers: PROVIDER_NAMES,
+    });
+    const metrics = new Registry();
+    const source = TraefikProxySource.fromConfig(cfg, { logger, metrics });
+    const provider = new InMemoryProvider({ zones: ['example.org'] });
+    const registry = new TXTRegistry(provider, { ownerId: 'hw', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], logger });
+    const recorder = new EventRecorder({ client: writer, logger, instance: 'hw' });
+    const reporter = new RecordEventReporter({ recorder, enabled: new Set(['RecordReady', 'RecordDeleted', 'RecordError']) });
+    const controller = new Controller({
+      source,
+      registry,
+      plan: {
+        policy: 'sync',
+        managedRecordTypes: ['A', 'AAAA', 'CNAME'],
+        excludeRecordTypes: [],
+        domainFilter: new AllDomainFilters([]),
+        migrateFromOwner: '',
+      },
+      intervalMs: 60_000,
+      minEventSyncIntervalMs: 20,
+      dryRun: false,
+      logger,
+      backoff: { initialMs: 50, maxMs: 500 },
+      onSynced: (r) => reporter.onSynced(r),
+    });
+    const stop = new AbortController();
+    const loop = controller.run(stop.signal);
+    const records = async (): Promise<string> =>
+      JSON.stringify(
+        (await registry.records())
+          .filter((e) => e.recordType !== 'TXT')
+          .map((e) => `${e.dnsName} ${e.recordType} ${[...e.targets].sort().join(',')}`)
+          .sort(),
+      );
+    try {
+      const kube = new KubeWriter(writer);
+      await kube.create(TRAEFIK_INGRESSROUTES, {
+        metadata: { name: 'web', namespace: 'apps', annotations: { [TARGET]: '192.0.2.1' } },
+        spec: { routes: [{ match: 'Host(`web.example.org`)' }] },
+      });
+      await kube.create(LEGACY_TRAEFIK_INGRESSROUTES, {
+        metadata: { name: 'old', namespace: 'apps', annotations: { [TARGET]: '192.0.2.2' } },
+        spec: { routes: [{ kind: 'Rule', match: 'Host(`old.example.org`)' }] },
+      });
+      const want = JSON.stringify(['old.example.org A 192.0.2.2', 'web.example.org A 192.0.2.1']);
+      await waitFor('records in the provider', async () => ((await records()) === want ? true : undefined), 20_000);
+      const ready = await waitFor(
+        'a RecordReady Event on the IngressRoute',
+        () => eventsFor(api, 'IngressRoute', 'web').find((e) => e.reason === 'RecordReady'),
+        20_000,
+      );
+      assert.match(ready.note, /web\.example\.org/);
+      const objects = (await metrics.getSingleMetric('hostwarden_kube_reflector_objects')?.get())?.values ?? [];
+      const count = (resource: string): number | undefined =>
+        objects.find((v) => v.labels['source'] === 'traefik-proxy' && v.labels['resource'] === resource)?.value;
+      assert.equal(count('ingressroutes'), 1);
+      assert.equal(count('ingressroutes.traefik.containo.us'), 1);
+      assert.equal(count('ingressrouteudps.traefik.containo.us'), 0);
+      await kube.delete(TRAEFIK_INGRESSROUTES, 'apps', 'web');
+      await waitFor('record deleted', async () => ((await records()) === JSON.stringify(['old.example.org A 192.0.2.2']) ? true : undefined), 20_000);
+    } finally {
+      stop.abort();
+      await loop;
+      await source.close();
+      await recorder.flush();
+      writer.close();
+      await api.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 
