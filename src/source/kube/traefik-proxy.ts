@@ -68,6 +68,10 @@ export class TraefikProxySource implements Source {
   }
 
   static fromConfig(cfg: Config, deps: KubeFactoryDeps): TraefikProxySource {
+    const groups = { enableLegacy: cfg.flags.bool('traefik-enable-legacy'), disableNew: cfg.flags.bool('traefik-disable-new') };
+    // Upstream then reads nothing, silently; say so once.
+    if (groups.disableNew && !groups.enableLegacy)
+      deps.logger.warn({ source: TRAEFIK_PROXY_SOURCE }, '--traefik-disable-new without --traefik-enable-legacy: the traefik-proxy source reads no resources');
     const inactivity = cfg.flags.num('kube-watch-inactivity-timeout');
     const metrics = deps.metrics;
     return traefikProxySource(
@@ -86,7 +90,7 @@ export class TraefikProxySource implements Source {
                 registerReflectorMetrics(metrics, TRAEFIK_PROXY_SOURCE, metricResource(resource), r),
             }),
       },
-      { enableLegacy: cfg.flags.bool('traefik-enable-legacy'), disableNew: cfg.flags.bool('traefik-disable-new') },
+      groups,
     );
   }
 
