@@ -20,6 +20,7 @@ import {
   TRAEFIK_INGRESSROUTEUDPS,
 } from '../../kube/resource.ts';
 import type { KubeObject, KubeResource } from '../../kube/resource.ts';
+import { stubObject } from '../../kube/slim.ts';
 import type { InvalidEndpoint, Source } from '../source.ts';
 import type { KubeFactoryDeps } from './factory.ts';
 import { translateOptionsOf } from './factory.ts';
@@ -42,16 +43,18 @@ export interface TraefikGroups {
 /** The reflectors of the enabled resources (one call per resource: the RBAC tests scan these). */
 function traefikReflectors(deps: KubeSourceDeps, groups: TraefikGroups): { kind: TraefikRouteKind; reflector: Reflector<KubeObject> }[] {
   const view = traefikRouteView(deps.translateOptions.fqdnTemplate);
+  // Nothing reads a route back after translating it (no dependent objects): the cache keeps a stub.
+  const keep = { retain: stubObject };
   const out: { kind: TraefikRouteKind; reflector: Reflector<KubeObject> }[] = [];
   if (groups.disableNew !== true) {
-    out.push({ kind: 'IngressRoute', reflector: reflector(deps, TRAEFIK_INGRESSROUTES, view) });
-    out.push({ kind: 'IngressRouteTCP', reflector: reflector(deps, TRAEFIK_INGRESSROUTETCPS, view) });
-    out.push({ kind: 'IngressRouteUDP', reflector: reflector(deps, TRAEFIK_INGRESSROUTEUDPS, view) });
+    out.push({ kind: 'IngressRoute', reflector: reflector(deps, TRAEFIK_INGRESSROUTES, view, keep) });
+    out.push({ kind: 'IngressRouteTCP', reflector: reflector(deps, TRAEFIK_INGRESSROUTETCPS, view, keep) });
+    out.push({ kind: 'IngressRouteUDP', reflector: reflector(deps, TRAEFIK_INGRESSROUTEUDPS, view, keep) });
   }
   if (groups.enableLegacy === true) {
-    out.push({ kind: 'IngressRoute', reflector: reflector(deps, LEGACY_TRAEFIK_INGRESSROUTES, view) });
-    out.push({ kind: 'IngressRouteTCP', reflector: reflector(deps, LEGACY_TRAEFIK_INGRESSROUTETCPS, view) });
-    out.push({ kind: 'IngressRouteUDP', reflector: reflector(deps, LEGACY_TRAEFIK_INGRESSROUTEUDPS, view) });
+    out.push({ kind: 'IngressRoute', reflector: reflector(deps, LEGACY_TRAEFIK_INGRESSROUTES, view, keep) });
+    out.push({ kind: 'IngressRouteTCP', reflector: reflector(deps, LEGACY_TRAEFIK_INGRESSROUTETCPS, view, keep) });
+    out.push({ kind: 'IngressRouteUDP', reflector: reflector(deps, LEGACY_TRAEFIK_INGRESSROUTEUDPS, view, keep) });
   }
   return out;
 }
