@@ -15,7 +15,7 @@ import { EventRecorder } from '../kube/events.ts';
 import { EVENT_TYPES, kubeClientFromConfig, kubeConfigSourceOf } from '../kube/flags.ts';
 import { defaultIdentity, leaderElectorFromFlags } from '../kube/leader-election.ts';
 import type { LeaderElector } from '../kube/leader-election.ts';
-import { KUBE_SOURCE_NAMES } from '../source/kube/factory.ts';
+import { COMPOSITE_KUBE_SOURCE_NAMES, KUBE_SOURCE_NAMES } from '../source/kube/factory.ts';
 
 export interface KubeRunHooks {
   /** Undefined without leader election: every replica applies. */
@@ -29,7 +29,9 @@ export interface KubeRunHooks {
 
 /** Hooks when a Kubernetes source is configured or --leader-elect is set; undefined otherwise. */
 export function kubeRunHooks(cfg: Config, deps: { logger: Logger; env?: KubeEnv | undefined }): KubeRunHooks | undefined {
-  const usesKube = cfg.sources.some((s) => (KUBE_SOURCE_NAMES as readonly string[]).includes(s));
+  const usesKube = cfg.sources.some(
+    (s) => (KUBE_SOURCE_NAMES as readonly string[]).includes(s) || (COMPOSITE_KUBE_SOURCE_NAMES as readonly string[]).includes(s),
+  );
   const electExplicit = cfg.explicit.has('leader-elect');
   if (!usesKube && !(electExplicit && cfg.flags.bool('leader-elect'))) return undefined;
 

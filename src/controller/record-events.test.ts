@@ -77,6 +77,9 @@ describe('RecordEventReporter', () => {
     assert.deepEqual(involvedObjectOf('gateway/ns/g'), { apiVersion: 'networking.istio.io/v1', kind: 'Gateway', namespace: 'ns', name: 'g' });
     assert.deepEqual(involvedObjectOf('virtualservice/ns/v'), { apiVersion: 'networking.istio.io/v1', kind: 'VirtualService', namespace: 'ns', name: 'v' });
     assert.deepEqual(involvedObjectOf('udproute/ns/r'), { apiVersion: 'gateway.networking.k8s.io/v1alpha2', kind: 'UDPRoute', namespace: 'ns', name: 'r' });
+    assert.deepEqual(involvedObjectOf('ingressroute/ns/r'), { apiVersion: 'traefik.io/v1alpha1', kind: 'IngressRoute', namespace: 'ns', name: 'r' });
+    assert.deepEqual(involvedObjectOf('ingressroutetcp/ns/r'), { apiVersion: 'traefik.io/v1alpha1', kind: 'IngressRouteTCP', namespace: 'ns', name: 'r' });
+    assert.deepEqual(involvedObjectOf('ingressrouteudp/ns/r'), { apiVersion: 'traefik.io/v1alpha1', kind: 'IngressRouteUDP', namespace: 'ns', name: 'r' });
     assert.equal(involvedObjectOf('manifest'), undefined);
     // Nodes are cluster-scoped: their label has no namespace.
     assert.deepEqual(involvedObjectOf('node/worker-1.example.org'), { apiVersion: 'v1', kind: 'Node', namespace: '', name: 'worker-1.example.org' });

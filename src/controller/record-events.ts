@@ -72,6 +72,13 @@ export function involvedObjectOf(
       return { apiVersion: 'networking.istio.io/v1', kind: 'Gateway', namespace, name };
     case 'virtualservice':
       return { apiVersion: 'networking.istio.io/v1', kind: 'VirtualService', namespace, name };
+    // traefik-proxy: the label does not say the group; Events name the current one (traefik.io).
+    case 'ingressroute':
+      return { apiVersion: 'traefik.io/v1alpha1', kind: 'IngressRoute', namespace, name };
+    case 'ingressroutetcp':
+      return { apiVersion: 'traefik.io/v1alpha1', kind: 'IngressRouteTCP', namespace, name };
+    case 'ingressrouteudp':
+      return { apiVersion: 'traefik.io/v1alpha1', kind: 'IngressRouteUDP', namespace, name };
     default:
       return undefined;
   }

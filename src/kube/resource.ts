@@ -54,6 +54,38 @@ export const ISTIO_VIRTUALSERVICES: KubeResource = {
   plural: 'virtualservices',
   namespaced: true,
 };
+/** Traefik's CRDs (traefik-proxy source): traefik.io since Traefik v2.10, traefik.containo.us before (--traefik-enable-legacy). */
+export const TRAEFIK_INGRESSROUTES: KubeResource = { apiVersion: 'traefik.io/v1alpha1', kind: 'IngressRoute', plural: 'ingressroutes', namespaced: true };
+export const TRAEFIK_INGRESSROUTETCPS: KubeResource = {
+  apiVersion: 'traefik.io/v1alpha1',
+  kind: 'IngressRouteTCP',
+  plural: 'ingressroutetcps',
+  namespaced: true,
+};
+export const TRAEFIK_INGRESSROUTEUDPS: KubeResource = {
+  apiVersion: 'traefik.io/v1alpha1',
+  kind: 'IngressRouteUDP',
+  plural: 'ingressrouteudps',
+  namespaced: true,
+};
+export const LEGACY_TRAEFIK_INGRESSROUTES: KubeResource = {
+  apiVersion: 'traefik.containo.us/v1alpha1',
+  kind: 'IngressRoute',
+  plural: 'ingressroutes',
+  namespaced: true,
+};
+export const LEGACY_TRAEFIK_INGRESSROUTETCPS: KubeResource = {
+  apiVersion: 'traefik.containo.us/v1alpha1',
+  kind: 'IngressRouteTCP',
+  plural: 'ingressroutetcps',
+  namespaced: true,
+};
+export const LEGACY_TRAEFIK_INGRESSROUTEUDPS: KubeResource = {
+  apiVersion: 'traefik.containo.us/v1alpha1',
+  kind: 'IngressRouteUDP',
+  plural: 'ingressrouteudps',
+  namespaced: true,
+};
 export const NODES: KubeResource = { apiVersion: 'v1', kind: 'Node', plural: 'nodes', namespaced: false };
 export const PODS: KubeResource = { apiVersion: 'v1', kind: 'Pod', plural: 'pods', namespaced: true };
 export const NAMESPACES: KubeResource = { apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false };

@@ -74,6 +74,7 @@ const CASES: readonly Case[] = [
         'f5-transportserver',
         'istio-gateway',
         'istio-virtualservice',
+        'traefik-proxy',
       ],
       enableGatewayListenerSets: true,
       eventsEmit: ['RecordReady', 'RecordError'],
@@ -158,6 +159,12 @@ const CASES: readonly Case[] = [
     name: 'the istio-virtualservice source alone',
     values: { sources: ['istio-virtualservice'] },
     expect: (r) => assert.ok(deploymentArgs(r.objects).includes('--source=istio-virtualservice')),
+  },
+  {
+    // Both Traefik groups are granted (the legacy one is read with --traefik-enable-legacy).
+    name: 'the traefik-proxy source alone',
+    values: { sources: ['traefik-proxy'], extraArgs: ['--traefik-enable-legacy'] },
+    expect: (r) => assert.ok(deploymentArgs(r.objects).includes('--source=traefik-proxy')),
   },
   {
     name: 'embedded with persistence, a LoadBalancer DNS Service and explicit zones',

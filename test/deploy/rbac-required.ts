@@ -86,6 +86,10 @@ export const PERMISSIONS_TABLE: readonly Permission[] = [
   ...perms('source:istio-virtualservice', 'networking.istio.io', ['virtualservices', 'gateways'], LIST_WATCH),
   ...perms('source:istio-virtualservice', '', ['services'], LIST_WATCH),
   ...perms('source:istio-virtualservice', 'networking.k8s.io', ['ingresses'], LIST_WATCH),
+  // traefik-proxy: the three route kinds in traefik.io and (--traefik-enable-legacy) traefik.containo.us.
+  ...['traefik.io', 'traefik.containo.us'].flatMap((group) =>
+    perms('source:traefik-proxy', group, ['ingressroutes', 'ingressroutetcps', 'ingressrouteudps'], LIST_WATCH),
+  ),
   ...perms('events', 'events.k8s.io', ['events'], ['create']),
   ...perms('leader-election', 'coordination.k8s.io', ['leases'], ['get', 'create', 'update'], 'namespace'),
 ];

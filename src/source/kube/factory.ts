@@ -38,6 +38,11 @@ export const KUBE_SOURCE_NAMES = [
   'istio-virtualservice',
 ] as const;
 export type KubeSourceName = (typeof KUBE_SOURCE_NAMES)[number];
+/**
+ * Kubernetes sources made of several KubeObjectSources (one per resource they read), built by
+ * their own fromConfig in wiring.ts: traefik-proxy reads up to six resources.
+ */
+export const COMPOSITE_KUBE_SOURCE_NAMES = ['traefik-proxy'] as const;
 
 export interface KubeFactoryDeps {
   logger: Logger;

@@ -59,6 +59,18 @@ export const KUBE_SOURCE_FLAGS: readonly FlagSpec[] = [
     help: 'openshift-route source: target the canonical hostname of this router only (status.ingress[].routerName; empty: the first router that admitted the route).',
   },
   {
+    name: 'traefik-enable-legacy',
+    kind: 'bool',
+    default: false,
+    help: 'traefik-proxy source: also read IngressRoutes, IngressRouteTCPs and IngressRouteUDPs of the legacy traefik.containo.us group (Traefik before v2.10).',
+  },
+  {
+    name: 'traefik-disable-new',
+    kind: 'bool',
+    default: false,
+    help: 'traefik-proxy source: do not read the traefik.io group (with --traefik-enable-legacy, only the legacy group is read).',
+  },
+  {
     name: 'crd-source-apiversion',
     kind: 'string',
     default: 'externaldns.k8s.io/v1alpha1',

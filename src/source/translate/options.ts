@@ -145,6 +145,9 @@ const SOURCE_OF_KIND: Readonly<Record<string, string>> = {
   UDPRoute: 'gateway-udproute',
   DNSEndpoint: 'crd',
   Node: 'node',
+  IngressRoute: 'traefik-proxy',
+  IngressRouteTCP: 'traefik-proxy',
+  IngressRouteUDP: 'traefik-proxy',
 };
 
 /** The compiled templates, with `isSource` bound to the external-dns source of `kind` when given. */

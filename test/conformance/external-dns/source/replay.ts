@@ -29,6 +29,8 @@ import {
 } from '../../../../src/source/kube/sources.ts';
 import { istioGatewaySource, istioVirtualServiceSource } from '../../../../src/source/kube/istio-sources.ts';
 import type { KubeSourceDeps } from '../../../../src/source/kube/sources.ts';
+import { traefikProxySource } from '../../../../src/source/kube/traefik-proxy.ts';
+import type { TraefikProxySource } from '../../../../src/source/kube/traefik-proxy.ts';
 import { buildTranslateOptions } from '../../../../src/source/translate/options.ts';
 import type { TranslateOptions } from '../../../../src/source/translate/options.ts';
 import { FakeHostnameResolver } from '../../../support/fake-resolver.ts';
@@ -38,6 +40,7 @@ import type { KubeObject, TestApiServer } from '../../../support/kube-apiserver/
 import { DNSENDPOINT_CRD, gatewayCrd } from '../../../kube/harness.ts';
 import { F5_CRD_NAMES, f5Crd } from '../../../kube/f5-crds.ts';
 import { f5Source } from '../../../../src/source/kube/f5.ts';
+import { TRAEFIK_CRD_NAMES, loadTraefikCrd } from '../../../kube/traefik-crds.ts';
 
 /** An endpoint as the data writes it (upstream's fields; absent means empty). */
 export interface CaseEndpoint {
@@ -81,6 +84,10 @@ export interface CaseOptions {
   ignoreNonHostNetworkPods?: boolean;
   /** pod source: --pod-source-domain. */
   podSourceDomain?: string;
+  /** traefik-proxy source: --traefik-enable-legacy. */
+  traefikEnableLegacy?: boolean;
+  /** traefik-proxy source: --traefik-disable-new. */
+  traefikDisableNew?: boolean;
 }
 
 export type SourceKind =
@@ -98,7 +105,8 @@ export type SourceKind =
   | 'f5-virtualserver'
   | 'f5-transportserver'
   | 'istio-gateway'
-  | 'istio-virtualservice';
+  | 'istio-virtualservice'
+  | 'traefik-proxy';
 
 /** What a source answered: its endpoints, or that `endpoints()` failed. */
 export type Answer = CaseEndpoint[] | { error: true };
@@ -186,6 +194,7 @@ const CRDS: KubeObject[] = [
   ...F5_CRD_NAMES.map(f5Crd),
   istioCrd('gateways.networking.istio.io'),
   istioCrd('virtualservices.networking.istio.io'),
+  ...TRAEFIK_CRD_NAMES.map(loadTraefikCrd),
 ];
 
 /** The CRD with each version's schema replaced by one that keeps and accepts anything. */
@@ -232,7 +241,7 @@ const ROUTE_KIND_OF = {
   'gateway-udproute': 'UDPRoute',
 } as const;
 
-function sourceOf(c: SourceCase, deps: KubeSourceDeps): KubeObjectSource {
+function sourceOf(c: SourceCase, deps: KubeSourceDeps): KubeObjectSource | TraefikProxySource {
   const o = c.options;
   switch (c.source) {
     case 'service':
@@ -270,6 +279,8 @@ function sourceOf(c: SourceCase, deps: KubeSourceDeps): KubeObjectSource {
       return istioGatewaySource(deps);
     case 'istio-virtualservice':
       return istioVirtualServiceSource(deps);
+    case 'traefik-proxy':
+      return traefikProxySource(deps, { enableLegacy: o.traefikEnableLegacy === true, disableNew: o.traefikDisableNew === true });
   }
 }
 
@@ -290,7 +301,7 @@ export async function answerOf(c: SourceCase): Promise<Answer> {
   const api: TestApiServer = await startTestApiServer({ bookmarkIntervalMs: 60_000, namespaces: namespacesOf(c.objects).filter((n) => !declared.has(n)) });
   const logger = silentLogger();
   const client = new KubeClient({ config: api.kubeConfig(), logger });
-  let source: KubeObjectSource | undefined;
+  let source: KubeObjectSource | TraefikProxySource | undefined;
   try {
     for (const crd of CRDS) api.create(c.crdRefuses === undefined ? crd : schemaless(crd));
     for (const obj of c.objects) {

@@ -2,6 +2,9 @@
  * external-dns's template tests as a conformance suite: every case of the JSON files beside this
  * file gives upstream's answer or, when marked `differs`, Hostwarden's own recorded answer.
  */
+import { readdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { engineAnswer, engineMismatches, functionAnswer, loadCases } from './replay.ts';
@@ -42,17 +45,11 @@ describe(`functions.json (external-dns ${functions.upstream})`, () => {
   }
 });
 
-for (const file of [
-  'service_fqdn.json',
-  'ingress_fqdn.json',
-  'openshift_route_fqdn.json',
-  'pod_fqdn.json',
-  'node_fqdn.json',
-  'f5_virtualserver_fqdn.json',
-  'f5_transportserver_fqdn.json',
-  'istio_gateway_fqdn.json',
-  'istio_virtualservice_fqdn.json',
-]) {
+// Every `<source>_fqdn.json` beside this file: a new source's cases join by being written.
+const FQDN_FILES = readdirSync(dirname(fileURLToPath(import.meta.url)))
+  .filter((f) => f.endsWith('_fqdn.json'))
+  .sort();
+for (const file of FQDN_FILES) {
   const data = loadCases<SourceCase>(file);
   describe(`${file} (external-dns ${data.upstream})`, () => {
     const seen = new Set<string>();

@@ -1,5 +1,5 @@
 /**
- * Replays external-dns's `*_fqdn_test.go` cases (service, ingress, OpenShift route, pod, node, F5, Istio) through the
+ * Replays external-dns's `*_fqdn_test.go` cases (service, ingress, OpenShift route, pod, node, F5, Istio, Traefik) through the
  * real Kubernetes sources: each case's objects go to a fresh test API server and are read back by
  * reflectors, so what a template sees is what a cluster would give it (the cache keeps whole
  * objects when a template is set). The case shape is the source conformance suite's.
@@ -11,6 +11,8 @@ import { silentLogger } from '../../../../src/log.ts';
 import type { KubeObjectSource } from '../../../../src/source/kube/kube-source.ts';
 import { ingressSource, nodeSource, openshiftRouteSource, podSource, serviceSource } from '../../../../src/source/kube/sources.ts';
 import { istioGatewaySource, istioVirtualServiceSource } from '../../../../src/source/kube/istio-sources.ts';
+import { traefikProxySource } from '../../../../src/source/kube/traefik-proxy.ts';
+import type { TraefikProxySource } from '../../../../src/source/kube/traefik-proxy.ts';
 import { buildTranslateOptions } from '../../../../src/source/translate/options.ts';
 import type { TranslateOptions } from '../../../../src/source/translate/options.ts';
 import { startTestApiServer } from '../../../support/kube-apiserver/server.ts';
@@ -18,6 +20,7 @@ import type { KubeObject } from '../../../support/kube-apiserver/server.ts';
 import { gatewayCrd } from '../../../kube/harness.ts';
 import { F5_CRD_NAMES, f5Crd } from '../../../kube/f5-crds.ts';
 import { f5Source } from '../../../../src/source/kube/f5.ts';
+import { TRAEFIK_CRD_NAMES, loadTraefikCrd } from '../../../kube/traefik-crds.ts';
 
 export interface SourceEndpoint {
   dnsName: string;
@@ -40,6 +43,8 @@ export interface SourceCaseOptions {
   podSourceDomain?: string;
   exposeInternalIPv6?: boolean;
   excludeUnschedulable?: boolean;
+  /** --annotation-filter (upstream's traefik tests set one every object matches). */
+  annotationFilter?: string;
 }
 
 export interface SourceCase {
@@ -54,6 +59,7 @@ export interface SourceCase {
 }
 
 type SourceDeps = Parameters<typeof serviceSource>[0];
+type CaseSource = Pick<KubeObjectSource | TraefikProxySource, 'endpoints' | 'close'>;
 
 /** How each source kind of the case data is built. */
 const SOURCES = {
@@ -66,7 +72,8 @@ const SOURCES = {
   'f5-transportserver': (deps: SourceDeps) => f5Source(deps, 'TransportServer'),
   'istio-gateway': (deps: SourceDeps) => istioGatewaySource(deps),
   'istio-virtualservice': (deps: SourceDeps) => istioVirtualServiceSource(deps),
-} satisfies Record<string, (deps: SourceDeps, o: SourceCaseOptions) => KubeObjectSource>;
+  'traefik-proxy': (deps: SourceDeps) => traefikProxySource(deps),
+} satisfies Record<string, (deps: SourceDeps, o: SourceCaseOptions) => CaseSource>;
 type SourceName = keyof typeof SOURCES;
 
 function optionsOf(o: SourceCaseOptions): TranslateOptions {
@@ -79,6 +86,7 @@ function optionsOf(o: SourceCaseOptions): TranslateOptions {
       ignoreHostnameAnnotation: o.ignoreHostnameAnnotation === true,
       publishInternalServices: o.publishInternalServices === true,
       serviceTypeFilter: o.serviceTypeFilter ?? [],
+      ...(o.annotationFilter === undefined ? {} : { annotationFilter: o.annotationFilter }),
     }),
     publishHostIP: o.publishHostIP === true,
     alwaysPublishNotReadyAddresses: o.alwaysPublishNotReadyAddresses === true,
@@ -98,11 +106,12 @@ export async function sourceAnswer(c: SourceCase): Promise<SourceEndpoint[]> {
   const api = await startTestApiServer({ bookmarkIntervalMs: 60_000, namespaces });
   const logger = silentLogger();
   const client = new KubeClient({ config: api.kubeConfig(), logger });
-  let source: KubeObjectSource | undefined;
+  let source: CaseSource | undefined;
   try {
     api.create(routeCrd());
     for (const name of F5_CRD_NAMES) api.create(f5Crd(name));
     for (const name of ['gateways', 'virtualservices']) api.create(istioCrd(`${name}.networking.istio.io`));
+    for (const name of TRAEFIK_CRD_NAMES) api.create(loadTraefikCrd(name));
     for (const obj of c.objects) api.create(obj);
     const deps = { client, logger, translateOptions: optionsOf(c.options), namespace: '', syncTimeoutMs: 10_000 };
     source = SOURCES[c.source](deps, c.options);
