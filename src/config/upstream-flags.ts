@@ -34,7 +34,6 @@ export const UNIMPLEMENTED_PROVIDERS: readonly string[] = [
 
 /** Sources of external-dns (`--source` values) Hostwarden does not implement. */
 export const UNIMPLEMENTED_SOURCES: readonly string[] = [
-  'ambassador-host',
   'connector',
   'contour-httpproxy',
   'f5-transportserver',

@@ -63,6 +63,8 @@ export function involvedObjectOf(
       return { apiVersion: 'route.openshift.io/v1', kind: 'Route', namespace, name };
     case 'pod':
       return { apiVersion: 'v1', kind: 'Pod', namespace, name };
+    case 'host':
+      return { apiVersion: 'getambassador.io/v3alpha1', kind: 'Host', namespace, name };
     default:
       return undefined;
   }

@@ -43,6 +43,8 @@ export const ROUTES: KubeResource = { apiVersion: 'route.openshift.io/v1', kind:
 export const GATEWAYS: KubeResource = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', plural: 'gateways', namespaced: true };
 /** Gateway API v1.5: listeners added to a Gateway from another object (read with --gateway-listener-sets). */
 export const LISTENERSETS: KubeResource = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'ListenerSet', plural: 'listenersets', namespaced: true };
+/** Emissary-ingress / Ambassador Hosts, at the version external-dns's ambassador-host source reads. */
+export const AMBASSADOR_HOSTS: KubeResource = { apiVersion: 'getambassador.io/v3alpha1', kind: 'Host', plural: 'hosts', namespaced: true };
 export const NODES: KubeResource = { apiVersion: 'v1', kind: 'Node', plural: 'nodes', namespaced: false };
 export const PODS: KubeResource = { apiVersion: 'v1', kind: 'Pod', plural: 'pods', namespaced: true };
 export const NAMESPACES: KubeResource = { apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false };

@@ -75,6 +75,9 @@ export const PERMISSIONS_TABLE: readonly Permission[] = [
   ...perms('source:openshift-route', 'route.openshift.io', ['routes'], LIST_WATCH),
   // --source=node publishes each Node's name with its addresses.
   ...perms('source:node', '', ['nodes'], LIST_WATCH),
+  // ambassador-host: Hosts, and the Services their external-dns.ambassador-service annotation names.
+  ...perms('source:ambassador-host', 'getambassador.io', ['hosts'], LIST_WATCH),
+  ...perms('source:ambassador-host', '', ['services'], LIST_WATCH),
   ...perms('events', 'events.k8s.io', ['events'], ['create']),
   ...perms('leader-election', 'coordination.k8s.io', ['leases'], ['get', 'create', 'update'], 'namespace'),
 ];

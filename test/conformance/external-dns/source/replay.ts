@@ -26,6 +26,7 @@ import {
   podSource,
   serviceSource,
 } from '../../../../src/source/kube/sources.ts';
+import { ambassadorHostSource } from '../../../../src/source/kube/ambassador-host.ts';
 import type { KubeSourceDeps } from '../../../../src/source/kube/sources.ts';
 import { buildTranslateOptions } from '../../../../src/source/translate/options.ts';
 import type { TranslateOptions } from '../../../../src/source/translate/options.ts';
@@ -34,6 +35,7 @@ import type { FakeAnswer } from '../../../support/fake-resolver.ts';
 import { startTestApiServer } from '../../../support/kube-apiserver/server.ts';
 import type { KubeObject, TestApiServer } from '../../../support/kube-apiserver/server.ts';
 import { DNSENDPOINT_CRD, gatewayCrd } from '../../../kube/harness.ts';
+import { loadCrdLocal } from '../../../support/crds/local-load.ts';
 
 /** An endpoint as the data writes it (upstream's fields; absent means empty). */
 export interface CaseEndpoint {
@@ -90,7 +92,8 @@ export type SourceKind =
   | 'gateway-grpcroute'
   | 'gateway-tlsroute'
   | 'gateway-tcproute'
-  | 'gateway-udproute';
+  | 'gateway-udproute'
+  | 'ambassador-host';
 
 /** What a source answered: its endpoints, or that `endpoints()` failed. */
 export type Answer = CaseEndpoint[] | { error: true };
@@ -170,6 +173,7 @@ const CRDS = [
   gatewayCrd('tlsroutes', 'TLSRoute'),
   gatewayCrd('tcproutes', 'TCPRoute', 'v1alpha2'),
   gatewayCrd('udproutes', 'UDPRoute', 'v1alpha2'),
+  loadCrdLocal('ambassador', 'hosts.getambassador.io') as unknown as typeof DNSENDPOINT_CRD,
 ];
 
 function routeCrd(): typeof DNSENDPOINT_CRD {
@@ -234,6 +238,8 @@ function sourceOf(c: SourceCase, deps: KubeSourceDeps): KubeObjectSource {
         ...(o.gatewayLabelFilter === undefined ? {} : { labelSelector: o.gatewayLabelFilter }),
         ...(o.gatewayName === undefined ? {} : { name: o.gatewayName }),
       });
+    case 'ambassador-host':
+      return ambassadorHostSource(deps);
   }
 }
 
