@@ -42,7 +42,6 @@ export const UNIMPLEMENTED_SOURCES: readonly string[] = [
   'gloo-proxy',
   'istio-gateway',
   'istio-virtualservice',
-  'kong-tcpingress',
   'skipper-routegroup',
   'traefik-proxy',
   'unstructured',

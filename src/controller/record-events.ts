@@ -65,6 +65,8 @@ export function involvedObjectOf(
       return { apiVersion: 'v1', kind: 'Pod', namespace, name };
     case 'host':
       return { apiVersion: 'getambassador.io/v3alpha1', kind: 'Host', namespace, name };
+    case 'tcpingress':
+      return { apiVersion: 'configuration.konghq.com/v1beta1', kind: 'TCPIngress', namespace, name };
     default:
       return undefined;
   }

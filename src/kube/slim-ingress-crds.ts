@@ -23,3 +23,31 @@ export function slimAmbassadorHost(raw: Raw): KubeObject {
   if (spec !== undefined) obj['spec'] = typeof spec['hostname'] === 'string' ? { hostname: spec['hostname'] } : {};
   return obj;
 }
+
+function arr(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+/** `{ip, hostname}` entries of a load-balancer status list, strings only. */
+function lbEntries(v: unknown): Raw[] {
+  return arr(v).map((e) => {
+    const out: Raw = {};
+    const r = rec(e);
+    if (typeof r?.['ip'] === 'string') out['ip'] = r['ip'];
+    if (typeof r?.['hostname'] === 'string') out['hostname'] = r['hostname'];
+    return out;
+  });
+}
+
+/** Kong TCPIngresses: each rule's `host` and the load-balancer status; backends, ports and TLS are dropped. */
+export function slimTcpIngress(raw: Raw): KubeObject {
+  const obj = base(raw);
+  const rules = arr(rec(raw['spec'])?.['rules']).map((r) => {
+    const host = rec(r)?.['host'];
+    return typeof host === 'string' ? { host } : {};
+  });
+  obj['spec'] = rules.length > 0 ? { rules } : {};
+  const ingress = lbEntries(rec(rec(raw['status'])?.['loadBalancer'])?.['ingress']);
+  if (ingress.length > 0) obj['status'] = { loadBalancer: { ingress } };
+  return obj;
+}

@@ -77,6 +77,7 @@ const CASES: readonly Case[] = [
         'gateway-tcproute',
         'gateway-udproute',
         'ambassador-host',
+        'kong-tcpingress',
       ],
       enableGatewayListenerSets: true,
       eventsEmit: ['RecordReady', 'RecordError'],

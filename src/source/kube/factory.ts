@@ -16,6 +16,7 @@ import type { KubeObjectSource } from './kube-source.ts';
 import { DnsHostnameResolver } from './lb-hostnames.ts';
 import { registerReflectorMetrics } from './metrics.ts';
 import { ambassadorHostSource } from './ambassador-host.ts';
+import { kongTcpIngressSource } from './kong-tcpingress.ts';
 import { crdSource, gatewayRouteSource, httpRouteSource, ingressSource, nodeSource, openshiftRouteSource, podSource, serviceSource } from './sources.ts';
 import type { GatewayScope, KubeSourceDeps } from './sources.ts';
 
@@ -32,6 +33,7 @@ export const KUBE_SOURCE_NAMES = [
   'gateway-tcproute',
   'gateway-udproute',
   'ambassador-host',
+  'kong-tcpingress',
 ] as const;
 export type KubeSourceName = (typeof KUBE_SOURCE_NAMES)[number];
 
@@ -97,6 +99,8 @@ export function kubeSourceFromConfig(name: KubeSourceName, cfg: Config, deps: Ku
       return gatewayRouteSource(sourceDeps, 'UDPRoute', gatewayScopeOf(cfg));
     case 'ambassador-host':
       return ambassadorHostSource(sourceDeps);
+    case 'kong-tcpingress':
+      return kongTcpIngressSource(sourceDeps);
   }
 }
 

@@ -27,6 +27,7 @@ import {
   serviceSource,
 } from '../../../../src/source/kube/sources.ts';
 import { ambassadorHostSource } from '../../../../src/source/kube/ambassador-host.ts';
+import { kongTcpIngressSource } from '../../../../src/source/kube/kong-tcpingress.ts';
 import type { KubeSourceDeps } from '../../../../src/source/kube/sources.ts';
 import { buildTranslateOptions } from '../../../../src/source/translate/options.ts';
 import type { TranslateOptions } from '../../../../src/source/translate/options.ts';
@@ -93,7 +94,8 @@ export type SourceKind =
   | 'gateway-tlsroute'
   | 'gateway-tcproute'
   | 'gateway-udproute'
-  | 'ambassador-host';
+  | 'ambassador-host'
+  | 'kong-tcpingress';
 
 /** What a source answered: its endpoints, or that `endpoints()` failed. */
 export type Answer = CaseEndpoint[] | { error: true };
@@ -174,6 +176,7 @@ const CRDS = [
   gatewayCrd('tcproutes', 'TCPRoute', 'v1alpha2'),
   gatewayCrd('udproutes', 'UDPRoute', 'v1alpha2'),
   loadCrdLocal('ambassador', 'hosts.getambassador.io') as unknown as typeof DNSENDPOINT_CRD,
+  loadCrdLocal('kong', 'tcpingresses.configuration.konghq.com') as unknown as typeof DNSENDPOINT_CRD,
 ];
 
 function routeCrd(): typeof DNSENDPOINT_CRD {
@@ -240,6 +243,8 @@ function sourceOf(c: SourceCase, deps: KubeSourceDeps): KubeObjectSource {
       });
     case 'ambassador-host':
       return ambassadorHostSource(deps);
+    case 'kong-tcpingress':
+      return kongTcpIngressSource(deps);
   }
 }
 
