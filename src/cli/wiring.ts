@@ -131,6 +131,7 @@ export const SOURCES: Readonly<Record<string, SourceFactory>> = {
   node: async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('node', cfg, deps),
   'ambassador-host': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('ambassador-host', cfg, deps),
   'kong-tcpingress': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('kong-tcpingress', cfg, deps),
+  'skipper-routegroup': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('skipper-routegroup', cfg, deps),
   manifest: async (cfg, deps) => (await import('../source/manifest/manifest-source.ts')).ManifestSource.fromConfig(cfg, deps),
   empty: async () => (await import('../source/empty/empty-source.ts')).EmptySource.fromConfig(),
 };

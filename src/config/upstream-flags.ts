@@ -42,7 +42,6 @@ export const UNIMPLEMENTED_SOURCES: readonly string[] = [
   'gloo-proxy',
   'istio-gateway',
   'istio-virtualservice',
-  'skipper-routegroup',
   'traefik-proxy',
   'unstructured',
 ];
@@ -84,7 +83,6 @@ export const UNIMPLEMENTED_FLAGS: readonly UnimplementedGroup[] = [
   { kind: 'provider', owner: 'pihole', flags: ['pihole-server', 'pihole-password', 'pihole-tls-skip-verify'] },
   { kind: 'source', owner: 'connector', flags: ['connector-source-server'] },
   { kind: 'source', owner: 'gloo-proxy', flags: ['gloo-namespace'] },
-  { kind: 'source', owner: 'skipper-routegroup', flags: ['skipper-routegroup-groupversion'] },
   { kind: 'source', owner: 'traefik-proxy', flags: ['traefik-enable-legacy', 'traefik-disable-new'] },
   { kind: 'source', owner: 'unstructured', flags: ['unstructured-resource'] },
   { kind: 'registry', owner: 'crd', flags: ['crd-registry-namespace'] },

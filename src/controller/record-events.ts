@@ -67,6 +67,8 @@ export function involvedObjectOf(
       return { apiVersion: 'getambassador.io/v3alpha1', kind: 'Host', namespace, name };
     case 'tcpingress':
       return { apiVersion: 'configuration.konghq.com/v1beta1', kind: 'TCPIngress', namespace, name };
+    case 'routegroup':
+      return { apiVersion: 'zalando.org/v1', kind: 'RouteGroup', namespace, name };
     default:
       return undefined;
   }

@@ -51,3 +51,28 @@ export function slimTcpIngress(raw: Raw): KubeObject {
   if (ingress.length > 0) obj['status'] = { loadBalancer: { ingress } };
   return obj;
 }
+
+/**
+ * The load-balancer list of a RouteGroup's status. Skipper's CRD names it `routegroup`,
+ * external-dns's Go type `routeGroup`; Go's JSON decoding matches keys case-insensitively (an exact
+ * match first), so upstream reads either, and so does this.
+ */
+export function routeGroupStatusList(loadBalancer: unknown): unknown[] {
+  const lb = rec(loadBalancer);
+  if (lb === undefined) return [];
+  if (lb['routeGroup'] !== undefined) return arr(lb['routeGroup']);
+  const key = Object.keys(lb).find((k) => k.toLowerCase() === 'routegroup');
+  return key === undefined ? [] : arr(lb[key]);
+}
+
+/**
+ * Skipper RouteGroups: `spec.hosts` and the status load balancers; routes and backends are dropped.
+ */
+export function slimRouteGroup(raw: Raw): KubeObject {
+  const obj = base(raw);
+  const hosts = arr(rec(raw['spec'])?.['hosts']).filter((h) => typeof h === 'string');
+  obj['spec'] = hosts.length > 0 ? { hosts } : {};
+  const routeGroup = lbEntries(routeGroupStatusList(rec(raw['status'])?.['loadBalancer']));
+  if (routeGroup.length > 0) obj['status'] = { loadBalancer: { routeGroup } };
+  return obj;
+}

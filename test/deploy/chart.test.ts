@@ -78,6 +78,7 @@ const CASES: readonly Case[] = [
         'gateway-udproute',
         'ambassador-host',
         'kong-tcpingress',
+        'skipper-routegroup',
       ],
       enableGatewayListenerSets: true,
       eventsEmit: ['RecordReady', 'RecordError'],

@@ -79,6 +79,7 @@ export const PERMISSIONS_TABLE: readonly Permission[] = [
   ...perms('source:ambassador-host', 'getambassador.io', ['hosts'], LIST_WATCH),
   ...perms('source:ambassador-host', '', ['services'], LIST_WATCH),
   ...perms('source:kong-tcpingress', 'configuration.konghq.com', ['tcpingresses'], LIST_WATCH),
+  ...perms('source:skipper-routegroup', 'zalando.org', ['routegroups'], LIST_WATCH),
   ...perms('events', 'events.k8s.io', ['events'], ['create']),
   ...perms('leader-election', 'coordination.k8s.io', ['leases'], ['get', 'create', 'update'], 'namespace'),
 ];

@@ -17,6 +17,7 @@ import { DnsHostnameResolver } from './lb-hostnames.ts';
 import { registerReflectorMetrics } from './metrics.ts';
 import { ambassadorHostSource } from './ambassador-host.ts';
 import { kongTcpIngressSource } from './kong-tcpingress.ts';
+import { skipperRouteGroupSource } from './skipper-routegroup.ts';
 import { crdSource, gatewayRouteSource, httpRouteSource, ingressSource, nodeSource, openshiftRouteSource, podSource, serviceSource } from './sources.ts';
 import type { GatewayScope, KubeSourceDeps } from './sources.ts';
 
@@ -34,6 +35,7 @@ export const KUBE_SOURCE_NAMES = [
   'gateway-udproute',
   'ambassador-host',
   'kong-tcpingress',
+  'skipper-routegroup',
 ] as const;
 export type KubeSourceName = (typeof KUBE_SOURCE_NAMES)[number];
 
@@ -101,6 +103,8 @@ export function kubeSourceFromConfig(name: KubeSourceName, cfg: Config, deps: Ku
       return ambassadorHostSource(sourceDeps);
     case 'kong-tcpingress':
       return kongTcpIngressSource(sourceDeps);
+    case 'skipper-routegroup':
+      return skipperRouteGroupSource(sourceDeps, cfg.flags.str('skipper-routegroup-groupversion'));
   }
 }
 

@@ -145,6 +145,7 @@ const SOURCE_OF_KIND: Readonly<Record<string, string>> = {
   UDPRoute: 'gateway-udproute',
   DNSEndpoint: 'crd',
   Node: 'node',
+  RouteGroup: 'skipper-routegroup',
 };
 
 /** The compiled templates, with `isSource` bound to the external-dns source of `kind` when given. */

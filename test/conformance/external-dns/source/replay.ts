@@ -28,6 +28,7 @@ import {
 } from '../../../../src/source/kube/sources.ts';
 import { ambassadorHostSource } from '../../../../src/source/kube/ambassador-host.ts';
 import { kongTcpIngressSource } from '../../../../src/source/kube/kong-tcpingress.ts';
+import { skipperRouteGroupSource } from '../../../../src/source/kube/skipper-routegroup.ts';
 import type { KubeSourceDeps } from '../../../../src/source/kube/sources.ts';
 import { buildTranslateOptions } from '../../../../src/source/translate/options.ts';
 import type { TranslateOptions } from '../../../../src/source/translate/options.ts';
@@ -95,7 +96,8 @@ export type SourceKind =
   | 'gateway-tcproute'
   | 'gateway-udproute'
   | 'ambassador-host'
-  | 'kong-tcpingress';
+  | 'kong-tcpingress'
+  | 'skipper-routegroup';
 
 /** What a source answered: its endpoints, or that `endpoints()` failed. */
 export type Answer = CaseEndpoint[] | { error: true };
@@ -177,6 +179,7 @@ const CRDS = [
   gatewayCrd('udproutes', 'UDPRoute', 'v1alpha2'),
   loadCrdLocal('ambassador', 'hosts.getambassador.io') as unknown as typeof DNSENDPOINT_CRD,
   loadCrdLocal('kong', 'tcpingresses.configuration.konghq.com') as unknown as typeof DNSENDPOINT_CRD,
+  loadCrdLocal('skipper', 'routegroups.zalando.org') as unknown as typeof DNSENDPOINT_CRD,
 ];
 
 function routeCrd(): typeof DNSENDPOINT_CRD {
@@ -245,6 +248,8 @@ function sourceOf(c: SourceCase, deps: KubeSourceDeps): KubeObjectSource {
       return ambassadorHostSource(deps);
     case 'kong-tcpingress':
       return kongTcpIngressSource(deps);
+    case 'skipper-routegroup':
+      return skipperRouteGroupSource(deps);
   }
 }
 
