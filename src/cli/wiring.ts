@@ -134,6 +134,9 @@ export const SOURCES: Readonly<Record<string, SourceFactory>> = {
   'f5-virtualserver': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('f5-virtualserver', cfg, deps),
   'f5-transportserver': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('f5-transportserver', cfg, deps),
   'traefik-proxy': async (cfg, deps) => (await import('../source/kube/traefik-proxy.ts')).TraefikProxySource.fromConfig(cfg, deps),
+  'ambassador-host': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('ambassador-host', cfg, deps),
+  'kong-tcpingress': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('kong-tcpingress', cfg, deps),
+  'skipper-routegroup': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('skipper-routegroup', cfg, deps),
   manifest: async (cfg, deps) => (await import('../source/manifest/manifest-source.ts')).ManifestSource.fromConfig(cfg, deps),
   empty: async () => (await import('../source/empty/empty-source.ts')).EmptySource.fromConfig(),
 };

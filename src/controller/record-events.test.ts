@@ -80,6 +80,9 @@ describe('RecordEventReporter', () => {
     assert.deepEqual(involvedObjectOf('ingressroute/ns/r'), { apiVersion: 'traefik.io/v1alpha1', kind: 'IngressRoute', namespace: 'ns', name: 'r' });
     assert.deepEqual(involvedObjectOf('ingressroutetcp/ns/r'), { apiVersion: 'traefik.io/v1alpha1', kind: 'IngressRouteTCP', namespace: 'ns', name: 'r' });
     assert.deepEqual(involvedObjectOf('ingressrouteudp/ns/r'), { apiVersion: 'traefik.io/v1alpha1', kind: 'IngressRouteUDP', namespace: 'ns', name: 'r' });
+    assert.deepEqual(involvedObjectOf('host/ns/h'), { apiVersion: 'getambassador.io/v3alpha1', kind: 'Host', namespace: 'ns', name: 'h' });
+    assert.deepEqual(involvedObjectOf('tcpingress/ns/t'), { apiVersion: 'configuration.konghq.com/v1beta1', kind: 'TCPIngress', namespace: 'ns', name: 't' });
+    assert.deepEqual(involvedObjectOf('routegroup/ns/r'), { apiVersion: 'zalando.org/v1', kind: 'RouteGroup', namespace: 'ns', name: 'r' });
     assert.equal(involvedObjectOf('manifest'), undefined);
     // Nodes are cluster-scoped: their label has no namespace.
     assert.deepEqual(involvedObjectOf('node/worker-1.example.org'), { apiVersion: 'v1', kind: 'Node', namespace: '', name: 'worker-1.example.org' });

@@ -79,6 +79,12 @@ export function involvedObjectOf(
       return { apiVersion: 'traefik.io/v1alpha1', kind: 'IngressRouteTCP', namespace, name };
     case 'ingressrouteudp':
       return { apiVersion: 'traefik.io/v1alpha1', kind: 'IngressRouteUDP', namespace, name };
+    case 'host':
+      return { apiVersion: 'getambassador.io/v3alpha1', kind: 'Host', namespace, name };
+    case 'tcpingress':
+      return { apiVersion: 'configuration.konghq.com/v1beta1', kind: 'TCPIngress', namespace, name };
+    case 'routegroup':
+      return { apiVersion: 'zalando.org/v1', kind: 'RouteGroup', namespace, name };
     default:
       return undefined;
   }

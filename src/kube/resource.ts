@@ -86,6 +86,12 @@ export const LEGACY_TRAEFIK_INGRESSROUTEUDPS: KubeResource = {
   plural: 'ingressrouteudps',
   namespaced: true,
 };
+/** Emissary-ingress / Ambassador Hosts, at the version external-dns's ambassador-host source reads. */
+export const AMBASSADOR_HOSTS: KubeResource = { apiVersion: 'getambassador.io/v3alpha1', kind: 'Host', plural: 'hosts', namespaced: true };
+/** Kong TCPIngresses, at the version external-dns's kong-tcpingress source reads. */
+export const KONG_TCPINGRESSES: KubeResource = { apiVersion: 'configuration.konghq.com/v1beta1', kind: 'TCPIngress', plural: 'tcpingresses', namespaced: true };
+/** Skipper RouteGroups at external-dns's default --skipper-routegroup-groupversion. */
+export const ROUTEGROUPS: KubeResource = { apiVersion: 'zalando.org/v1', kind: 'RouteGroup', plural: 'routegroups', namespaced: true };
 export const NODES: KubeResource = { apiVersion: 'v1', kind: 'Node', plural: 'nodes', namespaced: false };
 export const PODS: KubeResource = { apiVersion: 'v1', kind: 'Pod', plural: 'pods', namespaced: true };
 export const NAMESPACES: KubeResource = { apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false };

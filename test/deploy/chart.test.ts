@@ -56,6 +56,12 @@ const CASES: readonly Case[] = [
     expect: (r) => assert.ok(deploymentArgs(r.objects).includes('--source=node')),
   },
   {
+    // Hosts, and the Services their annotation names.
+    name: 'the ambassador-host source alone',
+    values: { sources: ['ambassador-host'] },
+    expect: (r) => assert.ok(deploymentArgs(r.objects).includes('--source=ambassador-host')),
+  },
+  {
     name: 'every source, another provider, credentials, extra args and scheduling',
     values: {
       provider: 'inmemory',
@@ -75,6 +81,9 @@ const CASES: readonly Case[] = [
         'istio-gateway',
         'istio-virtualservice',
         'traefik-proxy',
+        'ambassador-host',
+        'kong-tcpingress',
+        'skipper-routegroup',
       ],
       enableGatewayListenerSets: true,
       eventsEmit: ['RecordReady', 'RecordError'],

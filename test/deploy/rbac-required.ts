@@ -90,6 +90,11 @@ export const PERMISSIONS_TABLE: readonly Permission[] = [
   ...['traefik.io', 'traefik.containo.us'].flatMap((group) =>
     perms('source:traefik-proxy', group, ['ingressroutes', 'ingressroutetcps', 'ingressrouteudps'], LIST_WATCH),
   ),
+  // ambassador-host: Hosts, and the Services their external-dns.ambassador-service annotation names.
+  ...perms('source:ambassador-host', 'getambassador.io', ['hosts'], LIST_WATCH),
+  ...perms('source:ambassador-host', '', ['services'], LIST_WATCH),
+  ...perms('source:kong-tcpingress', 'configuration.konghq.com', ['tcpingresses'], LIST_WATCH),
+  ...perms('source:skipper-routegroup', 'zalando.org', ['routegroups'], LIST_WATCH),
   ...perms('events', 'events.k8s.io', ['events'], ['create']),
   ...perms('leader-election', 'coordination.k8s.io', ['leases'], ['get', 'create', 'update'], 'namespace'),
 ];

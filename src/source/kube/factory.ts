@@ -17,6 +17,9 @@ import { DnsHostnameResolver } from './lb-hostnames.ts';
 import { f5Source } from './f5.ts';
 import { registerReflectorMetrics } from './metrics.ts';
 import { istioGatewaySource, istioVirtualServiceSource } from './istio-sources.ts';
+import { ambassadorHostSource } from './ambassador-host.ts';
+import { kongTcpIngressSource } from './kong-tcpingress.ts';
+import { skipperRouteGroupSource } from './skipper-routegroup.ts';
 import { crdSource, gatewayRouteSource, httpRouteSource, ingressSource, nodeSource, openshiftRouteSource, podSource, serviceSource } from './sources.ts';
 import type { GatewayScope, KubeSourceDeps } from './sources.ts';
 
@@ -36,6 +39,9 @@ export const KUBE_SOURCE_NAMES = [
   'f5-transportserver',
   'istio-gateway',
   'istio-virtualservice',
+  'ambassador-host',
+  'kong-tcpingress',
+  'skipper-routegroup',
 ] as const;
 export type KubeSourceName = (typeof KUBE_SOURCE_NAMES)[number];
 /**
@@ -112,6 +118,12 @@ export function kubeSourceFromConfig(name: KubeSourceName, cfg: Config, deps: Ku
       return istioGatewaySource(sourceDeps);
     case 'istio-virtualservice':
       return istioVirtualServiceSource(sourceDeps);
+    case 'ambassador-host':
+      return ambassadorHostSource(sourceDeps);
+    case 'kong-tcpingress':
+      return kongTcpIngressSource(sourceDeps);
+    case 'skipper-routegroup':
+      return skipperRouteGroupSource(sourceDeps, cfg.flags.str('skipper-routegroup-groupversion'));
   }
 }
 

@@ -78,6 +78,12 @@ export const KUBE_SOURCE_FLAGS: readonly FlagSpec[] = [
   },
   { name: 'crd-source-kind', kind: 'string', default: 'DNSEndpoint', help: 'Kind of the custom resource read by the crd source.' },
   {
+    name: 'skipper-routegroup-groupversion',
+    kind: 'string',
+    default: 'zalando.org/v1',
+    help: 'skipper-routegroup source: the group/version of the RouteGroups read (external-dns: "The resource version for skipper routegroup").',
+  },
+  {
     name: 'ignore-non-host-network-pods',
     kind: 'bool',
     default: false,

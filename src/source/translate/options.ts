@@ -148,6 +148,7 @@ const SOURCE_OF_KIND: Readonly<Record<string, string>> = {
   IngressRoute: 'traefik-proxy',
   IngressRouteTCP: 'traefik-proxy',
   IngressRouteUDP: 'traefik-proxy',
+  RouteGroup: 'skipper-routegroup',
 };
 
 /** The compiled templates, with `isSource` bound to the external-dns source of `kind` when given. */

@@ -82,6 +82,8 @@ class TypedObject implements GoStruct {
     if (promoted !== NO_FIELD) return promoted;
     if (name === 'ObjectMeta') return new ObjectMetaStruct(this.obj, this.meta);
     if (name === 'TypeMeta') return new JsonStruct('v1.TypeMeta', { kind: this.meta.kind, apiVersion: this.meta.apiVersion }, 'v1');
+    // external-dns's routeGroup type keeps a Metadata() method for old templates (`{{.Metadata.Name}}`).
+    if (name === 'Metadata' && this.meta.kind === 'RouteGroup') return new ObjectMetaStruct(this.obj, this.meta);
     if (!/^\p{Lu}/u.test(name)) return NO_FIELD;
     const key = jsonName(name);
     // The top level of a Kubernetes type is known (Spec and Status, or a ConfigMap's Data …), so a

@@ -28,6 +28,9 @@ import {
   serviceSource,
 } from '../../../../src/source/kube/sources.ts';
 import { istioGatewaySource, istioVirtualServiceSource } from '../../../../src/source/kube/istio-sources.ts';
+import { ambassadorHostSource } from '../../../../src/source/kube/ambassador-host.ts';
+import { kongTcpIngressSource } from '../../../../src/source/kube/kong-tcpingress.ts';
+import { skipperRouteGroupSource } from '../../../../src/source/kube/skipper-routegroup.ts';
 import type { KubeSourceDeps } from '../../../../src/source/kube/sources.ts';
 import { traefikProxySource } from '../../../../src/source/kube/traefik-proxy.ts';
 import type { TraefikProxySource } from '../../../../src/source/kube/traefik-proxy.ts';
@@ -41,6 +44,7 @@ import { DNSENDPOINT_CRD, gatewayCrd } from '../../../kube/harness.ts';
 import { F5_CRD_NAMES, f5Crd } from '../../../kube/f5-crds.ts';
 import { f5Source } from '../../../../src/source/kube/f5.ts';
 import { TRAEFIK_CRD_NAMES, loadTraefikCrd } from '../../../kube/traefik-crds.ts';
+import { loadCrdLocal } from '../../../support/crds/local-load.ts';
 
 /** An endpoint as the data writes it (upstream's fields; absent means empty). */
 export interface CaseEndpoint {
@@ -106,7 +110,10 @@ export type SourceKind =
   | 'f5-transportserver'
   | 'istio-gateway'
   | 'istio-virtualservice'
-  | 'traefik-proxy';
+  | 'traefik-proxy'
+  | 'ambassador-host'
+  | 'kong-tcpingress'
+  | 'skipper-routegroup';
 
 /** What a source answered: its endpoints, or that `endpoints()` failed. */
 export type Answer = CaseEndpoint[] | { error: true };
@@ -195,6 +202,9 @@ const CRDS: KubeObject[] = [
   istioCrd('gateways.networking.istio.io'),
   istioCrd('virtualservices.networking.istio.io'),
   ...TRAEFIK_CRD_NAMES.map(loadTraefikCrd),
+  loadCrdLocal('ambassador', 'hosts.getambassador.io') as unknown as typeof DNSENDPOINT_CRD,
+  loadCrdLocal('kong', 'tcpingresses.configuration.konghq.com') as unknown as typeof DNSENDPOINT_CRD,
+  loadCrdLocal('skipper', 'routegroups.zalando.org') as unknown as typeof DNSENDPOINT_CRD,
 ];
 
 /** The CRD with each version's schema replaced by one that keeps and accepts anything. */
@@ -281,6 +291,12 @@ function sourceOf(c: SourceCase, deps: KubeSourceDeps): KubeObjectSource | Traef
       return istioVirtualServiceSource(deps);
     case 'traefik-proxy':
       return traefikProxySource(deps, { enableLegacy: o.traefikEnableLegacy === true, disableNew: o.traefikDisableNew === true });
+    case 'ambassador-host':
+      return ambassadorHostSource(deps);
+    case 'kong-tcpingress':
+      return kongTcpIngressSource(deps);
+    case 'skipper-routegroup':
+      return skipperRouteGroupSource(deps);
   }
 }
 
