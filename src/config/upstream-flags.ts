@@ -36,7 +36,6 @@ export const UNIMPLEMENTED_PROVIDERS: readonly string[] = [
 export const UNIMPLEMENTED_SOURCES: readonly string[] = [
   'ambassador-host',
   'connector',
-  'contour-httpproxy',
   'f5-transportserver',
   'f5-virtualserver',
   'fake',

@@ -73,6 +73,8 @@ describe('RecordEventReporter', () => {
     assert.deepEqual(involvedObjectOf('tlsroute/ns/r'), { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'TLSRoute', namespace: 'ns', name: 'r' });
     assert.deepEqual(involvedObjectOf('tcproute/ns/r'), { apiVersion: 'gateway.networking.k8s.io/v1alpha2', kind: 'TCPRoute', namespace: 'ns', name: 'r' });
     assert.deepEqual(involvedObjectOf('udproute/ns/r'), { apiVersion: 'gateway.networking.k8s.io/v1alpha2', kind: 'UDPRoute', namespace: 'ns', name: 'r' });
+    // contour-httpproxy's label is upstream's, kind first as Contour spells it.
+    assert.deepEqual(involvedObjectOf('HTTPProxy/ns/p'), { apiVersion: 'projectcontour.io/v1', kind: 'HTTPProxy', namespace: 'ns', name: 'p' });
     assert.equal(involvedObjectOf('manifest'), undefined);
     // Nodes are cluster-scoped: their label has no namespace.
     assert.deepEqual(involvedObjectOf('node/worker-1.example.org'), { apiVersion: 'v1', kind: 'Node', namespace: '', name: 'worker-1.example.org' });

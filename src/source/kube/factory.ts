@@ -13,6 +13,7 @@ import { parseSelector } from '../selector.ts';
 import { buildTranslateOptions, translateFlagsOf } from '../translate/options.ts';
 import type { TranslateOptions } from '../translate/options.ts';
 import type { KubeObjectSource } from './kube-source.ts';
+import { contourHTTPProxySource } from './contour-httpproxy.ts';
 import { DnsHostnameResolver } from './lb-hostnames.ts';
 import { registerReflectorMetrics } from './metrics.ts';
 import { crdSource, gatewayRouteSource, httpRouteSource, ingressSource, nodeSource, openshiftRouteSource, podSource, serviceSource } from './sources.ts';
@@ -30,6 +31,7 @@ export const KUBE_SOURCE_NAMES = [
   'gateway-tlsroute',
   'gateway-tcproute',
   'gateway-udproute',
+  'contour-httpproxy',
 ] as const;
 export type KubeSourceName = (typeof KUBE_SOURCE_NAMES)[number];
 
@@ -93,6 +95,8 @@ export function kubeSourceFromConfig(name: KubeSourceName, cfg: Config, deps: Ku
       return gatewayRouteSource(sourceDeps, 'TCPRoute', gatewayScopeOf(cfg));
     case 'gateway-udproute':
       return gatewayRouteSource(sourceDeps, 'UDPRoute', gatewayScopeOf(cfg));
+    case 'contour-httpproxy':
+      return contourHTTPProxySource(sourceDeps);
   }
 }
 

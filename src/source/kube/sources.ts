@@ -77,7 +77,7 @@ export interface KubeSourceDeps {
   onReflector?: (resource: KubeResource, reflector: Reflector<KubeObject>) => void;
 }
 
-function reflector(
+export function reflector(
   deps: KubeSourceDeps,
   resource: KubeResource,
   transform: (raw: Record<string, unknown>) => KubeObject,
@@ -97,7 +97,7 @@ function reflector(
   return r;
 }
 
-function common(
+export function common(
   deps: KubeSourceDeps,
   name: string,
 ): Pick<ConstructorParameters<typeof KubeObjectSource>[0], 'name' | 'logger' | 'onProblem' | 'syncTimeoutMs' | 'onClose' | 'merge'> {
@@ -114,7 +114,7 @@ function common(
 }
 
 /** The primary objects' cache transform: whole objects when a template may read any field. */
-function primaryView(deps: KubeSourceDeps, slim: (raw: Record<string, unknown>) => KubeObject): (raw: Record<string, unknown>) => KubeObject {
+export function primaryView(deps: KubeSourceDeps, slim: (raw: Record<string, unknown>) => KubeObject): (raw: Record<string, unknown>) => KubeObject {
   return deps.translateOptions.fqdnTemplate === undefined ? slim : templateView;
 }
 
