@@ -9,6 +9,7 @@
  * that matters (a Node given a name) is stated in the case's `adapted`. Options absent from a case
  * are zero, as in upstream's test `Config` (so `excludeUnschedulable` is off unless set).
  */
+import { readFileSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +27,7 @@ import {
   podSource,
   serviceSource,
 } from '../../../../src/source/kube/sources.ts';
+import { contourHTTPProxySource } from '../../../../src/source/kube/contour-httpproxy.ts';
 import type { KubeSourceDeps } from '../../../../src/source/kube/sources.ts';
 import { buildTranslateOptions } from '../../../../src/source/translate/options.ts';
 import type { TranslateOptions } from '../../../../src/source/translate/options.ts';
@@ -90,7 +92,8 @@ export type SourceKind =
   | 'gateway-grpcroute'
   | 'gateway-tlsroute'
   | 'gateway-tcproute'
-  | 'gateway-udproute';
+  | 'gateway-udproute'
+  | 'contour-httpproxy';
 
 /** What a source answered: its endpoints, or that `endpoints()` failed. */
 export type Answer = CaseEndpoint[] | { error: true };
@@ -170,7 +173,13 @@ const CRDS = [
   gatewayCrd('tlsroutes', 'TLSRoute'),
   gatewayCrd('tcproutes', 'TCPRoute', 'v1alpha2'),
   gatewayCrd('udproutes', 'UDPRoute', 'v1alpha2'),
+  projectCrd('contour', 'httpproxies.projectcontour.io'),
 ];
+
+/** A CRD of test/support/crds/<project>/ (the local stand-in for test/support/crds/load.ts's loadCrd). */
+function projectCrd(project: string, name: string): typeof DNSENDPOINT_CRD {
+  return JSON.parse(readFileSync(join(HERE, '../../../support/crds', project, `${name}.json`), 'utf8')) as typeof DNSENDPOINT_CRD;
+}
 
 function routeCrd(): typeof DNSENDPOINT_CRD {
   const crd = gatewayCrd('routes', 'Route');
@@ -234,6 +243,8 @@ function sourceOf(c: SourceCase, deps: KubeSourceDeps): KubeObjectSource {
         ...(o.gatewayLabelFilter === undefined ? {} : { labelSelector: o.gatewayLabelFilter }),
         ...(o.gatewayName === undefined ? {} : { name: o.gatewayName }),
       });
+    case 'contour-httpproxy':
+      return contourHTTPProxySource(deps);
   }
 }
 
