@@ -127,6 +127,11 @@ const CASES: readonly Case[] = [
     },
   },
   {
+    // Exact RBAC (checked for every case): HTTPProxies and nothing else a source reads.
+    name: 'the contour-httpproxy source alone',
+    values: { sources: ['contour-httpproxy'] },
+  },
+  {
     name: 'the pod source alone (Pods and Nodes, no Services)',
     values: { sources: ['pod'] },
   },

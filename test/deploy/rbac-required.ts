@@ -75,6 +75,8 @@ export const PERMISSIONS_TABLE: readonly Permission[] = [
   ...perms('source:openshift-route', 'route.openshift.io', ['routes'], LIST_WATCH),
   // --source=node publishes each Node's name with its addresses.
   ...perms('source:node', '', ['nodes'], LIST_WATCH),
+  // contour-httpproxy reads Contour's HTTPProxies only (targets come from their own status).
+  ...perms('source:contour-httpproxy', 'projectcontour.io', ['httpproxies'], LIST_WATCH),
   ...perms('events', 'events.k8s.io', ['events'], ['create']),
   ...perms('leader-election', 'coordination.k8s.io', ['leases'], ['get', 'create', 'update'], 'namespace'),
 ];

@@ -63,7 +63,13 @@ describe('contour-httpproxy source against the test API server', () => {
         routes: [{ conditions: [{ prefix: '/' }], services: [{ name, port: 80 }] }],
       },
     });
-    await kube.patch(HTTPPROXIES, 'apps', name, { status: { currentStatus: 'valid', description: 'Valid HTTPProxy', loadBalancer: { ingress: lb } } }, 'status');
+    await kube.patch(
+      HTTPPROXIES,
+      'apps',
+      name,
+      { status: { currentStatus: 'valid', description: 'Valid HTTPProxy', loadBalancer: { ingress: lb } } },
+      'status',
+    );
   };
 
   const fromFlags = (...extra: string[]): KubeObjectSource => {
