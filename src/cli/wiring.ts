@@ -130,6 +130,7 @@ export const SOURCES: Readonly<Record<string, SourceFactory>> = {
   pod: async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('pod', cfg, deps),
   node: async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('node', cfg, deps),
   'contour-httpproxy': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('contour-httpproxy', cfg, deps),
+  'gloo-proxy': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('gloo-proxy', cfg, deps),
   manifest: async (cfg, deps) => (await import('../source/manifest/manifest-source.ts')).ManifestSource.fromConfig(cfg, deps),
   empty: async () => (await import('../source/empty/empty-source.ts')).EmptySource.fromConfig(),
 };

@@ -14,6 +14,7 @@ import { buildTranslateOptions, translateFlagsOf } from '../translate/options.ts
 import type { TranslateOptions } from '../translate/options.ts';
 import type { KubeObjectSource } from './kube-source.ts';
 import { contourHTTPProxySource } from './contour-httpproxy.ts';
+import { glooProxySource } from './gloo-proxy-source.ts';
 import { DnsHostnameResolver } from './lb-hostnames.ts';
 import { registerReflectorMetrics } from './metrics.ts';
 import { crdSource, gatewayRouteSource, httpRouteSource, ingressSource, nodeSource, openshiftRouteSource, podSource, serviceSource } from './sources.ts';
@@ -32,6 +33,7 @@ export const KUBE_SOURCE_NAMES = [
   'gateway-tcproute',
   'gateway-udproute',
   'contour-httpproxy',
+  'gloo-proxy',
 ] as const;
 export type KubeSourceName = (typeof KUBE_SOURCE_NAMES)[number];
 
@@ -97,6 +99,8 @@ export function kubeSourceFromConfig(name: KubeSourceName, cfg: Config, deps: Ku
       return gatewayRouteSource(sourceDeps, 'UDPRoute', gatewayScopeOf(cfg));
     case 'contour-httpproxy':
       return contourHTTPProxySource(sourceDeps);
+    case 'gloo-proxy':
+      return glooProxySource(sourceDeps, cfg.flags.list('gloo-namespace'));
   }
 }
 
