@@ -28,6 +28,7 @@ import {
   serviceSource,
 } from '../../../../src/source/kube/sources.ts';
 import { contourHTTPProxySource } from '../../../../src/source/kube/contour-httpproxy.ts';
+import { glooProxySource } from '../../../../src/source/kube/gloo-proxy-source.ts';
 import type { KubeSourceDeps } from '../../../../src/source/kube/sources.ts';
 import { buildTranslateOptions } from '../../../../src/source/translate/options.ts';
 import type { TranslateOptions } from '../../../../src/source/translate/options.ts';
@@ -79,6 +80,8 @@ export interface CaseOptions {
   ignoreNonHostNetworkPods?: boolean;
   /** pod source: --pod-source-domain. */
   podSourceDomain?: string;
+  /** gloo-proxy source: --gloo-namespace values (absent: none, as upstream's test Config). */
+  glooNamespaces?: string[];
 }
 
 export type SourceKind =
@@ -93,7 +96,8 @@ export type SourceKind =
   | 'gateway-tlsroute'
   | 'gateway-tcproute'
   | 'gateway-udproute'
-  | 'contour-httpproxy';
+  | 'contour-httpproxy'
+  | 'gloo-proxy';
 
 /** What a source answered: its endpoints, or that `endpoints()` failed. */
 export type Answer = CaseEndpoint[] | { error: true };
@@ -174,6 +178,9 @@ const CRDS = [
   gatewayCrd('tcproutes', 'TCPRoute', 'v1alpha2'),
   gatewayCrd('udproutes', 'UDPRoute', 'v1alpha2'),
   projectCrd('contour', 'httpproxies.projectcontour.io'),
+  projectCrd('gloo', 'proxies.gloo.solo.io'),
+  projectCrd('gloo', 'virtualservices.gateway.solo.io'),
+  projectCrd('gloo', 'gateways.gateway.solo.io'),
 ];
 
 /** A CRD of test/support/crds/<project>/ (the local stand-in for test/support/crds/load.ts's loadCrd). */
@@ -245,6 +252,8 @@ function sourceOf(c: SourceCase, deps: KubeSourceDeps): KubeObjectSource {
       });
     case 'contour-httpproxy':
       return contourHTTPProxySource(deps);
+    case 'gloo-proxy':
+      return glooProxySource(deps, o.glooNamespaces ?? []);
   }
 }
 

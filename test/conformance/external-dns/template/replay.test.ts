@@ -42,7 +42,7 @@ describe(`functions.json (external-dns ${functions.upstream})`, () => {
   }
 });
 
-for (const file of ['service_fqdn.json', 'ingress_fqdn.json', 'openshift_route_fqdn.json', 'pod_fqdn.json', 'node_fqdn.json']) {
+for (const file of ['service_fqdn.json', 'ingress_fqdn.json', 'openshift_route_fqdn.json', 'pod_fqdn.json', 'node_fqdn.json', 'gloo_proxy_fqdn.json']) {
   const data = loadCases<SourceCase>(file);
   describe(`${file} (external-dns ${data.upstream})`, () => {
     const seen = new Set<string>();

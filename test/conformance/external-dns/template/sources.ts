@@ -4,11 +4,14 @@
  * reflectors, so what a template sees is what a cluster would give it (the cache keeps whole
  * objects when a template is set). The case shape is the source conformance suite's.
  */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { Endpoint } from '../../../../src/endpoint/endpoint.ts';
 import { KubeClient } from '../../../../src/kube/client.ts';
 import { silentLogger } from '../../../../src/log.ts';
 import type { KubeObjectSource } from '../../../../src/source/kube/kube-source.ts';
 import { ingressSource, nodeSource, openshiftRouteSource, podSource, serviceSource } from '../../../../src/source/kube/sources.ts';
+import { glooProxySource } from '../../../../src/source/kube/gloo-proxy-source.ts';
 import { buildTranslateOptions } from '../../../../src/source/translate/options.ts';
 import type { TranslateOptions } from '../../../../src/source/translate/options.ts';
 import { startTestApiServer } from '../../../support/kube-apiserver/server.ts';
@@ -36,12 +39,14 @@ export interface SourceCaseOptions {
   podSourceDomain?: string;
   exposeInternalIPv6?: boolean;
   excludeUnschedulable?: boolean;
+  /** gloo-proxy source: --gloo-namespace values (absent: gloo-system, as upstream's test). */
+  glooNamespaces?: string[];
 }
 
 export interface SourceCase {
   name: string;
   upstreamTest: string;
-  source: 'service' | 'ingress' | 'openshift-route' | 'pod' | 'node';
+  source: 'service' | 'ingress' | 'openshift-route' | 'pod' | 'node' | 'gloo-proxy';
   objects: KubeObject[];
   options: SourceCaseOptions;
   expected: SourceEndpoint[];
@@ -72,6 +77,11 @@ function routeCrd(): ReturnType<typeof gatewayCrd> {
   return { ...crd, metadata: { name: 'routes.route.openshift.io' }, spec: { ...crd.spec, group: 'route.openshift.io' } };
 }
 
+/** A CRD of test/support/crds/gloo/ (the local stand-in for test/support/crds/load.ts's loadCrd). */
+function glooCrd(name: string): KubeObject {
+  return JSON.parse(readFileSync(fileURLToPath(new URL(`../../../support/crds/gloo/${name}.json`, import.meta.url)), 'utf8')) as KubeObject;
+}
+
 /** The endpoints the case's source answers. */
 export async function sourceAnswer(c: SourceCase): Promise<SourceEndpoint[]> {
   const namespaces = [...new Set(c.objects.map((o) => o.metadata.namespace ?? 'default'))].filter((n) => n !== 'default' && n !== 'kube-system');
@@ -81,6 +91,7 @@ export async function sourceAnswer(c: SourceCase): Promise<SourceEndpoint[]> {
   let source: KubeObjectSource | undefined;
   try {
     api.create(routeCrd());
+    for (const name of ['proxies.gloo.solo.io', 'virtualservices.gateway.solo.io', 'gateways.gateway.solo.io']) api.create(glooCrd(name));
     for (const obj of c.objects) api.create(obj);
     const deps = { client, logger, translateOptions: optionsOf(c.options), namespace: '', syncTimeoutMs: 10_000 };
     source =
@@ -92,7 +103,9 @@ export async function sourceAnswer(c: SourceCase): Promise<SourceEndpoint[]> {
             ? podSource(deps, { podSourceDomain: c.options.podSourceDomain ?? '' })
             : c.source === 'node'
               ? nodeSource(deps)
-              : openshiftRouteSource(deps, c.options.openshiftRouterName ?? '');
+              : c.source === 'gloo-proxy'
+                ? glooProxySource(deps, c.options.glooNamespaces ?? ['gloo-system'])
+                : openshiftRouteSource(deps, c.options.openshiftRouterName ?? '');
     return (await source.endpoints()).map(endpointOf);
   } finally {
     await source?.close();
