@@ -146,7 +146,14 @@ function applyTemplates(own: Endpoint[], template: FqdnTemplate, obj: JsonRecord
   return [...eps, ...hostnames.flatMap((h) => endpointsForHostname(h, targets, common))];
 }
 
-function proxyTargets(obj: KubeObject, meta: ObjectMeta, listeners: JsonRecord[], lookup: Lookup, options: TranslateOptions, problem: (m: string) => void): string[] {
+function proxyTargets(
+  obj: KubeObject,
+  meta: ObjectMeta,
+  listeners: JsonRecord[],
+  lookup: Lookup,
+  options: TranslateOptions,
+  problem: (m: string) => void,
+): string[] {
   const annotated = parseAnnotations(meta.annotations, 0, () => undefined, options.annotationPrefix).targets;
   if (annotated.length > 0) return annotated;
   const fromGateways = gatewayIngressTargets(listeners, lookup, options);
