@@ -111,6 +111,10 @@ export function glooProxySource(deps: KubeSourceDeps, namespaces: readonly strin
     },
   });
   const get = (r: Dependency['reflector']) => (namespace: string, name: string) => r.get(`${namespace}/${name}`);
+  // A reference looked for before its cache has listed is not missing yet: such Proxies are held
+  // without a problem and translated again in the first endpoints() after every list is complete.
+  const secondaries = [services, ingresses, virtualServices, gateways];
+  const deferred = new Set<string>();
   return new KubeObjectSource({
     ...common(deps, GLOO_SOURCE),
     primary: proxies,
@@ -128,9 +132,17 @@ export function glooProxySource(deps: KubeSourceDeps, namespaces: readonly strin
         gateway: get(gateways),
       });
       readers.set(keyOf(obj), r.reads);
-      return r.heldResource === undefined
-        ? { endpoints: r.endpoints, problems: r.problems }
-        : { endpoints: r.endpoints, problems: r.problems, heldResource: r.heldResource };
+      if (r.heldResource === undefined) return { endpoints: r.endpoints, problems: r.problems };
+      if (!secondaries.every((s) => s.hasSynced())) {
+        deferred.add(keyOf(obj));
+        return { endpoints: [], problems: [], heldResource: r.heldResource };
+      }
+      return { endpoints: r.endpoints, problems: r.problems, heldResource: r.heldResource };
+    },
+    refresh: () => {
+      const keys = [...deferred];
+      deferred.clear();
+      return Promise.resolve(keys);
     },
   });
 }
