@@ -75,7 +75,12 @@ describe('RecordEventReporter', () => {
     assert.deepEqual(involvedObjectOf('udproute/ns/r'), { apiVersion: 'gateway.networking.k8s.io/v1alpha2', kind: 'UDPRoute', namespace: 'ns', name: 'r' });
     // contour-httpproxy's label is upstream's, kind first as Contour spells it.
     assert.deepEqual(involvedObjectOf('HTTPProxy/ns/p'), { apiVersion: 'projectcontour.io/v1', kind: 'HTTPProxy', namespace: 'ns', name: 'p' });
-    assert.deepEqual(involvedObjectOf('proxy/gloo-system/gateway-proxy'), { apiVersion: 'gloo.solo.io/v1', kind: 'Proxy', namespace: 'gloo-system', name: 'gateway-proxy' });
+    assert.deepEqual(involvedObjectOf('proxy/gloo-system/gateway-proxy'), {
+      apiVersion: 'gloo.solo.io/v1',
+      kind: 'Proxy',
+      namespace: 'gloo-system',
+      name: 'gateway-proxy',
+    });
     assert.equal(involvedObjectOf('manifest'), undefined);
     // Nodes are cluster-scoped: their label has no namespace.
     assert.deepEqual(involvedObjectOf('node/worker-1.example.org'), { apiVersion: 'v1', kind: 'Node', namespace: '', name: 'worker-1.example.org' });

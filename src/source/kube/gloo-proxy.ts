@@ -90,32 +90,38 @@ function parseIngressRef(value: string): { namespace: string; name: string } | u
   return parts.length === 1 ? { namespace: '', name: value } : undefined;
 }
 
-/** Targets of the Ingresses the listeners' Gateways name in their `ingress` annotation: IP, else hostname. */
+/** An Ingress's load-balancer targets as upstream's Gloo source reads them: each entry's IP, else its hostname. */
+function ingressTargets(ingress: KubeObject): string[] {
+  return recs(asRecord(asRecord(ingress['status'])?.['loadBalancer'])?.['ingress']).flatMap((lb) => {
+    const ip = asString(lb['ip']) ?? '';
+    const hostname = asString(lb['hostname']) ?? '';
+    return ip !== '' ? [ip] : hostname !== '' ? [hostname] : [];
+  });
+}
+
+/** The Ingress a listener's Gateway source names in its `ingress` annotation, if any. */
+function gatewayIngress(src: JsonRecord, lookup: Lookup, options: TranslateOptions): KubeObject | undefined {
+  const ref = asRecord(src['resourceRef']);
+  const gateway = readMeta(lookup('gateways', asString(ref?.['namespace']) ?? '', asString(ref?.['name']) ?? ''));
+  const value = annotationValue(gateway?.annotations ?? {}, 'ingress', options.annotationPrefix);
+  if (value === undefined || value === '') return undefined;
+  const parsed = parseIngressRef(value);
+  if (parsed === undefined)
+    throw new MissingReference(
+      `failed to parse Ingress annotation on Gateway (${gateway?.namespace ?? ''}/${gateway?.name ?? ''}): invalid ingress name (name or namespace/name) found ${JSON.stringify(value)}`,
+    );
+  return lookup('ingresses', parsed.namespace || (gateway?.namespace ?? ''), parsed.name);
+}
+
+/** Targets of the Ingresses the listeners' Gateways name in their `ingress` annotation. */
 function gatewayIngressTargets(listeners: JsonRecord[], lookup: Lookup, options: TranslateOptions): string[] {
-  const targets: string[] = [];
-  for (const listener of listeners) {
-    for (const src of recs(asRecord(listener['metadataStatic'])?.['sources'])) {
-      if (src['resourceKind'] !== '*v1.Gateway') continue;
-      const ref = asRecord(src['resourceRef']);
-      const gateway = lookup('gateways', asString(ref?.['namespace']) ?? '', asString(ref?.['name']) ?? '');
-      const gatewayMeta = readMeta(gateway);
-      const value = annotationValue(gatewayMeta?.annotations ?? {}, 'ingress', options.annotationPrefix);
-      if (value === undefined || value === '') continue;
-      const parsed = parseIngressRef(value);
-      if (parsed === undefined)
-        throw new MissingReference(
-          `failed to parse Ingress annotation on Gateway (${gatewayMeta?.namespace ?? ''}/${gatewayMeta?.name ?? ''}): invalid ingress name (name or namespace/name) found ${JSON.stringify(value)}`,
-        );
-      const ingress = lookup('ingresses', parsed.namespace || (gatewayMeta?.namespace ?? ''), parsed.name);
-      for (const lb of recs(asRecord(asRecord(ingress['status'])?.['loadBalancer'])?.['ingress'])) {
-        const ip = asString(lb['ip']) ?? '';
-        const hostname = asString(lb['hostname']) ?? '';
-        if (ip !== '') targets.push(ip);
-        else if (hostname !== '') targets.push(hostname);
-      }
-    }
-  }
-  return targets;
+  return listeners
+    .flatMap((l) => recs(asRecord(l['metadataStatic'])?.['sources']))
+    .filter((src) => src['resourceKind'] === '*v1.Gateway')
+    .flatMap((src) => {
+      const ingress = gatewayIngress(src, lookup, options);
+      return ingress === undefined ? [] : ingressTargets(ingress);
+    });
 }
 
 /** The annotations of the VirtualServices a virtual host was built from (metadata, then metadataStatic sources). */
