@@ -8,7 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,7 +27,8 @@ import type { SourceProblem } from '../../src/source/source.ts';
 import { buildTranslateOptions } from '../../src/source/translate/options.ts';
 import { startTestApiServer } from '../support/kube-apiserver/server.ts';
 import type { KubeObject, TestApiServer } from '../support/kube-apiserver/server.ts';
-import { KubeWriter, waitFor } from './harness.ts';
+import { runCli } from '../support/cli.ts';
+import { KubeWriter, eventsFor, waitFor } from './harness.ts';
 
 const A = 'external-dns.kubernetes.io/';
 
@@ -185,6 +186,36 @@ describe('contour-httpproxy before its CRD exists', () => {
       await source.close();
       writer.close();
       await api.stop();
+    }
+  });
+});
+
+describe('hostwarden run --source contour-httpproxy', () => {
+  test('records land in the zone file and RecordReady Events on the HTTPProxy', async () => {
+    const api = await startTestApiServer({ namespaces: ['apps'] });
+    const dir = await mkdtemp(join(tmpdir(), 'hostwarden-contour-cli-'));
+    try {
+      api.create(HTTPPROXY_CRD);
+      api.create({
+        apiVersion: 'projectcontour.io/v1',
+        kind: 'HTTPProxy',
+        metadata: { name: 'shop', namespace: 'apps' },
+        spec: { virtualhost: { fqdn: 'shop.example.org' } },
+        status: { loadBalancer: { ingress: [{ ip: '192.0.2.50' }] } },
+      });
+      const kubeconfig = await api.writeKubeconfig(dir);
+      const data = join(dir, 'data');
+      const args = ['run', '--once', '--events-emit', 'RecordReady', '--source', 'contour-httpproxy', '--kubeconfig', kubeconfig];
+      const r = await runCli([...args, '--embedded-data-dir', data, '--embedded-zone', 'example.org', '--txt-owner-id', 'cli', '--metrics-address', ''], {
+        timeoutMs: 60_000,
+      });
+      assert.equal(r.code, 0, r.stderr);
+      const zone = await readFile(join(data, 'example.org.zone'), 'utf8').catch(() => readFile(join(data, 'example.org'), 'utf8'));
+      assert.match(zone, /^shop\.example\.org\. \d+ IN A 192\.0\.2\.50$/m);
+      await waitFor('RecordReady on the HTTPProxy', () => (eventsFor(api, 'HTTPProxy', 'shop').some((e) => e.reason === 'RecordReady') ? true : undefined));
+    } finally {
+      await api.stop();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

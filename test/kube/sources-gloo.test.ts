@@ -10,7 +10,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +29,8 @@ import type { SourceProblem } from '../../src/source/source.ts';
 import { buildTranslateOptions } from '../../src/source/translate/options.ts';
 import { startTestApiServer } from '../support/kube-apiserver/server.ts';
 import type { KubeObject, TestApiServer } from '../support/kube-apiserver/server.ts';
-import { KubeWriter, waitFor } from './harness.ts';
+import { runCli } from '../support/cli.ts';
+import { KubeWriter, eventsFor, waitFor } from './harness.ts';
 
 const A = 'external-dns.kubernetes.io/';
 
@@ -227,6 +228,49 @@ describe('gloo-proxy before its CRDs exist', () => {
       await source.close();
       writer.close();
       await api.stop();
+    }
+  });
+});
+
+describe('hostwarden run --source gloo-proxy', () => {
+  test('records land in the zone file with the VirtualService TTL, and RecordReady Events on the Proxy', async () => {
+    const api = await startTestApiServer({ namespaces: ['gloo-system', 'apps'] });
+    const dir = await mkdtemp(join(tmpdir(), 'hostwarden-gloo-cli-'));
+    try {
+      for (const crd of GLOO_CRDS) api.create(crd);
+      api.create({
+        apiVersion: 'gateway.solo.io/v1',
+        kind: 'Gateway',
+        metadata: { name: 'gateway-proxy', namespace: 'gloo-system' },
+        spec: { bindPort: 8080 },
+      });
+      api.create({
+        apiVersion: 'gateway.solo.io/v1',
+        kind: 'VirtualService',
+        metadata: { name: 'shop', namespace: 'apps', annotations: { [`${A}ttl`]: '90' } },
+        spec: {},
+      });
+      api.create({
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 'gateway-proxy', namespace: 'gloo-system' },
+        spec: { type: 'LoadBalancer', ports: [{ port: 80, protocol: 'TCP' }] },
+        status: { loadBalancer: { ingress: [{ ip: '192.0.2.60' }] } },
+      });
+      api.create(proxy('gateway-proxy', 'gloo-system', { shop: ['shop.example.org'] }));
+      const kubeconfig = await api.writeKubeconfig(dir);
+      const data = join(dir, 'data');
+      const args = ['run', '--once', '--events-emit', 'RecordReady', '--source', 'gloo-proxy', '--gloo-namespace', 'gloo-system', '--kubeconfig', kubeconfig];
+      const r = await runCli([...args, '--embedded-data-dir', data, '--embedded-zone', 'example.org', '--txt-owner-id', 'cli', '--metrics-address', ''], {
+        timeoutMs: 60_000,
+      });
+      assert.equal(r.code, 0, r.stderr);
+      const zone = await readFile(join(data, 'example.org.zone'), 'utf8').catch(() => readFile(join(data, 'example.org'), 'utf8'));
+      assert.match(zone, /^shop\.example\.org\. 90 IN A 192\.0\.2\.60$/m);
+      await waitFor('RecordReady on the Proxy', () => (eventsFor(api, 'Proxy', 'gateway-proxy').some((e) => e.reason === 'RecordReady') ? true : undefined));
+    } finally {
+      await api.stop();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
