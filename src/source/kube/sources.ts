@@ -114,7 +114,7 @@ export function common(
 }
 
 /** The primary objects' cache transform: whole objects when a template may read any field. */
-export function primaryView(deps: KubeSourceDeps, slim: (raw: Record<string, unknown>) => KubeObject): (raw: Record<string, unknown>) => KubeObject {
+function primaryView(deps: KubeSourceDeps, slim: (raw: Record<string, unknown>) => KubeObject): (raw: Record<string, unknown>) => KubeObject {
   return deps.translateOptions.fqdnTemplate === undefined ? slim : templateView;
 }
 
