@@ -137,6 +137,8 @@ export const SOURCES: Readonly<Record<string, SourceFactory>> = {
   'ambassador-host': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('ambassador-host', cfg, deps),
   'kong-tcpingress': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('kong-tcpingress', cfg, deps),
   'skipper-routegroup': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('skipper-routegroup', cfg, deps),
+  'contour-httpproxy': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('contour-httpproxy', cfg, deps),
+  'gloo-proxy': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('gloo-proxy', cfg, deps),
   manifest: async (cfg, deps) => (await import('../source/manifest/manifest-source.ts')).ManifestSource.fromConfig(cfg, deps),
   empty: async () => (await import('../source/empty/empty-source.ts')).EmptySource.fromConfig(),
 };

@@ -83,6 +83,14 @@ describe('RecordEventReporter', () => {
     assert.deepEqual(involvedObjectOf('host/ns/h'), { apiVersion: 'getambassador.io/v3alpha1', kind: 'Host', namespace: 'ns', name: 'h' });
     assert.deepEqual(involvedObjectOf('tcpingress/ns/t'), { apiVersion: 'configuration.konghq.com/v1beta1', kind: 'TCPIngress', namespace: 'ns', name: 't' });
     assert.deepEqual(involvedObjectOf('routegroup/ns/r'), { apiVersion: 'zalando.org/v1', kind: 'RouteGroup', namespace: 'ns', name: 'r' });
+    // contour-httpproxy's label is upstream's, kind first as Contour spells it.
+    assert.deepEqual(involvedObjectOf('HTTPProxy/ns/p'), { apiVersion: 'projectcontour.io/v1', kind: 'HTTPProxy', namespace: 'ns', name: 'p' });
+    assert.deepEqual(involvedObjectOf('proxy/gloo-system/gateway-proxy'), {
+      apiVersion: 'gloo.solo.io/v1',
+      kind: 'Proxy',
+      namespace: 'gloo-system',
+      name: 'gateway-proxy',
+    });
     assert.equal(involvedObjectOf('manifest'), undefined);
     // Nodes are cluster-scoped: their label has no namespace.
     assert.deepEqual(involvedObjectOf('node/worker-1.example.org'), { apiVersion: 'v1', kind: 'Node', namespace: '', name: 'worker-1.example.org' });

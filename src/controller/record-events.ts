@@ -61,6 +61,10 @@ export function involvedObjectOf(
       return { apiVersion: 'gateway.networking.k8s.io/v1alpha2', kind: 'UDPRoute', namespace, name };
     case 'route':
       return { apiVersion: 'route.openshift.io/v1', kind: 'Route', namespace, name };
+    case 'HTTPProxy':
+      return { apiVersion: 'projectcontour.io/v1', kind: 'HTTPProxy', namespace, name };
+    case 'proxy':
+      return { apiVersion: 'gloo.solo.io/v1', kind: 'Proxy', namespace, name };
     case 'pod':
       return { apiVersion: 'v1', kind: 'Pod', namespace, name };
     case 'f5-virtualserver':

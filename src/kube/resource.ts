@@ -98,6 +98,12 @@ export const NAMESPACES: KubeResource = { apiVersion: 'v1', kind: 'Namespace', p
 export const ENDPOINTSLICES: KubeResource = { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', plural: 'endpointslices', namespaced: true };
 export const LEASES: KubeResource = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', plural: 'leases', namespaced: true };
 export const EVENTS: KubeResource = { apiVersion: 'events.k8s.io/v1', kind: 'Event', plural: 'events', namespaced: true };
+/** Contour's HTTPProxy (the contour-httpproxy source). */
+export const HTTPPROXIES: KubeResource = { apiVersion: 'projectcontour.io/v1', kind: 'HTTPProxy', plural: 'httpproxies', namespaced: true };
+/** Gloo's Proxy, and the gateway.solo.io objects whose annotations it reads (the gloo-proxy source). */
+export const GLOO_PROXIES: KubeResource = { apiVersion: 'gloo.solo.io/v1', kind: 'Proxy', plural: 'proxies', namespaced: true };
+export const GLOO_VIRTUALSERVICES: KubeResource = { apiVersion: 'gateway.solo.io/v1', kind: 'VirtualService', plural: 'virtualservices', namespaced: true };
+export const GLOO_GATEWAYS: KubeResource = { apiVersion: 'gateway.solo.io/v1', kind: 'Gateway', plural: 'gateways', namespaced: true };
 
 /** The resource of a custom kind, with the plural Kubernetes derives by default (`DNSEndpoint` → `dnsendpoints`). */
 export function customResource(apiVersion: string, kind: string): KubeResource {

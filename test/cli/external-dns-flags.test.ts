@@ -62,9 +62,9 @@ describe('external-dns flags Hostwarden does not implement', () => {
         );
       }
     }
-    assert.throws(() => config(['--gloo-namespace=gloo-system']), {
+    assert.throws(() => config(['--crd-registry-namespace=dns']), {
       message:
-        '--gloo-namespace belongs to source gloo-proxy, which Hostwarden does not implement; run external-dns with --source=gloo-proxy and --provider=webhook against "hostwarden webhook-server"',
+        '--crd-registry-namespace belongs to registry crd, which Hostwarden does not implement; run external-dns with --registry=crd and --provider=webhook against "hostwarden webhook-server"',
     });
     assert.throws(() => config(['--dynamodb-table', 't']), {
       message: /^--dynamodb-table belongs to registry dynamodb, which Hostwarden does not implement; run external-dns with --registry=dynamodb/,

@@ -151,6 +151,20 @@ const CASES: readonly Case[] = [
     values: { sources: ['f5-transportserver'] },
   },
   {
+    // Exact RBAC (checked for every case): HTTPProxies and nothing else a source reads.
+    name: 'the contour-httpproxy source alone',
+    values: { sources: ['contour-httpproxy'] },
+  },
+  {
+    // Exact RBAC: Proxies, VirtualServices and Gateways, Services and Ingresses; nothing else.
+    name: 'the gloo-proxy source alone',
+    values: { sources: ['gloo-proxy'] },
+  },
+  {
+    name: 'gloo-proxy with the service and ingress sources (their grants not repeated)',
+    values: { sources: ['service', 'ingress', 'gloo-proxy'] },
+  },
+  {
     name: 'the pod source alone (Pods and Nodes, no Services)',
     values: { sources: ['pod'] },
   },

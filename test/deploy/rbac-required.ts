@@ -95,6 +95,13 @@ export const PERMISSIONS_TABLE: readonly Permission[] = [
   ...perms('source:ambassador-host', '', ['services'], LIST_WATCH),
   ...perms('source:kong-tcpingress', 'configuration.konghq.com', ['tcpingresses'], LIST_WATCH),
   ...perms('source:skipper-routegroup', 'zalando.org', ['routegroups'], LIST_WATCH),
+  // contour-httpproxy reads Contour's HTTPProxies only (targets come from their own status).
+  ...perms('source:contour-httpproxy', 'projectcontour.io', ['httpproxies'], LIST_WATCH),
+  // gloo-proxy: Proxies, the VirtualServices and Gateways they name, the Proxy's Service, the Ingress a Gateway names.
+  ...perms('source:gloo-proxy', 'gloo.solo.io', ['proxies'], LIST_WATCH),
+  ...perms('source:gloo-proxy', 'gateway.solo.io', ['virtualservices', 'gateways'], LIST_WATCH),
+  ...perms('source:gloo-proxy', '', ['services'], LIST_WATCH),
+  ...perms('source:gloo-proxy', 'networking.k8s.io', ['ingresses'], LIST_WATCH),
   ...perms('events', 'events.k8s.io', ['events'], ['create']),
   ...perms('leader-election', 'coordination.k8s.io', ['leases'], ['get', 'create', 'update'], 'namespace'),
 ];

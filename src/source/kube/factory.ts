@@ -13,6 +13,8 @@ import { parseSelector } from '../selector.ts';
 import { buildTranslateOptions, translateFlagsOf } from '../translate/options.ts';
 import type { TranslateOptions } from '../translate/options.ts';
 import type { KubeObjectSource } from './kube-source.ts';
+import { contourHTTPProxySource } from './contour-httpproxy.ts';
+import { glooProxySource } from './gloo-proxy-source.ts';
 import { DnsHostnameResolver } from './lb-hostnames.ts';
 import { f5Source } from './f5.ts';
 import { registerReflectorMetrics } from './metrics.ts';
@@ -42,6 +44,8 @@ export const KUBE_SOURCE_NAMES = [
   'ambassador-host',
   'kong-tcpingress',
   'skipper-routegroup',
+  'contour-httpproxy',
+  'gloo-proxy',
 ] as const;
 export type KubeSourceName = (typeof KUBE_SOURCE_NAMES)[number];
 /**
@@ -124,6 +128,10 @@ export function kubeSourceFromConfig(name: KubeSourceName, cfg: Config, deps: Ku
       return kongTcpIngressSource(sourceDeps);
     case 'skipper-routegroup':
       return skipperRouteGroupSource(sourceDeps, cfg.flags.str('skipper-routegroup-groupversion'));
+    case 'contour-httpproxy':
+      return contourHTTPProxySource(sourceDeps);
+    case 'gloo-proxy':
+      return glooProxySource(sourceDeps, cfg.flags.list('gloo-namespace'));
   }
 }
 

@@ -96,4 +96,10 @@ export const KUBE_SOURCE_FLAGS: readonly FlagSpec[] = [
     default: false,
     help: 'Accepted for external-dns: the service source always watches EndpointSlices, and their changes trigger a sync.',
   },
+  {
+    name: 'gloo-namespace',
+    kind: 'list',
+    default: ['gloo-system'],
+    help: 'gloo-proxy source: namespaces of the Gloo Proxies to read (repeatable).',
+  },
 ];

@@ -31,6 +31,8 @@ import { istioGatewaySource, istioVirtualServiceSource } from '../../../../src/s
 import { ambassadorHostSource } from '../../../../src/source/kube/ambassador-host.ts';
 import { kongTcpIngressSource } from '../../../../src/source/kube/kong-tcpingress.ts';
 import { skipperRouteGroupSource } from '../../../../src/source/kube/skipper-routegroup.ts';
+import { contourHTTPProxySource } from '../../../../src/source/kube/contour-httpproxy.ts';
+import { glooProxySource } from '../../../../src/source/kube/gloo-proxy-source.ts';
 import type { KubeSourceDeps } from '../../../../src/source/kube/sources.ts';
 import { traefikProxySource } from '../../../../src/source/kube/traefik-proxy.ts';
 import type { TraefikProxySource } from '../../../../src/source/kube/traefik-proxy.ts';
@@ -92,6 +94,8 @@ export interface CaseOptions {
   traefikEnableLegacy?: boolean;
   /** traefik-proxy source: --traefik-disable-new. */
   traefikDisableNew?: boolean;
+  /** gloo-proxy source: --gloo-namespace values (absent: none, as upstream's test Config). */
+  glooNamespaces?: string[];
 }
 
 export type SourceKind =
@@ -113,7 +117,9 @@ export type SourceKind =
   | 'traefik-proxy'
   | 'ambassador-host'
   | 'kong-tcpingress'
-  | 'skipper-routegroup';
+  | 'skipper-routegroup'
+  | 'contour-httpproxy'
+  | 'gloo-proxy';
 
 /** What a source answered: its endpoints, or that `endpoints()` failed. */
 export type Answer = CaseEndpoint[] | { error: true };
@@ -199,12 +205,16 @@ const CRDS: KubeObject[] = [
   gatewayCrd('tcproutes', 'TCPRoute', 'v1alpha2'),
   gatewayCrd('udproutes', 'UDPRoute', 'v1alpha2'),
   ...F5_CRD_NAMES.map(f5Crd),
-  istioCrd('gateways.networking.istio.io'),
-  istioCrd('virtualservices.networking.istio.io'),
   ...TRAEFIK_CRD_NAMES.map(loadTraefikCrd),
-  loadCrdLocal('ambassador', 'hosts.getambassador.io') as unknown as typeof DNSENDPOINT_CRD,
-  loadCrdLocal('kong', 'tcpingresses.configuration.konghq.com') as unknown as typeof DNSENDPOINT_CRD,
-  loadCrdLocal('skipper', 'routegroups.zalando.org') as unknown as typeof DNSENDPOINT_CRD,
+  projectCrd('istio', 'gateways.networking.istio.io'),
+  projectCrd('istio', 'virtualservices.networking.istio.io'),
+  projectCrd('ambassador', 'hosts.getambassador.io'),
+  projectCrd('kong', 'tcpingresses.configuration.konghq.com'),
+  projectCrd('skipper', 'routegroups.zalando.org'),
+  projectCrd('contour', 'httpproxies.projectcontour.io'),
+  projectCrd('gloo', 'proxies.gloo.solo.io'),
+  projectCrd('gloo', 'virtualservices.gateway.solo.io'),
+  projectCrd('gloo', 'gateways.gateway.solo.io'),
 ];
 
 /** The CRD with each version's schema replaced by one that keeps and accepts anything. */
@@ -214,9 +224,9 @@ function schemaless(crd: KubeObject): KubeObject {
   return { ...crd, spec: { ...spec, versions: spec.versions.map((v) => ({ ...v, schema: anything })) } };
 }
 
-/** An Istio CRD of test/support/crds/istio (until the shared loadCrd helper lands here). */
-function istioCrd(name: string): typeof DNSENDPOINT_CRD {
-  return JSON.parse(readFileSync(join(HERE, '../../../support/crds/istio', `${name}.json`), 'utf8')) as typeof DNSENDPOINT_CRD;
+/** A CRD of test/support/crds/<project>/ (the local stand-in for test/support/crds/load.ts's loadCrd). */
+function projectCrd(project: string, name: string): typeof DNSENDPOINT_CRD {
+  return JSON.parse(readFileSync(join(HERE, '../../../support/crds', project, `${name}.json`), 'utf8')) as typeof DNSENDPOINT_CRD;
 }
 
 function routeCrd(): typeof DNSENDPOINT_CRD {
@@ -297,6 +307,10 @@ function sourceOf(c: SourceCase, deps: KubeSourceDeps): KubeObjectSource | Traef
       return kongTcpIngressSource(deps);
     case 'skipper-routegroup':
       return skipperRouteGroupSource(deps);
+    case 'contour-httpproxy':
+      return contourHTTPProxySource(deps);
+    case 'gloo-proxy':
+      return glooProxySource(deps, o.glooNamespaces ?? []);
   }
 }
 

@@ -5,6 +5,7 @@
  * objects when a template is set). The case shape is the source conformance suite's.
  */
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { Endpoint } from '../../../../src/endpoint/endpoint.ts';
 import { KubeClient } from '../../../../src/kube/client.ts';
 import { silentLogger } from '../../../../src/log.ts';
@@ -13,6 +14,7 @@ import { ingressSource, nodeSource, openshiftRouteSource, podSource, serviceSour
 import { istioGatewaySource, istioVirtualServiceSource } from '../../../../src/source/kube/istio-sources.ts';
 import { traefikProxySource } from '../../../../src/source/kube/traefik-proxy.ts';
 import type { TraefikProxySource } from '../../../../src/source/kube/traefik-proxy.ts';
+import { glooProxySource } from '../../../../src/source/kube/gloo-proxy-source.ts';
 import { buildTranslateOptions } from '../../../../src/source/translate/options.ts';
 import type { TranslateOptions } from '../../../../src/source/translate/options.ts';
 import { startTestApiServer } from '../../../support/kube-apiserver/server.ts';
@@ -45,6 +47,8 @@ export interface SourceCaseOptions {
   excludeUnschedulable?: boolean;
   /** --annotation-filter (upstream's traefik tests set one every object matches). */
   annotationFilter?: string;
+  /** gloo-proxy source: --gloo-namespace values (absent: gloo-system, as upstream's test). */
+  glooNamespaces?: string[];
 }
 
 export interface SourceCase {
@@ -73,6 +77,7 @@ const SOURCES = {
   'istio-gateway': (deps: SourceDeps) => istioGatewaySource(deps),
   'istio-virtualservice': (deps: SourceDeps) => istioVirtualServiceSource(deps),
   'traefik-proxy': (deps: SourceDeps) => traefikProxySource(deps),
+  'gloo-proxy': (deps: SourceDeps, o: SourceCaseOptions) => glooProxySource(deps, o.glooNamespaces ?? ['gloo-system']),
 } satisfies Record<string, (deps: SourceDeps, o: SourceCaseOptions) => CaseSource>;
 type SourceName = keyof typeof SOURCES;
 
@@ -100,6 +105,11 @@ function routeCrd(): ReturnType<typeof gatewayCrd> {
   return { ...crd, metadata: { name: 'routes.route.openshift.io' }, spec: { ...crd.spec, group: 'route.openshift.io' } };
 }
 
+/** A CRD of test/support/crds/gloo/ (the local stand-in for test/support/crds/load.ts's loadCrd). */
+function glooCrd(name: string): KubeObject {
+  return JSON.parse(readFileSync(fileURLToPath(new URL(`../../../support/crds/gloo/${name}.json`, import.meta.url)), 'utf8')) as KubeObject;
+}
+
 /** The endpoints the case's source answers. */
 export async function sourceAnswer(c: SourceCase): Promise<SourceEndpoint[]> {
   const namespaces = [...new Set(c.objects.map((o) => o.metadata.namespace ?? 'default'))].filter((n) => n !== 'default' && n !== 'kube-system');
@@ -112,6 +122,7 @@ export async function sourceAnswer(c: SourceCase): Promise<SourceEndpoint[]> {
     for (const name of F5_CRD_NAMES) api.create(f5Crd(name));
     for (const name of ['gateways', 'virtualservices']) api.create(istioCrd(`${name}.networking.istio.io`));
     for (const name of TRAEFIK_CRD_NAMES) api.create(loadTraefikCrd(name));
+    for (const name of ['proxies.gloo.solo.io', 'virtualservices.gateway.solo.io', 'gateways.gateway.solo.io']) api.create(glooCrd(name));
     for (const obj of c.objects) api.create(obj);
     const deps = { client, logger, translateOptions: optionsOf(c.options), namespace: '', syncTimeoutMs: 10_000 };
     source = SOURCES[c.source](deps, c.options);
