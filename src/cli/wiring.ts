@@ -129,6 +129,7 @@ export const SOURCES: Readonly<Record<string, SourceFactory>> = {
   'openshift-route': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('openshift-route', cfg, deps),
   pod: async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('pod', cfg, deps),
   node: async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('node', cfg, deps),
+  unstructured: async (cfg, deps) => (await import('../source/kube/factory.ts')).unstructuredSourceFromConfig(cfg, deps),
   manifest: async (cfg, deps) => (await import('../source/manifest/manifest-source.ts')).ManifestSource.fromConfig(cfg, deps),
   empty: async () => (await import('../source/empty/empty-source.ts')).EmptySource.fromConfig(),
 };

@@ -46,7 +46,6 @@ export const UNIMPLEMENTED_SOURCES: readonly string[] = [
   'kong-tcpingress',
   'skipper-routegroup',
   'traefik-proxy',
-  'unstructured',
 ];
 
 /** Registries of external-dns (`--registry` values) Hostwarden does not implement. */
@@ -88,7 +87,6 @@ export const UNIMPLEMENTED_FLAGS: readonly UnimplementedGroup[] = [
   { kind: 'source', owner: 'gloo-proxy', flags: ['gloo-namespace'] },
   { kind: 'source', owner: 'skipper-routegroup', flags: ['skipper-routegroup-groupversion'] },
   { kind: 'source', owner: 'traefik-proxy', flags: ['traefik-enable-legacy', 'traefik-disable-new'] },
-  { kind: 'source', owner: 'unstructured', flags: ['unstructured-resource'] },
   { kind: 'registry', owner: 'crd', flags: ['crd-registry-namespace'] },
   { kind: 'registry', owner: 'dynamodb', flags: ['dynamodb-region', 'dynamodb-table'] },
 ];

@@ -78,4 +78,10 @@ export const KUBE_SOURCE_FLAGS: readonly FlagSpec[] = [
     default: false,
     help: 'Accepted for external-dns: the service source always watches EndpointSlices, and their changes trigger a sync.',
   },
+  {
+    name: 'unstructured-resource',
+    kind: 'list',
+    default: [],
+    help: 'unstructured source: a resource to read, as resource.version.group (e.g. virtualmachineinstances.v1.kubevirt.io, configmaps.v1); repeatable. Needs get/list/watch on it (chart: unstructured.resources).',
+  },
 ];

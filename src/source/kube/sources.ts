@@ -77,7 +77,7 @@ export interface KubeSourceDeps {
   onReflector?: (resource: KubeResource, reflector: Reflector<KubeObject>) => void;
 }
 
-function reflector(
+export function reflector(
   deps: KubeSourceDeps,
   resource: KubeResource,
   transform: (raw: Record<string, unknown>) => KubeObject,
@@ -97,7 +97,7 @@ function reflector(
   return r;
 }
 
-function common(
+export function common(
   deps: KubeSourceDeps,
   name: string,
 ): Pick<ConstructorParameters<typeof KubeObjectSource>[0], 'name' | 'logger' | 'onProblem' | 'syncTimeoutMs' | 'onClose' | 'merge'> {

@@ -27,6 +27,8 @@ import {
   serviceSource,
 } from '../../../../src/source/kube/sources.ts';
 import type { KubeSourceDeps } from '../../../../src/source/kube/sources.ts';
+import { unstructuredSource } from '../../../../src/source/kube/unstructured.ts';
+import type { Source } from '../../../../src/source/source.ts';
 import { buildTranslateOptions } from '../../../../src/source/translate/options.ts';
 import type { TranslateOptions } from '../../../../src/source/translate/options.ts';
 import { FakeHostnameResolver } from '../../../support/fake-resolver.ts';
@@ -77,6 +79,8 @@ export interface CaseOptions {
   ignoreNonHostNetworkPods?: boolean;
   /** pod source: --pod-source-domain. */
   podSourceDomain?: string;
+  /** unstructured source: --unstructured-resource values. */
+  unstructuredResources?: string[];
 }
 
 export type SourceKind =
@@ -90,7 +94,8 @@ export type SourceKind =
   | 'gateway-grpcroute'
   | 'gateway-tlsroute'
   | 'gateway-tcproute'
-  | 'gateway-udproute';
+  | 'gateway-udproute'
+  | 'unstructured';
 
 /** What a source answered: its endpoints, or that `endpoints()` failed. */
 export type Answer = CaseEndpoint[] | { error: true };
@@ -120,6 +125,8 @@ export interface SourceCase {
   hostwarden?: Answer;
   /** How the objects were changed so that a real API server accepts them (upstream uses a fake client). */
   adapted?: string;
+  /** unstructured source: what upstream's fake discovery serves besides the objects' resources. */
+  discovery?: { groupVersion: string; resources: { name: string; kind: string }[] }[];
 }
 
 export interface CaseFile {
@@ -183,6 +190,8 @@ export function translateOptionsOf(o: CaseOptions): TranslateOptions {
       ...(o.annotationFilter === undefined ? {} : { annotationFilter: o.annotationFilter }),
       ...(o.labelFilter === undefined ? {} : { labelFilter: o.labelFilter }),
       ...(o.fqdnTemplate === undefined ? {} : { fqdnTemplate: o.fqdnTemplate }),
+      ...(o.targetTemplate === undefined ? {} : { targetTemplate: [o.targetTemplate] }),
+      ...(o.fqdnTargetTemplate === undefined ? {} : { fqdnTargetTemplate: [o.fqdnTargetTemplate] }),
       combineFqdnAnnotation: o.combineFqdnAnnotation === true,
       ignoreHostnameAnnotation: o.ignoreHostnameAnnotation === true,
       ignoreIngressTLSSpec: o.ignoreIngressTLSSpec === true,
@@ -204,9 +213,11 @@ const ROUTE_KIND_OF = {
   'gateway-udproute': 'UDPRoute',
 } as const;
 
-function sourceOf(c: SourceCase, deps: KubeSourceDeps): KubeObjectSource {
+function sourceOf(c: SourceCase, deps: KubeSourceDeps): KubeObjectSource | Source {
   const o = c.options;
   switch (c.source) {
+    case 'unstructured':
+      return unstructuredSource(deps, o.unstructuredResources ?? []);
     case 'service':
       return serviceSource(deps);
     case 'ingress':
@@ -237,11 +248,48 @@ function sourceOf(c: SourceCase, deps: KubeSourceDeps): KubeObjectSource {
   }
 }
 
+/** API groups the test API server serves itself; other groups of --unstructured-resource get a CRD. */
+const BUILTIN_GROUPS: ReadonlySet<string> = new Set(['', 'apps', 'discovery.k8s.io', 'networking.k8s.io', 'coordination.k8s.io', 'events.k8s.io']);
+
+/**
+ * Schema-less CRDs for the unstructured source's custom resources (upstream's fake discovery
+ * serves whatever the case names): the kind is the case's objects' of that group/version.
+ */
+export function unstructuredCrds(c: Pick<SourceCase, 'source' | 'options' | 'objects' | 'discovery'>): (typeof DNSENDPOINT_CRD)[] {
+  if (c.source !== 'unstructured') return [];
+  const wanted: { group: string; version: string; kind: string; plural: string }[] = [];
+  for (const arg of c.options.unstructuredResources ?? []) {
+    const [, version = '', ...rest] = arg.split('.');
+    const group = rest.join('.');
+    const kind = c.objects.find((o) => o.apiVersion === `${group}/${version}`)?.kind;
+    if (kind !== undefined) wanted.push({ group, version, kind, plural: `${kind.toLowerCase()}s` });
+  }
+  for (const d of c.discovery ?? []) {
+    const [group = '', version = ''] = d.groupVersion.split('/');
+    for (const r of d.resources) wanted.push({ group, version, kind: r.kind, plural: r.name });
+  }
+  const out: (typeof DNSENDPOINT_CRD)[] = [];
+  for (const { group, version, kind, plural } of wanted) {
+    if (BUILTIN_GROUPS.has(group) || out.some((crd) => crd.metadata.name === `${plural}.${group}`)) continue;
+    out.push({
+      ...DNSENDPOINT_CRD,
+      metadata: { name: `${plural}.${group}` },
+      spec: {
+        ...DNSENDPOINT_CRD.spec,
+        group,
+        names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List` },
+        versions: DNSENDPOINT_CRD.spec.versions.map((v) => ({ ...v, name: version })),
+      },
+    });
+  }
+  return out;
+}
+
 /** Objects without a namespace land in `default`, as the Go fake client would keep them findable. */
 function namespacesOf(objects: readonly KubeObject[]): string[] {
   const out = new Set<string>();
   for (const o of objects) {
-    if (o.kind === 'Namespace' || o.kind === 'Node') continue;
+    if (o.kind === 'Namespace' || (o.kind === 'Node' && o.apiVersion === 'v1')) continue;
     const ns = o.metadata.namespace;
     if (ns !== undefined && ns !== '' && ns !== 'default' && ns !== 'kube-system') out.add(ns);
   }
@@ -254,9 +302,10 @@ export async function answerOf(c: SourceCase): Promise<Answer> {
   const api: TestApiServer = await startTestApiServer({ bookmarkIntervalMs: 60_000, namespaces: namespacesOf(c.objects).filter((n) => !declared.has(n)) });
   const logger = silentLogger();
   const client = new KubeClient({ config: api.kubeConfig(), logger });
-  let source: KubeObjectSource | undefined;
+  let source: KubeObjectSource | Source | undefined;
   try {
     for (const crd of CRDS) api.create(crd);
+    for (const crd of unstructuredCrds(c)) api.create(crd);
     for (const obj of c.objects) {
       if (obj.kind === 'Namespace' && ['default', 'kube-system'].includes(obj.metadata.name)) continue;
       api.create(obj);
@@ -267,21 +316,28 @@ export async function answerOf(c: SourceCase): Promise<Answer> {
     } catch {
       return { error: true };
     }
-    source = sourceOf(c, {
-      client,
-      logger,
-      translateOptions: options,
-      namespace: c.options.namespace ?? '',
-      syncTimeoutMs: 10_000,
-      ...(c.options.resolveServiceLoadBalancerHostname === true ? { loadBalancerResolver: new FakeHostnameResolver(c.dnsAnswers ?? {}) } : {}),
-    });
+    let built: KubeObjectSource | Source;
+    try {
+      built = sourceOf(c, {
+        client,
+        logger,
+        translateOptions: options,
+        namespace: c.options.namespace ?? '',
+        syncTimeoutMs: 10_000,
+        ...(c.options.resolveServiceLoadBalancerHostname === true ? { loadBalancerResolver: new FakeHostnameResolver(c.dnsAnswers ?? {}) } : {}),
+      });
+    } catch {
+      // A flag the source refuses (an invalid --unstructured-resource) stops start-up.
+      return { error: true };
+    }
+    source = built;
     try {
       return (await source.endpoints()).map(caseEndpointOf);
     } catch {
       return { error: true };
     }
   } finally {
-    await source?.close();
+    await source?.close?.();
     client.close();
     await api.stop();
   }
