@@ -75,6 +75,8 @@ export const PERMISSIONS_TABLE: readonly Permission[] = [
   ...perms('source:openshift-route', 'route.openshift.io', ['routes'], LIST_WATCH),
   // --source=node publishes each Node's name with its addresses.
   ...perms('source:node', '', ['nodes'], LIST_WATCH),
+  // unstructured: whatever --unstructured-resource names (user-chosen, so granted from the chart's
+  // unstructured.resources; see chart.test.ts), after discovery documents (open to every client).
   ...perms('events', 'events.k8s.io', ['events'], ['create']),
   ...perms('leader-election', 'coordination.k8s.io', ['leases'], ['get', 'create', 'update'], 'namespace'),
 ];
