@@ -132,6 +132,7 @@ export const SOURCES: Readonly<Record<string, SourceFactory>> = {
   unstructured: async (cfg, deps) => (await import('../source/kube/factory.ts')).unstructuredSourceFromConfig(cfg, deps),
   manifest: async (cfg, deps) => (await import('../source/manifest/manifest-source.ts')).ManifestSource.fromConfig(cfg, deps),
   empty: async () => (await import('../source/empty/empty-source.ts')).EmptySource.fromConfig(),
+  fake: async (cfg) => (await import('../source/fake/fake-source.ts')).FakeSource.fromConfig(cfg),
 };
 
 export async function buildProvider(cfg: Config, deps: Deps): Promise<Provider> {

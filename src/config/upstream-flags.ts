@@ -39,7 +39,6 @@ export const UNIMPLEMENTED_SOURCES: readonly string[] = [
   'contour-httpproxy',
   'f5-transportserver',
   'f5-virtualserver',
-  'fake',
   'gloo-proxy',
   'istio-gateway',
   'istio-virtualservice',
