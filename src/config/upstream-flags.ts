@@ -35,7 +35,6 @@ export const UNIMPLEMENTED_PROVIDERS: readonly string[] = [
 /** Sources of external-dns (`--source` values) Hostwarden does not implement. */
 export const UNIMPLEMENTED_SOURCES: readonly string[] = [
   'ambassador-host',
-  'connector',
   'contour-httpproxy',
   'f5-transportserver',
   'f5-virtualserver',
@@ -82,7 +81,6 @@ export const UNIMPLEMENTED_FLAGS: readonly UnimplementedGroup[] = [
   },
   { kind: 'provider', owner: 'ovh', flags: ['ovh-endpoint', 'ovh-api-rate-limit', 'ovh-enable-cname-relative'] },
   { kind: 'provider', owner: 'pihole', flags: ['pihole-server', 'pihole-password', 'pihole-tls-skip-verify'] },
-  { kind: 'source', owner: 'connector', flags: ['connector-source-server'] },
   { kind: 'source', owner: 'gloo-proxy', flags: ['gloo-namespace'] },
   { kind: 'source', owner: 'skipper-routegroup', flags: ['skipper-routegroup-groupversion'] },
   { kind: 'source', owner: 'traefik-proxy', flags: ['traefik-enable-legacy', 'traefik-disable-new'] },
