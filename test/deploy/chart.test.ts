@@ -158,6 +158,11 @@ const CASES: readonly Case[] = [
     },
   },
   {
+    // Neither reads the cluster: exact RBAC is then only what every install has.
+    name: 'the connector and fake sources (no Kubernetes permission)',
+    values: { sources: ['connector', 'fake'], extraArgs: ['--connector-source-server=endpoints.dns.svc:8080'] },
+  },
+  {
     name: 'embedded with persistence, a LoadBalancer DNS Service and explicit zones',
     values: {
       sources: ['crd'],
