@@ -28,6 +28,7 @@ import { TLS_CLIENT_FLAGS } from '../provider/tls-client.ts';
 import { ZONE_FILTER_FLAGS } from '../provider/zone-filter.ts';
 import { KUBE_SOURCE_FLAGS } from '../source/kube/flags.ts';
 import { MANIFEST_FLAGS } from '../source/manifest/flags.ts';
+import { CONNECTOR_FLAGS } from '../source/connector/flags.ts';
 import { TRANSLATE_FLAGS } from '../source/translate/flags.ts';
 import { WRAPPER_FLAGS } from '../source/wrappers/flags.ts';
 import { HEAP_FLAGS } from './heap.ts';
@@ -112,6 +113,7 @@ const SOURCES: FlagGroup = {
     ),
     ...MANIFEST_FLAGS,
     ...KUBE_SOURCE_FLAGS,
+    ...CONNECTOR_FLAGS,
     ...TRANSLATE_FLAGS,
     ...WRAPPER_FLAGS,
   ],

@@ -31,6 +31,7 @@ import { TXTRegistry } from '../registry/txt/txt-registry.ts';
 import { KUBE_FLAGS } from '../kube/flags.ts';
 import { KUBE_SOURCE_FLAGS } from '../source/kube/flags.ts';
 import { MANIFEST_FLAGS } from '../source/manifest/flags.ts';
+import { CONNECTOR_FLAGS } from '../source/connector/flags.ts';
 import type { ProblemReporter, Source } from '../source/source.ts';
 import { DedupSource } from '../source/wrappers/dedup-source.ts';
 import { DefaultTargetsSource } from '../source/wrappers/default-targets-source.ts';
@@ -78,6 +79,7 @@ export const EXTRA_FLAGS: readonly FlagSpec[] = [
   ...KUBE_FLAGS,
   ...KUBE_SOURCE_FLAGS,
   ...MANIFEST_FLAGS,
+  ...CONNECTOR_FLAGS,
   ...TRANSLATE_FLAGS,
   ...WRAPPER_FLAGS,
   ...ADMISSION_FLAGS,
@@ -139,8 +141,11 @@ export const SOURCES: Readonly<Record<string, SourceFactory>> = {
   'skipper-routegroup': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('skipper-routegroup', cfg, deps),
   'contour-httpproxy': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('contour-httpproxy', cfg, deps),
   'gloo-proxy': async (cfg, deps) => (await import('../source/kube/factory.ts')).kubeSourceFromConfig('gloo-proxy', cfg, deps),
+  unstructured: async (cfg, deps) => (await import('../source/kube/factory.ts')).unstructuredSourceFromConfig(cfg, deps),
   manifest: async (cfg, deps) => (await import('../source/manifest/manifest-source.ts')).ManifestSource.fromConfig(cfg, deps),
   empty: async () => (await import('../source/empty/empty-source.ts')).EmptySource.fromConfig(),
+  fake: async (cfg) => (await import('../source/fake/fake-source.ts')).FakeSource.fromConfig(cfg),
+  connector: async (cfg, deps) => (await import('../source/connector/connector-source.ts')).ConnectorSource.fromConfig(cfg, deps),
 };
 
 export async function buildProvider(cfg: Config, deps: Deps): Promise<Provider> {

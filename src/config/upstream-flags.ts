@@ -33,7 +33,7 @@ export const UNIMPLEMENTED_PROVIDERS: readonly string[] = [
 ];
 
 /** Sources of external-dns (`--source` values) Hostwarden does not implement. */
-export const UNIMPLEMENTED_SOURCES: readonly string[] = ['connector', 'fake', 'unstructured'];
+export const UNIMPLEMENTED_SOURCES: readonly string[] = [];
 
 /** Registries of external-dns (`--registry` values) Hostwarden does not implement. */
 export const UNIMPLEMENTED_REGISTRIES: readonly string[] = ['aws-sd', 'crd', 'dynamodb'];
@@ -70,8 +70,6 @@ export const UNIMPLEMENTED_FLAGS: readonly UnimplementedGroup[] = [
   },
   { kind: 'provider', owner: 'ovh', flags: ['ovh-endpoint', 'ovh-api-rate-limit', 'ovh-enable-cname-relative'] },
   { kind: 'provider', owner: 'pihole', flags: ['pihole-server', 'pihole-password', 'pihole-tls-skip-verify'] },
-  { kind: 'source', owner: 'connector', flags: ['connector-source-server'] },
-  { kind: 'source', owner: 'unstructured', flags: ['unstructured-resource'] },
   { kind: 'registry', owner: 'crd', flags: ['crd-registry-namespace'] },
   { kind: 'registry', owner: 'dynamodb', flags: ['dynamodb-region', 'dynamodb-table'] },
 ];

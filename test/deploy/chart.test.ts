@@ -12,7 +12,7 @@ import { renderChart } from './chart.ts';
 import type { RenderedChart } from './chart.ts';
 import { checkShapes, checkWorkload, get, grantsOf, ofKind } from './checks.ts';
 import type { Obj } from './checks.ts';
-import { expectedGrants, requiredPermissions } from './rbac-required.ts';
+import { expectedGrants, permissionKey, requiredPermissions } from './rbac-required.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const CHART = join(ROOT, 'charts/hostwarden');
@@ -190,6 +190,29 @@ const CASES: readonly Case[] = [
     expect: (r) => assert.ok(deploymentArgs(r.objects).includes('--source=traefik-proxy')),
   },
   {
+    // Exact RBAC (checked for every case): list/watch on exactly the listed resources, nothing else.
+    name: 'the unstructured source with a custom and a core resource',
+    values: {
+      sources: ['unstructured'],
+      unstructured: {
+        resources: [
+          { resource: 'virtualmachineinstances', version: 'v1', group: 'kubevirt.io' },
+          { resource: 'configmaps', version: 'v1' },
+        ],
+      },
+    },
+    expect: (r) => {
+      const args = deploymentArgs(r.objects);
+      assert.ok(args.includes('--unstructured-resource=virtualmachineinstances.v1.kubevirt.io'), args.join(' '));
+      assert.ok(args.includes('--unstructured-resource=configmaps.v1.'), args.join(' '));
+    },
+  },
+  {
+    // Neither reads the cluster: exact RBAC is then only what every install has.
+    name: 'the connector and fake sources (no Kubernetes permission)',
+    values: { sources: ['connector', 'fake'], extraArgs: ['--connector-source-server=endpoints.dns.svc:8080'] },
+  },
+  {
     name: 'embedded with persistence, a LoadBalancer DNS Service and explicit zones',
     values: {
       sources: ['crd'],
@@ -262,6 +285,10 @@ describe('Helm chart', () => {
         const events = (values['eventsEmit'] as string[]).length > 0;
         const features = [...sources, ...(listenerSets ? ['gateway-listener-sets'] : []), ...(events ? ['events'] : [])];
         const want = expectedGrants(await requiredPermissions(ROOT), features);
+        // The unstructured source reads what the user lists, so its grants come from the values.
+        if (sources.includes('unstructured'))
+          for (const u of ((values['unstructured'] as Values)['resources'] as Values[]) ?? [])
+            for (const verb of ['list', 'watch']) want.cluster.add(permissionKey({ group: String(u['group'] ?? ''), resource: String(u['resource']), verb }));
         assert.deepEqual(sorted(grants.cluster), sorted(want.cluster));
         assert.deepEqual(sorted(grants.namespaced), sorted(want.namespaced));
       }

@@ -102,6 +102,8 @@ export const PERMISSIONS_TABLE: readonly Permission[] = [
   ...perms('source:gloo-proxy', 'gateway.solo.io', ['virtualservices', 'gateways'], LIST_WATCH),
   ...perms('source:gloo-proxy', '', ['services'], LIST_WATCH),
   ...perms('source:gloo-proxy', 'networking.k8s.io', ['ingresses'], LIST_WATCH),
+  // unstructured: whatever --unstructured-resource names (user-chosen, so granted from the chart's
+  // unstructured.resources; see chart.test.ts), after discovery documents (open to every client).
   ...perms('events', 'events.k8s.io', ['events'], ['create']),
   ...perms('leader-election', 'coordination.k8s.io', ['leases'], ['get', 'create', 'update'], 'namespace'),
 ];

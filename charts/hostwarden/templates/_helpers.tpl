@@ -46,6 +46,11 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | quote }}
 {{- if and .Values.enableGatewayListenerSets (or (has "gateway-httproute" .Values.sources) (has "gateway-grpcroute" .Values.sources) (has "gateway-tlsroute" .Values.sources) (has "gateway-tcproute" .Values.sources) (has "gateway-udproute" .Values.sources)) }}
 - "--gateway-listener-sets"
 {{- end }}
+{{- if has "unstructured" .Values.sources }}
+{{- range .Values.unstructured.resources }}
+- {{ printf "--unstructured-resource=%s.%s.%s" .resource .version (default "" .group) | quote }}
+{{- end }}
+{{- end }}
 {{- range .Values.eventsEmit }}
 - {{ printf "--events-emit=%s" . | quote }}
 {{- end }}

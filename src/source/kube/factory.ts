@@ -24,6 +24,8 @@ import { kongTcpIngressSource } from './kong-tcpingress.ts';
 import { skipperRouteGroupSource } from './skipper-routegroup.ts';
 import { crdSource, gatewayRouteSource, httpRouteSource, ingressSource, nodeSource, openshiftRouteSource, podSource, serviceSource } from './sources.ts';
 import type { GatewayScope, KubeSourceDeps } from './sources.ts';
+import { unstructuredSource } from './unstructured.ts';
+import type { UnstructuredSource } from './unstructured.ts';
 
 export const KUBE_SOURCE_NAMES = [
   'service',
@@ -46,8 +48,10 @@ export const KUBE_SOURCE_NAMES = [
   'skipper-routegroup',
   'contour-httpproxy',
   'gloo-proxy',
+  'unstructured',
 ] as const;
-export type KubeSourceName = (typeof KUBE_SOURCE_NAMES)[number];
+/** The sources that are one KubeObjectSource; `unstructured` is one per resource (unstructuredSourceFromConfig). */
+export type KubeSourceName = Exclude<(typeof KUBE_SOURCE_NAMES)[number], 'unstructured'>;
 /**
  * Kubernetes sources made of several KubeObjectSources (one per resource they read), built by
  * their own fromConfig in wiring.ts: traefik-proxy reads up to six resources.
@@ -72,10 +76,11 @@ export function translateOptionsOf(cfg: Config): TranslateOptions {
   };
 }
 
-export function kubeSourceFromConfig(name: KubeSourceName, cfg: Config, deps: KubeFactoryDeps): KubeObjectSource {
+/** What every Kubernetes source is built from: its client, options and metrics. */
+function sourceDepsOf(name: KubeSourceName | 'unstructured', cfg: Config, deps: KubeFactoryDeps): KubeSourceDeps {
   const inactivity = cfg.flags.num('kube-watch-inactivity-timeout');
   const metrics = deps.metrics;
-  const sourceDeps: KubeSourceDeps = {
+  return {
     client: kubeClientFromConfig(cfg, { ...deps, rateLimited: true }),
     logger: deps.logger,
     translateOptions: translateOptionsOf(cfg),
@@ -88,6 +93,15 @@ export function kubeSourceFromConfig(name: KubeSourceName, cfg: Config, deps: Ku
       ? {}
       : { onReflector: (resource: KubeResource, r: Reflector<KubeObject>) => registerReflectorMetrics(metrics, name, resource.plural, r) }),
   };
+}
+
+/** `--source=unstructured`: every `--unstructured-resource`. */
+export function unstructuredSourceFromConfig(cfg: Config, deps: KubeFactoryDeps): UnstructuredSource {
+  return unstructuredSource(sourceDepsOf('unstructured', cfg, deps), cfg.flags.list('unstructured-resource'));
+}
+
+export function kubeSourceFromConfig(name: KubeSourceName, cfg: Config, deps: KubeFactoryDeps): KubeObjectSource {
+  const sourceDeps = sourceDepsOf(name, cfg, deps);
   switch (name) {
     case 'service':
       return serviceSource(sourceDeps);

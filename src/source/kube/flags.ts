@@ -102,4 +102,10 @@ export const KUBE_SOURCE_FLAGS: readonly FlagSpec[] = [
     default: ['gloo-system'],
     help: 'gloo-proxy source: namespaces of the Gloo Proxies to read (repeatable).',
   },
+  {
+    name: 'unstructured-resource',
+    kind: 'list',
+    default: [],
+    help: 'unstructured source: a resource to read, as resource.version.group (e.g. virtualmachineinstances.v1.kubevirt.io, configmaps.v1); repeatable. Needs get/list/watch on it (chart: unstructured.resources).',
+  },
 ];

@@ -10,6 +10,7 @@
  * that object (external-dns fails the whole source instead; see the conformance data).
  */
 import { ConfigError, HostwardenError } from '../../errors.ts';
+import type { GoStruct } from '../../template/values.ts';
 import { externalDnsFunctions } from '../../template/functions.ts';
 import { TemplateError } from '../../template/position.ts';
 import { Template } from '../../template/template.ts';
@@ -43,6 +44,13 @@ export class TemplateExecutionError extends HostwardenError {
     this.flag = flag;
   }
 }
+
+/**
+ * What a template sees first of an object: the typed Go object by default; the unstructured
+ * source gives its own wrapper (see src/source/translate/unstructured.ts). The retry on
+ * external-dns's unstructured shape is the same for both.
+ */
+export type TemplateShape = (obj: JsonRecord, meta: ObjectMeta) => GoStruct;
 
 /** A `host:target` pair from `--fqdn-target-template`. */
 export interface HostTarget {
@@ -82,10 +90,10 @@ class FlagTemplate {
   }
 
   /** The rendered names: split on commas, trimmed, without a trailing dot, unique and sorted. */
-  execute(obj: JsonRecord, meta: ObjectMeta): string[] {
+  execute(obj: JsonRecord, meta: ObjectMeta, shape: TemplateShape = typedTemplateData): string[] {
     let out: string;
     try {
-      out = this.template.execute(typedTemplateData(obj, meta));
+      out = this.template.execute(shape(obj, meta));
     } catch (first) {
       if (!(first instanceof TemplateError)) throw first;
       // As external-dns: retry on the unstructured shape, where JSON keys work (`.Spec.hostnames`).
@@ -154,19 +162,19 @@ export class FqdnTemplate {
   }
 
   /** `--fqdn-template`'s hostnames for one object (none when it is not set). */
-  execute(obj: JsonRecord, meta: ObjectMeta): string[] {
-    return this.fqdn?.execute(obj, meta) ?? [];
+  execute(obj: JsonRecord, meta: ObjectMeta, shape?: TemplateShape): string[] {
+    return this.fqdn?.execute(obj, meta, shape) ?? [];
   }
 
   /** `--target-template`'s targets (none when it is not set). */
-  targets(obj: JsonRecord, meta: ObjectMeta): string[] {
-    return this.target?.execute(obj, meta) ?? [];
+  targets(obj: JsonRecord, meta: ObjectMeta, shape?: TemplateShape): string[] {
+    return this.target?.execute(obj, meta, shape) ?? [];
   }
 
   /** `--fqdn-target-template`'s `host:target` pairs; entries without ':' or with an empty side are skipped. */
-  hostTargets(obj: JsonRecord, meta: ObjectMeta): HostTarget[] {
+  hostTargets(obj: JsonRecord, meta: ObjectMeta, shape?: TemplateShape): HostTarget[] {
     const pairs: HostTarget[] = [];
-    for (const entry of this.fqdnTarget?.execute(obj, meta) ?? []) {
+    for (const entry of this.fqdnTarget?.execute(obj, meta, shape) ?? []) {
       const colon = entry.indexOf(':');
       if (colon === -1) continue;
       const host = entry.slice(0, colon).trim();

@@ -36,6 +36,8 @@ import { glooProxySource } from '../../../../src/source/kube/gloo-proxy-source.t
 import type { KubeSourceDeps } from '../../../../src/source/kube/sources.ts';
 import { traefikProxySource } from '../../../../src/source/kube/traefik-proxy.ts';
 import type { TraefikProxySource } from '../../../../src/source/kube/traefik-proxy.ts';
+import { unstructuredSource } from '../../../../src/source/kube/unstructured.ts';
+import type { Source } from '../../../../src/source/source.ts';
 import { buildTranslateOptions } from '../../../../src/source/translate/options.ts';
 import type { TranslateOptions } from '../../../../src/source/translate/options.ts';
 import { FakeHostnameResolver } from '../../../support/fake-resolver.ts';
@@ -96,6 +98,8 @@ export interface CaseOptions {
   traefikDisableNew?: boolean;
   /** gloo-proxy source: --gloo-namespace values (absent: none, as upstream's test Config). */
   glooNamespaces?: string[];
+  /** unstructured source: --unstructured-resource values. */
+  unstructuredResources?: string[];
 }
 
 export type SourceKind =
@@ -119,7 +123,8 @@ export type SourceKind =
   | 'kong-tcpingress'
   | 'skipper-routegroup'
   | 'contour-httpproxy'
-  | 'gloo-proxy';
+  | 'gloo-proxy'
+  | 'unstructured';
 
 /** What a source answered: its endpoints, or that `endpoints()` failed. */
 export type Answer = CaseEndpoint[] | { error: true };
@@ -154,6 +159,8 @@ export interface SourceCase {
    * client stores anything); the case then runs with schema-less CRDs, to keep upstream's answer.
    */
   crdRefuses?: string;
+  /** unstructured source: what upstream's fake discovery serves besides the objects' resources. */
+  discovery?: { groupVersion: string; resources: { name: string; kind: string }[] }[];
 }
 
 export interface CaseFile {
@@ -240,6 +247,8 @@ export function translateOptionsOf(o: CaseOptions): TranslateOptions {
       ...(o.annotationFilter === undefined ? {} : { annotationFilter: o.annotationFilter }),
       ...(o.labelFilter === undefined ? {} : { labelFilter: o.labelFilter }),
       ...(o.fqdnTemplate === undefined ? {} : { fqdnTemplate: o.fqdnTemplate }),
+      ...(o.targetTemplate === undefined ? {} : { targetTemplate: [o.targetTemplate] }),
+      ...(o.fqdnTargetTemplate === undefined ? {} : { fqdnTargetTemplate: [o.fqdnTargetTemplate] }),
       combineFqdnAnnotation: o.combineFqdnAnnotation === true,
       ignoreHostnameAnnotation: o.ignoreHostnameAnnotation === true,
       ignoreIngressTLSSpec: o.ignoreIngressTLSSpec === true,
@@ -261,9 +270,11 @@ const ROUTE_KIND_OF = {
   'gateway-udproute': 'UDPRoute',
 } as const;
 
-function sourceOf(c: SourceCase, deps: KubeSourceDeps): KubeObjectSource | TraefikProxySource {
+function sourceOf(c: SourceCase, deps: KubeSourceDeps): KubeObjectSource | TraefikProxySource | Source {
   const o = c.options;
   switch (c.source) {
+    case 'unstructured':
+      return unstructuredSource(deps, o.unstructuredResources ?? []);
     case 'service':
       return serviceSource(deps);
     case 'ingress':
@@ -314,11 +325,48 @@ function sourceOf(c: SourceCase, deps: KubeSourceDeps): KubeObjectSource | Traef
   }
 }
 
+/** API groups the test API server serves itself; other groups of --unstructured-resource get a CRD. */
+const BUILTIN_GROUPS: ReadonlySet<string> = new Set(['', 'apps', 'discovery.k8s.io', 'networking.k8s.io', 'coordination.k8s.io', 'events.k8s.io']);
+
+/**
+ * Schema-less CRDs for the unstructured source's custom resources (upstream's fake discovery
+ * serves whatever the case names): the kind is the case's objects' of that group/version.
+ */
+export function unstructuredCrds(c: Pick<SourceCase, 'source' | 'options' | 'objects' | 'discovery'>): (typeof DNSENDPOINT_CRD)[] {
+  if (c.source !== 'unstructured') return [];
+  const wanted: { group: string; version: string; kind: string; plural: string }[] = [];
+  for (const arg of c.options.unstructuredResources ?? []) {
+    const [, version = '', ...rest] = arg.split('.');
+    const group = rest.join('.');
+    const kind = c.objects.find((o) => o.apiVersion === `${group}/${version}`)?.kind;
+    if (kind !== undefined) wanted.push({ group, version, kind, plural: `${kind.toLowerCase()}s` });
+  }
+  for (const d of c.discovery ?? []) {
+    const [group = '', version = ''] = d.groupVersion.split('/');
+    for (const r of d.resources) wanted.push({ group, version, kind: r.kind, plural: r.name });
+  }
+  const out: (typeof DNSENDPOINT_CRD)[] = [];
+  for (const { group, version, kind, plural } of wanted) {
+    if (BUILTIN_GROUPS.has(group) || out.some((crd) => crd.metadata.name === `${plural}.${group}`)) continue;
+    out.push({
+      ...DNSENDPOINT_CRD,
+      metadata: { name: `${plural}.${group}` },
+      spec: {
+        ...DNSENDPOINT_CRD.spec,
+        group,
+        names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List` },
+        versions: DNSENDPOINT_CRD.spec.versions.map((v) => ({ ...v, name: version })),
+      },
+    });
+  }
+  return out;
+}
+
 /** Objects without a namespace land in `default`, as the Go fake client would keep them findable. */
 function namespacesOf(objects: readonly KubeObject[]): string[] {
   const out = new Set<string>();
   for (const o of objects) {
-    if (o.kind === 'Namespace' || o.kind === 'Node') continue;
+    if (o.kind === 'Namespace' || (o.kind === 'Node' && o.apiVersion === 'v1')) continue;
     const ns = o.metadata.namespace;
     if (ns !== undefined && ns !== '' && ns !== 'default' && ns !== 'kube-system') out.add(ns);
   }
@@ -331,9 +379,10 @@ export async function answerOf(c: SourceCase): Promise<Answer> {
   const api: TestApiServer = await startTestApiServer({ bookmarkIntervalMs: 60_000, namespaces: namespacesOf(c.objects).filter((n) => !declared.has(n)) });
   const logger = silentLogger();
   const client = new KubeClient({ config: api.kubeConfig(), logger });
-  let source: KubeObjectSource | TraefikProxySource | undefined;
+  let source: KubeObjectSource | TraefikProxySource | Source | undefined;
   try {
     for (const crd of CRDS) api.create(c.crdRefuses === undefined ? crd : schemaless(crd));
+    for (const crd of unstructuredCrds(c)) api.create(crd);
     for (const obj of c.objects) {
       if (obj.kind === 'Namespace' && ['default', 'kube-system'].includes(obj.metadata.name)) continue;
       api.create(obj);
@@ -344,21 +393,28 @@ export async function answerOf(c: SourceCase): Promise<Answer> {
     } catch {
       return { error: true };
     }
-    source = sourceOf(c, {
-      client,
-      logger,
-      translateOptions: options,
-      namespace: c.options.namespace ?? '',
-      syncTimeoutMs: 10_000,
-      ...(c.options.resolveServiceLoadBalancerHostname === true ? { loadBalancerResolver: new FakeHostnameResolver(c.dnsAnswers ?? {}) } : {}),
-    });
+    let built: KubeObjectSource | TraefikProxySource | Source;
+    try {
+      built = sourceOf(c, {
+        client,
+        logger,
+        translateOptions: options,
+        namespace: c.options.namespace ?? '',
+        syncTimeoutMs: 10_000,
+        ...(c.options.resolveServiceLoadBalancerHostname === true ? { loadBalancerResolver: new FakeHostnameResolver(c.dnsAnswers ?? {}) } : {}),
+      });
+    } catch {
+      // A flag the source refuses (an invalid --unstructured-resource) stops start-up.
+      return { error: true };
+    }
+    source = built;
     try {
       return (await source.endpoints()).map(caseEndpointOf);
     } catch {
       return { error: true };
     }
   } finally {
-    await source?.close();
+    await source?.close?.();
     client.close();
     await api.stop();
   }

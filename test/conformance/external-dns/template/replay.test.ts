@@ -10,6 +10,12 @@ import assert from 'node:assert/strict';
 import { engineAnswer, engineMismatches, functionAnswer, loadCases } from './replay.ts';
 import type { EngineCase, FunctionCase } from './replay.ts';
 import { sourceAnswer, sourceMismatches, type SourceCase } from './sources.ts';
+import { FqdnTemplate } from '../../../../src/source/translate/fqdn-template.ts';
+import { readMeta } from '../../../../src/source/translate/object.ts';
+import type { JsonRecord } from '../../../../src/source/translate/object.ts';
+import { titleCaseKey, unstructuredTemplateView } from '../../../../src/source/translate/unstructured.ts';
+import { answerOf, caseMismatches } from '../source/replay.ts';
+import type { SourceCase as UnstructuredFqdnCase } from '../source/replay.ts';
 
 const title = (seen: Set<string>, c: { upstreamTest: string; name: string }): string => {
   const t = `${c.upstreamTest}/${c.name}`;
@@ -45,9 +51,10 @@ describe(`functions.json (external-dns ${functions.upstream})`, () => {
   }
 });
 
-// Every `<source>_fqdn.json` beside this file: a new source's cases join by being written.
+// Every `<source>_fqdn.json` beside this file (a new source's cases join by being written), but
+// unstructured's, which has its own shape (below).
 const FQDN_FILES = readdirSync(dirname(fileURLToPath(import.meta.url)))
-  .filter((f) => f.endsWith('_fqdn.json'))
+  .filter((f) => f.endsWith('_fqdn.json') && f !== 'unstructured_fqdn.json')
   .sort();
 for (const file of FQDN_FILES) {
   const data = loadCases<SourceCase>(file);
@@ -63,3 +70,29 @@ for (const file of FQDN_FILES) {
     }
   });
 }
+
+/** The unstructured source's template cases: its examples through the source runner, what its wrapper shows a template, its Go field names. */
+const unstructured = loadCases<UnstructuredFqdnCase>('unstructured_fqdn.json') as ReturnType<typeof loadCases<UnstructuredFqdnCase>> & {
+  wrapperCases: { name: string; upstreamTest: string; fqdnTemplate: string; object: JsonRecord; want: string[] }[];
+  titleCaseKeys: { upstreamTest: string; in: string; want: string }[];
+};
+describe(`unstructured_fqdn.json (external-dns ${unstructured.upstream})`, () => {
+  const seen = new Set<string>();
+  for (const c of unstructured.cases) {
+    test(title(seen, c), async () => {
+      const errs = caseMismatches(c, await answerOf(c));
+      assert.deepEqual(errs, [], `${c.differs === undefined ? '' : `(differs: ${c.differs}) `}${errs.join('\n')}`);
+    });
+  }
+  for (const c of unstructured.wrapperCases) {
+    test(title(seen, c), () => {
+      const meta = readMeta(c.object);
+      assert.ok(meta !== undefined);
+      const names = FqdnTemplate.compile(c.fqdnTemplate).withSource('unstructured').execute(c.object, meta, unstructuredTemplateView);
+      assert.deepEqual(names, c.want);
+    });
+  }
+  test('TestTitleCaseKey_KnownInitialisms', () => {
+    for (const c of unstructured.titleCaseKeys) assert.equal(titleCaseKey(c.in), c.want, `titleCaseKey(${JSON.stringify(c.in)})`);
+  });
+});
