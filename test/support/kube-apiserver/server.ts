@@ -79,6 +79,11 @@ export interface ObjectRefLike {
   namespace?: string;
 }
 
+/** The version part of an apiVersion (`group/v1` → `v1`, `v1` → `v1`). */
+function versionOf(apiVersion: string): string {
+  return apiVersion.slice(apiVersion.lastIndexOf('/') + 1);
+}
+
 export class TestApiServer {
   readonly url: string;
   private readonly token: string;
@@ -150,7 +155,7 @@ export class TestApiServer {
   create(input: ObjectInput): KubeObject {
     const obj = input as KubeObject;
     const t = this.typeOf(obj.apiVersion ?? '', obj.kind ?? '');
-    return this.store.create(t, this.nsOf(t, obj.metadata.namespace), obj, { keepStatus: true });
+    return this.store.create(t, this.nsOf(t, obj.metadata.namespace), obj, { keepStatus: true, version: versionOf(obj.apiVersion ?? '') });
   }
 
   get(ref: ObjectRefLike): KubeObject | undefined {
@@ -166,7 +171,10 @@ export class TestApiServer {
   update(input: ObjectInput): KubeObject {
     const obj = input as KubeObject;
     const t = this.typeOf(obj.apiVersion ?? '', obj.kind ?? '');
-    return this.store.update(t, this.nsOf(t, obj.metadata.namespace), obj.metadata.name, obj, { keepStatus: true });
+    return this.store.update(t, this.nsOf(t, obj.metadata.namespace), obj.metadata.name, obj, {
+      keepStatus: true,
+      version: versionOf(obj.apiVersion ?? ''),
+    });
   }
 
   delete(ref: ObjectRefLike): KubeObject {
