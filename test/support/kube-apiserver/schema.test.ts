@@ -111,6 +111,12 @@ describe('structural schema', () => {
     assert.deepEqual(r.obj.spec, { extra: 1 });
   });
 
+  test('a status write against a schema without status drops it', () => {
+    const obj: Record<string, unknown> = { ...base, spec: {}, status: { a: 1 } };
+    assert.deepEqual(applySchema(obj, { type: 'object', properties: { spec: { type: 'object' } } }, true), { unknownFields: ['status'], errors: [] });
+    assert.equal('status' in obj, false);
+  });
+
   test('a schema that preserves unknown fields at the root accepts anything', () => {
     const out = applySchema({ ...base, spec: { a: 1 }, b: [2] }, { type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
     assert.deepEqual(out, { unknownFields: [], errors: [] });

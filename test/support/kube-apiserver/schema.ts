@@ -265,10 +265,14 @@ export interface SchemaOutcome {
 export function applySchema(obj: Record<string, unknown>, s: JsonSchema, statusOnly = false): SchemaOutcome {
   const unknownFields: string[] = [];
   if (statusOnly) {
+    if (obj.status === undefined) return { unknownFields, errors: [] };
+    // Pruned as part of the root, so a schema without `status` drops it (unless the root preserves unknown fields).
     const ss = props(s).status;
+    const wrapper: Record<string, unknown> = { status: obj.status };
+    prune(wrapper, { ...s, properties: ss === undefined ? {} : { status: ss } }, '', unknownFields, true);
+    if (wrapper.status === undefined) delete obj.status;
     if (ss === undefined || obj.status === undefined) return { unknownFields, errors: [] };
-    prune(obj.status, ss, 'status', unknownFields);
-    defaultValues({ status: obj.status }, { properties: { status: ss } });
+    defaultValues(wrapper, { properties: { status: ss } });
     return { unknownFields, errors: validateValue(obj.status, ss, 'status') };
   }
   prune(obj, s, '', unknownFields, true);
