@@ -44,6 +44,8 @@ export interface WriteOptions {
   fieldValidation?: FieldValidation;
   /** Receives this write's warnings (for the Warning header). */
   warnings?: string[];
+  /** Store without the CRD schema (direct helpers only): see TestApiServer.create. */
+  bypassSchema?: boolean;
 }
 
 function schemaCheck(t: ResourceType, opts: WriteOptions, statusOnly: boolean): SchemaCheck {
@@ -197,7 +199,7 @@ export class ObjectStore {
       obj.metadata.name = obj.metadata.generateName + randomBytes(4).toString('hex').slice(0, 5);
     }
     if (t.hasStatus && opts.keepStatus !== true) delete obj.status;
-    applyCrdSchema(t, obj, schemaCheck(t, opts, false));
+    if (opts.bypassSchema !== true) applyCrdSchema(t, obj, schemaCheck(t, opts, false));
     validateForCreate(t, obj);
     this.checkNamespace(t, ns);
     const bucket = this.bucket(t);
@@ -312,7 +314,7 @@ export class ObjectStore {
     }
     next.apiVersion = existing.apiVersion;
     next.kind = existing.kind;
-    applyCrdSchema(t, next, schemaCheck(t, opts, opts.subresource === 'status'));
+    if (opts.bypassSchema !== true) applyCrdSchema(t, next, schemaCheck(t, opts, opts.subresource === 'status'));
     if (!isDeepStrictEqual(specPart(next), specPart(existing))) next.metadata.generation = (existing.metadata.generation ?? 0) + 1;
     next.metadata.resourceVersion = existing.metadata.resourceVersion;
     const added = (next.metadata.finalizers ?? []).filter((f) => !(existing.metadata.finalizers ?? []).includes(f));

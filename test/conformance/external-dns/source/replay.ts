@@ -33,7 +33,8 @@ import { FakeHostnameResolver } from '../../../support/fake-resolver.ts';
 import type { FakeAnswer } from '../../../support/fake-resolver.ts';
 import { startTestApiServer } from '../../../support/kube-apiserver/server.ts';
 import type { KubeObject, TestApiServer } from '../../../support/kube-apiserver/server.ts';
-import { DNSENDPOINT_CRD, gatewayCrd } from '../../../kube/harness.ts';
+import { DNSENDPOINT_CRD, gatewayCrd, schemalessCrd } from '../../../kube/harness.ts';
+import { completeForApiServer } from './complete.ts';
 
 /** An endpoint as the data writes it (upstream's fields; absent means empty). */
 export interface CaseEndpoint {
@@ -167,14 +168,13 @@ const CRDS = [
   gatewayCrd('httproutes', 'HTTPRoute'),
   routeCrd(),
   gatewayCrd('grpcroutes', 'GRPCRoute'),
-  gatewayCrd('tlsroutes', 'TLSRoute'),
+  gatewayCrd('tlsroutes', 'TLSRoute', 'v1alpha2'),
   gatewayCrd('tcproutes', 'TCPRoute', 'v1alpha2'),
   gatewayCrd('udproutes', 'UDPRoute', 'v1alpha2'),
 ];
 
-function routeCrd(): typeof DNSENDPOINT_CRD {
-  const crd = gatewayCrd('routes', 'Route');
-  return { ...crd, metadata: { name: 'routes.route.openshift.io' }, spec: { ...crd.spec, group: 'route.openshift.io' } };
+function routeCrd(): ReturnType<typeof schemalessCrd> {
+  return schemalessCrd('route.openshift.io', 'routes', 'Route');
 }
 
 export function translateOptionsOf(o: CaseOptions): TranslateOptions {
@@ -259,7 +259,7 @@ export async function answerOf(c: SourceCase): Promise<Answer> {
     for (const crd of CRDS) api.create(crd);
     for (const obj of c.objects) {
       if (obj.kind === 'Namespace' && ['default', 'kube-system'].includes(obj.metadata.name)) continue;
-      api.create(obj);
+      api.create(completeForApiServer(obj));
     }
     let options: TranslateOptions;
     try {

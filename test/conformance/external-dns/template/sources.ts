@@ -13,7 +13,7 @@ import { buildTranslateOptions } from '../../../../src/source/translate/options.
 import type { TranslateOptions } from '../../../../src/source/translate/options.ts';
 import { startTestApiServer } from '../../../support/kube-apiserver/server.ts';
 import type { KubeObject } from '../../../support/kube-apiserver/server.ts';
-import { gatewayCrd } from '../../../kube/harness.ts';
+import { schemalessCrd } from '../../../kube/harness.ts';
 
 export interface SourceEndpoint {
   dnsName: string;
@@ -67,9 +67,8 @@ function optionsOf(o: SourceCaseOptions): TranslateOptions {
   };
 }
 
-function routeCrd(): ReturnType<typeof gatewayCrd> {
-  const crd = gatewayCrd('routes', 'Route');
-  return { ...crd, metadata: { name: 'routes.route.openshift.io' }, spec: { ...crd.spec, group: 'route.openshift.io' } };
+function routeCrd(): ReturnType<typeof schemalessCrd> {
+  return schemalessCrd('route.openshift.io', 'routes', 'Route');
 }
 
 /** The endpoints the case's source answers. */
