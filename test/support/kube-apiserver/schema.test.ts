@@ -122,6 +122,18 @@ describe('structural schema', () => {
     assert.deepEqual(out, { unknownFields: [], errors: [] });
   });
 
+  test('formats: date-time, ipv4; unknown formats pass', () => {
+    const s: JsonSchema = {
+      type: 'object',
+      properties: { at: { type: 'string', format: 'date-time' }, ip: { type: 'string', format: 'ipv4' }, n: { type: 'integer', format: 'int32' } },
+    };
+    assert.deepEqual(validateValue({ at: '2026-01-01T00:00:00Z', ip: '192.0.2.1', n: 3 }, s, 'spec'), []);
+    assert.deepEqual(validateValue({ at: 'yesterday', ip: '300.1.1.1' }, s, 'spec').map(fieldErrorText), [
+      'spec.at: Invalid value: "yesterday": spec.at in body must be of type date-time: "yesterday"',
+      'spec.ip: Invalid value: "300.1.1.1": spec.ip in body must be of type ipv4: "300.1.1.1"',
+    ]);
+  });
+
   test('anyOf / oneOf / not', () => {
     const s: JsonSchema = { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } }, oneOf: [{ required: ['a'] }, { required: ['b'] }] };
     assert.deepEqual(validateValue({ a: 'x' }, s, 'spec').map(fieldErrorText), []);

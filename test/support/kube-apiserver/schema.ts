@@ -4,8 +4,9 @@
  * non-nullable fields without a default dropped, defaults filled in, then the value validated.
  * Messages follow kube-apiserver's field errors (`spec.foo: Invalid value: "string": spec.foo in
  * body must be of type integer: "string"`) because clients and people match on them.
- * Not implemented: CEL rules (x-kubernetes-validations), `format`, ratcheting.
+ * Not implemented: CEL rules (x-kubernetes-validations), formats beyond the few below, ratcheting.
  */
+import { isIPv4, isIPv6 } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
 
 export type JsonSchema = Record<string, unknown>;
@@ -156,8 +157,20 @@ function stringChecks(v: string, s: JsonSchema, path: string): FieldError[] {
   }
   if (typeof s.minLength === 'number' && len < s.minLength) errs.push(invalid(path, v, `should be at least ${s.minLength} chars long`));
   if (typeof s.pattern === 'string' && !goRegExp(s.pattern).test(v)) errs.push(invalid(path, v, `should match '${s.pattern}'`));
+  const format = typeof s.format === 'string' ? FORMATS[s.format] : undefined;
+  if (format !== undefined && !format(v)) errs.push(invalid(path, v, `must be of type ${String(s.format)}: ${JSON.stringify(v)}`));
   return errs;
 }
+
+/** The string formats kube-apiserver checks that are cheap to check here; others (int32, …) pass. */
+const FORMATS: Readonly<Record<string, (v: string) => boolean>> = {
+  'date-time': (v) => /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(v) && !Number.isNaN(Date.parse(v)),
+  date: (v) => /^\d{4}-\d{2}-\d{2}$/.test(v),
+  ipv4: (v) => isIPv4(v),
+  ipv6: (v) => isIPv6(v),
+  uuid: (v) => /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i.test(v),
+  byte: (v) => /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(v),
+};
 
 /** Schemas carry Go (RE2) patterns; the unicode flag matches RE2 best, but refuses some escapes RE2 allows. */
 function goRegExp(pattern: string): RegExp {
