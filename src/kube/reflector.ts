@@ -4,6 +4,12 @@
  * watchdog re-lists when a watch goes silent (not even a bookmark) for too long, since a hung TCP
  * connection otherwise looks exactly like a quiet cluster. Objects pass through `transform`
  * before they are kept, so the cache holds only what the sources read.
+ *
+ * A resource the API server does not serve (its CustomResourceDefinition is not installed, or does
+ * not serve this version) answers lists with 404. Once that is confirmed by a second 404 in a row,
+ * the reflector counts as synced with what it has (nothing, unless the resource went away after a
+ * list), so its users keep working, and it keeps listing quietly with the same backoff until the
+ * resource appears. `onServedChange` tells its users, who say so once in their own words.
  */
 import { backoffDelay } from '../backoff.ts';
 import { errorMessage } from '../errors.ts';
@@ -48,6 +54,11 @@ interface ListAnswer {
 
 class WatchGone extends Error {}
 
+/** 404s in a row before a resource counts as not served: one alone may be an API server still starting. */
+const NOT_FOUND_CONFIRMATIONS = 2;
+
+export type ServedHandler = (served: boolean) => void;
+
 export class Reflector<T extends KubeObject> {
   private readonly opts: ReflectorOptions<T>;
   private readonly log: Logger;
@@ -56,6 +67,10 @@ export class Reflector<T extends KubeObject> {
   private readonly store = new Map<string, T>();
   private readonly handlers = new Set<ChangeHandler<T>>();
   private readonly syncWaiters = new Set<() => void>();
+  private readonly servedHandlers = new Set<ServedHandler>();
+  /** The API server answers 404 for the collection (confirmed); see the file comment. */
+  private absent = false;
+  private notFoundInRow = 0;
   private resourceVersion: string | undefined;
   private synced = false;
   private running = false;
@@ -105,6 +120,22 @@ export class Reflector<T extends KubeObject> {
     });
   }
 
+  /** The resource this reflector lists and watches. */
+  get resource(): KubeResource {
+    return this.opts.resource;
+  }
+
+  /** False while the API server does not serve the resource (a 404 list, confirmed). */
+  isServed(): boolean {
+    return !this.absent;
+  }
+
+  /** Called with false when the resource turns out not to be served, with true when it is again. */
+  onServedChange(handler: ServedHandler): () => void {
+    this.servedHandlers.add(handler);
+    return () => this.servedHandlers.delete(handler);
+  }
+
   onChange(handler: ChangeHandler<T>): () => void {
     this.handlers.add(handler);
     return () => this.handlers.delete(handler);
@@ -141,8 +172,50 @@ export class Reflector<T extends KubeObject> {
         failures++;
         this.stats.failures++;
         const delay = backoffDelay(backoff, failures, this.random);
-        this.log.warn({ err: errorMessage(err), failures, retryInMs: Math.round(delay) }, 'list/watch failed; retrying');
+        if (err instanceof KubeApiError && err.status === 404) {
+          this.notServed(failures, delay);
+        } else {
+          this.log.warn({ err: errorMessage(err), failures, retryInMs: Math.round(delay) }, 'list/watch failed; retrying');
+        }
         await this.sleep(delay);
+      }
+    }
+  }
+
+  /** A 404 on the list or the watch: the collection is not served. Quiet once its users know. */
+  private notServed(failures: number, delay: number): void {
+    this.resourceVersion = undefined;
+    this.notFoundInRow++;
+    const fields = { apiVersion: this.opts.resource.apiVersion, failures, retryInMs: Math.round(delay) };
+    if (this.absent || this.notFoundInRow < NOT_FOUND_CONFIRMATIONS) {
+      this.log.debug(fields, 'resource not served (404); retrying');
+      return;
+    }
+    this.absent = true;
+    if (this.servedHandlers.size === 0) this.log.warn(fields, 'the API server does not serve this resource (404); retrying quietly until it does');
+    // Synced with what it has: a missing resource has no objects, and the rest of the process must not wait on it.
+    if (!this.synced) {
+      this.synced = true;
+      for (const w of [...this.syncWaiters]) w();
+    }
+    this.served(false);
+  }
+
+  /** A list succeeded: the resource is served (again). */
+  private listed(): void {
+    this.notFoundInRow = 0;
+    if (!this.absent) return;
+    this.absent = false;
+    if (this.servedHandlers.size === 0) this.log.info({ apiVersion: this.opts.resource.apiVersion }, 'the API server serves this resource now');
+    this.served(true);
+  }
+
+  private served(served: boolean): void {
+    for (const h of [...this.servedHandlers]) {
+      try {
+        h(served);
+      } catch (err) {
+        this.log.error({ err: errorMessage(err) }, 'served-change handler failed');
       }
     }
   }
@@ -191,6 +264,7 @@ export class Reflector<T extends KubeObject> {
     }
     for (const [key, before] of old) if (!fresh.has(key)) this.emit('deleted', key, undefined, before);
     this.log.debug({ objects: fresh.size, resourceVersion: rv, pages }, 'listed');
+    this.listed();
     if (!this.synced) {
       this.synced = true;
       for (const w of [...this.syncWaiters]) w();

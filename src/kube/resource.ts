@@ -105,6 +105,40 @@ export const GLOO_PROXIES: KubeResource = { apiVersion: 'gloo.solo.io/v1', kind:
 export const GLOO_VIRTUALSERVICES: KubeResource = { apiVersion: 'gateway.solo.io/v1', kind: 'VirtualService', plural: 'virtualservices', namespaced: true };
 export const GLOO_GATEWAYS: KubeResource = { apiVersion: 'gateway.solo.io/v1', kind: 'Gateway', plural: 'gateways', namespaced: true };
 
+/** API groups Kubernetes serves itself; a resource of any other group comes from a CustomResourceDefinition. */
+const BUILTIN_GROUPS: ReadonlySet<string> = new Set([
+  '',
+  'admissionregistration.k8s.io',
+  'apiextensions.k8s.io',
+  'apiregistration.k8s.io',
+  'apps',
+  'authentication.k8s.io',
+  'authorization.k8s.io',
+  'autoscaling',
+  'batch',
+  'certificates.k8s.io',
+  'coordination.k8s.io',
+  'discovery.k8s.io',
+  'events.k8s.io',
+  'flowcontrol.apiserver.k8s.io',
+  'internal.apiserver.k8s.io',
+  'networking.k8s.io',
+  'node.k8s.io',
+  'policy',
+  'rbac.authorization.k8s.io',
+  'resource.k8s.io',
+  'scheduling.k8s.io',
+  'storage.k8s.io',
+  'storagemigration.k8s.io',
+]);
+
+/** The name of the CustomResourceDefinition that serves a resource (`plural.group`); undefined for built-in kinds. */
+export function crdNameOf(resource: KubeResource): string | undefined {
+  const slash = resource.apiVersion.indexOf('/');
+  const group = slash < 0 ? '' : resource.apiVersion.slice(0, slash);
+  return BUILTIN_GROUPS.has(group) ? undefined : `${resource.plural}.${group}`;
+}
+
 /** The resource of a custom kind, with the plural Kubernetes derives by default (`DNSEndpoint` → `dnsendpoints`). */
 export function customResource(apiVersion: string, kind: string): KubeResource {
   return { apiVersion, kind, plural: `${kind.toLowerCase()}s`, namespaced: true };

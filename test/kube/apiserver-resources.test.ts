@@ -62,7 +62,16 @@ function dnsEndpointCrd(scope: 'Namespaced' | 'Cluster' = 'Namespaced'): V1Custo
           served: true,
           storage: true,
           subresources: scope === 'Namespaced' ? { status: {} } : undefined,
-          schema: { openAPIV3Schema: { type: 'object' } },
+          // Structural: without preserve-unknown-fields on spec and status, kube-apiserver would prune them.
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                spec: { type: 'object', x_kubernetes_preserve_unknown_fields: true },
+                status: { type: 'object', x_kubernetes_preserve_unknown_fields: true },
+              },
+            },
+          },
         },
       ],
     },

@@ -86,7 +86,7 @@ describe('gateway-httproute with --gateway-listener-sets against the test API se
       LISTENERSETS,
       'team',
       'team-listeners',
-      { status: { conditions: ACCEPTED('True'), listeners: [{ name: 'shop', conditions: ACCEPTED('True') }] } },
+      { status: { conditions: ACCEPTED('True'), listeners: [{ name: 'shop', attachedRoutes: 0, conditions: ACCEPTED('True') }] } },
       'status',
     );
     const parentRef = { group: 'gateway.networking.k8s.io', kind: 'ListenerSet', name: 'team-listeners' };
@@ -113,7 +113,13 @@ describe('gateway-httproute with --gateway-listener-sets against the test API se
     assert.deepEqual(await view(without), [], 'without --gateway-listener-sets a ListenerSet parent is ignored');
 
     // The ListenerSet's listener loses its Accepted condition: the route is withdrawn.
-    await kube.patch(LISTENERSETS, 'team', 'team-listeners', { status: { listeners: [{ name: 'shop', conditions: ACCEPTED('False') }] } }, 'status');
+    await kube.patch(
+      LISTENERSETS,
+      'team',
+      'team-listeners',
+      { status: { listeners: [{ name: 'shop', attachedRoutes: 0, conditions: ACCEPTED('False') }] } },
+      'status',
+    );
     await waitFor('the listener is detached', async () => ((await view(withSets)).length === 0 ? true : undefined), 20_000);
   });
 });

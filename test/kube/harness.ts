@@ -20,6 +20,8 @@ import { crdSource, httpRouteSource, ingressSource, serviceSource } from '../../
 import type { KubeSourceDeps } from '../../src/source/kube/sources.ts';
 import { MultiSource } from '../../src/source/wrappers/multi-source.ts';
 import type { TestApiServer } from '../support/kube-apiserver/server.ts';
+import { loadCrd, servedApiVersions } from '../support/crds/load.ts';
+import type { CrdObject } from '../support/crds/load.ts';
 
 export type KubeSourceKind = 'service' | 'ingress' | 'crd' | 'gateway-httproute';
 
@@ -182,14 +184,14 @@ export const DNSENDPOINT_CRD = {
   },
 };
 
-/** A Gateway API CRD (schema-less); TCPRoute and UDPRoute are served at v1alpha2 only, as upstream's experimental channel. */
-export function gatewayCrd(plural: string, kind: string, version = 'v1'): typeof DNSENDPOINT_CRD {
+/** A CRD whose objects may hold anything (its schema preserves unknown fields), for kinds no upstream CRD is restated for. */
+export function schemalessCrd(group: string, plural: string, kind: string, version = 'v1'): CrdObject {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.gateway.networking.k8s.io` },
+    metadata: { name: `${plural}.${group}` },
     spec: {
-      group: 'gateway.networking.k8s.io',
+      group,
       scope: 'Namespaced',
       names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List` },
       versions: [
@@ -203,6 +205,21 @@ export function gatewayCrd(plural: string, kind: string, version = 'v1'): typeof
       ],
     },
   };
+}
+
+/**
+ * A Gateway API CRD as upstream publishes it (test/support/crds/gateway-api*, v1.6.1), so objects are
+ * pruned and validated as a cluster would: the standard channel, except for a `version` only the
+ * experimental channel serves (TCPRoute and UDPRoute at v1alpha2, which Hostwarden reads as
+ * external-dns does). `kind` and `version` are checked against the CRD.
+ */
+export function gatewayCrd(plural: string, kind?: string, version = 'v1'): CrdObject {
+  const name = `${plural}.gateway.networking.k8s.io`;
+  const standard = loadCrd('gateway-api', name);
+  const crd = servedApiVersions(standard).includes(`gateway.networking.k8s.io/${version}`) ? standard : loadCrd('gateway-api-experimental', name);
+  if (kind !== undefined && crd.spec.names.kind !== kind) throw new Error(`${name} defines ${crd.spec.names.kind}, not ${kind}`);
+  if (!servedApiVersions(crd).includes(`gateway.networking.k8s.io/${version}`)) throw new Error(`${name} does not serve ${version} in either channel`);
+  return crd;
 }
 
 /** Events written about one object (events.k8s.io/v1), oldest first. */

@@ -14,7 +14,7 @@ import { slimService, stubObject } from '../../src/kube/slim.ts';
 import { silentLogger } from '../../src/log.ts';
 import { startTestApiServer } from '../support/kube-apiserver/server.ts';
 import type { KubeObject as StoredObject, TestApiServer } from '../support/kube-apiserver/server.ts';
-import { waitFor } from './harness.ts';
+import { gatewayCrd, waitFor } from './harness.ts';
 
 function svc(name: string, ip = '192.0.2.1'): StoredObject {
   return {
@@ -204,4 +204,42 @@ test('stop() while the first list is in flight: no watch is opened afterwards, a
   assert.equal(outcome, 'stopped');
   assert.equal(watches.length, 0);
   assert.equal(r.hasSynced(), false, 'a list that ended after stop() changes nothing');
+});
+
+test('a resource not served (404 lists): one 404 is retried as it is; two in a row make the reflector synced and empty, and it says so once each way', async () => {
+  const api = await startTestApiServer({ bookmarkIntervalMs: 100 });
+  const client = new KubeClient({ config: api.kubeConfig(), logger: silentLogger() });
+  const gateways = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', plural: 'gateways', namespaced: true };
+  const served: boolean[] = [];
+  const lone = new Reflector<KubeObject>({ client, resource: SERVICES, namespace: '', logger: silentLogger(), backoff: { initialMs: 20, maxMs: 50 } });
+  const absent = new Reflector<KubeObject>({ client, resource: gateways, namespace: '', logger: silentLogger(), backoff: { initialMs: 20, maxMs: 50 } });
+  try {
+    api.failNextRequests(1, 404, (r) => r.verb === 'list' && r.plural === 'services');
+    lone.onServedChange((s) => served.push(s));
+    lone.start();
+    assert.equal(await lone.waitForSync(5000), true);
+    assert.deepEqual(served, [], 'a single 404 (an API server still starting) is only retried');
+
+    const changes: boolean[] = [];
+    absent.onServedChange((s) => changes.push(s));
+    absent.start();
+    assert.equal(await absent.waitForSync(5000), true, 'synced, empty, while not served');
+    assert.equal(absent.isServed(), false);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.deepEqual(changes, [false], 'told once, however often it retries');
+    api.create(gatewayCrd('gateways', 'Gateway'));
+    api.create({
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'Gateway',
+      metadata: { name: 'g', namespace: 'default' },
+      spec: { gatewayClassName: 'c', listeners: [{ name: 'l', port: 80, protocol: 'HTTP' }] },
+    });
+    await waitFor('the Gateway is listed once served', () => (absent.get('default/g') !== undefined ? true : undefined));
+    assert.deepEqual(changes, [false, true]);
+  } finally {
+    await lone.stop();
+    await absent.stop();
+    client.close();
+    await api.stop();
+  }
 });

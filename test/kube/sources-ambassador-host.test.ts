@@ -22,7 +22,7 @@ import { ambassadorHostSource } from '../../src/source/kube/ambassador-host.ts';
 import { kubeSourceFromConfig } from '../../src/source/kube/factory.ts';
 import type { SourceProblem } from '../../src/source/source.ts';
 import { buildTranslateOptions } from '../../src/source/translate/options.ts';
-import { loadCrdLocal } from '../support/crds/local-load.ts';
+import { loadCrd } from '../support/crds/load.ts';
 import { startTestApiServer } from '../support/kube-apiserver/server.ts';
 import type { TestApiServer } from '../support/kube-apiserver/server.ts';
 import { syncPipeline, until } from './crd-source-pipeline.ts';
@@ -42,7 +42,7 @@ describe('ambassador-host source against the test API server', () => {
 
   before(async () => {
     api = await startTestApiServer({ bookmarkIntervalMs: 200, namespaces: ['edge', 'apps'] });
-    api.create(loadCrdLocal('ambassador', 'hosts.getambassador.io'));
+    api.create(loadCrd('ambassador', 'hosts.getambassador.io'));
     writer = new KubeClient({ config: api.kubeConfig(), logger });
     kube = new KubeWriter(writer);
     dir = await mkdtemp(join(tmpdir(), 'hw-ambassador-'));
@@ -127,7 +127,7 @@ describe('ambassador-host source against the test API server', () => {
     try {
       source.start();
       await assert.rejects(source.endpoints(), /did not answer a list/);
-      bare.create(loadCrdLocal('ambassador', 'hosts.getambassador.io'));
+      bare.create(loadCrd('ambassador', 'hosts.getambassador.io'));
       const k = new KubeWriter(w);
       await k.create(AMBASSADOR_HOSTS, {
         metadata: { name: 'h', namespace: 'default', annotations: { [SERVICE]: 'x', [TARGET]: '192.0.2.7' } },

@@ -7,11 +7,9 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { EXTRA_FLAGS, PROVIDER_NAMES, SOURCE_NAMES } from '../../src/cli/wiring.ts';
 import { resolveConfig } from '../../src/config/config.ts';
 import { FLAGS } from '../../src/config/flags.ts';
@@ -26,16 +24,14 @@ import type { KubeObjectSource } from '../../src/source/kube/kube-source.ts';
 import type { SourceProblem } from '../../src/source/source.ts';
 import { buildTranslateOptions } from '../../src/source/translate/options.ts';
 import { startTestApiServer } from '../support/kube-apiserver/server.ts';
-import type { KubeObject, TestApiServer } from '../support/kube-apiserver/server.ts';
+import type { TestApiServer } from '../support/kube-apiserver/server.ts';
 import { runCli } from '../support/cli.ts';
 import { KubeWriter, eventsFor, waitFor } from './harness.ts';
+import { loadCrd } from '../support/crds/load.ts';
 
 const A = 'external-dns.kubernetes.io/';
 
-/** test/support/crds/contour/httpproxies.projectcontour.io.json (local stand-in for test/support/crds/load.ts's loadCrd). */
-const HTTPPROXY_CRD = JSON.parse(
-  readFileSync(join(dirname(fileURLToPath(import.meta.url)), '../support/crds/contour/httpproxies.projectcontour.io.json'), 'utf8'),
-) as KubeObject;
+const HTTPPROXY_CRD = loadCrd('contour', 'httpproxies.projectcontour.io');
 
 describe('contour-httpproxy source against the test API server', () => {
   let api: TestApiServer;

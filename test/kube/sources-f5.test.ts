@@ -34,7 +34,7 @@ import { buildTranslateOptions } from '../../src/source/translate/options.ts';
 import { MultiSource } from '../../src/source/wrappers/multi-source.ts';
 import { startTestApiServer } from '../support/kube-apiserver/server.ts';
 import type { TestApiServer } from '../support/kube-apiserver/server.ts';
-import { F5_CRD_NAMES, f5Crd } from './f5-crds.ts';
+import { loadCrd, loadCrds } from '../support/crds/load.ts';
 import { KubeWriter, eventsFor, waitFor } from './harness.ts';
 
 const A = 'external-dns.kubernetes.io/';
@@ -52,7 +52,7 @@ describe('f5-virtualserver and f5-transportserver against the test API server', 
 
   before(async () => {
     api = await startTestApiServer({ bookmarkIntervalMs: 200, namespaces: [NS] });
-    for (const name of F5_CRD_NAMES) api.create(f5Crd(name));
+    for (const crd of loadCrds('f5')) api.create(crd);
     writer = new KubeClient({ config: api.kubeConfig(), logger });
     kube = new KubeWriter(writer);
     dir = await mkdtemp(join(tmpdir(), 'hw-f5-'));
@@ -196,7 +196,7 @@ describe('f5-transportserver before its CRD exists', () => {
       source.start();
       // The reflector retries the 404 with backoff instead of stopping.
       await assert.rejects(source.endpoints(), /did not answer a list/);
-      api.create(f5Crd('transportservers.cis.f5.com'));
+      api.create(loadCrd('f5', 'transportservers.cis.f5.com'));
       const kube = new KubeWriter(writer);
       await kube.create(TRANSPORTSERVERS, {
         metadata: { name: 'ts', namespace: 'default' },

@@ -9,11 +9,9 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { EXTRA_FLAGS, PROVIDER_NAMES, SOURCE_NAMES } from '../../src/cli/wiring.ts';
 import { resolveConfig } from '../../src/config/config.ts';
 import { FLAGS } from '../../src/config/flags.ts';
@@ -31,13 +29,11 @@ import { startTestApiServer } from '../support/kube-apiserver/server.ts';
 import type { KubeObject, TestApiServer } from '../support/kube-apiserver/server.ts';
 import { runCli } from '../support/cli.ts';
 import { KubeWriter, eventsFor, waitFor } from './harness.ts';
+import { loadCrds } from '../support/crds/load.ts';
 
 const A = 'external-dns.kubernetes.io/';
 
-/** test/support/crds/gloo/<name>.json (local stand-in for test/support/crds/load.ts's loadCrd). */
-const glooCrd = (name: string): KubeObject =>
-  JSON.parse(readFileSync(fileURLToPath(new URL(`../support/crds/gloo/${name}.json`, import.meta.url)), 'utf8')) as KubeObject;
-const GLOO_CRDS = ['proxies.gloo.solo.io', 'virtualservices.gateway.solo.io', 'gateways.gateway.solo.io'].map(glooCrd);
+const GLOO_CRDS = loadCrds('gloo');
 
 /** A Proxy as Gloo writes it for its gateway-proxy: one HTTP listener, a virtual host per VirtualService. */
 function proxy(name: string, namespace: string, hosts: Record<string, string[]>, annotations: Record<string, string> = {}): KubeObject {

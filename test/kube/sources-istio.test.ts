@@ -8,7 +8,6 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,19 +26,16 @@ import { buildTranslateOptions } from '../../src/source/translate/options.ts';
 import type { SourceProblem } from '../../src/source/source.ts';
 import { startTestApiServer } from '../support/kube-apiserver/server.ts';
 import type { TestApiServer } from '../support/kube-apiserver/server.ts';
-import type { DNSENDPOINT_CRD } from './harness.ts';
 import { KubeWriter, waitFor } from './harness.ts';
+import { loadCrd } from '../support/crds/load.ts';
+import type { CrdObject } from '../support/crds/load.ts';
 
 const TARGET = 'external-dns.alpha.kubernetes.io/target';
 const INGRESS = 'external-dns.alpha.kubernetes.io/ingress';
 const LB = '192.0.2.10';
 const HTTP = { number: 80, name: 'http', protocol: 'HTTP' };
 
-/** An Istio CRD of test/support/crds/istio (a local stand-in for the shared loadCrd helper). */
-function istioCrd(plural: 'gateways' | 'virtualservices'): typeof DNSENDPOINT_CRD {
-  const file = new URL(`../support/crds/istio/${plural}.networking.istio.io.json`, import.meta.url);
-  return JSON.parse(readFileSync(file, 'utf8')) as typeof DNSENDPOINT_CRD;
-}
+const istioCrd = (plural: 'gateways' | 'virtualservices'): CrdObject => loadCrd('istio', `${plural}.networking.istio.io`);
 
 const view = async (source: KubeObjectSource): Promise<string[]> =>
   (await source.endpoints()).map((e) => `${e.dnsName} ${e.recordType} ${[...e.targets].sort().join(',')}`).sort();

@@ -21,7 +21,7 @@ import { kubeSourceFromConfig } from '../../src/source/kube/factory.ts';
 import { kongTcpIngressSource } from '../../src/source/kube/kong-tcpingress.ts';
 import type { SourceProblem } from '../../src/source/source.ts';
 import { buildTranslateOptions } from '../../src/source/translate/options.ts';
-import { loadCrdLocal } from '../support/crds/local-load.ts';
+import { loadCrd } from '../support/crds/load.ts';
 import { startTestApiServer } from '../support/kube-apiserver/server.ts';
 import type { TestApiServer } from '../support/kube-apiserver/server.ts';
 import { syncPipeline, until } from './crd-source-pipeline.ts';
@@ -29,7 +29,7 @@ import { KubeWriter, eventsFor, waitFor } from './harness.ts';
 
 const HOSTNAME = 'external-dns.kubernetes.io/hostname';
 const TTL = 'external-dns.kubernetes.io/ttl';
-const CRD = (): ReturnType<typeof loadCrdLocal> => loadCrdLocal('kong', 'tcpingresses.configuration.konghq.com');
+const CRD = (): ReturnType<typeof loadCrd> => loadCrd('kong', 'tcpingresses.configuration.konghq.com');
 
 describe('kong-tcpingress source against the test API server', () => {
   let api: TestApiServer;

@@ -23,7 +23,7 @@ import { kubeSourceFromConfig } from '../../src/source/kube/factory.ts';
 import { skipperRouteGroupSource } from '../../src/source/kube/skipper-routegroup.ts';
 import type { SourceProblem } from '../../src/source/source.ts';
 import { buildTranslateOptions } from '../../src/source/translate/options.ts';
-import { loadCrdLocal } from '../support/crds/local-load.ts';
+import { loadCrd } from '../support/crds/load.ts';
 import { startTestApiServer } from '../support/kube-apiserver/server.ts';
 import type { TestApiServer } from '../support/kube-apiserver/server.ts';
 import { syncPipeline, until } from './crd-source-pipeline.ts';
@@ -32,7 +32,7 @@ import { KubeWriter, eventsFor, waitFor } from './harness.ts';
 const HOSTNAME = 'external-dns.kubernetes.io/hostname';
 const TTL = 'external-dns.kubernetes.io/ttl';
 const BACKENDS = [{ name: 'app', type: 'service', serviceName: 'app', servicePort: 80 }];
-const CRD = (): ReturnType<typeof loadCrdLocal> => loadCrdLocal('skipper', 'routegroups.zalando.org');
+const CRD = (): ReturnType<typeof loadCrd> => loadCrd('skipper', 'routegroups.zalando.org');
 
 describe('skipper-routegroup source against the test API server', () => {
   let api: TestApiServer;
@@ -141,7 +141,7 @@ describe('skipper-routegroup source against the test API server', () => {
     const crd = CRD() as unknown as { spec: { versions: Record<string, unknown>[] } };
     crd.spec.versions = [{ ...crd.spec.versions[0], name: 'v1beta1', storage: true }];
     const other = await startTestApiServer({ bookmarkIntervalMs: 200 });
-    other.create(crd as unknown as ReturnType<typeof loadCrdLocal>);
+    other.create(crd as unknown as ReturnType<typeof loadCrd>);
     const client = new KubeClient({ config: other.kubeConfig(), logger });
     const source = skipperRouteGroupSource(
       { client, logger, translateOptions: buildTranslateOptions({}), namespace: '', syncTimeoutMs: 5000 },

@@ -31,7 +31,7 @@ import type { SourceProblem } from '../../src/source/source.ts';
 import { startTestApiServer } from '../support/kube-apiserver/server.ts';
 import type { TestApiServer } from '../support/kube-apiserver/server.ts';
 import { KubeWriter, eventsFor, waitFor } from './harness.ts';
-import { TRAEFIK_CRD_NAMES, loadTraefikCrd } from './traefik-crds.ts';
+import { loadCrds } from '../support/crds/load.ts';
 
 const HOSTNAME = 'external-dns.alpha.kubernetes.io/hostname';
 const TARGET = 'external-dns.alpha.kubernetes.io/target';
@@ -51,7 +51,7 @@ describe('traefik-proxy against the test API server', () => {
 
   before(async () => {
     api = await startTestApiServer({ bookmarkIntervalMs: 200, namespaces: ['apps'] });
-    for (const name of TRAEFIK_CRD_NAMES) api.create(loadTraefikCrd(name));
+    for (const crd of loadCrds('traefik')) api.create(crd);
     client = new KubeClient({ config: api.kubeConfig(), logger });
     kube = new KubeWriter(client);
     dir = await mkdtemp(join(tmpdir(), 'hw-traefik-'));
@@ -158,7 +158,7 @@ describe('traefik-proxy against the test API server', () => {
 describe('traefik-proxy synced by the controller', () => {
   test('records in the provider, Events on the routes, reflector metrics per group', async () => {
     const api = await startTestApiServer({ bookmarkIntervalMs: 200, namespaces: ['apps'] });
-    for (const name of TRAEFIK_CRD_NAMES) api.create(loadTraefikCrd(name));
+    for (const crd of loadCrds('traefik')) api.create(crd);
     const logger = silentLogger();
     const writer = new KubeClient({ config: api.kubeConfig(), logger });
     const dir = await mkdtemp(join(tmpdir(), 'hw-traefik-sync-'));
@@ -248,7 +248,7 @@ describe('traefik-proxy before its CRDs exist', () => {
       source.start();
       // The reflectors retry the 404 with backoff instead of stopping.
       await assert.rejects(source.endpoints(), /did not answer a list/);
-      for (const name of TRAEFIK_CRD_NAMES.filter((n) => n.endsWith('.traefik.io'))) api.create(loadTraefikCrd(name));
+      for (const crd of loadCrds('traefik').filter((c) => c.spec.group === 'traefik.io')) api.create(crd);
       await new KubeWriter(writer).create(TRAEFIK_INGRESSROUTES, {
         metadata: { name: 'r', namespace: 'default', annotations: { [TARGET]: '192.0.2.1' } },
         spec: { routes: [{ match: 'Host(`r.example.org`)' }] },

@@ -9,12 +9,16 @@
  * An object that cannot be translated (a template fails on it) loses nothing: it keeps the
  * endpoints of its last good translation, and without one (at start-up, or a new object) its
  * `resource` label is held (`heldResources()`), so the planner neither updates nor deletes its records.
+ *
+ * A resource the API server does not serve (a CustomResourceDefinition not installed) holds nothing
+ * up: its reflector counts as synced and empty, this source says so once (naming itself and the
+ * CRD) and once more when it appears, and the other sources keep syncing meanwhile.
  */
 import { freezeEndpoint, sameEndpoints } from '../../endpoint/endpoint.ts';
 import type { Endpoint, RecordType } from '../../endpoint/endpoint.ts';
 import { SourceError, errorMessage } from '../../errors.ts';
 import type { Reflector } from '../../kube/reflector.ts';
-import { keyOf } from '../../kube/resource.ts';
+import { crdNameOf, keyOf } from '../../kube/resource.ts';
 import type { KubeObject } from '../../kube/resource.ts';
 import type { Logger } from '../../log.ts';
 import type { InvalidEndpoint, ProblemReporter, Source, SourceProblem } from '../source.ts';
@@ -121,6 +125,9 @@ export class KubeObjectSource implements Source {
         }),
       );
     }
+    for (const r of [this.opts.primary, ...this.dependencies.map((d) => d.reflector)]) {
+      this.unsubscribe.push(r.onServedChange((served) => this.servedChanged(r, served)));
+    }
     for (const r of this.reflectors) r.start();
     // The first complete list is one event, not one per object.
     void Promise.all(this.reflectors.map((r) => r.waitForSync(24 * 3600_000))).then((ok) => {
@@ -223,6 +230,19 @@ export class KubeObjectSource implements Source {
   /** Objects cached by the primary reflector, for tests and status writers. */
   objectCount(): number {
     return this.opts.primary.size;
+  }
+
+  private servedChanged(r: Reflector<KubeObject>, served: boolean): void {
+    const res = r.resource;
+    const crd = crdNameOf(res);
+    const what = crd === undefined ? `the API server does not serve ${res.apiVersion} ${res.plural}` : `CustomResourceDefinition ${crd} is not installed`;
+    const fields = { resource: res.plural, apiVersion: res.apiVersion, ...(crd === undefined ? {} : { crd }) };
+    if (!served) {
+      this.log.warn(fields, `source ${this.name}: ${what}; the source starts once it appears`);
+      return;
+    }
+    const now = crd === undefined ? `the API server serves ${res.apiVersion} ${res.plural}` : `CustomResourceDefinition ${crd} is installed`;
+    this.log.info(fields, `source ${this.name}: ${now}; the source starts`);
   }
 
   private synced(): boolean {

@@ -15,6 +15,7 @@ import type { ResourcePath } from './routes.ts';
 import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
 import type { ObjectStore } from './store.ts';
 import { toTable, wantsTable } from './table.ts';
+import { parseFieldValidation } from './validation.ts';
 import type { WatchHub } from './watch.ts';
 
 export interface SubjectAccessReviewStatus {
@@ -63,9 +64,12 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
+function sendJson(res: ServerResponse, status: number, body: unknown, warnings: readonly string[] = []): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  const headers: Record<string, string | string[]> = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) };
+  // kube-apiserver's warning format (RFC 7234 style): code 299, agent "-", quoted text.
+  if (warnings.length > 0) headers.warning = warnings.map((w) => `299 - ${JSON.stringify(w)}`);
+  res.writeHead(status, headers);
   res.end(text);
 }
 
@@ -244,6 +248,8 @@ async function resourceRequest(ctx: ApiContext, req: IncomingMessage, res: Serve
   const nameField = verb === 'watch' && rp.name !== '' ? `metadata.name=${rp.name}` : null;
   const fields = parseFieldSelector([q.get('fieldSelector'), nameField].filter((s) => s !== null && s !== '').join(',') || null);
   const status = rp.subresource === 'status' ? 'status' : undefined;
+  const warnings: string[] = [];
+  const writeOpts = { subresource: status, version: rp.version, fieldValidation: parseFieldValidation(q.get('fieldValidation')), warnings } as const;
   switch (verb) {
     case 'watch': {
       const table = wantsTable(req.headers.accept);
@@ -272,11 +278,11 @@ async function resourceRequest(ctx: ApiContext, req: IncomingMessage, res: Serve
       return;
     case 'create': {
       if (rp.name !== '' || status !== undefined) throw notAllowed();
-      sendJson(res, 201, render(ctx.store.create(t, ns, parseObject(call.body))));
+      sendJson(res, 201, render(ctx.store.create(t, ns, parseObject(call.body), writeOpts)), warnings);
       return;
     }
     case 'update':
-      sendJson(res, 200, render(ctx.store.update(t, ns, rp.name, parseObject(call.body), { subresource: status })));
+      sendJson(res, 200, render(ctx.store.update(t, ns, rp.name, parseObject(call.body), writeOpts)), warnings);
       return;
     case 'patch': {
       const type = patchTypeOf(req.headers['content-type']);
@@ -285,12 +291,12 @@ async function resourceRequest(ctx: ApiContext, req: IncomingMessage, res: Serve
       if (existing === undefined) {
         if (type !== 'apply' || status !== undefined || !isRecord(patch)) throw notFound(t.plural, t.group, rp.name);
         const obj = { ...patch, metadata: { ...(isRecord(patch.metadata) ? patch.metadata : {}), name: rp.name } } as KubeObject;
-        sendJson(res, 201, render(ctx.store.create(t, ns, obj)));
+        sendJson(res, 201, render(ctx.store.create(t, ns, obj, writeOpts)), warnings);
         return;
       }
       const patched = applyPatch(type, existing, patch);
       if (!isRecord(patched) || !isRecord(patched.metadata)) throw badRequest('the patch does not produce an object');
-      sendJson(res, 200, render(ctx.store.update(t, ns, rp.name, patched as KubeObject, { subresource: status })));
+      sendJson(res, 200, render(ctx.store.update(t, ns, rp.name, patched as KubeObject, writeOpts)), warnings);
       return;
     }
     case 'delete': {

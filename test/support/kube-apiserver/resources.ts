@@ -3,6 +3,7 @@
  * CustomResourceDefinitions add. Discovery, routing and the store all read this one table, so a
  * resource is either fully served or not at all.
  */
+import type { JsonSchema } from './schema.ts';
 import type { KubeObject } from './types.ts';
 
 export interface ResourceType {
@@ -22,6 +23,8 @@ export interface ResourceType {
   readonly createOnly: boolean;
   /** Set for types that a CRD defines; its name (`plural.group`). */
   readonly crd?: string;
+  /** The openAPIV3Schema of each served version that has one (CRDs only): objects are pruned and validated by it. */
+  readonly schemas?: ReadonlyMap<string, JsonSchema>;
 }
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -124,6 +127,11 @@ export function resourceTypeFromCrd(crd: KubeObject): ResourceType | undefined {
   if (names_.length === 0) return undefined;
   const storage = versions.find((v) => v.storage === true) ?? versions[0];
   const hasStatus = versions.some((v) => asRecord(v.subresources).status !== undefined);
+  const schemas = new Map<string, JsonSchema>();
+  for (const v of versions) {
+    const schema = asRecord(asRecord(v.schema).openAPIV3Schema);
+    if (typeof v.name === 'string' && Object.keys(schema).length > 0) schemas.set(v.name, schema);
+  }
   return {
     group,
     version: typeof storage?.name === 'string' ? storage.name : names_[0]!,
@@ -138,6 +146,7 @@ export function resourceTypeFromCrd(crd: KubeObject): ResourceType | undefined {
     hasStatus,
     createOnly: false,
     crd: crd.metadata.name,
+    schemas,
   };
 }
 

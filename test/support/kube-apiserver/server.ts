@@ -79,6 +79,11 @@ export interface ObjectRefLike {
   namespace?: string;
 }
 
+/** The version part of an apiVersion (`group/v1` → `v1`, `v1` → `v1`). */
+function versionOf(apiVersion: string): string {
+  return apiVersion.slice(apiVersion.lastIndexOf('/') + 1);
+}
+
 export class TestApiServer {
   readonly url: string;
   private readonly token: string;
@@ -146,11 +151,20 @@ export class TestApiServer {
     return t.namespaced ? (namespace ?? 'default') : '';
   }
 
-  /** Stores an object as given (status included), without HTTP; watches see it. */
-  create(input: ObjectInput): KubeObject {
+  /**
+   * Stores an object as given (status included), without HTTP; watches see it. Custom resources are
+   * pruned and validated by their CRD's schema unless `bypassSchema`: that stands for an object stored
+   * before its CRD had this schema (kube-apiserver never revalidates stored objects), for tests of
+   * readers that must survive objects of an unexpected shape.
+   */
+  create(input: ObjectInput, options: { bypassSchema?: boolean } = {}): KubeObject {
     const obj = input as KubeObject;
     const t = this.typeOf(obj.apiVersion ?? '', obj.kind ?? '');
-    return this.store.create(t, this.nsOf(t, obj.metadata.namespace), obj, { keepStatus: true });
+    return this.store.create(t, this.nsOf(t, obj.metadata.namespace), obj, {
+      keepStatus: true,
+      version: versionOf(obj.apiVersion ?? ''),
+      bypassSchema: options.bypassSchema === true,
+    });
   }
 
   get(ref: ObjectRefLike): KubeObject | undefined {
@@ -166,7 +180,10 @@ export class TestApiServer {
   update(input: ObjectInput): KubeObject {
     const obj = input as KubeObject;
     const t = this.typeOf(obj.apiVersion ?? '', obj.kind ?? '');
-    return this.store.update(t, this.nsOf(t, obj.metadata.namespace), obj.metadata.name, obj, { keepStatus: true });
+    return this.store.update(t, this.nsOf(t, obj.metadata.namespace), obj.metadata.name, obj, {
+      keepStatus: true,
+      version: versionOf(obj.apiVersion ?? ''),
+    });
   }
 
   delete(ref: ObjectRefLike): KubeObject {

@@ -11,7 +11,8 @@ import { ApiError, deepClone, notFound } from './types.ts';
 import type { KubeObject } from './types.ts';
 import { apiVersionOf, resourceTypeFromCrd, typeKey } from './resources.ts';
 import type { ResourceRegistry, ResourceType } from './resources.ts';
-import { invalid, validateForCreate, validateMetadataShape } from './validation.ts';
+import { applyCrdSchema, invalid, validateForCreate, validateMetadataShape } from './validation.ts';
+import type { FieldValidation, SchemaCheck } from './validation.ts';
 
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -37,6 +38,20 @@ export interface WriteOptions {
   /** Keep `status` on create/update of the main resource (direct test helpers). */
   keepStatus?: boolean;
   subresource?: 'status';
+  /** The version the body was written at (a CRD's schema is per version); default the storage version. */
+  version?: string;
+  /** Unknown fields of custom resources: kube-apiserver's default is Warn. */
+  fieldValidation?: FieldValidation;
+  /** Receives this write's warnings (for the Warning header). */
+  warnings?: string[];
+  /** Store without the CRD schema (direct helpers only): see TestApiServer.create. */
+  bypassSchema?: boolean;
+}
+
+function schemaCheck(t: ResourceType, opts: WriteOptions, statusOnly: boolean): SchemaCheck {
+  const check: SchemaCheck = { version: opts.version ?? t.version, fieldValidation: opts.fieldValidation ?? 'Warn', statusOnly };
+  if (opts.warnings !== undefined) check.warnings = opts.warnings;
+  return check;
 }
 
 function objectKey(ns: string, name: string): string {
@@ -183,6 +198,8 @@ export class ObjectStore {
     if ((obj.metadata.name ?? '') === '' && typeof obj.metadata.generateName === 'string' && obj.metadata.generateName !== '') {
       obj.metadata.name = obj.metadata.generateName + randomBytes(4).toString('hex').slice(0, 5);
     }
+    if (t.hasStatus && opts.keepStatus !== true) delete obj.status;
+    if (opts.bypassSchema !== true) applyCrdSchema(t, obj, schemaCheck(t, opts, false));
     validateForCreate(t, obj);
     this.checkNamespace(t, ns);
     const bucket = this.bucket(t);
@@ -198,7 +215,6 @@ export class ObjectStore {
     obj.metadata.generation = 1;
     delete obj.metadata.deletionTimestamp;
     delete obj.metadata.deletionGracePeriodSeconds;
-    if (t.hasStatus && opts.keepStatus !== true) delete obj.status;
     this.defaults(t, obj);
     obj.metadata.resourceVersion = this.nextRv();
     bucket.set(key, obj);
@@ -298,6 +314,7 @@ export class ObjectStore {
     }
     next.apiVersion = existing.apiVersion;
     next.kind = existing.kind;
+    if (opts.bypassSchema !== true) applyCrdSchema(t, next, schemaCheck(t, opts, opts.subresource === 'status'));
     if (!isDeepStrictEqual(specPart(next), specPart(existing))) next.metadata.generation = (existing.metadata.generation ?? 0) + 1;
     next.metadata.resourceVersion = existing.metadata.resourceVersion;
     const added = (next.metadata.finalizers ?? []).filter((f) => !(existing.metadata.finalizers ?? []).includes(f));

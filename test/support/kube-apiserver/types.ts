@@ -53,6 +53,8 @@ export interface StatusDetails {
   name?: string;
   group?: string;
   kind?: string;
+  /** Field errors of a 422 Invalid. */
+  causes?: { reason: string; message: string; field: string }[];
 }
 
 /** A failure the API server reports as a `Status` object with an HTTP code. */

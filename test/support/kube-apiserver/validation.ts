@@ -5,6 +5,7 @@
 import { ApiError, isRecord } from './types.ts';
 import type { KubeObject } from './types.ts';
 import type { ResourceType } from './resources.ts';
+import { applySchema, fieldErrorText } from './schema.ts';
 
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
@@ -45,4 +46,46 @@ export function validateMetadataShape(obj: KubeObject): void {
       throw new ApiError(400, 'BadRequest', `metadata.${field}: must be a map of strings`);
     }
   }
+}
+
+/** kube-apiserver's `fieldValidation` query parameter; Warn when absent (its default since 1.27). */
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+
+export function parseFieldValidation(v: string | null): FieldValidation {
+  if (v === null || v === '') return 'Warn';
+  if (v === 'Strict' || v === 'Warn' || v === 'Ignore') return v;
+  throw new ApiError(400, 'BadRequest', `fieldValidation parameter unsupported: "${v}" (supported: Ignore, Warn, Strict)`);
+}
+
+export interface SchemaCheck {
+  /** The version the body was written at: its schema applies. */
+  version: string;
+  fieldValidation: FieldValidation;
+  /** Receives the Warning header texts (unknown fields under Warn). */
+  warnings?: string[];
+  /** A write to the status subresource: only `status` is pruned and validated. */
+  statusOnly?: boolean;
+}
+
+/**
+ * Prunes, defaults and validates a custom resource (in place) by its version's openAPIV3Schema, as
+ * kube-apiserver does: unknown fields are a 400 under Strict (the decoder refuses the body), a
+ * warning under Warn; schema violations are 422 Invalid with one cause per field.
+ */
+export function applyCrdSchema(t: ResourceType, obj: KubeObject, check: SchemaCheck): void {
+  const schema = t.schemas?.get(check.version);
+  if (schema === undefined) return;
+  const { unknownFields, errors } = applySchema(obj, schema, check.statusOnly === true);
+  if (unknownFields.length > 0 && check.fieldValidation === 'Strict') {
+    const list = unknownFields.map((f) => `unknown field "${f}"`).join(', ');
+    throw new ApiError(400, 'BadRequest', `${t.kind} in version "${check.version}" cannot be handled as a ${t.kind}: strict decoding error: ${list}`);
+  }
+  if (check.fieldValidation === 'Warn') for (const f of unknownFields) check.warnings?.push(`unknown field "${f}"`);
+  if (errors.length === 0) return;
+  const name = obj.metadata.name;
+  const texts = errors.map(fieldErrorText);
+  const causes = errors.map((e) => ({ reason: e.reason, message: e.message, field: e.field }));
+  const what = t.group === '' ? t.kind : `${t.kind}.${t.group}`;
+  const body = texts.length === 1 ? texts[0]! : `[${texts.join(', ')}]`;
+  throw new ApiError(422, 'Invalid', `${what} "${name}" is invalid: ${body}`, { name, group: t.group, kind: t.kind, causes });
 }

@@ -9,7 +9,6 @@
  * that matters (a Node given a name) is stated in the case's `adapted`. Options absent from a case
  * are zero, as in upstream's test `Config` (so `excludeUnschedulable` is off unless set).
  */
-import { readFileSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,11 +43,10 @@ import { FakeHostnameResolver } from '../../../support/fake-resolver.ts';
 import type { FakeAnswer } from '../../../support/fake-resolver.ts';
 import { startTestApiServer } from '../../../support/kube-apiserver/server.ts';
 import type { KubeObject, TestApiServer } from '../../../support/kube-apiserver/server.ts';
-import { DNSENDPOINT_CRD, gatewayCrd } from '../../../kube/harness.ts';
-import { F5_CRD_NAMES, f5Crd } from '../../../kube/f5-crds.ts';
 import { f5Source } from '../../../../src/source/kube/f5.ts';
-import { TRAEFIK_CRD_NAMES, loadTraefikCrd } from '../../../kube/traefik-crds.ts';
-import { loadCrdLocal } from '../../../support/crds/local-load.ts';
+import { loadCrds } from '../../../support/crds/load.ts';
+import { DNSENDPOINT_CRD, gatewayCrd, schemalessCrd } from '../../../kube/harness.ts';
+import { completeForApiServer } from './complete.ts';
 
 /** An endpoint as the data writes it (upstream's fields; absent means empty). */
 export interface CaseEndpoint {
@@ -208,20 +206,10 @@ const CRDS: KubeObject[] = [
   gatewayCrd('httproutes', 'HTTPRoute'),
   routeCrd(),
   gatewayCrd('grpcroutes', 'GRPCRoute'),
-  gatewayCrd('tlsroutes', 'TLSRoute'),
+  gatewayCrd('tlsroutes', 'TLSRoute', 'v1alpha2'),
   gatewayCrd('tcproutes', 'TCPRoute', 'v1alpha2'),
   gatewayCrd('udproutes', 'UDPRoute', 'v1alpha2'),
-  ...F5_CRD_NAMES.map(f5Crd),
-  ...TRAEFIK_CRD_NAMES.map(loadTraefikCrd),
-  projectCrd('istio', 'gateways.networking.istio.io'),
-  projectCrd('istio', 'virtualservices.networking.istio.io'),
-  projectCrd('ambassador', 'hosts.getambassador.io'),
-  projectCrd('kong', 'tcpingresses.configuration.konghq.com'),
-  projectCrd('skipper', 'routegroups.zalando.org'),
-  projectCrd('contour', 'httpproxies.projectcontour.io'),
-  projectCrd('gloo', 'proxies.gloo.solo.io'),
-  projectCrd('gloo', 'virtualservices.gateway.solo.io'),
-  projectCrd('gloo', 'gateways.gateway.solo.io'),
+  ...['f5', 'traefik', 'istio', 'ambassador', 'kong', 'skipper', 'contour', 'gloo'].flatMap(loadCrds),
 ];
 
 /** The CRD with each version's schema replaced by one that keeps and accepts anything. */
@@ -231,14 +219,8 @@ function schemaless(crd: KubeObject): KubeObject {
   return { ...crd, spec: { ...spec, versions: spec.versions.map((v) => ({ ...v, schema: anything })) } };
 }
 
-/** A CRD of test/support/crds/<project>/ (the local stand-in for test/support/crds/load.ts's loadCrd). */
-function projectCrd(project: string, name: string): typeof DNSENDPOINT_CRD {
-  return JSON.parse(readFileSync(join(HERE, '../../../support/crds', project, `${name}.json`), 'utf8')) as typeof DNSENDPOINT_CRD;
-}
-
-function routeCrd(): typeof DNSENDPOINT_CRD {
-  const crd = gatewayCrd('routes', 'Route');
-  return { ...crd, metadata: { name: 'routes.route.openshift.io' }, spec: { ...crd.spec, group: 'route.openshift.io' } };
+function routeCrd(): ReturnType<typeof schemalessCrd> {
+  return schemalessCrd('route.openshift.io', 'routes', 'Route');
 }
 
 export function translateOptionsOf(o: CaseOptions): TranslateOptions {
@@ -385,7 +367,7 @@ export async function answerOf(c: SourceCase): Promise<Answer> {
     for (const crd of unstructuredCrds(c)) api.create(crd);
     for (const obj of c.objects) {
       if (obj.kind === 'Namespace' && ['default', 'kube-system'].includes(obj.metadata.name)) continue;
-      api.create(obj);
+      api.create(completeForApiServer(obj));
     }
     let options: TranslateOptions;
     try {

@@ -4,8 +4,6 @@
  * reflectors, so what a template sees is what a cluster would give it (the cache keeps whole
  * objects when a template is set). The case shape is the source conformance suite's.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { Endpoint } from '../../../../src/endpoint/endpoint.ts';
 import { KubeClient } from '../../../../src/kube/client.ts';
 import { silentLogger } from '../../../../src/log.ts';
@@ -19,10 +17,9 @@ import { buildTranslateOptions } from '../../../../src/source/translate/options.
 import type { TranslateOptions } from '../../../../src/source/translate/options.ts';
 import { startTestApiServer } from '../../../support/kube-apiserver/server.ts';
 import type { KubeObject } from '../../../support/kube-apiserver/server.ts';
-import { gatewayCrd } from '../../../kube/harness.ts';
-import { F5_CRD_NAMES, f5Crd } from '../../../kube/f5-crds.ts';
 import { f5Source } from '../../../../src/source/kube/f5.ts';
-import { TRAEFIK_CRD_NAMES, loadTraefikCrd } from '../../../kube/traefik-crds.ts';
+import { loadCrds } from '../../../support/crds/load.ts';
+import { schemalessCrd } from '../../../kube/harness.ts';
 
 export interface SourceEndpoint {
   dnsName: string;
@@ -100,14 +97,8 @@ function optionsOf(o: SourceCaseOptions): TranslateOptions {
   };
 }
 
-function routeCrd(): ReturnType<typeof gatewayCrd> {
-  const crd = gatewayCrd('routes', 'Route');
-  return { ...crd, metadata: { name: 'routes.route.openshift.io' }, spec: { ...crd.spec, group: 'route.openshift.io' } };
-}
-
-/** A CRD of test/support/crds/gloo/ (the local stand-in for test/support/crds/load.ts's loadCrd). */
-function glooCrd(name: string): KubeObject {
-  return JSON.parse(readFileSync(fileURLToPath(new URL(`../../../support/crds/gloo/${name}.json`, import.meta.url)), 'utf8')) as KubeObject;
+function routeCrd(): ReturnType<typeof schemalessCrd> {
+  return schemalessCrd('route.openshift.io', 'routes', 'Route');
 }
 
 /** The endpoints the case's source answers. */
@@ -119,10 +110,7 @@ export async function sourceAnswer(c: SourceCase): Promise<SourceEndpoint[]> {
   let source: CaseSource | undefined;
   try {
     api.create(routeCrd());
-    for (const name of F5_CRD_NAMES) api.create(f5Crd(name));
-    for (const name of ['gateways', 'virtualservices']) api.create(istioCrd(`${name}.networking.istio.io`));
-    for (const name of TRAEFIK_CRD_NAMES) api.create(loadTraefikCrd(name));
-    for (const name of ['proxies.gloo.solo.io', 'virtualservices.gateway.solo.io', 'gateways.gateway.solo.io']) api.create(glooCrd(name));
+    for (const crd of ['f5', 'istio', 'traefik', 'gloo'].flatMap(loadCrds)) api.create(crd);
     for (const obj of c.objects) api.create(obj);
     const deps = { client, logger, translateOptions: optionsOf(c.options), namespace: '', syncTimeoutMs: 10_000 };
     source = SOURCES[c.source](deps, c.options);
@@ -132,11 +120,6 @@ export async function sourceAnswer(c: SourceCase): Promise<SourceEndpoint[]> {
     client.close();
     await api.stop();
   }
-}
-
-/** An Istio CRD of test/support/crds/istio (until the shared loadCrd helper lands here). */
-function istioCrd(name: string): ReturnType<typeof gatewayCrd> {
-  return JSON.parse(readFileSync(new URL(`../../../support/crds/istio/${name}.json`, import.meta.url), 'utf8')) as ReturnType<typeof gatewayCrd>;
 }
 
 function endpointOf(e: Endpoint): SourceEndpoint {
