@@ -71,6 +71,7 @@ export class Reflector<T extends KubeObject> {
   /** The API server answers 404 for the collection (confirmed); see the file comment. */
   private absent = false;
   private notFoundInRow = 0;
+  private listedOnce = false;
   private resourceVersion: string | undefined;
   private synced = false;
   private running = false;
@@ -104,6 +105,11 @@ export class Reflector<T extends KubeObject> {
 
   hasSynced(): boolean {
     return this.synced;
+  }
+
+  /** True once a list has succeeded (the cache then reflects the resource, even if it goes away later). */
+  hasListed(): boolean {
+    return this.listedOnce;
   }
 
   /** Resolves true once the first list completed, false on timeout or stop. */
@@ -203,6 +209,7 @@ export class Reflector<T extends KubeObject> {
 
   /** A list succeeded: the resource is served (again). */
   private listed(): void {
+    this.listedOnce = true;
     this.notFoundInRow = 0;
     if (!this.absent) return;
     this.absent = false;

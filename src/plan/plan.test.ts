@@ -695,6 +695,14 @@ describe('held resources (objects their source could not translate)', () => {
     assert.match(decisions[0]?.reason ?? '', /^resource service\/default\/web is held: its source could not translate it .*neither updated nor deleted$/);
   });
 
+  test('a kind entry (`httproute/*`, a CRD not served yet) holds every record of that kind and explains why', () => {
+    const route = ep('app.example.org', 'A', ['192.0.2.3'], { owner: 'me', resource: 'httproute/default/app' });
+    const other = ep('old.example.org', 'A', ['192.0.2.7'], { owner: 'me', resource: 'service/default/old' });
+    const r = plan({ current: [route, other], desired: [], heldResources: new Set(['httproute/*']), explainNames: explainAll('app.example.org') });
+    assert.deepEqual(summary(r.changes), { create: [], update: [], delete: ['old.example.org A 192.0.2.7'] });
+    assert.match(r.decisions[0]?.reason ?? '', /^resource httproute\/default\/app is held: its source cannot read its kind yet .*CRD not installed/);
+  });
+
   test('records of another owner, without a resource label or of resources not held are unaffected', () => {
     const foreign = ep('web.example.org', 'A', ['192.0.2.1'], { owner: 'other', resource: WEB });
     const unlabelled = ep('x.example.org', 'A', ['192.0.2.2'], { owner: 'me' });

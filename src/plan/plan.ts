@@ -42,7 +42,8 @@ export interface PlanInput {
    * `resource` labels of objects the sources could not translate (`Source.heldResources()`): our
    * records carrying one are neither updated nor deleted, and count as staying at their name, so
    * no other object takes the name over meanwhile. Records without a resource label (no TXT
-   * registry) cannot be tied to an object and are planned as usual.
+   * registry) cannot be tied to an object and are planned as usual. An entry `<kind>/*` holds every
+   * record of that kind (a source whose CRD is not served yet and has never been listed).
    */
   heldResources?: ReadonlySet<string>;
 }
@@ -309,7 +310,7 @@ function planExisting(g: Slot, cur: Endpoint, first: Endpoint | undefined, lostT
     return;
   }
   const heldBy = ctx.held === undefined ? undefined : cur.labels[LABEL_RESOURCE];
-  if (heldBy !== undefined && ctx.held?.has(heldBy) === true) {
+  if (heldBy !== undefined && isHeld(ctx.held, heldBy)) {
     keep(stays, g.recordType);
     if (explain) explainHeld(cur, heldBy, first === undefined ? [] : candidatesOf(g), ctx);
     return;
@@ -443,8 +444,16 @@ function explainTypeConflict(candidates: readonly Endpoint[], loser: 'cname' | '
   }
 }
 
+/** Held by its own label, or with every record of its kind (`kind/*`: its source's resource is not served yet). */
+function isHeld(held: ReadonlySet<string> | undefined, resource: string): boolean {
+  if (held === undefined) return false;
+  return held.has(resource) || held.has(`${resource.split('/', 1)[0]}/*`);
+}
+
 function explainHeld(cur: Endpoint, resource: string, candidates: readonly Endpoint[], ctx: Context): void {
-  const reason = `resource ${resource} is held: its source could not translate it (see the source's problems), so its records are neither updated nor deleted`;
+  const reason = ctx.held?.has(resource)
+    ? `resource ${resource} is held: its source could not translate it (see the source's problems), so its records are neither updated nor deleted`
+    : `resource ${resource} is held: its source cannot read its kind yet (the API server does not serve it: CRD not installed), so records of that kind are neither updated nor deleted`;
   ctx.decisions.push(makeDecision(cur, 'skip', 'resource-held', reason, { current: cur }));
   for (const c of candidates) ctx.decisions.push(makeDecision(c, 'skip', 'resource-held', reason, { desired: c, current: cur }));
 }

@@ -3,6 +3,7 @@
  * HTTP, the TXT registry on the inmemory provider, the controller with Events and (optionally)
  * leader election. Tests drive it by writing objects through the same HTTP client.
  */
+import assert from 'node:assert/strict';
 import { Controller } from '../../src/controller/controller.ts';
 import { AllDomainFilters } from '../../src/endpoint/domain-filter.ts';
 import type { Endpoint } from '../../src/endpoint/endpoint.ts';
@@ -228,4 +229,13 @@ export function eventsFor(api: TestApiServer, kind: string, name: string): { rea
     .list('events.k8s.io/v1', 'Event')
     .filter((e) => (e['regarding'] as { kind?: string; name?: string } | undefined)?.kind === kind && (e['regarding'] as { name?: string }).name === name)
     .map((e) => ({ reason: String(e['reason']), note: String(e['note']), type: String(e['type']) }));
+}
+
+/**
+ * A CRD-based source started before its CRD exists: it answers no endpoints (the other sources keep
+ * syncing) and holds every record of its kind (`kind/*`), so nothing it published before is deleted.
+ */
+export async function assertCrdAbsent(source: { endpoints(): Promise<unknown[]>; heldResources(): ReadonlySet<string> }, heldKind: string): Promise<void> {
+  assert.deepEqual(await source.endpoints(), []);
+  assert.ok(source.heldResources().has(heldKind), `held: ${[...source.heldResources()].join(', ')}`);
 }

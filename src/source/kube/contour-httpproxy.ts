@@ -91,6 +91,7 @@ export function contourHTTPProxySource(deps: KubeSourceDeps): KubeObjectSource {
   return new KubeObjectSource({
     ...common(deps, CONTOUR_SOURCE),
     primary: reflector(deps, HTTPPROXIES, view, { retain: stubObject }),
+    resourceKind: 'HTTPProxy',
     translate: (obj) => translateHTTPProxy(obj, deps.translateOptions),
   });
 }

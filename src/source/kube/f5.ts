@@ -185,6 +185,7 @@ export function f5Source(deps: KubeSourceDeps, kind: F5Kind): KubeObjectSource {
   return new KubeObjectSource({
     ...common(deps, F5_KINDS[kind].source),
     primary: f5Reflector(deps, kind),
+    resourceKind: F5_KINDS[kind].source,
     translate: (obj) => translateF5(kind, obj, deps.translateOptions),
   });
 }

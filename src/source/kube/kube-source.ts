@@ -19,6 +19,7 @@ import type { Endpoint, RecordType } from '../../endpoint/endpoint.ts';
 import { SourceError, errorMessage } from '../../errors.ts';
 import type { Reflector } from '../../kube/reflector.ts';
 import { crdNameOf, keyOf } from '../../kube/resource.ts';
+import { heldKind, resourceKindOf } from '../translate/object.ts';
 import type { KubeObject } from '../../kube/resource.ts';
 import type { Logger } from '../../log.ts';
 import type { InvalidEndpoint, ProblemReporter, Source, SourceProblem } from '../source.ts';
@@ -65,6 +66,8 @@ export interface KubeObjectSourceOptions {
   onClose?: () => void;
   /** Combines the objects' endpoints (the pod source merges Pods publishing one name, as external-dns). */
   merge?: (endpoints: Endpoint[]) => Endpoint[];
+  /** The first part of the primary objects' `resource` labels, when it is not the one their kind gives (`resourceKindOf`). */
+  resourceKind?: string;
 }
 
 interface Entry {
@@ -198,7 +201,10 @@ export class KubeObjectSource implements Source {
 
   /** `resource` labels of objects that could not be translated and have no last good endpoints, as of the last `endpoints()`. */
   heldResources(): ReadonlySet<string> {
-    return this.held;
+    const primary = this.opts.primary;
+    // Not served and never listed: nothing is known of these objects, so none of their records may go.
+    if (primary.isServed() || primary.hasListed()) return this.held;
+    return new Set([...this.held, heldKind(this.opts.resourceKind ?? resourceKindOf(primary.resource.kind))]);
   }
 
   invalidEndpoints(): InvalidEndpoint[] {

@@ -114,7 +114,21 @@ const RESOURCE_OF_KIND: Readonly<Record<string, string>> = {
  * record: how a record is tied back to its object when the object cannot be translated.
  */
 export function resourceLabelOf(meta: Pick<ObjectMeta, 'kind' | 'namespace' | 'name'>): string {
-  return `${RESOURCE_OF_KIND[meta.kind] ?? meta.kind.toLowerCase()}/${meta.namespace}/${meta.name}`;
+  return `${resourceKindOf(meta.kind)}/${meta.namespace}/${meta.name}`;
+}
+
+/** The first part of the `resource` label of a kind's objects (`Service` → `service`). */
+export function resourceKindOf(kind: string): string {
+  return RESOURCE_OF_KIND[kind] ?? kind.toLowerCase();
+}
+
+/**
+ * A held-resources entry that holds every record of one kind (`httproute/*`): what a source holds
+ * while its API resource is not served and it has never listed it, so records written earlier
+ * (before a restart, or by a previous install) are neither updated nor deleted meanwhile.
+ */
+export function heldKind(resourceKind: string): string {
+  return `${resourceKind}/*`;
 }
 
 /** The object's ref, pointing at the line of `at` inside it when the origin knows it. */
