@@ -17,6 +17,7 @@ import type { Change } from './objects.ts';
 const BIN = fileURLToPath(new URL('../../bin/hostwarden', import.meta.url));
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CHANGE_TIMEOUT_MS = 30_000;
+const PROGRESS_EVERY = 250;
 export const mb = (kib: number): number => Math.round(kib / 1024);
 
 export interface RunOptions {
@@ -224,6 +225,13 @@ export async function runKubeBench(o: RunOptions): Promise<Figures> {
       const ms = performance.now() - started;
       latencies.push(ms);
       perKind.set(kind, [...(perKind.get(kind) ?? []), ms]);
+      // A long run under load shows it is moving.
+      if ((i + 1) % PROGRESS_EVERY === 0 && i + 1 < o.changeCount) {
+        const last = latencies.slice(-PROGRESS_EVERY).sort((a, b) => a - b);
+        process.stdout.write(
+          `  ${i + 1}/${o.changeCount} changes; the last ${PROGRESS_EVERY}: p50 ${percentile(last, 50)} ms, max ${percentile(last, 100)} ms\n`,
+        );
+      }
     }
     const end = await memoryOf(pid);
     return {
