@@ -24,16 +24,16 @@ import { slimMeta, stubObject } from '../../kube/slim.ts';
 import type { SourceProblem } from '../source.ts';
 import { isControllerMismatch, parseAnnotations } from '../translate/annotations.ts';
 import { TemplateExecutionError } from '../translate/fqdn-template.ts';
-import type { FqdnTemplate } from '../translate/fqdn-template.ts';
 import { endpointsForHostname, finalizeEndpoints, problemFor } from '../translate/hostname.ts';
 import { asRecord, readMeta, refOf } from '../translate/object.ts';
 import type { JsonRecord } from '../translate/object.ts';
-import { TEMPLATE_FAILED_SUFFIX, combineTemplated, combineWithFqdnTargetTemplate, templateOf } from '../translate/options.ts';
-import type { KindContext, TranslateOptions } from '../translate/options.ts';
+import { TEMPLATE_FAILED_SUFFIX, templateOf } from '../translate/options.ts';
+import type { TranslateOptions } from '../translate/options.ts';
 import { KubeObjectSource } from './kube-source.ts';
 import type { Translation } from './kube-source.ts';
 import { common, primaryView, reflector } from './sources.ts';
 import type { KubeSourceDeps } from './sources.ts';
+import { applyTemplates } from '../translate/apply-templates.ts';
 
 /** What tells the two kinds apart. */
 export const F5_KINDS = {
@@ -115,7 +115,7 @@ export function translateF5(kind: F5Kind, obj: KubeObject, options: TranslateOpt
   const template = templateOf(options)?.withSource(source);
   if (template !== undefined) {
     try {
-      candidates = applyTemplates({ obj, meta, ref, origin: {}, options, template, problems }, candidates, resource);
+      candidates = applyTemplates({ template, combine: options.combineFqdnAnnotation === true, obj, meta, resource }, candidates);
     } catch (err) {
       if (!(err instanceof TemplateExecutionError)) throw err;
       problems.push(problemFor(ref, `${err.message}${TEMPLATE_FAILED_SUFFIX}`));
@@ -131,23 +131,6 @@ function nothingToPublish(kind: F5Kind, fields: F5Fields): string {
   if (!hasValidAddress(fields.vsAddress))
     return `F5 ${kind} is missing a valid IP address (status.vsAddress is ${fields.vsAddress === '' ? 'not set' : JSON.stringify(fields.vsAddress)}), skipping endpoint creation`;
   return `F5 ${kind} has no spec.host to publish, skipping endpoint creation`;
-}
-
-/**
- * external-dns's ApplyTemplates: the `--fqdn-target-template` pairs first, then the
- * `--fqdn-template` names at the `--target-template` targets (TTL 0, as upstream's template
- * endpoints), each only when nothing came before it, or added with --combine-fqdn-annotation.
- */
-function applyTemplates(ctx: KindContext & { template: FqdnTemplate }, own: Endpoint[], resource: string): Endpoint[] {
-  const { template, obj, meta } = ctx;
-  const paired = combineWithFqdnTargetTemplate(ctx, own, resource);
-  return combineTemplated(ctx, paired, () => {
-    const hostnames = template.execute(obj, meta);
-    if (hostnames.length === 0) return [];
-    const targets = [...new Set(template.targets(obj, meta))].sort();
-    const common = { ttl: 0, setIdentifier: '', providerSpecific: [], resource };
-    return hostnames.flatMap((h) => endpointsForHostname(h, targets, common));
-  });
 }
 
 /** The cache's view without a template: identity, labels, annotations and the fields read, wrong types kept so they are reported. */

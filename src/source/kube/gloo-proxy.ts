@@ -27,11 +27,11 @@ import { annotationValue, isControllerMismatch, parseAnnotations } from '../tran
 import { endpointsForHostname, finalizeEndpoints, problemFor } from '../translate/hostname.ts';
 import { asArray, asRecord, asString, readMeta, refOf, stringArray, stringMap } from '../translate/object.ts';
 import type { JsonRecord, ObjectMeta } from '../translate/object.ts';
-import { fqdnTargetEndpoints, runTemplate, templateOf } from '../translate/options.ts';
+import { runTemplate, templateOf } from '../translate/options.ts';
 import type { TranslateOptions } from '../translate/options.ts';
 import { commonOf, statusTargets } from '../translate/service.ts';
-import type { FqdnTemplate } from '../translate/fqdn-template.ts';
 import type { Translation } from './kube-source.ts';
+import { applyTemplates } from '../translate/apply-templates.ts';
 
 export const GLOO_SOURCE = 'gloo-proxy';
 /** external-dns's --gloo-namespace default. */
@@ -140,18 +140,6 @@ function virtualServiceAnnotations(vh: JsonRecord, lookup: Lookup): Record<strin
   return out;
 }
 
-/** upstream's ApplyTemplates: fqdn-target pairs, then fqdn names with --target-template targets. */
-function applyTemplates(own: Endpoint[], template: FqdnTemplate, obj: JsonRecord, meta: ObjectMeta, options: TranslateOptions, resource: string): Endpoint[] {
-  const combine = options.combineFqdnAnnotation === true;
-  let eps = own;
-  if (combine || eps.length === 0) eps = [...eps, ...fqdnTargetEndpoints(template, obj, meta, resource)];
-  if (!combine && eps.length > 0) return eps;
-  const hostnames = [...new Set(template.execute(obj, meta))].sort();
-  const targets = [...new Set(template.targets(obj, meta))].sort();
-  const common = { ttl: 0, setIdentifier: '', providerSpecific: [], resource };
-  return [...eps, ...hostnames.flatMap((h) => endpointsForHostname(h, targets, common))];
-}
-
 function proxyTargets(
   obj: KubeObject,
   meta: ObjectMeta,
@@ -213,7 +201,7 @@ export function translateGlooProxy(obj: KubeObject, options: TranslateOptions, g
   }
   const template = templateOf(options)?.withSource(GLOO_SOURCE);
   if (template !== undefined) {
-    const templated = runTemplate(() => applyTemplates(own, template, obj, meta, options, resource), problem);
+    const templated = runTemplate(() => applyTemplates({ template, combine: options.combineFqdnAnnotation === true, obj, meta, resource }, own), problem);
     if (templated === undefined) return { endpoints: [], problems, reads, heldResource: resource };
     own = templated;
   }

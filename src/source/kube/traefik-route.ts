@@ -13,14 +13,12 @@ import type { KubeObject } from '../../kube/resource.ts';
 import { templateView, slimMeta } from '../../kube/slim.ts';
 import type { SourceProblem } from '../source.ts';
 import { isControllerMismatch, parseAnnotations } from '../translate/annotations.ts';
-import type { FqdnTemplate } from '../translate/fqdn-template.ts';
 import { endpointsForHostname, finalizeEndpoints, problemFor } from '../translate/hostname.ts';
-import type { EndpointCommon } from '../translate/hostname.ts';
 import { asArray, asRecord, asString, readMeta, refOf } from '../translate/object.ts';
-import type { JsonRecord, ObjectMeta } from '../translate/object.ts';
-import { fqdnTargetEndpoints, runTemplate, templateOf } from '../translate/options.ts';
+import { runTemplate, templateOf } from '../translate/options.ts';
 import type { TranslateOptions } from '../translate/options.ts';
 import { commonOf } from '../translate/service.ts';
+import { applyTemplates } from '../translate/apply-templates.ts';
 
 export type TraefikRouteKind = 'IngressRoute' | 'IngressRouteTCP' | 'IngressRouteUDP';
 
@@ -96,29 +94,9 @@ export function translateTraefikRoute(kind: TraefikRouteKind, obj: KubeObject, o
     template === undefined
       ? own
       : runTemplate(
-          () => applyTemplates(template, options.combineFqdnAnnotation === true, own, obj, { ...meta, kind }, common),
+          () => applyTemplates({ template, combine: options.combineFqdnAnnotation === true, obj, meta: { ...meta, kind }, resource: common.resource }, own),
           (m) => problems.push(problemFor(ref, m)),
         );
   if (candidates === undefined) return { endpoints: [], problems, heldResource: common.resource };
   return { endpoints: finalizeEndpoints(ref, candidates, problems), problems };
-}
-
-/**
- * upstream's Engine.ApplyTemplates: the --fqdn-target-template pass, then the --fqdn-template pass
- * (names with --target-template's targets, none without). Each pass replaces an object's endpoints
- * only when it has none, or adds to them with --combine-fqdn-annotation.
- */
-function applyTemplates(template: FqdnTemplate, combine: boolean, own: Endpoint[], obj: JsonRecord, meta: ObjectMeta, common: EndpointCommon): Endpoint[] {
-  const pass = (existing: Endpoint[], templated: () => Endpoint[]): Endpoint[] => {
-    if (!combine && existing.length > 0) return existing;
-    return combine ? [...existing, ...templated()] : templated();
-  };
-  const afterFqdnTarget = pass(own, () => fqdnTargetEndpoints(template, obj, meta, common.resource));
-  return pass(afterFqdnTarget, () => {
-    const hosts = [...new Set(template.execute(obj, meta))].sort();
-    const targets = template.targets(obj, meta);
-    if (hosts.length === 0 || targets.length === 0) return [];
-    const plain: EndpointCommon = { ttl: 0, setIdentifier: '', providerSpecific: [], resource: common.resource };
-    return hosts.flatMap((h) => endpointsForHostname(h, targets, plain));
-  });
 }

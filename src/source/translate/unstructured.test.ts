@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { FqdnTemplate } from './fqdn-template.ts';
 import { readMeta } from './object.ts';
 import type { JsonRecord } from './object.ts';
-import { endpointsForHostsAndTargets, titleCaseKey, translateUnstructured, unstructuredTemplateView } from './unstructured.ts';
+import { titleCaseKey, translateUnstructured, unstructuredTemplateView } from './unstructured.ts';
+import { endpointsForHostsAndTargets } from './apply-templates.ts';
 
 const vmi = (extra: JsonRecord = {}, annotations: Record<string, string> = {}): JsonRecord => ({
   apiVersion: 'kubevirt.io/v1',

@@ -10,19 +10,19 @@
  * hostname, target, ttl and controller annotations are read, as upstream (no provider-specific
  * properties, set identifier or --ignore-hostname-annotation).
  */
-import { LABEL_RESOURCE, newEndpoint } from '../../endpoint/endpoint.ts';
-import type { Endpoint, RecordType } from '../../endpoint/endpoint.ts';
+import type { Endpoint } from '../../endpoint/endpoint.ts';
 import { GoMap, NO_FIELD } from '../../template/values.ts';
 import type { GoStruct } from '../../template/values.ts';
 import { isControllerMismatch, parseAnnotations } from './annotations.ts';
 import { TemplateExecutionError } from './fqdn-template.ts';
 import type { FqdnTemplate } from './fqdn-template.ts';
-import { finalizeEndpoints, problemFor, suitableType } from './hostname.ts';
+import { finalizeEndpoints, problemFor } from './hostname.ts';
 import { asRecord, readMeta } from './object.ts';
 import type { JsonRecord, ObjectMeta } from './object.ts';
 import { TEMPLATE_FAILED_SUFFIX } from './options.ts';
 import type { TranslateOptions } from './options.ts';
 import type { SourceProblem } from '../source.ts';
+import { applyTemplates, endpointsForHostsAndTargets } from './apply-templates.ts';
 
 export interface UnstructuredTranslation {
   endpoints: Endpoint[];
@@ -129,50 +129,6 @@ export function unstructuredTemplateView(obj: JsonRecord, meta: ObjectMeta): GoS
   return new UnstructuredWrapper(obj, meta);
 }
 
-/**
- * external-dns's EndpointsForHostsAndTargets: each (sorted, unique) name gets one endpoint per
- * record type of the (sorted, unique) targets. A CNAME holds one target, so several hostname
- * targets become one CNAME each (the planner chooses), as everywhere in Hostwarden.
- */
-export function endpointsForHostsAndTargets(hostnames: readonly string[], targets: readonly string[], resource: string): Endpoint[] {
-  if (hostnames.length === 0 || targets.length === 0) return [];
-  const byType = new Map<RecordType, Set<string>>();
-  for (const t of targets) {
-    const type = suitableType(t);
-    byType.set(type, (byType.get(type) ?? new Set()).add(t));
-  }
-  const types = [...byType.keys()].sort();
-  const out: Endpoint[] = [];
-  for (const dnsName of [...new Set(hostnames)].sort()) {
-    for (const recordType of types) {
-      const sorted = [...(byType.get(recordType) ?? [])].sort();
-      const groups = recordType === 'CNAME' ? sorted.map((t) => [t]) : [sorted];
-      for (const group of groups) out.push(newEndpoint({ dnsName, recordType, targets: group, labels: { [LABEL_RESOURCE]: resource } }));
-    }
-  }
-  return out;
-}
-
-/** external-dns's endpointsFromFQDNTargetTemplate: `host:target` pairs, merged per name and type. */
-function fqdnTargetEndpoints(template: FqdnTemplate, obj: JsonRecord, meta: ObjectMeta, resource: string): Endpoint[] {
-  const byHost = new Map<string, string[]>();
-  for (const { host, target } of template.hostTargets(obj, meta, unstructuredTemplateView)) byHost.set(host, [...(byHost.get(host) ?? []), target]);
-  return [...byHost].flatMap(([host, targets]) => endpointsForHostsAndTargets([host], targets, resource));
-}
-
-/** external-dns's endpointsFromTemplate: --fqdn-template names at --target-template targets. */
-function templateEndpoints(template: FqdnTemplate, obj: JsonRecord, meta: ObjectMeta, resource: string): Endpoint[] {
-  const hostnames = template.execute(obj, meta, unstructuredTemplateView);
-  if (hostnames.length === 0) return [];
-  return endpointsForHostsAndTargets(hostnames, template.targets(obj, meta, unstructuredTemplateView), resource);
-}
-
-/** external-dns's CombineWithEndpoints. */
-function combine(own: Endpoint[], combineFqdn: boolean, templated: () => Endpoint[]): Endpoint[] {
-  if (!combineFqdn && own.length > 0) return own;
-  return combineFqdn ? [...own, ...templated()] : templated();
-}
-
 /** The object's metadata with its namespace as written ('' for cluster-scoped objects). */
 function metaOf(obj: JsonRecord): ObjectMeta | undefined {
   const meta = readMeta(obj);
@@ -196,10 +152,9 @@ export function translateUnstructured(obj: JsonRecord, options: TranslateOptions
   const resource = `${meta.kind.toLowerCase()}/${meta.namespace}/${meta.name}`;
   let candidates = endpointsForHostsAndTargets(ann.hostnames, ann.targets, resource);
   if (template !== undefined) {
-    const combineFqdn = options.combineFqdnAnnotation === true;
     try {
-      candidates = combine(candidates, combineFqdn, () => fqdnTargetEndpoints(template, obj, meta, resource));
-      candidates = combine(candidates, combineFqdn, () => templateEndpoints(template, obj, meta, resource));
+      const input = { template, combine: options.combineFqdnAnnotation === true, obj, meta, resource, shape: unstructuredTemplateView };
+      candidates = applyTemplates(input, candidates);
     } catch (err) {
       if (!(err instanceof TemplateExecutionError)) throw err;
       problems.push(problemFor(ref, `${err.message}${TEMPLATE_FAILED_SUFFIX}`));
