@@ -7,6 +7,7 @@
  *   node --import tsx bin/gardener-chart.ts          # rewrites deploy/gardener/controller-deployment.yaml
  */
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import type { Dirent } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -24,7 +25,7 @@ const BLOCK = 512;
 
 /** Chart files by path relative to the chart directory, sorted. */
 export function chartFiles(dir: string): Map<string, Buffer> {
-  const files = (readdirSync(dir, { recursive: true, withFileTypes: true }) as import('node:fs').Dirent[])
+  const files = (readdirSync(dir, { recursive: true, withFileTypes: true }) as Dirent[])
     .filter((d) => d.isFile())
     .map((d) => relative(dir, join(d.parentPath, d.name)).split(sep).join('/'))
     .sort();
@@ -65,10 +66,14 @@ export function tar(files: ReadonlyMap<string, Buffer>, prefix: string): Buffer 
 /** The files of a ustar archive (regular files only), by path. */
 export function untar(archive: Buffer): Map<string, Buffer> {
   const out = new Map<string, Buffer>();
-  for (let at = 0; at + BLOCK <= archive.length; ) {
+  for (let at = 0; at + BLOCK <= archive.length;) {
     const h = archive.subarray(at, at + BLOCK);
     if (h.every((b) => b === 0)) break;
-    const field = (from: number, len: number): string => h.subarray(from, from + len).toString('utf8').replace(/\0.*$/s, '');
+    const field = (from: number, len: number): string =>
+      h
+        .subarray(from, from + len)
+        .toString('utf8')
+        .replace(/\0.*$/s, '');
     const size = parseInt(field(124, 12).trim() || '0', 8);
     const prefix = field(345, 155);
     const name = (prefix === '' ? '' : `${prefix}/`) + field(0, 100);
