@@ -193,6 +193,14 @@ describe('deploy/gardener', () => {
       assert.deepEqual([...grants.cluster].sort(), want('cluster'));
       assert.deepEqual([...grants.namespaced].sort(), want('namespace'));
 
+      // The aliased example renders too: its type names and extra flags are ones bin/hostwarden accepts.
+      const [aliased] = yamlDocs(ALIASED_DEPLOYMENT_FILE);
+      const a = await renderDeployment(aliased as Obj, {}, join(dir, 'a'));
+      assert.deepEqual(a.valuesCheck.errors, []);
+      const aCfg = parseContainerArgs(get(ofKind(a.objects, 'Deployment')[0], 'spec', 'template', 'spec', 'containers', 0, 'args') as string[]);
+      assert.deepEqual(servedTypes(aCfg.flags.list('dnsrecord-types')), [{ served: 'hostwarden-aws-route53', backend: 'aws-route53' }]);
+      assert.equal(aCfg.flags.num('aws-requests-per-second'), 2);
+
       // A garden runtime cluster: gardenlet's runtimeCluster values choose the priority class.
       const garden = await renderDeployment(cd as Obj, { gardener: { runtimeCluster: { priorityClassName: 'gardener-garden-system-200' } } }, join(dir, 'g'));
       assert.equal(get(ofKind(garden.objects, 'Deployment')[0], 'spec', 'template', 'spec', 'priorityClassName'), 'gardener-garden-system-200');
