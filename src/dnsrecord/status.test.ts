@@ -44,13 +44,13 @@ describe("setGardenerCondition: Gardener's condition shape (its CRD requires bot
     assert.deepEqual(setGardenerCondition(list, created, t1), list);
   });
 
-  test('a new message moves lastUpdateTime only; a new status moves both', () => {
+  test('a new message moves lastUpdateTime only; a new status moves lastTransitionTime only', () => {
     const list = setGardenerCondition(undefined, created, t0);
     const [msg] = setGardenerCondition(list, { ...created, message: 'other' }, t1);
     assert.equal(msg?.lastTransitionTime, t0.toISOString());
     assert.equal(msg?.lastUpdateTime, t1.toISOString());
     const [st] = setGardenerCondition(list, { ...created, status: 'False' }, t1);
     assert.equal(st?.lastTransitionTime, t1.toISOString());
-    assert.equal(st?.lastUpdateTime, t1.toISOString());
+    assert.equal(st?.lastUpdateTime, t0.toISOString());
   });
 });

@@ -62,7 +62,7 @@ export function wasCreated(obj: DNSRecord): boolean {
 
 /**
  * Sets a condition as Gardener's ConditionBuilder does: lastTransitionTime moves when the status
- * changes, lastUpdateTime when status, reason or message change, so an unchanged reconcile writes
+ * changes, lastUpdateTime when reason or message change (helper.defaultConditionBuilder.Build), so an unchanged reconcile writes
  * the same condition (Gardener's CRD requires both times).
  */
 export function setGardenerCondition(
@@ -74,7 +74,7 @@ export function setGardenerCondition(
   const i = out.findIndex((c) => c.type === input.type);
   const old = i >= 0 ? out[i] : undefined;
   const at = now.toISOString();
-  const same = old !== undefined && old.status === input.status && old.reason === input.reason && old.message === input.message;
+  const same = old !== undefined && old.reason === input.reason && old.message === input.message;
   const next: GardenerCondition = {
     ...input,
     lastTransitionTime: old !== undefined && old.status === input.status ? old.lastTransitionTime : at,
