@@ -6,9 +6,8 @@
  *
  *   node --import tsx bin/gardener-chart.ts          # rewrites deploy/gardener/controller-deployment.yaml
  */
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import type { Dirent } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { parse, stringify } from 'yaml';
@@ -25,9 +24,9 @@ const BLOCK = 512;
 
 /** Chart files by path relative to the chart directory, sorted. */
 export function chartFiles(dir: string): Map<string, Buffer> {
-  const files = (readdirSync(dir, { recursive: true, withFileTypes: true }) as Dirent[])
-    .filter((d) => d.isFile())
-    .map((d) => relative(dir, join(d.parentPath, d.name)).split(sep).join('/'))
+  const files = (readdirSync(dir, { recursive: true }) as string[])
+    .filter((f) => statSync(join(dir, f)).isFile())
+    .map((f) => f.split(sep).join('/'))
     .sort();
   return new Map(files.map((f) => [f, readFileSync(join(dir, f))]));
 }
