@@ -10,6 +10,7 @@ import { EmbeddedBackend } from './backends/embedded.ts';
 import type { GoogleBackendDefaults } from './backends/google-clouddns.ts';
 import { PowerDnsBackend } from './backends/powerdns.ts';
 import { Rfc2136Backend } from './backends/rfc2136.ts';
+import { servedTypes } from './flags.ts';
 import type { BackendType } from './reconciler.ts';
 
 export interface BackendDefaults {
@@ -23,6 +24,7 @@ export interface BackendDefaults {
   store?: ZoneStore;
 }
 
+/** `types`: --dnsrecord-types entries (`TYPE` or `NAME=TYPE`). */
 export function backendTypes(types: readonly string[], d: BackendDefaults): Record<string, BackendType> {
   const all: Record<string, BackendType> = {
     'aws-route53': {
@@ -43,5 +45,11 @@ export function backendTypes(types: readonly string[], d: BackendDefaults): Reco
   };
   const store = d.store;
   if (store !== undefined) all['embedded'] = { needsSecret: false, build: () => new EmbeddedBackend(store) };
-  return Object.fromEntries(Object.entries(all).filter(([t]) => types.includes(t)));
+  // Keyed by the served spec.type: `NAME=TYPE` entries serve NAME with TYPE's backend.
+  return Object.fromEntries(
+    servedTypes(types).flatMap(({ served, backend }) => {
+      const type = all[backend];
+      return type === undefined ? [] : [[served, type]];
+    }),
+  );
 }

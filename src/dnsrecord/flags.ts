@@ -6,6 +6,7 @@
  * --listen with --tls-cert-file/--tls-private-key-file or --tls-self-signed (the validating webhook).
  */
 import type { FlagSpec } from '../config/flags.ts';
+import { ConfigError } from '../errors.ts';
 
 export const DNSRECORD_TYPES = ['aws-route53', 'google-clouddns', 'azure-dns', 'azure-private-dns', 'rfc2136', 'powerdns', 'embedded'] as const;
 
@@ -14,7 +15,7 @@ export const DNSRECORD_FLAGS: readonly FlagSpec[] = [
     name: 'dnsrecord-types',
     kind: 'list',
     default: [...DNSRECORD_TYPES],
-    help: `dnsrecord-controller: DNSRecord spec.type values this instance serves (repeatable; ${DNSRECORD_TYPES.join(', ')}).`,
+    help: `dnsrecord-controller: DNSRecord spec.type values this instance serves (repeatable; ${DNSRECORD_TYPES.join(', ')}; NAME=TYPE serves spec.type NAME with TYPE).`,
   },
   {
     name: 'dnsrecord-class',
@@ -38,3 +39,33 @@ export const DNSRECORD_FLAGS: readonly FlagSpec[] = [
   { name: 'dnsrecord-throttle-retry', kind: 'duration', default: '10s', help: 'dnsrecord-controller: retry delay after the DNS provider throttled requests.' },
   { name: 'dnsrecord-rfc2136-timeout', kind: 'duration', default: '10s', help: 'dnsrecord-controller: time allowed for one rfc2136 update.' },
 ];
+
+/** One served DNSRecord spec.type and the Hostwarden type (backend) that serves it. */
+export interface ServedType {
+  served: string;
+  backend: (typeof DNSRECORD_TYPES)[number];
+}
+
+// A DNSRecord type as Gardener's ControllerRegistrations name them: a DNS label.
+const TYPE_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/**
+ * --dnsrecord-types entries: `TYPE` serves spec.type TYPE, `NAME=TYPE` serves spec.type NAME with
+ * TYPE's backend, so Hostwarden can be registered with Gardener under a type name of its own next
+ * to a provider extension that is primary for TYPE (docs/dnsrecord.md, "Register with Gardener").
+ */
+export function servedTypes(entries: readonly string[]): ServedType[] {
+  const out: ServedType[] = [];
+  for (const entry of entries) {
+    const eq = entry.indexOf('=');
+    const served = eq === -1 ? entry : entry.slice(0, eq);
+    const backend = eq === -1 ? entry : entry.slice(eq + 1);
+    if (!(DNSRECORD_TYPES as readonly string[]).includes(backend))
+      throw new ConfigError(`--dnsrecord-types: unknown type ${JSON.stringify(backend)}; known: ${DNSRECORD_TYPES.join(', ')}`, '--dnsrecord-types');
+    if (!TYPE_NAME.test(served))
+      throw new ConfigError(`--dnsrecord-types: ${JSON.stringify(served)} is not a type name (lower-case letters, digits and '-')`, '--dnsrecord-types');
+    if (out.some((t) => t.served === served)) throw new ConfigError(`--dnsrecord-types: ${JSON.stringify(served)} is named twice`, '--dnsrecord-types');
+    out.push({ served, backend: backend as ServedType['backend'] });
+  }
+  return out;
+}

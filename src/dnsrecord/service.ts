@@ -20,7 +20,7 @@ import type { Logger } from '../log.ts';
 import { ZoneStore } from '../provider/embedded/record-sets.ts';
 import { backendTypes } from './backend-types.ts';
 import { DNSRecordController } from './controller.ts';
-import { DNSRECORD_TYPES } from './flags.ts';
+import { servedTypes } from './flags.ts';
 import { CredentialLimiters } from './limiters.ts';
 import { DNSRecordWebhook } from './webhook.ts';
 import { kubeClientFromConfig, kubeConfigSourceOf } from '../kube/flags.ts';
@@ -85,7 +85,7 @@ export class DNSRecordService {
       client,
       logger: logger.child({ component: 'dnsrecord' }),
       limiters,
-      types,
+      types: servedTypes(types).map((t) => t.served),
       recordClass: f.str('dnsrecord-class'),
       concurrency,
       configRetryMs: f.num('dnsrecord-config-retry'),
@@ -161,9 +161,7 @@ interface Steps {
 /** The controller's own flags and the AWS defaults it applies, checked before anything starts. */
 function checkedFlags(f: Config['flags']): { concurrency: number; rps: number; retries: number } {
   const types = f.list('dnsrecord-types');
-  const unknown = types.find((t) => !(DNSRECORD_TYPES as readonly string[]).includes(t));
-  if (unknown !== undefined)
-    throw new ConfigError(`--dnsrecord-types: unknown type ${JSON.stringify(unknown)}; known: ${DNSRECORD_TYPES.join(', ')}`, '--dnsrecord-types');
+  servedTypes(types); // throws naming the flag
   if (types.length === 0) throw new ConfigError('--dnsrecord-types must name at least one type', '--dnsrecord-types');
   const concurrency = f.num('dnsrecord-concurrency');
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new ConfigError('--dnsrecord-concurrency must be at least 1', '--dnsrecord-concurrency');
@@ -196,7 +194,7 @@ function embeddedSteps(
     types = types.filter((t) => t !== 'embedded');
     logger.info('embedded DNSRecords are not served: no --embedded-zone');
   }
-  if (types.includes('embedded')) {
+  if (servedTypes(types).some((t) => t.backend === 'embedded')) {
     if (zones.length === 0)
       throw new ConfigError(
         'the embedded DNSRecord type needs the zones it serves: set --embedded-zone (or drop embedded from --dnsrecord-types)',

@@ -63,12 +63,22 @@ export interface LastError {
   lastUpdateTime: string;
 }
 
+/**
+ * Gardener's condition (gardencorev1beta1.Condition): metav1.Condition's fields without
+ * observedGeneration, plus lastUpdateTime (required by Gardener's CRD) and codes.
+ */
+export type GardenerCondition = Omit<Condition, 'observedGeneration'> & { lastUpdateTime: string; codes?: string[] };
+
 export interface DNSRecordStatus {
   zone?: string;
   lastOperation?: LastOperation;
   lastError?: LastError | null;
-  conditions?: Condition[];
+  conditions?: GardenerCondition[];
   observedGeneration?: number;
+  /** Written by other controllers; read and kept, never set here. */
+  providerStatus?: Record<string, unknown>;
+  state?: Record<string, unknown>;
+  resources?: { name: string; resourceRef: { apiVersion?: string; kind: string; name: string } }[];
 }
 
 export interface DNSRecord {

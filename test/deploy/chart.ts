@@ -1,9 +1,9 @@
 /**
- * Renders charts/hostwarden the way `helm template` does, with the Go template subset in
+ * Renders a chart (charts/hostwarden, charts/hostwarden-gardener-extension) the way `helm template` does, with the Go template subset in
  * go-template.ts: values.yaml merged with overrides, checked against values.schema.json, every
  * template rendered, the YAML documents parsed.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { TemplateSet } from './go-template.ts';
@@ -80,7 +80,8 @@ export function renderChart(dir: string, overrides: Values, release: Release): R
   }
   const notes = files.includes('NOTES.txt') ? set.render('NOTES.txt', data) : '';
   const crds: Record<string, unknown>[] = [];
-  for (const f of readdirSync(join(dir, 'crds')).sort()) {
+  // A chart without crds/ (the Gardener extension's: Gardener manages the CRDs it needs).
+  for (const f of existsSync(join(dir, 'crds')) ? readdirSync(join(dir, 'crds')).sort() : []) {
     crds.push(...parseYamlDocuments(readFileSync(join(dir, 'crds', f), 'utf8'), `crds/${f}`));
   }
   return { values, objects, crds, notes, valuesCheck };

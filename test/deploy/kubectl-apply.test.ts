@@ -42,9 +42,12 @@ spec:
 
 function deployObjects(): Obj[] {
   const dir = join(ROOT, 'deploy');
-  return (readdirSync(dir, { recursive: true }) as string[])
-    .filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml')
-    .flatMap((f) => parseYamlDocuments(readFileSync(join(dir, f), 'utf8'), f));
+  return (
+    (readdirSync(dir, { recursive: true }) as string[])
+      // deploy/gardener is for a Gardener garden cluster (test/deploy/gardener.test.ts).
+      .filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml' && !f.startsWith('gardener/'))
+      .flatMap((f) => parseYamlDocuments(readFileSync(join(dir, f), 'utf8'), f))
+  );
 }
 
 function refOf(o: Obj): { apiVersion: string; kind: string; name: string; namespace?: string } {

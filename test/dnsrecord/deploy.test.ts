@@ -18,7 +18,9 @@ import { REPO_ROOT } from '../support/cli.ts';
 import { findKubectl, kubectlRunner } from '../support/kubectl.ts';
 import { get, grantsOf, ofKind, parseContainerArgs } from '../deploy/checks.ts';
 import type { Obj } from '../deploy/checks.ts';
-import { NS, deployJson, dnsRecord, startEnv } from './harness.ts';
+import { NS, create, deployJson, dnsRecord, get as get2, startEnv } from './harness.ts';
+import { loadCrd } from '../support/crds/load.ts';
+import { restate } from '../support/crds/restate.ts';
 
 const NAMESPACE = 'hostwarden';
 const ACCOUNT = 'hostwarden-dnsrecord-controller';
@@ -92,7 +94,36 @@ describe('deploy/dnsrecord', () => {
     assert.deepEqual(get(version, 'subresources'), { status: {} });
     const columns = (version['additionalPrinterColumns'] as Obj[]).map((c) => c['jsonPath']);
     assert.deepEqual(columns, ['.spec.type', '.spec.name', '.spec.recordType', '.status.lastOperation.state', '.metadata.creationTimestamp']);
-    assert.deepEqual(get(version, 'schema', 'openAPIV3Schema', 'properties', 'spec', 'required'), ['type', 'secretRef', 'name', 'recordType', 'values']);
+    assert.deepEqual(get(version, 'schema', 'openAPIV3Schema', 'properties', 'spec', 'required'), ['name', 'recordType', 'secretRef', 'type', 'values']);
+  });
+
+  test("the CRD's schema is Gardener's (restated under test/support/crds/gardener), status included", () => {
+    const ours = restate(deployJson('crd.json'), '');
+    const gardener = loadCrd('gardener', 'dnsrecords.extensions.gardener.cloud');
+    assert.deepEqual(get(ours, 'spec'), gardener.spec);
+    const status = get(gardener.spec.versions[0], 'schema', 'openAPIV3Schema', 'properties', 'status', 'properties') as Obj;
+    for (const field of ['providerStatus', 'state', 'resources', 'zone', 'conditions', 'lastError', 'lastOperation', 'observedGeneration'])
+      assert.ok(field in status, field);
+  });
+
+  test('status fields of other controllers (providerStatus, state, resources) survive the API server, which prunes by schema', async () => {
+    const env = await startEnv();
+    try {
+      await create(env.client, dnsRecord('kept', { type: 'aws-route53', name: 'kept.example.org' }));
+      const status = {
+        providerStatus: { apiVersion: 'aws.provider.extensions.gardener.cloud/v1alpha1', kind: 'DNSRecordStatus', any: { nested: [1, 'two'] } },
+        state: { zoneCache: { 'example.org': 'Z1' } },
+        resources: [{ name: 'dns-creds', resourceRef: { apiVersion: 'v1', kind: 'Secret', name: 'dns-creds' } }],
+        zone: 'Z1',
+        unknownField: 'pruned',
+      };
+      await env.client.request('PATCH', `${objectPath(DNSRECORDS, NS, 'kept')}/status`, { body: { status }, contentType: 'application/merge-patch+json' });
+      const read = (await get2(env.client, 'kept'))?.status as Obj | undefined;
+      const { unknownField: _pruned, ...kept } = status;
+      assert.deepEqual(read, kept);
+    } finally {
+      await env.stop();
+    }
   });
 
   test('RBAC grants exactly the permission table: cluster-wide records and Secrets, the Lease in its namespace', () => {
