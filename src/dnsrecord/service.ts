@@ -45,6 +45,7 @@ export class DNSRecordService {
     const f = cfg.flags;
     const { concurrency, rps, retries } = checkedFlags(f);
     let types = f.list('dnsrecord-types');
+    const classes = extensionClasses(f);
 
     const starters: Step[] = [];
     const closers: Step[] = [];
@@ -86,7 +87,8 @@ export class DNSRecordService {
       logger: logger.child({ component: 'dnsrecord' }),
       limiters,
       types,
-      recordClass: f.str('dnsrecord-class'),
+      extensionClasses: classes,
+      ignoreOperationAnnotation: f.bool('ignore-operation-annotation'),
       concurrency,
       configRetryMs: f.num('dnsrecord-config-retry'),
       throttleRetryMs: f.num('dnsrecord-throttle-retry'),
@@ -116,7 +118,10 @@ export class DNSRecordService {
     closers.push(() => controller.stop());
 
     if (cfg.metricsAddress !== '') opsSteps(cfg, registry, logger, () => controller.reflector.hasSynced(), { starters, closers });
-    logger.info({ types, class: f.str('dnsrecord-class') || '(none)', leaderElection: elect }, 'dnsrecord-controller starting');
+    logger.info(
+      { types, extensionClasses: classes, ignoreOperationAnnotation: f.bool('ignore-operation-annotation'), leaderElection: elect },
+      'dnsrecord-controller starting',
+    );
     return new DNSRecordService(controller, starters, closers, logger);
   }
 
@@ -156,6 +161,14 @@ async function webhookSteps(cfg: Config, logger: Logger, closers: Step[]): Promi
 interface Steps {
   starters: Step[];
   closers: Step[];
+}
+
+/** --extension-classes plus the --dnsrecord-class alias; empty means `shoot` (HasClass). */
+function extensionClasses(f: Config['flags']): string[] {
+  const out = f.list('extension-classes').map((c) => c.trim()).filter((c) => c !== '');
+  const alias = f.str('dnsrecord-class').trim();
+  if (alias !== '' && !out.includes(alias)) out.push(alias);
+  return out.length === 0 ? ['shoot'] : out;
 }
 
 /** The controller's own flags and the AWS defaults it applies, checked before anything starts. */
