@@ -13,6 +13,10 @@ export interface ShootView {
   status?: { lastOperation?: { type?: string; state?: string } | null };
 }
 
+interface NamespaceView {
+  metadata: { labels?: Record<string, string> };
+}
+
 export interface ClusterView {
   metadata: { name: string };
   spec?: { shoot?: ShootView | null };
@@ -20,7 +24,7 @@ export interface ClusterView {
 
 /** The Cluster of a shoot namespace; undefined for other namespaces (the `garden` namespace, plain clusters). */
 export async function clusterFor(client: Pick<KubeClient, 'request'>, namespace: string): Promise<ClusterView | undefined> {
-  const ns = await client.request<{ metadata: { labels?: Record<string, string> } }>('GET', objectPath(NAMESPACES, '', namespace));
+  const ns = await client.request<NamespaceView>('GET', objectPath(NAMESPACES, '', namespace));
   if (ns.metadata.labels?.[GARDEN_ROLE_LABEL] !== GARDEN_ROLE_SHOOT) return undefined;
   // A shoot namespace without its Cluster is an error (retried), as in GetCluster.
   return client.request<ClusterView>('GET', objectPath(CLUSTERS, '', namespace));
