@@ -33,7 +33,10 @@ export const KNOWN_CODES: ReadonlyArray<readonly [string, RegExp]> = [
     ERR_CONFIGURATION_PROBLEM,
     /not supported in your requested Availability Zone|InvalidParameterValue|notFound|InvalidSubnet|Invalid value|violates constraint|no attached internet gateway found|invalid VPC attributes|unrecognized feature gate|runtime-config invalid key|strict decoder error|not allowed to configure an unsupported|error during apply of object .* is invalid:|duplicate zones|overlapping zones/i,
   ],
-  [ERR_RETRYABLE_CONFIGURATION_PROBLEM, /is misconfigured and requires zero voluntary evictions|SDK.CanNotResolveEndpoint|The requested configuration is currently not supported/i],
+  [
+    ERR_RETRYABLE_CONFIGURATION_PROBLEM,
+    /is misconfigured and requires zero voluntary evictions|SDK.CanNotResolveEndpoint|The requested configuration is currently not supported/i,
+  ],
 ];
 
 /** DetermineError then ExtractErrorCodes: `carried` when there are any, else the matching codes in sorted order (sets.List). */

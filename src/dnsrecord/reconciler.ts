@@ -127,11 +127,14 @@ export class DNSRecordReconciler {
     const text = DESCRIPTIONS[type];
     let current = obj;
     try {
-      if ((type !== 'Delete' && type !== 'Migrate') && !hasFinalizer(current, FINALIZER))
+      if (type !== 'Delete' && type !== 'Migrate' && !hasFinalizer(current, FINALIZER))
         current = await patchFinalizers(this.opts.client, DNSRECORDS, current, { add: FINALIZER });
       current = await this.patchStatus(current, processing(type, text.processing, this.now()));
       const done = await body(current);
-      const status = succeeded(done.obj, type, text.success, this.now(), { ...(created === undefined ? {} : { created }), ...(done.extra === undefined ? {} : { extra: done.extra }) });
+      const status = succeeded(done.obj, type, text.success, this.now(), {
+        ...(created === undefined ? {} : { created }),
+        ...(done.extra === undefined ? {} : { extra: done.extra }),
+      });
       const stored = await this.patchStatus(done.obj, status);
       this.event(obj, 'Normal', `${type}Succeeded`, text.success);
       const period = this.opts.syncPeriodMs ?? 0;
@@ -141,7 +144,10 @@ export class DNSRecordReconciler {
       if (isStatus(err, 409)) throw err;
       const { description, codes, requeueAfterMs } = this.classify(err);
       const full = `${text.error}: ${description}`;
-      this.log.warn({ dnsrecord: `${obj.metadata.namespace ?? ''}/${obj.metadata.name}`, operation: type, codes, err: description }, 'DNSRecord operation failed');
+      this.log.warn(
+        { dnsrecord: `${obj.metadata.namespace ?? ''}/${obj.metadata.name}`, operation: type, codes, err: description },
+        'DNSRecord operation failed',
+      );
       this.event(obj, 'Warning', `${type}Failed`, full);
       const reported = failed(current, type, full, codes, this.now(), created === 'true' ? { created: 'false' } : {});
       await this.patchStatus(current, reported).catch((e: unknown) => {

@@ -165,7 +165,10 @@ interface Steps {
 
 /** --extension-classes plus the --dnsrecord-class alias; empty means `shoot` (HasClass). */
 function extensionClasses(f: Config['flags']): string[] {
-  const out = f.list('extension-classes').map((c) => c.trim()).filter((c) => c !== '');
+  const out = f
+    .list('extension-classes')
+    .map((c) => c.trim())
+    .filter((c) => c !== '');
   const alias = f.str('dnsrecord-class').trim();
   if (alias !== '' && !out.includes(alias)) out.push(alias);
   return out.length === 0 ? ['shoot'] : out;

@@ -24,7 +24,13 @@ import { waitFor } from './harness.ts';
 
 const NS = 'shoot--dev--contract';
 const SUCCEEDED = {
-  lastOperation: { type: 'Create', state: 'Succeeded', description: 'Successfully reconciled DNSRecord', lastUpdateTime: '2026-01-01T00:00:00Z', progress: 100 },
+  lastOperation: {
+    type: 'Create',
+    state: 'Succeeded',
+    description: 'Successfully reconciled DNSRecord',
+    lastUpdateTime: '2026-01-01T00:00:00Z',
+    progress: 100,
+  },
   conditions: [
     {
       type: 'Created',
@@ -44,9 +50,9 @@ describe('dnsrecord-controller: the contract of Gardener’s extension library',
   let controllers: DNSRecordController[] = [];
 
   const path = (name: string, ns = NS): string => objectPath(DNSRECORDS, ns, name);
-  const get = (name: string, ns = NS): Promise<DNSRecord | undefined> =>
-    client.request<DNSRecord>('GET', path(name, ns)).catch(() => undefined);
-  const mergePatch = (p: string, body: unknown): Promise<DNSRecord> => client.request<DNSRecord>('PATCH', p, { body, contentType: 'application/merge-patch+json' });
+  const get = (name: string, ns = NS): Promise<DNSRecord | undefined> => client.request<DNSRecord>('GET', path(name, ns)).catch(() => undefined);
+  const mergePatch = (p: string, body: unknown): Promise<DNSRecord> =>
+    client.request<DNSRecord>('PATCH', p, { body, contentType: 'application/merge-patch+json' });
 
   /** A record as stored: optional finalizer, status (through /status), annotations and class. */
   async function seed(
@@ -64,7 +70,14 @@ describe('dnsrecord-controller: the contract of Gardener’s extension library',
           ...(opts.finalizer === true ? { finalizers: [FINALIZER] } : {}),
           ...(opts.annotations === undefined ? {} : { annotations: opts.annotations }),
         },
-        spec: { type: 'fake', secretRef: { name: 'unused' }, name: `${name}.example.test`, recordType: 'A', values: ['192.0.2.1'], ...(opts.cls === undefined ? {} : { class: opts.cls }) },
+        spec: {
+          type: 'fake',
+          secretRef: { name: 'unused' },
+          name: `${name}.example.test`,
+          recordType: 'A',
+          values: ['192.0.2.1'],
+          ...(opts.cls === undefined ? {} : { class: opts.cls }),
+        },
       },
     });
     if (opts.status !== undefined) await mergePatch(`${path(name, ns)}/status`, { status: opts.status });
@@ -121,7 +134,15 @@ describe('dnsrecord-controller: the contract of Gardener’s extension library',
       for (let i = 0; i < 5; i++) await seed(`ok-${i}`, { finalizer: true, status: SUCCEEDED });
       await seed('was-error', {
         finalizer: true,
-        status: { lastOperation: { type: 'Reconcile', state: 'Error', description: 'Error reconciling DNSRecord: x', lastUpdateTime: '2026-01-01T00:00:00Z', progress: 50 } },
+        status: {
+          lastOperation: {
+            type: 'Reconcile',
+            state: 'Error',
+            description: 'Error reconciling DNSRecord: x',
+            lastUpdateTime: '2026-01-01T00:00:00Z',
+            progress: 50,
+          },
+        },
       });
       c = await start(backend);
     });
@@ -226,7 +247,10 @@ describe('dnsrecord-controller: the contract of Gardener’s extension library',
       await mergePatch(path('ok-3'), { spec: { values: ['192.0.2.3'] } });
       await waitFor('upsert', async () => (backend.writes().length === 1 ? true : undefined));
       await quiet(c);
-      assert.deepEqual(backend.writes().map((w) => [w.op, w.name, w.values]), [['upsert', 'ok-3.example.test', ['192.0.2.3']]]);
+      assert.deepEqual(
+        backend.writes().map((w) => [w.op, w.name, w.values]),
+        [['upsert', 'ok-3.example.test', ['192.0.2.3']]],
+      );
     });
   });
 
@@ -258,7 +282,10 @@ describe('dnsrecord-controller: the contract of Gardener’s extension library',
       backend.calls.length = 0;
       await client.request('DELETE', path('already-gone'));
       await gone('already-gone');
-      assert.deepEqual(backend.writes().map((w) => w.op), ['remove']);
+      assert.deepEqual(
+        backend.writes().map((w) => w.op),
+        ['remove'],
+      );
     });
 
     test('Created False (the first write failed and was never retried successfully): no provider removal, the finalizer goes', async () => {
@@ -273,7 +300,10 @@ describe('dnsrecord-controller: the contract of Gardener’s extension library',
       await client.request('DELETE', path('never'));
       await gone('never');
       backend.failWith = undefined;
-      assert.deepEqual(backend.writes().filter((w) => w.op === 'remove'), []);
+      assert.deepEqual(
+        backend.writes().filter((w) => w.op === 'remove'),
+        [],
+      );
     });
 
     test('a delete that fails reports Delete Error and keeps the finalizer; it is retried', async () => {
@@ -296,19 +326,35 @@ describe('dnsrecord-controller: the contract of Gardener’s extension library',
     const base = { client: {} as KubeClient, logger: silentLogger(), limiters: new CredentialLimiters({ ratePerSecond: 0 }), types: ['fake'], backends: {} };
     const rec = (cls: string | undefined): DNSRecord => ({
       metadata: { name: 'r' },
-      spec: { type: 'fake', secretRef: { name: 's' }, name: 'r.example.test', recordType: 'A', values: ['192.0.2.1'], ...(cls === undefined ? {} : { class: cls }) },
+      spec: {
+        type: 'fake',
+        secretRef: { name: 's' },
+        name: 'r.example.test',
+        recordType: 'A',
+        values: ['192.0.2.1'],
+        ...(cls === undefined ? {} : { class: cls }),
+      },
     });
 
     test('no classes configured serves unset and shoot, not seed or garden', () => {
       const c = new DNSRecordController({ ...base, extensionClasses: [] });
-      assert.deepEqual([undefined, 'shoot', 'seed', 'garden'].map((x) => c.serves(rec(x))), [true, true, false, false]);
+      assert.deepEqual(
+        [undefined, 'shoot', 'seed', 'garden'].map((x) => c.serves(rec(x))),
+        [true, true, false, false],
+      );
     });
 
     test('--extension-classes seed,shoot serves both; garden alone serves only garden', () => {
       const both = new DNSRecordController({ ...base, extensionClasses: ['seed', 'shoot'] });
-      assert.deepEqual([undefined, 'shoot', 'seed', 'garden'].map((x) => both.serves(rec(x))), [true, true, true, false]);
+      assert.deepEqual(
+        [undefined, 'shoot', 'seed', 'garden'].map((x) => both.serves(rec(x))),
+        [true, true, true, false],
+      );
       const garden = new DNSRecordController({ ...base, extensionClasses: ['garden'] });
-      assert.deepEqual([undefined, 'shoot', 'seed', 'garden'].map((x) => garden.serves(rec(x))), [false, false, false, true]);
+      assert.deepEqual(
+        [undefined, 'shoot', 'seed', 'garden'].map((x) => garden.serves(rec(x))),
+        [false, false, false, true],
+      );
     });
   });
 
@@ -316,11 +362,6 @@ describe('dnsrecord-controller: the contract of Gardener’s extension library',
     const SHOOT_NS = 'shoot--dev--failed';
     const backend = new FakeBackend();
     let c: DNSRecordController;
-
-    const cluster = (shoot: unknown): Promise<unknown> =>
-      client.request('PUT', objectPath(CLUSTERS, '', SHOOT_NS), {
-        body: { apiVersion: CLUSTERS.apiVersion, kind: 'Cluster', metadata: { name: SHOOT_NS }, spec: { cloudProfile: {}, seed: {}, shoot } },
-      });
 
     before(async () => {
       await client.request('POST', '/api/v1/namespaces', {
@@ -331,7 +372,11 @@ describe('dnsrecord-controller: the contract of Gardener’s extension library',
           apiVersion: CLUSTERS.apiVersion,
           kind: 'Cluster',
           metadata: { name: SHOOT_NS },
-          spec: { cloudProfile: {}, seed: {}, shoot: { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', status: { lastOperation: { type: 'Reconcile', state: 'Failed' } } } },
+          spec: {
+            cloudProfile: {},
+            seed: {},
+            shoot: { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', status: { lastOperation: { type: 'Reconcile', state: 'Failed' } } },
+          },
         },
       });
       c = await start(backend);
@@ -355,11 +400,13 @@ describe('dnsrecord-controller: the contract of Gardener’s extension library',
       });
       await mergePatch(path('of-failed', SHOOT_NS), { metadata: { annotations: { [OPERATION_ANNOTATION]: 'reconcile' } } });
       await waitFor('reconciled', async () => ((await get('of-failed', SHOOT_NS))?.status?.lastOperation?.state === 'Succeeded' ? true : undefined));
-      assert.deepEqual(backend.writes().map((w) => w.op), ['upsert']);
+      assert.deepEqual(
+        backend.writes().map((w) => w.op),
+        ['upsert'],
+      );
     });
 
     test('force deletion confirmed on the shoot: deleted as provider-aws does (ForceDelete = Delete)', async () => {
-      void cluster;
       await client.request('PATCH', objectPath(CLUSTERS, '', SHOOT_NS), {
         body: { spec: { shoot: { metadata: { annotations: { 'confirmation.gardener.cloud/force-deletion': 'true' } } } } },
         contentType: 'application/merge-patch+json',
@@ -367,7 +414,10 @@ describe('dnsrecord-controller: the contract of Gardener’s extension library',
       backend.calls.length = 0;
       await client.request('DELETE', path('of-failed', SHOOT_NS));
       await waitFor('gone', async () => ((await get('of-failed', SHOOT_NS)) === undefined ? true : undefined));
-      assert.deepEqual(backend.writes().map((w) => w.op), ['remove']);
+      assert.deepEqual(
+        backend.writes().map((w) => w.op),
+        ['remove'],
+      );
     });
   });
 });

@@ -170,7 +170,9 @@ describe('dnsrecord-controller, embedded type', { skip }, () => {
       // As with Gardener's predicates, the restore's own status writes (made while the restore
       // annotation is still there) queue the record once more, so a Reconcile may follow.
       const type = r?.status?.lastOperation?.type;
-      return (type === 'Restore' || type === 'Reconcile') && r?.status?.lastOperation?.state === 'Succeeded' && r.metadata.annotations?.[OPERATION_ANNOTATION] === undefined
+      return (type === 'Restore' || type === 'Reconcile') &&
+        r?.status?.lastOperation?.state === 'Succeeded' &&
+        r.metadata.annotations?.[OPERATION_ANNOTATION] === undefined
         ? r
         : undefined;
     });

@@ -200,7 +200,10 @@ describe("Gardener's DNSRecord controller unit-test cases, replayed through Host
         checkDifference(c);
         // Hostwarden's answer: the controller watches DNSRecords only.
         const source = readFileSync(join(HERE, '../../../../src/dnsrecord/controller.ts'), 'utf8');
-        assert.deepEqual([...source.matchAll(/new Reflector<\w+>\(\{[^}]*resource: (\w+)/g)].map((m) => m[1]), ['DNSRECORDS']);
+        assert.deepEqual(
+          [...source.matchAll(/new Reflector<\w+>\(\{[^}]*resource: (\w+)/g)].map((m) => m[1]),
+          ['DNSRECORDS'],
+        );
       });
     }
   });
