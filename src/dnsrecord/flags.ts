@@ -5,6 +5,7 @@
  * --aws-endpoint-url, --aws-api-retries and --aws-requests-per-second (aws-route53 type), and
  * --listen with --tls-cert-file/--tls-private-key-file or --tls-self-signed (the validating webhook).
  */
+import type { Config } from '../config/config.ts';
 import type { FlagSpec } from '../config/flags.ts';
 
 export const DNSRECORD_TYPES = ['aws-route53', 'google-clouddns', 'azure-dns', 'azure-private-dns', 'rfc2136', 'powerdns', 'embedded'] as const;
@@ -50,3 +51,11 @@ export const DNSRECORD_FLAGS: readonly FlagSpec[] = [
   { name: 'dnsrecord-throttle-retry', kind: 'duration', default: '10s', help: 'dnsrecord-controller: retry delay after the DNS provider throttled requests.' },
   { name: 'dnsrecord-rfc2136-timeout', kind: 'duration', default: '10s', help: 'dnsrecord-controller: time allowed for one rfc2136 update.' },
 ];
+
+/** --extension-classes plus the --dnsrecord-class alias; none means `shoot` (Gardener's HasClass). */
+export function extensionClassesOf(f: Pick<Config['flags'], 'list' | 'str'>): string[] {
+  const out = f.list('extension-classes');
+  const alias = f.str('dnsrecord-class').trim();
+  if (alias !== '' && !out.includes(alias)) out.push(alias);
+  return out.length === 0 ? ['shoot'] : out;
+}

@@ -20,7 +20,7 @@ import type { Logger } from '../log.ts';
 import { ZoneStore } from '../provider/embedded/record-sets.ts';
 import { backendTypes } from './backend-types.ts';
 import { DNSRecordController } from './controller.ts';
-import { DNSRECORD_TYPES } from './flags.ts';
+import { DNSRECORD_TYPES, extensionClassesOf } from './flags.ts';
 import { CredentialLimiters } from './limiters.ts';
 import { DNSRecordWebhook } from './webhook.ts';
 import { kubeClientFromConfig, kubeConfigSourceOf } from '../kube/flags.ts';
@@ -45,7 +45,7 @@ export class DNSRecordService {
     const f = cfg.flags;
     const { concurrency, rps, retries } = checkedFlags(f);
     let types = f.list('dnsrecord-types');
-    const classes = extensionClasses(f);
+    const classes = extensionClassesOf(f);
 
     const starters: Step[] = [];
     const closers: Step[] = [];
@@ -161,17 +161,6 @@ async function webhookSteps(cfg: Config, logger: Logger, closers: Step[]): Promi
 interface Steps {
   starters: Step[];
   closers: Step[];
-}
-
-/** --extension-classes plus the --dnsrecord-class alias; empty means `shoot` (HasClass). */
-function extensionClasses(f: Config['flags']): string[] {
-  const out = f
-    .list('extension-classes')
-    .map((c) => c.trim())
-    .filter((c) => c !== '');
-  const alias = f.str('dnsrecord-class').trim();
-  if (alias !== '' && !out.includes(alias)) out.push(alias);
-  return out.length === 0 ? ['shoot'] : out;
 }
 
 /** The controller's own flags and the AWS defaults it applies, checked before anything starts. */

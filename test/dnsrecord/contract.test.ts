@@ -19,6 +19,8 @@ import { silentLogger } from '../../src/log.ts';
 import { installCrd, loadCrd } from '../support/crds/load.ts';
 import { startTestApiServer } from '../support/kube-apiserver/server.ts';
 import type { TestApiServer } from '../support/kube-apiserver/server.ts';
+import { extensionClassesOf } from '../../src/dnsrecord/flags.ts';
+import { parseContainerArgs } from '../deploy/checks.ts';
 import { FakeBackend } from './fake-backend.ts';
 import { waitFor } from './harness.ts';
 
@@ -356,6 +358,16 @@ describe('dnsrecord-controller: the contract of Gardener’s extension library',
         [false, false, false, true],
       );
     });
+  });
+
+  test("the command line takes Gardener's flags as its charts pass them", () => {
+    const cfg = parseContainerArgs(['dnsrecord-controller', '--extension-classes=seed,shoot', '--ignore-operation-annotation=false']);
+    assert.deepEqual(extensionClassesOf(cfg.flags), ['seed', 'shoot']);
+    assert.equal(cfg.flags.bool('ignore-operation-annotation'), false);
+    const legacy = parseContainerArgs(['dnsrecord-controller', '--dnsrecord-class', 'garden', '--ignore-operation-annotation']);
+    assert.deepEqual(extensionClassesOf(legacy.flags), ['garden']);
+    assert.equal(legacy.flags.bool('ignore-operation-annotation'), true);
+    assert.deepEqual(extensionClassesOf(parseContainerArgs(['dnsrecord-controller']).flags), ['shoot']);
   });
 
   describe('the Cluster of a shoot namespace', () => {
