@@ -21,6 +21,10 @@ import { startTestApiServer } from '../support/kube-apiserver/server.ts';
 import type { TestApiServer } from '../support/kube-apiserver/server.ts';
 import { extensionClassesOf } from '../../src/dnsrecord/flags.ts';
 import { parseContainerArgs } from '../deploy/checks.ts';
+import { backendTypes } from '../../src/dnsrecord/backend-types.ts';
+import { SECRETS } from '../../src/dnsrecord/types.ts';
+import { startAwsEmulators } from '../support/aws/start.ts';
+import type { AwsEmulators } from '../support/aws/start.ts';
 import { FakeBackend } from './fake-backend.ts';
 import { waitFor } from './harness.ts';
 
@@ -59,7 +63,7 @@ describe('dnsrecord-controller: the contract of Gardener’s extension library',
   /** A record as stored: optional finalizer, status (through /status), annotations and class. */
   async function seed(
     name: string,
-    opts: { ns?: string; status?: unknown; finalizer?: boolean; annotations?: Record<string, string>; cls?: string } = {},
+    opts: { ns?: string; status?: unknown; finalizer?: boolean; annotations?: Record<string, string>; cls?: string; type?: string; domain?: string } = {},
   ): Promise<DNSRecord> {
     const ns = opts.ns ?? NS;
     await client.request('POST', collectionPath(DNSRECORDS, ns), {
@@ -73,9 +77,9 @@ describe('dnsrecord-controller: the contract of Gardener’s extension library',
           ...(opts.annotations === undefined ? {} : { annotations: opts.annotations }),
         },
         spec: {
-          type: 'fake',
-          secretRef: { name: 'unused' },
-          name: `${name}.example.test`,
+          type: opts.type ?? 'fake',
+          secretRef: { name: opts.type === undefined ? 'unused' : 'aws' },
+          name: `${name}.${opts.domain ?? 'example.test'}`,
           recordType: 'A',
           values: ['192.0.2.1'],
           ...(opts.cls === undefined ? {} : { class: opts.cls }),
@@ -227,6 +231,75 @@ describe('dnsrecord-controller: the contract of Gardener’s extension library',
       await mergePatch(path('ok-2'), { metadata: { labels: { team: 'a' } } });
       await quiet(c);
       assert.deepEqual(backend.writes(), []);
+    });
+  });
+
+  describe('the same sequence with the aws-route53 type: Route53 (the emulator) sees the calls provider-aws would make', () => {
+    let emu: AwsEmulators;
+    let c: DNSRecordController;
+    let zoneId = '';
+    const route53 = (): string[] => emu.aws.log.filter((l) => l.service === 'route53').map((l) => l.operation);
+
+    before(async () => {
+      emu = await startAwsEmulators();
+      zoneId = emu.route53.createZone('example.com').id;
+      const root = emu.aws.rootIdentity;
+      const data = { accessKeyID: root.accessKeyId, secretAccessKey: root.secretAccessKey };
+      await client.request('POST', collectionPath(SECRETS, NS), {
+        body: {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: { name: 'aws', namespace: NS },
+          data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+        },
+      });
+      for (let i = 0; i < 3; i++)
+        await seed(`r53-ok-${i}`, { type: 'aws-route53', domain: 'example.com', finalizer: true, status: { ...SUCCEEDED, zone: zoneId } });
+      await seed('r53-error', {
+        type: 'aws-route53',
+        domain: 'example.com',
+        finalizer: true,
+        status: {
+          lastOperation: {
+            type: 'Create',
+            state: 'Error',
+            description: 'Error reconciling DNSRecord: x',
+            lastUpdateTime: '2026-01-01T00:00:00Z',
+            progress: 50,
+          },
+        },
+      });
+      c = await start(new FakeBackend(), {
+        types: ['aws-route53'],
+        backends: backendTypes(['aws-route53'], { aws: { region: 'us-east-1', endpointUrl: emu.url, retries: 0 }, rfc2136TimeoutMs: 2000 }),
+      });
+      await waitFor('the Error record retried', async () => ((await get('r53-error'))?.status?.lastOperation?.state === 'Succeeded' ? true : undefined));
+      await quiet(c);
+    });
+    after(async () => {
+      await stopAll();
+      await emu?.stop();
+    });
+
+    test('start: only the record whose last operation is Error is written (one zone listing, one change)', () => {
+      assert.deepEqual(route53().sort(), ['ChangeResourceRecordSets', 'ListHostedZones']);
+      assert.deepEqual(
+        emu.route53.batches.map((b) => b.changes.map((x) => `${x.action} ${x.name}`)),
+        [['UPSERT r53-error.example.com.']],
+      );
+    });
+
+    test('status-only update and generation bump without the annotation: no Route53 call; the annotation: one UPSERT', async () => {
+      emu.aws.resetCounts();
+      await mergePatch(`${path('r53-ok-0')}/status`, { status: { lastOperation: { description: 'changed' } } });
+      await mergePatch(path('r53-ok-1'), { spec: { values: ['192.0.2.9'] } });
+      await quiet(c);
+      assert.deepEqual(route53(), []);
+      await mergePatch(path('r53-ok-1'), { metadata: { annotations: { [OPERATION_ANNOTATION]: 'reconcile' } } });
+      await waitFor('reconciled', async () => ((await get('r53-ok-1'))?.status?.lastOperation?.type === 'Reconcile' ? true : undefined));
+      await quiet(c);
+      assert.deepEqual(route53(), ['ChangeResourceRecordSets'], 'status.zone is known: no zone listing');
+      assert.equal((await get('r53-ok-1'))?.metadata.annotations?.[OPERATION_ANNOTATION], undefined);
     });
   });
 
