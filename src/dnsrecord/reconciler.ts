@@ -103,8 +103,7 @@ export class DNSRecordReconciler {
     if (shouldSkipOperation(type, obj)) return {};
     if (type === 'Migrate') return this.migrate(obj);
     if (obj.metadata.deletionTimestamp !== undefined) return this.delete(obj, shootNeedsForceDeletion(cluster));
-    const current = obj;
-    const result = await this.run(current, type, 'true', () => this.write(current, type));
+    const result = await this.run(obj, type, 'true', (current) => this.write(current, type));
     if (type === 'Restore' && result.ok) await this.dropAnnotation(result.obj);
     return result.requeue;
   }
