@@ -332,23 +332,44 @@ describe('dnsrecord-controller: the contract of Gardener’s extension library',
   describe('deletion never leaks a record', () => {
     const backend = new FakeBackend();
     let c: DNSRecordController;
+    const gone = (name: string): Promise<true> => waitFor(`${name} gone`, async () => ((await get(name)) === undefined ? true : undefined));
+
     before(async () => {
+      // Deleted while no controller ran, so the controller first sees them with deletionTimestamp:
+      // 'lost' has our finalizer and no status at all (the status write after its upsert was lost);
+      // 'foreign' is held by another finalizer only.
+      backend.records.set('Z1|lost.example.test|A', { name: 'lost.example.test', type: 'A', ttl: 120, values: ['192.0.2.1'] });
+      await seed('lost', { finalizer: true });
+      await seed('foreign', { status: SUCCEEDED });
+      await mergePatch(path('foreign'), { metadata: { finalizers: ['example.com/other'] } });
+      await client.request('DELETE', path('lost'));
+      await client.request('DELETE', path('foreign'));
+      assert.equal((await get('lost'))?.status, undefined);
       c = await start(backend);
     });
     after(stopAll);
 
-    const gone = (name: string): Promise<true> => waitFor(`${name} gone`, async () => ((await get(name)) === undefined ? true : undefined));
-
     test('no conditions, record present at the provider: removed at the provider, then the finalizer', async () => {
-      backend.records.set('Z1|lost.example.test|A', { name: 'lost.example.test', type: 'A', ttl: 120, values: ['192.0.2.1'] });
-      // The status write after the upsert was lost: a finalizer, no status at all.
-      await seed('lost', { finalizer: true });
-      await quiet(c);
-      backend.calls.length = 0;
-      await client.request('DELETE', path('lost'));
       await gone('lost');
-      assert.deepEqual(backend.writes(), [{ op: 'remove', zone: 'Z1', name: 'lost.example.test', type: 'A' }]);
+      assert.deepEqual(
+        backend.writes().filter((w) => w.name === 'lost.example.test'),
+        [{ op: 'remove', zone: 'Z1', name: 'lost.example.test', type: 'A' }],
+      );
       assert.equal(backend.records.has('Z1|lost.example.test|A'), false);
+    });
+
+    test('without our finalizer (another one holds the object): no-op, no provider call, no status', async () => {
+      await quiet(c);
+      const rec = await get('foreign');
+      assert.ok(rec?.metadata.deletionTimestamp !== undefined);
+      assert.deepEqual(rec.metadata.finalizers, ['example.com/other']);
+      assert.equal(rec.status?.lastOperation?.type, 'Create', 'no Delete status written');
+      assert.deepEqual(
+        backend.writes().filter((w) => w.name === 'foreign.example.test'),
+        [],
+      );
+      await mergePatch(path('foreign'), { metadata: { finalizers: null } });
+      await gone('foreign');
     });
 
     test('Created True but the record already gone at the provider: deletion succeeds', async () => {
