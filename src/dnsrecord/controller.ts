@@ -1,7 +1,8 @@
 /**
  * Wires the DNSRecord reconciler to the cluster: a reflector on DNSRecords feeds a work queue,
- * keeping only the records of the served types and class, and only changes that matter (spec,
- * the operation annotation, deletion): our own status writes do not come back as work.
+ * keeping only the records of the served types and classes, and only the events Gardener's
+ * DNSRecord controller acts on (src/dnsrecord/predicates.ts): our own status writes do not come
+ * back as work, and records that already succeeded are not written again at start.
  */
 import type { KubeClient } from '../kube/client.ts';
 import { Reflector } from '../kube/reflector.ts';
@@ -9,15 +10,18 @@ import { WorkQueue } from '../kube/work-queue.ts';
 import type { WorkQueueOptions } from '../kube/work-queue.ts';
 import { DNSRecordReconciler } from './reconciler.ts';
 import type { DNSRecordReconcilerOptions } from './reconciler.ts';
-import { DNSRECORDS, OPERATION_ANNOTATION, OP_WAIT_FOR_STATE } from './types.ts';
+import { defaultCreate, defaultUpdate, generationChangedUpdate, hasClass } from './predicates.ts';
+import { DNSRECORDS } from './types.ts';
 import type { DNSRecord } from './types.ts';
 
 export interface DNSRecordControllerOptions extends Omit<DNSRecordReconcilerOptions, 'client'> {
   client: Pick<KubeClient, 'request' | 'watch'>;
   /** spec.type values served. */
   types: readonly string[];
-  /** Serve only this spec.class; '' serves records without a class. */
-  recordClass: string;
+  /** spec.class values served (--extension-classes); empty: `shoot`, which records without a class have. */
+  extensionClasses: readonly string[];
+  /** --ignore-operation-annotation: act on every create and generation change, not on the operation annotation. */
+  ignoreOperationAnnotation?: boolean;
   concurrency?: number;
   /** Leader gate: a replica that does not lead leaves the records alone. */
   canRun?: () => boolean;
@@ -30,9 +34,11 @@ export class DNSRecordController {
   readonly queue: WorkQueue;
   readonly reflector: Reflector<DNSRecord>;
   private readonly opts: DNSRecordControllerOptions;
+  private readonly classServed: (obj: DNSRecord) => boolean;
 
   constructor(opts: DNSRecordControllerOptions) {
     this.opts = opts;
+    this.classServed = hasClass(opts.extensionClasses);
     this.reconciler = new DNSRecordReconciler(opts);
     this.queue = new WorkQueue({
       name: 'dnsrecord',
@@ -50,13 +56,18 @@ export class DNSRecordController {
         return;
       }
       if (obj === undefined || !this.serves(obj)) return;
-      if (type === 'modified' && old !== undefined && !changed(old, obj)) return;
-      this.queue.add(key);
+      if (this.admits(obj, type === 'modified' ? old : undefined)) this.queue.add(key);
     });
   }
 
   serves(obj: DNSRecord): boolean {
-    return this.opts.types.includes(obj.spec?.type ?? '') && (obj.spec?.class ?? '') === this.opts.recordClass;
+    return this.opts.types.includes(obj.spec?.type ?? '') && this.classServed(obj);
+  }
+
+  /** The event predicate: a create (or a record listed at start) when `old` is undefined, else an update. */
+  admits(obj: DNSRecord, old: DNSRecord | undefined): boolean {
+    if (this.opts.ignoreOperationAnnotation === true) return old === undefined || generationChangedUpdate(old, obj);
+    return old === undefined ? defaultCreate(obj) : defaultUpdate(old, obj);
   }
 
   start(): void {
@@ -74,21 +85,4 @@ export class DNSRecordController {
     await this.queue.stop();
     await this.reconciler.close();
   }
-}
-
-/**
- * Spec (generation) changed, deletion started, an operation annotation was set, or wait-for-state
- * was lifted. Status-only updates, and the removal of the annotation that we do ourselves, are not
- * new work.
- */
-function changed(old: DNSRecord, obj: DNSRecord): boolean {
-  const op = obj.metadata.annotations?.[OPERATION_ANNOTATION];
-  const was = old.metadata.annotations?.[OPERATION_ANNOTATION];
-  return (
-    old.metadata.generation !== obj.metadata.generation ||
-    (op !== undefined && op !== was) ||
-    // Changes held back by wait-for-state are acted on once it is lifted.
-    (was === OP_WAIT_FOR_STATE && op === undefined) ||
-    old.metadata.deletionTimestamp !== obj.metadata.deletionTimestamp
-  );
 }

@@ -1,6 +1,6 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { servedTypes } from './flags.ts';
+import { extensionClassesOf, servedTypes } from './flags.ts';
 
 describe('servedTypes (--dnsrecord-types)', () => {
   test('TYPE serves itself; NAME=TYPE serves spec.type NAME with TYPE', () => {
@@ -17,4 +17,16 @@ describe('servedTypes (--dnsrecord-types)', () => {
     assert.throws(() => servedTypes(['=rfc2136']), /"" is not a type name/);
     assert.throws(() => servedTypes(['rfc2136', 'rfc2136=powerdns']), /"rfc2136" is named twice/);
   });
+});
+
+const flags = (classes: string[], alias = ''): Parameters<typeof extensionClassesOf>[0] => ({
+  list: () => [...classes],
+  str: () => alias,
+});
+
+test('--extension-classes, with --dnsrecord-class as an alias that adds one; none means shoot', () => {
+  assert.deepEqual(extensionClassesOf(flags([])), ['shoot']);
+  assert.deepEqual(extensionClassesOf(flags(['seed', 'shoot'])), ['seed', 'shoot']);
+  assert.deepEqual(extensionClassesOf(flags([], 'garden')), ['garden']);
+  assert.deepEqual(extensionClassesOf(flags(['shoot'], 'shoot')), ['shoot']);
 });

@@ -5,6 +5,7 @@
  * --aws-endpoint-url, --aws-api-retries and --aws-requests-per-second (aws-route53 type), and
  * --listen with --tls-cert-file/--tls-private-key-file or --tls-self-signed (the validating webhook).
  */
+import type { Config } from '../config/config.ts';
 import type { FlagSpec } from '../config/flags.ts';
 import { ConfigError } from '../errors.ts';
 
@@ -18,10 +19,22 @@ export const DNSRECORD_FLAGS: readonly FlagSpec[] = [
     help: `dnsrecord-controller: DNSRecord spec.type values this instance serves (repeatable; ${DNSRECORD_TYPES.join(', ')}; NAME=TYPE serves spec.type NAME with TYPE).`,
   },
   {
+    name: 'extension-classes',
+    kind: 'list',
+    default: [],
+    help: "dnsrecord-controller: DNSRecord spec.class values served, as Gardener's --extension-classes (repeatable or comma-separated; default shoot, which a record without a class has).",
+  },
+  {
     name: 'dnsrecord-class',
     kind: 'string',
     default: '',
-    help: 'dnsrecord-controller: serve only DNSRecords with this spec.class (default: those without a class).',
+    help: 'dnsrecord-controller: an alias adding one class to --extension-classes.',
+  },
+  {
+    name: 'ignore-operation-annotation',
+    kind: 'bool',
+    default: false,
+    help: "dnsrecord-controller: as Gardener's flag: act on every DNSRecord at start and on each spec (generation) change, not on the gardener.cloud/operation annotation.",
   },
   { name: 'dnsrecord-concurrency', kind: 'int', default: '5', help: 'dnsrecord-controller: DNSRecords reconciled at the same time.' },
   {
@@ -33,8 +46,8 @@ export const DNSRECORD_FLAGS: readonly FlagSpec[] = [
   {
     name: 'dnsrecord-sync-period',
     kind: 'duration',
-    default: '1h',
-    help: 'dnsrecord-controller: re-apply each DNSRecord this long after its last success, repairing records changed at the provider by hand (0s: never).',
+    default: '0s',
+    help: 'dnsrecord-controller: re-apply each DNSRecord this long after its last success, repairing records changed at the provider by hand (default 0s: never, as Gardener).',
   },
   { name: 'dnsrecord-throttle-retry', kind: 'duration', default: '10s', help: 'dnsrecord-controller: retry delay after the DNS provider throttled requests.' },
   { name: 'dnsrecord-rfc2136-timeout', kind: 'duration', default: '10s', help: 'dnsrecord-controller: time allowed for one rfc2136 update.' },
@@ -68,4 +81,12 @@ export function servedTypes(entries: readonly string[]): ServedType[] {
     out.push({ served, backend: backend as ServedType['backend'] });
   }
   return out;
+}
+
+/** --extension-classes plus the --dnsrecord-class alias; none means `shoot` (Gardener's HasClass). */
+export function extensionClassesOf(f: Pick<Config['flags'], 'list' | 'str'>): string[] {
+  const out = f.list('extension-classes');
+  const alias = f.str('dnsrecord-class').trim();
+  if (alias !== '' && !out.includes(alias)) out.push(alias);
+  return out.length === 0 ? ['shoot'] : out;
 }

@@ -21,6 +21,10 @@ export const DNSRECORD_PERMISSIONS: readonly DNSRecordPermission[] = [
   ...p('extensions.gardener.cloud', 'dnsrecords', ['get', 'list', 'watch', 'patch']),
   ...p('extensions.gardener.cloud', 'dnsrecords/status', ['patch']),
   ...p('core', 'secrets', ['get']),
+  // IsShootNamespace and GetCluster: a shoot namespace's Cluster says whether the shoot failed or
+  // is being force-deleted.
+  ...p('core', 'namespaces', ['get']),
+  ...p('extensions.gardener.cloud', 'clusters', ['get']),
   // Events on the DNSRecords, written through events.k8s.io.
   ...p('events.k8s.io', 'events', ['create']),
   ...p('coordination.k8s.io', 'leases', ['get', 'create', 'update'], 'namespace'),

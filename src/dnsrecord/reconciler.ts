@@ -16,7 +16,10 @@ import type { Logger } from '../log.ts';
 import { ConfigurationProblem, isThrottled } from './backend.ts';
 import type { BackendFactory, BackendZone, RecordSet, RecordSetBackend } from './backend.ts';
 import type { CredentialLimiters } from './limiters.ts';
-import { failed, isMigrated, operationType, succeeded, wasCreated } from './status.ts';
+import { clusterFor, isFailed, shootNeedsForceDeletion } from './cluster.ts';
+import { determineErrorCodes } from './error-codes.ts';
+import { DESCRIPTIONS, createdConditionStatus, failed, operationType, processing, shouldSkipOperation, succeeded } from './status.ts';
+import type { CreatedUpdate } from './status.ts';
 import {
   DEFAULT_TTL,
   DNSRECORDS,
@@ -26,9 +29,7 @@ import {
   ERR_INFRA_UNAUTHORIZED,
   FINALIZER,
   OPERATION_ANNOTATION,
-  OP_MIGRATE,
   OP_RECONCILE,
-  OP_RESTORE,
   OP_WAIT_FOR_STATE,
   SECRETS,
 } from './types.ts';
@@ -81,20 +82,29 @@ export class DNSRecordReconciler {
     this.now = opts.now ?? (() => new Date());
   }
 
+  /**
+   * Reconcile as Gardener's OperationAnnotationWrapper and DNSRecord reconciler do: wait-for-state
+   * waits, the reconcile annotation is removed first, records of a failed shoot are skipped, then
+   * migrate, delete, restore or reconcile.
+   */
   async reconcile(key: string): Promise<ReconcileResult> {
     const [namespace = '', name = ''] = key.includes('/') ? key.split('/', 2) : ['', key];
-    const obj = await this.get(namespace, name);
+    let obj = await this.get(namespace, name);
     if (obj === undefined) return {};
     const op = obj.metadata.annotations?.[OPERATION_ANNOTATION];
     if (op === OP_WAIT_FOR_STATE) return {};
-    if (op === OP_MIGRATE) return this.migrate(obj);
-    if (obj.metadata.deletionTimestamp !== undefined) return (await this.run(obj, 'Delete', () => this.delete(obj))).requeue;
-    if (isMigrated(obj) && op !== OP_RESTORE) return {};
-    let current = obj;
-    if (op === OP_RECONCILE) current = await this.dropAnnotation(obj);
-    const type = operationType(current);
-    const result = await this.run(current, type, () => this.write(current, type));
-    if (op === OP_RESTORE && result.ok) await this.dropAnnotation(result.obj);
+    if (op === OP_RECONCILE) obj = await this.dropAnnotation(obj);
+    const cluster = await clusterFor(this.opts.client, namespace);
+    if (isFailed(cluster)) {
+      this.log.info({ dnsrecord: key }, 'Skipping the reconciliation of DNSRecord of failed shoot');
+      return {};
+    }
+    const type = operationType(obj);
+    if (shouldSkipOperation(type, obj)) return {};
+    if (type === 'Migrate') return this.migrate(obj);
+    if (obj.metadata.deletionTimestamp !== undefined) return this.delete(obj, shootNeedsForceDeletion(cluster));
+    const result = await this.run(obj, type, 'true', (current) => this.write(current, type));
+    if (type === 'Restore' && result.ok) await this.dropAnnotation(result.obj);
     return result.requeue;
   }
 
@@ -103,31 +113,47 @@ export class DNSRecordReconciler {
     this.backends.clear();
   }
 
-  /** Runs one operation and reports its outcome; throws only what the queue should retry with backoff. */
+  /**
+   * Runs one operation between the status updater's Processing and its Succeeded or Error patch;
+   * throws only what the queue should retry with backoff.
+   */
   private async run(
     obj: DNSRecord,
     type: OperationType,
-    body: () => Promise<{ status: DNSRecordStatus | undefined; obj: DNSRecord }>,
+    created: CreatedUpdate | undefined,
+    body: (current: DNSRecord) => Promise<{ extra?: Partial<DNSRecordStatus>; obj: DNSRecord }>,
   ): Promise<{ ok: boolean; obj: DNSRecord; requeue: ReconcileResult }> {
+    const text = DESCRIPTIONS[type];
+    let current = obj;
     try {
-      const done = await body();
-      if (done.status !== undefined) this.event(obj, 'Normal', `${type}Succeeded`, done.status.lastOperation?.description ?? '');
+      if (type !== 'Delete' && type !== 'Migrate' && !hasFinalizer(current, FINALIZER))
+        current = await patchFinalizers(this.opts.client, DNSRECORDS, current, { add: FINALIZER });
+      current = await this.patchStatus(current, processing(type, text.processing, this.now()));
+      const done = await body(current);
+      const status = succeeded(done.obj, type, text.success, this.now(), {
+        ...(created === undefined ? {} : { created }),
+        ...(done.extra === undefined ? {} : { extra: done.extra }),
+      });
+      const stored = await this.patchStatus(done.obj, status);
+      this.event(obj, 'Normal', `${type}Succeeded`, text.success);
       const period = this.opts.syncPeriodMs ?? 0;
-      return { ok: true, obj: done.obj, requeue: type !== 'Delete' && period > 0 ? { requeueAfterMs: period } : {} };
+      return { ok: true, obj: stored, requeue: type !== 'Delete' && type !== 'Migrate' && period > 0 ? { requeueAfterMs: period } : {} };
     } catch (err) {
       // A write race with another client (stale resourceVersion) is not the record's problem: retry quietly.
       if (isStatus(err, 409)) throw err;
       const { description, codes, requeueAfterMs } = this.classify(err);
+      const full = `${text.error}: ${description}`;
       this.log.warn(
         { dnsrecord: `${obj.metadata.namespace ?? ''}/${obj.metadata.name}`, operation: type, codes, err: description },
         'DNSRecord operation failed',
       );
-      this.event(obj, 'Warning', `${type}Failed`, description);
-      await this.patchStatus(obj, failed(obj, type, description, codes, this.now())).catch((e: unknown) => {
+      this.event(obj, 'Warning', `${type}Failed`, full);
+      const reported = failed(current, type, full, codes, this.now(), created === 'true' ? { created: 'false' } : {});
+      await this.patchStatus(current, reported).catch((e: unknown) => {
         if (!isStatus(e, 404)) throw e;
       });
       // Negative: nothing to retry until the DNSRecord changes (the watch brings that change).
-      if (requeueAfterMs !== undefined) return { ok: false, obj, requeue: requeueAfterMs >= 0 ? { requeueAfterMs } : {} };
+      if (requeueAfterMs !== undefined) return { ok: false, obj: current, requeue: requeueAfterMs >= 0 ? { requeueAfterMs } : {} };
       throw err;
     }
   }
@@ -135,68 +161,80 @@ export class DNSRecordReconciler {
   private classify(err: unknown): { description: string; codes: string[]; requeueAfterMs?: number } {
     const message = errorMessage(err);
     if (err instanceof ConfigurationProblem)
-      return { description: message, codes: [...err.codes], requeueAfterMs: err.retry ? (this.opts.configRetryMs ?? 60_000) : -1 };
+      return {
+        description: message,
+        codes: determineErrorCodes(message, err.codes),
+        requeueAfterMs: err.retry ? (this.opts.configRetryMs ?? 60_000) : -1,
+      };
     if (isThrottled(err)) {
       const after = this.opts.throttleRetryMs ?? 10_000;
       return {
         description: `the DNS provider throttled our requests, retrying in ${Math.round(after / 1000)}s: ${message}`,
-        codes: [ERR_INFRA_RATE_LIMITS_EXCEEDED],
+        codes: determineErrorCodes(message, [ERR_INFRA_RATE_LIMITS_EXCEEDED]),
         requeueAfterMs: after,
       };
     }
     if (err instanceof ProviderError && (err.code === 'PROVIDER_ACCESS_DENIED' || err.code === 'PROVIDER_UNAUTHORIZED'))
-      return { description: message, codes: [ERR_INFRA_UNAUTHORIZED] };
-    if (err instanceof ProviderError && err.transient) return { description: message, codes: [ERR_INFRA_DEPENDENCIES] };
-    return { description: message, codes: [] };
+      return { description: message, codes: determineErrorCodes(message, [ERR_INFRA_UNAUTHORIZED]) };
+    const derived = determineErrorCodes(message);
+    if (derived.length === 0 && err instanceof ProviderError && err.transient) return { description: message, codes: [ERR_INFRA_DEPENDENCIES] };
+    return { description: message, codes: derived };
   }
 
-  private async write(obj: DNSRecord, type: OperationType): Promise<{ status: DNSRecordStatus; obj: DNSRecord }> {
+  private async write(obj: DNSRecord, type: OperationType): Promise<{ extra: Partial<DNSRecordStatus>; obj: DNSRecord }> {
     const problems = validateSpec(obj.spec);
     if (problems.length > 0) throw new ConfigurationProblem(`invalid DNSRecord: ${describeProblems(problems)}`, [ERR_CONFIGURATION_PROBLEM], { retry: false });
-    let current = obj;
-    if (!hasFinalizer(current, FINALIZER)) current = await patchFinalizers(this.opts.client, DNSRECORDS, current, { add: FINALIZER });
-    const backend = await this.backendFor(current);
-    const rrset = recordSetOf(current);
-    const zone = await this.zoneFor(current, backend, rrset.name, true);
+    const backend = await this.backendFor(obj);
+    const rrset = recordSetOf(obj);
+    const zone = await this.zoneFor(obj, backend, rrset.name, true);
     await backend.upsert(zone as string, rrset);
-    const status = succeeded(current, type, `the ${rrset.type} record set ${rrset.name} is up to date`, this.now(), { zone: zone as string });
-    current = await this.patchStatus(current, status);
     this.log.info(
-      { dnsrecord: `${current.metadata.namespace ?? ''}/${current.metadata.name}`, operation: type, zone, name: rrset.name, type: rrset.type },
+      { dnsrecord: `${obj.metadata.namespace ?? ''}/${obj.metadata.name}`, operation: type, zone, name: rrset.name, type: rrset.type },
       'DNS record set written',
     );
-    return { status, obj: current };
+    return { extra: { zone: zone as string }, obj };
   }
 
-  private async delete(obj: DNSRecord): Promise<{ status: DNSRecordStatus | undefined; obj: DNSRecord }> {
-    if (!hasFinalizer(obj, FINALIZER)) return { status: undefined, obj };
-    if (wasCreated(obj)) {
-      const backend = await this.backendFor(obj);
-      const rrset = recordSetOf(obj);
-      const zone = await this.zoneFor(obj, backend, rrset.name, false);
-      if (zone !== undefined) await backend.remove(zone, rrset);
+  /**
+   * Delete as reconciler.go does: no finalizer, nothing to do; Created True or Unknown (absent: the
+   * status write after an upsert may have been lost, or the record was adopted or restored) removes
+   * the record set, only False (never written) skips the provider; then the finalizer goes.
+   * Force deletion (ShootNeedsForceDeletion) takes the actuator's ForceDelete, which for every
+   * Hostwarden type is Delete, as provider-aws's is.
+   */
+  private async delete(obj: DNSRecord, force: boolean): Promise<ReconcileResult> {
+    if (!hasFinalizer(obj, FINALIZER)) return {};
+    let current = obj;
+    if (createdConditionStatus(obj.status) !== 'False') {
+      const result = await this.run(obj, 'Delete', undefined, async (o) => {
+        if (force) this.log.info({ dnsrecord: `${o.metadata.namespace ?? ''}/${o.metadata.name}` }, 'force deletion confirmed for the shoot');
+        await this.removeRecordSet(o);
+        return { obj: o };
+      });
+      if (!result.ok) return result.requeue;
+      current = result.obj;
     }
-    const status = succeeded(obj, 'Delete', 'the DNS record set is deleted', this.now());
-    const reported = await this.patchStatus(obj, status);
-    const after = await patchFinalizers(this.opts.client, DNSRECORDS, reported, { remove: FINALIZER }).catch((e: unknown) => {
-      if (isStatus(e, 404)) return obj;
-      throw e;
-    });
-    return { status, obj: after };
+    if (hasFinalizer(current, FINALIZER))
+      await patchFinalizers(this.opts.client, DNSRECORDS, current, { remove: FINALIZER }).catch((e: unknown) => {
+        if (!isStatus(e, 404)) throw e;
+      });
+    return {};
   }
 
-  /** Migrate: the record stays in DNS for the new owner; only our hold on the object goes. */
+  private async removeRecordSet(obj: DNSRecord): Promise<void> {
+    const backend = await this.backendFor(obj);
+    const rrset = recordSetOf(obj);
+    const zone = await this.zoneFor(obj, backend, rrset.name, false);
+    if (zone !== undefined) await backend.remove(zone, rrset);
+  }
+
+  /** Migrate: the record stays in DNS for the new owner; all finalizers and the annotation go (RemoveAllFinalizers). */
   private async migrate(obj: DNSRecord): Promise<ReconcileResult> {
-    const reported = await this.patchStatus(obj, succeeded(obj, 'Migrate', 'migrated: the DNS record set is left in place', this.now()));
+    const result = await this.run(obj, 'Migrate', undefined, (o) => Promise.resolve({ obj: o }));
+    if (!result.ok) return result.requeue;
     const path = objectPath(DNSRECORDS, obj.metadata.namespace ?? '', obj.metadata.name);
     await this.opts.client.request('PATCH', path, {
-      body: {
-        metadata: {
-          resourceVersion: reported.metadata.resourceVersion,
-          finalizers: (obj.metadata.finalizers ?? []).filter((f) => f !== FINALIZER),
-          annotations: { [OPERATION_ANNOTATION]: null },
-        },
-      },
+      body: { metadata: { resourceVersion: result.obj.metadata.resourceVersion, finalizers: null, annotations: { [OPERATION_ANNOTATION]: null } } },
       contentType: 'application/merge-patch+json',
     });
     return {};

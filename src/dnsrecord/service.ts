@@ -20,7 +20,7 @@ import type { Logger } from '../log.ts';
 import { ZoneStore } from '../provider/embedded/record-sets.ts';
 import { backendTypes } from './backend-types.ts';
 import { DNSRecordController } from './controller.ts';
-import { servedTypes } from './flags.ts';
+import { extensionClassesOf, servedTypes } from './flags.ts';
 import { CredentialLimiters } from './limiters.ts';
 import { DNSRecordWebhook } from './webhook.ts';
 import { kubeClientFromConfig, kubeConfigSourceOf } from '../kube/flags.ts';
@@ -45,6 +45,7 @@ export class DNSRecordService {
     const f = cfg.flags;
     const { concurrency, rps, retries } = checkedFlags(f);
     let types = f.list('dnsrecord-types');
+    const classes = extensionClassesOf(f);
 
     const starters: Step[] = [];
     const closers: Step[] = [];
@@ -86,7 +87,8 @@ export class DNSRecordService {
       logger: logger.child({ component: 'dnsrecord' }),
       limiters,
       types: servedTypes(types).map((t) => t.served),
-      recordClass: f.str('dnsrecord-class'),
+      extensionClasses: classes,
+      ignoreOperationAnnotation: f.bool('ignore-operation-annotation'),
       concurrency,
       configRetryMs: f.num('dnsrecord-config-retry'),
       throttleRetryMs: f.num('dnsrecord-throttle-retry'),
@@ -116,7 +118,10 @@ export class DNSRecordService {
     closers.push(() => controller.stop());
 
     if (cfg.metricsAddress !== '') opsSteps(cfg, registry, logger, () => controller.reflector.hasSynced(), { starters, closers });
-    logger.info({ types, class: f.str('dnsrecord-class') || '(none)', leaderElection: elect }, 'dnsrecord-controller starting');
+    logger.info(
+      { types, extensionClasses: classes, ignoreOperationAnnotation: f.bool('ignore-operation-annotation'), leaderElection: elect },
+      'dnsrecord-controller starting',
+    );
     return new DNSRecordService(controller, starters, closers, logger);
   }
 

@@ -1,6 +1,6 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { operationType, setGardenerCondition } from './status.ts';
+import { operationType, shouldSkipOperation } from './status.ts';
 import type { DNSRecord, LastOperation } from './types.ts';
 
 function rec(opts: { annotation?: string; deleting?: boolean; last?: Pick<LastOperation, 'type' | 'state'> }): DNSRecord {
@@ -20,6 +20,8 @@ describe("operationType follows Gardener's rules", () => {
     ['no lastOperation', {}, 'Create'],
     ['deletion', { deleting: true, last: { type: 'Reconcile', state: 'Succeeded' } }, 'Delete'],
     ['migrate annotation wins over deletion', { annotation: 'migrate', deleting: true }, 'Migrate'],
+    ['deletion wins over the restore annotation', { annotation: 'restore', deleting: true }, 'Delete'],
+    ['unfinished Migrate stays Migrate', { last: { type: 'Migrate', state: 'Error' } }, 'Migrate'],
     ['restore annotation', { annotation: 'restore', last: { type: 'Migrate', state: 'Succeeded' } }, 'Restore'],
     ['unfinished Create stays Create', { last: { type: 'Create', state: 'Error' } }, 'Create'],
     ['unfinished Restore stays Restore', { last: { type: 'Restore', state: 'Error' } }, 'Restore'],
@@ -29,28 +31,10 @@ describe("operationType follows Gardener's rules", () => {
   for (const [title, input, want] of cases) test(title, () => assert.equal(operationType(rec(input)), want));
 });
 
-describe("setGardenerCondition: Gardener's condition shape (its CRD requires both times)", () => {
-  const t0 = new Date('2026-01-01T00:00:00Z');
-  const t1 = new Date('2026-01-01T00:05:00Z');
-  const created = { type: 'Created', status: 'True', reason: 'Created', message: 'the DNS record set exists' } as const;
-
-  test('a new condition gets both times and no observedGeneration', () => {
-    const [c] = setGardenerCondition(undefined, created, t0);
-    assert.deepEqual(c, { ...created, lastTransitionTime: t0.toISOString(), lastUpdateTime: t0.toISOString() });
-  });
-
-  test('unchanged: both times stay, so an unchanged reconcile writes the same condition', () => {
-    const list = setGardenerCondition(undefined, created, t0);
-    assert.deepEqual(setGardenerCondition(list, created, t1), list);
-  });
-
-  test('a new message moves lastUpdateTime only; a new status moves lastTransitionTime only', () => {
-    const list = setGardenerCondition(undefined, created, t0);
-    const [msg] = setGardenerCondition(list, { ...created, message: 'other' }, t1);
-    assert.equal(msg?.lastTransitionTime, t0.toISOString());
-    assert.equal(msg?.lastUpdateTime, t1.toISOString());
-    const [st] = setGardenerCondition(list, { ...created, status: 'False' }, t1);
-    assert.equal(st?.lastTransitionTime, t1.toISOString());
-    assert.equal(st?.lastUpdateTime, t0.toISOString());
-  });
+test('ShouldSkipOperation: a migrated record is skipped by all but Migrate and Restore', () => {
+  const migrated = rec({ last: { type: 'Migrate', state: 'Succeeded' } });
+  assert.equal(shouldSkipOperation('Reconcile', migrated), true);
+  assert.equal(shouldSkipOperation('Delete', migrated), true);
+  assert.equal(shouldSkipOperation('Restore', migrated), false);
+  assert.equal(shouldSkipOperation('Reconcile', rec({ last: { type: 'Migrate', state: 'Error' } })), false);
 });

@@ -1,86 +1,115 @@
 /**
- * Gardener's status bookkeeping for extension resources: which operation a reconcile is (the
- * rules of gardener's ComputeOperationType), and the status patches that report it.
+ * Gardener's status bookkeeping for extension resources, as its extension library writes it:
+ * which operation a reconcile is (ComputeOperationType), the Processing / Succeeded / Error
+ * patches of the status updater, and the DNSRecord reconciler's Created condition.
  */
-import { findCondition } from '../kube/conditions.ts';
-import { CONDITION_CREATED, OPERATION_ANNOTATION, OP_MIGRATE, OP_RESTORE, REASON_CREATED } from './types.ts';
+import { CONDITION_CREATED, OPERATION_ANNOTATION, OP_MIGRATE, OP_RESTORE } from './types.ts';
 import type { DNSRecord, DNSRecordStatus, GardenerCondition, LastOperation, OperationState, OperationType } from './types.ts';
 
-/** Migrate and restore come from the annotation; deletion wins over history; an unfinished Create, Migrate or Restore is still one. */
+/** ComputeOperationType: migrate annotation, then deletion, then restore annotation; an unfinished Create, Migrate or Restore is still one. */
 export function operationType(obj: DNSRecord): OperationType {
   const op = obj.metadata.annotations?.[OPERATION_ANNOTATION];
   const last = obj.status?.lastOperation;
   if (op === OP_MIGRATE) return 'Migrate';
-  if (op === OP_RESTORE) return 'Restore';
   if (obj.metadata.deletionTimestamp !== undefined) return 'Delete';
-  if (last === undefined) return 'Create';
+  if (op === OP_RESTORE) return 'Restore';
+  if (last === undefined || last === null) return 'Create';
   if ((last.type === 'Create' || last.type === 'Migrate' || last.type === 'Restore') && last.state !== 'Succeeded') return last.type;
   return 'Reconcile';
 }
 
-/** Migrated to another seed: left alone until a restore annotation brings it back. */
+/** IsMigrated: the last operation is a successful Migrate. */
 export function isMigrated(obj: DNSRecord): boolean {
   const last = obj.status?.lastOperation;
   return last?.type === 'Migrate' && last.state === 'Succeeded';
 }
 
-export function lastOperation(type: OperationType, state: OperationState, description: string, now: Date): LastOperation {
-  return { type, state, description, lastUpdateTime: now.toISOString(), progress: state === 'Succeeded' ? 100 : state === 'Processing' ? 1 : 50 };
+/** ShouldSkipOperation: a migrated record is left alone by anything but Migrate and Restore. */
+export function shouldSkipOperation(type: OperationType, obj: DNSRecord): boolean {
+  return type !== 'Migrate' && type !== 'Restore' && isMigrated(obj);
 }
 
-/** The patch after a successful write (or delete, or migrate): no error, Created as it now is. */
-export function succeeded(obj: DNSRecord, type: OperationType, description: string, now: Date, extra: Partial<DNSRecordStatus> = {}): DNSRecordStatus {
-  let conditions: GardenerCondition[] | undefined = obj.status?.conditions;
-  if (type !== 'Delete' && type !== 'Migrate') {
-    conditions = setGardenerCondition(
-      conditions,
-      { type: CONDITION_CREATED, status: 'True', reason: REASON_CREATED, message: 'the DNS record set exists' },
-      now,
-    );
-  }
-  return {
-    ...extra,
-    lastOperation: lastOperation(type, 'Succeeded', description, now),
-    lastError: null,
-    ...(conditions === undefined ? {} : { conditions }),
-    observedGeneration: obj.metadata.generation ?? 0,
-  };
+export function lastOperation(type: OperationType, state: OperationState, description: string, progress: number, now: Date): LastOperation {
+  return { type, state, description, lastUpdateTime: now.toISOString(), progress };
 }
 
-export function failed(obj: DNSRecord, type: OperationType, description: string, codes: readonly string[], now: Date): DNSRecordStatus {
-  return {
-    lastOperation: lastOperation(type, 'Error', description, now),
-    lastError: { description, ...(codes.length === 0 ? {} : { codes: [...codes] }), lastUpdateTime: now.toISOString() },
-    observedGeneration: obj.metadata.generation ?? 0,
-  };
+/** The Created condition's status; Unknown when there is none (getCreatedConditionStatus). */
+export function createdConditionStatus(status: DNSRecordStatus | undefined): 'True' | 'False' | 'Unknown' {
+  return status?.conditions?.find((c) => c.type === CONDITION_CREATED)?.status ?? 'Unknown';
 }
 
-export function wasCreated(obj: DNSRecord): boolean {
-  // Once True, Created stays True: a record that ever existed may still exist in DNS.
-  return findCondition(obj.status?.conditions, CONDITION_CREATED)?.status === 'True';
-}
+export type CreatedUpdate = 'true' | 'false';
 
 /**
- * Sets a condition as Gardener's ConditionBuilder does: lastTransitionTime moves when the status
- * changes, lastUpdateTime when reason or message change (helper.defaultConditionBuilder.Build), so an unchanged reconcile writes
- * the same condition (Gardener's CRD requires both times).
+ * updateCreatedCondition as reconciler.go has it: True ("Success") replaces any earlier status;
+ * False ("Error") is only written when there is no Created condition yet; an unchanged status
+ * leaves the condition (and its times) as it is.
  */
-export function setGardenerCondition(
-  list: readonly GardenerCondition[] | undefined,
-  input: Pick<GardenerCondition, 'type' | 'status' | 'reason' | 'message'>,
-  now: Date,
-): GardenerCondition[] {
-  const out = [...(list ?? [])];
-  const i = out.findIndex((c) => c.type === input.type);
-  const old = i >= 0 ? out[i] : undefined;
+export function updateCreatedCondition(conditions: readonly GardenerCondition[] | undefined, update: CreatedUpdate, now: Date): GardenerCondition[] {
+  const list = [...(conditions ?? [])];
+  const want = update === 'true' ? 'True' : 'False';
+  const i = list.findIndex((c) => c.type === CONDITION_CREATED);
+  const old = i >= 0 ? list[i] : undefined;
+  if (old !== undefined && (update === 'false' || old.status === want)) return list;
   const at = now.toISOString();
-  const same = old !== undefined && old.reason === input.reason && old.message === input.message;
   const next: GardenerCondition = {
-    ...input,
-    lastTransitionTime: old !== undefined && old.status === input.status ? old.lastTransitionTime : at,
-    lastUpdateTime: same ? (old.lastUpdateTime ?? at) : at,
+    type: CONDITION_CREATED,
+    status: want,
+    lastTransitionTime: at,
+    lastUpdateTime: at,
+    reason: update === 'true' ? 'Success' : 'Error',
+    message: update === 'true' ? 'Record was created successfully in infrastructure at least once' : 'Error on initial record creation in infrastructure',
   };
-  if (i >= 0) out[i] = next;
-  else out.push(next);
-  return out;
+  if (i >= 0) list[i] = next;
+  else list.push(next);
+  return list;
 }
+
+/** ProcessingCustom: progress 1, observedGeneration untouched. */
+export function processing(type: OperationType, description: string, now: Date): DNSRecordStatus {
+  return { lastOperation: lastOperation(type, 'Processing', description, 1, now) };
+}
+
+/** SuccessCustom: progress 100, lastError cleared, observedGeneration set; Created True unless `created` is undefined. */
+export function succeeded(
+  obj: DNSRecord,
+  type: OperationType,
+  description: string,
+  now: Date,
+  opts: { created?: CreatedUpdate; extra?: Partial<DNSRecordStatus> } = {},
+): DNSRecordStatus {
+  return {
+    ...opts.extra,
+    lastOperation: lastOperation(type, 'Succeeded', description, 100, now),
+    lastError: null,
+    ...(opts.created === undefined ? {} : { conditions: updateCreatedCondition(obj.status?.conditions, opts.created, now) }),
+    observedGeneration: obj.metadata.generation ?? 0,
+  };
+}
+
+/** ErrorCustom: "<description>: <error>" with its first letter upper-cased (FormatLastErrDescription), progress 50. */
+export function failed(
+  obj: DNSRecord,
+  type: OperationType,
+  description: string,
+  codes: readonly string[],
+  now: Date,
+  opts: { created?: CreatedUpdate } = {},
+): DNSRecordStatus {
+  const text = description.length > 0 ? description[0]?.toUpperCase() + description.slice(1) : description;
+  return {
+    lastOperation: lastOperation(type, 'Error', text, 50, now),
+    lastError: { description: text, ...(codes.length === 0 ? {} : { codes: [...codes] }), lastUpdateTime: now.toISOString() },
+    ...(opts.created === undefined ? {} : { conditions: updateCreatedCondition(obj.status?.conditions, opts.created, now) }),
+    observedGeneration: obj.metadata.generation ?? 0,
+  };
+}
+
+/** The reconciler's descriptions, per operation. */
+export const DESCRIPTIONS: Record<OperationType, { processing: string; success: string; error: string }> = {
+  Create: { processing: 'Reconciling the DNSRecord', success: 'Successfully reconciled DNSRecord', error: 'Error reconciling DNSRecord' },
+  Reconcile: { processing: 'Reconciling the DNSRecord', success: 'Successfully reconciled DNSRecord', error: 'Error reconciling DNSRecord' },
+  Restore: { processing: 'Restoring the DNSRecord', success: 'Successfully restored DNSRecord', error: 'Error restoring DNSRecord' },
+  Migrate: { processing: 'Migrating the DNSRecord', success: 'Successfully migrated DNSRecord', error: 'Error migrating DNSRecord' },
+  Delete: { processing: 'Deleting the DNSRecord', success: 'Successfully deleted DNSRecord', error: 'Error deleting DNSRecord' },
+};

@@ -3,10 +3,11 @@
  * and the names of the contract (finalizer, operation annotation, condition, error codes) that
  * Gardener's gardenlet expects an extension controller to honour.
  */
-import type { Condition } from '../kube/conditions.ts';
 import type { KubeResource } from '../kube/resource.ts';
 
 export const DNSRECORDS: KubeResource = { apiVersion: 'extensions.gardener.cloud/v1alpha1', kind: 'DNSRecord', plural: 'dnsrecords', namespaced: true };
+export const CLUSTERS: KubeResource = { apiVersion: 'extensions.gardener.cloud/v1alpha1', kind: 'Cluster', plural: 'clusters', namespaced: false };
+export const NAMESPACES: KubeResource = { apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false };
 export const SECRETS: KubeResource = { apiVersion: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true };
 
 export const FINALIZER = 'extensions.gardener.cloud/dnsrecord';
@@ -16,9 +17,15 @@ export const OP_RESTORE = 'restore';
 export const OP_MIGRATE = 'migrate';
 export const OP_WAIT_FOR_STATE = 'wait-for-state';
 
+/** Gardener's extension classes; a DNSRecord without spec.class is `shoot`. */
+export const EXTENSION_CLASS_SHOOT = 'shoot';
+/** The Namespace label (gardener.cloud/role=shoot) that marks a shoot namespace, whose Cluster is read. */
+export const GARDEN_ROLE_LABEL = 'gardener.cloud/role';
+export const GARDEN_ROLE_SHOOT = 'shoot';
+/** The Shoot annotation that confirms a force deletion (ShootNeedsForceDeletion). */
+export const FORCE_DELETION_ANNOTATION = 'confirmation.gardener.cloud/force-deletion';
+
 export const CONDITION_CREATED = 'Created';
-export const REASON_CREATED = 'RecordSetCreated';
-export const REASON_NOT_CREATED = 'RecordSetNotCreated';
 
 /** Gardener's error codes (gardencorev1beta1.ErrorCode), the ones this controller reports. */
 export const ERR_CONFIGURATION_PROBLEM = 'ERR_CONFIGURATION_PROBLEM';
@@ -26,6 +33,10 @@ export const ERR_INFRA_UNAUTHENTICATED = 'ERR_INFRA_UNAUTHENTICATED';
 export const ERR_INFRA_UNAUTHORIZED = 'ERR_INFRA_UNAUTHORIZED';
 export const ERR_INFRA_RATE_LIMITS_EXCEEDED = 'ERR_INFRA_RATE_LIMITS_EXCEEDED';
 export const ERR_INFRA_DEPENDENCIES = 'ERR_INFRA_DEPENDENCIES';
+export const ERR_INFRA_QUOTA_EXCEEDED = 'ERR_INFRA_QUOTA_EXCEEDED';
+export const ERR_RETRYABLE_INFRA_DEPENDENCIES = 'ERR_RETRYABLE_INFRA_DEPENDENCIES';
+export const ERR_INFRA_RESOURCES_DEPLETED = 'ERR_INFRA_RESOURCES_DEPLETED';
+export const ERR_RETRYABLE_CONFIGURATION_PROBLEM = 'ERR_RETRYABLE_CONFIGURATION_PROBLEM';
 
 export type OperationType = 'Create' | 'Reconcile' | 'Delete' | 'Migrate' | 'Restore';
 export type OperationState = 'Processing' | 'Succeeded' | 'Error' | 'Failed';
@@ -63,15 +74,20 @@ export interface LastError {
   lastUpdateTime: string;
 }
 
-/**
- * Gardener's condition (gardencorev1beta1.Condition): metav1.Condition's fields without
- * observedGeneration, plus lastUpdateTime (required by Gardener's CRD) and codes.
- */
-export type GardenerCondition = Omit<Condition, 'observedGeneration'> & { lastUpdateTime: string; codes?: string[] };
+/** gardencorev1beta1.Condition, as the DNSRecord CRD's status.conditions holds it. */
+export interface GardenerCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  lastTransitionTime: string;
+  lastUpdateTime: string;
+  reason: string;
+  message: string;
+  codes?: string[];
+}
 
 export interface DNSRecordStatus {
   zone?: string;
-  lastOperation?: LastOperation;
+  lastOperation?: LastOperation | null;
   lastError?: LastError | null;
   conditions?: GardenerCondition[];
   observedGeneration?: number;

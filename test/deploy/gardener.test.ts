@@ -184,6 +184,9 @@ describe('deploy/gardener', () => {
       const cfg = parseContainerArgs(c['args'] as string[]);
       assert.deepEqual(cfg.flags.list('dnsrecord-types'), ['rfc2136', 'powerdns']);
       assert.equal(cfg.flags.str('leader-election-namespace'), NAMESPACE);
+      // Gardener's library defaults, as provider-aws's chart passes them: class shoot (none given), annotation honoured.
+      assert.deepEqual(cfg.flags.list('extension-classes'), []);
+      assert.equal(cfg.flags.bool('ignore-operation-annotation'), false);
       const grants = grantsOf(r.objects, { name: String(get(pod, 'serviceAccountName')), namespace: NAMESPACE });
       assert.deepEqual(grants.problems, []);
       const want = (scope: string): string[] =>
@@ -204,6 +207,14 @@ describe('deploy/gardener', () => {
       // A garden runtime cluster: gardenlet's runtimeCluster values choose the priority class.
       const garden = await renderDeployment(cd as Obj, { gardener: { runtimeCluster: { priorityClassName: 'gardener-garden-system-200' } } }, join(dir, 'g'));
       assert.equal(get(ofKind(garden.objects, 'Deployment')[0], 'spec', 'template', 'spec', 'priorityClassName'), 'gardener-garden-system-200');
+      // …and, enabled, the garden class, as provider-aws's chart does there.
+      const enabled = await renderDeployment(cd as Obj, { gardener: { runtimeCluster: { enabled: true } }, extensionClasses: ['seed'] }, join(dir, 'e'));
+      const eArgs = get(ofKind(enabled.objects, 'Deployment')[0], 'spec', 'template', 'spec', 'containers', 0, 'args') as string[];
+      assert.deepEqual(parseContainerArgs(eArgs).flags.list('extension-classes'), ['garden']);
+      const seed = await renderDeployment(cd as Obj, { extensionClasses: ['seed', 'shoot'], ignoreOperationAnnotation: true }, join(dir, 's'));
+      const sCfg = parseContainerArgs(get(ofKind(seed.objects, 'Deployment')[0], 'spec', 'template', 'spec', 'containers', 0, 'args') as string[]);
+      assert.deepEqual(sCfg.flags.list('extension-classes'), ['seed', 'shoot']);
+      assert.equal(sCfg.flags.bool('ignore-operation-annotation'), true);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -8,7 +8,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { backendTypes } from '../../src/dnsrecord/backend-types.ts';
 import type { DNSRecordController } from '../../src/dnsrecord/controller.ts';
-import { ERR_CONFIGURATION_PROBLEM, ERR_INFRA_RATE_LIMITS_EXCEEDED } from '../../src/dnsrecord/types.ts';
+import { ERR_CONFIGURATION_PROBLEM, ERR_INFRA_RATE_LIMITS_EXCEEDED, OPERATION_ANNOTATION } from '../../src/dnsrecord/types.ts';
 import { SdkAzureDnsApi } from '../../src/provider/azure/client.ts';
 import { ArmDnsEmulator } from '../support/azure/arm-dns-emulator.ts';
 import { makeSelfSignedCert, opensslUnavailable } from '../support/tls.ts';
@@ -71,7 +71,7 @@ describe('dnsrecord-controller, azure-dns and azure-private-dns types', { skip }
 
   test('the second reconcile lists no zones; a value change replaces the record set', async () => {
     const lists = emu.calls.zoneLists;
-    await patch(env.client, 'api', { spec: { values: ['192.0.2.2', '192.0.2.3'] } });
+    await patch(env.client, 'api', { metadata: { annotations: { [OPERATION_ANNOTATION]: 'reconcile' } }, spec: { values: ['192.0.2.2', '192.0.2.3'] } });
     await settled(env.client, 'api', 'Reconcile', 'Succeeded');
     assert.deepEqual(emu.get('public', 'dev.example.com', 'api', 'A')?.properties['ARecords'], [{ ipv4Address: '192.0.2.2' }, { ipv4Address: '192.0.2.3' }]);
     assert.equal(emu.calls.zoneLists, lists);

@@ -37,6 +37,8 @@ function objects(): Obj[] {
 const TARGETS: Readonly<Record<string, { group: string; resource: string }>> = {
   DNSRECORDS: { group: 'extensions.gardener.cloud', resource: 'dnsrecords' },
   SECRETS: { group: 'core', resource: 'secrets' },
+  CLUSTERS: { group: 'extensions.gardener.cloud', resource: 'clusters' },
+  NAMESPACES: { group: 'core', resource: 'namespaces' },
 };
 const VERBS: Readonly<Record<string, string>> = { GET: 'get', PATCH: 'patch', PUT: 'update', POST: 'create', DELETE: 'delete' };
 

@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { backendTypes } from '../../src/dnsrecord/backend-types.ts';
 import type { DNSRecordController } from '../../src/dnsrecord/controller.ts';
-import { ERR_CONFIGURATION_PROBLEM } from '../../src/dnsrecord/types.ts';
+import { ERR_CONFIGURATION_PROBLEM, OPERATION_ANNOTATION } from '../../src/dnsrecord/types.ts';
 import { CloudDnsEmulator } from '../support/google/cloud-dns-emulator.ts';
 import { suiteTrustingEmulator } from '../support/google/child-suite.ts';
 import { loadSelfSignedCert } from '../support/tls.ts';
@@ -88,7 +88,10 @@ function childSuite(dir: string): void {
 
     test('the second reconcile lists no zones; a value change deletes the exact old set and adds the new one', async () => {
       const lists = emu.calls.zoneLists;
-      await patch(env.client, 'api', { spec: { values: ['192.0.2.2', '192.0.2.3'], ttl: 300 } });
+      await patch(env.client, 'api', {
+        metadata: { annotations: { [OPERATION_ANNOTATION]: 'reconcile' } },
+        spec: { values: ['192.0.2.2', '192.0.2.3'], ttl: 300 },
+      });
       await settled(env.client, 'api', 'Reconcile', 'Succeeded');
       assert.deepEqual(emu.get('dev-example-org', 'api.dev.example.org.', 'A'), {
         name: 'api.dev.example.org.',

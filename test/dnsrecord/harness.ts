@@ -106,7 +106,7 @@ export function startController(env: Env, opts: Partial<DNSRecordControllerOptio
     logger: silentLogger(),
     limiters: new CredentialLimiters({ ratePerSecond: 0 }),
     types: Object.keys(opts.backends),
-    recordClass: '',
+    extensionClasses: [],
     configRetryMs: 200,
     throttleRetryMs: 200,
     backoff: { initialMs: 50, maxMs: 500 },

@@ -2,6 +2,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { backendTypes } from '../../src/dnsrecord/backend-types.ts';
+import { OPERATION_ANNOTATION } from '../../src/dnsrecord/types.ts';
 import type { DNSRecordController } from '../../src/dnsrecord/controller.ts';
 import { dig } from '../support/dig.ts';
 import { pdnsUnavailable, startPdns } from '../support/pdns.ts';
@@ -48,7 +49,7 @@ describe('dnsrecord-controller, powerdns type', { skip }, () => {
     await settled(env.client, 'txt', 'Create', 'Succeeded');
     assert.deepEqual(await answer('api.sub.example.test'), ['A 192.0.2.1']);
     assert.deepEqual(await answer('txt.example.test', 'TXT'), ['TXT "hello world"']);
-    await patch(env.client, 'api', { spec: { values: ['192.0.2.2'] } });
+    await patch(env.client, 'api', { metadata: { annotations: { [OPERATION_ANNOTATION]: 'reconcile' } }, spec: { values: ['192.0.2.2'] } });
     await settled(env.client, 'api', 'Reconcile', 'Succeeded');
     assert.deepEqual(await answer('api.sub.example.test'), ['A 192.0.2.2']);
     await remove(env.client, 'api');

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { backendTypes } from '../../src/dnsrecord/backend-types.ts';
 import type { DNSRecordController } from '../../src/dnsrecord/controller.ts';
-import { ERR_CONFIGURATION_PROBLEM } from '../../src/dnsrecord/types.ts';
+import { ERR_CONFIGURATION_PROBLEM, OPERATION_ANNOTATION } from '../../src/dnsrecord/types.ts';
 import { bindZone, KEY_NAME } from '../support/bind-rfc2136.ts';
 import { namedAvailable, startBind } from '../support/bind.ts';
 import type { BindServer } from '../support/bind.ts';
@@ -58,7 +58,7 @@ describe('dnsrecord-controller, rfc2136 type against BIND', { skip }, () => {
     const rec = await settled(env.client, 'api', 'Create', 'Succeeded');
     assert.equal(rec.status?.zone, 'example.test');
     assert.deepEqual(await answer('api.example.test'), ['A 192.0.2.1', 'A 192.0.2.2']);
-    await patch(env.client, 'api', { spec: { values: ['192.0.2.3'] } });
+    await patch(env.client, 'api', { metadata: { annotations: { [OPERATION_ANNOTATION]: 'reconcile' } }, spec: { values: ['192.0.2.3'] } });
     await settled(env.client, 'api', 'Reconcile', 'Succeeded');
     assert.deepEqual(await answer('api.example.test'), ['A 192.0.2.3']);
   });

@@ -15,15 +15,24 @@ app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end -}}
 
+{{/* "true" when gardenlet deploys to a garden runtime cluster (gardener.runtimeCluster.enabled). */}}
+{{- define "hw.runtimeCluster" -}}
+{{- with .Values.gardener.runtimeCluster }}{{ if .enabled }}true{{ end }}{{ end -}}
+{{- end -}}
+
 {{/* `hostwarden dnsrecord-controller` flags, one `--flag=value` item each. */}}
 {{- define "hw.args" -}}
 - "dnsrecord-controller"
 {{- range .Values.dnsrecordTypes }}
 - {{ printf "--dnsrecord-types=%s" . | quote }}
 {{- end }}
-{{- with .Values.dnsrecordClass }}
-- {{ printf "--dnsrecord-class=%s" . | quote }}
+{{- /* As provider-aws's chart: on a garden runtime cluster the class is garden; else the values'. */}}
+{{- if include "hw.runtimeCluster" . }}
+- "--extension-classes=garden"
+{{- else if .Values.extensionClasses }}
+- {{ printf "--extension-classes=%s" (join "," .Values.extensionClasses) | quote }}
 {{- end }}
+- {{ printf "--ignore-operation-annotation=%v" .Values.ignoreOperationAnnotation | quote }}
 - {{ printf "--dnsrecord-concurrency=%v" .Values.concurrency | quote }}
 - "--leader-elect=true"
 - {{ printf "--leader-election-namespace=%s" .Release.Namespace | quote }}
