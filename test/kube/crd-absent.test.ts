@@ -5,20 +5,16 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Controller } from '../../src/controller/controller.ts';
-import { AllDomainFilters } from '../../src/endpoint/domain-filter.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { GATEWAYS, GRPCROUTES, SERVICES } from '../../src/kube/resource.ts';
-import { InMemoryProvider } from '../../src/provider/inmemory/inmemory.ts';
-import { TXTRegistry } from '../../src/registry/txt/txt-registry.ts';
 import { gatewayRouteSource, serviceSource } from '../../src/source/kube/sources.ts';
 import type { KubeSourceDeps } from '../../src/source/kube/sources.ts';
 import { buildTranslateOptions } from '../../src/source/translate/options.ts';
-import { MultiSource } from '../../src/source/wrappers/multi-source.ts';
 import { installCrd } from '../support/crds/load.ts';
 import { capturingLogger, WARN } from '../support/log-capture.ts';
 import { startTestApiServer } from '../support/kube-apiserver/server.ts';
 import { KubeWriter, gatewayCrd, waitFor } from './harness.ts';
+import { syncPipeline } from './source-harness.ts';
 
 const HOSTNAME = 'external-dns.alpha.kubernetes.io/hostname';
 const WAITING = 'source gateway-grpcroute: CustomResourceDefinition grpcroutes.gateway.networking.k8s.io is not installed; the source starts once it appears';
@@ -31,26 +27,9 @@ describe('a CRD-based source before its CRD exists', () => {
     const client = new KubeClient({ config: api.kubeConfig(), logger });
     const kube = new KubeWriter(new KubeClient({ config: api.kubeConfig(), logger }));
     const deps: KubeSourceDeps = { client, logger, translateOptions: buildTranslateOptions({}), namespace: '', syncTimeoutMs: 5000 };
-    const provider = new InMemoryProvider({ zones: ['example.org'] });
-    const registry = new TXTRegistry(provider, { ownerId: 'hw', managedRecordTypes: ['A', 'CNAME'], excludeRecordTypes: [], logger });
     const sources = [serviceSource(deps), gatewayRouteSource(deps, 'GRPCRoute')];
-    const controller = new Controller({
-      source: new MultiSource({ sources }),
-      registry,
-      plan: { policy: 'sync', managedRecordTypes: ['A', 'CNAME'], excludeRecordTypes: [], domainFilter: new AllDomainFilters([]), migrateFromOwner: '' },
-      intervalMs: 60_000,
-      minEventSyncIntervalMs: 20,
-      dryRun: false,
-      logger,
-      backoff: { initialMs: 50, maxMs: 500 },
-    });
-    const stop = new AbortController();
-    const loop = controller.run(stop.signal);
-    const names = async (): Promise<string[]> =>
-      (await registry.records())
-        .filter((e) => e.recordType !== 'TXT')
-        .map((e) => `${e.dnsName} ${[...e.targets].join(',')}`)
-        .sort();
+    const pipeline = syncPipeline(sources, client, logger, { managedRecordTypes: ['A', 'CNAME'], events: false });
+    const names = async (): Promise<string[]> => (await pipeline.endpoints()).map((e) => `${e.dnsName} ${[...e.targets].join(',')}`).sort();
     try {
       // The Gateway CRD is there, GRPCRoute's is not.
       await installCrd(api, gatewayCrd('gateways', 'Gateway'));
@@ -105,9 +84,7 @@ describe('a CRD-based source before its CRD exists', () => {
       assert.equal(about[0]?.['source'], 'gateway-grpcroute');
       assert.equal(lines.filter((l) => l.level >= WARN && l.msg.includes('list/watch failed')).length, 0, 'no generic retry warnings');
     } finally {
-      stop.abort();
-      await loop;
-      await Promise.all(sources.map((s) => s.close()));
+      await pipeline.close();
       await api.stop();
     }
   });

@@ -6,25 +6,20 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Controller } from '../../src/controller/controller.ts';
-import { RecordEventReporter } from '../../src/controller/record-events.ts';
-import { AllDomainFilters } from '../../src/endpoint/domain-filter.ts';
 import { KubeClient } from '../../src/kube/client.ts';
-import { EventRecorder } from '../../src/kube/events.ts';
 import { GATEWAYS, GRPCROUTES, TCPROUTES, TLSROUTES, UDPROUTES } from '../../src/kube/resource.ts';
 import type { KubeResource } from '../../src/kube/resource.ts';
 import { silentLogger } from '../../src/log.ts';
-import { InMemoryProvider } from '../../src/provider/inmemory/inmemory.ts';
-import { TXTRegistry } from '../../src/registry/txt/txt-registry.ts';
 import type { KubeObjectSource } from '../../src/source/kube/kube-source.ts';
 import { gatewayRouteSource } from '../../src/source/kube/sources.ts';
 import type { KubeSourceDeps } from '../../src/source/kube/sources.ts';
 import { buildTranslateOptions } from '../../src/source/translate/options.ts';
-import { MultiSource } from '../../src/source/wrappers/multi-source.ts';
 import { installCrds } from '../support/crds/load.ts';
 import { startTestApiServer } from '../support/kube-apiserver/server.ts';
 import type { TestApiServer } from '../support/kube-apiserver/server.ts';
 import { KubeWriter, gatewayCrd, waitFor } from './harness.ts';
+import { syncPipeline } from './source-harness.ts';
+import type { Pipeline } from './source-harness.ts';
 
 const HOSTNAME = 'external-dns.alpha.kubernetes.io/hostname';
 const GW = '192.0.2.40';
@@ -91,8 +86,7 @@ function eventsOn(api: TestApiServer, kind: string, name: string): RouteEvent[] 
 describe('Events on GRPCRoute, TLSRoute, TCPRoute and UDPRoute objects', () => {
   let api: TestApiServer;
   let kube: KubeWriter;
-  let registry: TXTRegistry;
-  let stopAll: () => Promise<void>;
+  let pipeline: Pipeline;
 
   before(async () => {
     api = await startTestApiServer({ bookmarkIntervalMs: 200, namespaces: ['apps'] });
@@ -108,29 +102,7 @@ describe('Events on GRPCRoute, TLSRoute, TCPRoute and UDPRoute objects', () => {
     kube = new KubeWriter(new KubeClient({ config: api.kubeConfig(), logger }));
     const deps: KubeSourceDeps = { client, logger, translateOptions: buildTranslateOptions({}), namespace: '', syncTimeoutMs: 5000 };
     const sources: KubeObjectSource[] = CASES.map((c) => gatewayRouteSource(deps, c.kind));
-    const provider = new InMemoryProvider({ zones: ['example.org'] });
-    registry = new TXTRegistry(provider, { ownerId: 'hw-events', managedRecordTypes: ['A', 'CNAME'], excludeRecordTypes: [], logger });
-    const recorder = new EventRecorder({ client, logger, instance: 'hw-events' });
-    const reporter = new RecordEventReporter({ recorder, enabled: new Set(['RecordReady', 'RecordDeleted', 'RecordError']) });
-    const controller = new Controller({
-      source: new MultiSource({ sources }),
-      registry,
-      plan: { policy: 'sync', managedRecordTypes: ['A', 'CNAME'], excludeRecordTypes: [], domainFilter: new AllDomainFilters([]), migrateFromOwner: '' },
-      intervalMs: 60_000,
-      minEventSyncIntervalMs: 20,
-      dryRun: false,
-      logger,
-      backoff: { initialMs: 50, maxMs: 500 },
-      onSynced: (r) => reporter.onSynced(r),
-    });
-    const stop = new AbortController();
-    const loop = controller.run(stop.signal);
-    stopAll = async () => {
-      stop.abort();
-      await loop;
-      await Promise.all(sources.map((s) => s.close()));
-      await recorder.flush();
-    };
+    pipeline = syncPipeline(sources, client, logger, { ownerId: 'hw-events', managedRecordTypes: ['A', 'CNAME'] });
     const all = { namespaces: { from: 'All' } };
     await kube.create(GATEWAYS, {
       metadata: { name: 'edge', namespace: 'default' },
@@ -140,11 +112,11 @@ describe('Events on GRPCRoute, TLSRoute, TCPRoute and UDPRoute objects', () => {
   });
 
   after(async () => {
-    await stopAll();
+    await pipeline.close();
     await api.stop();
   });
 
-  const published = async (host: string): Promise<boolean> => (await registry.records()).some((e) => e.dnsName === host && e.recordType === 'A');
+  const published = async (host: string): Promise<boolean> => (await pipeline.endpoints()).some((e) => e.dnsName === host && e.recordType === 'A');
 
   for (const c of CASES) {
     test(`${c.kind}: RecordReady when its record exists, RecordDeleted when it is gone`, async () => {

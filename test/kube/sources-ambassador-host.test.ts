@@ -6,65 +6,35 @@
  * missing Service (reported, skipped, the rest syncing), Events on the Host, and a source started
  * before the Host CRD exists.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { EXTRA_FLAGS, PROVIDER_NAMES, SOURCE_NAMES } from '../../src/cli/wiring.ts';
-import { resolveConfig } from '../../src/config/config.ts';
-import { FLAGS } from '../../src/config/flags.ts';
-import { parseArgs } from '../../src/config/parse.ts';
-import { KubeClient } from '../../src/kube/client.ts';
 import { AMBASSADOR_HOSTS, SERVICES } from '../../src/kube/resource.ts';
-import { silentLogger } from '../../src/log.ts';
 import { ambassadorHostSource } from '../../src/source/kube/ambassador-host.ts';
 import { kubeSourceFromConfig } from '../../src/source/kube/factory.ts';
 import type { SourceProblem } from '../../src/source/source.ts';
-import { buildTranslateOptions } from '../../src/source/translate/options.ts';
 import { loadCrd } from '../support/crds/load.ts';
-import { startTestApiServer } from '../support/kube-apiserver/server.ts';
-import type { TestApiServer } from '../support/kube-apiserver/server.ts';
-import { syncPipeline, until } from './crd-source-pipeline.ts';
-import { KubeWriter, eventsFor, waitFor, assertCrdAbsent } from './harness.ts';
+import { eventsFor, waitFor } from './harness.ts';
+import { assertStartsOnceCrdsExist, configFromFlags, syncPipeline, until, useTestApiServer } from './source-harness.ts';
 
 const SERVICE = 'external-dns.ambassador-service';
 const TTL = 'external-dns.kubernetes.io/ttl';
 const TARGET = 'external-dns.kubernetes.io/target';
+const CRD = (): ReturnType<typeof loadCrd> => loadCrd('ambassador', 'hosts.getambassador.io');
 
 describe('ambassador-host source against the test API server', () => {
-  let api: TestApiServer;
-  let kube: KubeWriter;
-  let writer: KubeClient;
-  let dir: string;
-  const logger = silentLogger();
-  const closers: (() => Promise<void>)[] = [];
-
-  before(async () => {
-    api = await startTestApiServer({ bookmarkIntervalMs: 200, namespaces: ['edge', 'apps'] });
-    api.create(loadCrd('ambassador', 'hosts.getambassador.io'));
-    writer = new KubeClient({ config: api.kubeConfig(), logger });
-    kube = new KubeWriter(writer);
-    dir = await mkdtemp(join(tmpdir(), 'hw-ambassador-'));
-  });
-  after(async () => {
-    for (const close of closers) await close();
-    writer.close();
-    await api.stop();
-    await rm(dir, { recursive: true, force: true });
-  });
+  const suite = useTestApiServer({ namespaces: ['edge', 'apps'], crds: [CRD()] });
 
   const loadBalancer = async (ip: string): Promise<void> => {
-    await kube.patch(SERVICES, 'edge', 'ambassador', { status: { loadBalancer: { ingress: [{ ip }] } } }, 'status');
+    await suite.kube.patch(SERVICES, 'edge', 'ambassador', { status: { loadBalancer: { ingress: [{ ip }] } } }, 'status');
   };
   const createHost = (name: string, hostname: string, annotations: Record<string, string>): Promise<unknown> =>
-    kube.create(AMBASSADOR_HOSTS, {
+    suite.kube.create(AMBASSADOR_HOSTS, {
       metadata: { name, namespace: 'apps', annotations },
       spec: { hostname, ambassador_id: ['default'], acmeProvider: { authority: 'none' } },
     });
 
   test('built from flags: create, load-balancer change, rename, merge, delete; bad Hosts reported and skipped; Events on the Host', async () => {
-    await kube.create(SERVICES, { metadata: { name: 'ambassador', namespace: 'edge' }, spec: { type: 'LoadBalancer', ports: [{ port: 443 }] } });
+    await suite.kube.create(SERVICES, { metadata: { name: 'ambassador', namespace: 'edge' }, spec: { type: 'LoadBalancer', ports: [{ port: 443 }] } });
     await loadBalancer('192.0.2.1');
     await createHost('a', 'a.example.org', { [SERVICE]: 'edge/ambassador' });
     await createHost('b', 'b.example.org', { [SERVICE]: 'ambassador.edge', [TTL]: '300' });
@@ -73,14 +43,11 @@ describe('ambassador-host source against the test API server', () => {
     // Without the annotation a Host is not external-dns's.
     await createHost('plain', 'plain.example.org', {});
 
-    const cfg = resolveConfig(parseArgs(['--source', 'ambassador-host', '--kubeconfig', await api.writeKubeconfig(dir)], {}, [...FLAGS, ...EXTRA_FLAGS]), {
-      sources: SOURCE_NAMES,
-      providers: PROVIDER_NAMES,
-    });
+    const cfg = configFromFlags(['--source', 'ambassador-host', '--kubeconfig', suite.kubeconfig]);
     const problems: SourceProblem[] = [];
-    const source = kubeSourceFromConfig('ambassador-host', cfg, { logger, onProblem: (p) => problems.push(p) });
-    const { records, close } = syncPipeline(source, writer, logger);
-    closers.push(close);
+    const source = kubeSourceFromConfig('ambassador-host', cfg, { logger: suite.logger, onProblem: (p) => problems.push(p) });
+    const { records, close } = syncPipeline(source, suite.writer, suite.logger);
+    suite.closeAfter(close);
     await until('first sync', records, ['a.example.org A 192.0.2.1,192.0.2.9 0', 'b.example.org A 192.0.2.1 300']);
     assert.equal(source.objectCount(), 4);
 
@@ -89,7 +56,7 @@ describe('ambassador-host source against the test API server', () => {
     await until('new load balancer', records, ['a.example.org A 192.0.2.2,192.0.2.9 0', 'b.example.org A 192.0.2.2 300']);
 
     // Renamed.
-    await kube.patch(AMBASSADOR_HOSTS, 'apps', 'b', { spec: { hostname: 'b2.example.org' } });
+    await suite.kube.patch(AMBASSADOR_HOSTS, 'apps', 'b', { spec: { hostname: 'b2.example.org' } });
     await until('rename', records, ['a.example.org A 192.0.2.2,192.0.2.9 0', 'b2.example.org A 192.0.2.2 300']);
 
     // Bad Hosts: an unparseable annotation and a missing Service are reported; the rest sync.
@@ -102,50 +69,34 @@ describe('ambassador-host source against the test API server', () => {
         : undefined,
     );
     // The Service appears: the Host that named it publishes.
-    await kube.create(SERVICES, { metadata: { name: 'nothing', namespace: 'edge' }, spec: { type: 'LoadBalancer', ports: [{ port: 443 }] } });
-    await kube.patch(SERVICES, 'edge', 'nothing', { status: { loadBalancer: { ingress: [{ hostname: 'lb.example.net' }] } } }, 'status');
+    await suite.kube.create(SERVICES, { metadata: { name: 'nothing', namespace: 'edge' }, spec: { type: 'LoadBalancer', ports: [{ port: 443 }] } });
+    await suite.kube.patch(SERVICES, 'edge', 'nothing', { status: { loadBalancer: { ingress: [{ hostname: 'lb.example.net' }] } } }, 'status');
     await until('the missing Service appears', records, [
       'a.example.org A 192.0.2.2,192.0.2.9 0',
       'b2.example.org A 192.0.2.2 300',
       'lost.example.org CNAME lb.example.net 0',
     ]);
 
-    const ready = await waitFor('a RecordReady Event on Host a', () => eventsFor(api, 'Host', 'a').find((e) => e.reason === 'RecordReady'));
+    const ready = await waitFor('a RecordReady Event on Host a', () => eventsFor(suite.api, 'Host', 'a').find((e) => e.reason === 'RecordReady'));
     assert.match(ready.note, /a\.example\.org/);
 
-    await kube.delete(AMBASSADOR_HOSTS, 'apps', 'a-too');
+    await suite.kube.delete(AMBASSADOR_HOSTS, 'apps', 'a-too');
     await until('a-too deleted', records, ['a.example.org A 192.0.2.2 0', 'b2.example.org A 192.0.2.2 300', 'lost.example.org CNAME lb.example.net 0']);
-    for (const name of ['a', 'b', 'lost', 'bad', 'plain']) await kube.delete(AMBASSADOR_HOSTS, 'apps', name);
+    for (const name of ['a', 'b', 'lost', 'bad', 'plain']) await suite.kube.delete(AMBASSADOR_HOSTS, 'apps', name);
     await until('all deleted', records, []);
   });
 
-  test('started before the Host CRD exists: syncs fail until it appears, then the source starts by itself', async () => {
-    const bare = await startTestApiServer({ bookmarkIntervalMs: 200 });
-    const client = new KubeClient({ config: bare.kubeConfig(), logger });
-    const w = new KubeClient({ config: bare.kubeConfig(), logger });
-    const source = ambassadorHostSource({ client, logger, translateOptions: buildTranslateOptions({}), namespace: '', syncTimeoutMs: 5000 });
-    try {
-      source.start();
-      await assertCrdAbsent(source, 'host/*');
-      bare.create(loadCrd('ambassador', 'hosts.getambassador.io'));
-      const k = new KubeWriter(w);
-      await k.create(AMBASSADOR_HOSTS, {
-        metadata: { name: 'h', namespace: 'default', annotations: { [SERVICE]: 'x', [TARGET]: '192.0.2.7' } },
-        spec: { hostname: 'late.example.org' },
-      });
-      const published = async (): Promise<true | undefined> => {
-        try {
-          return (await source.endpoints()).some((e) => e.dnsName === 'late.example.org') ? true : undefined;
-        } catch {
-          return undefined;
-        }
-      };
-      // Bounded by the reflector's backoff (a few seconds by then) on two shared cores.
-      await waitFor('the source starts once the CRD exists', published, 30_000);
-    } finally {
-      await source.close();
-      w.close();
-      await bare.stop();
-    }
-  });
+  test('started before the Host CRD exists: syncs fail until it appears, then the source starts by itself', () =>
+    assertStartsOnceCrdsExist({
+      build: ambassadorHostSource,
+      held: 'host/*',
+      crds: [CRD()],
+      write: async (kube) => {
+        await kube.create(AMBASSADOR_HOSTS, {
+          metadata: { name: 'h', namespace: 'default', annotations: { [SERVICE]: 'x', [TARGET]: '192.0.2.7' } },
+          spec: { hostname: 'late.example.org' },
+        });
+      },
+      publishes: 'late.example.org',
+    }));
 });

@@ -7,35 +7,16 @@
  * record; a bad annotation is reported and skipped while the rest sync; Events land on the F5
  * objects. A source started before its CRD exists starts once the CRD appears.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { EXTRA_FLAGS, PROVIDER_NAMES, SOURCE_NAMES } from '../../src/cli/wiring.ts';
-import { resolveConfig } from '../../src/config/config.ts';
-import { FLAGS } from '../../src/config/flags.ts';
-import { parseArgs } from '../../src/config/parse.ts';
-import { Controller } from '../../src/controller/controller.ts';
-import { RecordEventReporter } from '../../src/controller/record-events.ts';
-import { AllDomainFilters } from '../../src/endpoint/domain-filter.ts';
-import { KubeClient } from '../../src/kube/client.ts';
-import { EventRecorder } from '../../src/kube/events.ts';
 import { TRANSPORTSERVERS, VIRTUALSERVERS } from '../../src/kube/resource.ts';
 import type { KubeResource } from '../../src/kube/resource.ts';
-import { silentLogger } from '../../src/log.ts';
-import { InMemoryProvider } from '../../src/provider/inmemory/inmemory.ts';
-import { TXTRegistry } from '../../src/registry/txt/txt-registry.ts';
 import { f5Source } from '../../src/source/kube/f5.ts';
 import { kubeSourceFromConfig } from '../../src/source/kube/factory.ts';
-import type { KubeObjectSource } from '../../src/source/kube/kube-source.ts';
 import type { SourceProblem } from '../../src/source/source.ts';
-import { buildTranslateOptions } from '../../src/source/translate/options.ts';
-import { MultiSource } from '../../src/source/wrappers/multi-source.ts';
-import { startTestApiServer } from '../support/kube-apiserver/server.ts';
-import type { TestApiServer } from '../support/kube-apiserver/server.ts';
 import { loadCrd, loadCrds } from '../support/crds/load.ts';
-import { KubeWriter, eventsFor, waitFor, assertCrdAbsent } from './harness.ts';
+import { eventsFor, waitFor } from './harness.ts';
+import { assertStartsOnceCrdsExist, configFromFlags, syncPipeline, until, useTestApiServer } from './source-harness.ts';
 
 const A = 'external-dns.kubernetes.io/';
 const NS = 'apps';
@@ -43,27 +24,7 @@ const NS = 'apps';
 const TS_REQUIRED = { virtualServerPort: 5432, mode: 'standard', pool: { service: 'db', servicePort: 5432 } };
 
 describe('f5-virtualserver and f5-transportserver against the test API server', () => {
-  let api: TestApiServer;
-  let kube: KubeWriter;
-  let writer: KubeClient;
-  let dir: string;
-  const logger = silentLogger();
-  const closers: (() => Promise<void>)[] = [];
-
-  before(async () => {
-    api = await startTestApiServer({ bookmarkIntervalMs: 200, namespaces: [NS] });
-    for (const crd of loadCrds('f5')) api.create(crd);
-    writer = new KubeClient({ config: api.kubeConfig(), logger });
-    kube = new KubeWriter(writer);
-    dir = await mkdtemp(join(tmpdir(), 'hw-f5-'));
-  });
-
-  after(async () => {
-    for (const close of closers) await close();
-    writer.close();
-    await api.stop();
-    await rm(dir, { recursive: true, force: true });
-  });
+  const suite = useTestApiServer({ namespaces: [NS], crds: loadCrds('f5') });
 
   /** Created as a user does, then given its address as F5 CIS does (a create drops the status). */
   const create = async (
@@ -73,64 +34,22 @@ describe('f5-virtualserver and f5-transportserver against the test API server', 
     annotations: Record<string, string> = {},
     vsAddress?: string,
   ): Promise<void> => {
-    await kube.create(res, { metadata: { name, namespace: NS, annotations }, spec });
+    await suite.kube.create(res, { metadata: { name, namespace: NS, annotations }, spec });
     if (vsAddress !== undefined) await setAddress(res, name, vsAddress);
   };
   const setAddress = async (res: KubeResource, name: string, vsAddress: string): Promise<void> => {
-    await kube.patch(res, NS, name, { status: { vsAddress, status: vsAddress === 'None' ? 'Pending' : 'OK' } }, 'status');
+    await suite.kube.patch(res, NS, name, { status: { vsAddress, status: vsAddress === 'None' ? 'Pending' : 'OK' } }, 'status');
   };
 
   /** Both sources built from flags, synced by the controller into a fresh inmemory zone, Events on. */
-  const pipeline = async (problems: SourceProblem[]): Promise<{ records: () => Promise<string[]>; sources: KubeObjectSource[] }> => {
-    const kubeconfig = await api.writeKubeconfig(dir);
-    const args = ['--source', 'f5-virtualserver', '--source', 'f5-transportserver', '--kubeconfig', kubeconfig, '--namespace', NS];
-    const cfg = resolveConfig(parseArgs(args, {}, [...FLAGS, ...EXTRA_FLAGS]), { sources: SOURCE_NAMES, providers: PROVIDER_NAMES });
+  const pipeline = async (problems: SourceProblem[]): Promise<{ records: () => Promise<string[]> }> => {
+    const cfg = configFromFlags(['--source', 'f5-virtualserver', '--source', 'f5-transportserver', '--kubeconfig', suite.kubeconfig, '--namespace', NS]);
     const sources = (['f5-virtualserver', 'f5-transportserver'] as const).map((name) =>
-      kubeSourceFromConfig(name, cfg, { logger, onProblem: (p) => problems.push(p) }),
+      kubeSourceFromConfig(name, cfg, { logger: suite.logger, onProblem: (p) => problems.push(p) }),
     );
-    const provider = new InMemoryProvider({ zones: ['example.org'] });
-    const registry = new TXTRegistry(provider, { ownerId: 'hw', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], logger });
-    const recorder = new EventRecorder({ client: writer, logger, instance: 'hw' });
-    const reporter = new RecordEventReporter({ recorder, enabled: new Set(['RecordReady', 'RecordDeleted', 'RecordError']) });
-    const controller = new Controller({
-      source: new MultiSource({ sources }),
-      registry,
-      plan: {
-        policy: 'sync',
-        managedRecordTypes: ['A', 'AAAA', 'CNAME'],
-        excludeRecordTypes: [],
-        domainFilter: new AllDomainFilters([]),
-        migrateFromOwner: '',
-      },
-      intervalMs: 60_000,
-      minEventSyncIntervalMs: 20,
-      dryRun: false,
-      logger,
-      backoff: { initialMs: 50, maxMs: 500 },
-      onSynced: (r) => reporter.onSynced(r),
-    });
-    const stop = new AbortController();
-    const loop = controller.run(stop.signal);
-    closers.push(async () => {
-      stop.abort();
-      await loop;
-      await Promise.all(sources.map((s) => s.close()));
-      await recorder.flush();
-    });
-    const records = async (): Promise<string[]> =>
-      (await registry.records())
-        .filter((e) => e.recordType !== 'TXT')
-        .map((e) => `${e.dnsName} ${e.recordType} ${[...e.targets].sort().join(',')} ${e.recordTTL}`)
-        .sort();
-    return { records, sources };
-  };
-
-  const until = async (what: string, records: () => Promise<string[]>, expected: string[]): Promise<void> => {
-    const want = JSON.stringify([...expected].sort());
-    await waitFor(what, async () => (JSON.stringify(await records()) === want ? true : undefined), 20_000).catch(async (err: unknown) => {
-      assert.deepEqual(await records(), [...expected].sort(), String(err));
-      throw err;
-    });
+    const { records, close } = syncPipeline(sources, suite.writer, suite.logger);
+    suite.closeAfter(close);
+    return { records };
   };
 
   test('address, create, rename, shared names, a bad annotation, delete; Events on the F5 objects', async () => {
@@ -152,7 +71,7 @@ describe('f5-virtualserver and f5-transportserver against the test API server', 
     // Renamed host; a second VirtualServer asks for the same name (one record, both addresses),
     // with spec.virtualServerAddress winning over its status; a third has a bad target annotation
     // and TTL: reported, the target skipped (its endpoint with it), the rest sync.
-    await kube.patch(VIRTUALSERVERS, NS, 'web', { spec: { host: 'app.example.org' } });
+    await suite.kube.patch(VIRTUALSERVERS, NS, 'web', { spec: { host: 'app.example.org' } });
     await create(VIRTUALSERVERS, 'web-b', { host: 'app.example.org', virtualServerAddress: '192.0.2.11' }, {}, '192.0.2.99');
     await create(
       VIRTUALSERVERS,
@@ -172,50 +91,32 @@ describe('f5-virtualserver and f5-transportserver against the test API server', 
       );
 
     const ready = await waitFor('a RecordReady Event on the TransportServer', () =>
-      eventsFor(api, 'TransportServer', 'db').find((e) => e.reason === 'RecordReady'),
+      eventsFor(suite.api, 'TransportServer', 'db').find((e) => e.reason === 'RecordReady'),
     );
     assert.match(ready.note, /db\.example\.org/);
 
-    await kube.delete(VIRTUALSERVERS, NS, 'web');
-    await kube.delete(TRANSPORTSERVERS, NS, 'db');
+    await suite.kube.delete(VIRTUALSERVERS, NS, 'web');
+    await suite.kube.delete(TRANSPORTSERVERS, NS, 'db');
     await until('deleted', records, ['app.example.org A 192.0.2.11 0']);
-    await kube.delete(VIRTUALSERVERS, NS, 'web-b');
-    await kube.delete(VIRTUALSERVERS, NS, 'bad');
+    await suite.kube.delete(VIRTUALSERVERS, NS, 'web-b');
+    await suite.kube.delete(VIRTUALSERVERS, NS, 'bad');
     await until('all deleted', records, []);
   });
 });
 
 describe('f5-transportserver before its CRD exists', () => {
-  test('endpoints() fails until the CRD appears, then the source starts by itself', async () => {
-    const api = await startTestApiServer({ bookmarkIntervalMs: 200 });
-    const logger = silentLogger();
-    const client = new KubeClient({ config: api.kubeConfig(), logger });
-    const writer = new KubeClient({ config: api.kubeConfig(), logger });
-    const source = f5Source({ client, logger, translateOptions: buildTranslateOptions({}), namespace: '', syncTimeoutMs: 5000 }, 'TransportServer');
-    try {
-      source.start();
-      // The reflector retries the 404 with backoff instead of stopping.
-      await assertCrdAbsent(source, 'f5-transportserver/*');
-      api.create(loadCrd('f5', 'transportservers.cis.f5.com'));
-      const kube = new KubeWriter(writer);
-      await kube.create(TRANSPORTSERVERS, {
-        metadata: { name: 'ts', namespace: 'default' },
-        spec: { ...TS_REQUIRED, host: 'ts.example.org', virtualServerAddress: '192.0.2.30' },
-      });
-      await kube.patch(TRANSPORTSERVERS, 'default', 'ts', { status: { vsAddress: '192.0.2.30' } }, 'status');
-      const published = async (): Promise<true | undefined> => {
-        try {
-          return (await source.endpoints()).some((e) => e.dnsName === 'ts.example.org') ? true : undefined;
-        } catch {
-          return undefined;
-        }
-      };
-      // Bounded by the reflector's backoff (a few seconds by then) on two shared cores.
-      await waitFor('the source starts once the CRD exists', published, 30_000);
-    } finally {
-      await source.close();
-      writer.close();
-      await api.stop();
-    }
-  });
+  test('endpoints() fails until the CRD appears, then the source starts by itself', () =>
+    assertStartsOnceCrdsExist({
+      build: (deps) => f5Source(deps, 'TransportServer'),
+      held: 'f5-transportserver/*',
+      crds: [loadCrd('f5', 'transportservers.cis.f5.com')],
+      write: async (kube) => {
+        await kube.create(TRANSPORTSERVERS, {
+          metadata: { name: 'ts', namespace: 'default' },
+          spec: { ...TS_REQUIRED, host: 'ts.example.org', virtualServerAddress: '192.0.2.30' },
+        });
+        await kube.patch(TRANSPORTSERVERS, 'default', 'ts', { status: { vsAddress: '192.0.2.30' } }, 'status');
+      },
+      publishes: 'ts.example.org',
+    }));
 });

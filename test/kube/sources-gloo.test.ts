@@ -7,28 +7,16 @@
  * appears; only --gloo-namespace namespaces count; a source started before the CRDs exist starts by
  * itself once they appear.
  */
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { EXTRA_FLAGS, PROVIDER_NAMES, SOURCE_NAMES } from '../../src/cli/wiring.ts';
-import { resolveConfig } from '../../src/config/config.ts';
-import { FLAGS } from '../../src/config/flags.ts';
-import { parseArgs } from '../../src/config/parse.ts';
 import { involvedObjectOf } from '../../src/controller/record-events.ts';
-import { KubeClient } from '../../src/kube/client.ts';
 import { GLOO_GATEWAYS, GLOO_PROXIES, GLOO_VIRTUALSERVICES, SERVICES } from '../../src/kube/resource.ts';
-import { silentLogger } from '../../src/log.ts';
-import { kubeSourceFromConfig } from '../../src/source/kube/factory.ts';
 import { glooProxySource } from '../../src/source/kube/gloo-proxy-source.ts';
 import type { KubeObjectSource } from '../../src/source/kube/kube-source.ts';
 import type { SourceProblem } from '../../src/source/source.ts';
-import { buildTranslateOptions } from '../../src/source/translate/options.ts';
-import { startTestApiServer } from '../support/kube-apiserver/server.ts';
-import type { KubeObject, TestApiServer } from '../support/kube-apiserver/server.ts';
-import { runCli } from '../support/cli.ts';
-import { KubeWriter, eventsFor, waitFor, assertCrdAbsent } from './harness.ts';
+import type { KubeObject } from '../support/kube-apiserver/server.ts';
+import { eventsFor, waitFor } from './harness.ts';
+import { assertStartsOnceCrdsExist, runOnce, untilViewed, useTestApiServer } from './source-harness.ts';
 import { loadCrds } from '../support/crds/load.ts';
 
 const A = 'external-dns.kubernetes.io/';
@@ -63,126 +51,88 @@ function proxy(name: string, namespace: string, hosts: Record<string, string[]>,
 }
 
 describe('gloo-proxy source against the test API server', () => {
-  let api: TestApiServer;
-  let client: KubeClient;
-  let kube: KubeWriter;
-  let dir: string;
-  let kubeconfig: string;
-  const sources: KubeObjectSource[] = [];
-  const logger = silentLogger();
+  const suite = useTestApiServer({ namespaces: ['gloo-system', 'gloo-two', 'apps'], crds: GLOO_CRDS });
 
-  const view = async (source: KubeObjectSource): Promise<string[]> =>
-    (await source.endpoints())
-      .map((e) => `${e.dnsName} ${e.recordType} ${[...e.targets].sort().join(',')} ${e.recordTTL} ${e.labels['resource'] ?? ''}`)
-      .sort();
-
-  const until = (what: string, source: KubeObjectSource, expected: string[]): Promise<true> =>
-    waitFor(what, async () => (JSON.stringify(await view(source)) === JSON.stringify(expected) ? true : undefined)).catch(async (err: unknown) => {
-      assert.deepEqual(await view(source), expected, String(err));
-      throw err;
-    });
+  const until = (what: string, source: KubeObjectSource, expected: string[]): Promise<void> =>
+    untilViewed(what, source, expected, { ttl: true, resource: true });
 
   const service = async (name: string, namespace: string, ip: string): Promise<void> => {
-    await kube.create(SERVICES, { metadata: { name, namespace }, spec: { type: 'LoadBalancer', ports: [{ port: 80, protocol: 'TCP' }] } });
-    await kube.patch(SERVICES, namespace, name, { status: { loadBalancer: { ingress: [{ ip }] } } }, 'status');
+    await suite.kube.create(SERVICES, { metadata: { name, namespace }, spec: { type: 'LoadBalancer', ports: [{ port: 80, protocol: 'TCP' }] } });
+    await suite.kube.patch(SERVICES, namespace, name, { status: { loadBalancer: { ingress: [{ ip }] } } }, 'status');
   };
 
-  const fromFlags = (...extra: string[]): KubeObjectSource => {
-    const args = ['--source', 'gloo-proxy', '--kubeconfig', kubeconfig, '--request-timeout', '5s', ...extra];
-    const cfg = resolveConfig(parseArgs(args, {}, [...FLAGS, ...EXTRA_FLAGS]), { sources: SOURCE_NAMES, providers: PROVIDER_NAMES });
-    const source = kubeSourceFromConfig('gloo-proxy', cfg, { logger });
-    sources.push(source);
-    return source;
-  };
+  const fromFlags = (...extra: string[]): KubeObjectSource => suite.sourceFromFlags('gloo-proxy', ['--request-timeout', '5s', ...extra]);
 
   before(async () => {
-    api = await startTestApiServer({ bookmarkIntervalMs: 200, namespaces: ['gloo-system', 'gloo-two', 'apps'] });
-    for (const crd of GLOO_CRDS) api.create(crd);
-    client = new KubeClient({ config: api.kubeConfig(), logger });
-    kube = new KubeWriter(client);
-    dir = await mkdtemp(join(tmpdir(), 'hostwarden-gloo-'));
-    kubeconfig = await api.writeKubeconfig(dir);
     // The Gateways Gloo built the Proxies from (their listeners' metadataStatic sources).
     for (const ns of ['gloo-system', 'gloo-two'])
-      await kube.create(GLOO_GATEWAYS, { metadata: { name: 'gateway-proxy', namespace: ns }, spec: { bindAddress: '::', bindPort: 8080, httpGateway: {} } });
-    await kube.create(GLOO_VIRTUALSERVICES, {
+      await suite.kube.create(GLOO_GATEWAYS, {
+        metadata: { name: 'gateway-proxy', namespace: ns },
+        spec: { bindAddress: '::', bindPort: 8080, httpGateway: {} },
+      });
+    await suite.kube.create(GLOO_VIRTUALSERVICES, {
       metadata: { name: 'shop', namespace: 'apps', annotations: { [`${A}ttl`]: '120' } },
       spec: { virtualHost: { domains: ['*'] } },
     });
   });
 
-  after(async () => {
-    await Promise.all(sources.map((s) => s.close()));
-    client.close();
-    await api.stop();
-    await rm(dir, { recursive: true, force: true });
-  });
-
   test('domains at the Proxy Service with the VirtualService TTL; changes of the Proxy, Service and VirtualService follow; delete', async () => {
     const source = fromFlags();
     await service('gateway-proxy', 'gloo-system', '192.0.2.1');
-    await kube.create(GLOO_PROXIES, proxy('gateway-proxy', 'gloo-system', { shop: ['shop.example.org', 'www.shop.example.org.'] }));
+    await suite.kube.create(GLOO_PROXIES, proxy('gateway-proxy', 'gloo-system', { shop: ['shop.example.org', 'www.shop.example.org.'] }));
     // Another namespace than --gloo-namespace's default: ignored.
     await service('gateway-proxy', 'gloo-two', '192.0.2.2');
-    await kube.create(GLOO_PROXIES, proxy('gateway-proxy', 'gloo-two', { shop: ['two.example.org'] }));
+    await suite.kube.create(GLOO_PROXIES, proxy('gateway-proxy', 'gloo-two', { shop: ['two.example.org'] }));
     await until('created', source, [
       'shop.example.org A 192.0.2.1 120 proxy/gloo-system/gateway-proxy',
       'www.shop.example.org A 192.0.2.1 120 proxy/gloo-system/gateway-proxy',
     ]);
-    await kube.patch(SERVICES, 'gloo-system', 'gateway-proxy', { status: { loadBalancer: { ingress: [{ ip: '192.0.2.9' }] } } }, 'status');
-    await kube.patch(GLOO_VIRTUALSERVICES, 'apps', 'shop', { metadata: { annotations: { [`${A}ttl`]: '300' } } });
+    await suite.kube.patch(SERVICES, 'gloo-system', 'gateway-proxy', { status: { loadBalancer: { ingress: [{ ip: '192.0.2.9' }] } } }, 'status');
+    await suite.kube.patch(GLOO_VIRTUALSERVICES, 'apps', 'shop', { metadata: { annotations: { [`${A}ttl`]: '300' } } });
     await until('Service and VirtualService changed', source, [
       'shop.example.org A 192.0.2.9 300 proxy/gloo-system/gateway-proxy',
       'www.shop.example.org A 192.0.2.9 300 proxy/gloo-system/gateway-proxy',
     ]);
-    await kube.patch(GLOO_PROXIES, 'gloo-system', 'gateway-proxy', { spec: proxy('gateway-proxy', 'gloo-system', { shop: ['store.example.org'] })['spec'] });
+    await suite.kube.patch(GLOO_PROXIES, 'gloo-system', 'gateway-proxy', {
+      spec: proxy('gateway-proxy', 'gloo-system', { shop: ['store.example.org'] })['spec'],
+    });
     await until('renamed', source, ['store.example.org A 192.0.2.9 300 proxy/gloo-system/gateway-proxy']);
-    await kube.delete(GLOO_PROXIES, 'gloo-system', 'gateway-proxy');
+    await suite.kube.delete(GLOO_PROXIES, 'gloo-system', 'gateway-proxy');
     await until('deleted', source, []);
   });
 
   test('--gloo-namespace is repeatable; two Proxies asking for one name are merged into one record', async () => {
     const source = fromFlags('--gloo-namespace', 'gloo-system', '--gloo-namespace', 'gloo-two');
-    await kube.create(GLOO_PROXIES, proxy('gateway-proxy', 'gloo-system', { shop: ['shared.example.org'] }));
+    await suite.kube.create(GLOO_PROXIES, proxy('gateway-proxy', 'gloo-system', { shop: ['shared.example.org'] }));
     await until('merged', source, [
       'shared.example.org A 192.0.2.9 300 proxy/gloo-system/gateway-proxy',
       'two.example.org A 192.0.2.2 300 proxy/gloo-two/gateway-proxy',
     ]);
-    await kube.patch(GLOO_PROXIES, 'gloo-two', 'gateway-proxy', { spec: proxy('gateway-proxy', 'gloo-two', { shop: ['shared.example.org'] })['spec'] });
+    await suite.kube.patch(GLOO_PROXIES, 'gloo-two', 'gateway-proxy', { spec: proxy('gateway-proxy', 'gloo-two', { shop: ['shared.example.org'] })['spec'] });
     await until('merged', source, ['shared.example.org A 192.0.2.2,192.0.2.9 300 proxy/gloo-system/gateway-proxy']);
-    await kube.delete(GLOO_PROXIES, 'gloo-system', 'gateway-proxy');
-    await kube.delete(GLOO_PROXIES, 'gloo-two', 'gateway-proxy');
+    await suite.kube.delete(GLOO_PROXIES, 'gloo-system', 'gateway-proxy');
+    await suite.kube.delete(GLOO_PROXIES, 'gloo-two', 'gateway-proxy');
     await until('gone', source, []);
   });
 
   test('a Proxy whose VirtualService is missing is reported and held; the others publish; it publishes once the VirtualService appears', async () => {
     const problems: SourceProblem[] = [];
-    const source = glooProxySource(
-      {
-        client: new KubeClient({ config: api.kubeConfig(), logger }),
-        logger,
-        translateOptions: buildTranslateOptions({}),
-        namespace: '',
-        syncTimeoutMs: 5000,
-        onProblem: (p) => problems.push(p),
-      },
-      ['gloo-system'],
-    );
-    sources.push(source);
+    const source = glooProxySource(suite.sourceDeps({ onProblem: (p) => problems.push(p) }), ['gloo-system']);
+    suite.closeAfter(() => source.close());
     await service('waiting', 'gloo-system', '192.0.2.31');
-    await kube.create(GLOO_PROXIES, proxy('waiting', 'gloo-system', { later: ['later.example.org'] }));
-    await kube.create(GLOO_PROXIES, proxy('fine', 'gloo-system', { shop: ['fine.example.org'] }, { [`${A}target`]: '192.0.2.32' }));
+    await suite.kube.create(GLOO_PROXIES, proxy('waiting', 'gloo-system', { later: ['later.example.org'] }));
+    await suite.kube.create(GLOO_PROXIES, proxy('fine', 'gloo-system', { shop: ['fine.example.org'] }, { [`${A}target`]: '192.0.2.32' }));
     await until('only the complete Proxy', source, ['fine.example.org A 192.0.2.32 300 proxy/gloo-system/fine']);
     assert.ok(source.heldResources().has('proxy/gloo-system/waiting'));
     assert.equal(problems.length, 1, problems.map((p) => p.message).join('\n'));
     assert.match(problems[0]?.message ?? '', /Proxy\/gloo-system\/waiting: VirtualService \(gateway.solo.io\) apps\/later not found/);
-    await kube.create(GLOO_VIRTUALSERVICES, { metadata: { name: 'later', namespace: 'apps' }, spec: { virtualHost: { domains: ['*'] } } });
+    await suite.kube.create(GLOO_VIRTUALSERVICES, { metadata: { name: 'later', namespace: 'apps' }, spec: { virtualHost: { domains: ['*'] } } });
     await until('published once found', source, [
       'fine.example.org A 192.0.2.32 300 proxy/gloo-system/fine',
       'later.example.org A 192.0.2.31 0 proxy/gloo-system/waiting',
     ]);
     assert.equal(source.heldResources().size, 0);
-    for (const n of ['waiting', 'fine']) await kube.delete(GLOO_PROXIES, 'gloo-system', n);
+    for (const n of ['waiting', 'fine']) await suite.kube.delete(GLOO_PROXIES, 'gloo-system', n);
   });
 
   test('record Events for a proxy/ resource label land on the Proxy', () => {
@@ -196,77 +146,50 @@ describe('gloo-proxy source against the test API server', () => {
 });
 
 describe('gloo-proxy before its CRDs exist', () => {
-  test('endpoints() fails until the CRDs appear, then the source starts by itself', async () => {
-    const api = await startTestApiServer({ bookmarkIntervalMs: 200, namespaces: ['gloo-system'] });
-    const logger = silentLogger();
-    const client = new KubeClient({ config: api.kubeConfig(), logger });
-    const writer = new KubeClient({ config: api.kubeConfig(), logger });
-    const source = glooProxySource({ client, logger, translateOptions: buildTranslateOptions({}), namespace: '', syncTimeoutMs: 5000 });
-    try {
-      source.start();
-      await assertCrdAbsent(source, 'proxy/*');
-      for (const crd of GLOO_CRDS) api.create(crd);
-      const kube = new KubeWriter(writer);
-      await kube.create(GLOO_PROXIES, {
-        ...proxy('late', 'gloo-system', {}, { [`${A}target`]: '192.0.2.40' }),
-        spec: { listeners: [{ httpListener: { virtualHosts: [{ domains: ['late.example.org'] }] } }] },
-      });
-      const published = async (): Promise<true | undefined> => {
-        try {
-          return (await source.endpoints()).some((e) => e.dnsName === 'late.example.org') ? true : undefined;
-        } catch {
-          return undefined;
-        }
-      };
-      // Bounded by the reflectors' backoff (a few seconds by then) on two shared cores.
-      await waitFor('the source starts once the CRDs exist', published, 30_000);
-    } finally {
-      await source.close();
-      writer.close();
-      await api.stop();
-    }
-  });
+  test('endpoints() fails until the CRDs appear, then the source starts by itself', () =>
+    assertStartsOnceCrdsExist({
+      build: glooProxySource,
+      held: 'proxy/*',
+      crds: GLOO_CRDS,
+      namespaces: ['gloo-system'],
+      write: async (kube) => {
+        await kube.create(GLOO_PROXIES, {
+          ...proxy('late', 'gloo-system', {}, { [`${A}target`]: '192.0.2.40' }),
+          spec: { listeners: [{ httpListener: { virtualHosts: [{ domains: ['late.example.org'] }] } }] },
+        });
+      },
+      publishes: 'late.example.org',
+    }));
 });
 
 describe('hostwarden run --source gloo-proxy', () => {
-  test('records land in the zone file with the VirtualService TTL, and RecordReady Events on the Proxy', async () => {
-    const api = await startTestApiServer({ namespaces: ['gloo-system', 'apps'] });
-    const dir = await mkdtemp(join(tmpdir(), 'hostwarden-gloo-cli-'));
-    try {
-      for (const crd of GLOO_CRDS) api.create(crd);
-      api.create({
-        apiVersion: 'gateway.solo.io/v1',
-        kind: 'Gateway',
-        metadata: { name: 'gateway-proxy', namespace: 'gloo-system' },
-        spec: { bindPort: 8080 },
-      });
-      api.create({
-        apiVersion: 'gateway.solo.io/v1',
-        kind: 'VirtualService',
-        metadata: { name: 'shop', namespace: 'apps', annotations: { [`${A}ttl`]: '90' } },
-        spec: {},
-      });
-      api.create({
-        apiVersion: 'v1',
-        kind: 'Service',
-        metadata: { name: 'gateway-proxy', namespace: 'gloo-system' },
-        spec: { type: 'LoadBalancer', ports: [{ port: 80, protocol: 'TCP' }] },
-        status: { loadBalancer: { ingress: [{ ip: '192.0.2.60' }] } },
-      });
-      api.create(proxy('gateway-proxy', 'gloo-system', { shop: ['shop.example.org'] }));
-      const kubeconfig = await api.writeKubeconfig(dir);
-      const data = join(dir, 'data');
-      const args = ['run', '--once', '--events-emit', 'RecordReady', '--source', 'gloo-proxy', '--gloo-namespace', 'gloo-system', '--kubeconfig', kubeconfig];
-      const r = await runCli([...args, '--embedded-data-dir', data, '--embedded-zone', 'example.org', '--txt-owner-id', 'cli', '--metrics-address', ''], {
-        timeoutMs: 60_000,
-      });
-      assert.equal(r.code, 0, r.stderr);
-      const zone = await readFile(join(data, 'example.org.zone'), 'utf8').catch(() => readFile(join(data, 'example.org'), 'utf8'));
-      assert.match(zone, /^shop\.example\.org\. 90 IN A 192\.0\.2\.60$/m);
-      await waitFor('RecordReady on the Proxy', () => (eventsFor(api, 'Proxy', 'gateway-proxy').some((e) => e.reason === 'RecordReady') ? true : undefined));
-    } finally {
-      await api.stop();
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
+  test('records land in the zone file with the VirtualService TTL, and RecordReady Events on the Proxy', () =>
+    runOnce(
+      {
+        namespaces: ['gloo-system', 'apps'],
+        crds: GLOO_CRDS,
+        objects: [
+          { apiVersion: 'gateway.solo.io/v1', kind: 'Gateway', metadata: { name: 'gateway-proxy', namespace: 'gloo-system' }, spec: { bindPort: 8080 } },
+          {
+            apiVersion: 'gateway.solo.io/v1',
+            kind: 'VirtualService',
+            metadata: { name: 'shop', namespace: 'apps', annotations: { [`${A}ttl`]: '90' } },
+            spec: {},
+          },
+          {
+            apiVersion: 'v1',
+            kind: 'Service',
+            metadata: { name: 'gateway-proxy', namespace: 'gloo-system' },
+            spec: { type: 'LoadBalancer', ports: [{ port: 80, protocol: 'TCP' }] },
+            status: { loadBalancer: { ingress: [{ ip: '192.0.2.60' }] } },
+          },
+          proxy('gateway-proxy', 'gloo-system', { shop: ['shop.example.org'] }),
+        ],
+        args: ['--source', 'gloo-proxy', '--gloo-namespace', 'gloo-system'],
+      },
+      async ({ zone, api }) => {
+        assert.match(zone, /^shop\.example\.org\. 90 IN A 192\.0\.2\.60$/m);
+        await waitFor('RecordReady on the Proxy', () => (eventsFor(api, 'Proxy', 'gateway-proxy').some((e) => e.reason === 'RecordReady') ? true : undefined));
+      },
+    ));
 });

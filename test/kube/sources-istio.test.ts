@@ -6,27 +6,15 @@
  * annotation; a Gateway whose targets cannot be worked out is reported and held while the rest
  * keep syncing. A source started before its CRD exists starts by itself once it appears.
  */
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { EXTRA_FLAGS, PROVIDER_NAMES, SOURCE_NAMES } from '../../src/cli/wiring.ts';
-import { resolveConfig } from '../../src/config/config.ts';
-import { FLAGS } from '../../src/config/flags.ts';
-import { parseArgs } from '../../src/config/parse.ts';
-import { KubeClient } from '../../src/kube/client.ts';
 import { INGRESSES, ISTIO_GATEWAYS, ISTIO_VIRTUALSERVICES, SERVICES } from '../../src/kube/resource.ts';
-import { silentLogger } from '../../src/log.ts';
-import { kubeSourceFromConfig } from '../../src/source/kube/factory.ts';
 import type { KubeSourceName } from '../../src/source/kube/factory.ts';
 import { istioVirtualServiceSource } from '../../src/source/kube/istio-sources.ts';
 import type { KubeObjectSource } from '../../src/source/kube/kube-source.ts';
-import { buildTranslateOptions } from '../../src/source/translate/options.ts';
 import type { SourceProblem } from '../../src/source/source.ts';
-import { startTestApiServer } from '../support/kube-apiserver/server.ts';
-import type { TestApiServer } from '../support/kube-apiserver/server.ts';
-import { KubeWriter, waitFor, assertCrdAbsent } from './harness.ts';
+import { waitFor } from './harness.ts';
+import { assertStartsOnceCrdsExist, untilViewed, useTestApiServer, viewOf } from './source-harness.ts';
 import { loadCrd } from '../support/crds/load.ts';
 import type { CrdObject } from '../support/crds/load.ts';
 
@@ -37,59 +25,27 @@ const HTTP = { number: 80, name: 'http', protocol: 'HTTP' };
 
 const istioCrd = (plural: 'gateways' | 'virtualservices'): CrdObject => loadCrd('istio', `${plural}.networking.istio.io`);
 
-const view = async (source: KubeObjectSource): Promise<string[]> =>
-  (await source.endpoints()).map((e) => `${e.dnsName} ${e.recordType} ${[...e.targets].sort().join(',')}`).sort();
-
-async function until(source: KubeObjectSource, what: string, want: string[]): Promise<void> {
-  const expected = [...want].sort();
-  await waitFor(what, async () => (JSON.stringify(await view(source)) === JSON.stringify(expected) ? true : undefined), 20_000);
-}
-
 describe('istio-gateway and istio-virtualservice against the test API server', () => {
-  let api: TestApiServer;
-  let kube: KubeWriter;
-  let client: KubeClient;
-  let dir: string;
-  let kubeconfig: string;
-  const sources: KubeObjectSource[] = [];
-  const logger = silentLogger();
+  const suite = useTestApiServer({ namespaces: ['istio-system', 'apps'], crds: [istioCrd('gateways'), istioCrd('virtualservices')] });
 
   before(async () => {
-    api = await startTestApiServer({ bookmarkIntervalMs: 200, namespaces: ['istio-system', 'apps'] });
-    api.create(istioCrd('gateways'));
-    api.create(istioCrd('virtualservices'));
-    client = new KubeClient({ config: api.kubeConfig(), logger });
-    kube = new KubeWriter(client);
-    dir = await mkdtemp(join(tmpdir(), 'hw-istio-'));
-    kubeconfig = await api.writeKubeconfig(dir);
-    await kube.create(SERVICES, {
+    await suite.kube.create(SERVICES, {
       metadata: { name: 'istio-ingressgateway', namespace: 'istio-system' },
       spec: { type: 'LoadBalancer', selector: { istio: 'ingressgateway', app: 'istio-ingressgateway' }, ports: [{ port: 80 }] },
     });
-    await kube.patch(SERVICES, 'istio-system', 'istio-ingressgateway', { status: { loadBalancer: { ingress: [{ ip: LB }] } } }, 'status');
-    await kube.create(INGRESSES, { metadata: { name: 'edge', namespace: 'istio-system' }, spec: { ingressClassName: 'alb' } });
-    await kube.patch(INGRESSES, 'istio-system', 'edge', { status: { loadBalancer: { ingress: [{ hostname: 'lb.example.net' }] } } }, 'status');
-  });
-  after(async () => {
-    await Promise.all(sources.map((s) => s.close()));
-    client.close();
-    await api.stop();
-    await rm(dir, { recursive: true, force: true });
+    await suite.kube.patch(SERVICES, 'istio-system', 'istio-ingressgateway', { status: { loadBalancer: { ingress: [{ ip: LB }] } } }, 'status');
+    await suite.kube.create(INGRESSES, { metadata: { name: 'edge', namespace: 'istio-system' }, spec: { ingressClassName: 'alb' } });
+    await suite.kube.patch(INGRESSES, 'istio-system', 'edge', { status: { loadBalancer: { ingress: [{ hostname: 'lb.example.net' }] } } }, 'status');
   });
 
   function open(name: KubeSourceName, problems: SourceProblem[]): KubeObjectSource {
-    const cfg = resolveConfig(parseArgs(['--source', name, '--kubeconfig', kubeconfig], {}, [...FLAGS, ...EXTRA_FLAGS]), {
-      sources: SOURCE_NAMES,
-      providers: PROVIDER_NAMES,
-    });
-    const source = kubeSourceFromConfig(name, cfg, { logger, onProblem: (p) => problems.push(p) });
-    sources.push(source);
+    const source = suite.sourceFromFlags(name, [], problems);
     source.start();
     return source;
   }
 
   const gateway = (name: string, hosts: string[], annotations: Record<string, string> = {}): Promise<unknown> =>
-    kube.create(ISTIO_GATEWAYS, {
+    suite.kube.create(ISTIO_GATEWAYS, {
       metadata: { name, namespace: 'istio-system', annotations },
       spec: { selector: { istio: 'ingressgateway' }, servers: [{ port: HTTP, hosts }] },
     });
@@ -98,22 +54,22 @@ describe('istio-gateway and istio-virtualservice against the test API server', (
     await gateway('public', ['apps/a.example.org', '*']);
     const problems: SourceProblem[] = [];
     const source = open('istio-gateway', problems);
-    assert.deepEqual(await view(source), [`a.example.org A ${LB}`]);
+    assert.deepEqual(await viewOf(source), [`a.example.org A ${LB}`]);
 
-    await kube.patch(ISTIO_GATEWAYS, 'istio-system', 'public', { spec: { servers: [{ port: HTTP, hosts: ['b.example.org'] }] } });
-    await until(source, 'rename', [`b.example.org A ${LB}`]);
+    await suite.kube.patch(ISTIO_GATEWAYS, 'istio-system', 'public', { spec: { servers: [{ port: HTTP, hosts: ['b.example.org'] }] } });
+    await untilViewed('rename', source, [`b.example.org A ${LB}`]);
 
     // A second Gateway for the same name with its own target: one record with both addresses.
     await gateway('second', ['b.example.org'], { [TARGET]: '192.0.2.20' });
-    await until(source, 'two Gateways, one name', [`b.example.org A ${LB},192.0.2.20`]);
+    await untilViewed('two Gateways, one name', source, [`b.example.org A ${LB},192.0.2.20`]);
 
     // The ingress annotation: the Ingress's load-balancer hostname.
     await gateway('via-ingress', ['c.example.org'], { [INGRESS]: 'edge' });
-    await until(source, 'ingress annotation', [`b.example.org A ${LB},192.0.2.20`, 'c.example.org CNAME lb.example.net']);
+    await untilViewed('ingress annotation', source, [`b.example.org A ${LB},192.0.2.20`, 'c.example.org CNAME lb.example.net']);
 
     // The ingress-gateway Service's address moves: the Gateways selecting it follow.
-    await kube.patch(SERVICES, 'istio-system', 'istio-ingressgateway', { status: { loadBalancer: { ingress: [{ ip: '192.0.2.11' }] } } }, 'status');
-    await until(source, 'service address', ['b.example.org A 192.0.2.11,192.0.2.20', 'c.example.org CNAME lb.example.net']);
+    await suite.kube.patch(SERVICES, 'istio-system', 'istio-ingressgateway', { status: { loadBalancer: { ingress: [{ ip: '192.0.2.11' }] } } }, 'status');
+    await untilViewed('service address', source, ['b.example.org A 192.0.2.11,192.0.2.20', 'c.example.org CNAME lb.example.net']);
 
     // Targets that cannot be worked out (an Ingress that does not exist; a reference with two
     // slashes): reported and held, while the other Gateways keep their records.
@@ -122,42 +78,42 @@ describe('istio-gateway and istio-virtualservice against the test API server', (
     await waitFor('problems reported', () => (problems.length >= 2 ? true : undefined), 20_000);
     assert.match(problems.find((p) => p.message.includes('nope'))?.message ?? '', /^Gateway\/istio-system\/missing-ingress: .*does not exist/);
     assert.match(problems.find((p) => p.message.includes('a/b/c'))?.message ?? '', /^Gateway\/istio-system\/bad-ref: .*invalid ingress name/);
-    assert.deepEqual(await view(source), ['b.example.org A 192.0.2.11,192.0.2.20', 'c.example.org CNAME lb.example.net']);
+    assert.deepEqual(await viewOf(source), ['b.example.org A 192.0.2.11,192.0.2.20', 'c.example.org CNAME lb.example.net']);
     assert.deepEqual([...source.heldResources()].sort(), ['gateway/istio-system/bad-ref', 'gateway/istio-system/missing-ingress']);
 
     // The Ingress appears: the held Gateway is published.
-    await kube.create(INGRESSES, { metadata: { name: 'nope', namespace: 'istio-system' } });
-    await kube.patch(INGRESSES, 'istio-system', 'nope', { status: { loadBalancer: { ingress: [{ ip: '192.0.2.30' }] } } }, 'status');
-    await until(source, 'held Gateway published', [
+    await suite.kube.create(INGRESSES, { metadata: { name: 'nope', namespace: 'istio-system' } });
+    await suite.kube.patch(INGRESSES, 'istio-system', 'nope', { status: { loadBalancer: { ingress: [{ ip: '192.0.2.30' }] } } }, 'status');
+    await untilViewed('held Gateway published', source, [
       'b.example.org A 192.0.2.11,192.0.2.20',
       'c.example.org CNAME lb.example.net',
       'd.example.org A 192.0.2.30',
     ]);
     assert.deepEqual([...source.heldResources()], ['gateway/istio-system/bad-ref']);
 
-    for (const name of ['second', 'via-ingress', 'missing-ingress', 'bad-ref']) await kube.delete(ISTIO_GATEWAYS, 'istio-system', name);
-    await until(source, 'deletes', ['b.example.org A 192.0.2.11']);
-    await kube.patch(SERVICES, 'istio-system', 'istio-ingressgateway', { status: { loadBalancer: { ingress: [{ ip: LB }] } } }, 'status');
+    for (const name of ['second', 'via-ingress', 'missing-ingress', 'bad-ref']) await suite.kube.delete(ISTIO_GATEWAYS, 'istio-system', name);
+    await untilViewed('deletes', source, ['b.example.org A 192.0.2.11']);
+    await suite.kube.patch(SERVICES, 'istio-system', 'istio-ingressgateway', { status: { loadBalancer: { ingress: [{ ip: LB }] } } }, 'status');
   });
 
   test('istio-virtualservice: hosts bound to the Gateways they name, mesh skipped, exportTo, Gateway changes, delete', async () => {
     await gateway('shared', ['apps/*.apps.example.org']);
     const vs = (name: string, hosts: string[], spec: Record<string, unknown> = {}): Promise<unknown> =>
-      kube.create(ISTIO_VIRTUALSERVICES, { metadata: { name, namespace: 'apps' }, spec: { hosts, gateways: ['mesh', 'istio-system/shared'], ...spec } });
+      suite.kube.create(ISTIO_VIRTUALSERVICES, { metadata: { name, namespace: 'apps' }, spec: { hosts, gateways: ['mesh', 'istio-system/shared'], ...spec } });
     await vs('web', ['web.apps.example.org', 'web.other.example.org']);
     const problems: SourceProblem[] = [];
     const source = open('istio-virtualservice', problems);
     // Only the host the Gateway's `*.apps.example.org` server admits.
-    await until(source, 'first list', [`web.apps.example.org A ${LB}`]);
+    await untilViewed('first list', source, [`web.apps.example.org A ${LB}`]);
 
-    await kube.patch(ISTIO_VIRTUALSERVICES, 'apps', 'web', { spec: { hosts: ['www.apps.example.org'] } });
-    await until(source, 'rename', [`www.apps.example.org A ${LB}`]);
+    await suite.kube.patch(ISTIO_VIRTUALSERVICES, 'apps', 'web', { spec: { hosts: ['www.apps.example.org'] } });
+    await untilViewed('rename', source, [`www.apps.example.org A ${LB}`]);
 
     // Not exported to the Gateway's namespace: nothing; a second VirtualService for the same name shares it.
     await vs('private', ['private.apps.example.org'], { exportTo: ['.'] });
     await vs('www-too', ['www.apps.example.org']);
     await waitFor('three VirtualServices cached', () => (source.objectCount() === 3 ? true : undefined), 20_000);
-    assert.deepEqual(await view(source), [`www.apps.example.org A ${LB}`]);
+    assert.deepEqual(await viewOf(source), [`www.apps.example.org A ${LB}`]);
     assert.deepEqual(
       (await source.endpoints()).map((e) => e.labels['resource']),
       ['virtualservice/apps/web'],
@@ -165,56 +121,41 @@ describe('istio-gateway and istio-virtualservice against the test API server', (
     );
 
     // The ingress-gateway Service's address moves: VirtualServices on Gateways selecting it follow.
-    await kube.patch(SERVICES, 'istio-system', 'istio-ingressgateway', { status: { loadBalancer: { ingress: [{ ip: '192.0.2.12' }] } } }, 'status');
-    await until(source, 'service address', ['www.apps.example.org A 192.0.2.12']);
+    await suite.kube.patch(SERVICES, 'istio-system', 'istio-ingressgateway', { status: { loadBalancer: { ingress: [{ ip: '192.0.2.12' }] } } }, 'status');
+    await untilViewed('service address', source, ['www.apps.example.org A 192.0.2.12']);
 
     // The Gateway gains a target annotation: its VirtualServices follow.
-    await kube.patch(ISTIO_GATEWAYS, 'istio-system', 'shared', { metadata: { annotations: { [TARGET]: 'gw.example.net' } } });
-    await until(source, 'gateway target', ['www.apps.example.org CNAME gw.example.net']);
+    await suite.kube.patch(ISTIO_GATEWAYS, 'istio-system', 'shared', { metadata: { annotations: { [TARGET]: 'gw.example.net' } } });
+    await untilViewed('gateway target', source, ['www.apps.example.org CNAME gw.example.net']);
 
     // A Gateway reference with two slashes: reported and held; the rest keep syncing.
-    await kube.create(ISTIO_VIRTUALSERVICES, { metadata: { name: 'bad', namespace: 'apps' }, spec: { hosts: ['bad.apps.example.org'], gateways: ['a/b/c'] } });
+    await suite.kube.create(ISTIO_VIRTUALSERVICES, {
+      metadata: { name: 'bad', namespace: 'apps' },
+      spec: { hosts: ['bad.apps.example.org'], gateways: ['a/b/c'] },
+    });
     await waitFor('problem reported', () => (problems.some((p) => p.message.includes('a/b/c')) ? true : undefined), 20_000);
     assert.match(problems.find((p) => p.message.includes('a/b/c'))?.message ?? '', /^VirtualService\/apps\/bad: /);
-    assert.deepEqual(await view(source), ['www.apps.example.org CNAME gw.example.net']);
+    assert.deepEqual(await viewOf(source), ['www.apps.example.org CNAME gw.example.net']);
     assert.deepEqual([...source.heldResources()], ['virtualservice/apps/bad']);
 
-    for (const name of ['web', 'www-too', 'private', 'bad']) await kube.delete(ISTIO_VIRTUALSERVICES, 'apps', name);
-    await until(source, 'deletes', []);
+    for (const name of ['web', 'www-too', 'private', 'bad']) await suite.kube.delete(ISTIO_VIRTUALSERVICES, 'apps', name);
+    await untilViewed('deletes', source, []);
   });
 });
 
 describe('istio-virtualservice before the Istio CRDs exist', () => {
-  test('endpoints() fails until the CRDs appear, then the source starts by itself', async () => {
-    const api = await startTestApiServer({ bookmarkIntervalMs: 200 });
-    const logger = silentLogger();
-    const client = new KubeClient({ config: api.kubeConfig(), logger });
-    const writer = new KubeClient({ config: api.kubeConfig(), logger });
-    const source = istioVirtualServiceSource({ client, logger, translateOptions: buildTranslateOptions({}), namespace: '', syncTimeoutMs: 5000 });
-    try {
-      source.start();
-      await assertCrdAbsent(source, 'virtualservice/*');
-      api.create(istioCrd('gateways'));
-      api.create(istioCrd('virtualservices'));
-      const kube = new KubeWriter(writer);
-      await kube.create(ISTIO_GATEWAYS, {
-        metadata: { name: 'g', namespace: 'default', annotations: { [TARGET]: LB } },
-        spec: { servers: [{ port: HTTP, hosts: ['*'] }] },
-      });
-      await kube.create(ISTIO_VIRTUALSERVICES, { metadata: { name: 'v', namespace: 'default' }, spec: { hosts: ['v.example.org'], gateways: ['g'] } });
-      const published = async (): Promise<true | undefined> => {
-        try {
-          return (await source.endpoints()).some((e) => e.dnsName === 'v.example.org') ? true : undefined;
-        } catch {
-          return undefined;
-        }
-      };
-      // Bounded by the reflector's backoff (a few seconds by then) on two shared cores.
-      await waitFor('the source starts once the CRDs exist', published, 30_000);
-    } finally {
-      await source.close();
-      writer.close();
-      await api.stop();
-    }
-  });
+  test('endpoints() fails until the CRDs appear, then the source starts by itself', () =>
+    assertStartsOnceCrdsExist({
+      build: istioVirtualServiceSource,
+      held: 'virtualservice/*',
+      crds: [istioCrd('gateways'), istioCrd('virtualservices')],
+      write: async (kube) => {
+        await kube.create(ISTIO_GATEWAYS, {
+          metadata: { name: 'g', namespace: 'default', annotations: { [TARGET]: LB } },
+          spec: { servers: [{ port: HTTP, hosts: ['*'] }] },
+        });
+        await kube.create(ISTIO_VIRTUALSERVICES, { metadata: { name: 'v', namespace: 'default' }, spec: { hosts: ['v.example.org'], gateways: ['g'] } });
+      },
+      publishes: 'v.example.org',
+    }));
 });

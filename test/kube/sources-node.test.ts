@@ -4,115 +4,43 @@
  * provider. Covers create, update (addresses, cordon, TTL), delete, the fqdn template, and a Node
  * without usable addresses (reported, its records held, the others syncing).
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { EXTRA_FLAGS, PROVIDER_NAMES, SOURCE_NAMES } from '../../src/cli/wiring.ts';
-import { resolveConfig } from '../../src/config/config.ts';
-import { FLAGS } from '../../src/config/flags.ts';
-import { parseArgs } from '../../src/config/parse.ts';
 import { kubeSourceFromConfig } from '../../src/source/kube/factory.ts';
-import { Controller } from '../../src/controller/controller.ts';
-import { RecordEventReporter } from '../../src/controller/record-events.ts';
-import { EventRecorder } from '../../src/kube/events.ts';
-import { AllDomainFilters } from '../../src/endpoint/domain-filter.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { NODES } from '../../src/kube/resource.ts';
-import { silentLogger } from '../../src/log.ts';
-import { InMemoryProvider } from '../../src/provider/inmemory/inmemory.ts';
-import { TXTRegistry } from '../../src/registry/txt/txt-registry.ts';
-import type { KubeObjectSource } from '../../src/source/kube/kube-source.ts';
 import { nodeSource } from '../../src/source/kube/sources.ts';
 import type { SourceProblem } from '../../src/source/source.ts';
 import { buildTranslateOptions } from '../../src/source/translate/options.ts';
-import { startTestApiServer } from '../support/kube-apiserver/server.ts';
-import type { TestApiServer } from '../support/kube-apiserver/server.ts';
-import { KubeWriter, eventsFor, sleep, waitFor } from './harness.ts';
+import { eventsFor, sleep, waitFor } from './harness.ts';
+import { configFromFlags, syncPipeline, until, useTestApiServer, viewOf } from './source-harness.ts';
 
 const addresses = (...pairs: [string, string][]): { addresses: { type: string; address: string }[] } => ({
   addresses: pairs.map(([type, address]) => ({ type, address })),
 });
 
 describe('node source against the test API server', () => {
-  let api: TestApiServer;
-  let kube: KubeWriter;
-  let writer: KubeClient;
-  const logger = silentLogger();
-  const closers: (() => Promise<void>)[] = [];
-
-  before(async () => {
-    api = await startTestApiServer({ bookmarkIntervalMs: 200 });
-    writer = new KubeClient({ config: api.kubeConfig(), logger });
-    kube = new KubeWriter(writer);
-  });
-
-  after(async () => {
-    for (const close of closers) await close();
-    writer.close();
-    await api.stop();
-  });
+  const suite = useTestApiServer();
 
   /** As the kubelet does: the Node first, then its addresses through the status subresource (a create drops the status). */
   const createNode = async (metadata: { name: string; annotations?: Record<string, string> }, ...pairs: [string, string][]): Promise<void> => {
-    await kube.create(NODES, { metadata });
-    if (pairs.length > 0) await kube.patch(NODES, '', metadata.name, { status: addresses(...pairs) }, 'status');
+    await suite.kube.create(NODES, { metadata });
+    if (pairs.length > 0) await suite.kube.patch(NODES, '', metadata.name, { status: addresses(...pairs) }, 'status');
   };
 
   /** The node source (with `fqdnTemplate`) synced by the controller into a fresh inmemory zone. */
-  const pipeline = (fqdnTemplate: string, problems: SourceProblem[]): { records: () => Promise<string[]>; source: KubeObjectSource } => {
-    const provider = new InMemoryProvider({ zones: ['example.org'] });
-    const registry = new TXTRegistry(provider, { ownerId: 'hw', managedRecordTypes: ['A', 'AAAA', 'CNAME'], excludeRecordTypes: [], logger });
+  const pipeline = (fqdnTemplate: string, problems: SourceProblem[]): { records: () => Promise<string[]> } => {
     const source = nodeSource({
-      client: new KubeClient({ config: api.kubeConfig(), logger }),
-      logger,
+      client: new KubeClient({ config: suite.api.kubeConfig(), logger: suite.logger }),
+      logger: suite.logger,
       translateOptions: { ...buildTranslateOptions({ fqdnTemplate }), excludeUnschedulable: true },
       namespace: '',
       syncTimeoutMs: 5000,
       onProblem: (p) => problems.push(p),
     });
-    const recorder = new EventRecorder({ client: writer, logger, instance: 'hw' });
-    const reporter = new RecordEventReporter({ recorder, enabled: new Set(['RecordReady', 'RecordDeleted', 'RecordError']) });
-    const controller = new Controller({
-      source,
-      registry,
-      plan: {
-        policy: 'sync',
-        managedRecordTypes: ['A', 'AAAA', 'CNAME'],
-        excludeRecordTypes: [],
-        domainFilter: new AllDomainFilters([]),
-        migrateFromOwner: '',
-      },
-      intervalMs: 60_000,
-      minEventSyncIntervalMs: 20,
-      dryRun: false,
-      logger,
-      backoff: { initialMs: 50, maxMs: 500 },
-      onSynced: (r) => reporter.onSynced(r),
-    });
-    const stop = new AbortController();
-    const loop = controller.run(stop.signal);
-    closers.push(async () => {
-      stop.abort();
-      await loop;
-      await source.close();
-      await recorder.flush();
-    });
-    const records = async (): Promise<string[]> =>
-      (await registry.records())
-        .filter((e) => e.recordType !== 'TXT')
-        .map((e) => `${e.dnsName} ${e.recordType} ${[...e.targets].sort().join(',')} ${e.recordTTL}`)
-        .sort();
-    return { records, source };
-  };
-
-  const until = async (what: string, records: () => Promise<string[]>, expected: string[]): Promise<void> => {
-    const want = JSON.stringify([...expected].sort());
-    await waitFor(what, async () => (JSON.stringify(await records()) === want ? true : undefined)).catch(async (err: unknown) => {
-      assert.deepEqual(await records(), [...expected].sort(), String(err));
-      throw err;
-    });
+    const { records, close } = syncPipeline(source, suite.writer, suite.logger);
+    suite.closeAfter(close);
+    return { records };
   };
 
   test('create, update, cordon, delete; a Node without addresses is reported and its records held', async () => {
@@ -127,14 +55,14 @@ describe('node source against the test API server', () => {
     ]);
 
     // A new address, a cordon and a new Node.
-    await kube.patch(NODES, '', 'worker-1', { status: addresses(['ExternalIP', '192.0.2.1'], ['ExternalIP', '192.0.2.11']) }, 'status');
-    await kube.patch(NODES, '', 'worker-2', { spec: { unschedulable: true } });
+    await suite.kube.patch(NODES, '', 'worker-1', { status: addresses(['ExternalIP', '192.0.2.1'], ['ExternalIP', '192.0.2.11']) }, 'status');
+    await suite.kube.patch(NODES, '', 'worker-2', { spec: { unschedulable: true } });
     await createNode({ name: 'worker-3', annotations: { 'external-dns.kubernetes.io/target': '203.0.113.3' } });
     await until('after updates', records, ['worker-1.nodes.example.org A 192.0.2.1,192.0.2.11 0', 'worker-3.nodes.example.org A 203.0.113.3 0']);
 
     // worker-1 loses its addresses (a malformed status): reported, its records kept; worker-3 goes.
-    await kube.patch(NODES, '', 'worker-1', { status: { addresses: 'not-a-list' } }, 'status');
-    await kube.delete(NODES, '', 'worker-3');
+    await suite.kube.patch(NODES, '', 'worker-1', { status: { addresses: 'not-a-list' } }, 'status');
+    await suite.kube.delete(NODES, '', 'worker-3');
     await until('worker-3 deleted, worker-1 held', records, ['worker-1.nodes.example.org A 192.0.2.1,192.0.2.11 0']);
     await waitFor('a problem naming worker-1', () => (problems.some((p) => /could not find node address for worker-1/.test(p.message)) ? true : undefined));
     // Several syncs later (20 ms apart) the held records are still there.
@@ -142,25 +70,23 @@ describe('node source against the test API server', () => {
     assert.deepEqual(await records(), ['worker-1.nodes.example.org A 192.0.2.1,192.0.2.11 0']);
 
     // Addresses back: the held Node syncs again.
-    await kube.patch(NODES, '', 'worker-1', { status: addresses(['ExternalIP', '192.0.2.21']) }, 'status');
+    await suite.kube.patch(NODES, '', 'worker-1', { status: addresses(['ExternalIP', '192.0.2.21']) }, 'status');
     await until('worker-1 back', records, ['worker-1.nodes.example.org A 192.0.2.21 0']);
     // Events about records land on the Node (cluster-scoped: in namespace default, as the kubelet's).
     const ready = await waitFor('a RecordReady Event on worker-1', () => {
-      const e = eventsFor(api, 'Node', 'worker-1').find((x) => x.reason === 'RecordReady');
+      const e = eventsFor(suite.api, 'Node', 'worker-1').find((x) => x.reason === 'RecordReady');
       return e;
     });
     assert.match(ready.note, /worker-1\.nodes\.example\.org/);
-    for (const name of ['worker-1', 'worker-2']) await kube.delete(NODES, '', name);
+    for (const name of ['worker-1', 'worker-2']) await suite.kube.delete(NODES, '', name);
     await until('all deleted', records, []);
   });
 
   test('built from flags: --source node --no-exclude-unschedulable --expose-internal-ipv6 --fqdn-template', async () => {
     await createNode({ name: 'edge-1' }, ['ExternalIP', '198.51.100.1'], ['InternalIP', '10.1.0.1'], ['InternalIP', 'fd00::1']);
-    await kube.patch(NODES, '', 'edge-1', { spec: { unschedulable: true } });
-    const dir = await mkdtemp(join(tmpdir(), 'hostwarden-node-'));
+    await suite.kube.patch(NODES, '', 'edge-1', { spec: { unschedulable: true } });
     try {
-      const file = await api.writeKubeconfig(dir);
-      const args = [
+      const cfg = configFromFlags([
         '--source',
         'node',
         '--no-exclude-unschedulable',
@@ -168,23 +94,16 @@ describe('node source against the test API server', () => {
         '--fqdn-template',
         '{{ .Name }}.edge.example.org',
         '--kubeconfig',
-        file,
-      ];
-      const cfg = resolveConfig(parseArgs(args, {}, [...FLAGS, ...EXTRA_FLAGS]), { sources: SOURCE_NAMES, providers: PROVIDER_NAMES });
-      const source = kubeSourceFromConfig('node', cfg, { logger });
-      closers.push(() => source.close());
-      const view = async (): Promise<string[]> =>
-        (await source.endpoints())
-          .filter((e) => e.dnsName.endsWith('.edge.example.org'))
-          .map((e) => `${e.dnsName} ${e.recordType} ${[...e.targets].join(',')} ${e.labels['resource'] ?? ''}`)
-          .sort();
-      await until('cordoned edge-1 with its IPv6 InternalIP', view, [
+        suite.kubeconfig,
+      ]);
+      const source = kubeSourceFromConfig('node', cfg, { logger: suite.logger });
+      suite.closeAfter(() => source.close());
+      await until('cordoned edge-1 with its IPv6 InternalIP', () => viewOf(source, { resource: true, suffix: '.edge.example.org' }), [
         'edge-1.edge.example.org A 198.51.100.1 node/edge-1',
         'edge-1.edge.example.org AAAA fd00::1 node/edge-1',
       ]);
     } finally {
-      await rm(dir, { recursive: true, force: true });
-      await kube.delete(NODES, '', 'edge-1');
+      await suite.kube.delete(NODES, '', 'edge-1');
     }
   });
 });

@@ -2,49 +2,26 @@
  * The pod source through the real client and reflectors against the test API server: Pods and
  * their Nodes written as the kubelet would (spec by the owner, status through the subresource).
  */
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { EXTRA_FLAGS, PROVIDER_NAMES, SOURCE_NAMES } from '../../src/cli/wiring.ts';
-import { resolveConfig } from '../../src/config/config.ts';
-import { FLAGS } from '../../src/config/flags.ts';
-import { parseArgs } from '../../src/config/parse.ts';
 import { involvedObjectOf } from '../../src/controller/record-events.ts';
-import { KubeClient } from '../../src/kube/client.ts';
 import { NODES, PODS } from '../../src/kube/resource.ts';
-import { silentLogger } from '../../src/log.ts';
-import { kubeSourceFromConfig } from '../../src/source/kube/factory.ts';
 import type { KubeObjectSource } from '../../src/source/kube/kube-source.ts';
 import { podSource } from '../../src/source/kube/sources.ts';
 import type { SourceProblem } from '../../src/source/source.ts';
-import { startTestApiServer } from '../support/kube-apiserver/server.ts';
-import type { TestApiServer } from '../support/kube-apiserver/server.ts';
-import { KubeWriter, waitFor } from './harness.ts';
+import { untilViewed, useTestApiServer } from './source-harness.ts';
 
 const HOSTNAME = 'external-dns.kubernetes.io/hostname';
 const INTERNAL = 'external-dns.kubernetes.io/internal-hostname';
 
 describe('pod source against the test API server', () => {
-  let api: TestApiServer;
-  let client: KubeClient;
-  let kube: KubeWriter;
-  const sources: KubeObjectSource[] = [];
-  const logger = silentLogger();
+  const suite = useTestApiServer({ namespaces: ['apps'] });
 
-  const view = async (source: KubeObjectSource): Promise<string[]> =>
-    (await source.endpoints()).map((e) => `${e.dnsName} ${e.recordType} ${[...e.targets].sort().join(',')}`).sort();
-
-  const until = (what: string, source: KubeObjectSource, expected: string[]): Promise<true> =>
-    waitFor(what, async () => (JSON.stringify(await view(source)) === JSON.stringify(expected.sort()) ? true : undefined)).catch(async (err: unknown) => {
-      assert.deepEqual(await view(source), expected.sort(), String(err));
-      throw err;
-    });
+  const until = (what: string, source: KubeObjectSource, expected: string[]): Promise<void> => untilViewed(what, source, expected);
 
   const createNode = async (name: string, external: string): Promise<void> => {
-    await kube.create(NODES, { metadata: { name } });
-    await kube.patch(
+    await suite.kube.create(NODES, { metadata: { name } });
+    await suite.kube.patch(
       NODES,
       '',
       name,
@@ -61,11 +38,11 @@ describe('pod source against the test API server', () => {
   };
 
   const createPod = async (name: string, annotations: Record<string, string>, hostNetwork: boolean, node: string, ip: string): Promise<void> => {
-    await kube.create(PODS, {
+    await suite.kube.create(PODS, {
       metadata: { name, namespace: 'apps', annotations },
       spec: { hostNetwork, nodeName: node, containers: [{ name: 'c', image: 'registry.example/c' }] },
     });
-    await kube.patch(
+    await suite.kube.patch(
       PODS,
       'apps',
       name,
@@ -75,9 +52,6 @@ describe('pod source against the test API server', () => {
   };
 
   before(async () => {
-    api = await startTestApiServer({ bookmarkIntervalMs: 200, namespaces: ['apps'] });
-    client = new KubeClient({ config: api.kubeConfig(), logger });
-    kube = new KubeWriter(client);
     await createNode('n1', '54.0.0.1');
     await createNode('n2', '54.0.0.2');
     await createPod('agent-1', { [HOSTNAME]: 'agent.example.org', [INTERNAL]: 'agent.internal.example.org' }, true, 'n1', '10.0.0.1');
@@ -85,26 +59,10 @@ describe('pod source against the test API server', () => {
     await createPod('web', { [INTERNAL]: 'web.internal.example.org' }, false, 'n1', '10.1.0.7');
   });
 
-  after(async () => {
-    await Promise.all(sources.map((s) => s.close()));
-    client.close();
-    await api.stop();
-  });
-
   test('names at Node and Pod addresses, merged across Pods; Node, Pod changes and deletes follow; a bad name is reported and skipped', async () => {
     const problems: SourceProblem[] = [];
-    const source = podSource(
-      {
-        client: new KubeClient({ config: api.kubeConfig(), logger }),
-        logger,
-        translateOptions: {},
-        namespace: '',
-        syncTimeoutMs: 5000,
-        onProblem: (p) => problems.push(p),
-      },
-      { podSourceDomain: 'pods.example.org' },
-    );
-    sources.push(source);
+    const source = podSource(suite.sourceDeps({ translateOptions: {}, onProblem: (p) => problems.push(p) }), { podSourceDomain: 'pods.example.org' });
+    suite.closeAfter(() => source.close());
     source.start();
     const base = [
       'agent.example.org A 54.0.0.1,54.0.0.2',
@@ -116,10 +74,10 @@ describe('pod source against the test API server', () => {
     ];
     await until('initial', source, [...base]);
 
-    await kube.patch(NODES, '', 'n2', { status: { addresses: [{ type: 'ExternalIP', address: '54.0.0.22' }] } }, 'status');
+    await suite.kube.patch(NODES, '', 'n2', { status: { addresses: [{ type: 'ExternalIP', address: '54.0.0.22' }] } }, 'status');
     await until('node address changed', source, ['agent.example.org A 54.0.0.1,54.0.0.22', ...base.slice(1)]);
 
-    await kube.delete(PODS, 'apps', 'agent-2');
+    await suite.kube.delete(PODS, 'apps', 'agent-2');
     await until('pod deleted', source, [
       'agent.example.org A 54.0.0.1',
       'agent.internal.example.org A 10.0.0.1',
@@ -141,7 +99,7 @@ describe('pod source against the test API server', () => {
       problems.some((p) => p.message.includes('bad..example.org')),
       problems.map((p) => p.message).join('\n'),
     );
-    await kube.delete(PODS, 'apps', 'bad');
+    await suite.kube.delete(PODS, 'apps', 'bad');
   });
 
   test('record Events for a pod/ resource label land on the Pod', () => {
@@ -149,16 +107,7 @@ describe('pod source against the test API server', () => {
   });
 
   test('built from flags: --source pod --ignore-non-host-network-pods reads host-network Pods only', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'hostwarden-pod-'));
-    try {
-      const file = await api.writeKubeconfig(dir);
-      const args = ['--source', 'pod', '--ignore-non-host-network-pods', '--kubeconfig', file, '--request-timeout', '5s'];
-      const cfg = resolveConfig(parseArgs(args, {}, [...FLAGS, ...EXTRA_FLAGS]), { sources: SOURCE_NAMES, providers: PROVIDER_NAMES });
-      const source = kubeSourceFromConfig('pod', cfg, { logger });
-      sources.push(source);
-      await until('host-network only', source, ['agent.example.org A 54.0.0.1', 'agent.internal.example.org A 10.0.0.1']);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const source = suite.sourceFromFlags('pod', ['--ignore-non-host-network-pods', '--request-timeout', '5s']);
+    await until('host-network only', source, ['agent.example.org A 54.0.0.1', 'agent.internal.example.org A 10.0.0.1']);
   });
 });

@@ -3,27 +3,21 @@
  * reflectors against the test API server: objects are written over HTTP, the sources' endpoints
  * are read as the controller reads them.
  */
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { Registry as MetricsRegistry } from 'prom-client';
-import { EXTRA_FLAGS, PROVIDER_NAMES, SOURCE_NAMES } from '../../src/cli/wiring.ts';
-import { resolveConfig } from '../../src/config/config.ts';
-import { FLAGS } from '../../src/config/flags.ts';
-import { parseArgs } from '../../src/config/parse.ts';
 import { KubeClient, loadKubeConfig } from '../../src/kube/client.ts';
 import { ENDPOINTSLICES, GATEWAYS, HTTPROUTES, PODS, SERVICES } from '../../src/kube/resource.ts';
-import { silentLogger } from '../../src/log.ts';
 import type { KubeObjectSource } from '../../src/source/kube/kube-source.ts';
 import { kubeSourceFromConfig } from '../../src/source/kube/factory.ts';
 import { httpRouteSource, serviceSource } from '../../src/source/kube/sources.ts';
 import type { TranslateOptions } from '../../src/source/translate/options.ts';
-import { startTestApiServer } from '../support/kube-apiserver/server.ts';
-import type { TestApiServer } from '../support/kube-apiserver/server.ts';
-import { KubeWriter, gatewayCrd, waitFor } from './harness.ts';
+import { gatewayCrd, waitFor } from './harness.ts';
+import { configFromFlags, untilViewed, useTestApiServer, viewOf } from './source-harness.ts';
 
 const A = 'external-dns.alpha.kubernetes.io/';
 
@@ -57,43 +51,24 @@ function headless(name: string, annotations: Record<string, string>): Obj {
 }
 
 describe('service and gateway-httproute sources against the test API server', () => {
-  let api: TestApiServer;
-  let client: KubeClient;
-  let kube: KubeWriter;
-  const sources: KubeObjectSource[] = [];
-  const logger = silentLogger();
+  const suite = useTestApiServer({ namespaces: ['apps', 'other'], crds: [gatewayCrd('gateways', 'Gateway'), gatewayCrd('httproutes', 'HTTPRoute')] });
 
   const open = (make: (deps: Parameters<typeof serviceSource>[0]) => KubeObjectSource, translateOptions: TranslateOptions = {}): KubeObjectSource => {
-    const s = make({ client: new KubeClient({ config: api.kubeConfig(), logger }), logger, translateOptions, namespace: '', syncTimeoutMs: 5000 });
-    sources.push(s);
+    const s = make(suite.sourceDeps({ translateOptions }));
+    suite.closeAfter(() => s.close());
     s.start();
     return s;
   };
 
-  /** `name type targets` of a source's endpoints for names ending in `suffix`. */
-  const view = async (source: KubeObjectSource, suffix: string): Promise<string[]> =>
-    (await source.endpoints())
-      .filter((e) => e.dnsName.endsWith(suffix))
-      .map((e) => `${e.dnsName} ${e.recordType} ${[...e.targets].sort().join(',')}`)
-      .sort();
-
-  const until = (what: string, source: KubeObjectSource, suffix: string, expected: string[]): Promise<true> =>
-    waitFor(what, async () => (JSON.stringify(await view(source, suffix)) === JSON.stringify(expected) ? true : undefined)).catch(async (err: unknown) => {
-      assert.deepEqual(await view(source, suffix), expected, String(err));
-      throw err;
-    });
+  /** Waits until the source's endpoints for names ending in `suffix` are `expected`. */
+  const until = (what: string, source: KubeObjectSource, suffix: string, expected: string[]): Promise<void> => untilViewed(what, source, expected, { suffix });
 
   before(async () => {
-    api = await startTestApiServer({ bookmarkIntervalMs: 200, namespaces: ['apps', 'other'] });
-    api.create(gatewayCrd('gateways', 'Gateway'));
-    api.create(gatewayCrd('httproutes', 'HTTPRoute'));
-    client = new KubeClient({ config: api.kubeConfig(), logger });
-    kube = new KubeWriter(client);
     for (const [name, internal, external] of [
       ['node-a', '10.0.0.1', '198.51.100.1'],
       ['node-b', '10.0.0.2', '198.51.100.2'],
     ] as const) {
-      api.create({
+      suite.api.create({
         apiVersion: 'v1',
         kind: 'Node',
         metadata: { name },
@@ -107,18 +82,12 @@ describe('service and gateway-httproute sources against the test API server', ()
     }
   });
 
-  after(async () => {
-    await Promise.all(sources.map((s) => s.close()));
-    client.close();
-    await api.stop();
-  });
-
   test('a headless Service: one record with the ready addresses, one per endpoint hostname; slices followed', async () => {
     const source = open(serviceSource);
     let events = 0;
     source.addEventHandler(() => events++);
-    await kube.create(SERVICES, headless('kafka', { [`${A}hostname`]: 'kafka.example.org' }));
-    await kube.create(
+    await suite.kube.create(SERVICES, headless('kafka', { [`${A}hostname`]: 'kafka.example.org' }));
+    await suite.kube.create(
       ENDPOINTSLICES,
       slice('kafka-1', 'kafka', [
         { ip: '10.1.0.1', pod: 'kafka-0', hostname: 'kafka-0' },
@@ -129,7 +98,7 @@ describe('service and gateway-httproute sources against the test API server', ()
 
     // The second endpoint becomes ready: the slice change alone re-translates the Service and fires an event.
     const before = events;
-    await kube.patch(ENDPOINTSLICES, 'default', 'kafka-1', {
+    await suite.kube.patch(ENDPOINTSLICES, 'default', 'kafka-1', {
       endpoints: slice('kafka-1', 'kafka', [
         { ip: '10.1.0.1', pod: 'kafka-0', hostname: 'kafka-0' },
         { ip: '10.1.0.2', pod: 'kafka-1', hostname: 'kafka-1' },
@@ -143,24 +112,27 @@ describe('service and gateway-httproute sources against the test API server', ()
     ]);
 
     // publishNotReadyAddresses publishes a not-ready endpoint too.
-    await kube.create(SERVICES, { ...headless('zk', { [`${A}hostname`]: 'zk.example.org' }), spec: { clusterIP: 'None', publishNotReadyAddresses: true } });
-    await kube.create(ENDPOINTSLICES, slice('zk-1', 'zk', [{ ip: '10.2.0.1', pod: 'zk-0', ready: false }]));
+    await suite.kube.create(SERVICES, {
+      ...headless('zk', { [`${A}hostname`]: 'zk.example.org' }),
+      spec: { clusterIP: 'None', publishNotReadyAddresses: true },
+    });
+    await suite.kube.create(ENDPOINTSLICES, slice('zk-1', 'zk', [{ ip: '10.2.0.1', pod: 'zk-0', ready: false }]));
     await until('zk not ready but published', source, 'zk.example.org', ['zk.example.org A 10.2.0.1']);
 
-    await kube.delete(ENDPOINTSLICES, 'default', 'kafka-1');
+    await suite.kube.delete(ENDPOINTSLICES, 'default', 'kafka-1');
     await until('kafka records gone with the slice', source, 'kafka.example.org', []);
   });
 
   test('endpoints-type NodeExternalIP and HostIP; --publish-host-ip; Pods are watched only when needed', async () => {
     let podRequests = 0;
     // A filter that never matches: it only counts the requests for Pods.
-    api.failNextRequests(1, 500, (r) => {
+    suite.api.failNextRequests(1, 500, (r) => {
       if (r.plural === 'pods' && (r.verb === 'list' || r.verb === 'watch')) podRequests++;
       return false;
     });
     const source = open(serviceSource);
-    await kube.create(SERVICES, headless('nodes', { [`${A}hostname`]: 'nodes.example.org', [`${A}endpoints-type`]: 'NodeExternalIP' }));
-    await kube.create(
+    await suite.kube.create(SERVICES, headless('nodes', { [`${A}hostname`]: 'nodes.example.org', [`${A}endpoints-type`]: 'NodeExternalIP' }));
+    await suite.kube.create(
       ENDPOINTSLICES,
       slice('nodes-1', 'nodes', [
         { ip: '10.3.0.1', pod: 'nodes-0', node: 'node-a' },
@@ -174,14 +146,14 @@ describe('service and gateway-httproute sources against the test API server', ()
       ['hosts-0', '10.0.0.1', 'h0'],
       ['hosts-1', '10.0.0.2', ''],
     ] as const) {
-      await kube.create(PODS, {
+      await suite.kube.create(PODS, {
         metadata: { name, namespace: 'default', labels: { app: 'hosts' } },
         spec: { hostname, nodeName: hostIP === '10.0.0.1' ? 'node-a' : 'node-b', containers: [{ name: 'c', image: 'x' }] },
       });
-      await kube.patch(PODS, 'default', name, { status: { hostIP, podIP: `10.4.0.${name.slice(-1)}` } }, 'status');
+      await suite.kube.patch(PODS, 'default', name, { status: { hostIP, podIP: `10.4.0.${name.slice(-1)}` } }, 'status');
     }
-    await kube.create(SERVICES, headless('hosts', { [`${A}hostname`]: 'hosts.example.org', [`${A}endpoints-type`]: 'HostIP' }));
-    await kube.create(
+    await suite.kube.create(SERVICES, headless('hosts', { [`${A}hostname`]: 'hosts.example.org', [`${A}endpoints-type`]: 'HostIP' }));
+    await suite.kube.create(
       ENDPOINTSLICES,
       slice('hosts-1', 'hosts', [
         { ip: '10.4.0.0', pod: 'hosts-0' },
@@ -190,19 +162,19 @@ describe('service and gateway-httproute sources against the test API server', ()
     );
     await until('host IPs from the Pods', source, 'hosts.example.org', ['h0.hosts.example.org A 10.0.0.1', 'hosts.example.org A 10.0.0.1,10.0.0.2']);
     // A Pod moving to another host changes the record through the Pod watch.
-    await kube.patch(PODS, 'default', 'hosts-1', { status: { hostIP: '10.0.0.9' } }, 'status');
+    await suite.kube.patch(PODS, 'default', 'hosts-1', { status: { hostIP: '10.0.0.9' } }, 'status');
     await until('the Pod moved', source, 'hosts.example.org', ['h0.hosts.example.org A 10.0.0.1', 'hosts.example.org A 10.0.0.1,10.0.0.9']);
 
     // --publish-host-ip: every headless Service publishes host IPs.
     const flagged = open(serviceSource, { publishHostIP: true });
-    await kube.create(SERVICES, headless('flag', { [`${A}hostname`]: 'flag.example.org' }));
-    await kube.create(ENDPOINTSLICES, slice('flag-1', 'flag', [{ ip: '10.4.0.0', pod: 'hosts-0' }]));
+    await suite.kube.create(SERVICES, headless('flag', { [`${A}hostname`]: 'flag.example.org' }));
+    await suite.kube.create(ENDPOINTSLICES, slice('flag-1', 'flag', [{ ip: '10.4.0.0', pod: 'hosts-0' }]));
     await until('publish-host-ip', flagged, 'flag.example.org', ['flag.example.org A 10.0.0.1', 'h0.flag.example.org A 10.0.0.1']);
   });
 
   test('a NodePort Service: node addresses and an SRV record per protocol', async () => {
     const source = open(serviceSource);
-    await kube.create(SERVICES, {
+    await suite.kube.create(SERVICES, {
       metadata: { name: 'game', namespace: 'default', annotations: { [`${A}hostname`]: 'game.example.org' } },
       spec: {
         type: 'NodePort',
@@ -221,8 +193,8 @@ describe('service and gateway-httproute sources against the test API server', ()
 
   test('an HTTPRoute is published only once accepted, for hostnames its listener allows', async () => {
     const source = open(httpRouteSource);
-    api.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a', labels: { team: 'a' } } });
-    await kube.create(GATEWAYS, {
+    suite.api.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a', labels: { team: 'a' } } });
+    await suite.kube.create(GATEWAYS, {
       metadata: { name: 'shared', namespace: 'apps' },
       spec: {
         gatewayClassName: 'test',
@@ -238,13 +210,13 @@ describe('service and gateway-httproute sources against the test API server', ()
         ],
       },
     });
-    await kube.patch(GATEWAYS, 'apps', 'shared', { status: { addresses: [{ type: 'IPAddress', value: '192.0.2.60' }] } }, 'status');
+    await suite.kube.patch(GATEWAYS, 'apps', 'shared', { status: { addresses: [{ type: 'IPAddress', value: '192.0.2.60' }] } }, 'status');
     const parentRef = { name: 'shared', namespace: 'apps', sectionName: 'apps' };
-    await kube.create(HTTPROUTES, {
+    await suite.kube.create(HTTPROUTES, {
       metadata: { name: 'shop', namespace: 'team-a' },
       spec: { hostnames: ['shop.apps.example.org', 'shop.example.com'], parentRefs: [parentRef] },
     });
-    await kube.create(HTTPROUTES, {
+    await suite.kube.create(HTTPROUTES, {
       metadata: { name: 'stray', namespace: 'other' },
       spec: { hostnames: ['stray.apps.example.org'], parentRefs: [parentRef] },
     });
@@ -259,13 +231,13 @@ describe('service and gateway-httproute sources against the test API server', ()
         ],
       },
     });
-    await kube.patch(HTTPROUTES, 'team-a', 'shop', status('False'), 'status');
-    await kube.patch(HTTPROUTES, 'other', 'stray', status('True'), 'status');
+    await suite.kube.patch(HTTPROUTES, 'team-a', 'shop', status('False'), 'status');
+    await suite.kube.patch(HTTPROUTES, 'other', 'stray', status('True'), 'status');
     // Both routes are known to the source before it says nothing is published.
     await waitFor('routes listed', () => (source.objectCount() === 2 ? true : undefined));
-    assert.deepEqual(await view(source, ''), [], 'not accepted, or from a namespace the listener does not select');
+    assert.deepEqual(await viewOf(source, { suffix: '' }), [], 'not accepted, or from a namespace the listener does not select');
 
-    await kube.patch(HTTPROUTES, 'team-a', 'shop', status('True'), 'status');
+    await suite.kube.patch(HTTPROUTES, 'team-a', 'shop', status('True'), 'status');
     await until('accepted route, intersected with the listener hostname', source, '', ['shop.apps.example.org A 192.0.2.60']);
 
     // --gateway-name, --gateway-label-filter and --gateway-namespace narrow the Gateways routes attach to.
@@ -273,22 +245,22 @@ describe('service and gateway-httproute sources against the test API server', ()
     const otherName = open((d) => httpRouteSource(d, { name: 'edge' }));
     const labelled = open((d) => httpRouteSource(d, { labelSelector: 'tier=edge' }));
     const otherNamespace = open((d) => httpRouteSource(d, { namespace: 'other' }));
-    assert.deepEqual(await view(named, ''), ['shop.apps.example.org A 192.0.2.60']);
-    for (const s of [otherName, labelled, otherNamespace]) assert.deepEqual(await view(s, ''), []);
-    await kube.patch(GATEWAYS, 'apps', 'shared', { metadata: { labels: { tier: 'edge' } } });
+    assert.deepEqual(await viewOf(named, { suffix: '' }), ['shop.apps.example.org A 192.0.2.60']);
+    for (const s of [otherName, labelled, otherNamespace]) assert.deepEqual(await viewOf(s, { suffix: '' }), []);
+    await suite.kube.patch(GATEWAYS, 'apps', 'shared', { metadata: { labels: { tier: 'edge' } } });
     await until('the Gateway now matches the label filter', labelled, '', ['shop.apps.example.org A 192.0.2.60']);
   });
 
   test('--kube-context picks the context of a kubeconfig with several', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'hostwarden-kube-context-'));
     try {
-      const file = await api.writeKubeconfig(dir);
+      const file = await suite.api.writeKubeconfig(dir);
       const doc = parseYaml(await readFile(file, 'utf8')) as { clusters: unknown[]; contexts: unknown[]; 'current-context': string };
       doc.clusters.push({ name: 'nowhere', cluster: { server: 'http://127.0.0.1:9', 'insecure-skip-tls-verify': true } });
       doc.contexts.push({ name: 'nowhere', context: { cluster: 'nowhere', user: 'test' } });
       doc['current-context'] = 'nowhere';
       await writeFile(file, JSON.stringify(doc));
-      const chosen = KubeClient.fromConfig({ kubeconfig: file, context: 'test', env: {} }, logger, 2000);
+      const chosen = KubeClient.fromConfig({ kubeconfig: file, context: 'test', env: {} }, suite.logger, 2000);
       try {
         const list = await chosen.request<{ items: unknown[] }>('GET', '/api/v1/namespaces/default/services');
         assert.ok(list.items.length > 0);
@@ -299,13 +271,10 @@ describe('service and gateway-httproute sources against the test API server', ()
       await assert.rejects(loadKubeConfig({ kubeconfig: file, context: 'missing', env: {} }), /no context "missing"/);
 
       // The same through the flags, with the caches measured on the run command's registry.
-      const cfg = resolveConfig(
-        parseArgs(['--source', 'service', '--kubeconfig', file, '--kube-context', 'test', '--request-timeout', '5s'], {}, [...FLAGS, ...EXTRA_FLAGS]),
-        { sources: SOURCE_NAMES, providers: PROVIDER_NAMES },
-      );
+      const cfg = configFromFlags(['--source', 'service', '--kubeconfig', file, '--kube-context', 'test', '--request-timeout', '5s']);
       const metrics = new MetricsRegistry();
-      const source = kubeSourceFromConfig('service', cfg, { logger, metrics });
-      sources.push(source);
+      const source = kubeSourceFromConfig('service', cfg, { logger: suite.logger, metrics });
+      suite.closeAfter(() => source.close());
       assert.ok((await source.endpoints()).some((e) => e.dnsName === 'game.example.org'));
       const text = await metrics.metrics();
       assert.match(text, /hostwarden_kube_reflector_lists_total\{source="service",resource="services"\} 1/);

@@ -3,27 +3,17 @@
  * server: a custom resource (KubeVirt's VirtualMachineInstance, served once its CRD exists) and a
  * built-in one (ConfigMaps, whose list items carry no kind: discovery supplies it).
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { EXTRA_FLAGS, PROVIDER_NAMES, SOURCE_NAMES } from '../../src/cli/wiring.ts';
-import { resolveConfig } from '../../src/config/config.ts';
-import { FLAGS } from '../../src/config/flags.ts';
-import { parseArgs } from '../../src/config/parse.ts';
-import { KubeClient } from '../../src/kube/client.ts';
 import type { KubeResource } from '../../src/kube/resource.ts';
-import { silentLogger } from '../../src/log.ts';
 import { unstructuredSourceFromConfig } from '../../src/source/kube/factory.ts';
 import { unstructuredSource } from '../../src/source/kube/unstructured.ts';
 import type { UnstructuredSource } from '../../src/source/kube/unstructured.ts';
 import type { SourceProblem } from '../../src/source/source.ts';
 import { FqdnTemplate } from '../../src/source/translate/fqdn-template.ts';
 import type { TranslateOptions } from '../../src/source/translate/options.ts';
-import { startTestApiServer } from '../support/kube-apiserver/server.ts';
-import type { TestApiServer } from '../support/kube-apiserver/server.ts';
-import { KubeWriter, waitFor } from './harness.ts';
+import { waitFor } from './harness.ts';
+import { configFromFlags, until as untilRead, useTestApiServer, viewOf } from './source-harness.ts';
 
 /** KubeVirt's VirtualMachineInstance CRD, reduced to what the test writes (status is open, as KubeVirt's). */
 const VMI_CRD = {
@@ -57,98 +47,65 @@ const vmi = (
 });
 
 describe('unstructured source against the test API server', () => {
-  let api: TestApiServer;
-  let client: KubeClient;
-  let kube: KubeWriter;
-  const sources: UnstructuredSource[] = [];
-  const logger = silentLogger();
+  const suite = useTestApiServer({ namespaces: ['vms', 'dns'] });
 
-  const view = async (source: UnstructuredSource): Promise<string[]> =>
-    (await source.endpoints()).map((e) => `${e.dnsName} ${e.recordType} ${[...e.targets].sort().join(',')} ${e.labels['resource'] ?? ''}`).sort();
-
-  const until = (what: string, source: UnstructuredSource, expected: string[]): Promise<true> =>
-    waitFor(what, async () => (JSON.stringify(await view(source).catch(() => [])) === JSON.stringify(expected) ? true : undefined)).catch(
-      async (err: unknown) => {
-        assert.deepEqual(await view(source), expected, String(err));
-        throw err;
-      },
-    );
+  // Before its CRD exists a source's endpoints() fails: read as no endpoints until then.
+  const until = (what: string, source: UnstructuredSource, expected: string[]): Promise<void> =>
+    untilRead(what, () => viewOf(source, { resource: true }).catch(() => []), expected);
 
   const open = (resources: string[], options: TranslateOptions, problems: SourceProblem[] = []): UnstructuredSource => {
-    const source = unstructuredSource(
-      {
-        client: new KubeClient({ config: api.kubeConfig(), logger }),
-        logger,
-        translateOptions: options,
-        namespace: '',
-        syncTimeoutMs: 5000,
-        onProblem: (p) => problems.push(p),
-      },
-      resources,
-    );
-    sources.push(source);
+    const source = unstructuredSource(suite.sourceDeps({ translateOptions: options, onProblem: (p) => problems.push(p) }), resources);
+    suite.closeAfter(() => source.close());
     return source;
   };
 
   const templates = (fqdn: string, target: string): TranslateOptions => ({ fqdnTemplate: FqdnTemplate.fromFlags({ fqdn: [fqdn], target: [target] }) });
-
-  before(async () => {
-    api = await startTestApiServer({ bookmarkIntervalMs: 200, namespaces: ['vms', 'dns'] });
-    client = new KubeClient({ config: api.kubeConfig(), logger });
-    kube = new KubeWriter(client);
-  });
-
-  after(async () => {
-    await Promise.all(sources.map((s) => s.close()));
-    client.close();
-    await api.stop();
-  });
 
   test('started before its CRD exists: syncs fail naming the resource, then it starts by itself once the CRD appears', async () => {
     const source = open(['virtualmachineinstances.v1.kubevirt.io'], templates('{{.Name}}.vm.example.org', '{{index .Status.interfaces 0 "ipAddress"}}'));
     let fired = 0;
     source.addEventHandler(() => fired++);
     await assert.rejects(source.endpoints(), /virtualmachineinstances.*not found in "kubevirt.io\/v1"|failed to discover resources for "kubevirt.io\/v1"/);
-    api.create(VMI_CRD);
-    await kube.create(VMIS, vmi('web', '10.0.0.1'));
+    suite.api.create(VMI_CRD);
+    await suite.kube.create(VMIS, vmi('web', '10.0.0.1'));
     await until('the VMI once the CRD exists', source, ['web.vm.example.org A 10.0.0.1 virtualmachineinstance/vms/web']);
     await waitFor('event handler fired', () => (fired > 0 ? true : undefined));
   });
 
   test('create, update, rename and delete of custom resources follow; two objects asking for one name are merged', async () => {
     const source = open(['virtualmachineinstances.v1.kubevirt.io'], templates('{{.Name}}.vm.example.org', '{{index .Status.interfaces 0 "ipAddress"}}'));
-    await kube.create(VMIS, vmi('db', '10.0.0.2'));
+    await suite.kube.create(VMIS, vmi('db', '10.0.0.2'));
     await until('created', source, [
       'db.vm.example.org A 10.0.0.2 virtualmachineinstance/vms/db',
       'web.vm.example.org A 10.0.0.1 virtualmachineinstance/vms/web',
     ]);
-    await kube.patch(VMIS, 'vms', 'db', { status: { interfaces: [{ name: 'default', ipAddress: '10.0.0.3' }] } });
+    await suite.kube.patch(VMIS, 'vms', 'db', { status: { interfaces: [{ name: 'default', ipAddress: '10.0.0.3' }] } });
     await until('updated', source, [
       'db.vm.example.org A 10.0.0.3 virtualmachineinstance/vms/db',
       'web.vm.example.org A 10.0.0.1 virtualmachineinstance/vms/web',
     ]);
     // A rename is a delete and a create.
-    await kube.delete(VMIS, 'vms', 'db');
-    await kube.create(VMIS, vmi('db2', '10.0.0.3'));
+    await suite.kube.delete(VMIS, 'vms', 'db');
+    await suite.kube.create(VMIS, vmi('db2', '10.0.0.3'));
     await until('renamed', source, [
       'db2.vm.example.org A 10.0.0.3 virtualmachineinstance/vms/db2',
       'web.vm.example.org A 10.0.0.1 virtualmachineinstance/vms/web',
     ]);
-    await kube.delete(VMIS, 'vms', 'db2');
+    await suite.kube.delete(VMIS, 'vms', 'db2');
     await until('deleted', source, ['web.vm.example.org A 10.0.0.1 virtualmachineinstance/vms/web']);
 
     // Annotations only (no templates): both VMIs ask for one name, which gets both targets.
     const annotated = open(['virtualmachineinstances.v1.kubevirt.io'], {});
     const ask = { 'external-dns.kubernetes.io/hostname': 'pool.example.org' };
-    await kube.create(VMIS, vmi('pool-a', '10.0.1.1', { ...ask, 'external-dns.kubernetes.io/target': '10.0.1.1' }));
-    await kube.create(VMIS, vmi('pool-b', '10.0.1.2', { ...ask, 'external-dns.kubernetes.io/target': '10.0.1.2' }));
+    await suite.kube.create(VMIS, vmi('pool-a', '10.0.1.1', { ...ask, 'external-dns.kubernetes.io/target': '10.0.1.1' }));
+    await suite.kube.create(VMIS, vmi('pool-b', '10.0.1.2', { ...ask, 'external-dns.kubernetes.io/target': '10.0.1.2' }));
     const merged = await waitFor('merged', async () => {
       const eps = await annotated.endpoints();
       return eps.length === 1 && eps[0]?.targets.length === 2 ? eps : undefined;
     });
     assert.deepEqual([...(merged[0]?.targets ?? [])].sort(), ['10.0.1.1', '10.0.1.2']);
-    await kube.delete(VMIS, 'vms', 'pool-a');
-    await kube.delete(VMIS, 'vms', 'pool-b');
+    await suite.kube.delete(VMIS, 'vms', 'pool-a');
+    await suite.kube.delete(VMIS, 'vms', 'pool-b');
   });
 
   test('an object a template cannot read is reported and skipped; the others keep their records', async () => {
@@ -159,40 +116,33 @@ describe('unstructured source against the test API server', () => {
       problems,
     );
     // status.interfaces is a string: `index` fails on it.
-    await kube.create(VMIS, { metadata: { name: 'odd', namespace: 'vms' }, status: { interfaces: 'none' } });
+    await suite.kube.create(VMIS, { metadata: { name: 'odd', namespace: 'vms' }, status: { interfaces: 'none' } });
     await until('the others', source, ['web.vm.example.org A 10.0.0.1 virtualmachineinstance/vms/web']);
     await waitFor('the problem', () => (problems.some((p) => p.message.includes('VirtualMachineInstance/vms/odd')) ? true : undefined));
     assert.ok(source.heldResources().has('virtualmachineinstance/vms/odd'), 'its records are held, not deleted');
-    await kube.delete(VMIS, 'vms', 'odd');
+    await suite.kube.delete(VMIS, 'vms', 'odd');
   });
 
   test('built from flags: ConfigMaps (core group, kind from discovery) beside the custom resource, --label-filter applies', async () => {
-    await kube.create(CONFIGMAPS, {
+    await suite.kube.create(CONFIGMAPS, {
       metadata: { name: 'api-dns', namespace: 'dns', labels: { dns: 'yes' } },
       data: { hostname: 'api.example.org', target: '192.0.2.10' },
     });
-    await kube.create(CONFIGMAPS, { metadata: { name: 'other', namespace: 'dns' }, data: { hostname: 'other.example.org', target: '192.0.2.11' } });
-    const dir = await mkdtemp(join(tmpdir(), 'hostwarden-unstructured-'));
-    try {
-      const file = await api.writeKubeconfig(dir);
-      const args = [
-        ...['--source', 'unstructured', '--unstructured-resource', 'configmaps.v1', '--unstructured-resource', 'virtualmachineinstances.v1.kubevirt.io'],
-        ...['--fqdn-template', '{{if eq .Kind "ConfigMap"}}{{index .Object.data "hostname"}}{{else}}{{.Name}}.vm.example.org{{end}}'],
-        ...['--target-template', '{{if eq .Kind "ConfigMap"}}{{index .Object.data "target"}}{{else}}{{index .Status.interfaces 0 "ipAddress"}}{{end}}'],
-        ...['--label-filter', 'dns=yes', '--kubeconfig', file, '--request-timeout', '5s'],
-      ];
-      const cfg = resolveConfig(parseArgs(args, {}, [...FLAGS, ...EXTRA_FLAGS]), { sources: SOURCE_NAMES, providers: PROVIDER_NAMES });
-      const source = unstructuredSourceFromConfig(cfg, { logger });
-      sources.push(source);
-      await until('the labelled ConfigMap only', source, ['api.example.org A 192.0.2.10 configmap/dns/api-dns']);
-      await kube.patch(VMIS, 'vms', 'web', { metadata: { labels: { dns: 'yes' } } });
-      await until('and the labelled VMI', source, [
-        'api.example.org A 192.0.2.10 configmap/dns/api-dns',
-        'web.vm.example.org A 10.0.0.1 virtualmachineinstance/vms/web',
-      ]);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    await suite.kube.create(CONFIGMAPS, { metadata: { name: 'other', namespace: 'dns' }, data: { hostname: 'other.example.org', target: '192.0.2.11' } });
+    const cfg = configFromFlags([
+      ...['--source', 'unstructured', '--unstructured-resource', 'configmaps.v1', '--unstructured-resource', 'virtualmachineinstances.v1.kubevirt.io'],
+      ...['--fqdn-template', '{{if eq .Kind "ConfigMap"}}{{index .Object.data "hostname"}}{{else}}{{.Name}}.vm.example.org{{end}}'],
+      ...['--target-template', '{{if eq .Kind "ConfigMap"}}{{index .Object.data "target"}}{{else}}{{index .Status.interfaces 0 "ipAddress"}}{{end}}'],
+      ...['--label-filter', 'dns=yes', '--kubeconfig', suite.kubeconfig, '--request-timeout', '5s'],
+    ]);
+    const source = unstructuredSourceFromConfig(cfg, { logger: suite.logger });
+    suite.closeAfter(() => source.close());
+    await until('the labelled ConfigMap only', source, ['api.example.org A 192.0.2.10 configmap/dns/api-dns']);
+    await suite.kube.patch(VMIS, 'vms', 'web', { metadata: { labels: { dns: 'yes' } } });
+    await until('and the labelled VMI', source, [
+      'api.example.org A 192.0.2.10 configmap/dns/api-dns',
+      'web.vm.example.org A 10.0.0.1 virtualmachineinstance/vms/web',
+    ]);
   });
 
   test('an invalid --unstructured-resource stops start-up naming the flag', () => {

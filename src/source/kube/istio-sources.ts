@@ -4,7 +4,8 @@
  * and Ingresses that give Gateways their targets. Every cache is scoped to --namespace, as
  * upstream's informers are; Services and Ingresses keep only selectors and addresses (slim-istio.ts).
  * A Service, Ingress or Gateway that changes re-translates only the objects that read it, so
- * Service churn in a large cluster does not re-translate every Gateway.
+ * Service churn in a large cluster does not re-translate every Gateway. A Gateway finds the Services
+ * its selector picks through an index of their selector pairs (selector-index.ts), not a scan.
  */
 import { INGRESSES, ISTIO_GATEWAYS, ISTIO_VIRTUALSERVICES, SERVICES, keyOf } from '../../kube/resource.ts';
 import type { KubeObject } from '../../kube/resource.ts';
@@ -14,15 +15,22 @@ import type { TranslateOptions } from '../translate/options.ts';
 import { gatewayKeysOf, ingressKeyOf, selectsService, translateIstioGateway, translateVirtualService } from './istio.ts';
 import type { IstioLookups } from './istio.ts';
 import { KubeObjectSource } from './kube-source.ts';
+import { SelectorIndex } from './selector-index.ts';
 import type { Dependency } from './kube-source.ts';
 import { common, primaryView, reflector } from './sources.ts';
 import type { KubeSourceDeps } from './sources.ts';
 
 function lookupsOf(gateways: Reflector<KubeObject> | undefined, services: Reflector<KubeObject>, ingresses: Reflector<KubeObject>): IstioLookups {
+  const index = new SelectorIndex();
+  // Registered before the source's own handlers, so the index is current when they translate.
+  services.onChange((_type, key, obj) => index.update(key, obj));
   return {
     gateway: (ns, name) => gateways?.get(`${ns}/${name}`),
     ingress: (ns, name) => ingresses.get(`${ns}/${name}`),
-    services: () => services.items(),
+    services: (selector) => {
+      const keys = index.candidates(selector);
+      return keys === undefined ? services.items() : [...keys].flatMap((k) => services.get(k) ?? []);
+    },
   };
 }
 

@@ -42,8 +42,11 @@ export interface IstioLookups {
   /** An Istio Gateway (in the caches' namespace scope). */
   gateway(namespace: string, name: string): KubeObject | undefined;
   ingress(namespace: string, name: string): KubeObject | undefined;
-  /** Every cached Service (in --namespace, or all namespaces). */
-  services(): Iterable<KubeObject>;
+  /**
+   * Cached Services (in --namespace, or all namespaces) that `selector` may pick: at least every
+   * one whose selector includes all its pairs (the translation checks each).
+   */
+  services(selector: Readonly<Record<string, string>>): Iterable<KubeObject>;
 }
 
 /** A target that cannot be worked out; upstream fails its whole Endpoints() for it. */
@@ -68,8 +71,16 @@ function loadBalancerTargets(obj: KubeObject): string[] {
 
 /** Whether the Gateway's `spec.selector` picks the Service: the Service's selector includes every pair (an empty one picks all). */
 export function selectsService(gateway: KubeObject, svc: KubeObject): boolean {
+  return picks(gatewaySelector(gateway), svc);
+}
+
+function gatewaySelector(gateway: KubeObject): Record<string, string> {
+  return stringMap(asRecord(gateway['spec'])?.['selector']);
+}
+
+function picks(selector: Readonly<Record<string, string>>, svc: KubeObject): boolean {
   const own = stringMap(asRecord(svc['spec'])?.['selector']);
-  return Object.entries(stringMap(asRecord(gateway['spec'])?.['selector'])).every(([k, v]) => own[k] === v);
+  return Object.entries(selector).every(([k, v]) => own[k] === v);
 }
 
 /** `namespace/name` of the Ingress the Gateway's `ingress` annotation names, if it names a well-formed one. */
@@ -102,8 +113,9 @@ export function gatewayKeysOf(vs: KubeObject): string[] {
 /** Every Service the Gateway's selector picks, as EndpointTargetsFromServices. */
 function serviceTargets(gateway: KubeObject, lookups: IstioLookups): string[] {
   const out = new Set<string>();
-  for (const svc of lookups.services()) {
-    if (!selectsService(gateway, svc)) continue;
+  const selector = gatewaySelector(gateway);
+  for (const svc of lookups.services(selector)) {
+    if (!picks(selector, svc)) continue;
     const spec = asRecord(svc['spec']);
     const external = stringArray(spec?.['externalIPs']);
     for (const t of external.length > 0 ? external : loadBalancerTargets(svc)) out.add(t);
