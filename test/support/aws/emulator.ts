@@ -76,7 +76,7 @@ export class AwsEmulator {
   /** Requests by `service:Operation`. */
   readonly calls = new Map<string, number>();
   /** Every request's service, operation and caller, in order. */
-  readonly log: { service: string; operation: string; principal: string }[] = [];
+  readonly log: { service: string; operation: string; principal: string; region: string }[] = [];
   authorize: Authorizer = () => true;
   /** Check each SigV4 signature against the named access key's secret (off: only the key is checked). */
   verifySignatures = false;
@@ -142,6 +142,11 @@ export class AwsEmulator {
 
   fail(fault: Fault): void {
     this.faults.push({ ...fault });
+  }
+
+  /** Drops the faults still queued. */
+  clearFaults(): void {
+    this.faults.length = 0;
   }
 
   count(service: string, operation?: string): number {
@@ -226,7 +231,7 @@ export class AwsEmulator {
     }
     const key = `${service}:${op}`;
     this.calls.set(key, (this.calls.get(key) ?? 0) + 1);
-    this.log.push({ service, operation: op, principal: identity.arn });
+    this.log.push({ service, operation: op, principal: identity.arn, region });
     const fault = this.faults.find((f) => f.count > 0 && (f.operations === undefined || f.operations.length === 0 || f.operations.includes(op)));
     if (fault !== undefined) {
       fault.count--;
@@ -267,7 +272,7 @@ export class AwsEmulator {
     const op = handler.operation(request);
     const key = `${handler.service}:${op}`;
     this.calls.set(key, (this.calls.get(key) ?? 0) + 1);
-    this.log.push({ service: handler.service, operation: op, principal: '' });
+    this.log.push({ service: handler.service, operation: op, principal: '', region: '' });
     try {
       reply(await handler.handle(request, op));
     } catch (err) {
