@@ -143,7 +143,6 @@ describe("provider-aws's DNSRecord actuator cases", () => {
       await backend.remove(obj.spec.zone ?? obj.status?.zone ?? '', recordSetOf(obj));
       return { codes: null };
     } catch (err) {
-      if (process.env["HW_DEBUG"] !== undefined) console.error(err);
       return { codes: err instanceof ConfigurationProblem ? [...err.codes] : [] };
     } finally {
       await backend.close();
