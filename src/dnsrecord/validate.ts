@@ -93,7 +93,8 @@ export function validateSpec(raw: unknown): FieldProblem[] {
     out.push({ path: 'spec.secretRef.namespace', message: 'must not be empty when set', type: 'Invalid' });
   for (const field of ['region', 'zone'] as const) {
     const v = spec[field];
-    if (v !== undefined && v !== null && (!str(v) || v === '')) out.push({ path: `spec.${field}`, message: 'field cannot be empty if specified', type: 'Invalid' });
+    if (v !== undefined && v !== null && (!str(v) || v === ''))
+      out.push({ path: `spec.${field}`, message: 'field cannot be empty if specified', type: 'Invalid' });
   }
 
   const recordType = spec['recordType'];
@@ -123,7 +124,8 @@ export function validateSpec(raw: unknown): FieldProblem[] {
   const ttl = spec['ttl'];
   if (ttl !== undefined && ttl !== null && (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 0 || ttl > MAX_TTL))
     out.push({ path: 'spec.ttl', message: `must be between 0 and ${MAX_TTL}, inclusive`, type: 'Invalid' });
-  if (spec['class'] !== undefined && spec['class'] !== null && !str(spec['class'])) out.push({ path: 'spec.class', message: 'must be a string', type: 'Invalid' });
+  if (spec['class'] !== undefined && spec['class'] !== null && !str(spec['class']))
+    out.push({ path: 'spec.class', message: 'must be a string', type: 'Invalid' });
   return out;
 }
 

@@ -134,7 +134,12 @@ export class AwsRoute53Backend implements RecordSetBackend {
 /** The Route53 sets a DNSRecord owns: its name and type, and for a CNAME the alias A/AAAA sets too. */
 function sameSet(rs: ResourceRecordSet, rrset: RecordSet): boolean {
   if (rs.SetIdentifier !== undefined) return false;
-  if (decodeRoute53Name(rs.Name ?? '').toLowerCase().replace(/\.$/, '') !== rrset.name) return false;
+  if (
+    decodeRoute53Name(rs.Name ?? '')
+      .toLowerCase()
+      .replace(/\.$/, '') !== rrset.name
+  )
+    return false;
   if (rs.Type === rrset.type) return true;
   return rrset.type === 'CNAME' && (rs.Type === 'A' || rs.Type === 'AAAA') && rs.AliasTarget !== undefined;
 }

@@ -204,7 +204,10 @@ export class AwsEmulator {
       return;
     }
     if (this.verifySignatures) {
-      const problem = sigv4Problem({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') }, identity.secretAccessKey);
+      const problem = sigv4Problem(
+        { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') },
+        identity.secretAccessKey,
+      );
       if (problem !== undefined) {
         reply(handler.error(403, 'SignatureDoesNotMatch', problem));
         return;
@@ -264,12 +267,19 @@ export class AwsEmulator {
       account: '',
       region: '',
     };
+    // anonymous() must not throw: an unsigned request with no Action at all is simply refused.
     const handler = [...this.services.values()].find((h) => h.anonymous?.(request) === true);
     if (handler === undefined) {
       reply({ status: 403, body: genericError('MissingAuthenticationToken', 'Request is missing Authentication Token') });
       return;
     }
-    const op = handler.operation(request);
+    let op: string;
+    try {
+      op = handler.operation(request);
+    } catch (err) {
+      reply(handler.error(400, 'InvalidAction', (err as Error).message));
+      return;
+    }
     const key = `${handler.service}:${op}`;
     this.calls.set(key, (this.calls.get(key) ?? 0) + 1);
     this.log.push({ service: handler.service, operation: op, principal: '', region: '' });

@@ -49,7 +49,14 @@ export function sigv4Problem(req: SignedRequest, secretAccessKey: string): strin
     .map(([k, v]) => `${k}=${v}`)
     .join('&');
   const names = signedHeaders.split(';');
-  const headers = names.map((n) => `${n}:${String(req.headers[n] ?? '').trim().replace(/\s+/g, ' ')}\n`).join('');
+  const headers = names
+    .map(
+      (n) =>
+        `${n}:${String(req.headers[n] ?? '')
+          .trim()
+          .replace(/\s+/g, ' ')}\n`,
+    )
+    .join('');
   const payload = typeof req.headers['x-amz-content-sha256'] === 'string' ? req.headers['x-amz-content-sha256'] : sha256(req.body);
   const canonical = [req.method, path === '' ? '/' : path, query, headers, signedHeaders, payload].join('\n');
   const scope = `${date}/${region}/${service}/aws4_request`;

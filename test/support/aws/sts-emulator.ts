@@ -46,7 +46,7 @@ export class StsEmulator implements ServiceHandler {
   }
 
   anonymous(req: EmulatedRequest): boolean {
-    return this.operation(req) === 'AssumeRoleWithWebIdentity';
+    return (new URLSearchParams(req.body).get('Action') ?? req.query.get('Action')) === 'AssumeRoleWithWebIdentity';
   }
 
   operation(req: EmulatedRequest): string {
@@ -88,9 +88,17 @@ export class StsEmulator implements ServiceHandler {
       ['webIdentityToken', token],
     ].find(([, v]) => v === '');
     if (missing !== undefined)
-      return this.error(400, 'ValidationError', `1 validation error detected: Value null at '${missing[0] ?? ''}' failed to satisfy constraint: Member must not be null`);
+      return this.error(
+        400,
+        'ValidationError',
+        `1 validation error detected: Value null at '${missing[0] ?? ''}' failed to satisfy constraint: Member must not be null`,
+      );
     if (!/^[\w+=,.@-]{2,64}$/.test(sessionName))
-      return this.error(400, 'ValidationError', `1 validation error detected: Value '${sessionName}' at 'roleSessionName' failed to satisfy constraint: Member must satisfy regular expression pattern: [\\w+=,.@-]*`);
+      return this.error(
+        400,
+        'ValidationError',
+        `1 validation error detected: Value '${sessionName}' at 'roleSessionName' failed to satisfy constraint: Member must satisfy regular expression pattern: [\\w+=,.@-]*`,
+      );
     const verdict = checkWebIdentity(token, this.roles.get(roleArn)?.webIdentity, roleArn, this.oidcProviders);
     this.webIdentityCalls.push({ roleArn, subject: verdict.claims?.sub, error: verdict.error?.code });
     if (verdict.error !== undefined) return this.error(verdict.error.status, verdict.error.code, verdict.error.message);

@@ -38,7 +38,8 @@ interface StsError {
   message: string;
 }
 
-const INVALID = 'The web identity token that was passed could not be validated by AWS. Get a new identity token from the identity provider and then retry the request.';
+const INVALID =
+  'The web identity token that was passed could not be validated by AWS. Get a new identity token from the identity provider and then retry the request.';
 
 function b64json(part: string): unknown {
   return JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as unknown;
@@ -51,7 +52,12 @@ function parse(token: string): { header: Record<string, unknown>; claims: Record
     const header = b64json(parts[0] ?? '');
     const claims = b64json(parts[1] ?? '');
     if (typeof header !== 'object' || header === null || typeof claims !== 'object' || claims === null) return undefined;
-    return { header: header as Record<string, unknown>, claims: claims as Record<string, unknown>, signed: `${parts[0]}.${parts[1]}`, signature: Buffer.from(parts[2] ?? '', 'base64url') };
+    return {
+      header: header as Record<string, unknown>,
+      claims: claims as Record<string, unknown>,
+      signed: `${parts[0]}.${parts[1]}`,
+      signature: Buffer.from(parts[2] ?? '', 'base64url'),
+    };
   } catch {
     return undefined;
   }
@@ -82,7 +88,14 @@ export function checkWebIdentity(
   const claims: WebIdentityClaims = { iss, aud, ...(sub === undefined ? {} : { sub }), ...(exp === undefined ? {} : { exp }) };
   if (exp === undefined || exp * 1000 <= Date.now()) {
     const when = exp === undefined ? 'missing' : new Date(exp * 1000).toISOString();
-    return { claims, error: { status: 400, code: 'ExpiredTokenException', message: `Token expired: current date/time ${new Date().toISOString()} must be before the expiration date/time ${when}` } };
+    return {
+      claims,
+      error: {
+        status: 400,
+        code: 'ExpiredTokenException',
+        message: `Token expired: current date/time ${new Date().toISOString()} must be before the expiration date/time ${when}`,
+      },
+    };
   }
   const subjectOk = (want: string | undefined): boolean =>
     want === undefined || (want.endsWith('*') ? (sub ?? '').startsWith(want.slice(0, -1)) : sub === want);

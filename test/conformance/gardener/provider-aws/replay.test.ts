@@ -13,7 +13,7 @@ import { AwsRoute53Backend } from '../../../../src/dnsrecord/backends/aws-route5
 import type { DNSRecordController } from '../../../../src/dnsrecord/controller.ts';
 import { CredentialLimiters } from '../../../../src/dnsrecord/limiters.ts';
 import { recordSetOf } from '../../../../src/dnsrecord/reconciler.ts';
-import { DEFAULT_AWS_DNS_REGION, DNSRECORDS, FINALIZER } from '../../../../src/dnsrecord/types.ts';
+import { DEFAULT_AWS_DNS_REGION, DNSRECORDS } from '../../../../src/dnsrecord/types.ts';
 import type { DNSRecord, DNSRecordSpec } from '../../../../src/dnsrecord/types.ts';
 import { collectionPath, objectPath } from '../../../../src/kube/resource.ts';
 import { silentLogger } from '../../../../src/log.ts';
@@ -129,14 +129,25 @@ describe("provider-aws's DNSRecord actuator cases", () => {
       await controller?.stop();
       await env.client.request('PATCH', path, { body: { metadata: { finalizers: null } }, contentType: 'application/merge-patch+json' }).catch(() => undefined);
       await env.client.request('DELETE', path).catch(() => undefined);
-      await waitFor('record removed', async () => env.client.request('GET', path).then(() => undefined, () => true));
+      await waitFor('record removed', async () =>
+        env.client.request('GET', path).then(
+          () => undefined,
+          () => true,
+        ),
+      );
     }
   }
 
   async function remove(c: Case): Promise<{ codes: string[] | null }> {
     const obj = record(c);
     const backend = AwsRoute53Backend.build(
-      { spec: obj.spec, secret: fx.secret, secretName: `${fx.namespace}/${fx.name}`, logger: silentLogger(), limiters: new CredentialLimiters({ ratePerSecond: 0 }) },
+      {
+        spec: obj.spec,
+        secret: fx.secret,
+        secretName: `${fx.namespace}/${fx.name}`,
+        logger: silentLogger(),
+        limiters: new CredentialLimiters({ ratePerSecond: 0 }),
+      },
       { region: DEFAULT_AWS_DNS_REGION, endpointUrl: emu.url, retries: 0 },
     );
     try {
