@@ -101,6 +101,15 @@ describe('dnsrecord-controller, aws-route53 as provider-aws', () => {
     assert.equal(emu.route53.find(zone, '*.ingress.shoot.example.com', 'AAAA'), undefined);
   });
 
+  test('a load balancer record whose zone was deleted at the provider is deleted cleanly', async () => {
+    const doomed = emu.route53.createZone('doomed.example.net');
+    await create(env.client, lbRecord('doomed', 'www.doomed.example.net', 'dual-stack'));
+    await settled(env.client, 'doomed', 'Create', 'Succeeded');
+    emu.route53.zones.delete(doomed.id);
+    await remove(env.client, 'doomed');
+    await waitFor('doomed gone', async () => ((await get(env.client, 'doomed')) === undefined ? true : undefined));
+  });
+
   test('workload identity: a keyless Secret (token + roleARN); Route53 is called signed as the assumed role', async () => {
     emu.aws.resetCounts();
     await create(env.client, lbRecord('wi', 'api.shoot.example.com', 'dual-stack', 'wi'));

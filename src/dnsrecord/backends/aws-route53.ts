@@ -117,7 +117,14 @@ export class AwsRoute53Backend implements RecordSetBackend {
         // Changed since it was written (Route53 deletes only an exact copy): read it below.
       }
     }
-    const current = (await this.api.listRecordSets(zoneId)).filter((rs) => sameSet(rs, rrset));
+    let listed: ResourceRecordSet[];
+    try {
+      listed = await this.api.listRecordSets(zoneId);
+    } catch (err) {
+      if (gone(err)) return;
+      throw err;
+    }
+    const current = listed.filter((rs) => sameSet(rs, rrset));
     if (current.length === 0) return;
     const changes: Change[] = current.map((ResourceRecordSet) => ({ Action: 'DELETE', ResourceRecordSet }));
     await this.api.changeRecordSets(zoneId, changes).catch((e: unknown) => {
