@@ -8,7 +8,7 @@ import { HostwardenError, ProviderError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { CredentialLimiters } from './limiters.ts';
 import { ERR_CONFIGURATION_PROBLEM } from './types.ts';
-import type { DNSRecordSpec, DNSRecordType } from './types.ts';
+import type { DNSRecordSpec, DNSRecordType, IpStack } from './types.ts';
 
 export interface RecordSet {
   /** Normalised: lower case, no trailing dot. */
@@ -17,6 +17,8 @@ export interface RecordSet {
   ttl: number;
   /** As in the spec: TXT values unquoted (each backend quotes and splits them once). */
   values: string[];
+  /** The `dns.gardener.cloud/ip-stack` annotation (alias record types on Route53); ipv4 when absent. */
+  ipStack?: IpStack;
 }
 
 export interface BackendZone {

@@ -28,6 +28,7 @@ import {
   ERR_INFRA_RATE_LIMITS_EXCEEDED,
   ERR_INFRA_UNAUTHORIZED,
   FINALIZER,
+  ipStackOf,
   OPERATION_ANNOTATION,
   OP_RECONCILE,
   OP_WAIT_FOR_STATE,
@@ -364,5 +365,6 @@ export function recordSetOf(obj: DNSRecord): RecordSet {
     type: obj.spec.recordType as DNSRecordType,
     ttl: obj.spec.ttl ?? DEFAULT_TTL,
     values: [...obj.spec.values],
+    ipStack: ipStackOf(obj.metadata.annotations),
   };
 }

@@ -21,6 +21,7 @@ import { ZoneStore } from '../provider/embedded/record-sets.ts';
 import { backendTypes } from './backend-types.ts';
 import { DNSRecordController } from './controller.ts';
 import { extensionClassesOf, servedTypes } from './flags.ts';
+import { DEFAULT_AWS_DNS_REGION } from './types.ts';
 import { CredentialLimiters } from './limiters.ts';
 import { DNSRecordWebhook } from './webhook.ts';
 import { kubeClientFromConfig, kubeConfigSourceOf } from '../kube/flags.ts';
@@ -95,7 +96,7 @@ export class DNSRecordService {
       syncPeriodMs: f.num('dnsrecord-sync-period'),
       events,
       backends: backendTypes(types, {
-        aws: { region: f.str('aws-region') || 'us-east-1', endpointUrl: f.str('aws-endpoint-url'), retries },
+        aws: { region: f.str('aws-region') || DEFAULT_AWS_DNS_REGION, endpointUrl: f.str('aws-endpoint-url'), retries },
         rfc2136TimeoutMs: f.num('dnsrecord-rfc2136-timeout'),
         google: { apiEndpoint: f.str('google-api-endpoint') },
         azure: f.str('azure-endpoint') === '' ? {} : { endpoint: f.str('azure-endpoint') },

@@ -44,6 +44,23 @@ export type OperationState = 'Processing' | 'Succeeded' | 'Error' | 'Failed';
 export const RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'TXT'] as const;
 export type DNSRecordType = (typeof RECORD_TYPES)[number];
 
+/**
+ * provider-aws's annotation (pkg/apis/aws/const.go AnnotationKeyIPStack) choosing the alias
+ * record types written for a CNAME to an AWS target: A (`ipv4`, also any other value or none),
+ * AAAA (`ipv6`) or both (`dual-stack`).
+ */
+export const IP_STACK_ANNOTATION = 'dns.gardener.cloud/ip-stack';
+export type IpStack = 'ipv4' | 'ipv6' | 'dual-stack';
+
+/** The IP stack a DNSRecord asks for, as provider-aws's getIPStack reads it. */
+export function ipStackOf(annotations: Readonly<Record<string, string>> | undefined): IpStack {
+  const v = annotations?.[IP_STACK_ANNOTATION];
+  return v === 'ipv6' || v === 'dual-stack' ? v : 'ipv4';
+}
+
+/** provider-aws's DefaultDNSRegion: aws-route53's region when neither spec.region, the Secret nor --aws-region sets one. */
+export const DEFAULT_AWS_DNS_REGION = 'us-west-2';
+
 /** Gardener's default when spec.ttl is unset. */
 export const DEFAULT_TTL = 120;
 

@@ -37,7 +37,7 @@ describe('dnsrecord-controller, aws-route53 type', () => {
     await createSecret(env.client, 'with-role', {
       accessKeyID: root.accessKeyId,
       secretAccessKey: root.secretAccessKey,
-      roleARN: ROLE,
+      AWS_ROLE_ARN: ROLE,
       externalID: 'gardener',
     });
     await createSecret(env.client, 'half', { accessKeyID: root.accessKeyId });
@@ -80,7 +80,7 @@ describe('dnsrecord-controller, aws-route53 type', () => {
     assert.equal(rec.status?.zone, zone?.id);
   });
 
-  test('a role ARN in the Secret is assumed with its external id; a load balancer CNAME becomes an alias', async () => {
+  test('AWS_ROLE_ARN in the Secret is assumed with the keys and its external id; a load balancer CNAME becomes an alias', async () => {
     await create(
       env.client,
       dnsRecord('lb', {

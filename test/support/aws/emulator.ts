@@ -1,14 +1,17 @@
 /**
  * One local HTTP server for AWS service emulators. Requests are routed by the service named in
  * the SigV4 credential scope of the Authorization header (`…/us-east-1/route53/aws4_request`),
- * so EC2, ELBv2 and others can be added as more handlers. Signatures are not verified, but an
- * unsigned request or an unknown access key is refused as AWS would refuse it. Every request is
+ * so EC2, ELBv2 and others can be added as more handlers. An unsigned request (except the ones a
+ * service takes unsigned, such as STS AssumeRoleWithWebIdentity) or an unknown access key is
+ * refused as AWS would refuse it; with `verifySignatures` the SigV4 signature is checked against
+ * the access key's secret too (SignatureDoesNotMatch). Every request is
  * counted by operation, and faults (throttling) can be queued for the next matching requests.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sigv4Problem } from './sigv4.ts';
 import { el } from './xml.ts';
 
 export interface EmulatedRequest {
@@ -38,6 +41,8 @@ export interface ServiceHandler {
   handle(req: EmulatedRequest, op: string): EmulatedResponse | Promise<EmulatedResponse>;
   /** The XML error document in the service's protocol. */
   error(status: number, code: string, message: string): EmulatedResponse;
+  /** True for a request the service takes unsigned (STS AssumeRoleWithWebIdentity). */
+  anonymous?(req: EmulatedRequest): boolean;
 }
 
 export interface Identity {
@@ -71,8 +76,10 @@ export class AwsEmulator {
   /** Requests by `service:Operation`. */
   readonly calls = new Map<string, number>();
   /** Every request's service, operation and caller, in order. */
-  readonly log: { service: string; operation: string; principal: string }[] = [];
+  readonly log: { service: string; operation: string; principal: string; region: string }[] = [];
   authorize: Authorizer = () => true;
+  /** Check each SigV4 signature against the named access key's secret (off: only the key is checked). */
+  verifySignatures = false;
   private readonly services = new Map<string, ServiceHandler>();
   private readonly faults: Fault[] = [];
   private server: Server | undefined;
@@ -137,6 +144,11 @@ export class AwsEmulator {
     this.faults.push({ ...fault });
   }
 
+  /** Drops the faults still queued. */
+  clearFaults(): void {
+    this.faults.length = 0;
+  }
+
   count(service: string, operation?: string): number {
     let n = 0;
     for (const [key, v] of this.calls) if (operation === undefined ? key.startsWith(`${service}:`) : key === `${service}:${operation}`) n += v;
@@ -173,7 +185,7 @@ export class AwsEmulator {
     };
     const scope = /Credential=([^/]+)\/\d{8}\/([^/]+)\/([^/]+)\/aws4_request/.exec(String(req.headers.authorization ?? ''));
     if (scope === null) {
-      reply({ status: 403, body: genericError('MissingAuthenticationToken', 'Request is missing Authentication Token') });
+      await this.onUnsigned(req, Buffer.concat(chunks).toString('utf8'), reply);
       return;
     }
     const [, accessKeyId = '', region = '', service = ''] = scope;
@@ -190,6 +202,16 @@ export class AwsEmulator {
     if (identity.sessionToken !== undefined && req.headers['x-amz-security-token'] !== identity.sessionToken) {
       reply(handler.error(403, 'InvalidClientTokenId', 'The security token included in the request is invalid.'));
       return;
+    }
+    if (this.verifySignatures) {
+      const problem = sigv4Problem(
+        { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') },
+        identity.secretAccessKey,
+      );
+      if (problem !== undefined) {
+        reply(handler.error(403, 'SignatureDoesNotMatch', problem));
+        return;
+      }
     }
     const url = new URL(req.url ?? '/', 'http://localhost');
     const request: EmulatedRequest = {
@@ -212,7 +234,7 @@ export class AwsEmulator {
     }
     const key = `${service}:${op}`;
     this.calls.set(key, (this.calls.get(key) ?? 0) + 1);
-    this.log.push({ service, operation: op, principal: identity.arn });
+    this.log.push({ service, operation: op, principal: identity.arn, region });
     const fault = this.faults.find((f) => f.count > 0 && (f.operations === undefined || f.operations.length === 0 || f.operations.includes(op)));
     if (fault !== undefined) {
       fault.count--;
@@ -224,6 +246,43 @@ export class AwsEmulator {
       reply(handler.error(403, 'AccessDenied', `User: ${identity.arn} is not authorized to perform: ${service}:${op}`));
       return;
     }
+    try {
+      reply(await handler.handle(request, op));
+    } catch (err) {
+      reply(handler.error(500, 'InternalFailure', (err as Error).message));
+    }
+  }
+
+  /** An unsigned request: served only by a service that takes it unsigned, as an anonymous caller. */
+  private async onUnsigned(req: IncomingMessage, body: string, reply: (r: EmulatedResponse) => void): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const request: EmulatedRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: url.searchParams,
+      body,
+      headers: req.headers,
+      accessKeyId: '',
+      principal: '',
+      account: '',
+      region: '',
+    };
+    // anonymous() must not throw: an unsigned request with no Action at all is simply refused.
+    const handler = [...this.services.values()].find((h) => h.anonymous?.(request) === true);
+    if (handler === undefined) {
+      reply({ status: 403, body: genericError('MissingAuthenticationToken', 'Request is missing Authentication Token') });
+      return;
+    }
+    let op: string;
+    try {
+      op = handler.operation(request);
+    } catch (err) {
+      reply(handler.error(400, 'InvalidAction', (err as Error).message));
+      return;
+    }
+    const key = `${handler.service}:${op}`;
+    this.calls.set(key, (this.calls.get(key) ?? 0) + 1);
+    this.log.push({ service: handler.service, operation: op, principal: '', region: '' });
     try {
       reply(await handler.handle(request, op));
     } catch (err) {

@@ -5,6 +5,7 @@
  * InvalidChangeBatch for a CREATE of an existing set, a DELETE of a missing or different set,
  * names outside the zone, CNAMEs beside other types, routing policies without set identifier,
  * and requests over 1000 changes, 1000 values or 32,000 value characters (UPSERT counting twice).
+ * Alias sets follow route53-alias.ts (no TTL or values; A/AAAA to AWS endpoints in their own zone).
  * Zones belong to an account: a caller lists and changes only its own (ListHostedZones is scoped,
  * another account's zone answers AccessDenied). Private zones, their VPC associations and
  * authorizations, CreateHostedZone and DeleteHostedZone live in route53-zones.ts.
@@ -16,6 +17,7 @@ import { child, children, el, parseXml, textOf } from './xml.ts';
 import type { XmlNode } from './xml.ts';
 import { escapeName, normName, recordSetFromXml, recordSetToXml, sameRecordSet, sortKey } from './route53-model.ts';
 import type { RecordSet } from './route53-model.ts';
+import { aliasProblem } from './route53-alias.ts';
 import { delegationSetXml, ownZone, Route53Fault, vpcXml, ZoneOperations, zoneXml } from './route53-zones.ts';
 import type { EmulatedZone, ZoneOptions, ZoneVpc } from './route53-zones.ts';
 
@@ -357,6 +359,8 @@ function validate(zone: EmulatedZone, rs: RecordSet): string | undefined {
   if (routed && rs.setIdentifier === undefined) return `Invalid request: Missing field 'SetIdentifier' in Change with [Name=${rs.name}, Type=${rs.type}]`;
   if (!routed && rs.setIdentifier !== undefined)
     return `Invalid request: Expected exactly one of [Weight, Region, Failover, GeoLocation, GeoProximityLocation, MultiValueAnswer], but found none in Change with [Name=${rs.name}, Type=${rs.type}, SetIdentifier=${rs.setIdentifier}]`;
+  const badAlias = aliasProblem(rs);
+  if (badAlias !== undefined) return badAlias;
   if (rs.alias === undefined && rs.values.length === 0)
     return `Invalid request: Expected ResourceRecords or AliasTarget in Change with [Name=${rs.name}, Type=${rs.type}]`;
   if (rs.alias === undefined && rs.ttl === undefined) return `Invalid request: Missing field 'TTL' in Change with [Name=${rs.name}, Type=${rs.type}]`;

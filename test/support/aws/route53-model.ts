@@ -126,6 +126,16 @@ export function recordSetToXml(rs: RecordSet): string {
 
 /** What Route53 compares for a DELETE: everything, values as a set. */
 export function sameRecordSet(a: RecordSet, b: RecordSet): boolean {
-  const norm = (rs: RecordSet): string => JSON.stringify({ ...rs, values: [...rs.values].sort(), ttl: rs.alias === undefined ? rs.ttl : undefined });
+  // Keys sorted: a set stored by a test and one parsed from a request list their fields in different orders.
+  const norm = (rs: RecordSet): string => {
+    const flat: Record<string, unknown> = { ...rs, values: [...rs.values].sort(), ttl: rs.alias === undefined ? rs.ttl : undefined };
+    return JSON.stringify(
+      Object.fromEntries(
+        Object.keys(flat)
+          .sort()
+          .map((k) => [k, flat[k]]),
+      ),
+    );
+  };
   return norm(a) === norm(b);
 }

@@ -1,10 +1,13 @@
 /**
  * STS on the query API: AssumeRole (checking that the role exists, that the caller may assume it
- * and that the ExternalId matches the role's trust policy) and GetCallerIdentity.
+ * and that the ExternalId matches the role's trust policy), AssumeRoleWithWebIdentity (unsigned;
+ * see sts-web-identity.ts for the token checks) and GetCallerIdentity.
  */
 import { randomBytes } from 'node:crypto';
 import type { AwsEmulator, EmulatedRequest, EmulatedResponse, ServiceHandler } from './emulator.ts';
 import { el } from './xml.ts';
+import { checkWebIdentity } from './sts-web-identity.ts';
+import type { OidcProvider, WebIdentityTrust } from './sts-web-identity.ts';
 
 const NS = 'https://sts.amazonaws.com/doc/2011-06-15/';
 
@@ -14,6 +17,8 @@ export interface RoleDefinition {
   externalId?: string;
   /** Principals allowed to assume it (all known callers when absent). */
   trusted?: readonly string[];
+  /** Who may assume it with AssumeRoleWithWebIdentity (nobody when absent). */
+  webIdentity?: WebIdentityTrust;
 }
 
 export class StsEmulator implements ServiceHandler {
@@ -21,6 +26,10 @@ export class StsEmulator implements ServiceHandler {
   readonly roles = new Map<string, RoleDefinition>();
   /** Successful and refused AssumeRole calls, for assertions. */
   readonly assumeRoleCalls: { roleArn: string; externalId: string | undefined; ok: boolean }[] = [];
+  /** AssumeRoleWithWebIdentity calls: the role, the token's subject, and the error code when refused. */
+  readonly webIdentityCalls: { roleArn: string; subject: string | undefined; error: string | undefined }[] = [];
+  /** OIDC identity providers registered (IAM CreateOpenIDConnectProvider), by issuer URL. */
+  readonly oidcProviders = new Map<string, OidcProvider>();
   private readonly aws: AwsEmulator;
 
   constructor(aws: AwsEmulator) {
@@ -30,6 +39,14 @@ export class StsEmulator implements ServiceHandler {
 
   addRole(role: RoleDefinition): void {
     this.roles.set(role.arn, role);
+  }
+
+  addOidcProvider(provider: OidcProvider): void {
+    this.oidcProviders.set(provider.issuer, provider);
+  }
+
+  anonymous(req: EmulatedRequest): boolean {
+    return (new URLSearchParams(req.body).get('Action') ?? req.query.get('Action')) === 'AssumeRoleWithWebIdentity';
   }
 
   operation(req: EmulatedRequest): string {
@@ -43,6 +60,8 @@ export class StsEmulator implements ServiceHandler {
     switch (op) {
       case 'AssumeRole':
         return this.assumeRole(req, form);
+      case 'AssumeRoleWithWebIdentity':
+        return this.assumeRoleWithWebIdentity(form);
       case 'GetCallerIdentity': {
         const id = this.aws.identities.get(req.accessKeyId);
         return ok(op, [el('Arn', req.principal), el('UserId', req.accessKeyId), el('Account', id?.account ?? '')]);
@@ -57,6 +76,46 @@ export class StsEmulator implements ServiceHandler {
       status,
       body: `<?xml version="1.0" encoding="UTF-8"?><ErrorResponse xmlns="${NS}">${el('Error', [el('Type', status >= 500 ? 'Receiver' : 'Sender'), el('Code', code), el('Message', message)])}${el('RequestId', randomBytes(8).toString('hex'))}</ErrorResponse>`,
     };
+  }
+
+  private assumeRoleWithWebIdentity(form: URLSearchParams): EmulatedResponse {
+    const roleArn = form.get('RoleArn') ?? '';
+    const sessionName = form.get('RoleSessionName') ?? '';
+    const token = form.get('WebIdentityToken') ?? '';
+    const missing = [
+      ['roleArn', roleArn],
+      ['roleSessionName', sessionName],
+      ['webIdentityToken', token],
+    ].find(([, v]) => v === '');
+    if (missing !== undefined)
+      return this.error(
+        400,
+        'ValidationError',
+        `1 validation error detected: Value null at '${missing[0] ?? ''}' failed to satisfy constraint: Member must not be null`,
+      );
+    if (!/^[\w+=,.@-]{2,64}$/.test(sessionName))
+      return this.error(
+        400,
+        'ValidationError',
+        `1 validation error detected: Value '${sessionName}' at 'roleSessionName' failed to satisfy constraint: Member must satisfy regular expression pattern: [\\w+=,.@-]*`,
+      );
+    const verdict = checkWebIdentity(token, this.roles.get(roleArn)?.webIdentity, roleArn, this.oidcProviders);
+    this.webIdentityCalls.push({ roleArn, subject: verdict.claims?.sub, error: verdict.error?.code });
+    if (verdict.error !== undefined) return this.error(verdict.error.status, verdict.error.code, verdict.error.message);
+    const claims = verdict.claims ?? {};
+    const session = this.aws.issueSession(roleArn, sessionName);
+    return ok('AssumeRoleWithWebIdentity', [
+      el('Credentials', [
+        el('AccessKeyId', session.accessKeyId),
+        el('SecretAccessKey', session.secretAccessKey),
+        el('SessionToken', session.sessionToken),
+        el('Expiration', new Date(Date.now() + 3600_000).toISOString()),
+      ]),
+      el('SubjectFromWebIdentityToken', claims.sub ?? ''),
+      el('AssumedRoleUser', [el('Arn', session.arn), el('AssumedRoleId', `AROA${randomBytes(6).toString('hex').toUpperCase()}:${sessionName}`)]),
+      el('Provider', (claims.iss ?? '').replace(/^https:\/\//, '')),
+      el('Audience', claims.aud ?? ''),
+    ]);
   }
 
   private assumeRole(req: EmulatedRequest, form: URLSearchParams): EmulatedResponse {
