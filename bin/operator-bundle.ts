@@ -197,7 +197,7 @@ function ownedCrds(crd: Obj): Obj[] {
 }
 
 const FEATURES: Readonly<Record<string, string>> = {
-  'features.operators.openshift.io/disconnected': 'true',
+  'features.operators.openshift.io/disconnected': 'false',
   'features.operators.openshift.io/fips-compliant': 'false',
   'features.operators.openshift.io/proxy-aware': 'true',
   'features.operators.openshift.io/tls-profiles': 'false',
@@ -233,7 +233,6 @@ export function renderCsv(deploy: OperatorDeploy): Obj {
         categories: 'Networking',
         containerImage: container['image'],
         'operatorframework.io/suggested-namespace': 'openshift-operators',
-        repository: 'https://github.com/hostwarden/hostwarden',
         ...FEATURES,
       },
     },
@@ -242,10 +241,8 @@ export function renderCsv(deploy: OperatorDeploy): Obj {
       description: 'Serves the externaldns.olm.openshift.io API and runs Hostwarden as the external-dns operand. See docs/operator.md.',
       version: deploy.version,
       maturity: 'alpha',
-      minKubeVersion: '1.25.0',
       provider: { name: 'Hostwarden' },
       keywords: ['dns', 'externaldns', 'operator'],
-      links: [{ name: 'Documentation', url: 'https://github.com/hostwarden/hostwarden/blob/main/docs/operator.md' }],
       // The conversion webhook serves every namespace's clients: OLM allows it only with AllNamespaces.
       installModes: [
         { type: 'OwnNamespace', supported: false },

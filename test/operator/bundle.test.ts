@@ -81,7 +81,7 @@ describe('OLM bundle', () => {
     assert.match(spec['version'], /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/, 'spec.version is semver');
     const pkg = parse(read(BUNDLE_DIR, 'metadata/annotations.yaml'))['annotations']['operators.operatorframework.io.bundle.package.v1'];
     assert.equal(csv['metadata']['name'], `${pkg as string}.v${spec['version'] as string}`);
-    for (const f of ['displayName', 'description', 'maturity', 'minKubeVersion']) assert.equal(typeof spec[f], 'string', `spec.${f}`);
+    for (const f of ['displayName', 'description', 'maturity']) assert.equal(typeof spec[f], 'string', `spec.${f}`);
     assert.equal(typeof spec['provider']['name'], 'string');
     const examples = JSON.parse(csv['metadata']['annotations']['alm-examples']) as Obj[];
     assert.ok(
