@@ -3,7 +3,8 @@
  * committed files are what bin/operator-bundle.ts renders from deploy/operator/*.json, the CSV has
  * the fields OLM's registry+v1 format documents, it owns exactly the CRDs it ships, its webhooks
  * point at the paths the operator serves, its RBAC grants what rbac.json grants, and the image
- * labels match metadata/annotations.yaml.
+ * labels match metadata/annotations.yaml. The CSV is also created against OLM's own ClusterServiceVersion
+ * schema (test/support/crds/olm) on the test API server, which validates and prunes.
  */
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
@@ -27,7 +28,7 @@ import { parseCommandArgs } from '../../src/cli/commands.ts';
 import type { Command } from '../../src/cli/commands.ts';
 import { PROVIDER_NAMES, SOURCE_NAMES } from '../../src/cli/wiring.ts';
 import { CONVERT_PATH, VALIDATE_PATH } from '../../src/operator/webhook.ts';
-import { installCrd } from '../support/crds/load.ts';
+import { installCrd, loadCrd } from '../support/crds/load.ts';
 import type { CrdObject } from '../support/crds/load.ts';
 import { startTestApiServer } from '../support/kube-apiserver/server.ts';
 import type { TestApiServer } from '../support/kube-apiserver/server.ts';
@@ -282,6 +283,13 @@ describe('service-CA certificates (deploy/operator/openshift-service-ca)', () =>
   });
 });
 
+/** Leaf paths of `sent` that `stored` lacks: what the server pruned. Defaults it adds are fine. */
+function lostPaths(sent: unknown, stored: unknown, at: string): string[] {
+  if (typeof sent !== 'object' || sent === null) return stored === undefined ? [at] : [];
+  if (typeof stored !== 'object' || stored === null) return [at];
+  return Object.entries(sent as Obj).flatMap(([k, v]) => lostPaths(v, (stored as Obj)[k], `${at}.${k}`));
+}
+
 /** The rendered objects as an API server takes them: created through @kubernetes/client-node against the test API server. */
 describe('rendered objects on the test API server', () => {
   async function withServer(namespaces: string[], body: (objects: KubernetesObjectApi, api: TestApiServer) => Promise<void>): Promise<void> {
@@ -292,6 +300,15 @@ describe('rendered objects on the test API server', () => {
       await api.stop();
     }
   }
+
+  test("the CSV is valid by OLM's own ClusterServiceVersion schema, and nothing of it is pruned", async () => {
+    await withServer(['openshift-operators'], async (objects, api) => {
+      await installCrd(api, loadCrd('olm', 'clusterserviceversions.operators.coreos.com'));
+      const sent: Obj = { ...csv, metadata: { ...csv['metadata'], namespace: 'openshift-operators' } };
+      const stored = (await objects.create(sent as KubernetesObject)) as Obj;
+      assert.deepEqual(lostPaths(sent['spec'], stored['spec'], 'spec'), [], 'fields the CSV schema does not know (pruned)');
+    });
+  });
 
   test("the bundle's CRD is accepted and its alm-examples validate against it", async () => {
     await withServer([], async (objects, api) => {
