@@ -44,8 +44,9 @@ function deployObjects(): Obj[] {
   const dir = join(ROOT, 'deploy');
   return (
     (readdirSync(dir, { recursive: true }) as string[])
-      // deploy/gardener is for a Gardener garden cluster (test/deploy/gardener.test.ts).
-      .filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml' && !f.startsWith('gardener/'))
+      // deploy/gardener is for a Gardener garden cluster (test/deploy/gardener.test.ts); deploy/operator/bundle
+      // is an OLM bundle image's content (test/operator/bundle.test.ts).
+      .filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml' && !f.startsWith('gardener/') && !f.startsWith('operator/bundle/'))
       .flatMap((f) => parseYamlDocuments(readFileSync(join(dir, f), 'utf8'), f))
   );
 }

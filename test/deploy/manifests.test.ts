@@ -23,8 +23,9 @@ function yamlFiles(dir: string): string[] {
 }
 
 function loadAll(): { objs: Obj[]; files: string[] } {
-  // deploy/gardener is applied to a Gardener garden cluster, not with these (test/deploy/gardener.test.ts).
-  const files = yamlFiles(DEPLOY).filter((f) => f !== 'kustomization.yaml' && !f.startsWith('gardener/'));
+  // deploy/gardener is applied to a Gardener garden cluster, not with these (test/deploy/gardener.test.ts);
+  // deploy/operator/bundle is an OLM bundle image's content (test/operator/bundle.test.ts).
+  const files = yamlFiles(DEPLOY).filter((f) => f !== 'kustomization.yaml' && !f.startsWith('gardener/') && !f.startsWith('operator/bundle/'));
   const objs = files.flatMap((f) => parseYamlDocuments(readFileSync(join(DEPLOY, f), 'utf8'), `deploy/${f}`));
   return { objs, files };
 }
