@@ -50,7 +50,7 @@ export interface OperandObjects {
   serviceAccount: Obj;
   clusterRole: ClusterRole;
   clusterRoleBinding: ClusterRoleBinding;
-  /** The copy of the user's Secret (undefined when the provider needs none or it comes from the platform). */
+  /** The copy of the user's Secret, or the azure.json generated from a minted one (undefined when none is needed or the platform's is mounted as is). */
   secret: Obj | undefined;
   deployment: Obj;
   /** One per container: the zone ids, or [] when the operand is not split by zone. */
@@ -63,6 +63,40 @@ export function operandName(ed: Pick<ExternalDNS, 'metadata'>): string {
 
 export function credentialsSecretName(ed: Pick<ExternalDNS, 'metadata'>): string {
   return `hostwarden-${ed.metadata.name}-credentials`;
+}
+
+/** The Secret holding the azure.json built from the Cloud Credential Operator's minted keys. */
+export function azureConfigSecretName(ed: Pick<ExternalDNS, 'metadata'>): string {
+  return `hostwarden-${ed.metadata.name}-azure-config`;
+}
+
+/** Azure on OpenShift without a user Secret: the operand's config is generated from the minted one. */
+export function mintedAzure(spec: ExternalDNSSpec, s: Pick<OperandSettings, 'platform'>): boolean {
+  return spec.provider?.type === 'Azure' && s.platform.openshift && userSecretRef(spec) === undefined;
+}
+
+/**
+ * azure.json from the minted keys, exactly as upstream's credentials-secret controller writes it
+ * (Go marshals a map with sorted keys; azure_region is not used by the provider and not copied).
+ */
+export function azureConfigFromMinted(data: Readonly<Record<string, string>>): string {
+  return JSON.stringify({
+    aadClientId: unb64(data['azure_client_id']),
+    aadClientSecret: unb64(data['azure_client_secret']),
+    resourceGroup: unb64(data['azure_resourcegroup']),
+    subscriptionId: unb64(data['azure_subscription_id']),
+    tenantId: unb64(data['azure_tenant_id']),
+  });
+}
+
+function generatedAzureSecret(ed: ExternalDNS, s: OperandSettings, minted: SecretData): Obj {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: azureConfigSecretName(ed), namespace: s.namespace, labels: labelsOf(ed), ownerReferences: [ownerReference(ed)] },
+    type: 'Opaque',
+    data: { 'azure.json': b64(azureConfigFromMinted(minted.data)) },
+  };
 }
 
 /** The Secret the user named in the spec, if the provider takes one. */
@@ -219,6 +253,9 @@ function providerArgs(spec: ExternalDNSSpec, s: OperandSettings, hasSecret: bool
       break;
     }
     case 'Azure':
+      // Upstream always sets it (kubernetes-sigs/external-dns#2922): a zone taken over from the
+      // upstream operand keeps its ownership record names for wildcards.
+      out.push('--txt-wildcard-replacement=any');
       if (hasSecret) out.push(`--azure-config-file=${CREDENTIALS_DIR}/azure.json`);
       break;
     case 'RFC2136': {
@@ -257,7 +294,8 @@ export function buildOperand(ed: ExternalDNS, s: OperandSettings, secret: Secret
   const labels = labelsOf(ed);
   const meta = (extra: Obj = {}): Obj => ({ name, labels, ownerReferences: [ownerReference(ed)], ...extra });
   const hasSecret = secret !== undefined;
-  const secretName = credentialsSecretName(ed);
+  const generated = hasSecret && mintedAzure(spec, s);
+  const secretName = generated ? azureConfigSecretName(ed) : credentialsSecretName(ed);
   const zones = [...(spec.zones ?? [])];
   const fileSecret = hasSecret && spec.provider?.type !== 'PowerDNS' && spec.provider?.type !== 'RFC2136';
   const env: Obj[] = [
@@ -269,7 +307,7 @@ export function buildOperand(ed: ExternalDNS, s: OperandSettings, secret: Secret
   const mounts: Obj[] = [{ name: 'tmp', mountPath: '/tmp' }];
   const volumes: Obj[] = [{ name: 'tmp', emptyDir: {} }];
   if (fileSecret) {
-    volumes.push({ name: 'credentials', secret: { secretName } });
+    volumes.push({ name: 'credentials', secret: generated ? { secretName, items: [{ key: 'azure.json', path: 'azure.json' }] } : { secretName } });
     mounts.push({ name: 'credentials', mountPath: CREDENTIALS_DIR, readOnly: true });
   }
   if (s.trustedCAConfigMap !== undefined) {
@@ -314,7 +352,14 @@ export function buildOperand(ed: ExternalDNS, s: OperandSettings, secret: Secret
     serviceAccount: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta({ namespace: s.namespace }) },
     clusterRole,
     clusterRoleBinding,
-    secret: secret !== undefined && userSecretRef(spec) !== undefined ? copiedSecret(ed, s, secret) : undefined,
+    secret:
+      secret === undefined
+        ? undefined
+        : generated
+          ? generatedAzureSecret(ed, s, secret)
+          : userSecretRef(spec) !== undefined
+            ? copiedSecret(ed, s, secret)
+            : undefined,
     deployment,
     zones,
   };
