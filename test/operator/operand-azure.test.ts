@@ -82,7 +82,7 @@ describe('Azure on OpenShift: minted Secret to a working operand (ARM emulator)'
         apiVersion: EXTERNALDNSES.apiVersion,
         kind: 'ExternalDNS',
         metadata: { name: 'az' },
-        spec: { provider: { type: 'Azure' }, source: { type: 'Service', fqdnTemplate: ['{{.Name}}.apps.example.com'] }, zones: [zoneId] },
+        spec: { provider: { type: 'Azure' }, source: { type: 'Service', fqdnTemplate: ['{{.Name}}.apps.example.com', '{{.Name}}.other.example.net'] }, zones: [zoneId] },
       },
     });
     const settings = { ...env.settings, platform: { openshift: true } };
@@ -136,5 +136,7 @@ describe('Azure on OpenShift: minted Secret to a working operand (ARM emulator)'
     assert.ok(emu.calls.zoneLists > 0, 'listed the zones');
     assert.deepEqual(emu.get('public', 'apps.example.com', 'web', 'A')?.properties['ARecords'], [{ ipv4Address: '192.0.2.20' }]);
     assert.match(JSON.stringify(emu.get('public', 'apps.example.com', 'external-dns-a-web', 'TXT')?.properties ?? {}), /external-dns\/owner=external-dns-az/);
+    // The container's zone filter keeps the other zone of the same resource group out.
+    assert.equal(emu.get('public', 'other.example.net', 'web', 'A'), undefined);
   });
 });
