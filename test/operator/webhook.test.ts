@@ -81,22 +81,27 @@ describe('operator webhooks over HTTPS', () => {
         ...obj({ provider: { type: 'AWS' }, source: svc }, V1ALPHA1),
         metadata: { name: 'x', annotations: { [PRESERVED_ANNOTATION]: '{"spec.provider.aws.assumeRole":{"arn":"arn:aws:iam::12:role/dns"}}' } },
       },
-      'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.provider.aws.assumeRole.arn: Invalid value: "arn:aws:iam::12:role/dns": account must be 12 digits, not "12"',
+      undefined,
     ],
     [
-      'unknown partition',
+      'not an ARN (the SDK\'s IsARN)',
+      obj(role('arn:aws:iam:123456789012:role/dns')),
+      'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.provider.aws.assumeRole.arn: Invalid value: "arn:aws:iam:123456789012:role/dns": arn "arn:aws:iam:123456789012:role/dns" is not a valid AWS ARN',
+    ],
+    [
+      'aws-iso-b partition (admitted as upstream)',
       obj(role('arn:aws-iso-b:iam::123456789012:role/dns')),
-      'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.provider.aws.assumeRole.arn: Invalid value: "arn:aws-iso-b:iam::123456789012:role/dns": partition must be one of aws, aws-cn, aws-us-gov, not "aws-iso-b"',
+      undefined,
     ],
     [
-      'aws-cn with a region',
+      'aws-cn with a region (admitted as upstream, with a warning)',
       obj(role('arn:aws-cn:iam:cn-north-1:123456789012:role/dns')),
-      'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.provider.aws.assumeRole.arn: Invalid value: "arn:aws-cn:iam:cn-north-1:123456789012:role/dns": region must be empty for IAM, not "cn-north-1"',
+      undefined,
     ],
     [
-      'aws-us-gov user, not a role',
+      'aws-us-gov user, not a role (admitted as upstream, with a warning)',
       obj(role('arn:aws-us-gov:iam::123456789012:user/dns')),
-      'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.provider.aws.assumeRole.arn: Invalid value: "arn:aws-us-gov:iam::123456789012:user/dns": resource must be role/<name>, not "user/dns"',
+      undefined,
     ],
     [
       'missing credentials',
@@ -131,6 +136,12 @@ describe('operator webhooks over HTTPS', () => {
       }
     });
   }
+
+  test('admission: an admitted ARN that is no IAM role ARN comes with a warning', async () => {
+    const answer = await post(port, tls.cert, VALIDATE_PATH, review('uw', obj(role('arn:aws-us-gov:iam::123456789012:user/dns'))));
+    assert.equal(answer['response'].allowed, true);
+    assert.match(answer['response'].warnings?.[0] ?? '', /does not look like an IAM role ARN \(resource must be role\/<name>, not "user\/dns"\); admitted as upstream admits it/);
+  });
 
   test('admission: all errors together, with field causes; deletes and unreadable bodies', async () => {
     const answer = await post(
