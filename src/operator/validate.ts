@@ -131,8 +131,9 @@ function validateProvider(spec: ExternalDNSSpec, ctx: ValidationContext): FieldE
   switch (p.type) {
     case 'AWS': {
       const role = p.aws?.assumeRole;
-      if (!platform && (p.aws?.credentials?.name ?? '') === '' && role === undefined)
-        out.push(required('spec.provider.aws.credentials.name', 'a credentials Secret or assumeRole is required for AWS outside OpenShift'));
+      // As upstream: assumeRole needs base credentials too; the pod's own identity is never a silent fallback.
+      if (!platform && (p.aws?.credentials?.name ?? '') === '')
+        out.push(required('spec.provider.aws.credentials.name', 'credentials secret must be specified when provider type is AWS'));
       if (role !== undefined) {
         if (role.arn === undefined || role.arn === '') out.push(required('spec.provider.aws.assumeRole.arn', 'the ARN of the role to assume is required'));
         else if (!isArn(role.arn)) out.push(invalid('spec.provider.aws.assumeRole.arn', role.arn, `arn ${JSON.stringify(role.arn)} is not a valid AWS ARN`));
@@ -145,11 +146,11 @@ function validateProvider(spec: ExternalDNSSpec, ctx: ValidationContext): FieldE
     }
     case 'GCP':
       if (!platform && (p.gcp?.credentials?.name ?? '') === '')
-        out.push(required('spec.provider.gcp.credentials.name', 'a credentials Secret is required for GCP outside OpenShift'));
+        out.push(required('spec.provider.gcp.credentials.name', 'credentials secret must be specified when provider type is GCP'));
       break;
     case 'Azure':
       if (!platform && (p.azure?.configFile?.name ?? '') === '')
-        out.push(required('spec.provider.azure.configFile.name', 'a config file Secret is required for Azure outside OpenShift'));
+        out.push(required('spec.provider.azure.configFile.name', 'config file name must be specified when provider type is Azure'));
       break;
     case 'RFC2136':
       if ((p.rfc2136?.host ?? '') === '') out.push(required('spec.provider.rfc2136.host', 'the DNS server is required for RFC2136'));

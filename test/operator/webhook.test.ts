@@ -19,7 +19,7 @@ import { PRESERVED_ANNOTATION, V1ALPHA1, V1BETA1 } from '../../src/operator/type
 import type { ExternalDNSSpec } from '../../src/operator/types.ts';
 import { CONVERT_PATH, OperatorWebhookServer, VALIDATE_PATH } from '../../src/operator/webhook.ts';
 import { BIN, REPO_ROOT } from '../support/cli.ts';
-import { OPERAND_NS, OPERATOR_NS, awsExternalDNS, startOperatorEnv } from './harness.ts';
+import { OPERAND_NS, OPERATOR_NS, awsExternalDNS, awsSecret, startOperatorEnv } from './harness.ts';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -57,7 +57,7 @@ const review = (uid: string, object: unknown, operation = 'CREATE'): Obj => ({
 });
 const obj = (spec: ExternalDNSSpec, apiVersion = V1BETA1): Obj => ({ apiVersion, kind: 'ExternalDNS', metadata: { name: 'x' }, spec });
 const svc: NonNullable<ExternalDNSSpec['source']> = { type: 'Service', fqdnTemplate: ['{{.Name}}.example.org'] };
-const role = (arn: string): ExternalDNSSpec => ({ provider: { type: 'AWS', aws: { assumeRole: { arn } } }, source: svc });
+const role = (arn: string): ExternalDNSSpec => ({ provider: { type: 'AWS', aws: { credentials: { name: 'c' }, assumeRole: { arn } } }, source: svc });
 
 describe('operator webhooks over HTTPS', () => {
   let tls: TlsMaterial;
@@ -78,7 +78,7 @@ describe('operator webhooks over HTTPS', () => {
     [
       'v1alpha1 with the preserved role',
       {
-        ...obj({ provider: { type: 'AWS' }, source: svc }, V1ALPHA1),
+        ...obj({ provider: { type: 'AWS', aws: { credentials: { name: 'c' } } }, source: svc }, V1ALPHA1),
         metadata: { name: 'x', annotations: { [PRESERVED_ANNOTATION]: '{"spec.provider.aws.assumeRole":{"arn":"arn:aws:iam::12:role/dns"}}' } },
       },
       undefined,
@@ -106,7 +106,12 @@ describe('operator webhooks over HTTPS', () => {
     [
       'missing credentials',
       obj({ provider: { type: 'AWS' }, source: svc }),
-      'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.provider.aws.credentials.name: Required value: a credentials Secret or assumeRole is required for AWS outside OpenShift',
+      'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.provider.aws.credentials.name: Required value: credentials secret must be specified when provider type is AWS',
+    ],
+    [
+      'assumeRole without a credentials Secret outside OpenShift (no fallback to the pod identity)',
+      obj({ provider: { type: 'AWS', aws: { assumeRole: { arn: 'arn:aws:iam::123456789012:role/dns' } } }, source: svc }),
+      'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.provider.aws.credentials.name: Required value: credentials secret must be specified when provider type is AWS',
     ],
     [
       'Exact without a name',
@@ -214,9 +219,8 @@ describe('hostwarden operator (the command)', () => {
     child.stderr.on('data', (d: Buffer) => (logs += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
-      await env.client.request('POST', '/apis/externaldns.olm.openshift.io/v1beta1/externaldnses', {
-        body: awsExternalDNS('cli', { provider: { type: 'AWS', aws: { assumeRole: { arn: 'arn:aws:iam::123456789012:role/dns' } } } }),
-      });
+      await env.client.request('POST', `/api/v1/namespaces/${OPERATOR_NS}/secrets`, { body: awsSecret('aws-creds') });
+      await env.client.request('POST', '/apis/externaldns.olm.openshift.io/v1beta1/externaldnses', { body: awsExternalDNS('cli') });
       let dep: Obj | undefined;
       for (let i = 0; i < 300 && dep === undefined; i++) {
         dep = await env.client.request<Obj>('GET', objectPath(DEPLOYMENTS, OPERAND_NS, 'hostwarden-cli')).catch(() => undefined);
