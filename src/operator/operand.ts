@@ -187,8 +187,11 @@ const PROVIDER_ARG: Readonly<Record<string, string>> = {
 };
 const SOURCE_ARG: Readonly<Record<string, string>> = { Service: 'service', CRD: 'crd', OpenShiftRoute: 'openshift-route' };
 
-/** The args of the container for zone number `seq` (`zone` '' when not split by zone). */
-export function operandArgs(ed: ExternalDNS, s: OperandSettings, seq: number, zone: string, hasSecret: boolean): string[] {
+/**
+ * The args of the container for zone number `seq` (`zone` '' when not split by zone; `privateDns`
+ * for the Azure private-zone container of an operand without zones).
+ */
+export function operandArgs(ed: ExternalDNS, s: OperandSettings, seq: number, zone: string, hasSecret: boolean, privateDns = false): string[] {
   const spec = withDefaults(ed.spec);
   const p = spec.provider ?? {};
   const src = spec.source ?? {};
@@ -202,7 +205,7 @@ export function operandArgs(ed: ExternalDNS, s: OperandSettings, seq: number, zo
   if (include.length > 0) args.push(`--regex-domain-filter=${combine(include)}`);
   if (exclude.length > 0) args.push(`--regex-domain-exclusion=${combine(exclude)}`);
   let provider = PROVIDER_ARG[p.type ?? ''] ?? '';
-  if (p.type === 'Azure' && zone.toLowerCase().includes('privatednszones')) provider = 'azure-private-dns';
+  if (p.type === 'Azure' && (privateDns || zone.toLowerCase().includes('privatednszones'))) provider = 'azure-private-dns';
   args.push(
     `--metrics-address=127.0.0.1:${METRICS_START_PORT + seq}`,
     `--txt-owner-id=external-dns-${ed.metadata.name}`,
@@ -287,6 +290,18 @@ function secretEnv(spec: ExternalDNSSpec, secretName: string): Obj[] {
   return [];
 }
 
+/** One container per zone; as upstream, an Azure operand without zones gets a public and a private-zone container. */
+function containerSlots(spec: ExternalDNSSpec): { zone: string; privateDns: boolean }[] {
+  const zones = spec.zones ?? [];
+  if (zones.length > 0) return zones.map((zone) => ({ zone, privateDns: false }));
+  if (spec.provider?.type === 'Azure')
+    return [
+      { zone: '', privateDns: false },
+      { zone: '', privateDns: true },
+    ];
+  return [{ zone: '', privateDns: false }];
+}
+
 /** Everything the operator creates for `ed`. `secret` is the user's Secret (or the platform's), if any. */
 export function buildOperand(ed: ExternalDNS, s: OperandSettings, secret: SecretData | undefined): OperandObjects {
   const spec = withDefaults(ed.spec);
@@ -318,11 +333,11 @@ export function buildOperand(ed: ExternalDNS, s: OperandSettings, secret: Secret
     volumes.push({ name: 'data', emptyDir: {} });
     mounts.push({ name: 'data', mountPath: '/var/lib/hostwarden' });
   }
-  const containers = (zones.length === 0 ? [''] : zones).map((zone, seq) => ({
-    name: zone === '' ? 'hostwarden' : `hostwarden-${seq}`,
+  const containers = containerSlots(spec).map(({ zone, privateDns }, seq) => ({
+    name: privateDns ? 'hostwarden-azure-private-dns' : zone === '' ? 'hostwarden' : `hostwarden-${seq}`,
     image: s.image,
     imagePullPolicy: 'IfNotPresent',
-    args: ['run', ...operandArgs(ed, s, seq, zone, hasSecret)],
+    args: ['run', ...operandArgs(ed, s, seq, zone, hasSecret, privateDns)],
     ...(env.length === 0 ? {} : { env }),
     volumeMounts: mounts,
     terminationMessagePolicy: 'FallbackToLogsOnError',
