@@ -18,7 +18,10 @@ describe('IAM role ARNs', () => {
     ['arn:aws:iam::123456789012:role/a+b=c,d.e@f_g-h', undefined],
     ['arn:aws-iso:iam::123456789012:role/dns', undefined],
     ['arn:aws-eusc:iam::123456789012:role/dns', undefined],
-    ['arn:aws-next:iam::123456789012:role/dns', 'partition must be one of aws, aws-cn, aws-us-gov, aws-iso, aws-iso-b, aws-iso-e, aws-iso-f, aws-eusc, not "aws-next"'],
+    [
+      'arn:aws-next:iam::123456789012:role/dns',
+      'partition must be one of aws, aws-cn, aws-us-gov, aws-iso, aws-iso-b, aws-iso-e, aws-iso-f, aws-eusc, not "aws-next"',
+    ],
     ['arn:aws:sts::123456789012:role/dns', 'service must be "iam", not "sts"'],
     ['arn:aws:iam:us-east-1:123456789012:role/dns', 'region must be empty for IAM, not "us-east-1"'],
     ['arn:aws:iam::12345678901:role/dns', 'account must be 12 digits, not "12345678901"'],
@@ -44,9 +47,14 @@ describe('IAM role ARNs', () => {
 describe('validateExternalDNS', () => {
   test('a valid object has no errors; assumeRole without credentials only on OpenShift (as upstream)', () => {
     assert.deepEqual(messages(base), []);
-    const roleOnly: ExternalDNSSpec = { ...base, provider: { type: 'AWS', aws: { assumeRole: { arn: 'arn:aws:iam::123456789012:role/dns', externalID: 'abc' } } } };
+    const roleOnly: ExternalDNSSpec = {
+      ...base,
+      provider: { type: 'AWS', aws: { assumeRole: { arn: 'arn:aws:iam::123456789012:role/dns', externalID: 'abc' } } },
+    };
     assert.deepEqual(messages(roleOnly, true), []);
-    assert.deepEqual(messages(roleOnly), ['spec.provider.aws.credentials.name: Required value: credentials secret must be specified when provider type is AWS']);
+    assert.deepEqual(messages(roleOnly), [
+      'spec.provider.aws.credentials.name: Required value: credentials secret must be specified when provider type is AWS',
+    ]);
     assert.deepEqual(messages({ ...base, source: { type: 'Service', hostnameAnnotation: 'Allow' } }), []);
   });
 

@@ -200,7 +200,9 @@ function validateZones(spec: ExternalDNSSpec): FieldError[] {
 export function validationWarnings(obj: ExternalDNS): string[] {
   const arn = withDefaults(obj.spec).provider?.aws?.assumeRole?.arn ?? '';
   const problem = arn !== '' && isArn(arn) ? roleArnProblem(arn) : undefined;
-  return problem === undefined ? [] : [`spec.provider.aws.assumeRole.arn: ${JSON.stringify(arn)} does not look like an IAM role ARN (${problem}); admitted as upstream admits it`];
+  return problem === undefined
+    ? []
+    : [`spec.provider.aws.assumeRole.arn: ${JSON.stringify(arn)} does not look like an IAM role ARN (${problem}); admitted as upstream admits it`];
 }
 
 /** The one message for a rejected object, as the API server words an invalid object. */

@@ -55,7 +55,9 @@ describe('Azure on OpenShift: minted Secret to a working operand (ARM emulator)'
           group: 'cloudcredential.openshift.io',
           scope: 'Namespaced',
           names: { kind: 'CredentialsRequest', plural: 'credentialsrequests', singular: 'credentialsrequest', listKind: 'CredentialsRequestList' },
-          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+          versions: [
+            { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
+          ],
         },
       },
     });
@@ -82,7 +84,11 @@ describe('Azure on OpenShift: minted Secret to a working operand (ARM emulator)'
         apiVersion: EXTERNALDNSES.apiVersion,
         kind: 'ExternalDNS',
         metadata: { name: 'az' },
-        spec: { provider: { type: 'Azure' }, source: { type: 'Service', fqdnTemplate: ['{{.Name}}.apps.example.com', '{{.Name}}.other.example.net'] }, zones: [zoneId] },
+        spec: {
+          provider: { type: 'Azure' },
+          source: { type: 'Service', fqdnTemplate: ['{{.Name}}.apps.example.com', '{{.Name}}.other.example.net'] },
+          zones: [zoneId],
+        },
       },
     });
     const settings = { ...env.settings, platform: { openshift: true } };
@@ -109,7 +115,10 @@ describe('Azure on OpenShift: minted Secret to a working operand (ARM emulator)'
 
     const generated = await client.request<{ data: Record<string, string> }>('GET', objectPath(SECRETS, OPERAND_NS, 'hostwarden-az-azure-config'));
     const text = Buffer.from(generated.data['azure.json'] ?? '', 'base64').toString();
-    assert.equal(text, `{"aadClientId":"minted-client","aadClientSecret":"minted-secret","resourceGroup":"cluster-rg","subscriptionId":"${SUB}","tenantId":"tenant-7"}`);
+    assert.equal(
+      text,
+      `{"aadClientId":"minted-client","aadClientSecret":"minted-secret","resourceGroup":"cluster-rg","subscriptionId":"${SUB}","tenantId":"tenant-7"}`,
+    );
     const dep = await client.request<{ spec: { template: { spec: Pod } } }>('GET', objectPath(DEPLOYMENTS, OPERAND_NS, 'hostwarden-az'));
     const pod = dep.spec.template.spec;
     assert.deepEqual(pod.volumes.find((v) => v.name === 'credentials')?.secret, {
@@ -125,7 +134,9 @@ describe('Azure on OpenShift: minted Secret to a working operand (ARM emulator)'
     const file = join(dir, 'azure.json');
     await writeFile(file, JSON.stringify({ ...(JSON.parse(text) as object), activeDirectoryAuthorityHost: emu.url }));
     const kubeconfig = await env.api.writeKubeconfig(dir);
-    const runArgs = args.map((a) => (a.startsWith('--azure-config-file=') ? `--azure-config-file=${file}` : a.startsWith('--metrics-address=') ? '--metrics-address=' : a));
+    const runArgs = args.map((a) =>
+      a.startsWith('--azure-config-file=') ? `--azure-config-file=${file}` : a.startsWith('--metrics-address=') ? '--metrics-address=' : a,
+    );
     const tokens = emu.calls.tokens;
     const run = await runCli([...runArgs, '--once', '--kubeconfig', kubeconfig, '--azure-endpoint', emu.url, '--log-format', 'json'], {
       env: { NODE_EXTRA_CA_CERTS: cert.certFile, HOME: dir },

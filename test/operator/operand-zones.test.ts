@@ -51,7 +51,11 @@ const azureApi: AzureDnsApi = {
 
 describe('zones for GCP and Azure: one container per zone, each provider keeps its zone only', () => {
   test('GCP: by numeric id and by zone name', async () => {
-    const filters = zoneFilters({ provider: { type: 'GCP', gcp: { credentials: { name: 'g' }, project: 'p' } }, source: { type: 'Service' }, zones: ['1111', 'corp'] });
+    const filters = zoneFilters({
+      provider: { type: 'GCP', gcp: { credentials: { name: 'g' }, project: 'p' } },
+      source: { type: 'Service' },
+      zones: ['1111', 'corp'],
+    });
     assert.deepEqual(filters, [['1111'], ['corp']]);
     const kept = [];
     for (const zoneIds of filters) {

@@ -84,25 +84,13 @@ describe('operator webhooks over HTTPS', () => {
       undefined,
     ],
     [
-      'not an ARN (the SDK\'s IsARN)',
+      "not an ARN (the SDK's IsARN)",
       obj(role('arn:aws:iam:123456789012:role/dns')),
       'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.provider.aws.assumeRole.arn: Invalid value: "arn:aws:iam:123456789012:role/dns": arn "arn:aws:iam:123456789012:role/dns" is not a valid AWS ARN',
     ],
-    [
-      'aws-iso-b partition (admitted as upstream)',
-      obj(role('arn:aws-iso-b:iam::123456789012:role/dns')),
-      undefined,
-    ],
-    [
-      'aws-cn with a region (admitted as upstream, with a warning)',
-      obj(role('arn:aws-cn:iam:cn-north-1:123456789012:role/dns')),
-      undefined,
-    ],
-    [
-      'aws-us-gov user, not a role (admitted as upstream, with a warning)',
-      obj(role('arn:aws-us-gov:iam::123456789012:user/dns')),
-      undefined,
-    ],
+    ['aws-iso-b partition (admitted as upstream)', obj(role('arn:aws-iso-b:iam::123456789012:role/dns')), undefined],
+    ['aws-cn with a region (admitted as upstream, with a warning)', obj(role('arn:aws-cn:iam:cn-north-1:123456789012:role/dns')), undefined],
+    ['aws-us-gov user, not a role (admitted as upstream, with a warning)', obj(role('arn:aws-us-gov:iam::123456789012:user/dns')), undefined],
     [
       'missing credentials',
       obj({ provider: { type: 'AWS' }, source: svc }),
@@ -145,7 +133,10 @@ describe('operator webhooks over HTTPS', () => {
   test('admission: an admitted ARN that is no IAM role ARN comes with a warning', async () => {
     const answer = await post(port, tls.cert, VALIDATE_PATH, review('uw', obj(role('arn:aws-us-gov:iam::123456789012:user/dns'))));
     assert.equal(answer['response'].allowed, true);
-    assert.match(answer['response'].warnings?.[0] ?? '', /does not look like an IAM role ARN \(resource must be role\/<name>, not "user\/dns"\); admitted as upstream admits it/);
+    assert.match(
+      answer['response'].warnings?.[0] ?? '',
+      /does not look like an IAM role ARN \(resource must be role\/<name>, not "user\/dns"\); admitted as upstream admits it/,
+    );
   });
 
   test('admission: all errors together, with field causes; deletes and unreadable bodies', async () => {

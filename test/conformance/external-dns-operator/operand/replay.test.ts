@@ -43,7 +43,7 @@ function hostwardenArgs(c: Case): string[][] {
 
 const sorted = (lists: string[][]): string[][] => lists.map((l) => [...l].sort());
 
-describe("upstream operand Deployment args (TestDesiredExternalDNSDeployment)", () => {
+describe('upstream operand Deployment args (TestDesiredExternalDNSDeployment)', () => {
   for (const c of doc.cases) {
     test(`${c.test} (deployment_test.go:${c.line})${c.differs === undefined ? '' : ' — differs'}`, () => {
       const got = sorted(hostwardenArgs(c));
