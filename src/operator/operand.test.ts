@@ -133,6 +133,7 @@ describe('operand args: each spec field', () => {
     assert.ok(args.includes('--provider=azure-private-dns'));
     assert.ok(args.includes('--metrics-address=127.0.0.1:7980'));
     assert.ok(args.includes('--azure-config-file=/etc/hostwarden/credentials/azure.json'));
+    assert.ok(args.includes('--txt-wildcard-replacement=any'));
   });
 });
 

@@ -50,7 +50,7 @@ export interface OperandObjects {
   serviceAccount: Obj;
   clusterRole: ClusterRole;
   clusterRoleBinding: ClusterRoleBinding;
-  /** The copy of the user's Secret (undefined when the provider needs none or it comes from the platform). */
+  /** The copy of the user's Secret, or the azure.json generated from a minted one (undefined when none is needed or the platform's is mounted as is). */
   secret: Obj | undefined;
   deployment: Obj;
   /** One per container: the zone ids, or [] when the operand is not split by zone. */
@@ -63,6 +63,40 @@ export function operandName(ed: Pick<ExternalDNS, 'metadata'>): string {
 
 export function credentialsSecretName(ed: Pick<ExternalDNS, 'metadata'>): string {
   return `hostwarden-${ed.metadata.name}-credentials`;
+}
+
+/** The Secret holding the azure.json built from the Cloud Credential Operator's minted keys. */
+export function azureConfigSecretName(ed: Pick<ExternalDNS, 'metadata'>): string {
+  return `hostwarden-${ed.metadata.name}-azure-config`;
+}
+
+/** Azure on OpenShift without a user Secret: the operand's config is generated from the minted one. */
+export function mintedAzure(spec: ExternalDNSSpec, s: Pick<OperandSettings, 'platform'>): boolean {
+  return spec.provider?.type === 'Azure' && s.platform.openshift && userSecretRef(spec) === undefined;
+}
+
+/**
+ * azure.json from the minted keys, exactly as upstream's credentials-secret controller writes it
+ * (Go marshals a map with sorted keys; azure_region is not used by the provider and not copied).
+ */
+export function azureConfigFromMinted(data: Readonly<Record<string, string>>): string {
+  return JSON.stringify({
+    aadClientId: unb64(data['azure_client_id']),
+    aadClientSecret: unb64(data['azure_client_secret']),
+    resourceGroup: unb64(data['azure_resourcegroup']),
+    subscriptionId: unb64(data['azure_subscription_id']),
+    tenantId: unb64(data['azure_tenant_id']),
+  });
+}
+
+function generatedAzureSecret(ed: ExternalDNS, s: OperandSettings, minted: SecretData): Obj {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: azureConfigSecretName(ed), namespace: s.namespace, labels: labelsOf(ed), ownerReferences: [ownerReference(ed)] },
+    type: 'Opaque',
+    data: { 'azure.json': b64(azureConfigFromMinted(minted.data)) },
+  };
 }
 
 /** The Secret the user named in the spec, if the provider takes one. */
@@ -153,8 +187,11 @@ const PROVIDER_ARG: Readonly<Record<string, string>> = {
 };
 const SOURCE_ARG: Readonly<Record<string, string>> = { Service: 'service', CRD: 'crd', OpenShiftRoute: 'openshift-route' };
 
-/** The args of the container for zone number `seq` (`zone` '' when not split by zone). */
-export function operandArgs(ed: ExternalDNS, s: OperandSettings, seq: number, zone: string, hasSecret: boolean): string[] {
+/**
+ * The args of the container for zone number `seq` (`zone` '' when not split by zone; `privateDns`
+ * for the Azure private-zone container of an operand without zones).
+ */
+export function operandArgs(ed: ExternalDNS, s: OperandSettings, seq: number, zone: string, hasSecret: boolean, privateDns = false): string[] {
   const spec = withDefaults(ed.spec);
   const p = spec.provider ?? {};
   const src = spec.source ?? {};
@@ -168,7 +205,7 @@ export function operandArgs(ed: ExternalDNS, s: OperandSettings, seq: number, zo
   if (include.length > 0) args.push(`--regex-domain-filter=${combine(include)}`);
   if (exclude.length > 0) args.push(`--regex-domain-exclusion=${combine(exclude)}`);
   let provider = PROVIDER_ARG[p.type ?? ''] ?? '';
-  if (p.type === 'Azure' && zone.toLowerCase().includes('privatednszones')) provider = 'azure-private-dns';
+  if (p.type === 'Azure' && (privateDns || zone.toLowerCase().includes('privatednszones'))) provider = 'azure-private-dns';
   args.push(
     `--metrics-address=127.0.0.1:${METRICS_START_PORT + seq}`,
     `--txt-owner-id=external-dns-${ed.metadata.name}`,
@@ -219,6 +256,9 @@ function providerArgs(spec: ExternalDNSSpec, s: OperandSettings, hasSecret: bool
       break;
     }
     case 'Azure':
+      // Upstream always sets it (kubernetes-sigs/external-dns#2922): a zone taken over from the
+      // upstream operand keeps its ownership record names for wildcards.
+      out.push('--txt-wildcard-replacement=any');
       if (hasSecret) out.push(`--azure-config-file=${CREDENTIALS_DIR}/azure.json`);
       break;
     case 'RFC2136': {
@@ -250,6 +290,18 @@ function secretEnv(spec: ExternalDNSSpec, secretName: string): Obj[] {
   return [];
 }
 
+/** One container per zone; as upstream, an Azure operand without zones gets a public and a private-zone container. */
+function containerSlots(spec: ExternalDNSSpec): { zone: string; privateDns: boolean }[] {
+  const zones = spec.zones ?? [];
+  if (zones.length > 0) return zones.map((zone) => ({ zone, privateDns: false }));
+  if (spec.provider?.type === 'Azure')
+    return [
+      { zone: '', privateDns: false },
+      { zone: '', privateDns: true },
+    ];
+  return [{ zone: '', privateDns: false }];
+}
+
 /** Everything the operator creates for `ed`. `secret` is the user's Secret (or the platform's), if any. */
 export function buildOperand(ed: ExternalDNS, s: OperandSettings, secret: SecretData | undefined): OperandObjects {
   const spec = withDefaults(ed.spec);
@@ -257,7 +309,8 @@ export function buildOperand(ed: ExternalDNS, s: OperandSettings, secret: Secret
   const labels = labelsOf(ed);
   const meta = (extra: Obj = {}): Obj => ({ name, labels, ownerReferences: [ownerReference(ed)], ...extra });
   const hasSecret = secret !== undefined;
-  const secretName = credentialsSecretName(ed);
+  const generated = hasSecret && mintedAzure(spec, s);
+  const secretName = generated ? azureConfigSecretName(ed) : credentialsSecretName(ed);
   const zones = [...(spec.zones ?? [])];
   const fileSecret = hasSecret && spec.provider?.type !== 'PowerDNS' && spec.provider?.type !== 'RFC2136';
   const env: Obj[] = [
@@ -269,7 +322,7 @@ export function buildOperand(ed: ExternalDNS, s: OperandSettings, secret: Secret
   const mounts: Obj[] = [{ name: 'tmp', mountPath: '/tmp' }];
   const volumes: Obj[] = [{ name: 'tmp', emptyDir: {} }];
   if (fileSecret) {
-    volumes.push({ name: 'credentials', secret: { secretName } });
+    volumes.push({ name: 'credentials', secret: generated ? { secretName, items: [{ key: 'azure.json', path: 'azure.json' }] } : { secretName } });
     mounts.push({ name: 'credentials', mountPath: CREDENTIALS_DIR, readOnly: true });
   }
   if (s.trustedCAConfigMap !== undefined) {
@@ -280,11 +333,11 @@ export function buildOperand(ed: ExternalDNS, s: OperandSettings, secret: Secret
     volumes.push({ name: 'data', emptyDir: {} });
     mounts.push({ name: 'data', mountPath: '/var/lib/hostwarden' });
   }
-  const containers = (zones.length === 0 ? [''] : zones).map((zone, seq) => ({
-    name: zone === '' ? 'hostwarden' : `hostwarden-${seq}`,
+  const containers = containerSlots(spec).map(({ zone, privateDns }, seq) => ({
+    name: privateDns ? 'hostwarden-azure-private-dns' : zone === '' ? 'hostwarden' : `hostwarden-${seq}`,
     image: s.image,
     imagePullPolicy: 'IfNotPresent',
-    args: ['run', ...operandArgs(ed, s, seq, zone, hasSecret)],
+    args: ['run', ...operandArgs(ed, s, seq, zone, hasSecret, privateDns)],
     ...(env.length === 0 ? {} : { env }),
     volumeMounts: mounts,
     terminationMessagePolicy: 'FallbackToLogsOnError',
@@ -314,7 +367,14 @@ export function buildOperand(ed: ExternalDNS, s: OperandSettings, secret: Secret
     serviceAccount: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta({ namespace: s.namespace }) },
     clusterRole,
     clusterRoleBinding,
-    secret: secret !== undefined && userSecretRef(spec) !== undefined ? copiedSecret(ed, s, secret) : undefined,
+    secret:
+      secret === undefined
+        ? undefined
+        : generated
+          ? generatedAzureSecret(ed, s, secret)
+          : userSecretRef(spec) !== undefined
+            ? copiedSecret(ed, s, secret)
+            : undefined,
     deployment,
     zones,
   };

@@ -13,7 +13,7 @@ import type { KubeResource } from '../kube/resource.ts';
 import type { ReconcileResult } from '../kube/work-queue.ts';
 import type { Logger } from '../log.ts';
 import { withDefaults } from './defaults.ts';
-import { buildOperand, credentialsSecretName, operandName, userSecretRef } from './operand.ts';
+import { azureConfigSecretName, buildOperand, credentialsSecretName, operandName, userSecretRef } from './operand.ts';
 import type { OperandSettings, SecretData } from './operand.ts';
 import { credentialsRequest, credentialsRequestPath, platformSuppliesCredentials } from './platform.ts';
 import { CLUSTER_ROLE_BINDINGS, CLUSTER_ROLES, CREDENTIALS_REQUESTS, DEPLOYMENTS, PODS, SECRETS, SERVICE_ACCOUNTS } from './resources.ts';
@@ -171,6 +171,7 @@ export class ExternalDNSReconciler {
       objectPath(DEPLOYMENTS, ns, name),
       objectPath(SERVICE_ACCOUNTS, ns, name),
       objectPath(SECRETS, ns, credentialsSecretName(ed)),
+      objectPath(SECRETS, ns, azureConfigSecretName(ed)),
       objectPath(CLUSTER_ROLE_BINDINGS, '', roleName),
       objectPath(CLUSTER_ROLES, '', roleName),
     ];

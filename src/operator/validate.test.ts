@@ -16,7 +16,12 @@ describe('IAM role ARNs', () => {
     ['arn:aws-cn:iam::123456789012:role/dns', undefined],
     ['arn:aws-us-gov:iam::123456789012:role/team/dns-writer', undefined],
     ['arn:aws:iam::123456789012:role/a+b=c,d.e@f_g-h', undefined],
-    ['arn:aws-iso:iam::123456789012:role/dns', 'partition must be one of aws, aws-cn, aws-us-gov, not "aws-iso"'],
+    ['arn:aws-iso:iam::123456789012:role/dns', undefined],
+    ['arn:aws-eusc:iam::123456789012:role/dns', undefined],
+    [
+      'arn:aws-next:iam::123456789012:role/dns',
+      'partition must be one of aws, aws-cn, aws-us-gov, aws-iso, aws-iso-b, aws-iso-e, aws-iso-f, aws-eusc, not "aws-next"',
+    ],
     ['arn:aws:sts::123456789012:role/dns', 'service must be "iam", not "sts"'],
     ['arn:aws:iam:us-east-1:123456789012:role/dns', 'region must be empty for IAM, not "us-east-1"'],
     ['arn:aws:iam::12345678901:role/dns', 'account must be 12 digits, not "12345678901"'],
@@ -40,12 +45,16 @@ describe('IAM role ARNs', () => {
 });
 
 describe('validateExternalDNS', () => {
-  test('a valid object has no errors; assumeRole without credentials is valid (platform credentials)', () => {
+  test('a valid object has no errors; assumeRole without credentials only on OpenShift (as upstream)', () => {
     assert.deepEqual(messages(base), []);
-    assert.deepEqual(
-      messages({ ...base, provider: { type: 'AWS', aws: { assumeRole: { arn: 'arn:aws:iam::123456789012:role/dns', externalID: 'abc' } } } }),
-      [],
-    );
+    const roleOnly: ExternalDNSSpec = {
+      ...base,
+      provider: { type: 'AWS', aws: { assumeRole: { arn: 'arn:aws:iam::123456789012:role/dns', externalID: 'abc' } } },
+    };
+    assert.deepEqual(messages(roleOnly, true), []);
+    assert.deepEqual(messages(roleOnly), [
+      'spec.provider.aws.credentials.name: Required value: credentials secret must be specified when provider type is AWS',
+    ]);
     assert.deepEqual(messages({ ...base, source: { type: 'Service', hostnameAnnotation: 'Allow' } }), []);
   });
 
@@ -61,7 +70,7 @@ describe('validateExternalDNS', () => {
       'spec.domains[0].name: Required value: name is required when matchType is Exact',
       'spec.domains[1].pattern: Invalid value: "(": does not compile: Invalid regular expression: /(/: Unterminated group',
       'spec.domains[2].pattern: Required value: pattern is required when matchType is Pattern',
-      'spec.provider.aws.assumeRole.arn: Invalid value: "arn:aws:iam::123:role/dns": account must be 12 digits, not "123"',
+      'spec.provider.aws.credentials.name: Required value: credentials secret must be specified when provider type is AWS',
       'spec.provider.aws.assumeRole.externalID: Invalid value: "x": must be 2 to 1224 characters of letters, digits and +=,.@:/_-',
       'spec.source.fqdnTemplate: Required value: fqdnTemplate is required when hostnameAnnotation is Ignore',
       'spec.zones: Too many: 11: must have at most 10 items',
@@ -71,20 +80,20 @@ describe('validateExternalDNS', () => {
 
   test('credentials are required where the platform does not supply them', () => {
     assert.deepEqual(messages({ ...base, provider: { type: 'AWS' } }), [
-      'spec.provider.aws.credentials.name: Required value: a credentials Secret or assumeRole is required for AWS outside OpenShift',
+      'spec.provider.aws.credentials.name: Required value: credentials secret must be specified when provider type is AWS',
     ]);
     assert.deepEqual(messages({ ...base, provider: { type: 'AWS' } }, true), []);
     assert.deepEqual(messages({ ...base, provider: { type: 'GCP', gcp: { project: 'p' } } }), [
-      'spec.provider.gcp.credentials.name: Required value: a credentials Secret is required for GCP outside OpenShift',
+      'spec.provider.gcp.credentials.name: Required value: credentials secret must be specified when provider type is GCP',
     ]);
     assert.deepEqual(messages({ ...base, provider: { type: 'Azure' } }), [
-      'spec.provider.azure.configFile.name: Required value: a config file Secret is required for Azure outside OpenShift',
+      'spec.provider.azure.configFile.name: Required value: config file name must be specified when provider type is Azure',
     ]);
     assert.deepEqual(messages({ ...base, provider: { type: 'Azure' } }, true), []);
     assert.deepEqual(messages({ ...base, provider: { type: 'PowerDNS', powerDNS: { server: 'http://pdns:8081' } } }), [
       'spec.provider.powerDNS.apiKey.name: Required value: an API key Secret is required for PowerDNS',
     ]);
-    assert.deepEqual(messages({ ...base, provider: { type: 'AWS', aws: { assumeRole: {} } } }), [
+    assert.deepEqual(messages({ ...base, provider: { type: 'AWS', aws: { credentials: { name: 'c' }, assumeRole: {} } } }), [
       'spec.provider.aws.assumeRole.arn: Required value: the ARN of the role to assume is required',
     ]);
   });
@@ -109,7 +118,7 @@ describe('validateExternalDNS', () => {
     const errs = validateExternalDNS(ed({ ...base, provider: { type: 'AWS' }, source: { type: 'CRD' } }), { openshift: false });
     assert.equal(
       invalidMessage('x', errs),
-      'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: [spec.provider.aws.credentials.name: Required value: a credentials Secret or assumeRole is required for AWS outside OpenShift, spec.source.fqdnTemplate: Required value: fqdnTemplate is required when hostnameAnnotation is Ignore]',
+      'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: [spec.provider.aws.credentials.name: Required value: credentials secret must be specified when provider type is AWS, spec.source.fqdnTemplate: Required value: fqdnTemplate is required when hostnameAnnotation is Ignore]',
     );
   });
 });

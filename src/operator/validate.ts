@@ -22,7 +22,8 @@ const PROVIDERS = ['AWS', 'GCP', 'Azure', 'BlueCat', 'Infoblox', 'RFC2136', 'Pow
 const UNSUPPORTED_PROVIDERS = new Set(['BlueCat', 'Infoblox']);
 const SOURCES = ['Service', 'OpenShiftRoute', 'CRD'];
 const SERVICE_TYPES = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'];
-const PARTITIONS = ['aws', 'aws-cn', 'aws-us-gov'];
+/** Every partition in AWS's partitions.json (the SDK's endpoint rules). */
+export const PARTITIONS = ['aws', 'aws-cn', 'aws-us-gov', 'aws-iso', 'aws-iso-b', 'aws-iso-e', 'aws-iso-f', 'aws-eusc'];
 export const MAX_ZONES = 10;
 
 const required = (field: string, detail: string): FieldError => ({ field, type: 'Required', message: `${field}: Required value: ${detail}` });
@@ -37,7 +38,18 @@ const unsupported = (field: string, value: unknown, supported: readonly string[]
   message: `${field}: Unsupported value: ${JSON.stringify(value)}: ${why}supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}`,
 });
 
-/** Why `arn` is not an IAM role ARN, or undefined when it is one. */
+/**
+ * The AWS SDK's `arn.IsARN` (aws-sdk-go-v2/aws/arn), the only check upstream's webhook makes: the
+ * "arn:" prefix and at least six colon-separated sections. An ARN it admits is never refused.
+ */
+export function isArn(arn: string): boolean {
+  return arn.startsWith('arn:') && arn.split(':').length >= 6;
+}
+
+/**
+ * Why `arn` does not look like an IAM role ARN, or undefined when it does. Advisory only: the
+ * webhook returns it as a warning, since upstream admits any ARN the SDK's check admits.
+ */
 export function roleArnProblem(arn: string): string | undefined {
   const parts = arn.split(':');
   if (parts.length !== 6 || parts[0] !== 'arn') return 'must be an ARN of the form arn:<partition>:iam::<12-digit account>:role/<name>';
@@ -119,14 +131,12 @@ function validateProvider(spec: ExternalDNSSpec, ctx: ValidationContext): FieldE
   switch (p.type) {
     case 'AWS': {
       const role = p.aws?.assumeRole;
-      if (!platform && (p.aws?.credentials?.name ?? '') === '' && role === undefined)
-        out.push(required('spec.provider.aws.credentials.name', 'a credentials Secret or assumeRole is required for AWS outside OpenShift'));
+      // As upstream: assumeRole needs base credentials too; the pod's own identity is never a silent fallback.
+      if (!platform && (p.aws?.credentials?.name ?? '') === '')
+        out.push(required('spec.provider.aws.credentials.name', 'credentials secret must be specified when provider type is AWS'));
       if (role !== undefined) {
         if (role.arn === undefined || role.arn === '') out.push(required('spec.provider.aws.assumeRole.arn', 'the ARN of the role to assume is required'));
-        else {
-          const problem = roleArnProblem(role.arn);
-          if (problem !== undefined) out.push(invalid('spec.provider.aws.assumeRole.arn', role.arn, problem));
-        }
+        else if (!isArn(role.arn)) out.push(invalid('spec.provider.aws.assumeRole.arn', role.arn, `arn ${JSON.stringify(role.arn)} is not a valid AWS ARN`));
         if (role.externalID !== undefined) {
           const problem = externalIdProblem(role.externalID);
           if (problem !== undefined) out.push(invalid('spec.provider.aws.assumeRole.externalID', role.externalID, problem));
@@ -136,11 +146,11 @@ function validateProvider(spec: ExternalDNSSpec, ctx: ValidationContext): FieldE
     }
     case 'GCP':
       if (!platform && (p.gcp?.credentials?.name ?? '') === '')
-        out.push(required('spec.provider.gcp.credentials.name', 'a credentials Secret is required for GCP outside OpenShift'));
+        out.push(required('spec.provider.gcp.credentials.name', 'credentials secret must be specified when provider type is GCP'));
       break;
     case 'Azure':
       if (!platform && (p.azure?.configFile?.name ?? '') === '')
-        out.push(required('spec.provider.azure.configFile.name', 'a config file Secret is required for Azure outside OpenShift'));
+        out.push(required('spec.provider.azure.configFile.name', 'config file name must be specified when provider type is Azure'));
       break;
     case 'RFC2136':
       if ((p.rfc2136?.host ?? '') === '') out.push(required('spec.provider.rfc2136.host', 'the DNS server is required for RFC2136'));
@@ -184,6 +194,15 @@ function validateZones(spec: ExternalDNSSpec): FieldError[] {
   if (interval !== undefined && (!Number.isInteger(interval) || interval < 60 || interval > 3600))
     out.push(invalid('spec.intervalSeconds', interval, 'must be a whole number of seconds from 60 to 3600'));
   return out;
+}
+
+/** Admission warnings: what is admitted (as upstream admits it) but will likely not work. */
+export function validationWarnings(obj: ExternalDNS): string[] {
+  const arn = withDefaults(obj.spec).provider?.aws?.assumeRole?.arn ?? '';
+  const problem = arn !== '' && isArn(arn) ? roleArnProblem(arn) : undefined;
+  return problem === undefined
+    ? []
+    : [`spec.provider.aws.assumeRole.arn: ${JSON.stringify(arn)} does not look like an IAM role ARN (${problem}); admitted as upstream admits it`];
 }
 
 /** The one message for a rejected object, as the API server words an invalid object. */

@@ -14,18 +14,18 @@ import type { Logger } from '../log.ts';
 import { answerConversionReview, convertTo } from './convert.ts';
 import { V1BETA1 } from './types.ts';
 import type { ExternalDNS } from './types.ts';
-import { invalidMessage, validateExternalDNS } from './validate.ts';
+import { invalidMessage, validateExternalDNS, validationWarnings } from './validate.ts';
 
 /** The path the upstream operator's ValidatingWebhookConfiguration uses; `/validate` works too. */
 export const VALIDATE_PATH = '/validate-externaldns-olm-openshift-io-v1beta1-externaldns';
 export const CONVERT_PATH = '/convert';
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
-const decision = (allowed: boolean, message = '', fieldErrors: AdmissionVerdict['fieldErrors'] = []): AdmissionVerdict => ({
+const decision = (allowed: boolean, message = '', fieldErrors: AdmissionVerdict['fieldErrors'] = [], warnings: string[] = []): AdmissionVerdict => ({
   allowed,
   message,
   fieldErrors,
-  warnings: [],
+  warnings,
 });
 
 /** The answer for one AdmissionReview body (pure apart from the platform fact). */
@@ -41,7 +41,7 @@ export function admissionAnswer(body: string, openshift: boolean): { uid: string
     return { uid: req.uid, decision: unreadableVerdict(`the ExternalDNS webhook could not read the object: ${errorMessage(err)}`) };
   }
   const errors = validateExternalDNS(obj, { openshift });
-  if (errors.length === 0) return { uid: req.uid, decision: decision(true) };
+  if (errors.length === 0) return { uid: req.uid, decision: decision(true, '', [], validationWarnings(obj)) };
   const fieldErrors = errors.map((e) => ({ field: e.field, type: 'Invalid value' as const, detail: e.message }));
   return { uid: req.uid, decision: decision(false, invalidMessage(obj.metadata?.name ?? req.name ?? '', errors), fieldErrors) };
 }

@@ -103,15 +103,20 @@ describe('operator reconciler', () => {
     await r.reconcile('one');
     assert.equal((await getExternalDNS(client, 'one')).metadata.resourceVersion, rv);
 
-    // Credentials taken out of the spec (the role alone, platform credentials): the copy goes.
+    // Credentials taken out of the spec outside OpenShift (the role alone): refused as upstream's
+    // webhook refuses it — no silent fallback to the pod's identity; the running operand is left alone.
     await client.request('PATCH', objectPath(EXTERNALDNSES, '', 'one'), {
       body: { spec: { provider: { aws: { credentials: { name: '' } } } } },
       contentType: 'application/merge-patch+json',
     });
     await r.reconcile('one');
-    await assert.rejects(client.request('GET', objectPath(SECRETS, OPERAND_NS, 'hostwarden-one-credentials')), /not found/);
+    const refused = findCondition((await getExternalDNS(client, 'one')).status?.conditions, CONDITION.deploymentAvailable);
+    assert.deepEqual(
+      [refused?.reason, refused?.message],
+      [REASON.unsupportedSpec, 'spec.provider.aws.credentials.name: Required value: credentials secret must be specified when provider type is AWS'],
+    );
     const after = await client.request<Obj>('GET', objectPath(DEPLOYMENTS, OPERAND_NS, 'hostwarden-one'));
-    assert.ok(!after['spec'].template.spec.containers[0].args.some((a: string) => a.startsWith('--aws-shared-credentials-file')));
+    assert.ok(after['spec'].template.spec.containers[0].args.some((a: string) => a.startsWith('--aws-shared-credentials-file')));
 
     await client.request('DELETE', objectPath(EXTERNALDNSES, '', 'one'));
     await r.reconcile('one');

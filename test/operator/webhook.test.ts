@@ -19,7 +19,7 @@ import { PRESERVED_ANNOTATION, V1ALPHA1, V1BETA1 } from '../../src/operator/type
 import type { ExternalDNSSpec } from '../../src/operator/types.ts';
 import { CONVERT_PATH, OperatorWebhookServer, VALIDATE_PATH } from '../../src/operator/webhook.ts';
 import { BIN, REPO_ROOT } from '../support/cli.ts';
-import { OPERAND_NS, OPERATOR_NS, awsExternalDNS, startOperatorEnv } from './harness.ts';
+import { OPERAND_NS, OPERATOR_NS, awsExternalDNS, awsSecret, startOperatorEnv } from './harness.ts';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -57,7 +57,7 @@ const review = (uid: string, object: unknown, operation = 'CREATE'): Obj => ({
 });
 const obj = (spec: ExternalDNSSpec, apiVersion = V1BETA1): Obj => ({ apiVersion, kind: 'ExternalDNS', metadata: { name: 'x' }, spec });
 const svc: NonNullable<ExternalDNSSpec['source']> = { type: 'Service', fqdnTemplate: ['{{.Name}}.example.org'] };
-const role = (arn: string): ExternalDNSSpec => ({ provider: { type: 'AWS', aws: { assumeRole: { arn } } }, source: svc });
+const role = (arn: string): ExternalDNSSpec => ({ provider: { type: 'AWS', aws: { credentials: { name: 'c' }, assumeRole: { arn } } }, source: svc });
 
 describe('operator webhooks over HTTPS', () => {
   let tls: TlsMaterial;
@@ -78,30 +78,28 @@ describe('operator webhooks over HTTPS', () => {
     [
       'v1alpha1 with the preserved role',
       {
-        ...obj({ provider: { type: 'AWS' }, source: svc }, V1ALPHA1),
+        ...obj({ provider: { type: 'AWS', aws: { credentials: { name: 'c' } } }, source: svc }, V1ALPHA1),
         metadata: { name: 'x', annotations: { [PRESERVED_ANNOTATION]: '{"spec.provider.aws.assumeRole":{"arn":"arn:aws:iam::12:role/dns"}}' } },
       },
-      'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.provider.aws.assumeRole.arn: Invalid value: "arn:aws:iam::12:role/dns": account must be 12 digits, not "12"',
+      undefined,
     ],
     [
-      'unknown partition',
-      obj(role('arn:aws-iso-b:iam::123456789012:role/dns')),
-      'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.provider.aws.assumeRole.arn: Invalid value: "arn:aws-iso-b:iam::123456789012:role/dns": partition must be one of aws, aws-cn, aws-us-gov, not "aws-iso-b"',
+      "not an ARN (the SDK's IsARN)",
+      obj(role('arn:aws:iam:123456789012:role/dns')),
+      'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.provider.aws.assumeRole.arn: Invalid value: "arn:aws:iam:123456789012:role/dns": arn "arn:aws:iam:123456789012:role/dns" is not a valid AWS ARN',
     ],
-    [
-      'aws-cn with a region',
-      obj(role('arn:aws-cn:iam:cn-north-1:123456789012:role/dns')),
-      'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.provider.aws.assumeRole.arn: Invalid value: "arn:aws-cn:iam:cn-north-1:123456789012:role/dns": region must be empty for IAM, not "cn-north-1"',
-    ],
-    [
-      'aws-us-gov user, not a role',
-      obj(role('arn:aws-us-gov:iam::123456789012:user/dns')),
-      'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.provider.aws.assumeRole.arn: Invalid value: "arn:aws-us-gov:iam::123456789012:user/dns": resource must be role/<name>, not "user/dns"',
-    ],
+    ['aws-iso-b partition (admitted as upstream)', obj(role('arn:aws-iso-b:iam::123456789012:role/dns')), undefined],
+    ['aws-cn with a region (admitted as upstream, with a warning)', obj(role('arn:aws-cn:iam:cn-north-1:123456789012:role/dns')), undefined],
+    ['aws-us-gov user, not a role (admitted as upstream, with a warning)', obj(role('arn:aws-us-gov:iam::123456789012:user/dns')), undefined],
     [
       'missing credentials',
       obj({ provider: { type: 'AWS' }, source: svc }),
-      'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.provider.aws.credentials.name: Required value: a credentials Secret or assumeRole is required for AWS outside OpenShift',
+      'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.provider.aws.credentials.name: Required value: credentials secret must be specified when provider type is AWS',
+    ],
+    [
+      'assumeRole without a credentials Secret outside OpenShift (no fallback to the pod identity)',
+      obj({ provider: { type: 'AWS', aws: { assumeRole: { arn: 'arn:aws:iam::123456789012:role/dns' } } }, source: svc }),
+      'ExternalDNS.externaldns.olm.openshift.io "x" is invalid: spec.provider.aws.credentials.name: Required value: credentials secret must be specified when provider type is AWS',
     ],
     [
       'Exact without a name',
@@ -131,6 +129,15 @@ describe('operator webhooks over HTTPS', () => {
       }
     });
   }
+
+  test('admission: an admitted ARN that is no IAM role ARN comes with a warning', async () => {
+    const answer = await post(port, tls.cert, VALIDATE_PATH, review('uw', obj(role('arn:aws-us-gov:iam::123456789012:user/dns'))));
+    assert.equal(answer['response'].allowed, true);
+    assert.match(
+      answer['response'].warnings?.[0] ?? '',
+      /does not look like an IAM role ARN \(resource must be role\/<name>, not "user\/dns"\); admitted as upstream admits it/,
+    );
+  });
 
   test('admission: all errors together, with field causes; deletes and unreadable bodies', async () => {
     const answer = await post(
@@ -203,9 +210,8 @@ describe('hostwarden operator (the command)', () => {
     child.stderr.on('data', (d: Buffer) => (logs += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
-      await env.client.request('POST', '/apis/externaldns.olm.openshift.io/v1beta1/externaldnses', {
-        body: awsExternalDNS('cli', { provider: { type: 'AWS', aws: { assumeRole: { arn: 'arn:aws:iam::123456789012:role/dns' } } } }),
-      });
+      await env.client.request('POST', `/api/v1/namespaces/${OPERATOR_NS}/secrets`, { body: awsSecret('aws-creds') });
+      await env.client.request('POST', '/apis/externaldns.olm.openshift.io/v1beta1/externaldnses', { body: awsExternalDNS('cli') });
       let dep: Obj | undefined;
       for (let i = 0; i < 300 && dep === undefined; i++) {
         dep = await env.client.request<Obj>('GET', objectPath(DEPLOYMENTS, OPERAND_NS, 'hostwarden-cli')).catch(() => undefined);
