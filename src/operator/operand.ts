@@ -5,6 +5,7 @@
  * the table), so an ExternalDNS object means the same DNS behaviour under either operator.
  */
 import { createHash } from 'node:crypto';
+import { boundTokenVolume, needsBoundToken, stsCredentialsFile } from './aws-sts.ts';
 import { withDefaults } from './defaults.ts';
 import { operandRbac } from './operand-rbac.ts';
 import type { ClusterRole, ClusterRoleBinding } from './operand-rbac.ts';
@@ -113,6 +114,11 @@ export function copiedSecret(ed: ExternalDNS, s: OperandSettings, source: Secret
   const id = unb64(source.data['aws_access_key_id']);
   if (spec.provider?.type === 'AWS' && id !== '' && source.data['credentials'] === undefined) {
     data['credentials'] = b64(`[default]\naws_access_key_id = ${id}\naws_secret_access_key = ${unb64(source.data['aws_secret_access_key'])}\n`);
+  }
+  // An STS Secret that only names the role: the file points the SDK at the mounted token.
+  const role = unb64(source.data['role_arn']).trim();
+  if (spec.provider?.type === 'AWS' && id === '' && role !== '' && source.data['credentials'] === undefined) {
+    data['credentials'] = b64(stsCredentialsFile(role));
   }
   return {
     apiVersion: 'v1',
@@ -271,6 +277,11 @@ export function buildOperand(ed: ExternalDNS, s: OperandSettings, secret: Secret
   if (fileSecret) {
     volumes.push({ name: 'credentials', secret: { secretName } });
     mounts.push({ name: 'credentials', mountPath: CREDENTIALS_DIR, readOnly: true });
+  }
+  if (needsBoundToken(spec, fileSecret)) {
+    const token = boundTokenVolume();
+    volumes.push(token.volume);
+    mounts.push(token.mount);
   }
   if (s.trustedCAConfigMap !== undefined) {
     volumes.push({ name: 'trusted-ca', configMap: { name: s.trustedCAConfigMap, items: [{ key: 'ca-bundle.crt', path: 'tls-ca-bundle.pem' }] } });

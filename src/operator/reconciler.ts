@@ -12,6 +12,7 @@ import { collectionPath, objectPath } from '../kube/resource.ts';
 import type { KubeResource } from '../kube/resource.ts';
 import type { ReconcileResult } from '../kube/work-queue.ts';
 import type { Logger } from '../log.ts';
+import { isStsSecret } from './aws-sts.ts';
 import { withDefaults } from './defaults.ts';
 import { buildOperand, credentialsSecretName, operandName, userSecretRef } from './operand.ts';
 import type { OperandSettings, SecretData } from './operand.ts';
@@ -126,7 +127,8 @@ export class ExternalDNSReconciler {
         );
         return 'missing';
       }
-      set('True', REASON.secretFound, `Secret ${this.opts.operand.namespace}/${credentialsSecretName(ed)} minted from a CredentialsRequest`);
+      const how = isStsSecret(minted.data ?? {}) ? ' (STS: a role and the projected service-account token)' : '';
+      set('True', REASON.secretFound, `Secret ${this.opts.operand.namespace}/${credentialsSecretName(ed)} minted from a CredentialsRequest${how}`);
       return { data: minted.data ?? {} };
     }
     if (ref === undefined) {
