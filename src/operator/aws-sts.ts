@@ -63,3 +63,42 @@ export function boundTokenVolume(): { volume: Obj; mount: Obj } {
 export function needsBoundToken(spec: ExternalDNSSpec, hasSecret: boolean): boolean {
   return spec.provider?.type === 'AWS' && hasSecret;
 }
+
+/**
+ * The AWS partition of a region, by the region-name prefixes AWS uses. Upstream only knows the two
+ * GovCloud regions (utils.IsUSGovAWSRegion) and gives every other region `aws`; a China or ISO
+ * cluster would then ask for a policy on `arn:aws:…`, which those partitions refuse.
+ */
+export function awsPartition(region: string | undefined): string {
+  const r = region ?? '';
+  const prefixes: readonly [string, string][] = [
+    ['us-gov-', 'aws-us-gov'],
+    ['cn-', 'aws-cn'],
+    ['us-isob-', 'aws-iso-b'],
+    ['us-isof-', 'aws-iso-f'],
+    ['eu-isoe-', 'aws-iso-e'],
+    ['us-iso-', 'aws-iso'],
+    ['eusc-', 'aws-eusc'],
+  ];
+  return prefixes.find(([p]) => r.startsWith(p))?.[1] ?? 'aws';
+}
+
+/** `arn:<partition>`, the prefix of the CredentialsRequest's hosted-zone resource. */
+export function arnPrefix(region: string | undefined): string {
+  return `arn:${awsPartition(region)}`;
+}
+
+/**
+ * What the operand needs outside the `aws` partition. As upstream for GovCloud: `AWS_REGION` and
+ * `--aws-prefer-cname` (GovCloud's Route53 cannot alias the load balancers). Hostwarden adds
+ * `--aws-region`, because its `--aws-region` flag (default us-east-1) rather than `AWS_REGION`
+ * picks the API endpoints, and does the same region hand-over for the other partitions (their
+ * Route53 endpoints are regional), without `--aws-prefer-cname`, which is a GovCloud caveat only.
+ */
+export function partitionSettings(spec: ExternalDNSSpec, region: string | undefined): { env: Obj[]; args: string[] } {
+  const partition = awsPartition(region);
+  if (spec.provider?.type !== 'AWS' || region === undefined || partition === 'aws') return { env: [], args: [] };
+  const args = [`--aws-region=${region}`];
+  if (partition === 'aws-us-gov') args.push('--aws-prefer-cname');
+  return { env: [{ name: 'AWS_REGION', value: region }], args };
+}

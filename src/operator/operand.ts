@@ -5,7 +5,7 @@
  * the table), so an ExternalDNS object means the same DNS behaviour under either operator.
  */
 import { createHash } from 'node:crypto';
-import { boundTokenVolume, needsBoundToken, stsCredentialsFile } from './aws-sts.ts';
+import { boundTokenVolume, needsBoundToken, partitionSettings, stsCredentialsFile } from './aws-sts.ts';
 import { withDefaults } from './defaults.ts';
 import { operandRbac } from './operand-rbac.ts';
 import type { ClusterRole, ClusterRoleBinding } from './operand-rbac.ts';
@@ -25,6 +25,8 @@ export interface PlatformFacts {
   openshift: boolean;
   /** The cluster's GCP project on OpenShift (Infrastructure status). */
   gcpProject?: string | undefined;
+  /** The cluster's AWS region on OpenShift (Infrastructure status): its partition shapes the operand. */
+  awsRegion?: string | undefined;
 }
 
 export interface OperandSettings {
@@ -217,6 +219,7 @@ function providerArgs(spec: ExternalDNSSpec, s: OperandSettings, hasSecret: bool
       if (hasSecret) out.push(`--aws-shared-credentials-file=${CREDENTIALS_DIR}/credentials`);
       if ((p.aws?.assumeRole?.arn ?? '') !== '') out.push(`--aws-assume-role=${p.aws?.assumeRole?.arn ?? ''}`);
       if ((p.aws?.assumeRole?.externalID ?? '') !== '') out.push(`--aws-assume-role-external-id=${p.aws?.assumeRole?.externalID ?? ''}`);
+      out.push(...partitionSettings(spec, s.platform.awsRegion).args);
       break;
     case 'GCP': {
       const project = s.platform.openshift ? (s.platform.gcpProject ?? '') : (p.gcp?.project ?? '');
@@ -270,6 +273,7 @@ export function buildOperand(ed: ExternalDNS, s: OperandSettings, secret: Secret
     ...PROXY_VARIABLES.filter((v) => (s.proxy?.[v] ?? '') !== '').map((v) => ({ name: v, value: s.proxy?.[v] ?? '' })),
     ...(s.trustedCAConfigMap === undefined ? [] : [{ name: 'NODE_EXTRA_CA_CERTS', value: `${TRUSTED_CA_DIR}/tls-ca-bundle.pem` }]),
     ...(hasSecret ? secretEnv(spec, secretName) : []),
+    ...partitionSettings(spec, s.platform.awsRegion).env,
   ];
   // The root filesystem is read-only; the TypeScript runtime compiles into /tmp.
   const mounts: Obj[] = [{ name: 'tmp', mountPath: '/tmp' }];

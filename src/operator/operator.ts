@@ -62,7 +62,7 @@ export class Operator {
     const f = cfg.flags;
     const log = deps.logger;
     const platform = await detectPlatform(client);
-    log.info({ openshift: platform.openshift }, 'platform detected');
+    log.info({ openshift: platform.openshift, awsRegion: platform.awsRegion }, 'platform detected');
     const proxy: Record<string, string> = {};
     for (const v of PROXY_VARIABLES) if ((deps.env[v] ?? '') !== '') proxy[v] = deps.env[v] ?? '';
     const operand: OperandSettings = {

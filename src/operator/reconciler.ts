@@ -117,7 +117,12 @@ export class ExternalDNSReconciler {
       conditions.push({ type: CONDITION.credentialsSecretExists, status, reason, message, ...og });
     };
     if (ref === undefined && platformSuppliesCredentials(ed, this.opts.operand.platform)) {
-      await this.apply(CREDENTIALS_REQUESTS, '', credentialsRequest(ed, this.opts.operand.namespace), credentialsRequestPath(ed));
+      await this.apply(
+        CREDENTIALS_REQUESTS,
+        '',
+        credentialsRequest(ed, this.opts.operand.namespace, this.opts.operand.platform.awsRegion),
+        credentialsRequestPath(ed),
+      );
       const minted = await this.getOrUndefined<SecretData>(objectPath(SECRETS, this.opts.operand.namespace, credentialsSecretName(ed)));
       if (minted === undefined) {
         set(
