@@ -1,5 +1,5 @@
 /**
- * Reconciles one ExternalDNS: finalizer, credentials (copied Secret, or a CredentialsRequest on
+ * Reconciles one ExternalDNS: credentials (copied Secret, or a CredentialsRequest on
  * OpenShift), the operand objects, and the status. Reads the object from the API by name each time;
  * the controller (controller.ts) decides when. Every write is skipped when nothing would change.
  */
@@ -20,7 +20,7 @@ import { credentialsRequest, credentialsRequestPath, platformSuppliesCredentials
 import { CLUSTER_ROLE_BINDINGS, CLUSTER_ROLES, CREDENTIALS_REQUESTS, DEPLOYMENTS, PODS, SECRETS, SERVICE_ACCOUNTS } from './resources.ts';
 import { deploymentConditions } from './status.ts';
 import type { DeploymentView, PodView } from './status.ts';
-import { CONDITION, EXTERNALDNSES, FINALIZER, REASON } from './types.ts';
+import { CONDITION, EXTERNALDNSES, LEGACY_FINALIZER, REASON } from './types.ts';
 import type { ExternalDNS, ExternalDNSStatus } from './types.ts';
 import { validateExternalDNS } from './validate.ts';
 
@@ -60,15 +60,16 @@ export class ExternalDNSReconciler {
       if (isStatus(err, 404)) return {};
       throw err;
     }
-    if (ed.metadata.deletionTimestamp !== undefined) {
-      if (hasFinalizer(ed, FINALIZER)) {
-        await this.cleanUp(ed);
-        await patchFinalizers(this.client, EXTERNALDNSES, ed, { remove: FINALIZER });
-        this.log.info({ externaldns: name }, 'operand removed');
-      }
-      return {};
+    // No finalizer: every operand object (and the CredentialsRequest) has an owner reference to the
+    // ExternalDNS, so the garbage collector removes them even when the operator is gone, and nothing
+    // outside the cluster needs cleaning up (records stay, as under upstream; the Cloud Credential
+    // Operator revokes minted credentials through its own finalizer on the CredentialsRequest).
+    // Objects stored by an older operator still carry LEGACY_FINALIZER: it is removed.
+    if (hasFinalizer(ed, LEGACY_FINALIZER)) {
+      ed = await patchFinalizers(this.client, EXTERNALDNSES, ed, { remove: LEGACY_FINALIZER });
+      this.log.info({ externaldns: name }, 'legacy finalizer removed');
     }
-    if (!hasFinalizer(ed, FINALIZER)) ed = await patchFinalizers(this.client, EXTERNALDNSES, ed, { add: FINALIZER });
+    if (ed.metadata.deletionTimestamp !== undefined) return {};
 
     const conditions: ConditionInput[] = [];
     const og = ed.metadata.generation === undefined ? {} : { observedGeneration: ed.metadata.generation };
@@ -167,22 +168,6 @@ export class ExternalDNSReconciler {
       contentType: 'application/apply-patch+yaml',
       query: { fieldManager: FIELD_MANAGER, force: true },
     });
-  }
-
-  /** Explicit deletes: garbage collection is not guaranteed for every object (and absent in tests). */
-  private async cleanUp(ed: ExternalDNS): Promise<void> {
-    const ns = this.opts.operand.namespace;
-    const name = operandName(ed);
-    const roleName = `${ns}-${name}`;
-    const paths = [
-      objectPath(DEPLOYMENTS, ns, name),
-      objectPath(SERVICE_ACCOUNTS, ns, name),
-      objectPath(SECRETS, ns, credentialsSecretName(ed)),
-      objectPath(CLUSTER_ROLE_BINDINGS, '', roleName),
-      objectPath(CLUSTER_ROLES, '', roleName),
-    ];
-    if (platformSuppliesCredentials(ed, this.opts.operand.platform)) paths.push(credentialsRequestPath(ed));
-    for (const path of paths) await this.deleteIfPresent(path);
   }
 
   private async deleteIfPresent(path: string): Promise<void> {
