@@ -140,14 +140,13 @@ describe('deploy/operator', () => {
         contentType: 'application/merge-patch+json',
       });
       // The controller reconciles at the same time: a conflicting status write is retried, as its queue would.
-      for (let i = 0; i < 5; i++)
-        if (
-          await reconciler.reconcile('rbac').then(
-            () => true,
-            (e: unknown) => !/409/.test(String(e)) && Promise.reject(e),
-          )
-        )
-          break;
+      for (let attempt = 1; ; attempt++) {
+        const conflict = await reconciler.reconcile('rbac').then(
+          () => false,
+          (e: unknown) => /409/.test(String(e)) && attempt < 5,
+        );
+        if (!conflict) break;
+      }
       await env.client.request('DELETE', objectPath(EXTERNALDNSES, '', 'rbac'));
       await reconciler.reconcile('rbac');
       await controller.queue.idle();
