@@ -15,6 +15,7 @@ const code = (transient: boolean, meaning: string): CodeEntry => ({ transient, m
 
 export const ERROR_CODES = {
   CONFIG_INVALID: code(false, 'bad flags, environment or configuration file; start-up stops'),
+  OPERATOR_CONFLICT: code(false, 'the upstream ExternalDNS Operator runs in the cluster; `hostwarden operator` does not start beside it'),
   ENDPOINT_INVALID: code(false, 'an endpoint that cannot become a DNS record'),
   SOURCE_FAILED: code(false, 'a source could not read its objects'),
   TEMPLATE_EXECUTION_FAILED: code(false, "a template failed on one object; that object's records are kept as they are"),

@@ -162,10 +162,13 @@ describe('operand objects', () => {
     assert.deepEqual(tpl(a.deployment)['spec'].volumes, [
       { name: 'tmp', emptyDir: {} },
       { name: 'credentials', secret: { secretName: 'hostwarden-sample-credentials' } },
+      // As upstream: every AWS operand with a Secret gets the token an STS credentials file reads.
+      { name: 'bound-sa-token', projected: { sources: [{ serviceAccountToken: { audience: 'openshift', expirationSeconds: 3600, path: 'token' } }] } },
     ]);
     assert.deepEqual(tpl(a.deployment)['spec'].containers[0].volumeMounts, [
       { name: 'tmp', mountPath: '/tmp' },
       { name: 'credentials', mountPath: '/etc/hostwarden/credentials', readOnly: true },
+      { name: 'bound-sa-token', mountPath: '/var/run/secrets/openshift/serviceaccount', readOnly: true },
     ]);
     assert.ok(tpl(b.deployment)['spec'].containers[0].args.includes('--aws-shared-credentials-file=/etc/hostwarden/credentials/credentials'));
     const copy = copiedSecret(ed({ provider: aws, source: svc }), settings, one) as Obj;

@@ -5,6 +5,7 @@
  * the table), so an ExternalDNS object means the same DNS behaviour under either operator.
  */
 import { createHash } from 'node:crypto';
+import { boundTokenVolume, needsBoundToken, partitionSettings, stsCredentialsFile } from './aws-sts.ts';
 import { withDefaults } from './defaults.ts';
 import { operandRbac } from './operand-rbac.ts';
 import type { ClusterRole, ClusterRoleBinding } from './operand-rbac.ts';
@@ -24,6 +25,8 @@ export interface PlatformFacts {
   openshift: boolean;
   /** The cluster's GCP project on OpenShift (Infrastructure status). */
   gcpProject?: string | undefined;
+  /** The cluster's AWS region on OpenShift (Infrastructure status): its partition shapes the operand. */
+  awsRegion?: string | undefined;
 }
 
 export interface OperandSettings {
@@ -148,6 +151,11 @@ export function copiedSecret(ed: ExternalDNS, s: OperandSettings, source: Secret
   if (spec.provider?.type === 'AWS' && id !== '' && source.data['credentials'] === undefined) {
     data['credentials'] = b64(`[default]\naws_access_key_id = ${id}\naws_secret_access_key = ${unb64(source.data['aws_secret_access_key'])}\n`);
   }
+  // An STS Secret that only names the role: the file points the SDK at the mounted token.
+  const role = unb64(source.data['role_arn']).trim();
+  if (spec.provider?.type === 'AWS' && id === '' && role !== '' && source.data['credentials'] === undefined) {
+    data['credentials'] = b64(stsCredentialsFile(role));
+  }
   return {
     apiVersion: 'v1',
     kind: 'Secret',
@@ -248,6 +256,7 @@ function providerArgs(spec: ExternalDNSSpec, s: OperandSettings, hasSecret: bool
       if (hasSecret) out.push(`--aws-shared-credentials-file=${CREDENTIALS_DIR}/credentials`);
       if ((p.aws?.assumeRole?.arn ?? '') !== '') out.push(`--aws-assume-role=${p.aws?.assumeRole?.arn ?? ''}`);
       if ((p.aws?.assumeRole?.externalID ?? '') !== '') out.push(`--aws-assume-role-external-id=${p.aws?.assumeRole?.externalID ?? ''}`);
+      out.push(...partitionSettings(spec, s.platform.awsRegion).args);
       break;
     case 'GCP': {
       const project = s.platform.openshift ? (s.platform.gcpProject ?? '') : (p.gcp?.project ?? '');
@@ -317,6 +326,7 @@ export function buildOperand(ed: ExternalDNS, s: OperandSettings, secret: Secret
     ...PROXY_VARIABLES.filter((v) => (s.proxy?.[v] ?? '') !== '').map((v) => ({ name: v, value: s.proxy?.[v] ?? '' })),
     ...(s.trustedCAConfigMap === undefined ? [] : [{ name: 'NODE_EXTRA_CA_CERTS', value: `${TRUSTED_CA_DIR}/tls-ca-bundle.pem` }]),
     ...(hasSecret ? secretEnv(spec, secretName) : []),
+    ...partitionSettings(spec, s.platform.awsRegion).env,
   ];
   // The root filesystem is read-only; the TypeScript runtime compiles into /tmp.
   const mounts: Obj[] = [{ name: 'tmp', mountPath: '/tmp' }];
@@ -324,6 +334,11 @@ export function buildOperand(ed: ExternalDNS, s: OperandSettings, secret: Secret
   if (fileSecret) {
     volumes.push({ name: 'credentials', secret: generated ? { secretName, items: [{ key: 'azure.json', path: 'azure.json' }] } : { secretName } });
     mounts.push({ name: 'credentials', mountPath: CREDENTIALS_DIR, readOnly: true });
+  }
+  if (needsBoundToken(spec, fileSecret)) {
+    const token = boundTokenVolume();
+    volumes.push(token.volume);
+    mounts.push(token.mount);
   }
   if (s.trustedCAConfigMap !== undefined) {
     volumes.push({ name: 'trusted-ca', configMap: { name: s.trustedCAConfigMap, items: [{ key: 'ca-bundle.crt', path: 'tls-ca-bundle.pem' }] } });

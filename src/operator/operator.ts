@@ -18,6 +18,7 @@ import type { Logger } from '../log.ts';
 import { ExternalDNSController } from './controller.ts';
 import type { OperandSettings } from './operand.ts';
 import { PROXY_VARIABLES } from './operand.ts';
+import { checkCoexistence } from './coexistence.ts';
 import { detectPlatform } from './platform.ts';
 import { ExternalDNSReconciler } from './reconciler.ts';
 import { OperatorWebhookServer } from './webhook.ts';
@@ -61,8 +62,9 @@ export class Operator {
     const { cfg, deps, client } = this;
     const f = cfg.flags;
     const log = deps.logger;
+    await checkCoexistence(client, log);
     const platform = await detectPlatform(client);
-    log.info({ openshift: platform.openshift }, 'platform detected');
+    log.info({ openshift: platform.openshift, awsRegion: platform.awsRegion }, 'platform detected');
     const proxy: Record<string, string> = {};
     for (const v of PROXY_VARIABLES) if ((deps.env[v] ?? '') !== '') proxy[v] = deps.env[v] ?? '';
     const operand: OperandSettings = {

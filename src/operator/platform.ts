@@ -7,20 +7,22 @@
 import type { KubeClient } from '../kube/client.ts';
 import { KubeApiError } from '../kube/errors.ts';
 import { objectPath } from '../kube/resource.ts';
+import { arnPrefix } from './aws-sts.ts';
 import type { PlatformFacts } from './operand.ts';
 import { credentialsSecretName, operandName, ownerReference } from './operand.ts';
 import { CCO_NAMESPACE, CREDENTIALS_REQUESTS, INFRASTRUCTURES } from './resources.ts';
 import type { ExternalDNS } from './types.ts';
 
 interface Infrastructure {
-  status?: { platformStatus?: { type?: string; gcp?: { projectID?: string } } };
+  status?: { platformStatus?: { type?: string; gcp?: { projectID?: string }; aws?: { region?: string } } };
 }
 
 /** Reads the Infrastructure once; a cluster without the API (404) or without access (403) is not OpenShift. */
 export async function detectPlatform(client: Pick<KubeClient, 'request'>): Promise<PlatformFacts> {
   try {
     const infra = await client.request<Infrastructure>('GET', objectPath(INFRASTRUCTURES, '', 'cluster'));
-    return { openshift: true, gcpProject: infra.status?.platformStatus?.gcp?.projectID };
+    const ps = infra.status?.platformStatus;
+    return { openshift: true, gcpProject: ps?.gcp?.projectID, awsRegion: ps?.type === 'AWS' ? ps.aws?.region : undefined };
   } catch (err) {
     if (err instanceof KubeApiError && (err.status === 404 || err.status === 403)) return { openshift: false };
     throw err;
@@ -33,7 +35,8 @@ export function platformSuppliesCredentials(ed: ExternalDNS, platform: PlatformF
   return platform.openshift && (t === 'AWS' || t === 'GCP' || t === 'Azure');
 }
 
-export function credentialsRequest(ed: ExternalDNS, operandNamespace: string): Record<string, unknown> {
+/** `region`: the cluster's AWS region; its partition prefixes the hosted-zone ARN (as upstream's arnPrefix). */
+export function credentialsRequest(ed: ExternalDNS, operandNamespace: string, region?: string): Record<string, unknown> {
   const t = ed.spec?.provider?.type;
   const providerSpec =
     t === 'AWS'
@@ -41,7 +44,11 @@ export function credentialsRequest(ed: ExternalDNS, operandNamespace: string): R
           apiVersion: 'cloudcredential.openshift.io/v1',
           kind: 'AWSProviderSpec',
           statementEntries: [
-            { effect: 'Allow', action: ['route53:ChangeResourceRecordSets', 'route53:ListResourceRecordSets'], resource: 'arn:aws:route53:::hostedzone/*' },
+            {
+              effect: 'Allow',
+              action: ['route53:ChangeResourceRecordSets', 'route53:ListResourceRecordSets'],
+              resource: `${arnPrefix(region)}:route53:::hostedzone/*`,
+            },
             { effect: 'Allow', action: ['route53:ListHostedZones', 'route53:ListTagsForResource', 'tag:GetResources'], resource: '*' },
             { effect: 'Allow', action: ['sts:AssumeRole'], resource: '*' },
           ],

@@ -1,5 +1,5 @@
 /**
- * Reconciles one ExternalDNS: finalizer, credentials (copied Secret, or a CredentialsRequest on
+ * Reconciles one ExternalDNS: credentials (copied Secret, or a CredentialsRequest on
  * OpenShift), the operand objects, and the status. Reads the object from the API by name each time;
  * the controller (controller.ts) decides when. Every write is skipped when nothing would change.
  */
@@ -12,14 +12,15 @@ import { collectionPath, objectPath } from '../kube/resource.ts';
 import type { KubeResource } from '../kube/resource.ts';
 import type { ReconcileResult } from '../kube/work-queue.ts';
 import type { Logger } from '../log.ts';
+import { isStsSecret } from './aws-sts.ts';
 import { withDefaults } from './defaults.ts';
-import { azureConfigSecretName, buildOperand, credentialsSecretName, operandName, userSecretRef } from './operand.ts';
+import { buildOperand, credentialsSecretName, operandName, userSecretRef } from './operand.ts';
 import type { OperandSettings, SecretData } from './operand.ts';
 import { credentialsRequest, credentialsRequestPath, platformSuppliesCredentials } from './platform.ts';
 import { CLUSTER_ROLE_BINDINGS, CLUSTER_ROLES, CREDENTIALS_REQUESTS, DEPLOYMENTS, PODS, SECRETS, SERVICE_ACCOUNTS } from './resources.ts';
 import { deploymentConditions } from './status.ts';
 import type { DeploymentView, PodView } from './status.ts';
-import { CONDITION, EXTERNALDNSES, FINALIZER, REASON } from './types.ts';
+import { CONDITION, EXTERNALDNSES, LEGACY_FINALIZER, REASON } from './types.ts';
 import type { ExternalDNS, ExternalDNSStatus } from './types.ts';
 import { validateExternalDNS } from './validate.ts';
 
@@ -59,15 +60,16 @@ export class ExternalDNSReconciler {
       if (isStatus(err, 404)) return {};
       throw err;
     }
-    if (ed.metadata.deletionTimestamp !== undefined) {
-      if (hasFinalizer(ed, FINALIZER)) {
-        await this.cleanUp(ed);
-        await patchFinalizers(this.client, EXTERNALDNSES, ed, { remove: FINALIZER });
-        this.log.info({ externaldns: name }, 'operand removed');
-      }
-      return {};
+    // No finalizer: every operand object (and the CredentialsRequest) has an owner reference to the
+    // ExternalDNS, so the garbage collector removes them even when the operator is gone, and nothing
+    // outside the cluster needs cleaning up (records stay, as under upstream; the Cloud Credential
+    // Operator revokes minted credentials through its own finalizer on the CredentialsRequest).
+    // Objects stored by an older operator still carry LEGACY_FINALIZER: it is removed.
+    if (hasFinalizer(ed, LEGACY_FINALIZER)) {
+      ed = await patchFinalizers(this.client, EXTERNALDNSES, ed, { remove: LEGACY_FINALIZER });
+      this.log.info({ externaldns: name }, 'legacy finalizer removed');
     }
-    if (!hasFinalizer(ed, FINALIZER)) ed = await patchFinalizers(this.client, EXTERNALDNSES, ed, { add: FINALIZER });
+    if (ed.metadata.deletionTimestamp !== undefined) return {};
 
     const conditions: ConditionInput[] = [];
     const og = ed.metadata.generation === undefined ? {} : { observedGeneration: ed.metadata.generation };
@@ -116,7 +118,12 @@ export class ExternalDNSReconciler {
       conditions.push({ type: CONDITION.credentialsSecretExists, status, reason, message, ...og });
     };
     if (ref === undefined && platformSuppliesCredentials(ed, this.opts.operand.platform)) {
-      await this.apply(CREDENTIALS_REQUESTS, '', credentialsRequest(ed, this.opts.operand.namespace), credentialsRequestPath(ed));
+      await this.apply(
+        CREDENTIALS_REQUESTS,
+        '',
+        credentialsRequest(ed, this.opts.operand.namespace, this.opts.operand.platform.awsRegion),
+        credentialsRequestPath(ed),
+      );
       const minted = await this.getOrUndefined<SecretData>(objectPath(SECRETS, this.opts.operand.namespace, credentialsSecretName(ed)));
       if (minted === undefined) {
         set(
@@ -126,7 +133,8 @@ export class ExternalDNSReconciler {
         );
         return 'missing';
       }
-      set('True', REASON.secretFound, `Secret ${this.opts.operand.namespace}/${credentialsSecretName(ed)} minted from a CredentialsRequest`);
+      const how = isStsSecret(minted.data ?? {}) ? ' (STS: a role and the projected service-account token)' : '';
+      set('True', REASON.secretFound, `Secret ${this.opts.operand.namespace}/${credentialsSecretName(ed)} minted from a CredentialsRequest${how}`);
       return { data: minted.data ?? {} };
     }
     if (ref === undefined) {
@@ -160,23 +168,6 @@ export class ExternalDNSReconciler {
       contentType: 'application/apply-patch+yaml',
       query: { fieldManager: FIELD_MANAGER, force: true },
     });
-  }
-
-  /** Explicit deletes: garbage collection is not guaranteed for every object (and absent in tests). */
-  private async cleanUp(ed: ExternalDNS): Promise<void> {
-    const ns = this.opts.operand.namespace;
-    const name = operandName(ed);
-    const roleName = `${ns}-${name}`;
-    const paths = [
-      objectPath(DEPLOYMENTS, ns, name),
-      objectPath(SERVICE_ACCOUNTS, ns, name),
-      objectPath(SECRETS, ns, credentialsSecretName(ed)),
-      objectPath(SECRETS, ns, azureConfigSecretName(ed)),
-      objectPath(CLUSTER_ROLE_BINDINGS, '', roleName),
-      objectPath(CLUSTER_ROLES, '', roleName),
-    ];
-    if (platformSuppliesCredentials(ed, this.opts.operand.platform)) paths.push(credentialsRequestPath(ed));
-    for (const path of paths) await this.deleteIfPresent(path);
   }
 
   private async deleteIfPresent(path: string): Promise<void> {

@@ -11,7 +11,8 @@ export const GROUP = 'externaldns.olm.openshift.io';
 export const V1BETA1 = `${GROUP}/v1beta1`;
 export const V1ALPHA1 = `${GROUP}/v1alpha1`;
 export const EXTERNALDNSES: KubeResource = { apiVersion: V1BETA1, kind: 'ExternalDNS', plural: 'externaldnses', namespaced: false };
-export const FINALIZER = `${GROUP}/externaldns`;
+/** Kept by operators before issue #22; removed from stored objects (owner references do the cleanup). */
+export const LEGACY_FINALIZER = `${GROUP}/externaldns`;
 /** Where v1beta1-only fields wait while an object is read or written as v1alpha1. */
 export const PRESERVED_ANNOTATION = `${GROUP}/v1beta1-preserved`;
 

@@ -19,7 +19,7 @@ import {
   SECRETS,
   SERVICE_ACCOUNTS,
 } from '../../src/operator/resources.ts';
-import { CONDITION, EXTERNALDNSES, FINALIZER, REASON } from '../../src/operator/types.ts';
+import { CONDITION, EXTERNALDNSES, LEGACY_FINALIZER, REASON } from '../../src/operator/types.ts';
 import { OPERAND_NS, OPERATOR_NS, awsExternalDNS, awsSecret, getExternalDNS, startOperatorEnv } from './harness.ts';
 import type { OperatorEnv } from './harness.ts';
 
@@ -71,7 +71,7 @@ describe('operator reconciler', () => {
     await client.request('GET', objectPath(CLUSTER_ROLE_BINDINGS, '', 'hostwarden-hostwarden-one'));
 
     let ed = await getExternalDNS(client, 'one');
-    assert.deepEqual(ed.metadata.finalizers, [FINALIZER]);
+    assert.equal(ed.metadata.finalizers, undefined, 'no finalizer: deletion never waits for the operator');
     assert.equal(ed.status?.observedGeneration, ed.metadata.generation);
     assert.deepEqual(ed.status?.zones, ['Z1']);
     const cond = (t: string): { status: string; reason: string } | undefined => findCondition(ed.status?.conditions, t);
@@ -118,9 +118,13 @@ describe('operator reconciler', () => {
     const after = await client.request<Obj>('GET', objectPath(DEPLOYMENTS, OPERAND_NS, 'hostwarden-one'));
     assert.ok(after['spec'].template.spec.containers[0].args.some((a: string) => a.startsWith('--aws-shared-credentials-file')));
 
-    await client.request('DELETE', objectPath(EXTERNALDNSES, '', 'one'));
+    // Deletion is the garbage collector's: every operand object names the ExternalDNS as its controller.
+    const uid = ed.metadata.uid;
+    await client.request('PATCH', objectPath(EXTERNALDNSES, '', 'one'), {
+      body: { spec: { provider: { aws: { credentials: { name: 'aws-creds' } } } } },
+      contentType: 'application/merge-patch+json',
+    });
     await r.reconcile('one');
-    await assert.rejects(getExternalDNS(client, 'one'), /not found/);
     for (const path of [
       objectPath(DEPLOYMENTS, OPERAND_NS, 'hostwarden-one'),
       objectPath(SECRETS, OPERAND_NS, 'hostwarden-one-credentials'),
@@ -128,8 +132,33 @@ describe('operator reconciler', () => {
       objectPath(CLUSTER_ROLES, '', 'hostwarden-hostwarden-one'),
       objectPath(CLUSTER_ROLE_BINDINGS, '', 'hostwarden-hostwarden-one'),
     ]) {
-      await assert.rejects(client.request('GET', path), /not found/, path);
+      const owners = (await client.request<Obj>('GET', path))['metadata'].ownerReferences;
+      assert.deepEqual(
+        owners,
+        [{ apiVersion: 'externaldns.olm.openshift.io/v1beta1', kind: 'ExternalDNS', name: 'one', uid, controller: true, blockOwnerDeletion: true }],
+        path,
+      );
     }
+    // With the operator gone, deleting the ExternalDNS does not hang.
+    await client.request('DELETE', objectPath(EXTERNALDNSES, '', 'one'));
+    await assert.rejects(getExternalDNS(client, 'one'), /not found/);
+    assert.deepEqual(await r.reconcile('one'), {});
+  });
+
+  test('an object stored with the old finalizer loses it; one already being deleted then goes', async () => {
+    const { client, settings } = env;
+    const r = new ExternalDNSReconciler({ client, logger: silentLogger(), operand: settings, operatorNamespace: OPERATOR_NS });
+    for (const name of ['legacy', 'legacy-deleting']) {
+      const body = awsExternalDNS(name);
+      body.metadata.finalizers = [LEGACY_FINALIZER];
+      await client.request('POST', '/apis/externaldns.olm.openshift.io/v1beta1/externaldnses', { body });
+    }
+    await r.reconcile('legacy');
+    assert.deepEqual((await getExternalDNS(client, 'legacy')).metadata.finalizers ?? [], []);
+    await client.request('DELETE', objectPath(EXTERNALDNSES, '', 'legacy-deleting'));
+    assert.ok((await getExternalDNS(client, 'legacy-deleting')).metadata.deletionTimestamp !== undefined, 'held by the old finalizer');
+    assert.deepEqual(await r.reconcile('legacy-deleting'), {});
+    await assert.rejects(getExternalDNS(client, 'legacy-deleting'), /not found/);
   });
 
   test('a missing Secret: condition False with the reason, a requeue, and no Deployment', async () => {
@@ -201,10 +230,9 @@ describe('operator reconciler', () => {
       assert.match(second, /^[0-9a-f]{64}$/);
       const copy = await client.request<Obj>('GET', objectPath(SECRETS, OPERAND_NS, 'hostwarden-rot-credentials'));
       assert.match(Buffer.from(copy['data'].credentials, 'base64').toString(), /aws_secret_access_key = rotated/);
-      // Deleting through the controller: the finalizer cleans up and lets go.
+      // Deleting: nothing holds it (the garbage collector takes the operand by its owner reference).
       await client.request('DELETE', objectPath(EXTERNALDNSES, '', 'rot'));
-      await until('the ExternalDNS gone', async () => ((await getExternalDNS(client, 'rot').catch(() => undefined)) === undefined ? true : undefined));
-      await assert.rejects(client.request('GET', path), /not found/);
+      await assert.rejects(getExternalDNS(client, 'rot'), /not found/);
     } finally {
       await controller.stop();
     }
@@ -249,8 +277,7 @@ describe('operator reconciler', () => {
     const dep = await client.request<Obj>('GET', objectPath(DEPLOYMENTS, OPERAND_NS, 'hostwarden-ocp'));
     assert.ok(dep['spec'].template.spec.containers[0].args.includes('--aws-shared-credentials-file=/etc/hostwarden/credentials/credentials'));
     assert.equal(dep['spec'].template.spec.volumes[1].secret.secretName, 'hostwarden-ocp-credentials');
-    await client.request('DELETE', objectPath(EXTERNALDNSES, '', 'ocp'));
-    await r.reconcile('ocp');
-    await assert.rejects(client.request('GET', objectPath(CREDENTIALS_REQUESTS, CCO_NAMESPACE, 'hostwarden-ocp')), /not found/);
+    // The CredentialsRequest (in the CCO's namespace) is collected with the ExternalDNS too.
+    assert.equal(cr['metadata'].ownerReferences[0].uid, (await getExternalDNS(client, 'ocp')).metadata.uid);
   });
 });

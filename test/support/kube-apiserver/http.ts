@@ -46,6 +46,8 @@ export interface ApiContext {
    * allows it; a string is the message of the 403 Forbidden answer.
    */
   authorizeRequest?: (authorization: string | undefined, info: RequestInfo) => string | undefined;
+  /** RBAC escalation prevention on role and binding writes: the 403 message, or undefined. */
+  checkEscalation?: (authorization: string | undefined, info: RequestInfo, body: string) => string | undefined;
 }
 
 const MAX_BODY = 16 * 1024 * 1024;
@@ -183,6 +185,11 @@ async function handle(ctx: ApiContext, req: IncomingMessage, res: ServerResponse
     return;
   }
   const body = method === 'GET' || method === 'HEAD' ? '' : await readBody(req);
+  const escalation = body === '' || rp === undefined ? undefined : ctx.checkEscalation?.(req.headers.authorization, info, body);
+  if (escalation !== undefined) {
+    sendJson(res, 403, statusObject(403, 'Forbidden', escalation, { ...(info.name === '' ? {} : { name: info.name }), group: info.group, kind: info.plural }));
+    return;
+  }
   const contentType = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
   // Protobuf and CBOR are not spoken here (kubectl's imperative generators such as `create configmap`
   // send protobuf): a clear 415 beats a JSON parse error.

@@ -195,3 +195,56 @@ export function accessOfReview(
     },
   };
 }
+
+const RBAC_GROUP = 'rbac.authorization.k8s.io';
+
+/**
+ * kube-apiserver's RBAC escalation prevention on writes of roles and bindings: a role may only hold
+ * rules its writer already has (unless the writer may `escalate` that role), and a binding may only
+ * name a role whose rules its writer has (unless the writer may `bind` that role). Rules are
+ * checked entry by entry (verb × group × resource × resourceName); a wildcard entry needs a
+ * wildcard grant. Returns kube-apiserver's 403 message, or undefined when allowed.
+ */
+export function escalationDenied(
+  authorizer: RbacAuthorizer,
+  rolesOf: (kind: string, name: string, namespace: string) => readonly KubeObject[],
+  user: AccessUser,
+  write: { plural: string; namespace: string; name: string },
+  obj: Record<string, unknown>,
+): string | undefined {
+  const holds = (rules: readonly Rule[]): boolean =>
+    rules.every((r) =>
+      r.nonResourceURLs.length > 0
+        ? r.verbs.every((verb) => r.nonResourceURLs.every((path) => authorizer.authorize(user, { kind: 'nonResource', verb, path }).allowed))
+        : r.verbs.every((verb) =>
+            r.apiGroups.every((group) =>
+              r.resources.every((res) => {
+                const [resource = '', subresource = ''] = res.split('/');
+                const names = r.resourceNames.length === 0 ? [''] : r.resourceNames;
+                return names.every(
+                  (name) => authorizer.authorize(user, { kind: 'resource', namespace: write.namespace, verb, group, resource, subresource, name }).allowed,
+                );
+              }),
+            ),
+          ),
+    );
+  const may = (verb: string, resource: string, name: string, namespace: string): boolean =>
+    authorizer.authorize(user, { kind: 'resource', namespace, verb, group: RBAC_GROUP, resource, subresource: '', name }).allowed;
+  const meta = isRecord(obj['metadata']) ? obj['metadata'] : {};
+  const name = write.name !== '' ? write.name : String(meta['name'] ?? '');
+  if (write.plural === 'clusterroles' || write.plural === 'roles') {
+    if (!Array.isArray(obj['rules']) || may('escalate', write.plural, name, write.namespace) || holds(rulesOf(obj as KubeObject))) return undefined;
+    return `${write.plural}.${RBAC_GROUP} "${name}" is forbidden: user "${user.name}" (groups=${JSON.stringify(user.groups)}) is attempting to grant RBAC permissions not currently held`;
+  }
+  if (write.plural === 'clusterrolebindings' || write.plural === 'rolebindings') {
+    const ref = isRecord(obj['roleRef']) ? obj['roleRef'] : undefined;
+    if (ref === undefined) return undefined;
+    const refKind = String(ref['kind'] ?? '');
+    const refName = String(ref['name'] ?? '');
+    const refPlural = refKind === 'ClusterRole' ? 'clusterroles' : 'roles';
+    if (may('bind', refPlural, refName, refKind === 'ClusterRole' ? '' : write.namespace)) return undefined;
+    if (holds(rolesOf(refKind, refName, write.namespace).flatMap((r) => rulesOf(r)))) return undefined;
+    return `${write.plural}.${RBAC_GROUP} "${name}" is forbidden: user "${user.name}" (groups=${JSON.stringify(user.groups)}) is attempting to grant RBAC permissions not currently held (binding ${refKind} "${refName}")`;
+  }
+  return undefined;
+}

@@ -22,10 +22,10 @@ import { createHandler } from './http.ts';
 import type { SubjectAccessReviewAnswer } from './http.ts';
 import { ResourceRegistry } from './resources.ts';
 import type { ResourceType } from './resources.ts';
-import { accessOfReview, RbacAuthorizer } from './rbac.ts';
+import { accessOfReview, escalationDenied, RbacAuthorizer } from './rbac.ts';
 import type { AccessUser } from './rbac.ts';
 import { ObjectStore } from './store.ts';
-import { ApiError } from './types.ts';
+import { ApiError, isRecord } from './types.ts';
 import type { KubeObject } from './types.ts';
 import { WatchHub } from './watch.ts';
 
@@ -267,6 +267,28 @@ export class TestApiServer {
     };
   }
 
+  /** For the HTTP layer: escalation prevention on writes of roles and bindings by one of `users`. */
+  escalationChecker(users: Record<string, AccessUser>): (authorization: string | undefined, info: RequestInfo, body: string) => string | undefined {
+    const authorizer = this.rbacAuthorizer();
+    const type = (plural: string) => this.resources.lookup('rbac.authorization.k8s.io', 'v1', plural)!;
+    const rolesOf = (kind: string, name: string, namespace: string): readonly KubeObject[] => {
+      const all = kind === 'ClusterRole' ? this.store.scan(type('clusterroles'), undefined) : this.store.scan(type('roles'), namespace);
+      return (all ?? []).filter((r) => r.metadata.name === name);
+    };
+    return (authorization, info, body) => {
+      const token = authorization?.startsWith('Bearer ') === true ? authorization.slice('Bearer '.length) : undefined;
+      const user = token === undefined ? undefined : users[token];
+      if (user === undefined || info.group !== 'rbac.authorization.k8s.io' || !['create', 'update', 'patch'].includes(info.verb)) return undefined;
+      let obj: unknown;
+      try {
+        obj = JSON.parse(body);
+      } catch {
+        return undefined;
+      }
+      return isRecord(obj) ? escalationDenied(authorizer, rolesOf, user, { plural: info.plural, namespace: info.namespace, name: info.name }, obj) : undefined;
+    };
+  }
+
   private rbacAuthorizer(): RbacAuthorizer {
     const type = (plural: string) => this.resources.lookup('rbac.authorization.k8s.io', 'v1', plural)!;
     return new RbacAuthorizer({
@@ -293,7 +315,11 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
   for (const name of ['default', 'kube-system', ...(options.namespaces ?? [])]) {
     store.create(nsType, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   }
-  const self: { api?: TestApiServer; authorize?: (authorization: string | undefined, info: RequestInfo) => string | undefined } = {};
+  const self: {
+    api?: TestApiServer;
+    authorize?: (authorization: string | undefined, info: RequestInfo) => string | undefined;
+    escalation?: (authorization: string | undefined, info: RequestInfo, body: string) => string | undefined;
+  } = {};
   const server = createServer(
     createHandler({
       resources,
@@ -304,7 +330,10 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
       token: options.requireToken === true ? (options.token ?? 'test-token') : undefined,
       sarAnswer: () => self.api?.currentSubjectAccessReviewAnswer() ?? (() => ({ allowed: false })),
       ...(options.authorization === 'rbac' && options.users !== undefined
-        ? { authorizeRequest: (authorization: string | undefined, info: RequestInfo) => self.authorize?.(authorization, info) }
+        ? {
+            authorizeRequest: (authorization: string | undefined, info: RequestInfo) => self.authorize?.(authorization, info),
+            checkEscalation: (authorization: string | undefined, info: RequestInfo, body: string) => self.escalation?.(authorization, info, body),
+          }
         : {}),
       hostPort: () => self.api?.url.replace(/^http:\/\//, '') ?? '127.0.0.1',
     }),
@@ -317,6 +346,9 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
   const api = new TestApiServer(server, resources, store, watches, faults, options.token ?? 'test-token');
   self.api = api;
   if (options.authorization === 'rbac') api.useRbacAuthorization();
-  if (options.authorization === 'rbac' && options.users !== undefined) self.authorize = api.requestAuthorizer(options.users);
+  if (options.authorization === 'rbac' && options.users !== undefined) {
+    self.authorize = api.requestAuthorizer(options.users);
+    self.escalation = api.escalationChecker(options.users);
+  }
   return api;
 }
