@@ -299,6 +299,16 @@ function secretEnv(spec: ExternalDNSSpec, secretName: string): Obj[] {
   return [];
 }
 
+/** Proxy and trusted-CA variables of the operator, secret keys as variables, the AWS partition's. */
+function operandEnv(spec: ExternalDNSSpec, s: OperandSettings, secretName: string | undefined): Obj[] {
+  return [
+    ...PROXY_VARIABLES.filter((v) => (s.proxy?.[v] ?? '') !== '').map((v) => ({ name: v, value: s.proxy?.[v] ?? '' })),
+    ...(s.trustedCAConfigMap === undefined ? [] : [{ name: 'NODE_EXTRA_CA_CERTS', value: `${TRUSTED_CA_DIR}/tls-ca-bundle.pem` }]),
+    ...(secretName === undefined ? [] : secretEnv(spec, secretName)),
+    ...partitionSettings(spec, s.platform.awsRegion).env,
+  ];
+}
+
 /** One container per zone; as upstream, an Azure operand without zones gets a public and a private-zone container. */
 function containerSlots(spec: ExternalDNSSpec): { zone: string; privateDns: boolean }[] {
   const zones = spec.zones ?? [];
@@ -322,12 +332,7 @@ export function buildOperand(ed: ExternalDNS, s: OperandSettings, secret: Secret
   const secretName = generated ? azureConfigSecretName(ed) : credentialsSecretName(ed);
   const zones = [...(spec.zones ?? [])];
   const fileSecret = hasSecret && spec.provider?.type !== 'PowerDNS' && spec.provider?.type !== 'RFC2136';
-  const env: Obj[] = [
-    ...PROXY_VARIABLES.filter((v) => (s.proxy?.[v] ?? '') !== '').map((v) => ({ name: v, value: s.proxy?.[v] ?? '' })),
-    ...(s.trustedCAConfigMap === undefined ? [] : [{ name: 'NODE_EXTRA_CA_CERTS', value: `${TRUSTED_CA_DIR}/tls-ca-bundle.pem` }]),
-    ...(hasSecret ? secretEnv(spec, secretName) : []),
-    ...partitionSettings(spec, s.platform.awsRegion).env,
-  ];
+  const env = operandEnv(spec, s, hasSecret ? secretName : undefined);
   // The root filesystem is read-only; the TypeScript runtime compiles into /tmp.
   const mounts: Obj[] = [{ name: 'tmp', mountPath: '/tmp' }];
   const volumes: Obj[] = [{ name: 'tmp', emptyDir: {} }];
