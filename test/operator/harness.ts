@@ -5,6 +5,7 @@ import { KubeClient } from '../../src/kube/client.ts';
 import { objectPath } from '../../src/kube/resource.ts';
 import { silentLogger } from '../../src/log.ts';
 import type { OperandSettings } from '../../src/operator/operand.ts';
+import { CCO_NAMESPACE } from '../../src/operator/resources.ts';
 import { EXTERNALDNSES } from '../../src/operator/types.ts';
 import type { ExternalDNS } from '../../src/operator/types.ts';
 import { REPO_ROOT } from '../support/cli.ts';
@@ -69,4 +70,22 @@ export function awsSecret(name: string, id = 'AKIDTESTER0000000001', secret = 't
 
 export async function getExternalDNS(client: KubeClient, name: string): Promise<ExternalDNS> {
   return client.request<ExternalDNS>('GET', objectPath(EXTERNALDNSES, '', name));
+}
+
+/** OpenShift's Cloud Credential Operator API: its namespace and the CredentialsRequest CRD. */
+export async function installCcoApi(client: KubeClient): Promise<void> {
+  await client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: CCO_NAMESPACE } } });
+  await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+    body: {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'credentialsrequests.cloudcredential.openshift.io' },
+      spec: {
+        group: 'cloudcredential.openshift.io',
+        scope: 'Namespaced',
+        names: { kind: 'CredentialsRequest', plural: 'credentialsrequests', singular: 'credentialsrequest', listKind: 'CredentialsRequestList' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      },
+    },
+  });
 }

@@ -13,13 +13,13 @@ import { join } from 'node:path';
 import { objectPath } from '../../src/kube/resource.ts';
 import { silentLogger } from '../../src/log.ts';
 import { ExternalDNSReconciler } from '../../src/operator/reconciler.ts';
-import { CCO_NAMESPACE, DEPLOYMENTS, SECRETS } from '../../src/operator/resources.ts';
+import { DEPLOYMENTS, SECRETS } from '../../src/operator/resources.ts';
 import { EXTERNALDNSES } from '../../src/operator/types.ts';
 import { ArmDnsEmulator } from '../support/azure/arm-dns-emulator.ts';
 import { runCli } from '../support/cli.ts';
 import { makeSelfSignedCert, opensslUnavailable } from '../support/tls.ts';
 import type { SelfSignedCert } from '../support/tls.ts';
-import { OPERAND_NS, OPERATOR_NS, startOperatorEnv } from './harness.ts';
+import { OPERAND_NS, OPERATOR_NS, startOperatorEnv, installCcoApi } from './harness.ts';
 import type { OperatorEnv } from './harness.ts';
 
 const SUB = '00000000-0000-0000-0000-0000000000aa';
@@ -45,22 +45,7 @@ describe('Azure on OpenShift: minted Secret to a working operand (ARM emulator)'
     emu.addZone('public', 'cluster-rg', 'other.example.net');
     emu.addZone('public', 'foreign-rg', 'foreign.example.org');
     dir = await mkdtemp(join(tmpdir(), 'hw-operand-azure-'));
-    await env.client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: CCO_NAMESPACE } } });
-    await env.client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
-      body: {
-        apiVersion: 'apiextensions.k8s.io/v1',
-        kind: 'CustomResourceDefinition',
-        metadata: { name: 'credentialsrequests.cloudcredential.openshift.io' },
-        spec: {
-          group: 'cloudcredential.openshift.io',
-          scope: 'Namespaced',
-          names: { kind: 'CredentialsRequest', plural: 'credentialsrequests', singular: 'credentialsrequest', listKind: 'CredentialsRequestList' },
-          versions: [
-            { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
-          ],
-        },
-      },
-    });
+    await installCcoApi(env.client);
     env.api.create({
       apiVersion: 'v1',
       kind: 'Service',

@@ -20,7 +20,7 @@ import {
   SERVICE_ACCOUNTS,
 } from '../../src/operator/resources.ts';
 import { CONDITION, EXTERNALDNSES, LEGACY_FINALIZER, REASON } from '../../src/operator/types.ts';
-import { OPERAND_NS, OPERATOR_NS, awsExternalDNS, awsSecret, getExternalDNS, startOperatorEnv } from './harness.ts';
+import { OPERAND_NS, OPERATOR_NS, awsExternalDNS, awsSecret, getExternalDNS, startOperatorEnv, installCcoApi } from './harness.ts';
 import type { OperatorEnv } from './harness.ts';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -240,22 +240,7 @@ describe('operator reconciler', () => {
 
   test('OpenShift: a CredentialsRequest instead of a Secret; the minted Secret is used as is', async () => {
     const { client } = env;
-    await client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: CCO_NAMESPACE } } });
-    await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
-      body: {
-        apiVersion: 'apiextensions.k8s.io/v1',
-        kind: 'CustomResourceDefinition',
-        metadata: { name: 'credentialsrequests.cloudcredential.openshift.io' },
-        spec: {
-          group: 'cloudcredential.openshift.io',
-          scope: 'Namespaced',
-          names: { kind: 'CredentialsRequest', plural: 'credentialsrequests', singular: 'credentialsrequest', listKind: 'CredentialsRequestList' },
-          versions: [
-            { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
-          ],
-        },
-      },
-    });
+    await installCcoApi(client);
     const settings = { ...env.settings, platform: { openshift: true } };
     await client.request('POST', '/apis/externaldns.olm.openshift.io/v1beta1/externaldnses', {
       body: awsExternalDNS('ocp', { provider: { type: 'AWS', aws: { assumeRole: { arn: 'arn:aws:iam::444455556666:role/external-dns' } } } }),

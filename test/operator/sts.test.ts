@@ -15,30 +15,13 @@ import { detectPlatform } from '../../src/operator/platform.ts';
 import { CCO_NAMESPACE, CREDENTIALS_REQUESTS, DEPLOYMENTS, INFRASTRUCTURES, SECRETS } from '../../src/operator/resources.ts';
 import type { OperandSettings } from '../../src/operator/operand.ts';
 import { CONDITION } from '../../src/operator/types.ts';
-import { OPERAND_NS, OPERATOR_NS, ROLE, awsExternalDNS, getExternalDNS, startOperatorEnv } from './harness.ts';
+import { OPERAND_NS, OPERATOR_NS, ROLE, awsExternalDNS, getExternalDNS, installCcoApi, startOperatorEnv } from './harness.ts';
 import type { OperatorEnv } from './harness.ts';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 const STS_FILE = `[default]\nrole_arn = ${ROLE}\nweb_identity_token_file = ${BOUND_SA_TOKEN_FILE}\n`;
-
-async function installCcoApi(client: KubeClient): Promise<void> {
-  await client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: CCO_NAMESPACE } } });
-  await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
-    body: {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: 'credentialsrequests.cloudcredential.openshift.io' },
-      spec: {
-        group: 'cloudcredential.openshift.io',
-        scope: 'Namespaced',
-        names: { kind: 'CredentialsRequest', plural: 'credentialsrequests', singular: 'credentialsrequest', listKind: 'CredentialsRequestList' },
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
-      },
-    },
-  });
-}
 
 async function podSpec(client: KubeClient, name: string): Promise<Obj> {
   const dep = await client.request<Obj>('GET', objectPath(DEPLOYMENTS, OPERAND_NS, `hostwarden-${name}`));
