@@ -137,7 +137,7 @@ export class PrivateLinkReconciler {
     target: { identity: ClusterIdentity; region: string; inventory: InventoryVPC[] },
     log: Logger,
   ): Promise<ReconcileResult> {
-    const plStatus: PrivateLinkStatus = structuredClone(cd.status?.platform?.aws?.privateLink ?? {});
+    const plStatus: PrivateLinkStatus = structuredClone(cd.status?.platformStatus?.aws?.privateLink ?? {});
     // The object as last written: the failure status below must carry its resourceVersion.
     let current = cd;
     try {
@@ -287,7 +287,7 @@ export class PrivateLinkReconciler {
     const region = cd.spec.platform?.aws?.region ?? '';
     const identity = await clusterIdentity(this.client, cd).catch(() => undefined);
     const infraID = infraIDOverride ?? identity?.infraID ?? cd.spec.clusterMetadata?.infraID;
-    const known = cd.status?.platform?.aws?.privateLink;
+    const known = cd.status?.platformStatus?.aws?.privateLink;
     if (infraID === undefined && known?.hostedZoneID === undefined) return;
     const hub = await this.hubAccount(hive, region);
     let user: AwsAccount | undefined;
@@ -312,14 +312,14 @@ export class PrivateLinkReconciler {
     const now = this.now();
     let list: Condition[] | undefined = cd.status?.conditions;
     if (conds !== undefined) list = setCondition(setCondition(list, conds.ready, now), conds.failed, now);
-    const oldPl = cd.status?.platform?.aws?.privateLink;
+    const oldPl = cd.status?.platformStatus?.aws?.privateLink;
     const plChanged = pl === null ? oldPl !== undefined : pl !== undefined && JSON.stringify(pl) !== JSON.stringify(oldPl ?? {});
     const condChanged = JSON.stringify(list) !== JSON.stringify(cd.status?.conditions);
     if (!plChanged && !condChanged) return cd;
     const body: Record<string, unknown> = {};
     if (condChanged) body['conditions'] = list;
     // A merge patch replaces what it names: the whole privateLink object, so dropped fields go.
-    if (plChanged && pl !== undefined) body['platform'] = { aws: { privateLink: pl === null ? null : statusPatch(pl) } };
+    if (plChanged && pl !== undefined) body['platformStatus'] = { aws: { privateLink: pl === null ? null : statusPatch(pl) } };
     const path = `${objectPath(CLUSTER_DEPLOYMENTS, cd.metadata.namespace ?? '', cd.metadata.name)}/status`;
     return this.client.request<ClusterDeployment>('PATCH', path, {
       body: { metadata: { resourceVersion: cd.metadata.resourceVersion }, status: body },

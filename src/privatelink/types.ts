@@ -91,7 +91,7 @@ export interface ClusterDeployment {
   status?: {
     provisionRef?: { name: string };
     conditions?: Condition[];
-    platform?: { aws?: { privateLink?: PrivateLinkStatus } };
+    platformStatus?: { aws?: { privateLink?: PrivateLinkStatus } };
     [field: string]: unknown;
   };
 }

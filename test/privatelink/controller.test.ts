@@ -150,6 +150,8 @@ describe('PrivateLink controller', () => {
           infraID: 'mycluster-x7k2p',
           adminKubeconfigSecretRef: { name: 'admin-kubeconfig' },
           stage: 'Provisioning',
+          attempt: 0,
+          podSpec: { containers: [] },
         },
       } as never);
       await until('the cluster is ready', () => ready(w));

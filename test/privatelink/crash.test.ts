@@ -78,7 +78,7 @@ function assertConverged(w: World, s: EndState, what: string): void {
   assert.equal(s.zones[0]!.records.length, 1, what);
   assert.match(s.zones[0]!.records[0]!, new RegExp(s.endpoints[0]!.id), what);
   assert.equal(s.foreignZones, 0, what);
-  const pl = w.cd().status?.platform?.aws?.privateLink;
+  const pl = w.cd().status?.platformStatus?.aws?.privateLink;
   assert.deepEqual(
     [pl?.vpcEndpointService?.id, pl?.vpcEndpointID, pl?.hostedZoneID],
     [s.services[0]!.id, s.endpoints[0]!.id, s.zones[0]!.id],
@@ -96,7 +96,12 @@ async function callsOfCleanRun(): Promise<{ setup: number; cleanup: number }> {
     const setup = counting.calls();
     await r.reconcile(KEY);
     const before = counting.calls();
-    w.api.create({ apiVersion: 'hive.openshift.io/v1', kind: 'ClusterDeprovision', metadata: { name: CD_NAME, namespace: NS }, spec: {} } as never);
+    w.api.create({
+      apiVersion: 'hive.openshift.io/v1',
+      kind: 'ClusterDeprovision',
+      metadata: { name: CD_NAME, namespace: NS },
+      spec: { infraID: 'mycluster-x7k2p' },
+    } as never);
     await r.reconcile(KEY);
     return { setup, cleanup: counting.calls() - before };
   } finally {
@@ -132,7 +137,12 @@ describe('PrivateLink crash safety', () => {
       const w = await startWorld({ associateOther: true });
       try {
         await converge(w);
-        w.api.create({ apiVersion: 'hive.openshift.io/v1', kind: 'ClusterDeprovision', metadata: { name: CD_NAME, namespace: NS }, spec: {} } as never);
+        w.api.create({
+          apiVersion: 'hive.openshift.io/v1',
+          kind: 'ClusterDeprovision',
+          metadata: { name: CD_NAME, namespace: NS },
+          spec: { infraID: 'mycluster-x7k2p' },
+        } as never);
         await assert.rejects(reconcilerWith(w, crashingAccounts(w, at).factory).reconcile(KEY), /crash injected/);
         await w.reconcile();
         assert.ok(isEmpty(endState(w)), `crash after cleanup write ${at}: ${JSON.stringify(endState(w))}`);

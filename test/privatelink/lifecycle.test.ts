@@ -32,6 +32,8 @@ function provision(w: World, name: string, infraID: string, prevInfraID?: string
       ...(prevInfraID === undefined ? {} : { prevInfraID }),
       adminKubeconfigSecretRef: { name: 'admin-kubeconfig' },
       stage: 'Provisioning',
+      attempt: 0,
+      podSpec: { containers: [] },
     },
   } as never);
   w.patchCd((cd) => {
@@ -74,7 +76,7 @@ describe('PrivateLink lifecycle', () => {
       assert.equal(s.zones.length, 1);
       assert.deepEqual(s.zones[0]!.vpcs, [s.endpoints[0]!.vpcId, w.vpcs.other].sort());
       assert.equal(w.cd().metadata.annotations?.[CLEANED_PREV_ANNOTATION], 'attempt-one');
-      assert.equal(w.cd().status?.platform?.aws?.privateLink?.vpcEndpointID, s.endpoints[0]!.id);
+      assert.equal(w.cd().status?.platformStatus?.aws?.privateLink?.vpcEndpointID, s.endpoints[0]!.id);
       const mark = w.aws.aws.log.length;
       await w.reconcile();
       assert.deepEqual(writes(w, mark), [], 'the previous attempt is cleaned once');
@@ -93,7 +95,7 @@ describe('PrivateLink lifecycle', () => {
       assert.equal(w.cd().metadata.annotations?.[CLEANED_PREV_ANNOTATION], 'attempt-one');
       const failed = findCondition(w.cd().status?.conditions, FAILED);
       assert.deepEqual([failed?.status, failed?.reason], ['True', 'VPCEndpointReconcileFailed']);
-      assert.equal(w.cd().status?.platform?.aws?.privateLink?.vpcEndpointID, undefined, "the previous attempt's endpoint is gone from status");
+      assert.equal(w.cd().status?.platformStatus?.aws?.privateLink?.vpcEndpointID, undefined, "the previous attempt's endpoint is gone from status");
     }));
 
   test('a ClusterDeprovision removes everything in every account and clears status', () =>
@@ -107,7 +109,7 @@ describe('PrivateLink lifecycle', () => {
       } as never);
       assert.deepEqual(await w.reconcile(), {});
       assert.ok(isEmpty(endState(w)), JSON.stringify(endState(w)));
-      assert.equal(w.cd().status?.platform?.aws?.privateLink, undefined);
+      assert.equal(w.cd().status?.platformStatus?.aws?.privateLink, undefined);
       assert.equal(findCondition(w.cd().status?.conditions, READY)?.reason, 'DeprovisionCleanupComplete');
       const mark = w.aws.aws.log.length;
       await w.reconcile();
@@ -160,7 +162,7 @@ describe('PrivateLink lifecycle', () => {
       await w.reconcile();
       assert.ok(isEmpty(endState(w)));
       assert.ok(!(w.cd().metadata.finalizers ?? []).includes(FINALIZER));
-      assert.equal(w.cd().status?.platform?.aws?.privateLink, undefined);
+      assert.equal(w.cd().status?.platformStatus?.aws?.privateLink, undefined);
     }));
 
   test('a region outside the inventory fails with UnsupportedRegion, touches no AWS API and is not retried', () =>

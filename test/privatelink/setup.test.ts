@@ -50,7 +50,7 @@ describe('PrivateLink setup', () => {
       assert.equal(findCondition(cd.status?.conditions, READY)?.status, 'True');
       assert.equal(findCondition(cd.status?.conditions, READY)?.reason, 'PrivateLinkAccessReady');
       assert.equal(findCondition(cd.status?.conditions, FAILED)?.status, 'False');
-      const pl = cd.status?.platform?.aws?.privateLink;
+      const pl = cd.status?.platformStatus?.aws?.privateLink;
       assert.deepEqual(pl, {
         vpcEndpointService: { name: [...w.aws.network.services.values()][0]!.name, id: s.services[0]!.id, defaultAllowedPrincipal: hubArn },
         vpcEndpointID: ep.id,
@@ -97,7 +97,7 @@ describe('PrivateLink setup', () => {
       const s = endState(w);
       assert.equal(s.services.length, 1);
       assert.equal(s.endpoints.length, 0);
-      assert.equal(w.cd().status?.platform?.aws?.privateLink?.vpcEndpointService?.id, s.services[0]!.id, 'progress so far is recorded');
+      assert.equal(w.cd().status?.platformStatus?.aws?.privateLink?.vpcEndpointService?.id, s.services[0]!.id, 'progress so far is recorded');
     }));
 
   test('endpoints spread over the inventory: the second cluster goes to the VPC with fewer endpoints', () =>
@@ -122,7 +122,7 @@ describe('PrivateLink setup', () => {
       });
       await w.reconcile();
       assert.deepEqual(endState(w), before, 'status lost: the same resources are found again');
-      assert.equal(w.cd().status?.platform?.aws?.privateLink?.vpcEndpointID, before.endpoints[0]!.id);
+      assert.equal(w.cd().status?.platformStatus?.aws?.privateLink?.vpcEndpointID, before.endpoints[0]!.id);
 
       w.aws.network.endpoints.get(before.endpoints[0]!.id)!.state = 'failed';
       await w.reconcile();
@@ -131,7 +131,7 @@ describe('PrivateLink setup', () => {
       assert.notEqual(after.endpoints[0]!.id, before.endpoints[0]!.id);
       assert.equal(after.endpoints[0]!.state, 'available');
       assert.match(after.zones[0]!.records[0]!, new RegExp(after.endpoints[0]!.id));
-      assert.equal(w.cd().status?.platform?.aws?.privateLink?.vpcEndpointID, after.endpoints[0]!.id);
+      assert.equal(w.cd().status?.platformStatus?.aws?.privateLink?.vpcEndpointID, after.endpoints[0]!.id);
     }));
 
   test('a rejected endpoint fails the step and is replaced on the next run; deleted ones still listed are ignored', () =>
@@ -180,14 +180,14 @@ describe('PrivateLink setup', () => {
       assert.deepEqual(await w.reconcile(), { requeueAfterMs: 0 });
       const hubArn = `arn:aws:iam::${w.hub.account}:user/hive`;
       assert.deepEqual(endState(w).services[0]!.principals, [hubArn, extra].sort());
-      assert.deepEqual(w.cd().status?.platform?.aws?.privateLink?.vpcEndpointService?.additionalAllowedPrincipals, [extra]);
+      assert.deepEqual(w.cd().status?.platformStatus?.aws?.privateLink?.vpcEndpointService?.additionalAllowedPrincipals, [extra]);
       assert.deepEqual(await w.reconcile(), { requeueAfterMs: RESYNC_INSTALLED_MS });
       w.patchCd((cd) => {
         cd.spec.platform!.aws!.privateLink!.additionalAllowedPrincipals = [];
       });
       await w.reconcile();
       assert.deepEqual(endState(w).services[0]!.principals, [hubArn]);
-      assert.equal(w.cd().status?.platform?.aws?.privateLink?.vpcEndpointService?.additionalAllowedPrincipals, undefined);
+      assert.equal(w.cd().status?.platformStatus?.aws?.privateLink?.vpcEndpointService?.additionalAllowedPrincipals, undefined);
     }));
 
   test('the ClusterDeployment key of another namespace or a missing object is a quiet no-op', () =>

@@ -13,6 +13,7 @@ import { AwsAccounts } from '../../src/privatelink/aws/clients.ts';
 import { PrivateLinkReconciler } from '../../src/privatelink/reconciler.ts';
 import type { ReconcileResult } from '../../src/kube/work-queue.ts';
 import type { ClusterDeployment, HiveConfig } from '../../src/privatelink/types.ts';
+import { installCrds, loadCrds } from '../support/crds/load.ts';
 import { startAwsEmulators } from '../support/aws/start.ts';
 import type { AwsEmulators } from '../support/aws/start.ts';
 import type { Identity } from '../support/aws/emulator.ts';
@@ -71,8 +72,8 @@ export interface WorldOptions {
 
 export async function startWorld(opts: WorldOptions = {}): Promise<World> {
   const api = await startTestApiServer({ namespaces: [NS, HIVE_NS], bookmarkIntervalMs: 200 });
-  const crds = JSON.parse(readFileSync(join(ROOT, 'deploy/privatelink/00-crds.json'), 'utf8')) as { items: { metadata: { name: string } }[] };
-  for (const crd of crds.items) api.create(crd as never);
+  // Hive's own CRDs, so objects are pruned and validated as a Hive cluster would.
+  await installCrds(api, loadCrds('hive'));
   const aws = await startAwsEmulators();
   const hub = aws.aws.addAccount('222222222222', 'hive');
   const user = aws.aws.addAccount('111111111111', 'installer');
@@ -155,9 +156,10 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
     metadata: { name: CD_NAME, namespace: NS },
     spec: {
       clusterName: CD_NAME,
+      baseDomain: 'example.com',
       installed,
       platform: { aws: { region: REGION, credentialsSecretRef: { name: 'cluster-creds' }, privateLink: { enabled: true } } },
-      ...(installed ? { clusterMetadata: { infraID, adminKubeconfigSecretRef: { name: 'admin-kubeconfig' } } } : {}),
+      ...(installed ? { clusterMetadata: { clusterID: `${infraID}-id`, infraID, adminKubeconfigSecretRef: { name: 'admin-kubeconfig' } } } : {}),
     },
   } as never);
 
@@ -214,9 +216,10 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
         metadata: { name, namespace: NS },
         spec: {
           clusterName: name,
+          baseDomain: 'example.com',
           installed: true,
           platform: { aws: { region: REGION, credentialsSecretRef: { name: 'cluster-creds' }, privateLink: { enabled: true } } },
-          clusterMetadata: { infraID, adminKubeconfigSecretRef: { name: `${name}-kubeconfig` } },
+          clusterMetadata: { clusterID: `${infraID}-id`, infraID, adminKubeconfigSecretRef: { name: `${name}-kubeconfig` } },
         },
       } as never);
       return `${NS}/${name}`;
