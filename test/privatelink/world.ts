@@ -4,9 +4,6 @@
  * inventory, a cluster NLB, Secrets, HiveConfig and a ClusterDeployment — and the reconciler,
  * driven key by key so tests can assert the end state in every account after each run.
  */
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { KubeClient } from '../../src/kube/client.ts';
 import { silentLogger } from '../../src/log.ts';
 import { AwsAccounts } from '../../src/privatelink/aws/clients.ts';
@@ -20,7 +17,6 @@ import type { Identity } from '../support/aws/emulator.ts';
 import { startTestApiServer } from '../support/kube-apiserver/server.ts';
 import type { TestApiServer } from '../support/kube-apiserver/server.ts';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 export const REGION = 'us-east-1';
 export const NS = 'clusters';
 export const HIVE_NS = 'hive';
