@@ -16,6 +16,7 @@ import type { ReconcileResult } from '../kube/work-queue.ts';
 import { parseKey } from './keys.ts';
 import type { AccountFactory, AwsAccount } from './aws/ports.ts';
 import { cleanupAccess } from './steps/cleanup.ts';
+import { WarnedOnce } from './steps/connections.ts';
 import { StepError } from './errors.ts';
 import { apiHostFromKubeconfig } from './steps/hosted-zone.ts';
 import { clusterIdentity, readDeprovision, readHiveConfig, readSecret } from './inputs.ts';
@@ -47,6 +48,8 @@ export class PrivateLinkReconciler {
   private readonly client: KubeRequest;
   private readonly log: Logger;
   private readonly now: () => Date;
+  /** Missing-permission warnings given, once per cluster (issue #23 item 6). */
+  private readonly warned = new WarnedOnce();
 
   constructor(opts: PrivateLinkReconcilerOptions) {
     this.opts = opts;
@@ -202,6 +205,7 @@ export class PrivateLinkReconciler {
       sleep: this.opts.sleep ?? sleep,
       waitAttempts: this.opts.endpointWait?.attempts ?? 10,
       waitDelayMs: this.opts.endpointWait?.delayMs ?? 3000,
+      warned: this.warned,
     };
     const wanted = {
       infraID: identity.infraID,
@@ -301,6 +305,7 @@ export class PrivateLinkReconciler {
       { hubEc2: hub.ec2, hubRoute53: hub.route53, userEc2: user?.ec2 },
       { infraID: infraID ?? '', zoneId: infraIDOverride === undefined ? known?.hostedZoneID : undefined, host },
       log,
+      this.warned,
     );
   }
 

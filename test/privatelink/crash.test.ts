@@ -19,7 +19,7 @@ import type { World } from './world.ts';
 
 class Crash extends Error {}
 
-const WRITE = /^(create|modify|delete|upsert|associate|disassociate)/;
+const WRITE = /^(create|modify|delete|upsert|associate|disassociate|reject)/;
 
 /** Accounts whose port writes are counted; write number `at` is done in AWS and then throws. */
 function crashingAccounts(w: World, at: number): { factory: AccountFactory; calls: () => number } {
@@ -109,6 +109,47 @@ async function callsOfCleanRun(): Promise<{ setup: number; cleanup: number }> {
   }
 }
 
+function deprovision(w: World): void {
+  w.api.create({
+    apiVersion: 'hive.openshift.io/v1',
+    kind: 'ClusterDeprovision',
+    metadata: { name: CD_NAME, namespace: NS },
+    spec: { infraID: 'mycluster-x7k2p' },
+  } as never);
+}
+
+/**
+ * A settled cluster whose service the `other` account was allowed on and connected to; with
+ * `revoke` that principal is then taken off the list, so the next setup must reject the endpoint.
+ */
+async function withForeignEndpoint(revoke: boolean): Promise<{ w: World; foreign: string }> {
+  const w = await startWorld({ associateOther: true });
+  const setPrincipals = (p: string[] | undefined): void =>
+    w.patchCd((cd) => {
+      const pl = cd.spec.platform!.aws!.privateLink!;
+      if (p === undefined) delete pl.additionalAllowedPrincipals;
+      else pl.additionalAllowedPrincipals = p;
+    });
+  setPrincipals([`arn:aws:iam::${w.other.account}:root`]);
+  await converge(w);
+  const foreign = await w.connectEndpoint(w.other);
+  if (revoke) setPrincipals(undefined);
+  return { w, foreign };
+}
+
+/** Writes of one reconcile of a foreign-endpoint world (revoked: a setup; otherwise a deprovision cleanup). */
+async function foreignWrites(revoke: boolean): Promise<number> {
+  const { w } = await withForeignEndpoint(revoke);
+  try {
+    if (!revoke) deprovision(w);
+    const counting = crashingAccounts(w, Number.POSITIVE_INFINITY);
+    await reconcilerWith(w, counting.factory).reconcile(KEY);
+    return counting.calls();
+  } finally {
+    await w.stop();
+  }
+}
+
 describe('PrivateLink crash safety', () => {
   const clean = { setup: 0, cleanup: 0 };
   before(async () => Object.assign(clean, await callsOfCleanRun()));
@@ -146,6 +187,41 @@ describe('PrivateLink crash safety', () => {
         await assert.rejects(reconcilerWith(w, crashingAccounts(w, at).factory).reconcile(KEY), /crash injected/);
         await w.reconcile();
         assert.ok(isEmpty(endState(w)), `crash after cleanup write ${at}: ${JSON.stringify(endState(w))}`);
+      } finally {
+        await w.stop();
+      }
+    }
+  });
+
+  test('a crash after any AWS write of a setup rejecting a foreign endpoint, then a re-run: rejected, one of everything', async () => {
+    const writes = await foreignWrites(true);
+    // principals changed, foreign connection rejected
+    assert.equal(writes, 2, `the setup makes ${writes} AWS writes`);
+    for (let at = 1; at <= writes; at++) {
+      const { w, foreign } = await withForeignEndpoint(true);
+      try {
+        await assert.rejects(reconcilerWith(w, crashingAccounts(w, at).factory).reconcile(KEY), /crash injected/);
+        await converge(w);
+        assertConverged(w, endState(w), `crash after write ${at}`);
+        assert.equal(w.aws.network.endpoints.get(foreign)?.state, 'rejected', `crash after write ${at}`);
+      } finally {
+        await w.stop();
+      }
+    }
+  });
+
+  test('a crash after any AWS write of a cleanup with a foreign endpoint connected, then a re-run: nothing left', async () => {
+    const writes = await foreignWrites(false);
+    // records, zone, hub endpoint, foreign connection rejected, service
+    assert.equal(writes, 5, `the cleanup makes ${writes} AWS writes`);
+    for (let at = 1; at <= writes; at++) {
+      const { w, foreign } = await withForeignEndpoint(false);
+      try {
+        deprovision(w);
+        await assert.rejects(reconcilerWith(w, crashingAccounts(w, at).factory).reconcile(KEY), /crash injected/);
+        await w.reconcile();
+        assert.ok(isEmpty(endState(w)), `crash after cleanup write ${at}: ${JSON.stringify(endState(w))}`);
+        assert.equal(w.aws.network.endpoints.get(foreign)?.state, 'rejected', `crash after write ${at}`);
       } finally {
         await w.stop();
       }

@@ -4,8 +4,10 @@
  * inventory, a cluster NLB, Secrets, HiveConfig and a ClusterDeployment — and the reconciler,
  * driven key by key so tests can assert the end state in every account after each run.
  */
+import { CreateVpcEndpointCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { KubeClient } from '../../src/kube/client.ts';
 import { silentLogger } from '../../src/log.ts';
+import type { Logger } from '../../src/log.ts';
 import { AwsAccounts } from '../../src/privatelink/aws/clients.ts';
 import { PrivateLinkReconciler } from '../../src/privatelink/reconciler.ts';
 import type { ReconcileResult } from '../../src/kube/work-queue.ts';
@@ -53,6 +55,12 @@ export interface World {
   addNlb(infraID: string, azs?: string[], opts?: { provisioningDescribes?: number }): void;
   /** Another installed cluster with PrivateLink (own NLB, kubeconfig and API host); returns its key. */
   addCluster(name: string, infraID: string): string;
+  /**
+   * An endpoint of `from`'s account (a VPC of its own in the region, zone use1-az1) to the
+   * cluster's endpoint service, made through the SDK as that account (so the service's allowed
+   * principals decide); returns its id.
+   */
+  connectEndpoint(from: Identity): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -64,6 +72,8 @@ export interface WorldOptions {
   associateOther?: boolean;
   /** Retries of failed AWS calls (default 0: a failure reaches the reconciler at once). */
   retries?: number;
+  /** The reconciler's logger (default: silent). */
+  logger?: Logger;
 }
 
 export async function startWorld(opts: WorldOptions = {}): Promise<World> {
@@ -161,6 +171,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
 
   const logger = silentLogger();
   const raw = new KubeClient({ config: api.kubeConfig(), logger });
+  const clients: EC2Client[] = [];
   const recorded: Recorded = new Set();
   const client = {
     request: <T>(method: string, path: string, spec?: Parameters<KubeClient['request']>[2]): Promise<T> => {
@@ -173,7 +184,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
     client,
     accounts: (spec) => accounts.account(spec),
     hiveNamespace: HIVE_NS,
-    logger,
+    logger: opts.logger ?? logger,
     sleep: async () => undefined,
     endpointWait: { attempts: 3, delayMs: 0 },
   });
@@ -220,7 +231,18 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
       } as never);
       return `${NS}/${name}`;
     },
+    connectEndpoint: async (from) => {
+      const svc = [...net.services.values()].find((x) => x.account === user.account && x.region === REGION);
+      if (svc === undefined) throw new Error('the cluster has no endpoint service yet');
+      const vpc = net.addVpc(from.account, REGION).id;
+      const subnet = net.addSubnet(vpc, { azId: 'use1-az1' }).id;
+      const client = new EC2Client({ region: REGION, endpoint: aws.url, credentials: from, maxAttempts: 1 });
+      clients.push(client);
+      const res = await client.send(new CreateVpcEndpointCommand({ VpcEndpointType: 'Interface', VpcId: vpc, ServiceName: svc.name, SubnetIds: [subnet] }));
+      return res.VpcEndpoint?.VpcEndpointId ?? '';
+    },
     stop: async () => {
+      for (const c of clients) c.destroy();
       accounts.close();
       raw.close();
       await aws.stop();

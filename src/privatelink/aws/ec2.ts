@@ -6,15 +6,17 @@ import {
   DeleteVpcEndpointServiceConfigurationsCommand,
   DeleteVpcEndpointsCommand,
   DescribeNetworkInterfacesCommand,
+  DescribeVpcEndpointConnectionsCommand,
   DescribeVpcEndpointServiceConfigurationsCommand,
   DescribeVpcEndpointServicePermissionsCommand,
   DescribeVpcEndpointServicesCommand,
   DescribeVpcEndpointsCommand,
   ModifyVpcEndpointServiceConfigurationCommand,
   ModifyVpcEndpointServicePermissionsCommand,
+  RejectVpcEndpointConnectionsCommand,
 } from '@aws-sdk/client-ec2';
 import type { EC2Client, Filter, ServiceConfiguration, UnsuccessfulItem, VpcEndpoint as SdkEndpoint } from '@aws-sdk/client-ec2';
-import type { Ec2Port, EndpointService, Tag, VpcEndpoint } from './ports.ts';
+import type { Ec2Port, EndpointConnection, EndpointService, Tag, VpcEndpoint } from './ports.ts';
 import { SdkPort } from './call.ts';
 import { AwsCallError } from '../errors.ts';
 
@@ -135,6 +137,34 @@ export class SdkEc2 extends SdkPort<EC2Client> implements Ec2Port {
       this.client.send(new DeleteVpcEndpointServiceConfigurationsCommand({ ServiceIds: ids })),
     );
     checkUnsuccessful('ec2:DeleteVpcEndpointServiceConfigurations', res.Unsuccessful);
+  }
+
+  async endpointConnections(serviceId: string): Promise<EndpointConnection[]> {
+    const out: EndpointConnection[] = [];
+    let token: string | undefined;
+    for (let page = 0; page < PAGE_LIMIT; page++) {
+      const res = await this.call('ec2:DescribeVpcEndpointConnections', () =>
+        this.client.send(
+          new DescribeVpcEndpointConnectionsCommand({
+            Filters: [{ Name: 'service-id', Values: [serviceId] }],
+            ...(token === undefined ? {} : { NextToken: token }),
+          }),
+        ),
+      );
+      for (const c of res.VpcEndpointConnections ?? [])
+        out.push({ endpointId: c.VpcEndpointId ?? '', owner: c.VpcEndpointOwner ?? '', state: c.VpcEndpointState ?? '' });
+      token = res.NextToken;
+      if (token === undefined || token === '') break;
+    }
+    return out;
+  }
+
+  async rejectEndpointConnections(serviceId: string, endpointIds: string[]): Promise<void> {
+    if (endpointIds.length === 0) return;
+    const res = await this.call('ec2:RejectVpcEndpointConnections', () =>
+      this.client.send(new RejectVpcEndpointConnectionsCommand({ ServiceId: serviceId, VpcEndpointIds: endpointIds })),
+    );
+    checkUnsuccessful('ec2:RejectVpcEndpointConnections', res.Unsuccessful);
   }
 
   async serviceAvailabilityZones(serviceName: string): Promise<string[] | undefined> {

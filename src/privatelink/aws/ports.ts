@@ -36,6 +36,15 @@ export interface VpcEndpoint {
   dnsEntries: { dnsName: string; hostedZoneId: string }[];
 }
 
+/** An endpoint's connection to one of this account's endpoint services, as the service owner sees it. */
+export interface EndpointConnection {
+  endpointId: string;
+  /** The account that owns the endpoint. */
+  owner: string;
+  /** `pendingAcceptance`, `pending`, `available`, `deleting`, `deleted`, `rejected`, `failed`. */
+  state: string;
+}
+
 export interface Tag {
   key: string;
   value: string;
@@ -49,6 +58,10 @@ export interface Ec2Port {
   allowedPrincipals(serviceId: string): Promise<string[]>;
   modifyAllowedPrincipals(serviceId: string, add: string[], remove: string[]): Promise<void>;
   deleteEndpointServices(ids: string[]): Promise<void>;
+  /** Every endpoint connection to the service (of any account). */
+  endpointConnections(serviceId: string): Promise<EndpointConnection[]>;
+  /** Rejects the endpoints' connections to the service; ids AWS no longer knows count as done. */
+  rejectEndpointConnections(serviceId: string, endpointIds: string[]): Promise<void>;
   /** The availability zones of a service as this account names them; undefined when it cannot see it. */
   serviceAvailabilityZones(serviceName: string): Promise<string[] | undefined>;
   findEndpoints(tag: Tag): Promise<VpcEndpoint[]>;

@@ -1,11 +1,14 @@
 /**
  * Step 5: the VPC endpoint service in the user's account, found by its tag or created, fronting
  * exactly the cluster's NLB with acceptance off, and allowing exactly the hub's principal plus the
- * additional ones (changed as a diff, so principals someone else may rely on are not churned).
+ * additional ones (changed as a diff, so principals someone else may rely on are not churned);
+ * then the connections of accounts those principals no longer cover are rejected (connections.ts).
  */
 import type { Logger } from '../../log.ts';
 import type { Ec2Port, EndpointService } from '../aws/ports.ts';
 import { ACCESS_TAG } from '../types.ts';
+import { rejectForeignConnections } from './connections.ts';
+import type { WarnedOnce } from './connections.ts';
 
 export interface PrincipalDiff {
   add: string[];
@@ -28,6 +31,7 @@ export async function reconcileEndpointService(
   ec2: Ec2Port,
   input: { infraID: string; nlbArn: string; principals: readonly string[] },
   log: Logger,
+  warned?: WarnedOnce,
 ): Promise<EndpointServiceResult> {
   const tag = { key: ACCESS_TAG, value: input.infraID };
   const found = await ec2.findEndpointServices(tag);
@@ -55,5 +59,6 @@ export async function reconcileEndpointService(
     await ec2.modifyAllowedPrincipals(service.id, diff.add, diff.remove);
     log.info({ service: service.id, ...diff }, 'changed allowed principals of the endpoint service');
   }
+  await rejectForeignConnections({ ec2, serviceId: service.id, infraID: input.infraID, log, warned }, input.principals);
   return { service, principalsChanged };
 }

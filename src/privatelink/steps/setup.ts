@@ -10,6 +10,7 @@ import { reconcileAssociations } from './associations.ts';
 import type { WantedVpc } from './associations.ts';
 import { reconcileEndpoint } from './endpoint.ts';
 import { reconcileEndpointService } from './endpoint-service.ts';
+import type { WarnedOnce } from './connections.ts';
 import { step } from '../errors.ts';
 import { desiredRecord, ensurePrivateZone, ensureRecord } from './hosted-zone.ts';
 import { discoverNlb } from './nlb.ts';
@@ -35,6 +36,8 @@ export interface SetupDeps {
   sleep: (ms: number) => Promise<void>;
   waitAttempts: number;
   waitDelayMs: number;
+  /** Warnings already given (missing permissions), so each is logged once per cluster. */
+  warned?: WarnedOnce;
 }
 
 export type SetupOutcome = { kind: 'ready'; principalsChanged: boolean } | { kind: 'waiting'; reason: string; message: string; retryAfterMs: number };
@@ -53,7 +56,7 @@ export async function setUpAccess(deps: SetupDeps, input: SetupInput, status: Pr
   const hubArn = await step(REASONS.endpointServiceFailed, () => hub.sts.callerArn());
   const additional = [...new Set(input.additionalAllowedPrincipals)].filter((p) => p !== hubArn).sort();
   const svc = await step(REASONS.endpointServiceFailed, () =>
-    reconcileEndpointService(user.ec2, { infraID: input.infraID, nlbArn: nlb.lb.arn, principals: [hubArn, ...additional] }, log),
+    reconcileEndpointService(user.ec2, { infraID: input.infraID, nlbArn: nlb.lb.arn, principals: [hubArn, ...additional] }, log, deps.warned),
   );
   status.vpcEndpointService = {
     name: svc.service.name,

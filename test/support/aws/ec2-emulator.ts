@@ -2,11 +2,13 @@
  * EC2 on its query API (form `Action=…&Version=2016-11-15`), stateful per account and region.
  *
  * Supported: DescribeVpcs, DescribeSubnets, DescribeNetworkInterfaces, CreateTags, DeleteTags, and
- * the PrivateLink operations of ec2-endpoints.ts (endpoint services, their permissions, endpoints).
+ * the PrivateLink operations of ec2-endpoints.ts (endpoint services, their permissions, endpoints)
+ * and ec2-connections.ts (the service owner's view of endpoint connections: describe, reject, accept).
  * A caller sees only its own account's resources in the region it signed for, except endpoint
  * services shared with it. Not-found errors carry AWS's codes (`InvalidVpcID.NotFound` …).
  */
 import type { AwsEmulator, EmulatedRequest, EmulatedResponse, ServiceHandler } from './emulator.ts';
+import { ConnectionOperations } from './ec2-connections.ts';
 import { EndpointOperations } from './ec2-endpoints.ts';
 import type { Endpoint, EndpointService, EndpointState, NetworkInterface, NetworkModel, Owned, Subnet, Vpc } from './ec2-model.ts';
 import { Ec2Fault, ec2Error, ec2Ok, interfaceXml, items, subnetXml, vpcXml } from './ec2-xml.ts';
@@ -31,10 +33,12 @@ export class Ec2Emulator implements ServiceHandler {
   readonly model: NetworkModel;
   readonly knobs: EndpointKnobs = { pendingDescribes: 1, outcome: 'available', keepDeleted: false };
   private readonly endpointOps: EndpointOperations;
+  private readonly connectionOps: ConnectionOperations;
 
   constructor(aws: AwsEmulator, model: NetworkModel) {
     this.model = model;
     this.endpointOps = new EndpointOperations(model, this.knobs);
+    this.connectionOps = new ConnectionOperations(model);
     aws.register(this);
   }
 
@@ -139,7 +143,7 @@ export class Ec2Emulator implements ServiceHandler {
         this.tag(req, form, op === 'CreateTags');
         return ['<return>true</return>'];
       default:
-        return this.endpointOps.dispatch(req, op, form);
+        return this.connectionOps.dispatch(req, op, form) ?? this.endpointOps.dispatch(req, op, form);
     }
   }
 
