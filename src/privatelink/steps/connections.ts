@@ -44,6 +44,8 @@ export class WarnedOnce {
 
   first(key: string): boolean {
     if (this.seen.has(key)) return false;
+    // Bounded: past this many clusters the memory starts over, costing at most one more warning each.
+    if (this.seen.size >= 10_000) this.seen.clear();
     this.seen.add(key);
     return true;
   }
