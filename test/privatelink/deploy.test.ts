@@ -1,7 +1,9 @@
 /**
- * deploy/privatelink/: the CRDs serve the resources the code uses, the RBAC grants exactly
- * PRIVATELINK_PERMISSIONS (which controller.test.ts checks against the requests really made), the
- * Deployment runs flags the CLI accepts, and the admission webhook reaches what it serves.
+ * deploy/privatelink/ (beside Hive): RBAC granting exactly PRIVATELINK_PERMISSIONS (which
+ * controller.test.ts checks against the requests really made) and a Deployment running flags the
+ * CLI accepts — no CRD (hive-operator owns them) and no admission webhook (Hive's own checks the
+ * region). deploy/privatelink/standalone/ (without Hive): Hive's CRDs serving the resources the code
+ * uses and the admission webhook reaching what it serves, both as bin/privatelink-deploy.ts writes them.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +14,7 @@ import { parseListenAddress, resolveConfig } from '../../src/config/config.ts';
 import { parseCommandArgs } from '../../src/cli/commands.ts';
 import type { Command } from '../../src/cli/commands.ts';
 import { PROVIDER_NAMES, SOURCE_NAMES } from '../../src/cli/wiring.ts';
+import { standaloneFiles } from '../../bin/privatelink-deploy.ts';
 import { PRIVATELINK_WEBHOOK_PATH } from '../../src/privatelink/admission-server.ts';
 import { PRIVATELINK_PERMISSIONS } from '../../src/privatelink/permissions.ts';
 import { CLUSTER_DEPLOYMENTS, CLUSTER_DEPROVISIONS, CLUSTER_PROVISIONS, HIVE_CONFIGS } from '../../src/privatelink/types.ts';
@@ -25,17 +28,20 @@ function get(v: unknown, ...path: (string | number)[]): unknown {
   return cur;
 }
 
-function load(): Obj[] {
-  return (readdirSync(DIR) as string[])
+/** What `kubectl apply -f <dir>` applies (not recursive). */
+function load(dir = DIR): Obj[] {
+  return (readdirSync(dir) as string[])
     .filter((f) => f.endsWith('.json'))
     .sort()
     .flatMap((f) => {
-      const doc = JSON.parse(readFileSync(join(DIR, f), 'utf8')) as Obj;
+      const doc = JSON.parse(readFileSync(join(dir, f), 'utf8')) as Obj;
       return doc['kind'] === 'List' ? (doc['items'] as Obj[]) : [doc];
     });
 }
 
 const ofKind = (objs: Obj[], kind: string): Obj[] => objs.filter((o) => o['kind'] === kind);
+
+const STANDALONE = join(DIR, 'standalone');
 
 describe('deploy/privatelink manifests', () => {
   const objs = load();
@@ -43,8 +49,19 @@ describe('deploy/privatelink manifests', () => {
   const pod = get(deployment, 'spec', 'template', 'spec') as Obj;
   const container = (get(pod, 'containers') as Obj[])[0]!;
 
-  test('CRDs serve the four Hive resources the controller uses, with status subresources', () => {
-    const crds = ofKind(objs, 'CustomResourceDefinition');
+  test('beside Hive: no CRD (hive-operator owns them), no admission webhook or server (Hive admits ClusterDeployments)', () => {
+    assert.deepEqual(ofKind(objs, 'CustomResourceDefinition'), []);
+    assert.deepEqual(ofKind(objs, 'ValidatingWebhookConfiguration'), []);
+    assert.ok(!(get(container, 'args') as string[]).some((a) => a.startsWith('--privatelink-admission-listen')));
+  });
+
+  test('standalone: the committed files are what bin/privatelink-deploy.ts writes (CRDs from test/support/crds/hive)', () => {
+    for (const [file, content] of standaloneFiles())
+      assert.equal(readFileSync(file, 'utf8'), content, `${file}: run node --import tsx bin/privatelink-deploy.ts`);
+  });
+
+  test('standalone: the CRDs serve the four Hive resources the controller uses, with status subresources', () => {
+    const crds = ofKind(load(STANDALONE), 'CustomResourceDefinition');
     const want = [CLUSTER_DEPLOYMENTS, CLUSTER_PROVISIONS, CLUSTER_DEPROVISIONS, HIVE_CONFIGS]
       .map((r) => `${r.plural}.hive.openshift.io ${r.kind} ${r.namespaced ? 'Namespaced' : 'Cluster'} v1`)
       .sort();
@@ -101,8 +118,8 @@ describe('deploy/privatelink manifests', () => {
   });
 });
 
-describe('deploy/privatelink admission webhook', () => {
-  const objs = load();
+describe('deploy/privatelink/standalone admission webhook', () => {
+  const objs = load(STANDALONE);
   const container = (get(ofKind(objs, 'Deployment')[0], 'spec', 'template', 'spec', 'containers') as Obj[])[0]!;
   const pod = get(ofKind(objs, 'Deployment')[0], 'spec', 'template', 'spec') as Obj;
 
