@@ -224,8 +224,11 @@ describe('PrivateLink controller', () => {
             },
           });
         const denied = responseOf(await httpsCall(port, 'insecure', { path: PRIVATELINK_WEBHOOK_PATH, body: review('eu-west-1') }));
-        assert.deepEqual([denied.uid, denied.allowed, denied.status?.code], ['uid-eu-west-1', false, 403]);
-        assert.match(denied.status?.message ?? '', /not available in region "eu-west-1"/);
+        assert.deepEqual([denied.uid, denied.allowed, denied.status?.code], ['uid-eu-west-1', false, 422]);
+        assert.equal(
+          denied.status?.message,
+          'ClusterDeployment.hive.openshift.io "new" is invalid: spec.platform.aws.privateLink.enabled: Forbidden: AWS Private Link is not supported in eu-west-1 region',
+        );
         assert.equal(responseOf(await httpsCall(port, 'insecure', { path: PRIVATELINK_WEBHOOK_PATH, body: review('us-east-1') })).allowed, true);
         child.kill('SIGTERM');
         assert.equal(await exited, 0, stderr.slice(-2000));

@@ -123,12 +123,12 @@ describe('deploy/privatelink/standalone admission webhook', () => {
   const container = (get(ofKind(objs, 'Deployment')[0], 'spec', 'template', 'spec', 'containers') as Obj[])[0]!;
   const pod = get(ofKind(objs, 'Deployment')[0], 'spec', 'template', 'spec') as Obj;
 
-  test('ClusterDeployments CREATE/UPDATE go to the path and port the controller serves, with a certificate cert-manager issues', () => {
+  test('ClusterDeployment CREATEs (the only operation Hive checks PrivateLink on) go to the path and port the controller serves, with a certificate cert-manager issues', () => {
     const hooks = get(ofKind(objs, 'ValidatingWebhookConfiguration')[0], 'webhooks') as Obj[];
     assert.equal(hooks.length, 1);
     const h = hooks[0]!;
     assert.deepEqual(get(h, 'rules'), [
-      { apiGroups: ['hive.openshift.io'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['clusterdeployments'], scope: 'Namespaced' },
+      { apiGroups: ['hive.openshift.io'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['clusterdeployments'], scope: 'Namespaced' },
     ]);
     assert.equal(h['failurePolicy'], 'Fail');
     assert.equal(h['sideEffects'], 'None');
