@@ -38,6 +38,11 @@ export interface AdmissionVerdict {
   allowed: boolean;
   /** A request that could not be read: 400 BadRequest instead of 403 Forbidden. */
   badRequest?: boolean;
+  /**
+   * Denied as apimachinery's errors.NewInvalid builds it (the webhook being restated answers so):
+   * 422 Invalid, status Failure, causes carrying each error's body (`Forbidden: <detail>`).
+   */
+  invalid?: boolean;
   /** For a denial: the message the user sees. */
   message: string;
   fieldErrors: FieldError[];
@@ -49,6 +54,19 @@ export interface AdmissionVerdict {
 /** Allowed, nothing to say. */
 export function allowVerdict(): AdmissionVerdict {
   return { allowed: true, message: '', fieldErrors: [], warnings: [] };
+}
+
+/** A field error's text without the field, as apimachinery's field.Error.ErrorBody() prints it. */
+export function fieldErrorBody(e: FieldError): string {
+  const head = e.type === 'Invalid value' && e.value !== undefined ? `${e.type}: ${JSON.stringify(e.value)}` : e.type;
+  return e.detail === '' ? head : `${head}: ${e.detail}`;
+}
+
+/** errors.NewInvalid's message: `<Kind>.<group> "<name>" is invalid: <field>: <body>` (several errors in brackets). */
+export function invalidMessage(kind: string, group: string, name: string, errors: readonly FieldError[]): string {
+  const list = errors.map((e) => `${e.field}: ${fieldErrorBody(e)}`);
+  const all = list.length === 1 ? (list[0] ?? '') : `[${list.join(', ')}]`;
+  return `${kind}.${group} ${JSON.stringify(name)} is invalid${list.length === 0 ? '' : `: ${all}`}`;
 }
 
 /** Denied because the request itself could not be read (400). */
@@ -122,29 +140,47 @@ export function readReview(body: string): ReadResult {
 
 /**
  * The AdmissionReview answer for a verdict. Denials carry a Status with code 403 (400 for an
- * unreadable request) and the message; `details` names the object as kube's Forbidden status does
+ * unreadable request, 422 for an `invalid` one) and the message; `details` names the object as kube's Forbidden status does
  * and lists the field errors as causes.
  */
 export function writeReview(uid: string, decision: AdmissionVerdict): string {
   const response: Record<string, unknown> = { uid, allowed: decision.allowed };
-  if (!decision.allowed) {
-    const invalid = decision.badRequest === true;
-    const causes = decision.fieldErrors.map((e) => ({
-      reason: e.type === 'Forbidden' ? 'FieldValueForbidden' : 'FieldValueInvalid',
-      field: e.field,
-      message: e.detail,
-    }));
-    const details = {
-      ...(decision.resource ?? {}),
-      ...(causes.length === 0 ? {} : { causes }),
-    };
-    response['status'] = {
-      code: invalid ? 400 : 403,
-      reason: invalid ? 'BadRequest' : 'Forbidden',
-      message: decision.message,
-      ...(Object.keys(details).length === 0 ? {} : { details }),
-    };
-  }
+  if (!decision.allowed) response['status'] = decision.invalid === true ? invalidStatus(decision) : deniedStatus(decision);
   if (decision.warnings.length > 0) response['warnings'] = decision.warnings;
   return JSON.stringify({ apiVersion: ADMISSION_API_VERSION, kind: 'AdmissionReview', response });
+}
+
+function deniedStatus(decision: AdmissionVerdict): Record<string, unknown> {
+  const invalid = decision.badRequest === true;
+  const causes = decision.fieldErrors.map((e) => ({
+    reason: e.type === 'Forbidden' ? 'FieldValueForbidden' : 'FieldValueInvalid',
+    field: e.field,
+    message: e.detail,
+  }));
+  const details = {
+    ...(decision.resource ?? {}),
+    ...(causes.length === 0 ? {} : { causes }),
+  };
+  return {
+    code: invalid ? 400 : 403,
+    reason: invalid ? 'BadRequest' : 'Forbidden',
+    message: decision.message,
+    ...(Object.keys(details).length === 0 ? {} : { details }),
+  };
+}
+
+/** metav1.Status of errors.NewInvalid (apimachinery), field for field. */
+function invalidStatus(decision: AdmissionVerdict): Record<string, unknown> {
+  const causes = decision.fieldErrors.map((e) => ({
+    reason: e.type === 'Forbidden' ? 'FieldValueForbidden' : 'FieldValueInvalid',
+    message: fieldErrorBody(e),
+    field: e.field,
+  }));
+  return {
+    status: 'Failure',
+    message: decision.message,
+    reason: 'Invalid',
+    details: { ...(decision.resource ?? {}), causes },
+    code: 422,
+  };
 }

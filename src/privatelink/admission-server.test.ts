@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AdmissionRequest } from '../http/admission-review.ts';
+import { writeReview } from '../http/admission-review.ts';
 import { reviewClusterDeployment } from './admission-server.ts';
 import type { ClusterDeployment, HiveConfig } from './types.ts';
 
@@ -22,30 +23,55 @@ const req = (operation: string, object: ClusterDeployment, oldObject?: ClusterDe
 });
 
 describe('ClusterDeployment admission', () => {
-  test('enabling PrivateLink in a region the inventory lacks is refused on create and on update', () => {
-    const create = reviewClusterDeployment(req('CREATE', cd('eu-west-1', true)), loaded);
+  test("enabling PrivateLink in a region the inventory lacks is refused on create, as Hive's webhook answers", () => {
+    const create = reviewClusterDeployment({ ...req('CREATE', cd('eu-west-1', true)), name: 'c' }, loaded);
     assert.equal(create.allowed, false);
-    assert.match(create.message, /not available in region "eu-west-1"/);
-    assert.equal(create.fieldErrors[0]?.field, 'spec.platform.aws.privateLink.enabled');
-    assert.equal(reviewClusterDeployment(req('UPDATE', cd('eu-west-1', true), cd('eu-west-1', false)), loaded).allowed, false);
+    assert.equal(create.invalid, true);
+    assert.equal(
+      create.message,
+      'ClusterDeployment.hive.openshift.io "c" is invalid: spec.platform.aws.privateLink.enabled: Forbidden: AWS Private Link is not supported in eu-west-1 region',
+    );
+    assert.deepEqual(create.fieldErrors, [
+      { field: 'spec.platform.aws.privateLink.enabled', type: 'Forbidden', detail: 'AWS Private Link is not supported in eu-west-1 region' },
+    ]);
+    const status = (JSON.parse(writeReview('u', create)) as { response: { status: unknown } }).response.status;
+    assert.deepEqual(status, {
+      status: 'Failure',
+      message: create.message,
+      reason: 'Invalid',
+      details: {
+        group: 'hive.openshift.io',
+        kind: 'ClusterDeployment',
+        name: 'c',
+        causes: [
+          {
+            reason: 'FieldValueForbidden',
+            message: 'Forbidden: AWS Private Link is not supported in eu-west-1 region',
+            field: 'spec.platform.aws.privateLink.enabled',
+          },
+        ],
+      },
+      code: 422,
+    });
     assert.equal(reviewClusterDeployment(req('CREATE', cd('us-east-1', true)), loaded).allowed, true);
     assert.equal(reviewClusterDeployment(req('CREATE', cd('eu-west-1', false)), loaded).allowed, true);
   });
 
-  test('an update keeping PrivateLink as it was is allowed even after the inventory dropped the region', () => {
+  test('updates and deletes are not checked (Hive runs validateAWSPrivateLink on create only)', () => {
+    assert.equal(reviewClusterDeployment(req('UPDATE', cd('eu-west-1', true), cd('eu-west-1', false)), loaded).allowed, true);
     assert.equal(reviewClusterDeployment(req('UPDATE', cd('eu-west-1', true), cd('eu-west-1', true)), loaded).allowed, true);
     assert.equal(reviewClusterDeployment(req('DELETE', cd('eu-west-1', true)), loaded).allowed, true);
   });
 
-  test('other resources pass; an unloaded HiveConfig fails closed', () => {
+  test('other resources pass; an unloaded HiveConfig fails closed; no inventory is "not supported in the environment"', () => {
     const other = { ...req('CREATE', cd('eu-west-1', true)), resource: { group: '', version: 'v1', resource: 'services' } };
     assert.equal(reviewClusterDeployment(other, loaded).allowed, true);
     const d = reviewClusterDeployment(req('CREATE', cd('us-east-1', true)), { loaded: false, config: undefined });
     assert.equal(d.allowed, false);
     assert.match(d.message, /HiveConfig is not loaded yet/);
-    assert.match(
+    assert.equal(
       reviewClusterDeployment(req('CREATE', cd('us-east-1', true)), { loaded: true, config: undefined }).message,
-      /inventory is empty|endpointVPCInventory is empty/,
+      'ClusterDeployment.hive.openshift.io "c" is invalid: spec.platform.aws.privateLink.enabled: Forbidden: AWS PrivateLink is not supported in the environment',
     );
   });
 });

@@ -1,18 +1,19 @@
 /**
  * The ClusterDeployment admission check over HTTPS (AdmissionReview admission.k8s.io/v1, read and
- * written with src/admission/review.ts): enabling PrivateLink is refused when HiveConfig's
- * inventory cannot serve the region. An update that keeps what the old object already had is
- * always allowed, so a later inventory change never blocks edits or the finalizer's removal.
+ * written with src/http/admission-review.ts), for clusters without Hive (deploy/privatelink/standalone):
+ * a create enabling PrivateLink where HiveConfig's inventory cannot serve the region is refused
+ * exactly as Hive's webhook refuses it (422 Invalid, its field path and wording). Updates are never
+ * refused, so a later inventory change never blocks edits or the finalizer's removal.
  * Fails closed: an unreadable review, or a HiveConfig not loaded yet, is denied.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { allowVerdict, readReview, unreadableVerdict, writeReview } from '../http/admission-review.ts';
+import { allowVerdict, invalidMessage, readReview, unreadableVerdict, writeReview } from '../http/admission-review.ts';
 import type { AdmissionRequest, AdmissionVerdict } from '../http/admission-review.ts';
 import type { TlsMaterial } from '../http/tls.ts';
 import type { ConnectionLimits } from '../http/connection-limit.ts';
 import { HttpsServer, notFound, readPost } from '../http/https-server.ts';
 import type { Logger } from '../log.ts';
-import { privateLinkDenial } from './admission.ts';
+import { privateLinkFieldErrors } from './admission.ts';
 import { isPrivateLinkEnabled } from './types.ts';
 import type { ClusterDeployment, HiveConfig } from './types.ts';
 
@@ -20,22 +21,32 @@ export const PRIVATELINK_WEBHOOK_PATH = '/validate-clusterdeployments-privatelin
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 const allow = allowVerdict;
-const deny = (message: string, fieldErrors: AdmissionVerdict['fieldErrors'] = []): AdmissionVerdict => ({ allowed: false, message, fieldErrors, warnings: [] });
+const deny = (message: string): AdmissionVerdict => ({ allowed: false, message, fieldErrors: [], warnings: [] });
 
-/** `hive` is undefined while HiveConfig is not known yet; `loaded` says whether it was looked up. */
+/**
+ * Hive's answer (validateAWSPrivateLink runs on CREATE only; an update of an existing cluster is
+ * Hive's immutability rule, not restated here). `loaded` says whether HiveConfig was looked up:
+ * before that a create enabling PrivateLink is denied (Hive reads its configuration at start and
+ * has no such state; documented difference).
+ */
 export function reviewClusterDeployment(req: AdmissionRequest, hive: { loaded: boolean; config: HiveConfig | undefined }): AdmissionVerdict {
   const r = req.resource;
   if (r?.group !== 'hive.openshift.io' || r.resource !== 'clusterdeployments' || (req.subResource ?? '') !== '') return allow();
-  if (req.operation !== 'CREATE' && req.operation !== 'UPDATE') return allow();
+  if (req.operation !== 'CREATE') return allow();
   const cd = req.object as ClusterDeployment | undefined;
   if (cd?.spec === undefined || !isPrivateLinkEnabled(cd)) return allow();
-  const old = req.oldObject as ClusterDeployment | undefined;
-  if (req.operation === 'UPDATE' && old?.spec !== undefined && isPrivateLinkEnabled(old) && old.spec.platform?.aws?.region === cd.spec.platform?.aws?.region)
-    return allow();
   if (!hive.loaded) return deny('HiveConfig is not loaded yet; enabling PrivateLink cannot be checked, so it is denied: retry shortly');
-  const denial = privateLinkDenial(cd, hive.config);
-  if (denial === undefined) return allow();
-  return deny(denial, [{ field: 'spec.platform.aws.privateLink.enabled', type: 'Invalid value', value: 'true', detail: denial }]);
+  const errors = privateLinkFieldErrors(cd, hive.config);
+  if (errors.length === 0) return allow();
+  const name = req.name ?? cd.metadata?.name ?? '';
+  return {
+    allowed: false,
+    invalid: true,
+    message: invalidMessage('ClusterDeployment', 'hive.openshift.io', name, errors),
+    fieldErrors: errors,
+    resource: { group: 'hive.openshift.io', kind: 'ClusterDeployment', name },
+    warnings: [],
+  };
 }
 
 export interface PrivateLinkAdmissionOptions {

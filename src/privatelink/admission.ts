@@ -1,21 +1,22 @@
 /**
- * The admission rule for ClusterDeployments: PrivateLink may only be enabled for a region the
- * HiveConfig inventory has VPCs in, since the controller could never set it up elsewhere.
- * A pure decision, served by the AdmissionReview endpoint or called by any other webhook.
+ * The admission rule for ClusterDeployments, as Hive's own webhook has it (validateAWSPrivateLink
+ * in pkg/validating-webhooks/hive/v1, called on CREATE for AWS clusters): PrivateLink may only be
+ * enabled when HiveConfig's endpointVPCInventory has a VPC in the cluster's region. Same field path,
+ * same error type (Forbidden) and same wording, so a client sees Hive's answer. A pure decision.
  */
-import { inventoryFor, isPrivateLinkEnabled } from './types.ts';
+import type { FieldError } from '../http/admission-review.ts';
 import type { ClusterDeployment, HiveConfig } from './types.ts';
 
-/** Why the object is refused, or undefined when it is allowed. */
-export function privateLinkDenial(cd: ClusterDeployment, hive: HiveConfig | undefined): string | undefined {
-  if (!isPrivateLinkEnabled(cd)) return undefined;
+export const PRIVATELINK_ENABLED_FIELD = 'spec.platform.aws.privateLink.enabled';
+
+/** Hive's field errors for this ClusterDeployment (none when allowed). */
+export function privateLinkFieldErrors(cd: ClusterDeployment, hive: HiveConfig | undefined): FieldError[] {
+  const aws = cd.spec.platform?.aws;
+  if (aws === undefined || aws.privateLink?.enabled !== true) return [];
   const inventory = hive?.spec.awsPrivateLink?.endpointVPCInventory ?? [];
-  if (inventory.length === 0)
-    return 'spec.platform.aws.privateLink.enabled: AWS PrivateLink is not available: HiveConfig spec.awsPrivateLink.endpointVPCInventory is empty';
-  const region = cd.spec.platform?.aws?.region ?? '';
-  if (inventoryFor(hive, region).length === 0) {
-    const regions = [...new Set(inventory.map((v) => v.region))].sort().join(', ');
-    return `spec.platform.aws.privateLink.enabled: AWS PrivateLink is not available in region ${JSON.stringify(region)}; HiveConfig's endpointVPCInventory covers ${regions}`;
-  }
-  return undefined;
+  const forbidden = (detail: string): FieldError[] => [{ field: PRIVATELINK_ENABLED_FIELD, type: 'Forbidden', detail }];
+  if (inventory.length === 0) return forbidden('AWS PrivateLink is not supported in the environment');
+  const region = aws.region ?? '';
+  if (!inventory.some((v) => v.region === region)) return forbidden(`AWS Private Link is not supported in ${region} region`);
+  return [];
 }

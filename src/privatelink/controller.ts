@@ -3,7 +3,7 @@
  * ClusterDeprovisions and HiveConfig feed the work queue with ClusterDeployment keys (a provision
  * or deprovision maps to its cluster, a HiveConfig change to every cluster using PrivateLink).
  */
-import { Counter, Histogram } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Registry as MetricsRegistry } from 'prom-client';
 import type { Logger } from '../log.ts';
 import { Reflector } from '../kube/reflector.ts';
@@ -14,6 +14,8 @@ import { WorkQueue } from '../kube/work-queue.ts';
 import type { ReconcileResult } from '../kube/work-queue.ts';
 import { CLUSTER_DEPLOYMENTS, CLUSTER_DEPROVISIONS, CLUSTER_PROVISIONS, FINALIZER, HIVE_CONFIGS, HIVE_CONFIG_NAME } from './types.ts';
 import type { HiveConfig } from './types.ts';
+import { hiveGate } from './hive-gate.ts';
+import type { HiveGate } from './hive-gate.ts';
 
 export interface PrivateLinkControllerOptions {
   client: ListWatchClient;
@@ -24,6 +26,8 @@ export interface PrivateLinkControllerOptions {
   concurrency?: number;
   backoff?: { initialMs: number; maxMs: number };
   metrics?: MetricsRegistry;
+  /** The process serves --privatelink-admission-listen: warned about when Hive (with its own admission) is installed. */
+  admissionServed?: boolean;
 }
 
 type Obj = KubeObject & {
@@ -37,35 +41,31 @@ function provisionOwner(p: Obj): string | undefined {
   return name === undefined ? undefined : `${p.metadata.namespace ?? ''}/${name}`;
 }
 
+const HIVE_STATE_LINES: Record<HiveGate['hive'], string> = {
+  absent: 'no HiveConfig hive: working alone',
+  unmanaged: 'HiveConfig hive is not managed by hive-operator (no status): working alone',
+  installed: 'Hive is installed with its awsprivatelink controller disabled: reconciling ClusterDeployments',
+};
+
 export class PrivateLinkController {
   readonly queue: WorkQueue;
   private readonly reflectors: Reflector<Obj>[] = [];
   private readonly deployments: Reflector<Obj>;
   private readonly hiveConfigs: Reflector<Obj>;
   private readonly log: Logger;
+  private readonly admissionServed: boolean;
+  private readonly hiveConflictGauge: Gauge | undefined;
+  /** The last HiveConfig decision, so a change is logged once. */
+  private hive: HiveGate | undefined;
 
   constructor(opts: PrivateLinkControllerOptions) {
     this.log = opts.logger;
-    const metrics =
-      opts.metrics === undefined
-        ? undefined
-        : {
-            runs: new Counter({
-              name: 'hostwarden_privatelink_reconciles_total',
-              help: 'PrivateLink reconciles by outcome.',
-              labelNames: ['outcome'],
-              registers: [opts.metrics],
-            }),
-            seconds: new Histogram({
-              name: 'hostwarden_privatelink_reconcile_seconds',
-              help: 'Time of one PrivateLink reconcile.',
-              buckets: [0.1, 0.5, 1, 5, 15, 60],
-              registers: [opts.metrics],
-            }),
-          };
+    this.admissionServed = opts.admissionServed === true;
+    const metrics = opts.metrics === undefined ? undefined : controllerMetrics(opts.metrics);
+    this.hiveConflictGauge = metrics?.hiveConflict;
     this.queue = new WorkQueue({
       name: 'privatelink',
-      reconcile: (key) => opts.reconcile(key),
+      reconcile: (key) => this.gated(key, opts.reconcile),
       logger: opts.logger,
       concurrency: opts.concurrency ?? 2,
       backoff: opts.backoff ?? { initialMs: 1000, maxMs: 300_000 },
@@ -89,6 +89,8 @@ export class PrivateLinkController {
     reflector(CLUSTER_DEPROVISIONS).onChange((_type, key) => this.queue.add(key));
     this.hiveConfigs = reflector(HIVE_CONFIGS);
     this.hiveConfigs.onChange(() => {
+      // Decided before the keys below run, so a HiveConfig that now lists awsprivatelink lets them through.
+      this.checkHive();
       for (const cd of this.deployments.items()) {
         if (cd.spec?.platform?.aws?.privateLink?.enabled === true || (cd.metadata.finalizers ?? []).includes(FINALIZER)) this.queue.add(keyOf(cd));
       }
@@ -99,6 +101,41 @@ export class PrivateLinkController {
     for (const r of this.reflectors) r.start();
     this.queue.start();
     this.log.info('PrivateLink controller started');
+  }
+
+  /**
+   * The reconcile entry: nothing at all (no AWS call, no status, no finalizer) while Hive runs its own
+   * awsprivatelink controller. The key is dropped: HiveConfig listing the controller brings every
+   * PrivateLink cluster back. Before HiveConfig has been listed nothing is decided, so keys wait.
+   */
+  private async gated(key: string, reconcile: (key: string) => Promise<ReconcileResult>): Promise<ReconcileResult> {
+    if (!this.hiveConfigs.hasSynced()) return { requeueAfterMs: 1000 };
+    if (this.checkHive().conflict) return {};
+    return reconcile(key);
+  }
+
+  /** Decides from the cached HiveConfig; logs and exports a change of the decision once. */
+  private checkHive(): HiveGate {
+    const gate = hiveGate(this.hiveConfig().config);
+    const before = this.hive;
+    this.hive = gate;
+    this.hiveConflictGauge?.set(gate.conflict ? 1 : 0);
+    if (before?.hive === gate.hive && before.conflict === gate.conflict) return gate;
+    if (gate.conflict) this.log.error({ hive: gate.hive, fix: 'HiveConfig spec.disabledControllers: [awsprivatelink]' }, gate.message);
+    else if (before?.conflict === true) this.log.info('HiveConfig lists awsprivatelink in spec.disabledControllers: reconciling ClusterDeployments');
+    else this.log.info({ hive: gate.hive }, HIVE_STATE_LINES[gate.hive]);
+    if (gate.hive === 'installed' && before?.hive !== 'installed' && this.admissionServed)
+      this.log.warn(
+        "--privatelink-admission-listen duplicates Hive's own ClusterDeployment admission (validateAWSPrivateLink): use the deploy variant without the webhook beside Hive",
+      );
+    return gate;
+  }
+
+  /** Why nothing is reconciled (Hive's own controller is enabled), for readiness; undefined when working. */
+  hiveConflict(): string | undefined {
+    if (!this.hiveConfigs.hasSynced()) return undefined;
+    const gate = this.checkHive();
+    return gate.conflict ? gate.message : undefined;
   }
 
   /** HiveConfig `hive` from the cache, for the admission check; `loaded` once the cache listed. */
@@ -120,4 +157,26 @@ export class PrivateLinkController {
     await this.queue.stop();
     await Promise.all(this.reflectors.map((r) => r.stop()));
   }
+}
+
+function controllerMetrics(registry: MetricsRegistry): { runs: Counter; seconds: Histogram; hiveConflict: Gauge } {
+  return {
+    runs: new Counter({
+      name: 'hostwarden_privatelink_reconciles_total',
+      help: 'PrivateLink reconciles by outcome.',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    seconds: new Histogram({
+      name: 'hostwarden_privatelink_reconcile_seconds',
+      help: 'Time of one PrivateLink reconcile.',
+      buckets: [0.1, 0.5, 1, 5, 15, 60],
+      registers: [registry],
+    }),
+    hiveConflict: new Gauge({
+      name: 'hostwarden_privatelink_hive_conflict',
+      help: '1 while Hive runs its own awsprivatelink controller (HiveConfig spec.disabledControllers lacks it) and nothing is reconciled.',
+      registers: [registry],
+    }),
+  };
 }

@@ -74,6 +74,7 @@ export class PrivateLinkService {
       logger,
       concurrency: workers,
       metrics,
+      admissionServed: flags.str('privatelink-admission-listen') !== '',
       ...(elector === undefined ? {} : { canRun: () => elector.isLeader() }),
     });
     let ops: OpsServer | undefined;
@@ -86,6 +87,7 @@ export class PrivateLinkService {
         logger,
         limits: connectionLimitsFromFlags(flags),
         health: () => (controller.synced() ? { ok: true, detail: 'ok' } : { ok: false, detail: 'caches not synced yet' }),
+        ready: () => readiness(controller),
       });
     }
     const admission = await admissionFromConfig(cfg, logger, () => controller.hiveConfig());
@@ -115,6 +117,13 @@ export class PrivateLinkService {
     this.parts.accounts.close();
     this.parts.client.close();
   }
+}
+
+/** /readyz: not ready before the caches listed, nor while Hive's own awsprivatelink controller runs (the reason is the body). */
+function readiness(controller: PrivateLinkController): { ok: boolean; detail: string } {
+  if (!controller.synced()) return { ok: false, detail: 'caches not synced yet' };
+  const conflict = controller.hiveConflict();
+  return conflict === undefined ? { ok: true, detail: 'ok' } : { ok: false, detail: conflict };
 }
 
 async function admissionFromConfig(

@@ -21,6 +21,7 @@ import { PrivateLinkReconciler } from '../../src/privatelink/reconciler.ts';
 import { READY } from '../../src/privatelink/types.ts';
 import { httpsCall, opensslMissing, responseOf } from '../admission/harness.ts';
 import { endState, isEmpty } from './end-state.ts';
+import { hiveOperatorReconciled, setDisabledControllers } from './hive-operator.ts';
 import { CD_NAME, HIVE_NS, NS, startWorld } from './world.ts';
 import type { World } from './world.ts';
 
@@ -223,9 +224,77 @@ describe('PrivateLink controller', () => {
             },
           });
         const denied = responseOf(await httpsCall(port, 'insecure', { path: PRIVATELINK_WEBHOOK_PATH, body: review('eu-west-1') }));
-        assert.deepEqual([denied.uid, denied.allowed, denied.status?.code], ['uid-eu-west-1', false, 403]);
-        assert.match(denied.status?.message ?? '', /not available in region "eu-west-1"/);
+        assert.deepEqual([denied.uid, denied.allowed, denied.status?.code], ['uid-eu-west-1', false, 422]);
+        assert.equal(
+          denied.status?.message,
+          'ClusterDeployment.hive.openshift.io "new" is invalid: spec.platform.aws.privateLink.enabled: Forbidden: AWS Private Link is not supported in eu-west-1 region',
+        );
         assert.equal(responseOf(await httpsCall(port, 'insecure', { path: PRIVATELINK_WEBHOOK_PATH, body: review('us-east-1') })).allowed, true);
+        child.kill('SIGTERM');
+        assert.equal(await exited, 0, stderr.slice(-2000));
+      } finally {
+        if (child.exitCode === null) child.kill('SIGKILL');
+        await rm(dir, { recursive: true, force: true });
+        await w.stop();
+      }
+    },
+  );
+
+  test(
+    '`hostwarden privatelink-controller` beside a Hive that runs its own awsprivatelink controller: one error line naming the fix, not ready, nothing done; then converges',
+    { skip: NO_OPENSSL },
+    async () => {
+      const w = await startWorld({});
+      await hiveOperatorReconciled(w.client);
+      const dir = await mkdtemp(join(tmpdir(), 'hw-pl-'));
+      const kubeconfig = await w.api.writeKubeconfig(dir);
+      const args = ['--kubeconfig', kubeconfig, '--aws-endpoint-url', w.aws.url, '--hive-namespace', HIVE_NS, '--metrics-address', '127.0.0.1:0'];
+      const child = spawn(
+        process.execPath,
+        [
+          BIN,
+          'privatelink-controller',
+          ...args,
+          '--leader-elect=false',
+          '--log-format',
+          'json',
+          '--privatelink-admission-listen',
+          '127.0.0.1:0',
+          '--tls-self-signed',
+        ],
+        { env: { PATH: process.env['PATH'] ?? '', AWS_REGION: 'us-east-1' }, stdio: ['ignore', 'ignore', 'pipe'] },
+      );
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      const lines = (): { level: number; msg: string }[] =>
+        stderr
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l) as { level: number; msg: string });
+      try {
+        await until('the error line', () => lines().some((l) => l.level === 50 && /disabledControllers/.test(l.msg)), 30_000).catch((err: unknown) =>
+          assert.fail(`${String(err)}\n${stderr.slice(-2000)}`),
+        );
+        const errors = lines().filter((l) => l.level === 50);
+        assert.equal(errors.length, 1, stderr.slice(-2000));
+        assert.match(
+          errors[0]!.msg,
+          /Hive is installed and runs its own "awsprivatelink" controller.*HiveConfig hive lists "awsprivatelink" in spec\.disabledControllers/,
+        );
+        assert.ok(lines().some((l) => l.level === 40 && /--privatelink-admission-listen duplicates Hive's own ClusterDeployment admission/.test(l.msg)));
+        const ops = Number(/"address":"127\.0\.0\.1:(\d+)","msg":"serving \/metrics/.exec(stderr)?.[1]);
+        const readyz = await fetch(`http://127.0.0.1:${ops}/readyz`);
+        assert.equal(readyz.status, 503);
+        assert.match(await readyz.text(), /spec\.disabledControllers/);
+        assert.equal((await fetch(`http://127.0.0.1:${ops}/healthz`)).status, 200, 'alive: a restart would not help');
+        assert.match(await (await fetch(`http://127.0.0.1:${ops}/metrics`)).text(), /^hostwarden_privatelink_hive_conflict 1$/m);
+        assert.equal(w.aws.aws.log.length, 0, 'no AWS call');
+        assert.equal(w.cd().status?.conditions, undefined);
+
+        await setDisabledControllers(w.client, ['awsprivatelink']);
+        await until('the cluster is ready', () => ready(w), 30_000).catch((err: unknown) => assert.fail(`${String(err)}\n${stderr.slice(-2000)}`));
+        assert.equal((await fetch(`http://127.0.0.1:${ops}/readyz`)).status, 200);
         child.kill('SIGTERM');
         assert.equal(await exited, 0, stderr.slice(-2000));
       } finally {

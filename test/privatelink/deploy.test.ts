@@ -1,7 +1,9 @@
 /**
- * deploy/privatelink/: the CRDs serve the resources the code uses, the RBAC grants exactly
- * PRIVATELINK_PERMISSIONS (which controller.test.ts checks against the requests really made), the
- * Deployment runs flags the CLI accepts, and the admission webhook reaches what it serves.
+ * deploy/privatelink/ (beside Hive): RBAC granting exactly PRIVATELINK_PERMISSIONS (which
+ * controller.test.ts checks against the requests really made) and a Deployment running flags the
+ * CLI accepts — no CRD (hive-operator owns them) and no admission webhook (Hive's own checks the
+ * region). deploy/privatelink/standalone/ (without Hive): Hive's CRDs serving the resources the code
+ * uses and the admission webhook reaching what it serves, both as bin/privatelink-deploy.ts writes them.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +14,7 @@ import { parseListenAddress, resolveConfig } from '../../src/config/config.ts';
 import { parseCommandArgs } from '../../src/cli/commands.ts';
 import type { Command } from '../../src/cli/commands.ts';
 import { PROVIDER_NAMES, SOURCE_NAMES } from '../../src/cli/wiring.ts';
+import { standaloneFiles } from '../../bin/privatelink-deploy.ts';
 import { PRIVATELINK_WEBHOOK_PATH } from '../../src/privatelink/admission-server.ts';
 import { PRIVATELINK_PERMISSIONS } from '../../src/privatelink/permissions.ts';
 import { CLUSTER_DEPLOYMENTS, CLUSTER_DEPROVISIONS, CLUSTER_PROVISIONS, HIVE_CONFIGS } from '../../src/privatelink/types.ts';
@@ -25,17 +28,20 @@ function get(v: unknown, ...path: (string | number)[]): unknown {
   return cur;
 }
 
-function load(): Obj[] {
-  return (readdirSync(DIR) as string[])
+/** What `kubectl apply -f <dir>` applies (not recursive). */
+function load(dir = DIR): Obj[] {
+  return (readdirSync(dir) as string[])
     .filter((f) => f.endsWith('.json'))
     .sort()
     .flatMap((f) => {
-      const doc = JSON.parse(readFileSync(join(DIR, f), 'utf8')) as Obj;
+      const doc = JSON.parse(readFileSync(join(dir, f), 'utf8')) as Obj;
       return doc['kind'] === 'List' ? (doc['items'] as Obj[]) : [doc];
     });
 }
 
 const ofKind = (objs: Obj[], kind: string): Obj[] => objs.filter((o) => o['kind'] === kind);
+
+const STANDALONE = join(DIR, 'standalone');
 
 describe('deploy/privatelink manifests', () => {
   const objs = load();
@@ -43,8 +49,19 @@ describe('deploy/privatelink manifests', () => {
   const pod = get(deployment, 'spec', 'template', 'spec') as Obj;
   const container = (get(pod, 'containers') as Obj[])[0]!;
 
-  test('CRDs serve the four Hive resources the controller uses, with status subresources', () => {
-    const crds = ofKind(objs, 'CustomResourceDefinition');
+  test('beside Hive: no CRD (hive-operator owns them), no admission webhook or server (Hive admits ClusterDeployments)', () => {
+    assert.deepEqual(ofKind(objs, 'CustomResourceDefinition'), []);
+    assert.deepEqual(ofKind(objs, 'ValidatingWebhookConfiguration'), []);
+    assert.ok(!(get(container, 'args') as string[]).some((a) => a.startsWith('--privatelink-admission-listen')));
+  });
+
+  test('standalone: the committed files are what bin/privatelink-deploy.ts writes (CRDs from test/support/crds/hive)', () => {
+    for (const [file, content] of standaloneFiles())
+      assert.equal(readFileSync(file, 'utf8'), content, `${file}: run node --import tsx bin/privatelink-deploy.ts`);
+  });
+
+  test('standalone: the CRDs serve the four Hive resources the controller uses, with status subresources', () => {
+    const crds = ofKind(load(STANDALONE), 'CustomResourceDefinition');
     const want = [CLUSTER_DEPLOYMENTS, CLUSTER_PROVISIONS, CLUSTER_DEPROVISIONS, HIVE_CONFIGS]
       .map((r) => `${r.plural}.hive.openshift.io ${r.kind} ${r.namespaced ? 'Namespaced' : 'Cluster'} v1`)
       .sort();
@@ -81,7 +98,7 @@ describe('deploy/privatelink manifests', () => {
     assert.equal(ofKind(objs, 'ServiceAccount').length, 1);
   });
 
-  test('the Deployment runs flags the CLI accepts, elects a leader in its namespace and probes the metrics port', () => {
+  test('the Deployment runs flags the CLI accepts, elects a leader in its namespace and probes readiness and liveness on the metrics port', () => {
     const args = get(container, 'args') as string[];
     assert.equal(args[0], 'privatelink-controller');
     const cfg = resolveConfig(parseCommandArgs(args[0] as Command, args.slice(1), {}), { sources: SOURCE_NAMES, providers: PROVIDER_NAMES });
@@ -90,7 +107,9 @@ describe('deploy/privatelink manifests', () => {
     assert.equal(cfg.flags.str('hive-namespace'), 'hive');
     const port = (get(container, 'ports') as Obj[]).find((p) => p['name'] === 'metrics');
     assert.equal(port?.['containerPort'], parseListenAddress(cfg.metricsAddress, '--metrics-address').port);
-    for (const probe of ['readinessProbe', 'livenessProbe']) assert.equal(get(container, probe, 'httpGet', 'path'), '/healthz');
+    // Not ready (with the reason) while Hive runs its own awsprivatelink controller; alive all the same.
+    assert.equal(get(container, 'readinessProbe', 'httpGet', 'path'), '/readyz');
+    assert.equal(get(container, 'livenessProbe', 'httpGet', 'path'), '/healthz');
     assert.equal(get(container, 'securityContext', 'readOnlyRootFilesystem'), true);
     assert.ok(
       (get(container, 'volumeMounts') as Obj[]).some((m) => m['mountPath'] === '/tmp'),
@@ -99,17 +118,17 @@ describe('deploy/privatelink manifests', () => {
   });
 });
 
-describe('deploy/privatelink admission webhook', () => {
-  const objs = load();
+describe('deploy/privatelink/standalone admission webhook', () => {
+  const objs = load(STANDALONE);
   const container = (get(ofKind(objs, 'Deployment')[0], 'spec', 'template', 'spec', 'containers') as Obj[])[0]!;
   const pod = get(ofKind(objs, 'Deployment')[0], 'spec', 'template', 'spec') as Obj;
 
-  test('ClusterDeployments CREATE/UPDATE go to the path and port the controller serves, with a certificate cert-manager issues', () => {
+  test('ClusterDeployment CREATEs (the only operation Hive checks PrivateLink on) go to the path and port the controller serves, with a certificate cert-manager issues', () => {
     const hooks = get(ofKind(objs, 'ValidatingWebhookConfiguration')[0], 'webhooks') as Obj[];
     assert.equal(hooks.length, 1);
     const h = hooks[0]!;
     assert.deepEqual(get(h, 'rules'), [
-      { apiGroups: ['hive.openshift.io'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['clusterdeployments'], scope: 'Namespaced' },
+      { apiGroups: ['hive.openshift.io'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['clusterdeployments'], scope: 'Namespaced' },
     ]);
     assert.equal(h['failurePolicy'], 'Fail');
     assert.equal(h['sideEffects'], 'None');

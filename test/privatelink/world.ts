@@ -1,5 +1,5 @@
 /**
- * One PrivateLink test world: the test API server with Hive's CRDs (from deploy/privatelink), the
+ * One PrivateLink test world: the test API server with Hive's CRDs (test/support/crds/hive), the
  * AWS emulator with a hub, a cluster (user) and an associated-VPC account, the hub's endpoint VPC
  * inventory, a cluster NLB, Secrets, HiveConfig and a ClusterDeployment — and the reconciler,
  * driven key by key so tests can assert the end state in every account after each run.

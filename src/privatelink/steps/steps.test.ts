@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { silentLogger } from '../../log.ts';
-import { privateLinkDenial } from '../admission.ts';
+import { privateLinkFieldErrors } from '../admission.ts';
 import { associationPlan } from './associations.ts';
 import type { Ec2Port, VpcEndpoint } from '../aws/ports.ts';
 import { chooseVpc, classifyEndpoints, eligibleVpcs, waitAvailable } from './endpoint.ts';
@@ -153,15 +153,16 @@ current-context: admin
     assert.ok(!isNotFound(err('HostedZoneNotEmpty')));
   });
 
-  test('admission: enabling PrivateLink needs inventory VPCs in the region', () => {
+  test("admission: enabling PrivateLink needs inventory VPCs in the region (Hive's errors)", () => {
     const cd = (region: string, enabled = true): ClusterDeployment => ({
       metadata: { name: 'c' },
       spec: { platform: { aws: { region, privateLink: { enabled } } } },
     });
     const hive: HiveConfig = { metadata: { name: 'hive' }, spec: { awsPrivateLink: { endpointVPCInventory: inventory } } };
-    assert.equal(privateLinkDenial(cd('us-east-1'), hive), undefined);
-    assert.equal(privateLinkDenial(cd('eu-west-1', false), undefined), undefined);
-    assert.match(privateLinkDenial(cd('eu-west-1'), hive) ?? '', /not available in region "eu-west-1"; .*covers us-east-1/);
-    assert.match(privateLinkDenial(cd('us-east-1'), { metadata: { name: 'hive' }, spec: {} }) ?? '', /endpointVPCInventory is empty/);
+    const detail = (c: ClusterDeployment, h: HiveConfig | undefined): string[] => privateLinkFieldErrors(c, h).map((e) => e.detail);
+    assert.deepEqual(detail(cd('us-east-1'), hive), []);
+    assert.deepEqual(detail(cd('eu-west-1', false), undefined), []);
+    assert.deepEqual(detail(cd('eu-west-1'), hive), ['AWS Private Link is not supported in eu-west-1 region']);
+    assert.deepEqual(detail(cd('us-east-1'), { metadata: { name: 'hive' }, spec: {} }), ['AWS PrivateLink is not supported in the environment']);
   });
 });
