@@ -8,6 +8,7 @@
 import { describe, test } from 'node:test';
 import { loadCases } from './cases.ts';
 import type { Case } from './cases.ts';
+import { replayReconcile } from './reconcile.ts';
 import { replayInitialUrl, replaySetErr, replaySetProgress, replayShouldSync, replaySupportedSubnets } from './pure.ts';
 
 /**
@@ -34,6 +35,28 @@ const AWAITING_STATUS_WORK: readonly string[] = [
   'Test_shouldSync/ready for less than 2 hours, installed, additionalAllowedPrincipals principal ARN added',
   'Test_shouldSync/ready for less than 2 hours, installed, additionalAllowedPrincipals principal ARN removed',
   'Test_shouldSync/ready for less than 2 hours, installed, additionalAllowedPrincipals principal ARN added, additionalAllowedPrincipals status unset',
+  'TestReconcile/cd with privatelink enabled, no inventory',
+  'TestReconcile/cd with privatelink enabled, no inventory in given region',
+  'TestReconcile/cd with privatelink enabled, provision started, nlb describe access denied',
+  'TestReconcile/cd with privatelink enabled, provision started, nlb not found',
+  'TestReconcile/cd with privatelink enabled, provision started, nlb found, no previous service, endpoint access denied',
+  'TestReconcile/cd with privatelink enabled, provision started, nlb found, previous service exists, acceptance required set to true, endpoint access denied',
+  'TestReconcile/cd with privatelink enabled, provision started, nlb found, previous service exists, additional NLB added, endpoint access denied',
+  'TestReconcile/cd with privatelink enabled, provision started, nlb found, previous service exists, permissions change, endpoint access denied',
+  'TestReconcile/cd with privatelink enabled, provision started, nlb found, previous service exists, permissions change add additional allowed principals, endpoint access denied',
+  'TestReconcile/cd with privatelink enabled, provision started, nlb found, previous service exists, permissions change remove additional allowed principals, endpoint access denied',
+  'TestReconcile/cd with privatelink enabled, provision started, nlb found, no previous service, no previous endpoint, no matching az',
+  'TestReconcile/cd with privatelink enabled, provision started, nlb found, no previous service, no previous endpoint, validate spread',
+  'TestReconcile/cd with privatelink enabled, provision started, nlb found, no previous service, no previous endpoint, no kubeconfig secret',
+  'TestReconcile/existing VPCEndpoint',
+  'TestReconcile/cd with privatelink enabled, provision started, nlb found, no previous service, no previous endpoint, no previous PHZ',
+  'TestReconcile/cd with privatelink enabled, provision started, nlb found, no previous service, no previous endpoint, no previous PHZ (A records)',
+  'TestReconcile/cd with privatelink enabled, provision started, nlb found, no previous service, no previous endpoint, existing PHZ, no record for endpoint',
+  'TestReconcile/cd with privatelink enabled, provision started, nlb found, no previous service, no previous endpoint, existing PHZ, no record for endpoint (A records)',
+  'TestReconcile/cd with privatelink enabled, no previous private link, associate vpcs fails',
+  'TestReconcile/cd with privatelink enabled, no previous private link, associate vpcs',
+  'TestReconcile/cd with privatelink enabled, no previous private link, associate vpcs remove some previous ones',
+  'TestReconcile/cd with privatelink enabled, no previous private link, associate vpcs across accounts',
 ];
 
 function run<G, E>(file: string, replay: (c: Case<G, E>) => void | Promise<void>): void {
@@ -52,3 +75,4 @@ run('set-progress-condition.json', replaySetProgress);
 run('initial-url.json', replayInitialUrl);
 run('to-supported-subnets.json', replaySupportedSubnets);
 run('should-sync.json', replayShouldSync);
+run('reconcile.json', replayReconcile);
