@@ -97,7 +97,8 @@ export class PrivateLinkReconciler {
   private async removeWhenUnwanted(cd: ClusterDeployment, hive: HiveConfig | undefined, log: Logger): Promise<ReconcileResult | undefined> {
     if (cd.metadata.deletionTimestamp !== undefined) {
       if (!hasFinalizer(cd, FINALIZER)) return {};
-      if (cd.spec.preserveOnDelete !== true) await this.cleanupOrReport(cd, hive, log);
+      // As in Hive, preserveOnDelete keeps the resources only of a cluster still using PrivateLink.
+      if (cd.spec.preserveOnDelete !== true || !isPrivateLinkEnabled(cd)) await this.cleanupOrReport(cd, hive, log);
       else log.info('preserveOnDelete: leaving the PrivateLink resources in place');
       await patchFinalizers(this.client, CLUSTER_DEPLOYMENTS, cd, { remove: FINALIZER });
       return {};
