@@ -8,6 +8,7 @@
 import { describe, test } from 'node:test';
 import { loadCases } from './cases.ts';
 import type { Case } from './cases.ts';
+import { replayCleanupRequired, replayTagged } from './cleanup.ts';
 import { replayReconcile } from './reconcile.ts';
 import { replayInitialUrl, replaySetErr, replaySetProgress, replayShouldSync, replaySupportedSubnets } from './pure.ts';
 
@@ -76,3 +77,6 @@ run('initial-url.json', replayInitialUrl);
 run('to-supported-subnets.json', replaySupportedSubnets);
 run('should-sync.json', replayShouldSync);
 run('reconcile.json', replayReconcile);
+run('cleanup-required.json', replayCleanupRequired);
+run('cleanup-vpc-endpoints.json', replayTagged('endpoints'));
+run('cleanup-vpc-endpoint-services.json', replayTagged('services'));
