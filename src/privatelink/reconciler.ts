@@ -18,7 +18,7 @@ import type { AccountFactory, AwsAccount } from './aws/ports.ts';
 import { cleanupAccess } from './steps/cleanup.ts';
 import { WarnedOnce } from './steps/connections.ts';
 import { StepError } from './errors.ts';
-import { apiHostFromKubeconfig } from './steps/hosted-zone.ts';
+import { apiHostFromSecret } from './steps/hosted-zone.ts';
 import { clusterIdentity, readDeprovision, readHiveConfig, readSecret } from './inputs.ts';
 import type { ClusterIdentity, KubeRequest } from './inputs.ts';
 import { setUpAccess } from './steps/setup.ts';
@@ -41,7 +41,7 @@ export interface PrivateLinkReconcilerOptions {
   endpointWait?: { attempts: number; delayMs: number };
 }
 
-type Conditions = { ready: ConditionInput; failed: ConditionInput };
+export type Conditions = { ready: ConditionInput; failed: ConditionInput };
 
 export class PrivateLinkReconciler {
   private readonly opts: PrivateLinkReconcilerOptions;
@@ -100,7 +100,8 @@ export class PrivateLinkReconciler {
   private async removeWhenUnwanted(cd: ClusterDeployment, hive: HiveConfig | undefined, log: Logger): Promise<ReconcileResult | undefined> {
     if (cd.metadata.deletionTimestamp !== undefined) {
       if (!hasFinalizer(cd, FINALIZER)) return {};
-      if (cd.spec.preserveOnDelete !== true) await this.cleanupOrReport(cd, hive, log);
+      // As in Hive, preserveOnDelete keeps the resources only of a cluster still using PrivateLink.
+      if (cd.spec.preserveOnDelete !== true || !isPrivateLinkEnabled(cd)) await this.cleanupOrReport(cd, hive, log);
       else log.info('preserveOnDelete: leaving the PrivateLink resources in place');
       await patchFinalizers(this.client, CLUSTER_DEPLOYMENTS, cd, { remove: FINALIZER });
       return {};
@@ -229,10 +230,7 @@ export class PrivateLinkReconciler {
   }
 
   private async apiHost(namespace: string, ref: SecretRef): Promise<string> {
-    const data = await readSecret(this.client, namespace, ref);
-    const text = data?.['kubeconfig'] ?? data?.['raw-kubeconfig'];
-    if (text === undefined) throw new Error(`admin kubeconfig Secret ${namespace}/${ref.name} not found or has no kubeconfig key`);
-    return apiHostFromKubeconfig(text);
+    return apiHostFromSecret(await readSecret(this.client, namespace, ref), `${namespace}/${ref.name}`);
   }
 
   private async secretData(namespace: string, ref: SecretRef | undefined, what: string): Promise<Record<string, string> | undefined> {
@@ -333,7 +331,8 @@ export class PrivateLinkReconciler {
   }
 }
 
-function conditions(ready: Omit<ConditionInput, 'type'>, failed: boolean): Conditions {
+/** Exported for the Hive conformance replay (test/conformance/hive/awsprivatelink). */
+export function conditions(ready: Omit<ConditionInput, 'type'>, failed: boolean): Conditions {
   return {
     ready: { type: READY, ...ready },
     failed: failed

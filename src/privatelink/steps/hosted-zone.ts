@@ -27,6 +27,17 @@ export function apiHostFromKubeconfig(text: string): string {
   return host;
 }
 
+/**
+ * The API host from the admin kubeconfig Secret's data. `raw-kubeconfig` wins over `kubeconfig`
+ * (as in Hive): the installer's original names the cluster's own API host, while `kubeconfig`
+ * may have been rewritten to a vanity domain the private zone must not be named after.
+ */
+export function apiHostFromSecret(data: Readonly<Record<string, string>> | undefined, secretName: string): string {
+  const text = data?.['raw-kubeconfig'] ?? data?.['kubeconfig'];
+  if (text === undefined) throw new Error(`admin kubeconfig Secret ${secretName} not found or has no kubeconfig key`);
+  return apiHostFromKubeconfig(text);
+}
+
 export function desiredRecord(host: string, mode: 'Alias' | 'ARecord', endpoint: VpcEndpoint, ips: readonly string[]): RecordSet {
   if (mode === 'ARecord') {
     if (ips.length === 0) throw new Error(`VPC endpoint ${endpoint.id} has no network interface addresses yet`);
