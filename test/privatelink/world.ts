@@ -53,6 +53,8 @@ export interface World {
   addNlb(infraID: string, azs?: string[], opts?: { provisioningDescribes?: number }): void;
   /** Another installed cluster with PrivateLink (own NLB, kubeconfig and API host); returns its key. */
   addCluster(name: string, infraID: string): string;
+  /** Creates (or replaces) a Secret with these data keys. */
+  secret(namespace: string, name: string, data: Record<string, string>): void;
   stop(): Promise<void>;
 }
 
@@ -64,6 +66,10 @@ export interface WorldOptions {
   associateOther?: boolean;
   /** Retries of failed AWS calls (default 0: a failure reaches the reconciler at once). */
   retries?: number;
+  /** Whose identity the controller's default chain gives (none by default: using it fails). */
+  defaultIdentity?: 'hub' | 'user' | 'other';
+  /** Check every SigV4 signature against the key's secret. */
+  verifySignatures?: boolean;
 }
 
 export async function startWorld(opts: WorldOptions = {}): Promise<World> {
@@ -103,6 +109,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
   if (opts.nlb !== false) addNlb(infraID);
 
   const secret = (namespace: string, name: string, data: Record<string, string>): void => {
+    if (api.get({ apiVersion: 'v1', kind: 'Secret', namespace, name }) !== undefined) api.delete({ apiVersion: 'v1', kind: 'Secret', namespace, name });
     api.create({
       apiVersion: 'v1',
       kind: 'Secret',
@@ -168,7 +175,17 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
       return raw.request<T>(method, path, spec);
     },
   };
-  const accounts = new AwsAccounts({ logger, endpointUrl: aws.url, retries: opts.retries ?? 0, requestsPerSecond: 0, sleep: async () => undefined });
+  if (opts.verifySignatures === true) aws.aws.verifySignatures = true;
+  const byName = { hub, user, other };
+  const noDefault = (): Promise<never> => Promise.reject(new Error('the test gives the controller no default credentials'));
+  const accounts = new AwsAccounts({
+    logger,
+    endpointUrl: aws.url,
+    retries: opts.retries ?? 0,
+    requestsPerSecond: 0,
+    sleep: async () => undefined,
+    defaultCredentials: opts.defaultIdentity === undefined ? noDefault : byName[opts.defaultIdentity],
+  });
   const reconciler = new PrivateLinkReconciler({
     client,
     accounts: (spec) => accounts.account(spec),
@@ -203,6 +220,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
       api.update(h as never);
     },
     addNlb,
+    secret,
     addCluster: (name, infraID) => {
       addNlb(infraID);
       secret(NS, `${name}-kubeconfig`, { kubeconfig: kubeconfigText(`api.${name}.example.com`) });
