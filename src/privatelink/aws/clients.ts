@@ -13,6 +13,7 @@ import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { fromNodeProviderChain, fromTemporaryCredentials } from '@aws-sdk/credential-providers';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 import type { CredentialSource } from '../../aws/credentials.ts';
+import { route53RegionFor } from '../../aws/partition.ts';
 import { RateLimiter } from '../../rate-limiter.ts';
 import type { RetryPolicy } from '../../aws/retry.ts';
 import type { Logger } from '../../log.ts';
@@ -128,8 +129,10 @@ export class AwsAccounts {
     const common = { credentials, maxAttempts: 1, ...(endpoint !== undefined && endpoint !== '' ? { endpoint } : {}) };
     const ec2 = new EC2Client({ region: spec.region, ...common });
     const elbv2 = new ElasticLoadBalancingV2Client({ region: spec.region, ...common });
-    // Route53 is global; its API lives in us-east-1 for the commercial partition.
-    const route53 = new Route53Client({ region: 'us-east-1', ...common });
+    // Route53 is global per partition: signed for its home region (us-east-1, cn-northwest-1,
+    // us-gov-west-1 …), from which the SDK also resolves the partition's endpoint (Hive needs a
+    // China resolver for this; the v3 rules have it).
+    const route53 = new Route53Client({ region: route53RegionFor(spec.region), ...common });
     const sts = new STSClient({ region: spec.region, ...common });
     const retry: RetryPolicy = {
       retries: this.opts.retries,
