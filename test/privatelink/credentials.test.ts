@@ -142,6 +142,23 @@ describe('PrivateLink credentials as Hive resolves them', () => {
       assert.equal(caller(w, 'CreateVpcEndpoint'), w.hub.arn);
     }));
 
+  test("an associated VPC's Secret is read by the same rules (an aws_config file)", () =>
+    withWorld({ associateOther: true }, async (w) => {
+      w.secret(HIVE_NS, 'other-creds', { aws_config: file(w.other) });
+      await reconcileReady(w);
+      assert.equal(caller(w, 'AssociateVPCWithHostedZone'), w.other.arn);
+      assert.equal(caller(w, 'CreateVPCAssociationAuthorization'), w.hub.arn);
+    }));
+
+  test('a named service-provider Secret that does not exist fails the credentials step', () =>
+    withWorld({ defaultIdentity: 'hub' }, async (w) => {
+      w.hiveConfig((h) => {
+        h.spec.serviceProviderCredentialsConfig = { aws: { credentialsSecretRef: { name: 'missing' } } };
+      });
+      assumeRoleOnly(w);
+      await refused(w, /service provider credentials Secret hive\/missing not found/);
+    }));
+
   test('neither a Secret nor a role: refused, never the controller identity in the cluster account', () =>
     withWorld({ defaultIdentity: 'user' }, async (w) => {
       w.patchCd((cd) => {
