@@ -25,6 +25,7 @@ export const ERROR_CODES = {
   DNSRECORD_CONFIGURATION: code(false, 'a DNSRecord whose provider configuration or Secret cannot be used'),
   PRIVATELINK_AWS_FAILED: code(true, 'an AWS call of the PrivateLink controller failed'),
   PRIVATELINK_STEP_FAILED: code(true, 'a PrivateLink reconcile step is not done yet or failed'),
+  PRIVATELINK_BAD_CREDENTIALS: code(false, 'a PrivateLink credentials Secret cannot give AWS credentials'),
   KUBE_UNREACHABLE: code(true, 'no answer from the Kubernetes API server'),
   KUBE_NOT_FOUND: code(false, 'the Kubernetes API server answered 404'),
   KUBE_CONFLICT: code(true, 'the Kubernetes API server answered 409'),

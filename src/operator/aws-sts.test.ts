@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { arnPrefix, awsPartition, isStsSecret, partitionSettings, stsCredentialsFile } from './aws-sts.ts';
+import { awsPartition } from '../aws/partition.ts';
+import { arnPrefix, isStsSecret, partitionSettings, stsCredentialsFile } from './aws-sts.ts';
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 

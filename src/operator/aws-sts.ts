@@ -4,6 +4,7 @@
  * service-account token (audience `openshift`) that an STS credentials file points at, and the
  * partition facts (ARN prefix, GovCloud caveats) derived from the cluster's region.
  */
+import { awsPartition } from '../aws/partition.ts';
 import type { ExternalDNSSpec } from './types.ts';
 
 /** Upstream's names and paths, kept identical so a CredentialsRequest minted for either operator works. */
@@ -62,25 +63,6 @@ export function boundTokenVolume(): { volume: Obj; mount: Obj } {
 
 export function needsBoundToken(spec: ExternalDNSSpec, hasSecret: boolean): boolean {
   return spec.provider?.type === 'AWS' && hasSecret;
-}
-
-/**
- * The AWS partition of a region, by the region-name prefixes AWS uses. Upstream only knows the two
- * GovCloud regions (utils.IsUSGovAWSRegion) and gives every other region `aws`; a China or ISO
- * cluster would then ask for a policy on `arn:aws:…`, which those partitions refuse.
- */
-export function awsPartition(region: string | undefined): string {
-  const r = region ?? '';
-  const prefixes: readonly [string, string][] = [
-    ['us-gov-', 'aws-us-gov'],
-    ['cn-', 'aws-cn'],
-    ['us-isob-', 'aws-iso-b'],
-    ['us-isof-', 'aws-iso-f'],
-    ['eu-isoe-', 'aws-iso-e'],
-    ['us-iso-', 'aws-iso'],
-    ['eusc-', 'aws-eusc'],
-  ];
-  return prefixes.find(([p]) => r.startsWith(p))?.[1] ?? 'aws';
 }
 
 /** `arn:<partition>`, the prefix of the CredentialsRequest's hosted-zone resource. */

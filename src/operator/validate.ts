@@ -2,6 +2,7 @@
  * What the validating webhook checks, as a pure function: every problem of one object at once, each
  * with its field path, worded as Kubernetes words field errors (`spec.x: Invalid value: "v": why`).
  */
+import { PARTITIONS } from '../aws/partition.ts';
 import { withDefaults } from './defaults.ts';
 import type { ExternalDNS, ExternalDNSSpec } from './types.ts';
 
@@ -22,8 +23,6 @@ const PROVIDERS = ['AWS', 'GCP', 'Azure', 'BlueCat', 'Infoblox', 'RFC2136', 'Pow
 const UNSUPPORTED_PROVIDERS = new Set(['BlueCat', 'Infoblox']);
 const SOURCES = ['Service', 'OpenShiftRoute', 'CRD'];
 const SERVICE_TYPES = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'];
-/** Every partition in AWS's partitions.json (the SDK's endpoint rules). */
-export const PARTITIONS = ['aws', 'aws-cn', 'aws-us-gov', 'aws-iso', 'aws-iso-b', 'aws-iso-e', 'aws-iso-f', 'aws-eusc'];
 export const MAX_ZONES = 10;
 
 const required = (field: string, detail: string): FieldError => ({ field, type: 'Required', message: `${field}: Required value: ${detail}` });

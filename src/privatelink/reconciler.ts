@@ -240,16 +240,34 @@ export class PrivateLinkReconciler {
     return data;
   }
 
-  private async userAccount(cd: ClusterDeployment, region: string): Promise<AwsAccount> {
+  /**
+   * The cluster account, as Hive's awsclient.New picks it: the cluster's Secret alone when named;
+   * else its credentialsAssumeRole, assumed with the service-provider Secret of HiveConfig (or the
+   * controller's default chain when none is named). With neither, Hive would act in the cluster's
+   * account as the controller itself; Hostwarden refuses.
+   */
+  private async userAccount(cd: ClusterDeployment, hive: HiveConfig | undefined, region: string): Promise<AwsAccount> {
     const aws = cd.spec.platform?.aws;
-    const secret = await this.secretData(cd.metadata.namespace ?? '', aws?.credentialsSecretRef, 'cluster credentials');
+    const ref = aws?.credentialsSecretRef;
+    if (ref !== undefined && ref.name !== '') {
+      return this.opts.accounts({ region, secret: await this.secretData(cd.metadata.namespace ?? '', ref, 'cluster credentials') });
+    }
     const role = aws?.credentialsAssumeRole;
-    return this.opts.accounts({ region, secret, assumeRole: role === undefined ? undefined : { roleArn: role.roleARN, externalId: role.externalID } });
+    if (role === undefined || role.roleARN === '') {
+      throw new StepError(
+        REASONS.credentialsFailed,
+        "the ClusterDeployment names neither spec.platform.aws.credentialsSecretRef nor spec.platform.aws.credentialsAssumeRole: refusing to act in the cluster's account with the controller's own identity",
+      );
+    }
+    const spRef = hive?.spec.serviceProviderCredentialsConfig?.aws?.credentialsSecretRef;
+    const secret = spRef === undefined || spRef.name === '' ? undefined : await this.secretData(this.opts.hiveNamespace, spRef, 'service provider credentials');
+    return this.opts.accounts({ region, secret, assumeRole: { roleArn: role.roleARN, externalId: role.externalID } });
   }
 
   private async hubAccount(hive: HiveConfig | undefined, region: string): Promise<AwsAccount> {
     const ref = hive?.spec.awsPrivateLink?.credentialsSecretRef;
-    return this.opts.accounts({ region, secret: await this.secretData(this.opts.hiveNamespace, ref, 'HiveConfig awsPrivateLink credentials') });
+    const named = ref === undefined || ref.name === '' ? undefined : ref;
+    return this.opts.accounts({ region, secret: await this.secretData(this.opts.hiveNamespace, named, 'HiveConfig awsPrivateLink credentials') });
   }
 
   private async accountsFor(
@@ -257,11 +275,12 @@ export class PrivateLinkReconciler {
     hive: HiveConfig,
     region: string,
   ): Promise<{ user: AwsAccount; hub: AwsAccount; associated: { vpcId: string; region: string; account?: AwsAccount['route53'] }[] }> {
-    const user = await this.userAccount(cd, region);
+    const user = await this.userAccount(cd, hive, region);
     const hub = await this.hubAccount(hive, region);
     const associated = [];
     for (const v of hive.spec.awsPrivateLink?.associatedVPCs ?? []) {
-      const secret = await this.secretData(this.opts.hiveNamespace, v.credentialsSecretRef, `associated VPC ${v.vpcID} credentials`);
+      const ref = v.credentialsSecretRef?.name === '' ? undefined : v.credentialsSecretRef;
+      const secret = await this.secretData(this.opts.hiveNamespace, ref, `associated VPC ${v.vpcID} credentials`);
       associated.push({
         vpcId: v.vpcID,
         region: v.region,
@@ -294,7 +313,7 @@ export class PrivateLinkReconciler {
     const hub = await this.hubAccount(hive, region);
     let user: AwsAccount | undefined;
     try {
-      user = await this.userAccount(cd, region);
+      user = await this.userAccount(cd, hive, region);
     } catch (err) {
       log.warn({ err: errorMessage(err) }, 'cluster credentials unusable: endpoint services in the cluster account are left');
     }

@@ -128,6 +128,8 @@ export interface AssociatedVPC {
 export interface HiveConfig {
   metadata: KubeMeta;
   spec: {
+    /** The service-provider identity that assumes a cluster's credentialsAssumeRole (Secret in the hive namespace). */
+    serviceProviderCredentialsConfig?: { aws?: { credentialsSecretRef?: SecretRef } };
     awsPrivateLink?: {
       credentialsSecretRef?: SecretRef;
       endpointVPCInventory?: InventoryVPC[];

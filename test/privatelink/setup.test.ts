@@ -207,7 +207,13 @@ describe('PrivateLink accounts', () => {
       const vpc = [...w.aws.network.vpcs.values()].find((v) => v.account === '555555555555')!;
       const subnets = ['us-east-1a', 'us-east-1b'].map((az) => w.aws.network.addSubnet(vpc.id, { az }).id);
       w.aws.network.addLoadBalancer('555555555555', 'us-east-1', `${INFRA}-int`, subnets);
+      // As Hive: no credentialsSecretRef, so the service-provider Secret's identity assumes the role.
+      w.secret('hive', 'sp-creds', { aws_access_key_id: w.user.accessKeyId, aws_secret_access_key: w.user.secretAccessKey });
+      w.hiveConfig((h) => {
+        h.spec.serviceProviderCredentialsConfig = { aws: { credentialsSecretRef: { name: 'sp-creds' } } };
+      });
       w.patchCd((cd) => {
+        delete cd.spec.platform!.aws!.credentialsSecretRef;
         cd.spec.platform!.aws!.credentialsAssumeRole = { roleARN: role, externalID: 'wrong' };
       });
       await assert.rejects(w.reconcile(), /AccessDenied|not authorized|ExternalId/i);

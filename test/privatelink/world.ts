@@ -8,6 +8,7 @@ import { CreateVpcEndpointCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { KubeClient } from '../../src/kube/client.ts';
 import { silentLogger } from '../../src/log.ts';
 import type { Logger } from '../../src/log.ts';
+import { awsPartition } from '../../src/aws/partition.ts';
 import { AwsAccounts } from '../../src/privatelink/aws/clients.ts';
 import { PrivateLinkReconciler } from '../../src/privatelink/reconciler.ts';
 import type { ReconcileResult } from '../../src/kube/work-queue.ts';
@@ -61,6 +62,8 @@ export interface World {
    * principals decide); returns its id.
    */
   connectEndpoint(from: Identity): Promise<string>;
+  /** Creates (or replaces) a Secret with these data keys. */
+  secret(namespace: string, name: string, data: Record<string, string>): void;
   stop(): Promise<void>;
 }
 
@@ -74,6 +77,12 @@ export interface WorldOptions {
   retries?: number;
   /** The reconciler's logger (default: silent). */
   logger?: Logger;
+  /** Whose identity the controller's default chain gives (none by default: using it fails). */
+  defaultIdentity?: 'hub' | 'user' | 'other';
+  /** Check every SigV4 signature against the key's secret. */
+  verifySignatures?: boolean;
+  /** The cluster's (and the inventory's) region, us-east-1 by default; every account is in its partition. */
+  region?: string;
 }
 
 export async function startWorld(opts: WorldOptions = {}): Promise<World> {
@@ -81,29 +90,34 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
   // Hive's own CRDs, so objects are pruned and validated as a Hive cluster would.
   await installCrds(api, loadCrds('hive'));
   const aws = await startAwsEmulators();
-  const hub = aws.aws.addAccount('222222222222', 'hive');
-  const user = aws.aws.addAccount('111111111111', 'installer');
-  const other = aws.aws.addAccount('333333333333', 'shared-dns');
+  aws.aws.route53HomeRegion = true;
+  const region = opts.region ?? REGION;
+  const az = (letter: string): string => `${region}${letter}`;
+  const partition = { partition: awsPartition(region) };
+  const hub = aws.aws.addAccount('222222222222', 'hive', partition);
+  const user = aws.aws.addAccount('111111111111', 'installer', partition);
+  const other = aws.aws.addAccount('333333333333', 'shared-dns', partition);
+  const otherRegion = opts.region === undefined ? 'us-east-2' : region;
   const net = aws.network;
 
   // The hub's inventory: vpc-a in AZs a and b, vpc-b in AZs b and c; an unrelated hub VPC too.
-  const a = net.addVpc(hub.account, REGION).id;
-  const b = net.addVpc(hub.account, REGION).id;
-  const hubExtra = net.addVpc(hub.account, REGION).id;
+  const a = net.addVpc(hub.account, region).id;
+  const b = net.addVpc(hub.account, region).id;
+  const hubExtra = net.addVpc(hub.account, region).id;
   const subnets: Record<string, string> = {
-    a1: net.addSubnet(a, { az: 'us-east-1a' }).id,
-    a2: net.addSubnet(a, { az: 'us-east-1b' }).id,
-    b2: net.addSubnet(b, { az: 'us-east-1b' }).id,
-    b3: net.addSubnet(b, { az: 'us-east-1c' }).id,
+    a1: net.addSubnet(a, { az: az('a') }).id,
+    a2: net.addSubnet(a, { az: az('b') }).id,
+    b2: net.addSubnet(b, { az: az('b') }).id,
+    b3: net.addSubnet(b, { az: az('c') }).id,
   };
-  const otherVpc = net.addVpc(other.account, 'us-east-2').id;
-  const userVpc = net.addVpc(user.account, REGION).id;
+  const otherVpc = net.addVpc(other.account, otherRegion).id;
+  const userVpc = net.addVpc(user.account, region).id;
   const userSubnets: Record<string, string> = {};
-  for (const az of ['us-east-1a', 'us-east-1b', 'us-east-1c', 'us-east-1d']) userSubnets[az] = net.addSubnet(userVpc, { az }).id;
-  const addNlb = (infraID: string, azs = ['us-east-1a', 'us-east-1b'], o: { provisioningDescribes?: number } = {}): void => {
+  for (const l of ['a', 'b', 'c', 'd']) userSubnets[az(l)] = net.addSubnet(userVpc, { az: az(l) }).id;
+  const addNlb = (infraID: string, azs = [az('a'), az('b')], o: { provisioningDescribes?: number } = {}): void => {
     net.addLoadBalancer(
       user.account,
-      REGION,
+      region,
       `${infraID}-int`,
       azs.map((z) => userSubnets[z]!),
       o,
@@ -113,6 +127,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
   if (opts.nlb !== false) addNlb(infraID);
 
   const secret = (namespace: string, name: string, data: Record<string, string>): void => {
+    if (api.get({ apiVersion: 'v1', kind: 'Secret', namespace, name }) !== undefined) api.delete({ apiVersion: 'v1', kind: 'Secret', namespace, name });
     api.create({
       apiVersion: 'v1',
       kind: 'Secret',
@@ -134,22 +149,22 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
         endpointVPCInventory: [
           {
             vpcID: a,
-            region: REGION,
+            region,
             subnets: [
-              { subnetID: subnets['a1']!, availabilityZone: 'us-east-1a' },
-              { subnetID: subnets['a2']!, availabilityZone: 'us-east-1b' },
+              { subnetID: subnets['a1']!, availabilityZone: az('a') },
+              { subnetID: subnets['a2']!, availabilityZone: az('b') },
             ],
           },
           {
             vpcID: b,
-            region: REGION,
+            region,
             subnets: [
-              { subnetID: subnets['b2']!, availabilityZone: 'us-east-1b' },
-              { subnetID: subnets['b3']!, availabilityZone: 'us-east-1c' },
+              { subnetID: subnets['b2']!, availabilityZone: az('b') },
+              { subnetID: subnets['b3']!, availabilityZone: az('c') },
             ],
           },
         ],
-        associatedVPCs: opts.associateOther === true ? [{ vpcID: otherVpc, region: 'us-east-2', credentialsSecretRef: { name: 'other-creds' } }] : [],
+        associatedVPCs: opts.associateOther === true ? [{ vpcID: otherVpc, region: otherRegion, credentialsSecretRef: { name: 'other-creds' } }] : [],
         dnsRecordType: opts.dnsRecordType ?? 'Alias',
       },
     },
@@ -164,7 +179,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
       clusterName: CD_NAME,
       baseDomain: 'example.com',
       installed,
-      platform: { aws: { region: REGION, credentialsSecretRef: { name: 'cluster-creds' }, privateLink: { enabled: true } } },
+      platform: { aws: { region, credentialsSecretRef: { name: 'cluster-creds' }, privateLink: { enabled: true } } },
       ...(installed ? { clusterMetadata: { clusterID: `${infraID}-id`, infraID, adminKubeconfigSecretRef: { name: 'admin-kubeconfig' } } } : {}),
     },
   } as never);
@@ -179,7 +194,17 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
       return raw.request<T>(method, path, spec);
     },
   };
-  const accounts = new AwsAccounts({ logger, endpointUrl: aws.url, retries: opts.retries ?? 0, requestsPerSecond: 0, sleep: async () => undefined });
+  if (opts.verifySignatures === true) aws.aws.verifySignatures = true;
+  const byName = { hub, user, other };
+  const noDefault = (): Promise<never> => Promise.reject(new Error('the test gives the controller no default credentials'));
+  const accounts = new AwsAccounts({
+    logger,
+    endpointUrl: aws.url,
+    retries: opts.retries ?? 0,
+    requestsPerSecond: 0,
+    sleep: async () => undefined,
+    defaultCredentials: opts.defaultIdentity === undefined ? noDefault : byName[opts.defaultIdentity],
+  });
   const reconciler = new PrivateLinkReconciler({
     client,
     accounts: (spec) => accounts.account(spec),
@@ -214,6 +239,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
       api.update(h as never);
     },
     addNlb,
+    secret,
     addCluster: (name, infraID) => {
       addNlb(infraID);
       secret(NS, `${name}-kubeconfig`, { kubeconfig: kubeconfigText(`api.${name}.example.com`) });
@@ -225,7 +251,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
           clusterName: name,
           baseDomain: 'example.com',
           installed: true,
-          platform: { aws: { region: REGION, credentialsSecretRef: { name: 'cluster-creds' }, privateLink: { enabled: true } } },
+          platform: { aws: { region, credentialsSecretRef: { name: 'cluster-creds' }, privateLink: { enabled: true } } },
           clusterMetadata: { clusterID: `${infraID}-id`, infraID, adminKubeconfigSecretRef: { name: `${name}-kubeconfig` } },
         },
       } as never);

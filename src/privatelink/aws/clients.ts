@@ -1,6 +1,6 @@
 /**
- * Builds the AWS clients of one account from a Secret's keys (Hive's `aws_access_key_id` /
- * `aws_secret_access_key`), an optional role to assume with them (or with the controller's own
+ * Builds the AWS clients of one account from a Secret read as Hive reads it (secret-profile.ts),
+ * an optional role to assume with those credentials (or, with no Secret, with the controller's own
  * default chain), and a region. Accounts are cached by their credentials and region, so each
  * keeps one rate limiter and one set of sockets however often it is reconciled.
  */
@@ -10,8 +10,10 @@ import { EC2Client } from '@aws-sdk/client-ec2';
 import { DescribeLoadBalancersCommand, ElasticLoadBalancingV2Client } from '@aws-sdk/client-elastic-load-balancing-v2';
 import { Route53Client } from '@aws-sdk/client-route-53';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
-import { credentialsFor } from '../../aws/credentials.ts';
-import type { AwsCredentialSettings } from '../../aws/credentials.ts';
+import { fromNodeProviderChain, fromTemporaryCredentials } from '@aws-sdk/credential-providers';
+import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+import type { CredentialSource } from '../../aws/credentials.ts';
+import { route53RegionFor } from '../../aws/partition.ts';
 import { RateLimiter } from '../../rate-limiter.ts';
 import type { RetryPolicy } from '../../aws/retry.ts';
 import type { Logger } from '../../log.ts';
@@ -20,6 +22,10 @@ import { SdkEc2 } from './ec2.ts';
 import type { AccountSpec, AwsAccount, Elbv2Port, LoadBalancer, StsPort } from './ports.ts';
 import { SdkRoute53 } from './route53.ts';
 import { AwsCallError } from '../errors.ts';
+import { profileFromSecret } from './secret-profile.ts';
+import type { RoleHop } from './secret-profile.ts';
+
+const SESSION_NAME = 'hostwarden-privatelink';
 
 export interface AwsAccountsOptions {
   logger: Logger;
@@ -28,6 +34,8 @@ export interface AwsAccountsOptions {
   retries: number;
   requestsPerSecond: number;
   sleep?: (ms: number) => Promise<void>;
+  /** The controller's own identity, used only where Hive uses it (no Secret named); the SDK's default chain by default. */
+  defaultCredentials?: CredentialSource;
 }
 
 class SdkElbv2 extends SdkPort<ElasticLoadBalancingV2Client> implements Elbv2Port {
@@ -49,6 +57,20 @@ class SdkSts extends SdkPort<STSClient> implements StsPort {
     if (res.Arn === undefined || res.Arn === '') throw new AwsCallError('sts:GetCallerIdentity', new Error('no ARN in the answer'));
     return res.Arn;
   }
+}
+
+/**
+ * One session for all clients of an account: each SDK client would otherwise assume the role (or
+ * walk the default chain) on its own. Renewed five minutes before it expires; a failure is not kept.
+ */
+function shared(provider: AwsCredentialIdentityProvider): AwsCredentialIdentityProvider {
+  let current: Promise<AwsCredentialIdentity> | undefined;
+  return async () => {
+    const held = current === undefined ? undefined : await current.catch(() => undefined);
+    if (held !== undefined && (held.expiration === undefined || held.expiration.getTime() - Date.now() > 5 * 60_000)) return held;
+    current = provider();
+    return current;
+  };
 }
 
 export class AwsAccounts {
@@ -76,27 +98,41 @@ export class AwsAccounts {
     this.cache.clear();
   }
 
-  private build(spec: AccountSpec): { account: AwsAccount; destroy: () => void } {
-    const settings: AwsCredentialSettings = { region: spec.region, roleSessionName: 'hostwarden-privatelink' };
+  /**
+   * The account's credentials: the Secret's profile (keys, then its chained roles) or the default
+   * chain, then the spec's role. Throws SecretCredentialsError for an unusable Secret.
+   */
+  private credentials(spec: AccountSpec): CredentialSource {
     const endpoint = this.opts.endpointUrl;
-    if (endpoint !== undefined && endpoint !== '') settings.endpointUrl = endpoint;
-    const keyId = spec.secret?.['aws_access_key_id'];
-    if (keyId !== undefined && keyId !== '') {
-      settings.accessKeyId = keyId.trim();
-      settings.secretAccessKey = (spec.secret?.['aws_secret_access_key'] ?? '').trim();
-      const token = spec.secret?.['aws_session_token'];
-      if (token !== undefined && token !== '') settings.sessionToken = token.trim();
+    const hop = (base: CredentialSource, role: RoleHop): CredentialSource =>
+      fromTemporaryCredentials({
+        params: { RoleArn: role.roleArn, RoleSessionName: role.sessionName ?? SESSION_NAME, ...(role.externalId ? { ExternalId: role.externalId } : {}) },
+        masterCredentials: base,
+        clientConfig: { region: spec.region, maxAttempts: 1, ...(endpoint !== undefined && endpoint !== '' ? { endpoint } : {}) },
+      });
+    let creds: CredentialSource;
+    if (spec.secret === undefined) {
+      creds = this.opts.defaultCredentials ?? fromNodeProviderChain();
+    } else {
+      const profile = profileFromSecret(spec.secret);
+      creds = profile.keys;
+      for (const role of profile.roles) creds = hop(creds, role);
     }
-    if (spec.assumeRole !== undefined) {
-      settings.assumeRole = spec.assumeRole.roleArn;
-      if (spec.assumeRole.externalId !== undefined && spec.assumeRole.externalId !== '') settings.assumeRoleExternalId = spec.assumeRole.externalId;
-    }
-    const credentials = credentialsFor(settings);
+    const role = spec.assumeRole;
+    if (role !== undefined) creds = hop(creds, { roleArn: role.roleArn, ...(role.externalId ? { externalId: role.externalId } : {}) });
+    return typeof creds === 'function' ? shared(creds) : creds;
+  }
+
+  private build(spec: AccountSpec): { account: AwsAccount; destroy: () => void } {
+    const endpoint = this.opts.endpointUrl;
+    const credentials = this.credentials(spec);
     const common = { credentials, maxAttempts: 1, ...(endpoint !== undefined && endpoint !== '' ? { endpoint } : {}) };
     const ec2 = new EC2Client({ region: spec.region, ...common });
     const elbv2 = new ElasticLoadBalancingV2Client({ region: spec.region, ...common });
-    // Route53 is global; its API lives in us-east-1 for the commercial partition.
-    const route53 = new Route53Client({ region: 'us-east-1', ...common });
+    // Route53 is global per partition: signed for its home region (us-east-1, cn-northwest-1,
+    // us-gov-west-1 …), from which the SDK also resolves the partition's endpoint (Hive needs a
+    // China resolver for this; the v3 rules have it).
+    const route53 = new Route53Client({ region: route53RegionFor(spec.region), ...common });
     const sts = new STSClient({ region: spec.region, ...common });
     const retry: RetryPolicy = {
       retries: this.opts.retries,

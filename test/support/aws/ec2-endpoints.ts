@@ -11,6 +11,7 @@
  * (`pending` for `knobs.pendingDescribes` describes, then `knobs.outcome`), DeleteVpcEndpoints
  * (gone at once, or left `deleted` with `knobs.keepDeleted`).
  */
+import { awsPartition } from '../../../src/aws/partition.ts';
 import type { EmulatedRequest } from './emulator.ts';
 import { describe, next } from './ec2-describe.ts';
 import type { EndpointKnobs } from './ec2-emulator.ts';
@@ -113,7 +114,8 @@ export class EndpointOperations {
       id,
       account: req.account,
       region: req.region,
-      name: `com.amazonaws.vpce.${req.region}.${id}`,
+      // China's endpoint service names carry a `cn.` prefix (cn.com.amazonaws.vpce.cn-north-1.vpce-svc-…).
+      name: `${awsPartition(req.region) === 'aws-cn' ? 'cn.' : ''}com.amazonaws.vpce.${req.region}.${id}`,
       acceptanceRequired: boolParam(form, 'AcceptanceRequired') ?? true,
       nlbArns: arns,
       allowedPrincipals: [],
@@ -168,7 +170,7 @@ export class EndpointOperations {
     const add = listParam(form, 'AddAllowedPrincipals');
     const remove = listParam(form, 'RemoveAllowedPrincipals');
     for (const p of [...add, ...remove]) {
-      if (p !== '*' && !/^arn:aws:(iam|sts)::\d{12}:/.test(p)) throw new Ec2Fault('InvalidPrincipal', `Invalid principal ${p}`);
+      if (p !== '*' && !/^arn:aws[a-z-]*:(iam|sts)::\d{12}:/.test(p)) throw new Ec2Fault('InvalidPrincipal', `Invalid principal ${p}`);
     }
     svc.allowedPrincipals = [...svc.allowedPrincipals.filter((p) => !remove.includes(p)), ...add.filter((p) => !svc.allowedPrincipals.includes(p))];
     return [

@@ -4,6 +4,7 @@
  * region. Availability zones are stored by zone id (`use1-az1`); each account sees them under its
  * own names (`us-east-1a`), as AWS maps them per account.
  */
+import { awsPartition, dnsSuffix } from '../../../src/aws/partition.ts';
 import { hexId } from './query.ts';
 import type { Tag } from './query.ts';
 
@@ -200,8 +201,8 @@ export class NetworkModel {
       account,
       region,
       name,
-      arn: `arn:aws:elasticloadbalancing:${region}:${account}:loadbalancer/net/${name}/${suffix}`,
-      dnsName: `${name}-${suffix.slice(0, 10)}.elb.${region}.amazonaws.com`,
+      arn: `arn:${awsPartition(region)}:elasticloadbalancing:${region}:${account}:loadbalancer/net/${name}/${suffix}`,
+      dnsName: `${name}-${suffix.slice(0, 10)}.elb.${region}.${dnsSuffix(region)}`,
       canonicalHostedZoneId: nlbHostedZoneId(region),
       vpcId: first.vpcId,
       subnetIds: [...subnetIds],
@@ -236,8 +237,14 @@ export class NetworkModel {
   /** Whether `principal` (the caller's ARN) of `account` may see and connect to `svc`. */
   mayConnect(svc: EndpointService, principal: string, account: string): boolean {
     if (svc.account === account) return true;
-    const role = /^arn:aws:sts::(\d{12}):assumed-role\/([^/]+)\//.exec(principal);
-    const candidates = [principal, `arn:aws:iam::${account}:root`, '*', ...(role === null ? [] : [`arn:aws:iam::${role[1] ?? ''}:role/${role[2] ?? ''}`])];
+    const partition = principal.split(':')[1] ?? 'aws';
+    const role = /^arn:aws[a-z-]*:sts::(\d{12}):assumed-role\/([^/]+)\//.exec(principal);
+    const candidates = [
+      principal,
+      `arn:${partition}:iam::${account}:root`,
+      '*',
+      ...(role === null ? [] : [`arn:${partition}:iam::${role[1] ?? ''}:role/${role[2] ?? ''}`]),
+    ];
     return svc.allowedPrincipals.some((p) => candidates.includes(p));
   }
 

@@ -3,6 +3,7 @@
  * and wraps every list in `<…Set><item>`; the SDK's deserializer ignores anything it does not
  * know but finds nothing under a wrong name, so these names follow the SDK's schema exactly.
  */
+import { awsPartition, dnsSuffix } from '../../../src/aws/partition.ts';
 import { randomBytes } from 'node:crypto';
 import type { EmulatedResponse } from './emulator.ts';
 import type { Endpoint, EndpointService, NetworkInterface, NetworkModel, Subnet, Vpc } from './ec2-model.ts';
@@ -66,7 +67,7 @@ export function vpcXml(v: Vpc): string {
 export function subnetXml(model: NetworkModel, s: Subnet): string {
   return [
     el('subnetId', s.id),
-    el('subnetArn', `arn:aws:ec2:${s.region}:${s.account}:subnet/${s.id}`),
+    el('subnetArn', `arn:${awsPartition(s.region)}:ec2:${s.region}:${s.account}:subnet/${s.id}`),
     el('ownerId', s.account),
     el('vpcId', s.vpcId),
     el('state', 'available'),
@@ -100,7 +101,7 @@ export function interfaceXml(model: NetworkModel, n: NetworkInterface): string {
 }
 
 function baseDnsName(svc: EndpointService): string {
-  return `${svc.id}.${svc.region}.vpce.amazonaws.com`;
+  return `${svc.id}.${svc.region}.vpce.${dnsSuffix(svc.region)}`;
 }
 
 export function serviceConfigurationXml(model: NetworkModel, svc: EndpointService): string {
@@ -146,7 +147,7 @@ export function serviceDetailXml(model: NetworkModel, svc: EndpointService, view
 /** The regional DNS name first, then one per zone, as AWS lists them. */
 export function endpointDnsEntries(model: NetworkModel, e: Endpoint): { dnsName: string; hostedZoneId: string }[] {
   const zone = vpceHostedZoneId(e.region);
-  const base = `${e.serviceId}.${e.region}.vpce.amazonaws.com`;
+  const base = `${e.serviceId}.${e.region}.vpce.${dnsSuffix(e.region)}`;
   const perAz = e.subnetIds
     .map((id) => model.subnets.get(id))
     .filter((s): s is Subnet => s !== undefined)

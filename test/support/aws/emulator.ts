@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { awsPartition, route53RegionOfPartition } from '../../../src/aws/partition.ts';
 import { sigv4Problem } from './sigv4.ts';
 import { el } from './xml.ts';
 
@@ -51,6 +52,8 @@ export interface Identity {
   sessionToken?: string;
   arn: string;
   account: string;
+  /** The partition the key belongs to (`aws` when absent); it is unknown in every other one. */
+  partition?: string;
 }
 
 export interface Fault {
@@ -80,6 +83,12 @@ export class AwsEmulator {
   authorize: Authorizer = () => true;
   /** Check each SigV4 signature against the named access key's secret (off: only the key is checked). */
   verifySignatures = false;
+  /**
+   * Refuse Route53 requests not signed for the partition's Route53 region (us-east-1,
+   * cn-northwest-1, us-gov-west-1 …), as AWS does. Off by default: other clients here point the
+   * SDK at the emulator with their own region, which the real endpoint rules would not sign with.
+   */
+  route53HomeRegion = false;
   private readonly services = new Map<string, ServiceHandler>();
   private readonly faults: Fault[] = [];
   private server: Server | undefined;
@@ -113,13 +122,15 @@ export class AwsEmulator {
    * A user in `account` (`arn:aws:iam::<account>:user/<userName>`) with its own access key, so a
    * test can act as several accounts (a hub and its clusters' accounts) against one emulator.
    */
-  addAccount(account: string, userName = 'tester'): Identity {
+  addAccount(account: string, userName = 'tester', opts: { partition?: string } = {}): Identity {
     if (!/^\d{12}$/.test(account)) throw new Error(`an AWS account id has 12 digits: ${account}`);
+    const partition = opts.partition ?? 'aws';
     const identity: Identity = {
       accessKeyId: `AKID${account}${String(this.identities.size).padStart(4, '0')}`,
       secretAccessKey: `secret-${account}-${userName}`,
-      arn: `arn:aws:iam::${account}:user/${userName}`,
+      arn: `arn:${partition}:iam::${account}:user/${userName}`,
       account,
+      partition,
     };
     this.addIdentity(identity);
     return identity;
@@ -128,13 +139,15 @@ export class AwsEmulator {
   /** Session credentials for an assumed role, as STS would issue them. */
   issueSession(roleArn: string, sessionName: string): Identity {
     const account = roleArn.split(':')[4] ?? '111122223333';
+    const partition = roleArn.split(':')[1] ?? 'aws';
     const roleName = roleArn.split('/').slice(1).join('/');
     const identity: Identity = {
       accessKeyId: `ASIA${randomBytes(8).toString('hex').toUpperCase()}`,
       secretAccessKey: randomBytes(20).toString('base64'),
       sessionToken: randomBytes(32).toString('base64'),
-      arn: `arn:aws:sts::${account}:assumed-role/${roleName}/${sessionName}`,
+      arn: `arn:${partition}:sts::${account}:assumed-role/${roleName}/${sessionName}`,
       account,
+      partition,
     };
     this.addIdentity(identity);
     return identity;
@@ -199,7 +212,9 @@ export class AwsEmulator {
       reply(handler.error(403, 'InvalidClientTokenId', 'The security token included in the request is invalid.'));
       return;
     }
-    if (identity.sessionToken !== undefined && req.headers['x-amz-security-token'] !== identity.sessionToken) {
+    // Keys and session tokens exist in one partition only: elsewhere AWS does not know them.
+    const unknownHere = awsPartition(region) !== (identity.partition ?? 'aws');
+    if (unknownHere || (identity.sessionToken !== undefined && req.headers['x-amz-security-token'] !== identity.sessionToken)) {
       reply(handler.error(403, 'InvalidClientTokenId', 'The security token included in the request is invalid.'));
       return;
     }
@@ -212,6 +227,11 @@ export class AwsEmulator {
         reply(handler.error(403, 'SignatureDoesNotMatch', problem));
         return;
       }
+    }
+    const home = route53RegionOfPartition(identity.partition ?? 'aws');
+    if (service === 'route53' && this.route53HomeRegion && region !== home) {
+      reply(handler.error(403, 'SignatureDoesNotMatch', `Credential should be scoped to a valid region, not '${region}'. `));
+      return;
     }
     const url = new URL(req.url ?? '/', 'http://localhost');
     const request: EmulatedRequest = {

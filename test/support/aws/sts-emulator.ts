@@ -25,7 +25,7 @@ export class StsEmulator implements ServiceHandler {
   readonly service = 'sts';
   readonly roles = new Map<string, RoleDefinition>();
   /** Successful and refused AssumeRole calls, for assertions. */
-  readonly assumeRoleCalls: { roleArn: string; externalId: string | undefined; ok: boolean }[] = [];
+  readonly assumeRoleCalls: { roleArn: string; externalId: string | undefined; ok: boolean; caller: string; sessionName: string }[] = [];
   /** AssumeRoleWithWebIdentity calls: the role, the token's subject, and the error code when refused. */
   readonly webIdentityCalls: { roleArn: string; subject: string | undefined; error: string | undefined }[] = [];
   /** OIDC identity providers registered (IAM CreateOpenIDConnectProvider), by issuer URL. */
@@ -126,7 +126,7 @@ export class StsEmulator implements ServiceHandler {
     const role = this.roles.get(roleArn);
     const trusted = role !== undefined && (role.trusted === undefined || role.trusted.includes(req.principal));
     const idOk = role !== undefined && role.externalId === externalId;
-    this.assumeRoleCalls.push({ roleArn, externalId, ok: trusted && idOk });
+    this.assumeRoleCalls.push({ roleArn, externalId, ok: trusted && idOk, caller: req.principal, sessionName });
     if (!trusted || !idOk) {
       return this.error(403, 'AccessDenied', `User: ${req.principal} is not authorized to perform: sts:AssumeRole on resource: ${roleArn}`);
     }
