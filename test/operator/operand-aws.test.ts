@@ -94,7 +94,7 @@ describe('operand with an assumed role (Route53 emulator)', () => {
     const result = await runOperand('shared');
     assert.equal(result.code, 0, result.stderr);
     const call = aws.sts.assumeRoleCalls.at(-1);
-    assert.deepEqual(call, { roleArn: ROLE, externalId: 'shared-vpc', ok: true });
+    assert.deepEqual(call, { roleArn: ROLE, externalId: 'shared-vpc', ok: true, caller: aws.aws.rootIdentity.arn, sessionName: 'hostwarden' });
     assert.deepEqual(aws.route53.find(zone, 'web.example.org', 'A')?.values, ['192.0.2.10']);
     assert.match(aws.route53.find(zone, 'external-dns-a-web.example.org', 'TXT')?.values[0] ?? '', /external-dns\/owner=external-dns-shared/);
     const c = findCondition((await getExternalDNS(env.client, 'shared')).status?.conditions, CONDITION.providerAuthorized);
