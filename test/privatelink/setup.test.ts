@@ -4,7 +4,7 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { findCondition } from '../../src/kube/conditions.ts';
+import { findCondition } from '../../src/privatelink/conditions.ts';
 import { RESYNC_INSTALLED_MS } from '../../src/privatelink/reconciler.ts';
 import { StepError } from '../../src/privatelink/errors.ts';
 import { FAILED, FINALIZER, READY } from '../../src/privatelink/types.ts';
@@ -49,6 +49,10 @@ describe('PrivateLink setup', () => {
       assert.ok(cd.metadata.finalizers?.includes(FINALIZER));
       assert.equal(findCondition(cd.status?.conditions, READY)?.status, 'True');
       assert.equal(findCondition(cd.status?.conditions, READY)?.reason, 'PrivateLinkAccessReady');
+      const stored = findCondition(cd.status?.conditions, READY);
+      assert.ok(stored?.lastProbeTime !== undefined && stored.lastTransitionTime !== undefined, "Hive's condition shape survives Hive's CRD");
+      const failedNow = findCondition(cd.status?.conditions, FAILED);
+      assert.deepEqual([failedNow?.status, failedNow?.reason, failedNow?.message], ['False', 'PrivateLinkAccessReady', 'private link access is ready for use']);
       assert.equal(findCondition(cd.status?.conditions, FAILED)?.status, 'False');
       const pl = cd.status?.platformStatus?.aws?.privateLink;
       assert.deepEqual(pl, {
@@ -78,8 +82,11 @@ describe('PrivateLink setup', () => {
     withWorld({ nlb: false }, async (w) => {
       assert.deepEqual(await w.reconcile(), { requeueAfterMs: 60_000 });
       const ready = findCondition(w.cd().status?.conditions, READY);
-      assert.deepEqual([ready?.status, ready?.reason], ['False', 'NLBNotYetReady']);
-      assert.equal(findCondition(w.cd().status?.conditions, FAILED)?.status, 'False');
+      assert.deepEqual(
+        [ready?.status, ready?.reason, ready?.message],
+        ['False', 'DiscoveringNLBNotYetFound', 'discovering NLB for the cluster, but it does not exist yet'],
+      );
+      assert.equal(findCondition(w.cd().status?.conditions, FAILED)?.status, 'Unknown', 'Hive leaves Failed as initialized');
       assert.deepEqual(writes(w), []);
       w.addNlb(INFRA, undefined, { provisioningDescribes: 1 });
       assert.deepEqual(await w.reconcile(), { requeueAfterMs: 60_000 }, 'provisioning is not active yet');
@@ -90,10 +97,12 @@ describe('PrivateLink setup', () => {
   test("AZ mismatch: no inventory VPC in the service's zones fails the endpoint step, creates no endpoint", () =>
     withWorld({ nlb: false }, async (w) => {
       w.addNlb(INFRA, ['us-east-1d']);
-      await assert.rejects(w.reconcile(), (e: unknown) => e instanceof StepError && e.reason === 'VPCEndpointReconcileFailed');
+      await assert.rejects(w.reconcile(), (e: unknown) => e instanceof StepError && e.reason === 'NoSupportedAZsInInventory');
       const failed = findCondition(w.cd().status?.conditions, FAILED);
-      assert.deepEqual([failed?.status, failed?.reason], ['True', 'VPCEndpointReconcileFailed']);
-      assert.match(failed?.message ?? '', /availability zones.*us-east-1d/);
+      assert.deepEqual([failed?.status, failed?.reason], ['True', 'NoSupportedAZsInInventory']);
+      assert.equal(failed?.message, 'no supported VPC in inventory which support the AZs of the service');
+      const ready = findCondition(w.cd().status?.conditions, READY);
+      assert.deepEqual([ready?.status, ready?.reason, ready?.message], ['False', failed?.reason, failed?.message]);
       const s = endState(w);
       assert.equal(s.services.length, 1);
       assert.equal(s.endpoints.length, 0);
@@ -104,6 +113,7 @@ describe('PrivateLink setup', () => {
     withWorld({}, async (w) => {
       await w.reconcile();
       const second = w.addCluster('second', 'second-abcde');
+      await w.reconciler.reconcile(second); // initializes its conditions
       await w.reconciler.reconcile(second);
       const byVpc = endState(w)
         .endpoints.map((e) => `${e.tag}:${e.vpcId}:${e.subnets}`)
@@ -120,11 +130,13 @@ describe('PrivateLink setup', () => {
       w.patchCd((cd) => {
         delete cd.status!.platform;
       });
+      w.advance(RESYNC_INSTALLED_MS); // past shouldSync's window: Ready's lastProbeTime is 2 h old
       await w.reconcile();
       assert.deepEqual(endState(w), before, 'status lost: the same resources are found again');
       assert.equal(w.cd().status?.platformStatus?.aws?.privateLink?.vpcEndpointID, before.endpoints[0]!.id);
 
       w.aws.network.endpoints.get(before.endpoints[0]!.id)!.state = 'failed';
+      w.advance(RESYNC_INSTALLED_MS);
       await w.reconcile();
       const after = endState(w);
       assert.equal(after.endpoints.length, 1);
@@ -166,6 +178,7 @@ describe('PrivateLink setup', () => {
       w.hiveConfig((h) => {
         h.spec.awsPrivateLink!.associatedVPCs = [];
       });
+      w.advance(RESYNC_INSTALLED_MS);
       await w.reconcile();
       assert.deepEqual(endState(w).zones[0]!.vpcs, [w.vpcs.a]);
     }));

@@ -6,6 +6,7 @@
  */
 import { KubeClient } from '../../src/kube/client.ts';
 import { silentLogger } from '../../src/log.ts';
+import type { Logger } from '../../src/log.ts';
 import { AwsAccounts } from '../../src/privatelink/aws/clients.ts';
 import { PrivateLinkReconciler } from '../../src/privatelink/reconciler.ts';
 import type { ReconcileResult } from '../../src/kube/work-queue.ts';
@@ -53,6 +54,8 @@ export interface World {
   addNlb(infraID: string, azs?: string[], opts?: { provisioningDescribes?: number }): void;
   /** Another installed cluster with PrivateLink (own NLB, kubeconfig and API host); returns its key. */
   addCluster(name: string, infraID: string): string;
+  /** Moves the reconciler's clock (shouldSync measures from Ready's lastProbeTime). */
+  advance(ms: number): void;
   stop(): Promise<void>;
 }
 
@@ -64,6 +67,13 @@ export interface WorldOptions {
   associateOther?: boolean;
   /** Retries of failed AWS calls (default 0: a failure reaches the reconciler at once). */
   retries?: number;
+  /**
+   * Run the controller's first reconcile, which (as Hive's) only initializes the two conditions to
+   * Unknown/Initialized and returns (default true). False starts from the bare ClusterDeployment.
+   */
+  initialized?: boolean;
+  /** The reconciler's logger (default silent). */
+  logger?: Logger;
 }
 
 export async function startWorld(opts: WorldOptions = {}): Promise<World> {
@@ -159,7 +169,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
     },
   } as never);
 
-  const logger = silentLogger();
+  const logger = opts.logger ?? silentLogger();
   const raw = new KubeClient({ config: api.kubeConfig(), logger });
   const recorded: Recorded = new Set();
   const client = {
@@ -169,7 +179,9 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
     },
   };
   const accounts = new AwsAccounts({ logger, endpointUrl: aws.url, retries: opts.retries ?? 0, requestsPerSecond: 0, sleep: async () => undefined });
+  let nowMs = Date.now();
   const reconciler = new PrivateLinkReconciler({
+    now: () => new Date(nowMs),
     client,
     accounts: (spec) => accounts.account(spec),
     hiveNamespace: HIVE_NS,
@@ -178,6 +190,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
     endpointWait: { attempts: 3, delayMs: 0 },
   });
   const cdRef = { apiVersion: 'hive.openshift.io/v1', kind: 'ClusterDeployment', namespace: NS, name: CD_NAME };
+  if (opts.initialized !== false) await reconciler.reconcile(KEY);
   return {
     api,
     aws,
@@ -203,6 +216,9 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
       api.update(h as never);
     },
     addNlb,
+    advance: (ms) => {
+      nowMs += ms;
+    },
     addCluster: (name, infraID) => {
       addNlb(infraID);
       secret(NS, `${name}-kubeconfig`, { kubeconfig: kubeconfigText(`api.${name}.example.com`) });
