@@ -1,7 +1,7 @@
 /**
  * Hive's ClusterDeployment conditions as its controllerutils handle them: the condition shape with
  * lastProbeTime, initialization (Unknown/Initialized), set-with-change-check, the sort order, the
- * scrub of error messages and the awsprivatelink controller's shouldSync.
+ * scrub of error messages, the pause annotation and the awsprivatelink controller's shouldSync.
  * Restated from Hive's behaviour so a cluster moved between Hive and Hostwarden reads the same.
  */
 import type { ClusterDeployment } from './types.ts';
@@ -35,10 +35,23 @@ export const POSITIVE_POLARITY: ReadonlySet<string> = new Set([
 
 export const INITIALIZED_REASON = 'Initialized';
 export const INITIALIZED_MESSAGE = 'Condition Initialized';
+export const PAUSE_ANNOTATION = 'hive.openshift.io/reconcile-pause';
 
 /** metav1.Time marshals to RFC 3339 with whole seconds. */
 export function metaTime(now: Date): string {
   return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** Go's strconv.ParseBool; undefined where Go returns an error. */
+export function parseGoBool(value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false;
+  return undefined;
+}
+
+export function isPaused(cd: ClusterDeployment): boolean {
+  return parseGoBool(cd.metadata.annotations?.[PAUSE_ANNOTATION]) === true;
 }
 
 /** Adds the missing types as Unknown/Initialized; existing conditions are left alone. */

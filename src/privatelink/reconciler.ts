@@ -21,7 +21,16 @@ import { clusterIdentity, readDeprovision, readHiveConfig, readSecret } from './
 import type { ClusterIdentity, KubeRequest } from './inputs.ts';
 import { setUpAccess } from './steps/setup.ts';
 import type { SetupDeps } from './steps/setup.ts';
-import { WINDOW_INSTALLED_MS, WINDOW_INSTALLING_MS, errConditions, errorScrub, initializeConditions, readyConditions, shouldSync } from './conditions.ts';
+import {
+  WINDOW_INSTALLED_MS,
+  WINDOW_INSTALLING_MS,
+  errConditions,
+  errorScrub,
+  initializeConditions,
+  isPaused,
+  readyConditions,
+  shouldSync,
+} from './conditions.ts';
 import type { HiveCondition } from './conditions.ts';
 import {
   CLUSTER_DEPLOYMENTS,
@@ -76,6 +85,11 @@ export class PrivateLinkReconciler {
       throw err;
     }
     const log = this.log.child({ clusterDeployment: key });
+    if (isPaused(cd)) {
+      // Before anything else, as Hive: no condition, no finalizer, no AWS call, no cleanup.
+      log.info('skipping reconcile due to ClusterDeployment pause annotation');
+      return {};
+    }
     const init = initializeConditions(cd.status?.conditions, [FAILED, READY], this.now());
     if (init.changed) {
       log.info('initializing AWS private link controller conditions');
