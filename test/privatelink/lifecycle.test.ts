@@ -211,4 +211,28 @@ describe('PrivateLink lifecycle', () => {
       await w.reconcile();
       assert.equal(w.cd().metadata.resourceVersion, rv, 'the same failure writes nothing again');
     }));
+
+  test("without spec.platform.aws.privateLink the cluster is not this controller's: after the conditions, nothing", () =>
+    withWorld({}, async (w) => {
+      w.patchCd((cd) => {
+        delete cd.spec.platform!.aws!.privateLink;
+      });
+      assert.deepEqual(await w.reconcile(), {});
+      assert.equal(w.aws.aws.log.length, 0);
+      assert.ok(!(w.cd().metadata.finalizers ?? []).includes(FINALIZER));
+      assert.equal(findCondition(w.cd().status?.conditions, READY)?.reason, 'Initialized');
+    }));
+
+  test("enabled=false with nothing in status: no cleanup (Hive's cleanupRequired), the finalizer is still released", () =>
+    withWorld({ nlb: false }, async (w) => {
+      assert.deepEqual(await w.reconcile(), { requeueAfterMs: 60_000 });
+      assert.ok(w.cd().metadata.finalizers?.includes(FINALIZER));
+      w.patchCd((cd) => {
+        cd.spec.platform!.aws!.privateLink!.enabled = false;
+      });
+      const mark = w.aws.aws.log.length;
+      await w.reconcile();
+      assert.equal(w.aws.aws.log.length, mark, 'no AWS call');
+      assert.ok(!(w.cd().metadata.finalizers ?? []).includes(FINALIZER));
+    }));
 });

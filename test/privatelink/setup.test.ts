@@ -5,11 +5,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { findCondition } from '../../src/privatelink/conditions.ts';
-import { RESYNC_INSTALLED_MS } from '../../src/privatelink/reconciler.ts';
+import { PrivateLinkReconciler, RESYNC_INSTALLED_MS } from '../../src/privatelink/reconciler.ts';
+import type { KubeClient } from '../../src/kube/client.ts';
+import { silentLogger } from '../../src/log.ts';
 import { StepError } from '../../src/privatelink/errors.ts';
 import { FAILED, FINALIZER, READY } from '../../src/privatelink/types.ts';
 import { endState, writes } from './end-state.ts';
-import { API_HOST, CD_NAME, KEY, NS, startWorld } from './world.ts';
+import { API_HOST, CD_NAME, HIVE_NS, KEY, NS, startWorld } from './world.ts';
 import type { World } from './world.ts';
 
 async function withWorld(opts: Parameters<typeof startWorld>[0], fn: (w: World) => Promise<void>): Promise<void> {
@@ -92,6 +94,50 @@ describe('PrivateLink setup', () => {
       assert.deepEqual(await w.reconcile(), { requeueAfterMs: 60_000 }, 'provisioning is not active yet');
       await w.reconcile();
       assert.equal(findCondition(w.cd().status?.conditions, READY)?.status, 'True');
+    }));
+
+  test("progress shows in Ready with Hive's Reconciled* reasons until Ready; waiting for the NLB or the endpoint writes no condition", () =>
+    withWorld({ nlb: false }, async (w) => {
+      w.addNlb(INFRA, undefined, { provisioningDescribes: 1 });
+      assert.deepEqual(await w.reconcile(), { requeueAfterMs: 60_000 });
+      assert.equal(findCondition(w.cd().status?.conditions, READY)?.reason, 'Initialized', 'NLB not active yet: nothing written');
+      w.aws.ec2.knobs.pendingDescribes = 8;
+      assert.deepEqual(await w.reconcile(), { requeueAfterMs: 30_000 }, 'the endpoint is still pending');
+      const ready = findCondition(w.cd().status?.conditions, READY);
+      assert.deepEqual([ready?.status, ready?.reason, ready?.message], ['False', 'ReconciledVPCEndpoint', 'reconciled the VPC Endpoint for the cluster']);
+      assert.equal(findCondition(w.cd().status?.conditions, FAILED)?.status, 'Unknown');
+      assert.ok(w.cd().status?.platformStatus?.aws?.privateLink?.vpcEndpointID !== undefined, 'progress written to status');
+      for (let i = 0; i < 5 && findCondition(w.cd().status?.conditions, READY)?.status !== 'True'; i++) await w.reconcile();
+      const done = findCondition(w.cd().status?.conditions, READY);
+      assert.deepEqual([done?.status, done?.reason], ['True', 'PrivateLinkAccessReady']);
+    }));
+
+  test("a first setup writes every Reconciled* reason in Hive's order, then PrivateLinkAccessReady", () =>
+    withWorld({ associateOther: true }, async (w) => {
+      const reasons: string[] = [];
+      const reconciler = new PrivateLinkReconciler({
+        client: {
+          request: <T>(method: string, path: string, spec?: Parameters<KubeClient['request']>[2]): Promise<T> => {
+            const conds = (spec?.body as { status?: { conditions?: { type: string; reason?: string }[] } } | undefined)?.status?.conditions;
+            const ready = conds?.find((c) => c.type === READY);
+            if (ready?.reason !== undefined && reasons.at(-1) !== ready.reason) reasons.push(ready.reason);
+            return w.client.request<T>(method, path, spec);
+          },
+        },
+        accounts: (spec) => w.accounts.account(spec),
+        hiveNamespace: HIVE_NS,
+        logger: silentLogger(),
+        sleep: async () => undefined,
+        endpointWait: { attempts: 3, delayMs: 0 },
+      });
+      await reconciler.reconcile(KEY);
+      assert.deepEqual(reasons, [
+        'ReconciledVPCEndpointService',
+        'ReconciledVPCEndpoint',
+        'ReconciledPrivateHostedZone',
+        'ReconciledAssociationsToVPCs',
+        'PrivateLinkAccessReady',
+      ]);
     }));
 
   test("AZ mismatch: no inventory VPC in the service's zones fails the endpoint step, creates no endpoint", () =>
