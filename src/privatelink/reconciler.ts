@@ -8,8 +8,7 @@ import { sleep } from '../backoff.ts';
 import { errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { KubeClient } from '../kube/client.ts';
-import { findCondition, hasFinalizer, patchFinalizers, setCondition } from '../kube/conditions.ts';
-import type { Condition, ConditionInput } from '../kube/conditions.ts';
+import { hasFinalizer, patchFinalizers } from '../kube/conditions.ts';
 import { isStatus } from '../kube/errors.ts';
 import { objectPath } from '../kube/resource.ts';
 import type { ReconcileResult } from '../kube/work-queue.ts';
@@ -22,12 +21,35 @@ import { apiHostFromSecret } from './steps/hosted-zone.ts';
 import { clusterIdentity, readDeprovision, readHiveConfig, readSecret } from './inputs.ts';
 import type { ClusterIdentity, KubeRequest } from './inputs.ts';
 import { setUpAccess } from './steps/setup.ts';
-import { CLEANED_PREV_ANNOTATION, CLUSTER_DEPLOYMENTS, FAILED, FINALIZER, READY, REASONS, inventoryFor, isPrivateLinkEnabled } from './types.ts';
+import type { SetupDeps } from './steps/setup.ts';
+import {
+  WINDOW_INSTALLED_MS,
+  WINDOW_INSTALLING_MS,
+  errConditions,
+  errorScrub,
+  initializeConditions,
+  isPaused,
+  readyConditions,
+  shouldSync,
+} from './conditions.ts';
+import type { HiveCondition } from './conditions.ts';
+import {
+  CLUSTER_DEPLOYMENTS,
+  FAILED,
+  FINALIZER,
+  LAST_CLEANUP_ANNOTATION,
+  LEGACY_CLEANED_PREV_ANNOTATION,
+  MESSAGES,
+  READY,
+  REASONS,
+  inventoryFor,
+  isPrivateLinkEnabled,
+  unsupportedRegionMessage,
+} from './types.ts';
 import type { ClusterDeployment, HiveConfig, InventoryVPC, PrivateLinkStatus, SecretRef } from './types.ts';
 
-export const RESYNC_INSTALLED_MS = 2 * 60 * 60_000;
-export const RESYNC_INSTALLING_MS = 10 * 60_000;
-export const WAIT_PROVISION_MS = 60_000;
+export const RESYNC_INSTALLED_MS = WINDOW_INSTALLED_MS;
+export const RESYNC_INSTALLING_MS = WINDOW_INSTALLING_MS;
 
 export interface PrivateLinkReconcilerOptions {
   client: Pick<KubeClient, 'request'>;
@@ -40,8 +62,6 @@ export interface PrivateLinkReconcilerOptions {
   /** Polls of a new endpoint's state within one reconcile. */
   endpointWait?: { attempts: number; delayMs: number };
 }
-
-export type Conditions = { ready: ConditionInput; failed: ConditionInput };
 
 export class PrivateLinkReconciler {
   private readonly opts: PrivateLinkReconcilerOptions;
@@ -68,70 +88,61 @@ export class PrivateLinkReconciler {
       throw err;
     }
     const log = this.log.child({ clusterDeployment: key });
+    if (isPaused(cd)) {
+      // Before anything else, as Hive: no condition, no finalizer, no AWS call, no cleanup.
+      log.info('skipping reconcile due to ClusterDeployment pause annotation');
+      return {};
+    }
+    const init = initializeConditions(cd.status?.conditions, [FAILED, READY], this.now());
+    if (init.changed) {
+      log.info('initializing AWS private link controller conditions');
+      // Hive returns here; the status write is a ClusterDeployment change, which brings the key back.
+      await this.writeStatus(cd, undefined, init.list);
+      return {};
+    }
+    const privateLink = cd.spec.platform?.aws?.privateLink;
+    if (privateLink === undefined) {
+      log.debug('no spec.platform.aws.privateLink: not for this controller');
+      return {};
+    }
     const hive = await readHiveConfig(this.client);
-    const removed = await this.removeWhenUnwanted(cd, hive, log);
-    if (removed !== undefined) return removed;
+    // Hive cleans a disabled cluster only when cleanupRequired; Hostwarden also releases its finalizer
+    // when there is nothing to clean (docs/privatelink.md), so a later deletion is not held forever.
+    if (privateLink.enabled !== true) return hasFinalizer(cd, FINALIZER) ? this.cleanupClusterDeployment(cd, hive, log) : {};
+    if (cd.metadata.deletionTimestamp !== undefined) return this.cleanupClusterDeployment(cd, hive, log);
+    const deprovisioned = await this.cleanupForDeprovision(cd, hive, log);
+    if (deprovisioned !== undefined) return deprovisioned;
+    if (!hasFinalizer(cd, FINALIZER)) cd = await patchFinalizers(this.client, CLUSTER_DEPLOYMENTS, cd, { add: FINALIZER });
+    return this.reconcileSupported(cd, hive, log);
+  }
 
-    cd = await this.markStarted(cd);
+  /** From the region check on: shouldSync's rate limit, then the cluster's identity and the setup. */
+  private async reconcileSupported(cd: ClusterDeployment, hive: HiveConfig | undefined, log: Logger): Promise<ReconcileResult> {
     const region = cd.spec.platform?.aws?.region ?? '';
     const inventory = inventoryFor(hive, region);
     if (inventory.length === 0) {
-      const message = `region ${JSON.stringify(region)} has no VPC in HiveConfig's endpointVPCInventory`;
-      await this.writeStatus(cd, undefined, conditions({ status: 'False', reason: REASONS.unsupportedRegion, message }, true));
+      const message = unsupportedRegionMessage(region);
+      log.error({ err: message }, 'cluster deployment region is not supported, so skipping');
+      await this.writeStatus(cd, undefined, errConditions(cd.status?.conditions, REASONS.unsupportedRegion, message, this.now()).list);
       // Nothing changes until HiveConfig or the ClusterDeployment does; both bring the key back.
       return {};
     }
+    const sync = shouldSync(cd, this.now());
+    if (!sync.sync) {
+      log.debug({ syncAfterMs: sync.afterMs }, 'sync not needed');
+      return { requeueAfterMs: sync.afterMs };
+    }
     const identity = await clusterIdentity(this.client, cd);
     if (identity === undefined) {
-      const waiting = conditions(
-        { status: 'False', reason: REASONS.waitingForProvision, message: "waiting for the provision's infraID and admin kubeconfig" },
-        false,
-      );
-      await this.writeStatus(cd, undefined, waiting);
-      return { requeueAfterMs: WAIT_PROVISION_MS };
+      // Hive waits without a condition; the provision's changes bring the key back.
+      log.debug('waiting for the provision to provide the infraID and admin kubeconfig');
+      return {};
+    }
+    if (cd.spec.installed !== true) {
+      const cleaned = await this.removePreviousAttempt(cd, hive, identity, log);
+      if (cleaned !== undefined) return cleaned;
     }
     return this.converge(cd, hive, { identity, region, inventory }, log);
-  }
-
-  /**
-   * Deleted, PrivateLink turned off, or being deprovisioned: clean up (unless preserveOnDelete) and
-   * release the finalizer. Undefined when the cluster still wants PrivateLink access.
-   */
-  private async removeWhenUnwanted(cd: ClusterDeployment, hive: HiveConfig | undefined, log: Logger): Promise<ReconcileResult | undefined> {
-    if (cd.metadata.deletionTimestamp !== undefined) {
-      if (!hasFinalizer(cd, FINALIZER)) return {};
-      // As in Hive, preserveOnDelete keeps the resources only of a cluster still using PrivateLink.
-      if (cd.spec.preserveOnDelete !== true || !isPrivateLinkEnabled(cd)) await this.cleanupOrReport(cd, hive, log);
-      else log.info('preserveOnDelete: leaving the PrivateLink resources in place');
-      await patchFinalizers(this.client, CLUSTER_DEPLOYMENTS, cd, { remove: FINALIZER });
-      return {};
-    }
-    if (!isPrivateLinkEnabled(cd)) {
-      if (!hasFinalizer(cd, FINALIZER)) return {};
-      await this.cleanupOrReport(cd, hive, log);
-      const cleared = await this.writeStatus(cd, null, undefined);
-      await patchFinalizers(this.client, CLUSTER_DEPLOYMENTS, cleared, { remove: FINALIZER });
-      return {};
-    }
-    if ((await readDeprovision(this.client, cd.metadata.namespace ?? '', cd.metadata.name)) !== undefined) {
-      if (cd.spec.preserveOnDelete !== true) await this.cleanupOrReport(cd, hive, log);
-      await this.writeStatus(cd, null, conditions({ status: 'False', reason: REASONS.deprovisioned, message: 'the cluster is being deprovisioned' }, false));
-      return {};
-    }
-    return undefined;
-  }
-
-  /** The initial conditions (once) and the finalizer, before anything is created in AWS. */
-  private async markStarted(cd: ClusterDeployment): Promise<ClusterDeployment> {
-    let current = cd;
-    if (findCondition(current.status?.conditions, READY) === undefined || findCondition(current.status?.conditions, FAILED) === undefined) {
-      current = await this.writeStatus(current, undefined, {
-        ready: { type: READY, status: 'False', reason: REASONS.initialized, message: 'PrivateLink access is being set up' },
-        failed: { type: FAILED, status: 'False', reason: REASONS.initialized, message: '' },
-      });
-    }
-    if (!hasFinalizer(current, FINALIZER)) current = await patchFinalizers(this.client, CLUSTER_DEPLOYMENTS, current, { add: FINALIZER });
-    return current;
   }
 
   /** Sets up (or keeps) the access and records the outcome; a step's failure is recorded, then rethrown for the queue's backoff. */
@@ -142,52 +153,67 @@ export class PrivateLinkReconciler {
     log: Logger,
   ): Promise<ReconcileResult> {
     const plStatus: PrivateLinkStatus = structuredClone(cd.status?.platformStatus?.aws?.privateLink ?? {});
-    // The object as last written: the failure status below must carry its resourceVersion.
+    // The object as last written: every later status write must carry its resourceVersion.
     let current = cd;
+    const ready = async (status: 'True' | 'False', reason: string, message: string): Promise<void> => {
+      current = await this.writeStatus(current, plStatus, readyConditions(current.status?.conditions, status, reason, message, this.now()).list);
+    };
     try {
-      current = await this.removePreviousAttempt(cd, hive, target.identity, plStatus, log);
-      const outcome = await this.setUp(current, hive, target, plStatus, log);
+      const outcome = await this.setUp(current, hive, target, plStatus, log, (reason, message) => ready('False', reason, message));
       if (outcome.kind === 'waiting') {
-        await this.writeStatus(current, plStatus, conditions({ status: 'False', reason: outcome.reason, message: outcome.message }, false));
+        log.info({ reason: outcome.reason, retryAfterMs: outcome.retryAfterMs }, outcome.message);
+        if (outcome.reason !== undefined) await ready('False', outcome.reason, outcome.message);
+        else current = await this.writeStatus(current, plStatus, undefined);
         return { requeueAfterMs: outcome.retryAfterMs };
       }
-      const ready = conditions({ status: 'True', reason: REASONS.ready, message: 'the hub reaches the cluster API through AWS PrivateLink' }, false);
-      await this.writeStatus(current, plStatus, ready);
+      await ready('True', REASONS.ready, MESSAGES.ready);
       if (outcome.principalsChanged) return { requeueAfterMs: 0 };
       return { requeueAfterMs: current.spec.installed === true ? RESYNC_INSTALLED_MS : RESYNC_INSTALLING_MS };
     } catch (err) {
       if (!(err instanceof StepError)) throw err;
-      const reason = err.reason;
-      log.warn({ reason, err: errorMessage(err) }, 'PrivateLink reconcile failed');
-      try {
-        await this.writeStatus(current, plStatus, conditions({ status: 'False', reason, message: errorMessage(err) }, true));
-      } catch (statusErr) {
-        log.warn({ err: errorMessage(statusErr) }, 'could not record the failure in status');
-      }
+      log.warn({ reason: err.reason, err: errorMessage(err) }, 'PrivateLink reconcile failed');
+      await this.recordError(current, plStatus, err.reason, err, log);
       throw err;
     }
   }
 
-  /** A reinstall under a new infraID: remove the previous attempt's resources once, and remember it in an annotation. */
+  /** Hive's setErrCondition: Failed=True, Ready=False, the same reason and the scrubbed message. */
+  private async recordError(cd: ClusterDeployment, pl: PrivateLinkStatus | undefined, reason: string, err: unknown, log: Logger): Promise<void> {
+    try {
+      await this.writeStatus(cd, pl, errConditions(cd.status?.conditions, reason, errorScrub(errorMessage(err)), this.now()).list);
+    } catch (statusErr) {
+      log.warn({ err: errorMessage(statusErr) }, 'could not record the failure in status');
+    }
+  }
+
+  /**
+   * A reinstall under a new infraID: remove the previous attempt's resources once (when status shows
+   * there are some, Hive's cleanupRequired), remember it in Hive's annotation and come back at once.
+   * Undefined when there is nothing to do.
+   */
   private async removePreviousAttempt(
     cd: ClusterDeployment,
     hive: HiveConfig | undefined,
     identity: ClusterIdentity,
-    plStatus: PrivateLinkStatus,
     log: Logger,
-  ): Promise<ClusterDeployment> {
+  ): Promise<ReconcileResult | undefined> {
     const prev = identity.prevInfraID;
-    if (prev === undefined || prev === '' || prev === identity.infraID || cd.metadata.annotations?.[CLEANED_PREV_ANNOTATION] === prev) return cd;
-    await this.withReason(REASONS.cleanupFailed, () => this.cleanup(cd, hive, log, prev));
-    const patched = await this.client.request<ClusterDeployment>('PATCH', objectPath(CLUSTER_DEPLOYMENTS, cd.metadata.namespace ?? '', cd.metadata.name), {
-      body: { metadata: { annotations: { [CLEANED_PREV_ANNOTATION]: prev }, resourceVersion: cd.metadata.resourceVersion } },
+    if (prev === undefined || prev === '' || !cleanupRequired(cd) || lastCleanupFor(cd) === prev) return undefined;
+    log.info({ prevInfraID: prev }, 'cleaning up PrivateLink resources from previous attempt');
+    try {
+      await this.cleanup(cd, hive, log, prev);
+    } catch (err) {
+      log.error({ err: errorMessage(err) }, 'error cleaning up PrivateLink resources for ClusterDeployment');
+      await this.recordError(cd, undefined, REASONS.cleanupFailed, err, log);
+      throw err;
+    }
+    const annotated = await this.client.request<ClusterDeployment>('PATCH', objectPath(CLUSTER_DEPLOYMENTS, cd.metadata.namespace ?? '', cd.metadata.name), {
+      body: { metadata: { annotations: { [LAST_CLEANUP_ANNOTATION]: prev }, resourceVersion: cd.metadata.resourceVersion } },
       contentType: 'application/merge-patch+json',
     });
-    delete plStatus.vpcEndpointService;
-    delete plStatus.vpcEndpointID;
-    delete plStatus.hostedZoneID;
-    log.info({ prevInfraID: prev }, "removed the previous install attempt's PrivateLink resources");
-    return patched;
+    const conds = readyConditions(annotated.status?.conditions, 'False', REASONS.previousAttemptCleaned, MESSAGES.previousAttemptCleaned, this.now());
+    await this.writeStatus(annotated, null, conds.list);
+    return { requeueAfterMs: 0 };
   }
 
   private async setUp(
@@ -196,6 +222,7 @@ export class PrivateLinkReconciler {
     target: { identity: ClusterIdentity; region: string; inventory: InventoryVPC[] },
     plStatus: PrivateLinkStatus,
     log: Logger,
+    progress: NonNullable<SetupDeps['progress']>,
   ): ReturnType<typeof setUpAccess> {
     const { identity, region, inventory } = target;
     const { user, hub, associated } = await this.withReason(REASONS.credentialsFailed, () => this.accountsFor(cd, hive!, region));
@@ -207,6 +234,7 @@ export class PrivateLinkReconciler {
       waitAttempts: this.opts.endpointWait?.attempts ?? 10,
       waitDelayMs: this.opts.endpointWait?.delayMs ?? 3000,
       warned: this.warned,
+      progress,
     };
     const wanted = {
       infraID: identity.infraID,
@@ -290,17 +318,41 @@ export class PrivateLinkReconciler {
     return { user, hub, associated };
   }
 
-  /** The cluster's cleanup; a failure is recorded in the conditions before the queue retries it. */
-  private async cleanupOrReport(cd: ClusterDeployment, hive: HiveConfig | undefined, log: Logger): Promise<void> {
+  /**
+   * Hive's cleanupClusterDeployment: with the finalizer, remove the resources when status shows some
+   * (cleanupRequired), report it in the conditions, then release the finalizer.
+   */
+  private async cleanupClusterDeployment(cd: ClusterDeployment, hive: HiveConfig | undefined, log: Logger): Promise<ReconcileResult> {
+    if (!hasFinalizer(cd, FINALIZER)) return {};
+    let current = cd;
+    if (cleanupRequired(cd)) current = await this.cleanupAndReport(cd, hive, log);
+    else if (cd.spec.preserveOnDelete === true) log.info('preserveOnDelete: leaving the PrivateLink resources in place');
+    log.info('removing finalizer from ClusterDeployment');
+    await patchFinalizers(this.client, CLUSTER_DEPLOYMENTS, current, { remove: FINALIZER });
+    return {};
+  }
+
+  /**
+   * Hostwarden only (docs/privatelink.md): a ClusterDeprovision of a cluster not being deleted cleans
+   * up at once and keeps the finalizer. Undefined when there is no deprovision.
+   */
+  private async cleanupForDeprovision(cd: ClusterDeployment, hive: HiveConfig | undefined, log: Logger): Promise<ReconcileResult | undefined> {
+    if ((await readDeprovision(this.client, cd.metadata.namespace ?? '', cd.metadata.name)) === undefined) return undefined;
+    if (cd.spec.preserveOnDelete !== true && cleanupRequired(cd)) await this.cleanupAndReport(cd, hive, log);
+    return {};
+  }
+
+  /** The cleanup, then status cleared and DeprovisionCleanupComplete; a failure is CleanupForDeprovisionFailed, rethrown. */
+  private async cleanupAndReport(cd: ClusterDeployment, hive: HiveConfig | undefined, log: Logger): Promise<ClusterDeployment> {
     try {
       await this.cleanup(cd, hive, log);
     } catch (err) {
-      log.warn({ err: errorMessage(err) }, 'PrivateLink cleanup failed');
-      await this.writeStatus(cd, undefined, conditions({ status: 'False', reason: REASONS.deprovisionCleanupFailed, message: errorMessage(err) }, true)).catch(
-        () => undefined,
-      );
+      log.error({ err: errorMessage(err) }, 'error cleaning up PrivateLink resources for ClusterDeployment');
+      await this.recordError(cd, undefined, REASONS.deprovisionCleanupFailed, err, log);
       throw err;
     }
+    const conds = readyConditions(cd.status?.conditions, 'False', REASONS.deprovisioned, MESSAGES.deprovisioned, this.now());
+    return this.writeStatus(cd, null, conds.list);
   }
 
   /** Removes the resources of `infraID` (the cluster's current one by default). */
@@ -327,16 +379,14 @@ export class PrivateLinkReconciler {
   }
 
   /**
-   * Writes the privateLink status (`null` clears it, undefined leaves it) and conditions through
-   * the status subresource, only when something changed. Returns the object as stored.
+   * Writes the privateLink status (`null` clears it, undefined leaves it) and the conditions list
+   * (undefined leaves it) through the status subresource, only when something changed. Returns the
+   * object as stored.
    */
-  private async writeStatus(cd: ClusterDeployment, pl: PrivateLinkStatus | null | undefined, conds: Conditions | undefined): Promise<ClusterDeployment> {
-    const now = this.now();
-    let list: Condition[] | undefined = cd.status?.conditions;
-    if (conds !== undefined) list = setCondition(setCondition(list, conds.ready, now), conds.failed, now);
+  private async writeStatus(cd: ClusterDeployment, pl: PrivateLinkStatus | null | undefined, list: HiveCondition[] | undefined): Promise<ClusterDeployment> {
     const oldPl = cd.status?.platformStatus?.aws?.privateLink;
     const plChanged = pl === null ? oldPl !== undefined : pl !== undefined && JSON.stringify(pl) !== JSON.stringify(oldPl ?? {});
-    const condChanged = JSON.stringify(list) !== JSON.stringify(cd.status?.conditions);
+    const condChanged = list !== undefined && JSON.stringify(list) !== JSON.stringify(cd.status?.conditions ?? []);
     if (!plChanged && !condChanged) return cd;
     const body: Record<string, unknown> = {};
     if (condChanged) body['conditions'] = list;
@@ -350,14 +400,23 @@ export class PrivateLinkReconciler {
   }
 }
 
-/** Exported for the Hive conformance replay (test/conformance/hive/awsprivatelink). */
-export function conditions(ready: Omit<ConditionInput, 'type'>, failed: boolean): Conditions {
-  return {
-    ready: { type: READY, ...ready },
-    failed: failed
-      ? { type: FAILED, status: 'True', reason: ready.reason, message: ready.message }
-      : { type: FAILED, status: 'False', reason: REASONS.noFailure, message: '' },
-  };
+/**
+ * Hive's cleanupRequired: only when status records a resource, and not for a deleted cluster with
+ * preserveOnDelete that still has PrivateLink enabled.
+ */
+export function cleanupRequired(cd: ClusterDeployment): boolean {
+  const pl = cd.status?.platformStatus?.aws?.privateLink;
+  if (pl === undefined) return false;
+  if (cd.metadata.deletionTimestamp !== undefined && cd.spec.preserveOnDelete === true && isPrivateLinkEnabled(cd)) return false;
+  return (
+    (pl.vpcEndpointID ?? '') !== '' || (pl.vpcEndpointService?.id ?? '') !== '' || (pl.vpcEndpointService?.name ?? '') !== '' || (pl.hostedZoneID ?? '') !== ''
+  );
+}
+
+/** The previous infraID already cleaned: Hive's annotation, else the key Hostwarden wrote before. */
+export function lastCleanupFor(cd: ClusterDeployment): string | undefined {
+  const a = cd.metadata.annotations;
+  return a?.[LAST_CLEANUP_ANNOTATION] ?? a?.[LEGACY_CLEANED_PREV_ANNOTATION];
 }
 
 /** Every field named, absent ones as null: a merge patch would otherwise keep stale values. */

@@ -2,7 +2,7 @@
  * The Hive objects the PrivateLink controller reads and writes (the subset it uses), and the names
  * it shares with Hive: finalizer, condition types and reasons, the tag that marks its AWS resources.
  */
-import type { Condition } from '../kube/conditions.ts';
+import type { HiveCondition } from './conditions.ts';
 import type { KubeMeta, KubeResource } from '../kube/resource.ts';
 
 export const CLUSTER_DEPLOYMENTS: KubeResource = {
@@ -27,31 +27,56 @@ export const HIVE_CONFIG_NAME = 'hive';
 export const FINALIZER = 'hive.openshift.io/aws-private-link';
 /** Every endpoint service (user account) and endpoint (hub account) carries it, valued with the infraID. */
 export const ACCESS_TAG = 'hive.openshift.io/private-link-access-for';
-/** The prevInfraID whose resources were already removed, so a retried install cleans it once. */
-export const CLEANED_PREV_ANNOTATION = 'hive.openshift.io/aws-private-link-cleaned-prev-infra-id';
+/** The prevInfraID whose resources were already removed, so a retried install cleans it once (Hive's key). */
+export const LAST_CLEANUP_ANNOTATION = 'aws-private-link-controller.hive.openshift.io/last-cleanup-for';
+/** The key Hostwarden wrote before it used Hive's: still read, so such clusters are not cleaned twice. */
+export const LEGACY_CLEANED_PREV_ANNOTATION = 'hive.openshift.io/aws-private-link-cleaned-prev-infra-id';
 
 export const READY = 'AWSPrivateLinkReady';
 export const FAILED = 'AWSPrivateLinkFailed';
 
+/** The condition reasons, valued as Hive's awsprivatelink controller writes them. */
 export const REASONS = {
   initialized: 'Initialized',
   ready: 'PrivateLinkAccessReady',
   unsupportedRegion: 'UnsupportedRegion',
-  waitingForProvision: 'WaitingForProvision',
-  nlbNotReady: 'NLBNotYetReady',
-  endpointNotAvailable: 'VPCEndpointNotYetAvailable',
+  nlbNotFound: 'DiscoveringNLBNotYetFound',
   discoveringNLBFailed: 'DiscoveringNLBFailed',
+  endpointServiceReconciled: 'ReconciledVPCEndpointService',
   endpointServiceFailed: 'VPCEndpointServiceReconcileFailed',
+  endpointReconciled: 'ReconciledVPCEndpoint',
   endpointFailed: 'VPCEndpointReconcileFailed',
+  noSupportedAZs: 'NoSupportedAZsInInventory',
   apiDomainFailed: 'CouldNotCalculateAPIDomain',
+  hostedZoneReconciled: 'ReconciledPrivateHostedZone',
   hostedZoneFailed: 'PrivateHostedZoneReconcileFailed',
+  associationsReconciled: 'ReconciledAssociationsToVPCs',
   associationsFailed: 'AssociatingVPCsToHostedZoneFailed',
-  cleanupFailed: 'CleanupForPreviousProvisionFailed',
+  cleanupFailed: 'CleanupForProvisionReattemptFailed',
+  previousAttemptCleaned: 'PreviousAttemptCleanupComplete',
   deprovisionCleanupFailed: 'CleanupForDeprovisionFailed',
-  credentialsFailed: 'CredentialsFailed',
-  noFailure: 'NoFailure',
   deprovisioned: 'DeprovisionCleanupComplete',
+  /** Hostwarden only (docs/privatelink.md): Hive returns a credentials error without a condition. */
+  credentialsFailed: 'CredentialsFailed',
 } as const;
+
+/** Hive's fixed condition messages, by reason. */
+export const MESSAGES = {
+  nlbNotFound: 'discovering NLB for the cluster, but it does not exist yet',
+  endpointServiceReconciled: 'reconciled the VPC Endpoint Service for the cluster',
+  endpointReconciled: 'reconciled the VPC Endpoint for the cluster',
+  hostedZoneReconciled: 'reconciled the Private Hosted Zone for the VPC Endpoint of the cluster',
+  associationsReconciled: 'reconciled the associations of all the required VPCs to the Private Hosted Zone for the VPC Endpoint',
+  ready: 'private link access is ready for use',
+  previousAttemptCleaned: 'successfully cleaned up resources from previous provision attempt so that next attempt can start',
+  deprovisioned: 'successfully cleaned up private link resources created to deprovision cluster',
+  noSupportedAZs: 'no supported VPC in inventory which support the AZs of the service',
+} as const;
+
+/** Hive's UnsupportedRegion message (Go's %q quoting). */
+export function unsupportedRegionMessage(region: string): string {
+  return `cluster deployment region ${JSON.stringify(region)} is not supported as there is no inventory to create necessary resources`;
+}
 
 export type FailureReason = (typeof REASONS)[keyof typeof REASONS];
 
@@ -90,7 +115,7 @@ export interface ClusterDeployment {
   };
   status?: {
     provisionRef?: { name: string };
-    conditions?: Condition[];
+    conditions?: HiveCondition[];
     platformStatus?: { aws?: { privateLink?: PrivateLinkStatus } };
     [field: string]: unknown;
   };
@@ -145,5 +170,5 @@ export function isPrivateLinkEnabled(cd: ClusterDeployment): boolean {
 
 /** The inventory VPCs of `region`. */
 export function inventoryFor(hive: HiveConfig | undefined, region: string): InventoryVPC[] {
-  return (hive?.spec.awsPrivateLink?.endpointVPCInventory ?? []).filter((v) => v.region === region);
+  return (hive?.spec.awsPrivateLink?.endpointVPCInventory ?? []).filter((v) => v.region.toLowerCase() === region.toLowerCase());
 }

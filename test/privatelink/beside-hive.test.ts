@@ -6,7 +6,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
-import { findCondition } from '../../src/kube/conditions.ts';
+import { findCondition } from '../../src/privatelink/conditions.ts';
 import { silentLogger } from '../../src/log.ts';
 import { PrivateLinkController } from '../../src/privatelink/controller.ts';
 import { FINALIZER, READY } from '../../src/privatelink/types.ts';

@@ -7,7 +7,7 @@
  */
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { findCondition } from '../../src/kube/conditions.ts';
+import { findCondition } from '../../src/privatelink/conditions.ts';
 import { silentLogger } from '../../src/log.ts';
 import type { AccountFactory, AwsAccount } from '../../src/privatelink/aws/ports.ts';
 import { PrivateLinkReconciler } from '../../src/privatelink/reconciler.ts';

@@ -6,7 +6,7 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { findCondition } from '../../src/kube/conditions.ts';
+import { findCondition } from '../../src/privatelink/conditions.ts';
 import { StepError } from '../../src/privatelink/errors.ts';
 import { FAILED, READY } from '../../src/privatelink/types.ts';
 import type { Identity } from '../support/aws/emulator.ts';

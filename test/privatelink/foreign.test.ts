@@ -6,7 +6,7 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { findCondition } from '../../src/kube/conditions.ts';
+import { findCondition } from '../../src/privatelink/conditions.ts';
 import { FAILED, READY } from '../../src/privatelink/types.ts';
 import { capturingLogger, WARN } from '../support/log-capture.ts';
 import type { LogLine } from '../support/log-capture.ts';

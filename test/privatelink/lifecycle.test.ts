@@ -4,10 +4,10 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { findCondition } from '../../src/kube/conditions.ts';
-import { RESYNC_INSTALLING_MS, WAIT_PROVISION_MS } from '../../src/privatelink/reconciler.ts';
+import { findCondition } from '../../src/privatelink/conditions.ts';
+import { RESYNC_INSTALLING_MS } from '../../src/privatelink/reconciler.ts';
 import { StepError } from '../../src/privatelink/errors.ts';
-import { CLEANED_PREV_ANNOTATION, FAILED, FINALIZER, READY } from '../../src/privatelink/types.ts';
+import { LAST_CLEANUP_ANNOTATION, LEGACY_CLEANED_PREV_ANNOTATION, FAILED, FINALIZER, READY } from '../../src/privatelink/types.ts';
 import { endState, isEmpty, writes } from './end-state.ts';
 import { CD_NAME, NS, startWorld } from './world.ts';
 import type { World } from './world.ts';
@@ -50,8 +50,8 @@ async function converge(w: World): Promise<void> {
 describe('PrivateLink lifecycle', () => {
   test('while installing: waits for the provision, then a retried install removes the previous attempt first', () =>
     withWorld({ installed: false, nlb: false, associateOther: true }, async (w) => {
-      assert.deepEqual(await w.reconcile(), { requeueAfterMs: WAIT_PROVISION_MS });
-      assert.equal(findCondition(w.cd().status?.conditions, READY)?.reason, 'WaitingForProvision');
+      assert.deepEqual(await w.reconcile(), {}, 'no provision yet: Hive waits for its change, no condition written');
+      assert.equal(findCondition(w.cd().status?.conditions, READY)?.reason, 'Initialized');
       w.addNlb('attempt-one');
       provision(w, 'p1', 'attempt-one');
       await w.reconcile();
@@ -63,6 +63,12 @@ describe('PrivateLink lifecycle', () => {
 
       w.addNlb('attempt-two');
       provision(w, 'p2', 'attempt-two', 'attempt-one');
+      w.advance(RESYNC_INSTALLING_MS); // Ready was reached: shouldSync waits 10 min while installing
+      assert.deepEqual(await w.reconcile(), { requeueAfterMs: 0 });
+      const cleaned = findCondition(w.cd().status?.conditions, READY);
+      // Hive's setReadyCondition never lowers a True Ready: PreviousAttemptCleanupComplete shows only before Ready.
+      assert.deepEqual([cleaned?.status, cleaned?.reason], ['True', 'PrivateLinkAccessReady']);
+      assert.equal(w.cd().status?.platformStatus?.aws?.privateLink, undefined, 'status cleared with the resources');
       await w.reconcile();
       const s = endState(w);
       assert.deepEqual(
@@ -75,11 +81,35 @@ describe('PrivateLink lifecycle', () => {
       );
       assert.equal(s.zones.length, 1);
       assert.deepEqual(s.zones[0]!.vpcs, [s.endpoints[0]!.vpcId, w.vpcs.other].sort());
-      assert.equal(w.cd().metadata.annotations?.[CLEANED_PREV_ANNOTATION], 'attempt-one');
+      assert.equal(w.cd().metadata.annotations?.[LAST_CLEANUP_ANNOTATION], 'attempt-one');
       assert.equal(w.cd().status?.platformStatus?.aws?.privateLink?.vpcEndpointID, s.endpoints[0]!.id);
       const mark = w.aws.aws.log.length;
       await w.reconcile();
       assert.deepEqual(writes(w, mark), [], 'the previous attempt is cleaned once');
+    }));
+
+  test("the key Hostwarden wrote before Hive's is still honoured: a previous attempt recorded there is not cleaned again", () =>
+    withWorld({ installed: false, nlb: false }, async (w) => {
+      w.addNlb('attempt-one');
+      provision(w, 'p1', 'attempt-one');
+      await w.reconcile();
+      await w.reconcile();
+      w.patchCd((cd) => {
+        cd.metadata.annotations = { ...cd.metadata.annotations, [LEGACY_CLEANED_PREV_ANNOTATION]: 'attempt-one' };
+      });
+      w.addNlb('attempt-two');
+      provision(w, 'p2', 'attempt-two', 'attempt-one');
+      w.advance(RESYNC_INSTALLING_MS);
+      const mark = w.aws.aws.log.length;
+      await w.reconcile();
+      assert.ok(!writes(w, mark).some((x) => /Delete/.test(x)), JSON.stringify(writes(w, mark)));
+      assert.equal(w.cd().metadata.annotations?.[LAST_CLEANUP_ANNOTATION], undefined);
+      assert.deepEqual(
+        endState(w)
+          .services.map((x) => x.tag)
+          .sort(),
+        ['attempt-one', 'attempt-two'],
+      );
     }));
 
   test('a step that fails right after the previous attempt is cleaned records Failed on the patched object', () =>
@@ -91,10 +121,12 @@ describe('PrivateLink lifecycle', () => {
       // The second attempt's load balancer sits in a zone no inventory VPC covers: the endpoint step fails.
       w.addNlb('attempt-two', ['us-east-1d']);
       provision(w, 'p2', 'attempt-two', 'attempt-one');
-      await assert.rejects(w.reconcile(), (e: unknown) => e instanceof StepError && e.reason === 'VPCEndpointReconcileFailed');
-      assert.equal(w.cd().metadata.annotations?.[CLEANED_PREV_ANNOTATION], 'attempt-one');
+      w.advance(RESYNC_INSTALLING_MS);
+      await w.reconcile();
+      await assert.rejects(w.reconcile(), (e: unknown) => e instanceof StepError && e.reason === 'NoSupportedAZsInInventory');
+      assert.equal(w.cd().metadata.annotations?.[LAST_CLEANUP_ANNOTATION], 'attempt-one');
       const failed = findCondition(w.cd().status?.conditions, FAILED);
-      assert.deepEqual([failed?.status, failed?.reason], ['True', 'VPCEndpointReconcileFailed']);
+      assert.deepEqual([failed?.status, failed?.reason], ['True', 'NoSupportedAZsInInventory']);
       assert.equal(w.cd().status?.platformStatus?.aws?.privateLink?.vpcEndpointID, undefined, "the previous attempt's endpoint is gone from status");
     }));
 
@@ -110,7 +142,8 @@ describe('PrivateLink lifecycle', () => {
       assert.deepEqual(await w.reconcile(), {});
       assert.ok(isEmpty(endState(w)), JSON.stringify(endState(w)));
       assert.equal(w.cd().status?.platformStatus?.aws?.privateLink, undefined);
-      assert.equal(findCondition(w.cd().status?.conditions, READY)?.reason, 'DeprovisionCleanupComplete');
+      // As Hive: DeprovisionCleanupComplete is a False Ready, which does not replace a True one.
+      assert.equal(findCondition(w.cd().status?.conditions, READY)?.reason, 'PrivateLinkAccessReady');
       const mark = w.aws.aws.log.length;
       await w.reconcile();
       assert.deepEqual(writes(w, mark), [], 'cleaning up again finds nothing to remove');
@@ -177,5 +210,29 @@ describe('PrivateLink lifecycle', () => {
       const rv = w.cd().metadata.resourceVersion;
       await w.reconcile();
       assert.equal(w.cd().metadata.resourceVersion, rv, 'the same failure writes nothing again');
+    }));
+
+  test("without spec.platform.aws.privateLink the cluster is not this controller's: after the conditions, nothing", () =>
+    withWorld({}, async (w) => {
+      w.patchCd((cd) => {
+        delete cd.spec.platform!.aws!.privateLink;
+      });
+      assert.deepEqual(await w.reconcile(), {});
+      assert.equal(w.aws.aws.log.length, 0);
+      assert.ok(!(w.cd().metadata.finalizers ?? []).includes(FINALIZER));
+      assert.equal(findCondition(w.cd().status?.conditions, READY)?.reason, 'Initialized');
+    }));
+
+  test("enabled=false with nothing in status: no cleanup (Hive's cleanupRequired), the finalizer is still released", () =>
+    withWorld({ nlb: false }, async (w) => {
+      assert.deepEqual(await w.reconcile(), { requeueAfterMs: 60_000 });
+      assert.ok(w.cd().metadata.finalizers?.includes(FINALIZER));
+      w.patchCd((cd) => {
+        cd.spec.platform!.aws!.privateLink!.enabled = false;
+      });
+      const mark = w.aws.aws.log.length;
+      await w.reconcile();
+      assert.equal(w.aws.aws.log.length, mark, 'no AWS call');
+      assert.ok(!(w.cd().metadata.finalizers ?? []).includes(FINALIZER));
     }));
 });

@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DescribeVpcsCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { ListHostedZonesCommand, Route53Client } from '@aws-sdk/client-route-53';
-import { findCondition } from '../../src/kube/conditions.ts';
+import { findCondition } from '../../src/privatelink/conditions.ts';
 import { READY } from '../../src/privatelink/types.ts';
 import { endState } from './end-state.ts';
 import { API_HOST, startWorld } from './world.ts';

@@ -4,12 +4,14 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { findCondition } from '../../src/kube/conditions.ts';
-import { RESYNC_INSTALLED_MS } from '../../src/privatelink/reconciler.ts';
+import { findCondition } from '../../src/privatelink/conditions.ts';
+import { PrivateLinkReconciler, RESYNC_INSTALLED_MS } from '../../src/privatelink/reconciler.ts';
+import type { KubeClient } from '../../src/kube/client.ts';
+import { silentLogger } from '../../src/log.ts';
 import { StepError } from '../../src/privatelink/errors.ts';
 import { FAILED, FINALIZER, READY } from '../../src/privatelink/types.ts';
 import { endState, writes } from './end-state.ts';
-import { API_HOST, CD_NAME, KEY, NS, startWorld } from './world.ts';
+import { API_HOST, CD_NAME, HIVE_NS, KEY, NS, startWorld } from './world.ts';
 import type { World } from './world.ts';
 
 async function withWorld(opts: Parameters<typeof startWorld>[0], fn: (w: World) => Promise<void>): Promise<void> {
@@ -49,6 +51,10 @@ describe('PrivateLink setup', () => {
       assert.ok(cd.metadata.finalizers?.includes(FINALIZER));
       assert.equal(findCondition(cd.status?.conditions, READY)?.status, 'True');
       assert.equal(findCondition(cd.status?.conditions, READY)?.reason, 'PrivateLinkAccessReady');
+      const stored = findCondition(cd.status?.conditions, READY);
+      assert.ok(stored?.lastProbeTime !== undefined && stored.lastTransitionTime !== undefined, "Hive's condition shape survives Hive's CRD");
+      const failedNow = findCondition(cd.status?.conditions, FAILED);
+      assert.deepEqual([failedNow?.status, failedNow?.reason, failedNow?.message], ['False', 'PrivateLinkAccessReady', 'private link access is ready for use']);
       assert.equal(findCondition(cd.status?.conditions, FAILED)?.status, 'False');
       const pl = cd.status?.platformStatus?.aws?.privateLink;
       assert.deepEqual(pl, {
@@ -78,8 +84,11 @@ describe('PrivateLink setup', () => {
     withWorld({ nlb: false }, async (w) => {
       assert.deepEqual(await w.reconcile(), { requeueAfterMs: 60_000 });
       const ready = findCondition(w.cd().status?.conditions, READY);
-      assert.deepEqual([ready?.status, ready?.reason], ['False', 'NLBNotYetReady']);
-      assert.equal(findCondition(w.cd().status?.conditions, FAILED)?.status, 'False');
+      assert.deepEqual(
+        [ready?.status, ready?.reason, ready?.message],
+        ['False', 'DiscoveringNLBNotYetFound', 'discovering NLB for the cluster, but it does not exist yet'],
+      );
+      assert.equal(findCondition(w.cd().status?.conditions, FAILED)?.status, 'Unknown', 'Hive leaves Failed as initialized');
       assert.deepEqual(writes(w), []);
       w.addNlb(INFRA, undefined, { provisioningDescribes: 1 });
       assert.deepEqual(await w.reconcile(), { requeueAfterMs: 60_000 }, 'provisioning is not active yet');
@@ -87,13 +96,59 @@ describe('PrivateLink setup', () => {
       assert.equal(findCondition(w.cd().status?.conditions, READY)?.status, 'True');
     }));
 
+  test("progress shows in Ready with Hive's Reconciled* reasons until Ready; waiting for the NLB or the endpoint writes no condition", () =>
+    withWorld({ nlb: false }, async (w) => {
+      w.addNlb(INFRA, undefined, { provisioningDescribes: 1 });
+      assert.deepEqual(await w.reconcile(), { requeueAfterMs: 60_000 });
+      assert.equal(findCondition(w.cd().status?.conditions, READY)?.reason, 'Initialized', 'NLB not active yet: nothing written');
+      w.aws.ec2.knobs.pendingDescribes = 8;
+      assert.deepEqual(await w.reconcile(), { requeueAfterMs: 30_000 }, 'the endpoint is still pending');
+      const ready = findCondition(w.cd().status?.conditions, READY);
+      assert.deepEqual([ready?.status, ready?.reason, ready?.message], ['False', 'ReconciledVPCEndpoint', 'reconciled the VPC Endpoint for the cluster']);
+      assert.equal(findCondition(w.cd().status?.conditions, FAILED)?.status, 'Unknown');
+      assert.ok(w.cd().status?.platformStatus?.aws?.privateLink?.vpcEndpointID !== undefined, 'progress written to status');
+      for (let i = 0; i < 5 && findCondition(w.cd().status?.conditions, READY)?.status !== 'True'; i++) await w.reconcile();
+      const done = findCondition(w.cd().status?.conditions, READY);
+      assert.deepEqual([done?.status, done?.reason], ['True', 'PrivateLinkAccessReady']);
+    }));
+
+  test("a first setup writes every Reconciled* reason in Hive's order, then PrivateLinkAccessReady", () =>
+    withWorld({ associateOther: true }, async (w) => {
+      const reasons: string[] = [];
+      const reconciler = new PrivateLinkReconciler({
+        client: {
+          request: <T>(method: string, path: string, spec?: Parameters<KubeClient['request']>[2]): Promise<T> => {
+            const conds = (spec?.body as { status?: { conditions?: { type: string; reason?: string }[] } } | undefined)?.status?.conditions;
+            const ready = conds?.find((c) => c.type === READY);
+            if (ready?.reason !== undefined && reasons.at(-1) !== ready.reason) reasons.push(ready.reason);
+            return w.client.request<T>(method, path, spec);
+          },
+        },
+        accounts: (spec) => w.accounts.account(spec),
+        hiveNamespace: HIVE_NS,
+        logger: silentLogger(),
+        sleep: async () => undefined,
+        endpointWait: { attempts: 3, delayMs: 0 },
+      });
+      await reconciler.reconcile(KEY);
+      assert.deepEqual(reasons, [
+        'ReconciledVPCEndpointService',
+        'ReconciledVPCEndpoint',
+        'ReconciledPrivateHostedZone',
+        'ReconciledAssociationsToVPCs',
+        'PrivateLinkAccessReady',
+      ]);
+    }));
+
   test("AZ mismatch: no inventory VPC in the service's zones fails the endpoint step, creates no endpoint", () =>
     withWorld({ nlb: false }, async (w) => {
       w.addNlb(INFRA, ['us-east-1d']);
-      await assert.rejects(w.reconcile(), (e: unknown) => e instanceof StepError && e.reason === 'VPCEndpointReconcileFailed');
+      await assert.rejects(w.reconcile(), (e: unknown) => e instanceof StepError && e.reason === 'NoSupportedAZsInInventory');
       const failed = findCondition(w.cd().status?.conditions, FAILED);
-      assert.deepEqual([failed?.status, failed?.reason], ['True', 'VPCEndpointReconcileFailed']);
-      assert.match(failed?.message ?? '', /availability zones.*us-east-1d/);
+      assert.deepEqual([failed?.status, failed?.reason], ['True', 'NoSupportedAZsInInventory']);
+      assert.equal(failed?.message, 'no supported VPC in inventory which support the AZs of the service');
+      const ready = findCondition(w.cd().status?.conditions, READY);
+      assert.deepEqual([ready?.status, ready?.reason, ready?.message], ['False', failed?.reason, failed?.message]);
       const s = endState(w);
       assert.equal(s.services.length, 1);
       assert.equal(s.endpoints.length, 0);
@@ -104,6 +159,7 @@ describe('PrivateLink setup', () => {
     withWorld({}, async (w) => {
       await w.reconcile();
       const second = w.addCluster('second', 'second-abcde');
+      await w.reconciler.reconcile(second); // initializes its conditions
       await w.reconciler.reconcile(second);
       const byVpc = endState(w)
         .endpoints.map((e) => `${e.tag}:${e.vpcId}:${e.subnets}`)
@@ -120,11 +176,13 @@ describe('PrivateLink setup', () => {
       w.patchCd((cd) => {
         delete cd.status!.platform;
       });
+      w.advance(RESYNC_INSTALLED_MS); // past shouldSync's window: Ready's lastProbeTime is 2 h old
       await w.reconcile();
       assert.deepEqual(endState(w), before, 'status lost: the same resources are found again');
       assert.equal(w.cd().status?.platformStatus?.aws?.privateLink?.vpcEndpointID, before.endpoints[0]!.id);
 
       w.aws.network.endpoints.get(before.endpoints[0]!.id)!.state = 'failed';
+      w.advance(RESYNC_INSTALLED_MS);
       await w.reconcile();
       const after = endState(w);
       assert.equal(after.endpoints.length, 1);
@@ -166,6 +224,7 @@ describe('PrivateLink setup', () => {
       w.hiveConfig((h) => {
         h.spec.awsPrivateLink!.associatedVPCs = [];
       });
+      w.advance(RESYNC_INSTALLED_MS);
       await w.reconcile();
       assert.deepEqual(endState(w).zones[0]!.vpcs, [w.vpcs.a]);
     }));

@@ -64,6 +64,8 @@ export interface World {
   connectEndpoint(from: Identity): Promise<string>;
   /** Creates (or replaces) a Secret with these data keys. */
   secret(namespace: string, name: string, data: Record<string, string>): void;
+  /** Moves the reconciler's clock (shouldSync measures from Ready's lastProbeTime). */
+  advance(ms: number): void;
   stop(): Promise<void>;
 }
 
@@ -83,6 +85,11 @@ export interface WorldOptions {
   verifySignatures?: boolean;
   /** The cluster's (and the inventory's) region, us-east-1 by default; every account is in its partition. */
   region?: string;
+  /**
+   * Run the controller's first reconcile, which (as Hive's) only initializes the two conditions to
+   * Unknown/Initialized and returns (default true). False starts from the bare ClusterDeployment.
+   */
+  initialized?: boolean;
 }
 
 export async function startWorld(opts: WorldOptions = {}): Promise<World> {
@@ -184,7 +191,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
     },
   } as never);
 
-  const logger = silentLogger();
+  const logger = opts.logger ?? silentLogger();
   const raw = new KubeClient({ config: api.kubeConfig(), logger });
   const clients: EC2Client[] = [];
   const recorded: Recorded = new Set();
@@ -205,7 +212,9 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
     sleep: async () => undefined,
     defaultCredentials: opts.defaultIdentity === undefined ? noDefault : byName[opts.defaultIdentity],
   });
+  let nowMs = Date.now();
   const reconciler = new PrivateLinkReconciler({
+    now: () => new Date(nowMs),
     client,
     accounts: (spec) => accounts.account(spec),
     hiveNamespace: HIVE_NS,
@@ -214,6 +223,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
     endpointWait: { attempts: 3, delayMs: 0 },
   });
   const cdRef = { apiVersion: 'hive.openshift.io/v1', kind: 'ClusterDeployment', namespace: NS, name: CD_NAME };
+  if (opts.initialized !== false) await reconciler.reconcile(KEY);
   return {
     api,
     aws,
@@ -240,6 +250,9 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
     },
     addNlb,
     secret,
+    advance: (ms) => {
+      nowMs += ms;
+    },
     addCluster: (name, infraID) => {
       addNlb(infraID);
       secret(NS, `${name}-kubeconfig`, { kubeconfig: kubeconfigText(`api.${name}.example.com`) });

@@ -22,7 +22,8 @@ export function associationPlan(current: readonly Vpc[], wanted: readonly Wanted
   return { add, remove: current.filter((v) => !want.has(keyOf(v))) };
 }
 
-export async function reconcileAssociations(hub: Route53Port, zoneId: string, wanted: readonly WantedVpc[], log: Logger): Promise<void> {
+/** True when an association was added or removed. */
+export async function reconcileAssociations(hub: Route53Port, zoneId: string, wanted: readonly WantedVpc[], log: Logger): Promise<boolean> {
   const plan = associationPlan(await hub.zoneVpcs(zoneId), wanted);
   for (const vpc of plan.add) {
     if (vpc.account === undefined) {
@@ -39,6 +40,7 @@ export async function reconcileAssociations(hub: Route53Port, zoneId: string, wa
     log.info({ zone: zoneId, vpc: vpc.vpcId, region: vpc.region }, 'disassociated VPC from the private zone');
   }
   await removeAuthorizations(hub, zoneId);
+  return plan.add.length > 0 || plan.remove.length > 0;
 }
 
 /** Authorizations are only needed for the moment of an association: any left over is removed. */

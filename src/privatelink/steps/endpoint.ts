@@ -7,7 +7,7 @@
 import type { Logger } from '../../log.ts';
 import type { Ec2Port, VpcEndpoint } from '../aws/ports.ts';
 import { StepError } from '../errors.ts';
-import { ACCESS_TAG, REASONS } from '../types.ts';
+import { ACCESS_TAG, MESSAGES, REASONS } from '../types.ts';
 import type { InventoryVPC } from '../types.ts';
 
 export interface EndpointPlacement {
@@ -77,8 +77,7 @@ export async function reconcileEndpoint(
     const eligible = eligibleVpcs(input.inventory, azs);
     const counts = await ec2.countEndpoints(eligible.map((p) => p.vpcId));
     const choice = chooseVpc(eligible, counts);
-    if (choice === undefined)
-      throw new StepError(REASONS.endpointFailed, `no inventory VPC has subnets in the availability zones of ${input.serviceName} (${azs.join(', ')})`);
+    if (choice === undefined) throw new StepError(REASONS.noSupportedAZs, MESSAGES.noSupportedAZs);
     endpoint = await ec2.createEndpoint({ vpcId: choice.vpcId, serviceName: input.serviceName, subnetIds: choice.subnetIds, tag });
     log.info({ endpoint: endpoint.id, vpc: choice.vpcId }, 'created VPC endpoint');
   }

@@ -1,14 +1,11 @@
 /**
- * Replays of Hive's tests of single functions through Hostwarden's counterparts: the conditions a
- * failure or progress leaves (reconciler's `conditions` applied as its status writer does), the
- * API host from the admin kubeconfig Secret, the inventory subnets an endpoint may use, and — once
- * Hostwarden has one — the decision whether to sync now.
+ * Replays of Hive's tests of single functions through Hostwarden's counterparts in
+ * src/privatelink/conditions.ts (setErrCondition, setReadyCondition, shouldSync), the API host from
+ * the admin kubeconfig Secret and the inventory subnets an endpoint may use.
  */
 import assert from 'node:assert/strict';
-import { setCondition } from '../../../../src/kube/conditions.ts';
-import type { Condition } from '../../../../src/kube/conditions.ts';
-import { conditions } from '../../../../src/privatelink/reconciler.ts';
-import * as reconcilerModule from '../../../../src/privatelink/reconciler.ts';
+import { errConditions, readyConditions, shouldSync } from '../../../../src/privatelink/conditions.ts';
+import type { HiveCondition } from '../../../../src/privatelink/conditions.ts';
 import { eligibleVpcs } from '../../../../src/privatelink/steps/endpoint.ts';
 import { apiHostFromSecret } from '../../../../src/privatelink/steps/hosted-zone.ts';
 import type { ClusterDeployment, InventoryVPC } from '../../../../src/privatelink/types.ts';
@@ -17,18 +14,13 @@ import type { Case, ExpectedCondition } from './cases.ts';
 
 const NOW = new Date('2026-01-01T12:00:00Z');
 
-function asConditions(list: readonly ExpectedCondition[]): Condition[] {
-  return list.map((c) => ({ type: c.type, status: c.status as Condition['status'], reason: c.reason ?? '', message: c.message ?? '', lastTransitionTime: '' }));
-}
-
-/** What Hostwarden's status writer does with one `conditions()` result. */
-function apply(list: readonly ExpectedCondition[], input: ReturnType<typeof conditions>): Condition[] {
-  return setCondition(setCondition(asConditions(list), input.ready, NOW), input.failed, NOW);
+function asConditions(list: readonly ExpectedCondition[]): HiveCondition[] {
+  return list.map((c) => ({ type: c.type, status: c.status as HiveCondition['status'], reason: c.reason ?? '', message: c.message ?? '' }));
 }
 
 export type ErrCase = Case<{ conditions: ExpectedCondition[]; error: string; reason: string }, { conditions: ExpectedCondition[] }>;
 export function replaySetErr(c: ErrCase): void {
-  const out = apply(c.given.conditions, conditions({ status: 'False', reason: c.given.reason, message: c.given.error }, true));
+  const out = errConditions(asConditions(c.given.conditions), c.given.reason, c.given.error, NOW).list;
   assert.deepEqual(conditionSet(out), conditionSet(asConditions(wanted(c).conditions)));
 }
 
@@ -38,7 +30,7 @@ export type ProgressCase = Case<
 >;
 export function replaySetProgress(c: ProgressCase): void {
   const { completed, reason, message } = c.given;
-  const out = apply(c.given.conditions, conditions({ status: completed, reason, message }, false));
+  const out = readyConditions(asConditions(c.given.conditions), completed, reason, message, NOW).list;
   assert.deepEqual(conditionSet(out), conditionSet(asConditions(wanted(c).conditions)));
 }
 
@@ -79,21 +71,15 @@ function syncCd(g: SyncCd, now: Date): ClusterDeployment {
     status: {
       conditions: (g.conditions ?? []).map((c) => {
         const at = new Date(now.getTime() - (c.lastProbeAgoMs ?? 0)).toISOString();
-        return { type: c.type, status: c.status as Condition['status'], reason: '', message: '', lastTransitionTime: at, lastProbeTime: at };
+        return { type: c.type, status: c.status as HiveCondition['status'], reason: '', message: '', lastTransitionTime: at, lastProbeTime: at };
       }),
       ...(g.status === undefined ? {} : { platformStatus: { aws: { privateLink: g.status } } }),
     },
   };
 }
 
-/**
- * Hostwarden's sync decision, once there is one: `shouldSync(cd, now)` exported by the reconciler,
- * answering `[sync, afterMs]` or `{ sync, afterMs }` (the shape is the status work's to choose).
- */
+/** Hostwarden's sync decision (`shouldSync` in src/privatelink/conditions.ts). */
 export function replayShouldSync(c: SyncCase): void {
-  const fn = (reconcilerModule as Record<string, unknown>)['shouldSync'];
-  assert.equal(typeof fn, 'function', 'Hostwarden has no shouldSync yet');
-  const raw = (fn as (cd: ClusterDeployment, now: Date) => unknown)(syncCd(c.given.clusterDeployment, NOW), NOW);
-  const [sync, afterMs] = Array.isArray(raw) ? raw : [(raw as { sync: boolean }).sync, (raw as { afterMs?: number }).afterMs ?? 0];
-  assert.deepEqual({ sync, syncAfterMs: afterMs }, wanted(c));
+  const got = shouldSync(syncCd(c.given.clusterDeployment, NOW), NOW);
+  assert.deepEqual({ sync: got.sync, syncAfterMs: got.afterMs }, wanted(c));
 }
