@@ -66,6 +66,7 @@ export async function setUpAccess(deps: SetupDeps, input: SetupInput, status: Pr
   const additional = [...new Set(input.additionalAllowedPrincipals)].filter((p) => p !== hubArn).sort();
   const svc = await step(REASONS.endpointServiceFailed, () =>
     reconcileEndpointService(user.ec2, { infraID: input.infraID, nlbArn: nlb.lb.arn, principals: [hubArn, ...additional] }, log, deps.warned),
+    'failed to reconcile the VPC Endpoint Service',
   );
   status.vpcEndpointService = {
     name: svc.service.name,
@@ -80,6 +81,7 @@ export async function setUpAccess(deps: SetupDeps, input: SetupInput, status: Pr
       { ec2: hub.ec2, log, sleep: deps.sleep, waitAttempts: deps.waitAttempts, waitDelayMs: deps.waitDelayMs },
       { infraID: input.infraID, serviceName: svc.service.name, inventory: input.inventory },
     ),
+    'failed to reconcile the VPC Endpoint',
   );
   status.vpcEndpointID = ep.endpoint.id;
   if (ep.endpoint.id !== before.endpointId) await progress(REASONS.endpointReconciled, MESSAGES.endpointReconciled);

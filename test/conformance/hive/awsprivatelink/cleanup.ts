@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { silentLogger } from '../../../../src/log.ts';
 import { AwsAccounts } from '../../../../src/privatelink/aws/clients.ts';
 import { cleanupAccess } from '../../../../src/privatelink/steps/cleanup.ts';
-import { FINALIZER } from '../../../../src/privatelink/types.ts';
+import { FAILED, FINALIZER, READY } from '../../../../src/privatelink/types.ts';
 import { startAwsEmulators } from '../../../support/aws/start.ts';
 import { wanted } from './cases.ts';
 import type { Case } from './cases.ts';
@@ -113,6 +113,11 @@ function requiredWorld(r: RequiredCd): Given {
     clusterMetadata: { infraID: 'test-cd-1234', adminKubeconfigSecretRef: KUBECONFIG },
     // A deleted object needs a finalizer to exist at all; an enabled one carries Hostwarden's.
     finalizers: usesPl ? [FINALIZER] : [],
+    // Hive's test calls cleanupRequired directly; here the conditions are already initialized, so the reconcile goes on to the question.
+    conditions: [
+      { type: FAILED, status: 'Unknown' },
+      { type: READY, status: 'Unknown' },
+    ],
     ...(r.status === undefined ? {} : { status: r.status }),
     ...(r.deleted === true ? { deleted: true } : {}),
     ...(r.preserveOnDelete === undefined ? {} : { preserveOnDelete: r.preserveOnDelete }),
