@@ -106,8 +106,9 @@ export class PrivateLinkReconciler {
       return {};
     }
     const hive = await readHiveConfig(this.client);
-    // Hive cleans a disabled cluster only when cleanupRequired; Hostwarden also releases its finalizer
-    // when there is nothing to clean (docs/privatelink.md), so a later deletion is not held forever.
+    // Hive cleans a disabled cluster only when cleanupRequired; Hostwarden whenever its finalizer is
+    // there (cleanupWanted), and releases the finalizer even with nothing to clean, so a later
+    // deletion is not held forever (docs/privatelink.md).
     if (privateLink.enabled !== true) return hasFinalizer(cd, FINALIZER) ? this.cleanupClusterDeployment(cd, hive, log) : {};
     if (cd.metadata.deletionTimestamp !== undefined) return this.cleanupClusterDeployment(cd, hive, log);
     const deprovisioned = await this.cleanupForDeprovision(cd, hive, log);

@@ -1,9 +1,9 @@
 /**
  * Replays of Hive's cleanup tests. TestCleanupVPCEndpoints and TestCleanupVPCEndpointServices:
  * Hostwarden's cleanup of one infraID against the AWS emulator holding the tagged endpoints or
- * endpoint services, with the AWS errors the mocks return. TestCleanupRequired: Hostwarden has no
- * such predicate (it finds resources by the infraID tag, not by what status recorded), so each case
- * runs through the reconciler where Hive asks the question — a deleted ClusterDeployment, or a
+ * endpoint services, with the AWS errors the mocks return. TestCleanupRequired: Hostwarden keeps
+ * Hive's predicate but also cleans up by the infraID tag when status records nothing
+ * (cleanupWanted), so each case runs through the reconciler where Hive asks the question — a deleted ClusterDeployment, or a
  * retried install whose provision names the previous infraID — and "cleanup" means the resources
  * tagged for that infraID are gone afterwards.
  */
