@@ -17,7 +17,9 @@ export class AwsCallError extends HostwardenError {
   readonly action: string;
   constructor(action: string, cause: unknown) {
     const code = awsErrorCode(cause);
-    super('PRIVATELINK_AWS_FAILED', code === '' ? errorMessage(cause) : `api error ${code}: ${errorMessage(cause)}`, { transient: isRetryable(cause), cause });
+    // A plain Error (an answer missing a field) has no AWS code: its text alone.
+    const api = code !== '' && code !== 'Error';
+    super('PRIVATELINK_AWS_FAILED', api ? `api error ${code}: ${errorMessage(cause)}` : errorMessage(cause), { transient: isRetryable(cause), cause });
     this.awsCode = code;
     this.action = action;
   }
