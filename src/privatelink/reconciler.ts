@@ -16,9 +16,9 @@ import { parseKey } from './keys.ts';
 import type { AccountFactory, AwsAccount } from './aws/ports.ts';
 import { cleanupAccess } from './steps/cleanup.ts';
 import { WarnedOnce } from './steps/connections.ts';
-import { StepError } from './errors.ts';
+import { StepError, logFields } from './errors.ts';
 import { apiHostFromSecret } from './steps/hosted-zone.ts';
-import { clusterIdentity, readDeprovision, readHiveConfig, readSecret } from './inputs.ts';
+import { clusterIdentity, readDeprovision, readHiveConfig, readProvision, readSecret } from './inputs.ts';
 import type { ClusterIdentity, KubeRequest } from './inputs.ts';
 import { setUpAccess } from './steps/setup.ts';
 import type { SetupDeps } from './steps/setup.ts';
@@ -106,8 +106,9 @@ export class PrivateLinkReconciler {
       return {};
     }
     const hive = await readHiveConfig(this.client);
-    // Hive cleans a disabled cluster only when cleanupRequired; Hostwarden also releases its finalizer
-    // when there is nothing to clean (docs/privatelink.md), so a later deletion is not held forever.
+    // Hive cleans a disabled cluster only when cleanupRequired; Hostwarden whenever its finalizer is
+    // there (cleanupWanted), and releases the finalizer even with nothing to clean, so a later
+    // deletion is not held forever (docs/privatelink.md).
     if (privateLink.enabled !== true) return hasFinalizer(cd, FINALIZER) ? this.cleanupClusterDeployment(cd, hive, log) : {};
     if (cd.metadata.deletionTimestamp !== undefined) return this.cleanupClusterDeployment(cd, hive, log);
     const deprovisioned = await this.cleanupForDeprovision(cd, hive, log);
@@ -132,15 +133,16 @@ export class PrivateLinkReconciler {
       log.debug({ syncAfterMs: sync.afterMs }, 'sync not needed');
       return { requeueAfterMs: sync.afterMs };
     }
+    if (cd.spec.installed !== true) {
+      // As Hive: the previous attempt goes as soon as the new provision names it, before its own infraID is known.
+      const cleaned = await this.removePreviousAttempt(cd, hive, log);
+      if (cleaned !== undefined) return cleaned;
+    }
     const identity = await clusterIdentity(this.client, cd);
     if (identity === undefined) {
       // Hive waits without a condition; the provision's changes bring the key back.
       log.debug('waiting for the provision to provide the infraID and admin kubeconfig');
       return {};
-    }
-    if (cd.spec.installed !== true) {
-      const cleaned = await this.removePreviousAttempt(cd, hive, identity, log);
-      if (cleaned !== undefined) return cleaned;
     }
     return this.converge(cd, hive, { identity, region, inventory }, log);
   }
@@ -171,7 +173,7 @@ export class PrivateLinkReconciler {
       return { requeueAfterMs: current.spec.installed === true ? RESYNC_INSTALLED_MS : RESYNC_INSTALLING_MS };
     } catch (err) {
       if (!(err instanceof StepError)) throw err;
-      log.warn({ reason: err.reason, err: errorMessage(err) }, 'PrivateLink reconcile failed');
+      log.warn({ reason: err.reason, ...logFields(err) }, 'PrivateLink reconcile failed');
       await this.recordError(current, plStatus, err.reason, err, log);
       throw err;
     }
@@ -180,30 +182,29 @@ export class PrivateLinkReconciler {
   /** Hive's setErrCondition: Failed=True, Ready=False, the same reason and the scrubbed message. */
   private async recordError(cd: ClusterDeployment, pl: PrivateLinkStatus | undefined, reason: string, err: unknown, log: Logger): Promise<void> {
     try {
-      await this.writeStatus(cd, pl, errConditions(cd.status?.conditions, reason, errorScrub(errorMessage(err)), this.now()).list);
+      const message = err instanceof StepError ? err.conditionMessage : errorMessage(err);
+      await this.writeStatus(cd, pl, errConditions(cd.status?.conditions, reason, errorScrub(message), this.now()).list);
     } catch (statusErr) {
       log.warn({ err: errorMessage(statusErr) }, 'could not record the failure in status');
     }
   }
 
   /**
-   * A reinstall under a new infraID: remove the previous attempt's resources once (when status shows
-   * there are some, Hive's cleanupRequired), remember it in Hive's annotation and come back at once.
-   * Undefined when there is nothing to do.
+   * A reinstall under a new infraID: remove the previous attempt's resources once, remember it in
+   * Hive's annotation and come back at once. Hive does it when status shows resources
+   * (cleanupRequired); Hostwarden also when status shows none (cleanupWanted: by the tag, so
+   * resources a crash kept out of status do not leak). Undefined when there is nothing to do.
    */
-  private async removePreviousAttempt(
-    cd: ClusterDeployment,
-    hive: HiveConfig | undefined,
-    identity: ClusterIdentity,
-    log: Logger,
-  ): Promise<ReconcileResult | undefined> {
-    const prev = identity.prevInfraID;
-    if (prev === undefined || prev === '' || !cleanupRequired(cd) || lastCleanupFor(cd) === prev) return undefined;
+  private async removePreviousAttempt(cd: ClusterDeployment, hive: HiveConfig | undefined, log: Logger): Promise<ReconcileResult | undefined> {
+    const ref = cd.status?.provisionRef?.name;
+    if (ref === undefined || ref === '') return undefined;
+    const prev = (await readProvision(this.client, cd.metadata.namespace ?? '', ref))?.spec.prevInfraID;
+    if (prev === undefined || prev === '' || lastCleanupFor(cd) === prev || !cleanupWanted(cd, true)) return undefined;
     log.info({ prevInfraID: prev }, 'cleaning up PrivateLink resources from previous attempt');
     try {
       await this.cleanup(cd, hive, log, prev);
     } catch (err) {
-      log.error({ err: errorMessage(err) }, 'error cleaning up PrivateLink resources for ClusterDeployment');
+      log.error(logFields(err), 'error cleaning up PrivateLink resources for ClusterDeployment');
       await this.recordError(cd, undefined, REASONS.cleanupFailed, err, log);
       throw err;
     }
@@ -258,7 +259,7 @@ export class PrivateLinkReconciler {
   }
 
   private async apiHost(namespace: string, ref: SecretRef): Promise<string> {
-    return apiHostFromSecret(await readSecret(this.client, namespace, ref), `${namespace}/${ref.name}`);
+    return apiHostFromSecret(await readSecret(this.client, namespace, ref), ref.name);
   }
 
   private async secretData(namespace: string, ref: SecretRef | undefined, what: string): Promise<Record<string, string> | undefined> {
@@ -319,13 +320,14 @@ export class PrivateLinkReconciler {
   }
 
   /**
-   * Hive's cleanupClusterDeployment: with the finalizer, remove the resources when status shows some
-   * (cleanupRequired), report it in the conditions, then release the finalizer.
+   * Hive's cleanupClusterDeployment: with the finalizer, remove the resources (cleanupWanted: when
+   * status shows some, and by the infraID tag when it shows none), report it in the conditions,
+   * then release the finalizer.
    */
   private async cleanupClusterDeployment(cd: ClusterDeployment, hive: HiveConfig | undefined, log: Logger): Promise<ReconcileResult> {
     if (!hasFinalizer(cd, FINALIZER)) return {};
     let current = cd;
-    if (cleanupRequired(cd)) current = await this.cleanupAndReport(cd, hive, log);
+    if (cleanupWanted(cd, (await this.knownInfraID(cd)) !== undefined)) current = await this.cleanupAndReport(cd, hive, log);
     else if (cd.spec.preserveOnDelete === true) log.info('preserveOnDelete: leaving the PrivateLink resources in place');
     log.info('removing finalizer from ClusterDeployment');
     await patchFinalizers(this.client, CLUSTER_DEPLOYMENTS, current, { remove: FINALIZER });
@@ -338,7 +340,7 @@ export class PrivateLinkReconciler {
    */
   private async cleanupForDeprovision(cd: ClusterDeployment, hive: HiveConfig | undefined, log: Logger): Promise<ReconcileResult | undefined> {
     if ((await readDeprovision(this.client, cd.metadata.namespace ?? '', cd.metadata.name)) === undefined) return undefined;
-    if (cd.spec.preserveOnDelete !== true && cleanupRequired(cd)) await this.cleanupAndReport(cd, hive, log);
+    if (cd.spec.preserveOnDelete !== true && cleanupWanted(cd, (await this.knownInfraID(cd)) !== undefined)) await this.cleanupAndReport(cd, hive, log);
     return {};
   }
 
@@ -347,7 +349,7 @@ export class PrivateLinkReconciler {
     try {
       await this.cleanup(cd, hive, log);
     } catch (err) {
-      log.error({ err: errorMessage(err) }, 'error cleaning up PrivateLink resources for ClusterDeployment');
+      log.error(logFields(err), 'error cleaning up PrivateLink resources for ClusterDeployment');
       await this.recordError(cd, undefined, REASONS.deprovisionCleanupFailed, err, log);
       throw err;
     }
@@ -355,7 +357,18 @@ export class PrivateLinkReconciler {
     return this.writeStatus(cd, null, conds.list);
   }
 
-  /** Removes the resources of `infraID` (the cluster's current one by default). */
+  /** The cluster's current infraID: its installed metadata, else its provision's. */
+  private async knownInfraID(cd: ClusterDeployment): Promise<string | undefined> {
+    const identity = await clusterIdentity(this.client, cd).catch(() => undefined);
+    const id = identity?.infraID ?? cd.spec.clusterMetadata?.infraID;
+    return id === '' ? undefined : id;
+  }
+
+  /**
+   * Removes the resources of `infraID` (the cluster's current one by default): the zone status
+   * records (as Hive, for a previous attempt too) and the zones named after the API host, then
+   * everything carrying the infraID tag.
+   */
   private async cleanup(cd: ClusterDeployment, hive: HiveConfig | undefined, log: Logger, infraIDOverride?: string): Promise<void> {
     const region = cd.spec.platform?.aws?.region ?? '';
     const identity = await clusterIdentity(this.client, cd).catch(() => undefined);
@@ -369,10 +382,11 @@ export class PrivateLinkReconciler {
     } catch (err) {
       log.warn({ err: errorMessage(err) }, 'cluster credentials unusable: endpoint services in the cluster account are left');
     }
-    const host = identity === undefined ? undefined : await this.apiHost(cd.metadata.namespace ?? '', identity.kubeconfigSecret).catch(() => undefined);
+    const kubeconfig = identity?.kubeconfigSecret ?? cd.spec.clusterMetadata?.adminKubeconfigSecretRef;
+    const host = kubeconfig === undefined ? undefined : await this.apiHost(cd.metadata.namespace ?? '', kubeconfig).catch(() => undefined);
     await cleanupAccess(
       { hubEc2: hub.ec2, hubRoute53: hub.route53, userEc2: user?.ec2 },
-      { infraID: infraID ?? '', zoneId: infraIDOverride === undefined ? known?.hostedZoneID : undefined, host },
+      { infraID: infraID ?? '', zoneId: known?.hostedZoneID, host },
       log,
       this.warned,
     );
@@ -411,6 +425,19 @@ export function cleanupRequired(cd: ClusterDeployment): boolean {
   return (
     (pl.vpcEndpointID ?? '') !== '' || (pl.vpcEndpointService?.id ?? '') !== '' || (pl.vpcEndpointService?.name ?? '') !== '' || (pl.hostedZoneID ?? '') !== ''
   );
+}
+
+/**
+ * Whether Hostwarden removes a cluster's PrivateLink resources: when Hive's cleanupRequired says so,
+ * and also — Hostwarden's difference (docs/privatelink.md) — when status records none but the
+ * cluster carries the finalizer and its infraID is known: status lost, or never written after a
+ * crash between the AWS create and the status write, must not leak what carries the infraID tag.
+ * Never for a deleted cluster with preserveOnDelete and PrivateLink enabled, as Hive.
+ */
+export function cleanupWanted(cd: ClusterDeployment, infraIDKnown: boolean): boolean {
+  if (cleanupRequired(cd)) return true;
+  if (cd.metadata.deletionTimestamp !== undefined && cd.spec.preserveOnDelete === true && isPrivateLinkEnabled(cd)) return false;
+  return hasFinalizer(cd, FINALIZER) && infraIDKnown;
 }
 
 /** The previous infraID already cleaned: Hive's annotation, else the key Hostwarden wrote before. */

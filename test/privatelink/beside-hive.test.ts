@@ -29,7 +29,7 @@ async function gauge(metrics: Registry): Promise<number | undefined> {
 
 describe('PrivateLink controller beside Hive', () => {
   test('Hive installed with its awsprivatelink controller enabled: nothing is done; listing it in disabledControllers converges', async () => {
-    const w = await startWorld({});
+    const w = await startWorld({ initialized: false });
     await hiveOperatorReconciled(w.client);
     await setDisabledControllers(w.client, ['clustersync']);
     const metrics = new Registry();

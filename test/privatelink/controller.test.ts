@@ -253,7 +253,7 @@ describe('PrivateLink controller', () => {
     '`hostwarden privatelink-controller` beside a Hive that runs its own awsprivatelink controller: one error line naming the fix, not ready, nothing done; then converges',
     { skip: NO_OPENSSL },
     async () => {
-      const w = await startWorld({});
+      const w = await startWorld({ initialized: false });
       await hiveOperatorReconciled(w.client);
       const dir = await mkdtemp(join(tmpdir(), 'hw-pl-'));
       const kubeconfig = await w.api.writeKubeconfig(dir);

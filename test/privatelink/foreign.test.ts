@@ -119,7 +119,10 @@ describe('PrivateLink foreign endpoint connections', () => {
       await w.reconcile();
       assert.ok(isEmpty(endState(w)), JSON.stringify(endState(w)));
       assert.equal(stateOf(w, foreign), 'rejected');
-      assert.equal(findCondition(w.cd().status?.conditions, READY)?.reason, 'DeprovisionCleanupComplete');
+      // Hive's setReadyCondition never lowers a True Ready: DeprovisionCleanupComplete shows only before Ready.
+      const ready = findCondition(w.cd().status?.conditions, READY);
+      assert.deepEqual([ready?.status, ready?.reason], ['True', 'PrivateLinkAccessReady']);
+      assert.equal(w.cd().status?.platformStatus?.aws?.privateLink, undefined, 'status cleared with the resources');
     }));
 
   test('permissions missing: Ready with one warning per cluster; cleanup still succeeds when nothing foreign is left', () => {

@@ -6,6 +6,7 @@
  */
 import type { Logger } from '../../log.ts';
 import type { Ec2Port, EndpointService } from '../aws/ports.ts';
+import { wrapped } from '../errors.ts';
 import { ACCESS_TAG } from '../types.ts';
 import { rejectForeignConnections } from './connections.ts';
 import type { WarnedOnce } from './connections.ts';
@@ -40,7 +41,7 @@ export async function reconcileEndpointService(
     log.warn({ infraID: input.infraID, services: live.map((s) => s.id) }, 'several endpoint services carry the cluster tag; using the first');
   let service = live[0];
   if (service === undefined) {
-    service = await ec2.createEndpointService(input.nlbArn, tag);
+    service = await wrapped('failed to create VPC Endpoint Service for cluster', () => ec2.createEndpointService(input.nlbArn, tag));
     log.info({ service: service.id }, 'created VPC endpoint service');
   }
   const add = service.nlbArns.includes(input.nlbArn) ? [] : [input.nlbArn];

@@ -33,9 +33,15 @@ export function apiHostFromKubeconfig(text: string): string {
  * may have been rewritten to a vanity domain the private zone must not be named after.
  */
 export function apiHostFromSecret(data: Readonly<Record<string, string>> | undefined, secretName: string): string {
-  const text = data?.['raw-kubeconfig'] ?? data?.['kubeconfig'];
-  if (text === undefined) throw new Error(`admin kubeconfig Secret ${secretName} not found or has no kubeconfig key`);
+  // Hive's wording: the Kubernetes client's NotFound, and its kubeconfig loader's error wrapped.
+  if (data === undefined) throw new Error(`secrets "${secretName}" not found`);
+  const text = nonEmpty(data['raw-kubeconfig']) ?? nonEmpty(data['kubeconfig']);
+  if (text === undefined) throw new Error('failed to load the kubeconfig: kubeconfig secret does not contain necessary data');
   return apiHostFromKubeconfig(text);
+}
+
+function nonEmpty(s: string | undefined): string | undefined {
+  return s === undefined || s === '' ? undefined : s;
 }
 
 export function desiredRecord(host: string, mode: 'Alias' | 'ARecord', endpoint: VpcEndpoint, ips: readonly string[]): RecordSet {

@@ -1,5 +1,6 @@
 /** Step 4: the installer's internal NLB `<infraID>-int`, which the endpoint service fronts. */
 import type { Elbv2Port, LoadBalancer } from '../aws/ports.ts';
+import { wrapped } from '../errors.ts';
 
 export type NlbLookup = { kind: 'active'; lb: LoadBalancer } | { kind: 'missing'; name: string } | { kind: 'notActive'; name: string; state: string };
 
@@ -9,7 +10,7 @@ export function nlbName(infraID: string): string {
 
 export async function discoverNlb(elbv2: Elbv2Port, infraID: string): Promise<NlbLookup> {
   const name = nlbName(infraID);
-  const lb = await elbv2.findLoadBalancer(name);
+  const lb = await wrapped('failed to describe load balancer for the cluster', () => elbv2.findLoadBalancer(name));
   if (lb === undefined) return { kind: 'missing', name };
   if (lb.state !== 'active') return { kind: 'notActive', name, state: lb.state };
   return { kind: 'active', lb };

@@ -64,8 +64,10 @@ export async function setUpAccess(deps: SetupDeps, input: SetupInput, status: Pr
 
   const hubArn = await step(REASONS.endpointServiceFailed, () => hub.sts.callerArn());
   const additional = [...new Set(input.additionalAllowedPrincipals)].filter((p) => p !== hubArn).sort();
-  const svc = await step(REASONS.endpointServiceFailed, () =>
-    reconcileEndpointService(user.ec2, { infraID: input.infraID, nlbArn: nlb.lb.arn, principals: [hubArn, ...additional] }, log, deps.warned),
+  const svc = await step(
+    REASONS.endpointServiceFailed,
+    () => reconcileEndpointService(user.ec2, { infraID: input.infraID, nlbArn: nlb.lb.arn, principals: [hubArn, ...additional] }, log, deps.warned),
+    'failed to reconcile the VPC Endpoint Service',
   );
   status.vpcEndpointService = {
     name: svc.service.name,
@@ -75,11 +77,14 @@ export async function setUpAccess(deps: SetupDeps, input: SetupInput, status: Pr
   };
   if (svc.service.id !== before.serviceId || svc.principalsChanged) await progress(REASONS.endpointServiceReconciled, MESSAGES.endpointServiceReconciled);
 
-  const ep = await step(REASONS.endpointFailed, () =>
-    reconcileEndpoint(
-      { ec2: hub.ec2, log, sleep: deps.sleep, waitAttempts: deps.waitAttempts, waitDelayMs: deps.waitDelayMs },
-      { infraID: input.infraID, serviceName: svc.service.name, inventory: input.inventory },
-    ),
+  const ep = await step(
+    REASONS.endpointFailed,
+    () =>
+      reconcileEndpoint(
+        { ec2: hub.ec2, log, sleep: deps.sleep, waitAttempts: deps.waitAttempts, waitDelayMs: deps.waitDelayMs },
+        { infraID: input.infraID, serviceName: svc.service.name, inventory: input.inventory },
+      ),
+    'failed to reconcile the VPC Endpoint',
   );
   status.vpcEndpointID = ep.endpoint.id;
   if (ep.endpoint.id !== before.endpointId) await progress(REASONS.endpointReconciled, MESSAGES.endpointReconciled);

@@ -1,9 +1,9 @@
 /**
  * Replays of Hive's cleanup tests. TestCleanupVPCEndpoints and TestCleanupVPCEndpointServices:
  * Hostwarden's cleanup of one infraID against the AWS emulator holding the tagged endpoints or
- * endpoint services, with the AWS errors the mocks return. TestCleanupRequired: Hostwarden has no
- * such predicate (it finds resources by the infraID tag, not by what status recorded), so each case
- * runs through the reconciler where Hive asks the question — a deleted ClusterDeployment, or a
+ * endpoint services, with the AWS errors the mocks return. TestCleanupRequired: Hostwarden keeps
+ * Hive's predicate but also cleans up by the infraID tag when status records nothing
+ * (cleanupWanted), so each case runs through the reconciler where Hive asks the question — a deleted ClusterDeployment, or a
  * retried install whose provision names the previous infraID — and "cleanup" means the resources
  * tagged for that infraID are gone afterwards.
  */
@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { silentLogger } from '../../../../src/log.ts';
 import { AwsAccounts } from '../../../../src/privatelink/aws/clients.ts';
 import { cleanupAccess } from '../../../../src/privatelink/steps/cleanup.ts';
-import { FINALIZER } from '../../../../src/privatelink/types.ts';
+import { FAILED, FINALIZER, READY } from '../../../../src/privatelink/types.ts';
 import { startAwsEmulators } from '../../../support/aws/start.ts';
 import { wanted } from './cases.ts';
 import type { Case } from './cases.ts';
@@ -113,6 +113,11 @@ function requiredWorld(r: RequiredCd): Given {
     clusterMetadata: { infraID: 'test-cd-1234', adminKubeconfigSecretRef: KUBECONFIG },
     // A deleted object needs a finalizer to exist at all; an enabled one carries Hostwarden's.
     finalizers: usesPl ? [FINALIZER] : [],
+    // Hive's test calls cleanupRequired directly; here the conditions are already initialized, so the reconcile goes on to the question.
+    conditions: [
+      { type: FAILED, status: 'Unknown' },
+      { type: READY, status: 'Unknown' },
+    ],
     ...(r.status === undefined ? {} : { status: r.status }),
     ...(r.deleted === true ? { deleted: true } : {}),
     ...(r.preserveOnDelete === undefined ? {} : { preserveOnDelete: r.preserveOnDelete }),

@@ -36,7 +36,7 @@ export function replaySetProgress(c: ProgressCase): void {
 
 export type UrlCase = Case<{ secretData: Record<string, string> }, { host: string }>;
 export function replayInitialUrl(c: UrlCase): void {
-  assert.equal(apiHostFromSecret(c.given.secretData, 'test-namespace/test'), wanted(c).host);
+  assert.equal(apiHostFromSecret(c.given.secretData, 'test'), wanted(c).host);
 }
 
 export type SubnetsCase = Case<{ inventory: InventoryVPC[]; serviceZones: string[] }, { inventory: InventoryVPC[] }>;
