@@ -10,7 +10,7 @@ import type { Logger } from '../log.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { hasFinalizer, patchFinalizers } from '../kube/conditions.ts';
 import { isStatus } from '../kube/errors.ts';
-import { objectPath } from '../kube/resource.ts';
+import { keyOf, objectPath } from '../kube/resource.ts';
 import type { ReconcileResult } from '../kube/work-queue.ts';
 import { parseKey } from './keys.ts';
 import type { AccountFactory, AwsAccount } from './aws/ports.ts';
@@ -70,6 +70,12 @@ export class PrivateLinkReconciler {
   private readonly now: () => Date;
   /** Missing-permission warnings given, once per cluster (issue #23 item 6). */
   private readonly warned = new WarnedOnce();
+  /**
+   * HiveConfig's generation at each cluster's last Ready, so a HiveConfig change (inventory,
+   * associated VPCs, record type) applies at once instead of after shouldSync's 2 h window. In
+   * memory only: after a restart the first reconcile follows shouldSync, as Hive's does.
+   */
+  private readonly hiveGenerationAtReady = new Map<string, number | undefined>();
 
   constructor(opts: PrivateLinkReconcilerOptions) {
     this.opts = opts;
@@ -84,7 +90,10 @@ export class PrivateLinkReconciler {
     try {
       cd = await this.client.request<ClusterDeployment>('GET', objectPath(CLUSTER_DEPLOYMENTS, namespace, name));
     } catch (err) {
-      if (isStatus(err, 404)) return {};
+      if (isStatus(err, 404)) {
+        this.hiveGenerationAtReady.delete(key);
+        return {};
+      }
       throw err;
     }
     const log = this.log.child({ clusterDeployment: key });
@@ -129,7 +138,7 @@ export class PrivateLinkReconciler {
       return {};
     }
     const sync = shouldSync(cd, this.now());
-    if (!sync.sync) {
+    if (!sync.sync && !this.hiveConfigChanged(cd, hive)) {
       log.debug({ syncAfterMs: sync.afterMs }, 'sync not needed');
       return { requeueAfterMs: sync.afterMs };
     }
@@ -145,6 +154,12 @@ export class PrivateLinkReconciler {
       return {};
     }
     return this.converge(cd, hive, { identity, region, inventory }, log);
+  }
+
+  /** HiveConfig changed since this cluster was last Ready in this process (Hostwarden only: Hive waits for its window). */
+  private hiveConfigChanged(cd: ClusterDeployment, hive: HiveConfig | undefined): boolean {
+    const key = keyOf(cd);
+    return this.hiveGenerationAtReady.has(key) && this.hiveGenerationAtReady.get(key) !== hive?.metadata.generation;
   }
 
   /** Sets up (or keeps) the access and records the outcome; a step's failure is recorded, then rethrown for the queue's backoff. */
@@ -169,6 +184,7 @@ export class PrivateLinkReconciler {
         return { requeueAfterMs: outcome.retryAfterMs };
       }
       await ready('True', REASONS.ready, MESSAGES.ready);
+      this.hiveGenerationAtReady.set(keyOf(cd), hive?.metadata.generation);
       if (outcome.principalsChanged) return { requeueAfterMs: 0 };
       return { requeueAfterMs: current.spec.installed === true ? RESYNC_INSTALLED_MS : RESYNC_INSTALLING_MS };
     } catch (err) {

@@ -17,7 +17,7 @@ import { silentLogger } from '../../src/log.ts';
 import { PRIVATELINK_WEBHOOK_PATH } from '../../src/privatelink/admission-server.ts';
 import { PrivateLinkController } from '../../src/privatelink/controller.ts';
 import { PRIVATELINK_PERMISSIONS } from '../../src/privatelink/permissions.ts';
-import { PrivateLinkReconciler, RESYNC_INSTALLED_MS } from '../../src/privatelink/reconciler.ts';
+import { PrivateLinkReconciler } from '../../src/privatelink/reconciler.ts';
 import { READY } from '../../src/privatelink/types.ts';
 import { httpsCall, opensslMissing, responseOf } from '../admission/harness.ts';
 import { endState, isEmpty } from './end-state.ts';
@@ -75,9 +75,7 @@ describe('PrivateLink controller', () => {
     const w = await startWorld({ associateOther: true });
     const seen = new Set<string>();
     const client = recording(w.client, seen);
-    const clock = { shiftMs: 0 };
     const reconciler = new PrivateLinkReconciler({
-      now: () => new Date(Date.now() + clock.shiftMs),
       client,
       accounts: (s) => w.accounts.account(s),
       hiveNamespace: HIVE_NS,
@@ -107,9 +105,8 @@ describe('PrivateLink controller', () => {
       controller.start();
       elector.start();
       await until('the cluster is ready', () => ready(w));
-      // A HiveConfig change reaches the clusters once shouldSync's window (2 h since Ready's
-      // lastProbeTime) has passed: dropping the associated VPC disassociates it.
-      clock.shiftMs = RESYNC_INSTALLED_MS;
+      // A HiveConfig change applies at once, inside shouldSync's 2 h window (Hive would wait for
+      // it): dropping the associated VPC disassociates it.
       w.hiveConfig((h) => {
         h.spec.awsPrivateLink!.associatedVPCs = [];
       });
