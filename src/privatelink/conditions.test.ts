@@ -127,5 +127,14 @@ describe("Hive's ClusterDeployment conditions", () => {
       platform: { aws: { region: 'us-east-1', privateLink: { enabled: true, additionalAllowedPrincipals: ['arn:x'] } } },
     });
     assert.equal(shouldSync(principals, now).sync, true);
+    // The hub's own ARN in spec is never listed as additional in status: no sync on its account.
+    const hub = 'arn:aws:iam::222222222222:user/hive';
+    const withHub = cd(ready('2026-11-26T11:00:00Z'), {
+      platform: { aws: { region: 'us-east-1', privateLink: { enabled: true, additionalAllowedPrincipals: [hub, 'arn:x'] } } },
+    });
+    withHub.status!.platformStatus = {
+      aws: { privateLink: { vpcEndpointService: { name: 'n', id: 'i', defaultAllowedPrincipal: hub, additionalAllowedPrincipals: ['arn:x'] } } },
+    };
+    assert.equal(shouldSync(withHub, now).sync, false);
   });
 });

@@ -187,9 +187,11 @@ export function shouldSync(cd: ClusterDeployment, now: Date): { sync: boolean; a
   const window = cd.spec.installed === true ? WINDOW_INSTALLED_MS : WINDOW_INSTALLING_MS;
   if (delta >= window) return { sync: true, afterMs: 0 };
   const afterMs = roundMinute(window - delta) || 60_000;
-  const spec = cd.spec.platform?.aws?.privateLink?.additionalAllowedPrincipals ?? [];
-  const status = cd.status?.platformStatus?.aws?.privateLink?.vpcEndpointService?.additionalAllowedPrincipals ?? [];
-  if (!sameSet(spec, status)) return { sync: true, afterMs: 0 };
+  const recorded = cd.status?.platformStatus?.aws?.privateLink?.vpcEndpointService;
+  // Status never lists the hub's own ARN among the additional ones, so a spec naming it would differ
+  // forever and sync on every status write (a hot loop Hive has); leave it out of the comparison.
+  const spec = (cd.spec.platform?.aws?.privateLink?.additionalAllowedPrincipals ?? []).filter((p) => p !== recorded?.defaultAllowedPrincipal);
+  if (!sameSet(spec, recorded?.additionalAllowedPrincipals ?? [])) return { sync: true, afterMs: 0 };
   return { sync: false, afterMs };
 }
 
