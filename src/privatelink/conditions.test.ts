@@ -11,7 +11,7 @@ import {
   WINDOW_INSTALLED_MS,
   WINDOW_INSTALLING_MS,
 } from './conditions.ts';
-import type { HiveCondition } from './conditions.ts';
+import type { HiveCondition } from './types.ts';
 import { FAILED, FINALIZER, READY } from './types.ts';
 import type { ClusterDeployment } from './types.ts';
 

@@ -4,20 +4,8 @@
  * scrub of error messages, the pause annotation and the awsprivatelink controller's shouldSync.
  * Restated from Hive's behaviour so a cluster moved between Hive and Hostwarden reads the same.
  */
-import type { ClusterDeployment } from './types.ts';
+import type { ClusterDeployment, HiveCondition, HiveConditionStatus } from './types.ts';
 import { FAILED, FINALIZER, READY } from './types.ts';
-
-export type HiveConditionStatus = 'True' | 'False' | 'Unknown';
-
-/** hivev1.ClusterDeploymentCondition: reason and message are optional, both times are kept. */
-export interface HiveCondition {
-  type: string;
-  status: HiveConditionStatus;
-  reason?: string;
-  message?: string;
-  lastProbeTime?: string;
-  lastTransitionTime?: string;
-}
 
 export type ConditionsChange = { list: HiveCondition[]; changed: boolean };
 

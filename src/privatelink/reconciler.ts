@@ -32,7 +32,7 @@ import {
   readyConditions,
   shouldSync,
 } from './conditions.ts';
-import type { HiveCondition } from './conditions.ts';
+import type { HiveCondition } from './types.ts';
 import {
   CLUSTER_DEPLOYMENTS,
   FAILED,

@@ -2,7 +2,6 @@
  * The Hive objects the PrivateLink controller reads and writes (the subset it uses), and the names
  * it shares with Hive: finalizer, condition types and reasons, the tag that marks its AWS resources.
  */
-import type { HiveCondition } from './conditions.ts';
 import type { KubeMeta, KubeResource } from '../kube/resource.ts';
 
 export const CLUSTER_DEPLOYMENTS: KubeResource = {
@@ -23,6 +22,18 @@ export const PL_SECRETS: KubeResource = { apiVersion: 'v1', kind: 'Secret', plur
 
 /** Hive's only HiveConfig is named `hive`. */
 export const HIVE_CONFIG_NAME = 'hive';
+
+export type HiveConditionStatus = 'True' | 'False' | 'Unknown';
+
+/** hivev1.ClusterDeploymentCondition: reason and message are optional, both times are kept. */
+export interface HiveCondition {
+  type: string;
+  status: HiveConditionStatus;
+  reason?: string;
+  message?: string;
+  lastProbeTime?: string;
+  lastTransitionTime?: string;
+}
 
 export const FINALIZER = 'hive.openshift.io/aws-private-link';
 /** Every endpoint service (user account) and endpoint (hub account) carries it, valued with the infraID. */

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { errConditions, readyConditions, shouldSync } from '../../../../src/privatelink/conditions.ts';
-import type { HiveCondition } from '../../../../src/privatelink/conditions.ts';
+import type { HiveCondition } from '../../../../src/privatelink/types.ts';
 import { eligibleVpcs } from '../../../../src/privatelink/steps/endpoint.ts';
 import { apiHostFromSecret } from '../../../../src/privatelink/steps/hosted-zone.ts';
 import type { ClusterDeployment, InventoryVPC } from '../../../../src/privatelink/types.ts';
