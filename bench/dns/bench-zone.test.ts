@@ -21,9 +21,16 @@ describe('bench:dns query generator', () => {
     assert.equal(q.lines.filter((l) => l.endsWith(' TXT')).length, 10_000);
     // Shuffled: the first thousand queries hold every category.
     const head = q.lines.slice(0, 1000);
-    for (const prefix of ['host-', 'alias-', 'missing-', 'txt-', 'w']) assert.ok(head.some((l) => l.startsWith(prefix)), prefix);
+    for (const prefix of ['host-', 'alias-', 'missing-', 'txt-', 'w'])
+      assert.ok(
+        head.some((l) => l.startsWith(prefix)),
+        prefix,
+      );
     const odd = generateQueries(7);
-    assert.equal(Object.values(odd.mix).reduce((a, b) => a + b, 0), 7);
+    assert.equal(
+      Object.values(odd.mix).reduce((a, b) => a + b, 0),
+      7,
+    );
   });
 
   it('reaches every host, alias and TXT name with uniform popularity over 200k queries', () => {

@@ -1,202 +1,158 @@
 /**
- * Hostwarden's DNS server against BIND 9 on the same zone and query file, in one run:
- *   node --import tsx bench/dns/bench.ts [seconds=10] [rounds=1]
- * Zone and query mix: bench-zone.ts. Rows: BIND, Hostwarden with the native UDP engine on its DNS
- * thread (the default), on the main thread (inline) and in 2 workers, and with node:dgram on the DNS
- * thread for comparison; each at maximum rate and
- * capped at 20k qps. Every server runs in its own process (Hostwarden's through serve.ts), and
- * dnsperf's per-query output (-v, for p99) goes to a file read after the run, so neither server
- * shares a CPU with the benchmark's parsing. dnsperf shares the machine with the server under
- * test, so compare the servers' figures (and their ratios), not absolute numbers across machines.
- * On a shared machine use several rounds: the servers take turns within each round, so load from
- * elsewhere falls on all of them, and the summary takes each server's median round.
+ * Hostwarden's DNS server beside BIND 9, Knot and NSD on the same zone and query file, in one run:
+ *   node --import tsx bench/dns/bench.ts [seconds=10] [rounds=3] [--servers bind,knot,nsd,hw-thread,hw-inline,hw-workers,hw-dgram]
+ *     [--rates 20000[,10000,40000]] [--popularity uniform|zipf[:s]] [--queries 200000]
+ * Zone and queries: bench-zone.ts (the mix and the number of distinct names are printed). Before
+ * any figure every server must give the same answers for a sample of names (answer-check.ts).
+ * Each server runs in its own process; per round every server gets a maximum-rate run and a run at
+ * each fixed rate, the servers taking turns, so load from elsewhere falls on all of them. Figures:
+ * qps, lost queries, p50/p99/p99.9 (fixed rates), and answers per server CPU-second (utime + stime
+ * of the server's process tree from /proc, perf.ts). At maximum rate dnsperf (one thread) is
+ * usually the limit, not the server: the server's CPU share says how busy the server was. The
+ * summary takes each figure's median over the rounds and its ratio to Knot.
  */
-import { execFile, spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { openSync, closeSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { namedAvailable, startBind } from '../../test/support/bind.ts';
-import { ORIGIN, benchZone, queryFile } from './bench-zone.ts';
+import { checkAnswers } from './answer-check.ts';
+import { ORIGIN, benchZone, describeQueries, generateQueries, parsePopularity } from './bench-zone.ts';
+import type { Popularity } from './bench-zone.ts';
+import { dnsperf } from './perf.ts';
+import type { PerfResult } from './perf.ts';
+import { SERVER_KEYS, startServer } from './servers.ts';
+import type { BenchServer, ServerKey } from './servers.ts';
 
 const run = promisify(execFile);
-const CAP_QPS = 20_000;
 
-interface PerfResult {
-  qps: number;
-  sent: number;
-  lost: number;
-  avgMs: number;
-  maxMs: number;
-  p99Ms: number | undefined;
-  p50Ms: number | undefined;
-  /** Share of the machine's CPU time the hypervisor took during the run (/proc/stat steal). */
-  stealPct: number | undefined;
+interface Options {
+  seconds: number;
+  rounds: number;
+  servers: ServerKey[];
+  rates: number[];
+  popularity: Popularity;
+  queries: number;
 }
 
-/** Total and steal jiffies of all CPUs, from /proc/stat (undefined where it cannot be read). */
-async function cpuTimes(): Promise<{ total: number; steal: number } | undefined> {
-  const text = await readFile('/proc/stat', 'utf8').catch(() => '');
-  const fields = /^cpu +(.*)$/m.exec(text)?.[1]?.trim().split(/\s+/).map(Number) ?? [];
-  if (fields.length < 8) return undefined;
-  return { total: fields.reduce((a, b) => a + b, 0), steal: fields[7] ?? 0 };
-}
-
-/** Runs dnsperf; with a rate cap it also runs verbose (-v) and reads every answer's latency for p99. */
-async function dnsperf(port: number, queries: string, seconds: number, dir: string, rate?: number): Promise<PerfResult> {
-  const args = ['-s', '127.0.0.1', '-p', String(port), '-d', queries, '-l', String(seconds), '-c', '4', '-T', '1'];
-  if (rate !== undefined) args.push('-Q', String(rate), '-v');
-  const outFile = join(dir, 'dnsperf.out');
-  const fd = openSync(outFile, 'w');
-  const before = await cpuTimes();
-  const child = spawn('dnsperf', args, { stdio: ['ignore', fd, 'inherit'] });
-  await new Promise<void>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('exit', () => resolve());
-  });
-  closeSync(fd);
-  const after = await cpuTimes();
-  const text = await readFile(outFile, 'utf8');
-  const latencies: number[] = [];
-  let summary = '';
-  for (const line of text.split('\n')) {
-    // Verbose lines look like "> NOERROR name A 0.000123"; everything else is the summary.
-    if (line.startsWith('> ')) {
-      const v = Number(line.slice(line.lastIndexOf(' ') + 1));
-      if (Number.isFinite(v)) latencies.push(v);
-    } else summary += `${line}\n`;
+function parseArgs(argv: string[]): Options {
+  const positional: string[] = [];
+  const flags = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    if (!a.startsWith('--')) positional.push(a);
+    else if (a.includes('=')) flags.set(a.slice(2, a.indexOf('=')), a.slice(a.indexOf('=') + 1));
+    else flags.set(a.slice(2), argv[++i] ?? '');
   }
-  const num = (re: RegExp): number => Number(re.exec(summary)?.[1] ?? NaN);
-  latencies.sort((a, b) => a - b);
-  return {
-    qps: num(/Queries per second:\s+([\d.]+)/),
-    sent: num(/Queries sent:\s+(\d+)/),
-    lost: num(/Queries lost:\s+(\d+)/),
-    avgMs: num(/Average Latency \(s\):\s+([\d.]+)/) * 1000,
-    maxMs: num(/max ([\d.]+)\)/) * 1000,
-    p99Ms: latencies.length > 0 ? (latencies[Math.floor(latencies.length * 0.99)] ?? 0) * 1000 : undefined,
-    p50Ms: latencies.length > 0 ? (latencies[Math.floor(latencies.length * 0.5)] ?? 0) * 1000 : undefined,
-    stealPct:
-      before !== undefined && after !== undefined && after.total > before.total
-        ? (100 * (after.steal - before.steal)) / (after.total - before.total)
-        : undefined,
-  };
-}
-
-/** Starts serve.ts and waits for its port. */
-async function startHostwarden(engine: 'native' | 'dgram', workers: number | 'inline'): Promise<{ port: number; child: ChildProcess }> {
-  const script = fileURLToPath(new URL('./serve.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', script, engine, String(workers)], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const first = await new Promise<string>((resolve, reject) => {
-    let buf = '';
-    const timer = setTimeout(() => reject(new Error('serve.ts did not start in 30 s')), 30_000);
-    child.stdout?.on('data', (d: Buffer) => {
-      buf += d.toString();
-      if (buf.includes('\n')) {
-        clearTimeout(timer);
-        resolve(buf.slice(0, buf.indexOf('\n')));
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`serve.ts exited with ${code}`));
-    });
-  });
-  const { port, engine: used } = JSON.parse(first) as { port: number; engine: string };
-  if (used !== engine) throw new Error(`asked for the ${engine} engine, got ${used} (npm run build:native?)`);
-  return { port, child };
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.stdin?.end();
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-  await exited;
-  clearTimeout(timer);
-}
-
-function line(name: string, r: PerfResult): string {
-  const p99 = r.p99Ms === undefined ? '' : `  p50 ${(r.p50Ms ?? 0).toFixed(3)} ms  p99 ${r.p99Ms.toFixed(3)} ms`;
-  const steal = r.stealPct === undefined ? '' : `  steal ${r.stealPct.toFixed(1)}%`;
-  return `${name.padEnd(30)} ${r.qps.toFixed(0).padStart(7)} qps  avg ${r.avgMs.toFixed(3)} ms  max ${r.maxMs.toFixed(2)} ms${p99}  lost ${r.lost}/${r.sent}${steal}`;
-}
-
-/** The run with the median value of `key` (the upper one of two middles). */
-function median(runs: PerfResult[], key: 'qps' | 'p99Ms'): PerfResult {
-  const sorted = [...runs].sort((x, y) => (x[key] ?? 0) - (y[key] ?? 0));
-  return sorted[Math.floor(sorted.length / 2)] as PerfResult;
+  for (const f of flags.keys()) if (!['servers', 'rates', 'popularity', 'queries'].includes(f)) throw new Error(`unknown flag --${f}`);
+  const servers = (flags.get('servers') ?? SERVER_KEYS.join(',')).split(',').filter((s) => s !== '');
+  for (const s of servers)
+    if (!(SERVER_KEYS as readonly string[]).includes(s)) throw new Error(`--servers: unknown server "${s}" (known: ${SERVER_KEYS.join(', ')})`);
+  const rates = (flags.get('rates') ?? '20000').split(',').map(Number);
+  if (rates.some((r) => !Number.isInteger(r) || r <= 0)) throw new Error(`--rates: expected positive integers, got "${flags.get('rates')}"`);
+  const seconds = Number(positional[0] ?? 10);
+  const rounds = Number(positional[1] ?? 3);
+  const queries = Number(flags.get('queries') ?? 200_000);
+  if (!(seconds > 0) || !Number.isInteger(rounds) || rounds < 1) throw new Error('usage: bench.ts [seconds > 0] [rounds ≥ 1] [--servers …] [--rates …]');
+  if (!Number.isInteger(queries) || queries < 1000) throw new Error('--queries: expected an integer ≥ 1000');
+  return { seconds, rounds, servers: servers as ServerKey[], rates, popularity: parsePopularity(flags.get('popularity') ?? 'uniform'), queries };
 }
 
 const load = (): string =>
   loadavg()
     .map((l) => l.toFixed(2))
     .join(' ');
+const ms = (v: number | undefined): string => (v === undefined || Number.isNaN(v) ? '–' : v.toFixed(3));
+const k = (v: number): string => (Number.isFinite(v) ? `${(v / 1000).toFixed(1)}k` : '–');
+
+function line(name: string, r: PerfResult): string {
+  const pct = r.p99Ms === undefined ? '' : `  p50/p99/p99.9 ${ms(r.p50Ms)}/${ms(r.p99Ms)}/${ms(r.p999Ms)} ms`;
+  const steal = r.stealPct === undefined ? '' : `  steal ${r.stealPct.toFixed(1)}%`;
+  return `${name.padEnd(31)} ${r.qps.toFixed(0).padStart(7)} qps${pct}  lost ${r.lost}/${r.sent}  server CPU ${r.cpuShare.toFixed(2)} core, ${k(r.perCpuS)} answers/CPU-s${steal}`;
+}
+
+function median(values: (number | undefined)[]): number {
+  const v = values.filter((x): x is number => x !== undefined && !Number.isNaN(x)).sort((a, b) => a - b);
+  if (v.length === 0) return NaN;
+  return v.length % 2 === 1 ? (v[v.length >> 1] as number) : ((v[v.length / 2 - 1] as number) + (v[v.length / 2] as number)) / 2;
+}
+
+type Runs = Map<string, PerfResult[]>;
+const runKey = (server: string, rate: number | 'max'): string => `${server}@${rate}`;
+
+async function round(servers: BenchServer[], opts: Options, queries: string, dir: string, runs: Runs, n: number): Promise<void> {
+  for (const rate of ['max', ...opts.rates] as const) {
+    console.log(`-- round ${n}: ${rate === 'max' ? 'maximum rate' : `${rate} qps (-Q ${rate} -v)`} (load ${load()})`);
+    for (const s of servers) {
+      const r = await dnsperf(s, queries, opts.seconds, dir, rate === 'max' ? undefined : rate);
+      const key = runKey(s.key, rate);
+      runs.set(key, [...(runs.get(key) ?? []), r]);
+      console.log(line(s.name, r));
+    }
+  }
+}
+
+function summary(servers: BenchServer[], opts: Options, runs: Runs): void {
+  const med = (s: string, rate: number | 'max', f: (r: PerfResult) => number | undefined): number => median((runs.get(runKey(s, rate)) ?? []).map(f));
+  const ratio = (v: number, ref: number): string => (Number.isFinite(v / ref) && servers.some((s) => s.key === 'knot') ? `${(v / ref).toFixed(2)}×` : '–');
+  for (const rate of opts.rates) {
+    console.log(`\n== medians of ${opts.rounds} round(s); fixed rate ${rate} qps; max = maximum rate (dnsperf-limited: see server CPU)`);
+    console.log(
+      `| server | max qps (server CPU, cores) | answers/CPU-s at max | p50 / p99 / p99.9 at ${k(rate)} (ms) | lost at ${k(rate)} (all rounds) | answers/CPU-s at ${k(rate)} | p99 ÷ Knot | answers/CPU-s ÷ Knot (max / ${k(rate)}) |`,
+    );
+    console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+    for (const s of servers) {
+      const p99 = med(s.key, rate, (r) => r.p99Ms);
+      const cpuMax = med(s.key, 'max', (r) => r.perCpuS);
+      const cpuRate = med(s.key, rate, (r) => r.perCpuS);
+      const lost = (runs.get(runKey(s.key, rate)) ?? []).reduce((a, r) => a + r.lost, 0);
+      const sent = (runs.get(runKey(s.key, rate)) ?? []).reduce((a, r) => a + r.sent, 0);
+      console.log(
+        `| ${s.name} | ${k(med(s.key, 'max', (r) => r.qps))} (${med(s.key, 'max', (r) => r.cpuShare).toFixed(2)}) | ${k(cpuMax)} | ${ms(med(s.key, rate, (r) => r.p50Ms))} / ${ms(p99)} / ${ms(med(s.key, rate, (r) => r.p999Ms))} | ${lost} of ${sent} | ${k(cpuRate)} | ${ratio(
+          p99,
+          med('knot', rate, (r) => r.p99Ms),
+        )} | ${ratio(
+          cpuMax,
+          med('knot', 'max', (r) => r.perCpuS),
+        )} / ${ratio(
+          cpuRate,
+          med('knot', rate, (r) => r.perCpuS),
+        )} |`,
+      );
+    }
+  }
+  console.log('goals (issue #24): p99 at 20k ÷ Knot ≤ 1.00; answers/CPU-s ÷ Knot ≥ 1.20; 0 lost at 20k in every mode');
+}
 
 async function main(): Promise<void> {
-  const seconds = Number(process.argv[2] ?? 10);
-  const rounds = Math.max(1, Number(process.argv[3] ?? 1));
-  if (!(await namedAvailable())) throw new Error('named (bind9) is not installed');
+  const opts = parseArgs(process.argv.slice(2));
   await run('dnsperf', ['-h']).catch((err: { code?: string }) => {
     if (err.code === 'ENOENT') throw new Error('dnsperf is not installed');
   });
   const dir = await mkdtemp(join(tmpdir(), 'hw-dnsbench-'));
-  const zone = benchZone();
   const queries = join(dir, 'queries.txt');
-  await writeFile(queries, queryFile(200_000));
-  const bind = await startBind({ zones: [zone], threads: 2 });
-  const children: ChildProcess[] = [];
+  const set = generateQueries(opts.queries, opts.popularity);
+  await writeFile(queries, `${set.lines.join('\n')}\n`);
+  const servers: BenchServer[] = [];
+  const notes: string[] = [];
   try {
-    const servers: { name: string; port: number }[] = [{ name: 'BIND 9 (-n 2)', port: bind.port }];
-    for (const [name, engine, workers] of [
-      ['Hostwarden native (DNS thread)', 'native', 0],
-      ['Hostwarden native (inline)', 'native', 'inline'],
-      ['Hostwarden native (2 workers)', 'native', 2],
-      ['Hostwarden dgram (DNS thread)', 'dgram', 0],
-    ] as const) {
-      const s = await startHostwarden(engine, workers);
-      children.push(s.child);
-      servers.push({ name, port: s.port });
-    }
+    for (const key of opts.servers) servers.push(await startServer(key, notes));
+    const checked = await checkAnswers(servers);
+    console.log(`zone ${ORIGIN}: ${benchZone().rrsets.length} RRsets; ${describeQueries(set, opts.popularity)}`);
+    for (const n of notes) console.log(n);
+    console.log(`answer check: ${checked} names (apex SOA/NS and 50 per category) answered identically by ${servers.map((s) => s.key).join(', ')}`);
     // Warm up caches (prepared answers are built on first use) and the JIT.
-    for (const s of servers) await dnsperf(s.port, queries, 2, dir);
+    for (const s of servers) await dnsperf(s, queries, 2, dir);
+    const cores = (await run('nproc')).stdout.trim();
     console.log(
-      `zone ${ORIGIN}: ${zone.rrsets.length} RRsets; ${seconds}s per run, ${rounds} round(s); dnsperf -c 4 -T 1; ${(await run('nproc')).stdout.trim()} cores; load average ${load()}`,
+      `${opts.seconds}s per run, ${opts.rounds} round(s), rates max,${opts.rates.join(',')}; dnsperf -c 4 -T 1; ${cores} cores; load average ${load()}`,
     );
-    const ratios = (results: PerfResult[]): string =>
-      servers
-        .slice(1)
-        .map((s, i) => `${s.name.replace('Hostwarden ', '')} ${((results[i + 1]?.qps ?? 0) / (results[0]?.qps ?? 1)).toFixed(2)}`)
-        .join(', ');
-    const max: PerfResult[][] = servers.map(() => []);
-    const capped: PerfResult[][] = servers.map(() => []);
-    for (let round = 1; round <= rounds; round++) {
-      console.log(`-- round ${round}: maximum rate (load ${load()})`);
-      for (const [k, s] of servers.entries()) {
-        const r = await dnsperf(s.port, queries, seconds, dir);
-        max[k]?.push(r);
-        console.log(line(s.name, r));
-      }
-      console.log(`-- round ${round}: capped at ${CAP_QPS} qps (-Q ${CAP_QPS} -v; per-query lines go to a file, parsed after each run)`);
-      for (const [k, s] of servers.entries()) {
-        const r = await dnsperf(s.port, queries, seconds, dir, CAP_QPS);
-        capped[k]?.push(r);
-        console.log(line(s.name, r));
-      }
-    }
-    const maxMedian = max.map((runs) => median(runs, 'qps'));
-    console.log(`== median of ${rounds} round(s): maximum rate`);
-    for (const [k, s] of servers.entries()) console.log(line(s.name, maxMedian[k] as PerfResult));
-    console.log(`QPS ratio to BIND: ${ratios(maxMedian)}`);
-    console.log(`== median of ${rounds} round(s): capped at ${CAP_QPS} qps (median p99)`);
-    for (const [k, s] of servers.entries()) console.log(line(s.name, median(capped[k] ?? [], 'p99Ms')));
+    const runs: Runs = new Map();
+    for (let n = 1; n <= opts.rounds; n++) await round(servers, opts, queries, dir, runs, n);
+    summary(servers, opts, runs);
     console.log(`load average after: ${load()}`);
   } finally {
-    for (const c of children) await stopChild(c);
-    await bind.stop();
+    for (const s of servers) await s.stop();
     await rm(dir, { recursive: true, force: true });
   }
 }

@@ -19,6 +19,8 @@ const run = promisify(execFile);
 export interface BindServer {
   port: number;
   dir: string;
+  /** named's process (its CPU time includes its threads). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -95,7 +97,7 @@ ${zones.join('\n')}
       (r) => r.stdout.trim() !== '',
       () => false,
     );
-    if (ok) return { port, dir, stop };
+    if (ok) return { port, dir, pid: child.pid ?? 0, stop };
     await new Promise((r) => setTimeout(r, 50));
   }
   await stop();
