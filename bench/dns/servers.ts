@@ -2,13 +2,16 @@
  * The servers `npm run bench:dns` compares, each in its own process on 127.0.0.1 with a free port
  * and the same zone (benchZone(), written as a master file for BIND, Knot and NSD).
  */
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { namedAvailable, startBind } from '../../test/support/bind.ts';
 import { knotAvailable, startKnot } from '../../test/support/knot.ts';
 import { nsdAvailable, nsdBuild, startNsd } from '../../test/support/nsd.ts';
-import { benchZone } from './bench-zone.ts';
+import { ORIGIN, benchZone } from './bench-zone.ts';
+
+const run = promisify(execFile);
 
 export interface BenchServer {
   key: string;
@@ -46,7 +49,31 @@ async function startHostwarden(engine: 'native' | 'dgram', workers: number | 'in
     await stopChild(child);
     throw new Error(`asked for the ${engine} engine, got ${used} (npm run build:native?)`);
   }
-  return { port, pid: child.pid ?? 0, stop: () => stopChild(child) };
+  const stop = (): Promise<void> => stopChild(child);
+  if (!(await answering(port))) {
+    await stop();
+    throw new Error(`serve.ts (${engine}, ${workers}) listened on ${port} but did not answer host-0.${ORIGIN} within 10 s`);
+  }
+  return { port, pid: child.pid ?? 0, stop };
+}
+
+/**
+ * Waits until 20 queries in a row (each dig from a new source port, so with workers they spread
+ * over the workers' sockets) are answered NOERROR. With --dns-workers, start() resolves when the
+ * workers listen, and for about 0.2 s after that they answer REFUSED: they have no zone yet.
+ */
+async function answering(port: number): Promise<boolean> {
+  const deadline = Date.now() + 10_000;
+  let inRow = 0;
+  for (let i = 0; i < 500 && Date.now() < deadline && inRow < 20; i++) {
+    const ok = await run('dig', ['+time=1', '+tries=1', '+noall', '+comments', '-p', String(port), '@127.0.0.1', `host-0.${ORIGIN}`, 'A']).then(
+      (r) => r.stdout.includes('status: NOERROR'),
+      () => false,
+    );
+    inRow = ok ? inRow + 1 : 0;
+    if (!ok) await new Promise((r) => setTimeout(r, 50));
+  }
+  return inRow >= 20;
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {
