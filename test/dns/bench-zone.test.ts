@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { HOSTS, generateQueries, parsePopularity, prng } from './bench-zone.ts';
+import { HOSTS, generateQueries, parsePopularity, prng } from '../../bench/dns/bench-zone.ts';
 
 describe('bench:dns query generator', () => {
   it('is deterministic for a seed and differs between seeds', () => {
