@@ -75,3 +75,49 @@ test('two native workers both receive UDP queries from different source ports; T
     await server.stop();
   }
 });
+
+/** The rcode of one A query for `name` from `sock`, or -1 after a second. */
+function rcodeOf(sock: Socket, port: number, id: number, name: string): Promise<number> {
+  const labels = name.split('.').flatMap((l) => [l.length, ...Buffer.from(l)]);
+  const head = Buffer.alloc(12);
+  head.writeUInt16BE(id, 0);
+  head.writeUInt16BE(0x0100, 2);
+  head.writeUInt16BE(1, 4);
+  const query = Buffer.concat([head, Buffer.from([...labels, 0, 0, 1, 0, 1])]);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      sock.off('message', on);
+      resolve(-1);
+    }, 1000);
+    const on = (m: Buffer): void => {
+      if (m.readUInt16BE(0) !== id) return;
+      clearTimeout(timer);
+      sock.off('message', on);
+      resolve(m.readUInt16BE(2) & 0x0f);
+    };
+    sock.on('message', on);
+    sock.send(query, port, '127.0.0.1');
+  });
+}
+
+test('workers answer a zone given before start from the first query on (never REFUSED while it loads)', { skip, timeout: 60_000 }, async () => {
+  // Big enough that loading it takes a while in each worker.
+  const zone = sampleZone();
+  for (let i = 0; i < 20_000; i++) zone.rrsets.push({ name: `h${i}.example.test`, type: 'A', ttl: 300, rdata: [`10.0.${(i >> 8) & 255}.${i & 255}`] });
+  const server = new DnsServer({ listen: ['127.0.0.1:0'], workers: 2, udpEngine: 'native', logger: silentLogger() });
+  server.zoneChanged(zone);
+  const socks = Array.from({ length: 16 }, () => createSocket('udp4'));
+  try {
+    await Promise.all(socks.map((s) => new Promise<void>((r) => s.bind({ address: '127.0.0.1', port: 0 }, () => r()))));
+    const port = (await server.start()).addresses[0]?.udp.port ?? 0;
+    const rcodes = await Promise.all(socks.map((s, k) => rcodeOf(s, port, 500 + k, 'h19999.example.test')));
+    assert.deepEqual(
+      rcodes,
+      socks.map(() => 0),
+      'NOERROR from every worker',
+    );
+  } finally {
+    for (const s of socks) s.close();
+    await server.stop();
+  }
+});

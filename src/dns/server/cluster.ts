@@ -135,8 +135,8 @@ export class WorkerPool {
       const timer = setTimeout(() => reject(new Error('DNS worker did not start in time')), READY_TIMEOUT_MS);
       worker.on('message', (msg: FromWorker) => {
         if (msg.type === 'hello') {
-          worker.send({ type: 'config', config: this.config } satisfies ToWorker);
-          this.configured.add(worker);
+          // Zones before the config: the worker queues them, loads them and only then binds, so it
+          // never answers REFUSED for a zone it was given (IPC keeps the order of messages).
           for (const [origin, { seq, zone }] of this.zones) {
             try {
               const packed = packZone(zone);
@@ -145,6 +145,8 @@ export class WorkerPool {
               this.logger.error({ err, zone: origin }, 'could not load zone into the DNS server');
             }
           }
+          worker.send({ type: 'config', config: this.config } satisfies ToWorker);
+          this.configured.add(worker);
         } else if (msg.type === 'ready') {
           clearTimeout(timer);
           // Counted for `settle` only once it serves: the zones it was sent are loaded by then.
