@@ -59,8 +59,8 @@ async function startHostwarden(engine: 'native' | 'dgram', workers: number | 'in
 
 /**
  * Waits until 20 queries in a row (each dig from a new source port, so with workers they spread
- * over the workers' sockets) are answered NOERROR. With --dns-workers, start() resolves when the
- * workers listen, and for about 0.2 s after that they answer REFUSED: they have no zone yet.
+ * over the workers' sockets) are answered NOERROR: a server that answers before its zone is
+ * loaded must not reach the answer check (Hostwarden's workers once did, for ~0.2 s).
  */
 async function answering(port: number): Promise<boolean> {
   const deadline = Date.now() + 10_000;
