@@ -27,30 +27,54 @@ export class ParsedQuery {
   ednsDo = false;
   /** Offset of a TSIG record ending the message, or -1. */
   tsigOffset = -1;
+  /** Scratch for the question name's text (at most 253 bytes), reused by every parse. */
+  readonly nameBytes = Buffer.allocUnsafe(256);
 }
 
-/** Reads the question name as a lookup key; returns its end offset or -1. */
+/**
+ * Reads the question name as a lookup key; returns its end offset or -1. The labels are gathered
+ * into `out.nameBytes` and become one string at the end: a string per label, a regular expression
+ * test per label and the concatenations were most of the answer path's garbage (young-generation
+ * collections pause the DNS thread).
+ */
 function readQname(msg: Buffer, out: ParsedQuery): number {
+  const name = out.nameBytes;
   let p = 12;
-  let key = '';
+  let n = 0;
   for (let total = 0; ;) {
     if (p >= msg.length) return -1;
     const l = msg[p] ?? 0;
     if (l === 0) {
-      out.qname = key;
+      out.qname = n === 0 ? '' : name.toString('latin1', 0, n);
       return p + 1;
     }
     // A compression pointer in the first name of a message can only point forward: malformed.
     if (l > 63) return -1;
     total += l + 1;
     if (total > 254 || p + 1 + l > msg.length) return -1;
-    let label = msg.toString('latin1', p + 1, p + 1 + l);
-    if (/[A-Z.\\]/.test(label)) {
-      // Dots inside a label cannot match any zone name; map them to NUL so splitting stays sound.
-      label = label.toLowerCase().replace(/[.\\]/g, '\u0000');
+    if (n > 0) name[n++] = 0x2e;
+    const start = n;
+    let fold = false;
+    for (let i = p + 1; i <= p + l; i++) {
+      const c = msg[i] ?? 0;
+      if ((c >= 0x41 && c <= 0x5a) || c === 0x2e || c === 0x5c) fold = true;
+      name[n++] = c;
     }
-    key = key === '' ? label : `${key}.${label}`;
+    if (fold) foldLabel(name, start, n);
     p += 1 + l;
+  }
+}
+
+/**
+ * A label holding A-Z, '.' or '\\' is lower-cased as String#toLowerCase lower-cases Latin-1 text
+ * (A-Z and U+00C0-U+00DE but U+00D7), and its dots and backslashes become NUL: a dot inside a label
+ * cannot match any zone name, and NUL keeps splitting the key on dots sound.
+ */
+function foldLabel(name: Buffer, start: number, end: number): void {
+  for (let i = start; i < end; i++) {
+    const c = name[i] ?? 0;
+    if (c === 0x2e || c === 0x5c) name[i] = 0;
+    else if ((c >= 0x41 && c <= 0x5a) || (c >= 0xc0 && c <= 0xde && c !== 0xd7)) name[i] = c + 0x20;
   }
 }
 

@@ -30,6 +30,10 @@
 /* Batches read per wakeup at most, so one busy socket cannot starve timers, TCP and IPC. */
 #define MAX_BATCHES 8
 #define RCVBUF_BYTES (4 << 20)
+/* One sendmmsg carries up to BATCH replies of up to 4 KiB (EDNS) each, plus skb overhead: Linux's
+ * default send buffer (net.core.wmem_default, 208 KiB) can be full before a batch of large replies
+ * is through, and the rest of the batch would be dropped (EAGAIN). */
+#define SNDBUF_BYTES (4 << 20)
 
 typedef struct {
   uv_poll_t poll;
@@ -269,7 +273,7 @@ static napi_value js_open(napi_env env, napi_callback_info info) {
 
   int fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return throw_errno(env, errno, "socket");
-  int one = 1, zero = 0, rcvbuf = RCVBUF_BYTES;
+  int one = 1, zero = 0, rcvbuf = RCVBUF_BYTES, sndbuf = SNDBUF_BYTES;
   /* Like dgram's ipv6Only: false, so "::" also takes IPv4 (as v4-mapped addresses). */
   if (family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
   if (reuse && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0) {
@@ -277,8 +281,9 @@ static napi_value js_open(napi_env env, napi_callback_info info) {
     close(fd);
     return throw_errno(env, e, "setsockopt SO_REUSEPORT");
   }
-  /* Best effort: the kernel caps it at net.core.rmem_max. */
+  /* Best effort: the kernel caps them at net.core.rmem_max and net.core.wmem_max. */
   setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+  setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
   if (bind(fd, (struct sockaddr *)&ss, sslen) != 0) {
     int e = errno;
     close(fd);
