@@ -46,10 +46,13 @@ export function fromEncloser(e: ZoneNode): Lookup {
 }
 
 /** Types answered from their own cache slot; any other type shares slot 0 (always NODATA). */
-const KNOWN = new Set([1, 2, 5, 6, 12, 15, 16, 28, 33, 35, 39, 255, 257]);
+const KNOWN_TYPES = [1, 2, 5, 6, 12, 15, 16, 28, 33, 35, 39, 255, 257];
+/** KNOWN_TYPES as a table (a Set lookup per query showed in profiles); 257 (CAA) is the largest. */
+const KNOWN = new Uint8Array(258);
+for (const t of KNOWN_TYPES) KNOWN[t] = 1;
 
 export function cacheKey(qtype: number, minimal: boolean): number {
-  return (KNOWN.has(qtype) ? qtype : 0) * 2 + (minimal ? 1 : 0);
+  return (qtype >= 0 && qtype < KNOWN.length && KNOWN[qtype] === 1 ? qtype : 0) * 2 + (minimal ? 1 : 0);
 }
 
 export function prepareNode(node: ZoneNode, qtype: number, minimal: boolean): Prepared {

@@ -137,4 +137,32 @@ describe('Responder', () => {
     const opt = ok.additionals?.find((a) => a.type === 'OPT') as { udpPayloadSize?: number } | undefined;
     assert.equal(opt?.udpPayloadSize, 1232);
   });
+
+  test('handleInto writes into a slot the bytes handle returns, and 0 for no reply', () => {
+    const r = responder();
+    const slot = 4096;
+    const out = Buffer.alloc(3 * slot, 0xee);
+    const messages = [
+      q('www.example.test', 'A'),
+      q('WWW.Example.Test', 'A', { edns: 4096 }),
+      q('a.b.wild.example.test', 'A', { rd: false }),
+      q('x.c.deep.example.test', 'A'),
+      q('long.example.test', 'TXT'),
+      q('long.example.test', 'TXT', { edns: 4096 }),
+      q('example.com', 'A'),
+      q('example.test', 'AXFR'),
+      q('example.test', 'SOA', { opcode: 'UPDATE' }),
+      Buffer.concat([q('www.example.test', 'A'), Buffer.from([1])]),
+      sign(q('www.example.test', 'A', { id: 9 }), { name: 'k', algorithm: 'hmac-sha256', secret: Buffer.from('secret') }, 1000).message,
+    ];
+    for (const msg of messages) {
+      const want = r.handle(msg, 'udp', '127.0.0.1');
+      assert.ok(Buffer.isBuffer(want));
+      const size = r.handleInto(msg, '127.0.0.1', out, slot, slot);
+      assert.deepEqual(out.subarray(slot, slot + size), want);
+      assert.equal(out[0], 0xee, 'nothing written before the slot');
+    }
+    assert.equal(r.handleInto(Buffer.alloc(11), '127.0.0.1', out, slot, slot), 0);
+    assert.equal(r.handleInto(q('long.example.test', 'TXT', { edns: 4096 }), '127.0.0.1', out, slot, 20), 0, 'a reply larger than the slot is not sent');
+  });
 });

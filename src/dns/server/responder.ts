@@ -65,6 +65,8 @@ export class Responder {
   private readonly now: () => number;
   private readonly q = new ParsedQuery();
   readonly last: LastQuery = { rcode: 0, qtype: 0 };
+  /** What of a prepared answer the current reply carries (see fit), reused by every reply. */
+  private readonly cut = { an: 0, ns: 0, ar: 0, tc: 0, used: 0 };
 
   constructor(options: ResponderOptions) {
     this.udpSize = Math.max(512, Math.min(65535, options.udpSize ?? 1232));
@@ -118,16 +120,44 @@ export class Responder {
    */
   handle(msg: Buffer, transport: Transport, remoteAddress: string | (() => string)): Buffer | Buffer[] | undefined {
     try {
-      return this.handleUnsafe(msg, transport, remoteAddress);
+      const r = this.route(msg, transport, remoteAddress);
+      return r === undefined || r instanceof Uint8Array || Array.isArray(r) ? r : this.assemble(msg, r, transport, 0);
     } catch (err) {
-      this.clientLog.error({ err }, 'query handling failed');
-      if (msg.length < 12) return undefined;
-      this.last.rcode = RCODE_SERVFAIL;
-      return headerOnly(msg, RCODE_SERVFAIL);
+      return this.failed(err, msg);
     }
   }
 
-  private handleUnsafe(msg: Buffer, transport: Transport, remoteAddress: string | (() => string)): Buffer | Buffer[] | undefined {
+  /**
+   * Answers one UDP message into `out[at, at + room)` (the native engine's reply slot) and returns
+   * the reply's length, 0 for no reply. An answer from a prepared tail is written in place: no
+   * reply Buffer per query and no second copy into the slot.
+   */
+  handleInto(msg: Buffer, remoteAddress: string | (() => string), out: Buffer, at: number, room: number): number {
+    let reply: Buffer | Buffer[] | undefined;
+    try {
+      const r = this.route(msg, 'udp', remoteAddress);
+      if (r !== undefined && !(r instanceof Uint8Array) && !Array.isArray(r)) {
+        const size = this.fit(r, 'udp', 0);
+        return size > room ? 0 : this.write(msg, r, out, at);
+      }
+      reply = r;
+    } catch (err) {
+      reply = this.failed(err, msg);
+    }
+    const b = Array.isArray(reply) ? reply[0] : reply;
+    if (b === undefined || b.length > room) return 0;
+    return b.copy(out, at);
+  }
+
+  private failed(err: unknown, msg: Buffer): Buffer | undefined {
+    this.clientLog.error({ err }, 'query handling failed');
+    if (msg.length < 12) return undefined;
+    this.last.rcode = RCODE_SERVFAIL;
+    return headerOnly(msg, RCODE_SERVFAIL);
+  }
+
+  /** Parses and decides: a reply, no reply, or the prepared answer to assemble. */
+  private route(msg: Buffer, transport: Transport, remoteAddress: string | (() => string)): Prepared | Buffer | Buffer[] | undefined {
     const q = this.q;
     const status = parseQuery(msg, q);
     this.last.qtype = q.qtype;
@@ -140,8 +170,7 @@ export class Responder {
     if (q.qclass !== CLASS_IN && q.qclass !== CLASS_ANY) return this.error(msg, RCODE_REFUSED, transport);
     if (q.qtype === T_AXFR || q.qtype === T_IXFR) return this.transfer(msg, transport, addressOf(remoteAddress), undefined);
     const p = this.lookup(q.qname, q.qtype, (q.flags & 0x0100) !== 0);
-    if (p === undefined) return this.error(msg, RCODE_REFUSED, transport);
-    return this.assemble(msg, p, transport, 0);
+    return p ?? this.error(msg, RCODE_REFUSED, transport);
   }
 
   private lookup(qname: string, qtype: number, minimal: boolean): Prepared | undefined {
@@ -169,48 +198,66 @@ export class Responder {
 
   /** Copies the question and a prepared tail into a reply sized for the transport. */
   private assemble(msg: Buffer, p: Prepared, transport: Transport, reserve: number): Buffer {
+    const out = Buffer.allocUnsafe(this.fit(p, transport, reserve));
+    this.write(msg, p, out, 0);
+    return out;
+  }
+
+  /** Chooses what of `p` fits the transport's limit (into `this.cut`) and returns the reply's size. */
+  private fit(p: Prepared, transport: Transport, reserve: number): number {
     const q = this.q;
+    const c = this.cut;
     const limit = (transport === 'tcp' ? 65535 : q.edns ? Math.max(512, Math.min(q.ednsUdpSize, this.udpSize)) : 512) - reserve;
     const optLen = q.edns ? 11 : 0;
     const base = q.questionEnd;
-    let used = p.tail.length;
-    let an = p.an;
-    let ns = p.ns;
-    let ar = p.ar;
-    let tc = 0;
-    if (base + used + optLen > limit) {
+    c.used = p.tail.length;
+    c.an = p.an;
+    c.ns = p.ns;
+    c.ar = p.ar;
+    c.tc = 0;
+    if (base + c.used + optLen > limit) {
       // Like BIND: drop additional first, then (for positive answers) authority, else truncate.
-      ar = 0;
-      used = p.nsEnd;
-      if (base + used + optLen > limit && p.an > 0) {
-        ns = 0;
-        used = p.anEnd;
+      c.ar = 0;
+      c.used = p.nsEnd;
+      if (base + c.used + optLen > limit && p.an > 0) {
+        c.ns = 0;
+        c.used = p.anEnd;
       }
-      if (base + used + optLen > limit) {
-        tc = 0x0200;
-        an = 0;
-        ns = 0;
-        used = 0;
+      if (base + c.used + optLen > limit) {
+        c.tc = 0x0200;
+        c.an = 0;
+        c.ns = 0;
+        c.used = 0;
       }
     }
-    const out = Buffer.allocUnsafe(base + used + optLen);
-    out.writeUInt16BE(q.id, 0);
-    out.writeUInt16BE(0x8000 | (q.flags & 0x7910) | (p.aa ? 0x0400 : 0) | tc | (p.rcode & 0xf), 2);
-    out.writeUInt16BE(1, 4);
-    out.writeUInt16BE(an, 6);
-    out.writeUInt16BE(ns, 8);
-    out.writeUInt16BE(ar + (q.edns ? 1 : 0), 10);
-    msg.copy(out, 12, 12, base);
-    p.tail.copy(out, base, 0, used);
+    return base + c.used + optLen;
+  }
+
+  /** Writes the reply `fit` chose at `out[at]`; returns its length. */
+  private write(msg: Buffer, p: Prepared, out: Buffer, at: number): number {
+    const q = this.q;
+    const { an, ns, ar, tc, used } = this.cut;
+    const base = q.questionEnd;
+    out.writeUInt16BE(q.id, at);
+    out.writeUInt16BE(0x8000 | (q.flags & 0x7910) | (p.aa ? 0x0400 : 0) | tc | (p.rcode & 0xf), at + 2);
+    out.writeUInt16BE(1, at + 4);
+    out.writeUInt16BE(an, at + 6);
+    out.writeUInt16BE(ns, at + 8);
+    out.writeUInt16BE(ar + (q.edns ? 1 : 0), at + 10);
+    // Byte loops, not Buffer#copy: on Node 20 a partial copy makes a Uint8Array view per call,
+    // and these copies are a few dozen bytes.
+    for (let i = 12; i < base; i++) out[at + i] = msg[i] ?? 0;
+    const tail = p.tail;
+    for (let i = 0, o = at + base; i < used; i++) out[o + i] = tail[i] ?? 0;
     const fx = p.fixups;
     for (let i = 0; i < fx.length; i++) {
       const f = fx[i] ?? 0;
       if (f >= used) break;
-      out.writeUInt16BE(0xc000 | ((p.tail.readUInt16BE(f) & 0x3fff) + base), base + f);
+      out.writeUInt16BE(0xc000 | ((p.tail.readUInt16BE(f) & 0x3fff) + base), at + base + f);
     }
-    if (optLen > 0) writeOpt(out, base + used, this.udpSize, 0);
+    if (q.edns) writeOpt(out, at + base + used, this.udpSize, 0);
     this.last.rcode = p.rcode;
-    return out;
+    return base + used + (q.edns ? 11 : 0);
   }
 
   /** Header and (when sound) question only, with the given rcode; OPT echoed for EDNS queries. */

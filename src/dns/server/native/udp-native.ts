@@ -95,12 +95,10 @@ export class NativeUdpSocket {
         const len = meta[2 * i] ?? -1;
         if (len < 0) continue;
         current = i;
-        const reply = responder.handle(input.subarray(i * SLOT, i * SLOT + len), 'udp', peer);
-        if (reply === undefined) continue;
-        const r = Array.isArray(reply) ? reply[0] : reply;
-        if (r === undefined || r.length === 0 || r.length > SLOT) continue;
-        r.copy(output, i * SLOT);
-        meta[2 * i + 1] = r.length;
+        // The reply is written straight into its slot of `output` (no Buffer per reply, no copy).
+        const size = responder.handleInto(input.subarray(i * SLOT, i * SLOT + len), peer, output, i * SLOT, SLOT);
+        if (size === 0) continue;
+        meta[2 * i + 1] = size;
         rcodes[answered] = last.rcode;
         qtypes[answered] = last.qtype;
         answered++;

@@ -51,6 +51,8 @@ typedef struct {
   uint8_t *in, *out;
   int32_t *meta;
   size_t slot_in, slot_out;
+  /* Receive headers the last recvmmsg filled (their msg_namelen needs resetting). */
+  int filled;
   struct mmsghdr rmsg[BATCH];
   struct iovec riov[BATCH];
   struct sockaddr_storage addr[BATCH];
@@ -187,16 +189,10 @@ static void on_readable(uv_poll_t *handle, int status, int events) {
     return;
   }
   for (int b = 0; b < MAX_BATCHES && !u->closing; b++) {
-    for (int i = 0; i < BATCH; i++) {
-      u->riov[i].iov_base = u->in + (size_t)i * u->slot_in;
-      u->riov[i].iov_len = u->slot_in;
-      struct msghdr *h = &u->rmsg[i].msg_hdr;
-      memset(h, 0, sizeof *h);
-      h->msg_name = &u->addr[i];
-      h->msg_namelen = sizeof u->addr[i];
-      h->msg_iov = &u->riov[i];
-      h->msg_iovlen = 1;
-    }
+    /* The headers are set up once (open); the kernel writes back only the address length and the
+     * flags of the datagrams it fills, so only those need resetting. */
+    for (int i = 0; i < u->filled; i++) u->rmsg[i].msg_hdr.msg_namelen = sizeof u->addr[i];
+    u->filled = 0;
     int n = recvmmsg(u->fd, u->rmsg, BATCH, MSG_DONTWAIT, NULL);
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -204,6 +200,7 @@ static void on_readable(uv_poll_t *handle, int status, int events) {
       return;
     }
     if (n == 0) return;
+    u->filled = n;
     for (int i = 0; i < n; i++) {
       int trunc = (u->rmsg[i].msg_hdr.msg_flags & MSG_TRUNC) != 0;
       if (trunc) u->truncated += 1;
@@ -304,6 +301,15 @@ static napi_value js_open(napi_env env, napi_callback_info info) {
   u->meta = meta;
   u->slot_in = (size_t)slot_in;
   u->slot_out = (size_t)slot_out;
+  for (int i = 0; i < BATCH; i++) {
+    u->riov[i].iov_base = u->in + (size_t)i * u->slot_in;
+    u->riov[i].iov_len = u->slot_in;
+    struct msghdr *h = &u->rmsg[i].msg_hdr;
+    h->msg_name = &u->addr[i];
+    h->msg_namelen = sizeof u->addr[i];
+    h->msg_iov = &u->riov[i];
+    h->msg_iovlen = 1;
+  }
   napi_value name, resource;
   if (uv_poll_init(loop, &u->poll, fd) != 0) {
     free(u);
