@@ -10,31 +10,43 @@ import { silentLogger } from '../../src/log.ts';
 import { dig, digAvailable } from '../support/dig.ts';
 import { sampleZone } from './sample-zone.ts';
 
-function aQuery(id: number): Buffer {
-  const name = Buffer.from([3, ...Buffer.from('www'), 7, ...Buffer.from('example'), 4, ...Buffer.from('test'), 0]);
+/** An A query for `name` with id `id`. */
+function aQuery(id: number, name = 'www.example.test'): Buffer {
+  const labels = name.split('.').flatMap((l) => [l.length, ...Buffer.from(l)]);
   const head = Buffer.alloc(12);
   head.writeUInt16BE(id, 0);
   head.writeUInt16BE(0x0100, 2);
   head.writeUInt16BE(1, 4);
-  return Buffer.concat([head, name, Buffer.from([0, 1, 0, 1])]);
+  return Buffer.concat([head, Buffer.from([...labels, 0, 0, 1, 0, 1])]);
 }
 
-/** One query from `sock`; resolves with the answer count, or -1 after a second. */
-function ask(sock: Socket, port: number, id: number): Promise<number> {
+/** One query from `sock`; resolves with the reply, or undefined after a second. */
+function exchange(sock: Socket, port: number, id: number, name?: string): Promise<Buffer | undefined> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       sock.off('message', on);
-      resolve(-1);
+      resolve(undefined);
     }, 1000);
     const on = (m: Buffer): void => {
       if (m.readUInt16BE(0) !== id) return;
       clearTimeout(timer);
       sock.off('message', on);
-      resolve(m.readUInt16BE(6));
+      resolve(m);
     };
     sock.on('message', on);
-    sock.send(aQuery(id), port, '127.0.0.1');
+    sock.send(aQuery(id, name), port, '127.0.0.1');
   });
+}
+
+/** The answer count of one query, or -1 without a reply. */
+async function ask(sock: Socket, port: number, id: number): Promise<number> {
+  return (await exchange(sock, port, id))?.readUInt16BE(6) ?? -1;
+}
+
+/** The rcode of one A query for `name`, or -1 without a reply. */
+async function rcodeOf(sock: Socket, port: number, id: number, name: string): Promise<number> {
+  const reply = await exchange(sock, port, id, name);
+  return reply === undefined ? -1 : reply.readUInt16BE(2) & 0x0f;
 }
 
 const skip = loadNativeUdp() === undefined ? 'native addon not built' : false;
@@ -75,30 +87,6 @@ test('two native workers both receive UDP queries from different source ports; T
     await server.stop();
   }
 });
-
-/** The rcode of one A query for `name` from `sock`, or -1 after a second. */
-function rcodeOf(sock: Socket, port: number, id: number, name: string): Promise<number> {
-  const labels = name.split('.').flatMap((l) => [l.length, ...Buffer.from(l)]);
-  const head = Buffer.alloc(12);
-  head.writeUInt16BE(id, 0);
-  head.writeUInt16BE(0x0100, 2);
-  head.writeUInt16BE(1, 4);
-  const query = Buffer.concat([head, Buffer.from([...labels, 0, 0, 1, 0, 1])]);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      sock.off('message', on);
-      resolve(-1);
-    }, 1000);
-    const on = (m: Buffer): void => {
-      if (m.readUInt16BE(0) !== id) return;
-      clearTimeout(timer);
-      sock.off('message', on);
-      resolve(m.readUInt16BE(2) & 0x0f);
-    };
-    sock.on('message', on);
-    sock.send(query, port, '127.0.0.1');
-  });
-}
 
 test('workers answer a zone given before start from the first query on (never REFUSED while it loads)', { skip, timeout: 60_000 }, async () => {
   // Big enough that loading it takes a while in each worker.
