@@ -14,7 +14,7 @@ import { PrivateLinkReconciler } from '../../src/privatelink/reconciler.ts';
 import { READY } from '../../src/privatelink/types.ts';
 import { endState, isEmpty } from './end-state.ts';
 import type { EndState } from './end-state.ts';
-import { CD_NAME, HIVE_NS, KEY, NS, startWorld } from './world.ts';
+import { HIVE_NS, KEY, startWorld } from './world.ts';
 import type { World } from './world.ts';
 
 class Crash extends Error {}
@@ -96,26 +96,12 @@ async function callsOfCleanRun(): Promise<{ setup: number; cleanup: number }> {
     const setup = counting.calls();
     await r.reconcile(KEY);
     const before = counting.calls();
-    w.api.create({
-      apiVersion: 'hive.openshift.io/v1',
-      kind: 'ClusterDeprovision',
-      metadata: { name: CD_NAME, namespace: NS },
-      spec: { infraID: 'mycluster-x7k2p' },
-    } as never);
+    w.deprovision();
     await r.reconcile(KEY);
     return { setup, cleanup: counting.calls() - before };
   } finally {
     await w.stop();
   }
-}
-
-function deprovision(w: World): void {
-  w.api.create({
-    apiVersion: 'hive.openshift.io/v1',
-    kind: 'ClusterDeprovision',
-    metadata: { name: CD_NAME, namespace: NS },
-    spec: { infraID: 'mycluster-x7k2p' },
-  } as never);
 }
 
 /**
@@ -141,7 +127,7 @@ async function withForeignEndpoint(revoke: boolean): Promise<{ w: World; foreign
 async function foreignWrites(revoke: boolean): Promise<number> {
   const { w } = await withForeignEndpoint(revoke);
   try {
-    if (!revoke) deprovision(w);
+    if (!revoke) w.deprovision();
     const counting = crashingAccounts(w, Number.POSITIVE_INFINITY);
     await reconcilerWith(w, counting.factory).reconcile(KEY);
     return counting.calls();
@@ -178,12 +164,7 @@ describe('PrivateLink crash safety', () => {
       const w = await startWorld({ associateOther: true });
       try {
         await converge(w);
-        w.api.create({
-          apiVersion: 'hive.openshift.io/v1',
-          kind: 'ClusterDeprovision',
-          metadata: { name: CD_NAME, namespace: NS },
-          spec: { infraID: 'mycluster-x7k2p' },
-        } as never);
+        w.deprovision();
         await assert.rejects(reconcilerWith(w, crashingAccounts(w, at).factory).reconcile(KEY), /crash injected/);
         await w.reconcile();
         assert.ok(isEmpty(endState(w)), `crash after cleanup write ${at}: ${JSON.stringify(endState(w))}`);
@@ -217,7 +198,7 @@ describe('PrivateLink crash safety', () => {
     for (let at = 1; at <= writes; at++) {
       const { w, foreign } = await withForeignEndpoint(false);
       try {
-        deprovision(w);
+        w.deprovision();
         await assert.rejects(reconcilerWith(w, crashingAccounts(w, at).factory).reconcile(KEY), /crash injected/);
         await w.reconcile();
         assert.ok(isEmpty(endState(w)), `crash after cleanup write ${at}: ${JSON.stringify(endState(w))}`);

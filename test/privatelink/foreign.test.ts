@@ -11,7 +11,7 @@ import { FAILED, READY } from '../../src/privatelink/types.ts';
 import { capturingLogger, WARN } from '../support/log-capture.ts';
 import type { LogLine } from '../support/log-capture.ts';
 import { endState, isEmpty } from './end-state.ts';
-import { CD_NAME, NS, startWorld } from './world.ts';
+import { startWorld } from './world.ts';
 import type { World, WorldOptions } from './world.ts';
 
 const CONNECTION_OPS = ['DescribeVpcEndpointConnections', 'RejectVpcEndpointConnections'];
@@ -40,15 +40,6 @@ async function converge(w: World): Promise<void> {
     if (findCondition(w.cd().status?.conditions, READY)?.status === 'True' && r.requeueAfterMs !== 0) return;
   }
   assert.fail(`not converged: ${JSON.stringify(w.cd().status?.conditions)}`);
-}
-
-function deprovision(w: World): void {
-  w.api.create({
-    apiVersion: 'hive.openshift.io/v1',
-    kind: 'ClusterDeprovision',
-    metadata: { name: CD_NAME, namespace: NS },
-    spec: { infraID: 'mycluster-x7k2p' },
-  } as never);
 }
 
 const stateOf = (w: World, id: string): string | undefined => w.aws.network.endpoints.get(id)?.state;
@@ -115,7 +106,7 @@ describe('PrivateLink foreign endpoint connections', () => {
       allow(w, [`arn:aws:iam::${w.other.account}:root`]);
       await converge(w);
       const foreign = await w.connectEndpoint(w.other);
-      deprovision(w);
+      w.deprovision();
       await w.reconcile();
       assert.ok(isEmpty(endState(w)), JSON.stringify(endState(w)));
       assert.equal(stateOf(w, foreign), 'rejected');
@@ -136,7 +127,7 @@ describe('PrivateLink foreign endpoint connections', () => {
       const warned = warnings(log.lines);
       assert.equal(warned.length, 1, JSON.stringify(warned));
       assert.equal(warned[0]!['action'], 'ec2:DescribeVpcEndpointConnections');
-      deprovision(w);
+      w.deprovision();
       await w.reconcile();
       assert.ok(isEmpty(endState(w)), JSON.stringify(endState(w)));
       assert.equal(warnings(log.lines).length, 1, 'still one warning for the cluster');
@@ -149,7 +140,7 @@ describe('PrivateLink foreign endpoint connections', () => {
       allow(w, [`arn:aws:iam::${w.other.account}:root`]);
       await converge(w);
       const foreign = await w.connectEndpoint(w.other);
-      deprovision(w);
+      w.deprovision();
       await assert.rejects(
         w.reconcile(),
         /ExistingVpcEndpointConnections.*denied ec2:DescribeVpcEndpointConnections; grant ec2:DescribeVpcEndpointConnections and ec2:RejectVpcEndpointConnections/,

@@ -133,12 +133,7 @@ describe('PrivateLink lifecycle', () => {
   test('a ClusterDeprovision removes everything in every account and clears status', () =>
     withWorld({ associateOther: true }, async (w) => {
       await converge(w);
-      w.api.create({
-        apiVersion: 'hive.openshift.io/v1',
-        kind: 'ClusterDeprovision',
-        metadata: { name: CD_NAME, namespace: NS },
-        spec: { infraID: 'mycluster-x7k2p' },
-      } as never);
+      w.deprovision();
       assert.deepEqual(await w.reconcile(), {});
       assert.ok(isEmpty(endState(w)), JSON.stringify(endState(w)));
       assert.equal(w.cd().status?.platformStatus?.aws?.privateLink, undefined);

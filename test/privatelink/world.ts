@@ -54,6 +54,8 @@ export interface World {
   patchCd(mutate: (cd: ClusterDeployment) => void): void;
   hiveConfig(mutate: (h: HiveConfig) => void): void;
   addNlb(infraID: string, azs?: string[], opts?: { provisioningDescribes?: number }): void;
+  /** Creates the cluster's ClusterDeprovision (named like the ClusterDeployment), as Hive does on deletion. */
+  deprovision(): void;
   /** Another installed cluster with PrivateLink (own NLB, kubeconfig and API host); returns its key. */
   addCluster(name: string, infraID: string): string;
   /**
@@ -249,6 +251,9 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
       api.update(h as never);
     },
     addNlb,
+    deprovision: () => {
+      api.create({ apiVersion: 'hive.openshift.io/v1', kind: 'ClusterDeprovision', metadata: { name: CD_NAME, namespace: NS }, spec: { infraID } } as never);
+    },
     secret,
     advance: (ms) => {
       nowMs += ms;
