@@ -11,12 +11,12 @@ import type { AddressInfo } from 'node:net';
 import { authenticate, CallCounter, faultEnvelope, RateLimiter, readJsonBody, sendJson } from './http.ts';
 import type { Credentials } from './http.ts';
 import { buildRecord, hexId } from './model.ts';
-import type { CfRecord, CustomHostname, RecordInput, RegionalHostname, Zone, ZoneOptions } from './model.ts';
+import type { BatchRefusal, CfRecord, CustomHostname, RecordInput, RegionalHostname, Zone, ZoneOptions } from './model.ts';
 import { notFound, route, routePattern } from './routes.ts';
 import type { RouteContext } from './routes.ts';
 import { checkConflicts, CloudflareFault } from './rules.ts';
 
-export type { CfRecord, CustomHostname, Plan, RecordInput, RegionalHostname, ZoneOptions } from './model.ts';
+export type { BatchRefusal, CfRecord, CustomHostname, Plan, RecordInput, RegionalHostname, ZoneOptions } from './model.ts';
 export { CallCounter } from './http.ts';
 export { CloudflareFault } from './rules.ts';
 
@@ -45,6 +45,11 @@ interface Fault {
   status: number;
   code: number;
   message: string;
+}
+
+function refusal(v: ZoneOptions['batchUnavailable']): BatchRefusal | undefined {
+  if (v === undefined || v === false) return undefined;
+  return v === true ? { status: 403, code: 10000, message: 'Batch DNS record changes are not available for this zone.' } : { ...v };
 }
 
 const DEFAULT_REGIONS = ['ca', 'eu', 'in', 'jp', 'sg', 'us', 'au', 'earth'];
@@ -115,7 +120,7 @@ export class CloudflareEmulator {
       status: opts.status ?? 'active',
       customHostnamesEnabled: opts.customHostnames === true,
       regionalHostnamesEnabled: opts.regionalHostnames === true,
-      batchUnavailable: opts.batchUnavailable === true,
+      batchUnavailable: refusal(opts.batchUnavailable),
       batchLimit: opts.batchLimit,
       records: new Map(),
       customHostnames: new Map(),
@@ -132,7 +137,7 @@ export class CloudflareEmulator {
     if (opts.status !== undefined) z.status = opts.status;
     if (opts.customHostnames !== undefined) z.customHostnamesEnabled = opts.customHostnames;
     if (opts.regionalHostnames !== undefined) z.regionalHostnamesEnabled = opts.regionalHostnames;
-    if (opts.batchUnavailable !== undefined) z.batchUnavailable = opts.batchUnavailable;
+    if (opts.batchUnavailable !== undefined) z.batchUnavailable = refusal(opts.batchUnavailable);
     if (opts.batchLimit !== undefined) z.batchLimit = opts.batchLimit;
   }
 
@@ -183,7 +188,11 @@ export class CloudflareEmulator {
     try {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       if (!url.pathname.startsWith('/client/v4/')) throw notFound();
-      const parts = url.pathname.slice('/client/v4/'.length).split('/').filter((p) => p !== '').map(decodeURIComponent);
+      const parts = url.pathname
+        .slice('/client/v4/'.length)
+        .split('/')
+        .filter((p) => p !== '')
+        .map(decodeURIComponent);
       const method = req.method ?? 'GET';
       const pattern = routePattern(method, parts);
       this.calls.add(pattern);
@@ -203,7 +212,13 @@ export class CloudflareEmulator {
       if (method !== 'GET' && !who.canEdit) throw new CloudflareFault(403, 10000, 'Authentication error');
       const body = await readJsonBody(req);
       const out = route(this.ctx, { method, parts, query: url.searchParams, body });
-      const envelope = { success: true, errors: [], messages: [], result: out.result, ...(out.result_info === undefined ? {} : { result_info: out.result_info }) };
+      const envelope = {
+        success: true,
+        errors: [],
+        messages: [],
+        result: out.result,
+        ...(out.result_info === undefined ? {} : { result_info: out.result_info }),
+      };
       sendJson(res, out.status ?? 200, envelope);
     } catch (err) {
       const f = err instanceof CloudflareFault ? err : new CloudflareFault(500, 10001, `emulator error: ${(err as Error).message}`);

@@ -4,7 +4,18 @@
  * a copy of the zone's records and replaces them only when every operation succeeded.
  */
 import { randomBytes } from 'node:crypto';
-import { checkComment, checkConflicts, checkContent, checkProxied, checkTtl, checkType, CloudflareFault, normalizeName, PROXIABLE_TYPES, validation } from './rules.ts';
+import {
+  checkComment,
+  checkConflicts,
+  checkContent,
+  checkProxied,
+  checkTtl,
+  checkType,
+  CloudflareFault,
+  normalizeName,
+  PROXIABLE_TYPES,
+  validation,
+} from './rules.ts';
 import type { Plan } from './rules.ts';
 
 export type { Plan } from './rules.ts';
@@ -37,10 +48,19 @@ export interface ZoneOptions {
   customHostnames?: boolean;
   /** Regional Services (regional hostnames), an Enterprise add-on. */
   regionalHostnames?: boolean;
-  /** The batch endpoint answers as if the zone's account could not use it. */
-  batchUnavailable?: boolean;
+  /**
+   * The batch endpoint refuses this zone (to test a per-record fallback). `true` answers 403 with
+   * code 10000; Cloudflare documents no specific reply, so an object chooses status/code/message.
+   */
+  batchUnavailable?: boolean | BatchRefusal;
   /** Changes allowed in one batch request (default by plan: 200 Free, 3,500 paid). */
   batchLimit?: number;
+}
+
+export interface BatchRefusal {
+  status: number;
+  code: number;
+  message: string;
 }
 
 export interface CustomHostname {
@@ -67,7 +87,7 @@ export interface Zone {
   status: string;
   customHostnamesEnabled: boolean;
   regionalHostnamesEnabled: boolean;
-  batchUnavailable: boolean;
+  batchUnavailable: BatchRefusal | undefined;
   batchLimit: number | undefined;
   records: Map<string, CfRecord>;
   customHostnames: Map<string, CustomHostname>;
@@ -194,7 +214,14 @@ export function buildRecord(zone: Zone, input: RecordInput, prev: CfRecord | und
 }
 
 /** Applies one write to `records` (a zone's map or a batch's working copy). */
-export function writeRecord(zone: Zone, records: Map<string, CfRecord>, input: RecordInput, prevId: string | undefined, now: string, replace: boolean): CfRecord {
+export function writeRecord(
+  zone: Zone,
+  records: Map<string, CfRecord>,
+  input: RecordInput,
+  prevId: string | undefined,
+  now: string,
+  replace: boolean,
+): CfRecord {
   let prev: CfRecord | undefined;
   if (prevId !== undefined) {
     prev = records.get(prevId);

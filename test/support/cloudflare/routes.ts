@@ -123,7 +123,8 @@ function records(ctx: RouteContext, zone: Zone, req: RouteRequest): RouteResult 
     throw notFound();
   }
   if (rid === 'batch' && req.method === 'POST') {
-    if (zone.batchUnavailable) throw new CloudflareFault(403, 10000, 'Batch DNS record changes are not available for this account.');
+    const no = zone.batchUnavailable;
+    if (no !== undefined) throw new CloudflareFault(no.status, no.code, no.message);
     return { result: runBatch(zone, (req.body ?? {}) as BatchBody, zone.batchLimit ?? defaultBatchLimit(zone.plan), ctx.now()) };
   }
   switch (req.method) {
@@ -175,12 +176,24 @@ function newCustomHostname(ctx: RouteContext, zone: Zone, body: Record<string, u
   };
 }
 
+/** `hostname` / `hostname.exact`, `hostname.contain`, `hostname.startsWith` and `id`, as the SDK sends them. */
+function hostnameFilter(q: URLSearchParams): (h: CustomHostname) => boolean {
+  const exact = (q.get('hostname') ?? q.get('hostname.exact'))?.toLowerCase();
+  const contain = q.get('hostname.contain')?.toLowerCase();
+  const starts = q.get('hostname.startsWith')?.toLowerCase();
+  const id = q.get('id');
+  return (h) =>
+    (exact === undefined || h.hostname === exact) &&
+    (contain === undefined || h.hostname.includes(contain)) &&
+    (starts === undefined || h.hostname.startsWith(starts)) &&
+    (id === null || h.id === id);
+}
+
 function customHostnames(ctx: RouteContext, zone: Zone, req: RouteRequest): RouteResult {
   if (!zone.customHostnamesEnabled) throw new CloudflareFault(403, 1413, 'Cloudflare for SaaS is not enabled on this zone.');
   const id = req.parts[3];
   if (id === undefined && req.method === 'GET') {
-    const want = req.query.get('hostname')?.toLowerCase();
-    const all = [...zone.customHostnames.values()].filter((h) => want === undefined || h.hostname === want).sort((a, b) => a.hostname.localeCompare(b.hostname));
+    const all = [...zone.customHostnames.values()].filter(hostnameFilter(req.query)).sort((a, b) => a.hostname.localeCompare(b.hostname));
     return paginate(all, req.query, 20, 50);
   }
   if (id === undefined && req.method === 'POST') {
@@ -245,7 +258,8 @@ export function route(ctx: RouteContext, req: RouteRequest): RouteResult {
     throw notFound();
   }
   const zone = ctx.zones.get(zoneId);
-  if (zone === undefined) throw new CloudflareFault(/^[0-9a-f]{32}$/.test(zoneId) ? 404 : 400, 7003, 'Could not route to the zone, perhaps your object identifier is invalid?');
+  if (zone === undefined)
+    throw new CloudflareFault(/^[0-9a-f]{32}$/.test(zoneId) ? 404 : 400, 7003, 'Could not route to the zone, perhaps your object identifier is invalid?');
   if (sub === undefined && req.method === 'GET') return { result: zoneJson(zone) };
   if (sub === 'dns_records') return records(ctx, zone, req);
   if (sub === 'custom_hostnames') return customHostnames(ctx, zone, req);

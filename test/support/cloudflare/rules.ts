@@ -78,14 +78,15 @@ const LABEL = /^(\*|[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)$/;
 
 /**
  * Names are fully qualified, lower-cased, inside the zone; a leading `*` label is a wildcard. A
- * bare relative name is completed with the zone, as the API does ("www" → "www.example.com").
+ * single-label name is completed with the zone, as the API does ("www" → "www.example.com"), and
+ * `@` is the apex. A dotted name outside the zone is refused (the provider must never send one).
  */
 export function normalizeName(raw: unknown, zone: string): string {
   if (typeof raw !== 'string' || raw.trim() === '') throw validation(9000, 'DNS name is invalid.');
   let name = raw.trim().toLowerCase().replace(/\.$/, '');
   if (name === '@') name = zone;
   if (name !== zone && !name.endsWith(`.${zone}`)) {
-    // Cloudflare appends the zone to names that are not already inside it.
+    if (name.includes('.')) throw validation(9000, `DNS name ${name} is not in zone ${zone}.`);
     name = `${name}.${zone}`;
   }
   const labels = name.split('.');
@@ -119,7 +120,7 @@ export function checkContent(type: string, content: string): void {
 export function checkComment(comment: string | null, plan: Plan): void {
   const max = maxCommentLength(plan);
   if (comment !== null && comment.length > max) {
-    throw validation(9102, `DNS record comment cannot be longer than ${max} characters.`);
+    throw new CloudflareFault(400, 9313, `DNS record comment exceeds the maximum length of ${max} characters.`);
   }
 }
 
