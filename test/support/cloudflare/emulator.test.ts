@@ -136,7 +136,7 @@ describe('Cloudflare emulator with the official SDK', () => {
       ttl: 1,
       data: { priority: 10, weight: 5, port: 5060, target: 'sip.example.com' },
     });
-    assert.equal(srv.content, '5 5060 sip.example.com');
+    assert.equal(srv.content, '10 5 5060 sip.example.com');
     assert.deepEqual((srv as { data?: unknown }).data, { priority: 10, weight: 5, port: 5060, target: 'sip.example.com' });
     const caa = await cf.dns.records.create({
       zone_id: zone,
@@ -176,7 +176,10 @@ describe('Cloudflare emulator with the official SDK', () => {
     assert.equal(rel.name, 'www.example.com');
   });
 
-  it('answers bad JSON with Cloudflare 400 code 6007', async () => {
+  it('answers a request without credentials with 400 code 9106 and bad JSON with 400 code 6007', async () => {
+    const bare = await fetch(`${emu.baseURL}/zones`);
+    assert.equal(bare.status, 400);
+    assert.equal(((await bare.json()) as { errors: { code: number }[] }).errors[0]?.code, 9106);
     const res = await fetch(`${emu.baseURL}/zones/${zone}/dns_records`, {
       method: 'POST',
       headers: { authorization: `Bearer ${emu.token}`, 'content-type': 'application/json' },

@@ -31,6 +31,8 @@ export interface CfRecord {
   proxiable: boolean;
   comment: string | null;
   tags: string[];
+  comment_modified_on?: string;
+  tags_modified_on?: string;
   priority?: number;
   data?: Record<string, unknown>;
   settings: Record<string, unknown>;
@@ -137,18 +139,27 @@ function num(v: unknown, field: string): number {
   return v;
 }
 
+/** SRV from `data` (or content "priority weight port target"); content reads back in that order, as the SDK documents. */
+function srv(data: Record<string, unknown> | undefined, content: unknown): { content: string; data: Record<string, unknown>; priority: number } {
+  let d = data;
+  if ((d === undefined || typeof d !== 'object') && typeof content === 'string') {
+    const f = content.trim().split(/\s+/);
+    if (f.length === 4) d = { priority: Number(f[0]), weight: Number(f[1]), port: Number(f[2]), target: f[3] };
+  }
+  if (d === undefined || typeof d !== 'object') throw validation(9101, 'SRV records require data with priority, weight, port and target.');
+  const priority = num(d['priority'], 'data.priority');
+  const weight = num(d['weight'], 'data.weight');
+  const port = num(d['port'], 'data.port');
+  const target = String(d['target'] ?? '').replace(/\.$/, '');
+  const u16 = (n: number): boolean => Number.isInteger(n) && n >= 0 && n <= 65535;
+  if (target === '' || !u16(priority) || !u16(weight) || !u16(port)) throw validation(9101, 'SRV record data is invalid.');
+  return { content: `${priority} ${weight} ${port} ${target}`, priority, data: { priority, weight, port, target } };
+}
+
 /** SRV and CAA records are written with `data`; their `content` is derived the way Cloudflare shows it. */
 function structured(type: string, input: RecordInput, prev: CfRecord | undefined): { content: string; data?: Record<string, unknown>; priority?: number } {
   const data = (input.data ?? (input.content === undefined ? prev?.data : undefined)) as Record<string, unknown> | undefined;
-  if (type === 'SRV') {
-    if (data === undefined || typeof data !== 'object') throw validation(9101, 'SRV records require data with priority, weight, port and target.');
-    const priority = num(data['priority'], 'data.priority');
-    const weight = num(data['weight'], 'data.weight');
-    const port = num(data['port'], 'data.port');
-    const target = String(data['target'] ?? '').replace(/\.$/, '');
-    if (target === '' || port < 0 || port > 65535) throw validation(9101, 'SRV record data is invalid.');
-    return { content: `${weight} ${port} ${target}`, priority, data: { priority, weight, port, target } };
-  }
+  if (type === 'SRV') return srv(data, input.content);
   // CAA
   if (data !== undefined && typeof data === 'object') {
     const flags = num(data['flags'] ?? 0, 'data.flags');
@@ -160,6 +171,16 @@ function structured(type: string, input: RecordInput, prev: CfRecord | undefined
   const m = /^(\d+)\s+(issue|issuewild|iodef)\s+"?([^"]*)"?$/.exec(String(input.content ?? prev?.content ?? ''));
   if (m === null) throw validation(9101, 'CAA record content is invalid.');
   return { content: `${m[1]} ${m[2]} "${m[3]}"`, data: { flags: Number(m[1]), tag: m[2], value: m[3] } };
+}
+
+/** Cloudflare stamps when a record's comment or tags last changed. */
+function stamps(prev: CfRecord | undefined, comment: string | null, tags: string[], now: string): Partial<CfRecord> {
+  const out: Partial<CfRecord> = {};
+  const c = prev === undefined || prev.comment !== comment ? (comment === null ? undefined : now) : prev.comment_modified_on;
+  const t = prev === undefined || prev.tags.join('\u0000') !== tags.join('\u0000') ? (tags.length === 0 ? undefined : now) : prev.tags_modified_on;
+  if (c !== undefined) out.comment_modified_on = c;
+  if (t !== undefined) out.tags_modified_on = t;
+  return out;
 }
 
 /** Builds the record a write would store, applying every single-record rule. */
@@ -208,6 +229,7 @@ export function buildRecord(zone: Zone, input: RecordInput, prev: CfRecord | und
     ...(data === undefined ? {} : { data }),
     settings,
     meta: {},
+    ...stamps(prev, comment, tags, now),
     created_on: prev?.created_on ?? now,
     modified_on: now,
   };
