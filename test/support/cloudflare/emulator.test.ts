@@ -159,6 +159,10 @@ describe('Cloudflare emulator with the official SDK', () => {
     await rejectsWith(cf.dns.records.create({ zone_id: zone, name: 'c.example.com', type: 'CNAME', content: 'x.example.net', ttl: 1 }), 400, 81053);
     await rejectsWith(cf.dns.records.create({ zone_id: zone, name: 'a.example.com', type: 'CNAME', content: 'x.example.net', ttl: 1 }), 400, 81053);
     await rejectsWith(cf.dns.records.create({ zone_id: zone, name: 'a.example.com', type: 'A', content: '192.0.2.1', ttl: 1 }), 400, 81058);
+    await rejectsWith(cf.dns.records.create({ zone_id: zone, name: 'c.example.com', type: 'TXT', content: 'x', ttl: 1 }), 400, 81054);
+    emu.configureZone(zone, { cnameAlone: false });
+    await cf.dns.records.create({ zone_id: zone, name: 'c.example.com', type: 'TXT', content: 'beside', ttl: 1 });
+    emu.configureZone(zone, { cnameAlone: true });
     await rejectsWith(cf.dns.records.create({ zone_id: zone, name: 't.example.com', type: 'TXT', content: 'x', ttl: 1, proxied: true }), 400, 9004);
     await rejectsWith(cf.dns.records.create({ zone_id: zone, name: 't.example.com', type: 'TXT', content: 'x', ttl: 10 }), 400, 9021);
     await rejectsWith(cf.dns.records.create({ zone_id: zone, name: 'b.example.com', type: 'A', content: '300.1.1.1', ttl: 1 }), 400, 9005);

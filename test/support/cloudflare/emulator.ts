@@ -122,6 +122,7 @@ export class CloudflareEmulator {
       regionalHostnamesEnabled: opts.regionalHostnames === true,
       batchUnavailable: refusal(opts.batchUnavailable),
       batchLimit: opts.batchLimit,
+      cnameAlone: opts.cnameAlone ?? true,
       records: new Map(),
       customHostnames: new Map(),
       regionalHostnames: new Map(),
@@ -139,13 +140,14 @@ export class CloudflareEmulator {
     if (opts.regionalHostnames !== undefined) z.regionalHostnamesEnabled = opts.regionalHostnames;
     if (opts.batchUnavailable !== undefined) z.batchUnavailable = refusal(opts.batchUnavailable);
     if (opts.batchLimit !== undefined) z.batchLimit = opts.batchLimit;
+    if (opts.cnameAlone !== undefined) z.cnameAlone = opts.cnameAlone;
   }
 
   /** Seeds a record with the same rules as the API (throws CloudflareFault), without counting a call. */
   addRecord(zoneId: string, rec: RecordInput): CfRecord {
     const z = this.zone(zoneId);
     const built = buildRecord(z, rec, undefined, this.ctx.now());
-    checkConflicts(built, z.records.values());
+    checkConflicts(built, z.records.values(), z.cnameAlone);
     z.records.set(built.id, built);
     return structuredClone(built);
   }

@@ -57,6 +57,11 @@ export interface ZoneOptions {
   batchUnavailable?: boolean | BatchRefusal;
   /** Changes allowed in one batch request (default by plan: 200 Free, 3,500 paid). */
   batchLimit?: number;
+  /**
+   * A CNAME may not share its name with any other type (default true). False keeps only the
+   * conflicts Cloudflare documents (CNAME against A, AAAA, CNAME).
+   */
+  cnameAlone?: boolean;
 }
 
 export interface BatchRefusal {
@@ -91,6 +96,7 @@ export interface Zone {
   regionalHostnamesEnabled: boolean;
   batchUnavailable: BatchRefusal | undefined;
   batchLimit: number | undefined;
+  cnameAlone: boolean;
   records: Map<string, CfRecord>;
   customHostnames: Map<string, CustomHostname>;
   regionalHostnames: Map<string, RegionalHostname>;
@@ -251,7 +257,7 @@ export function writeRecord(
     if (replace && (input.name === undefined || input.type === undefined)) throw validation(9000, 'A full update (PUT) needs name and type.');
   }
   const rec = buildRecord(zone, input, replace && prev !== undefined ? { ...prev, comment: null, tags: [], settings: {}, proxied: false, ttl: 1 } : prev, now);
-  checkConflicts(rec, records.values());
+  checkConflicts(rec, records.values(), zone.cnameAlone);
   records.set(rec.id, rec);
   return rec;
 }

@@ -139,18 +139,18 @@ export interface RecordKey {
 
 /**
  * CNAME exclusivity and duplicates, checked for `next` against the other records of the zone
- * (the record being replaced is skipped by id).
+ * (the record being replaced is skipped by id). Cloudflare documents the A/AAAA/CNAME conflicts;
+ * with `cnameAlone` (the default) a CNAME also may not share its name with any other type (RFC 1034).
  */
-export function checkConflicts(next: RecordKey, others: Iterable<RecordKey>): void {
+export function checkConflicts(next: RecordKey, others: Iterable<RecordKey>, cnameAlone = true): void {
+  const address = (t: string): boolean => t === 'A' || t === 'AAAA' || t === 'CNAME';
   for (const o of others) {
     if (o.id === next.id || o.name !== next.name) continue;
-    if (next.type === 'CNAME' && (o.type === 'CNAME' || o.type === 'A' || o.type === 'AAAA')) {
+    const clash = cnameAlone || (address(o.type) && address(next.type));
+    if (next.type === 'CNAME' && clash) {
       throw new CloudflareFault(400, 81053, 'An A, AAAA, or CNAME record with that host already exists.');
     }
-    if (o.type === 'CNAME' && next.type !== 'CNAME') {
-      throw new CloudflareFault(400, 81054, 'A CNAME record with that host already exists.');
-    }
-    if (next.type === 'CNAME') throw new CloudflareFault(400, 81053, 'A record with that host already exists.');
+    if (o.type === 'CNAME' && clash) throw new CloudflareFault(400, 81054, 'A CNAME record with that host already exists.');
     if (o.type === next.type && o.content === next.content && (o.priority ?? null) === (next.priority ?? null)) {
       throw new CloudflareFault(400, 81058, 'An identical record already exists.');
     }
