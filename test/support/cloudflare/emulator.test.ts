@@ -202,14 +202,19 @@ describe('batch endpoint', () => {
       const z = emu.addZone('batch.test');
       const old = emu.addRecord(z, { name: 'app.batch.test', type: 'CNAME', content: 'old.example.net' });
       const keep = emu.addRecord(z, { name: 'keep.batch.test', type: 'A', content: '192.0.2.1', ttl: 300 });
+      const txt = emu.addRecord(z, { name: 'txt.batch.test', type: 'TXT', content: 'v1', ttl: 300, comment: 'old' });
       // The delete frees the name before the post of an A record at it: only valid in Cloudflare's order.
       const res = await cf.dns.records.batch({
         zone_id: z,
         deletes: [{ id: old.id }],
         patches: [{ id: keep.id, ttl: 600 } as never],
+        puts: [{ id: txt.id, name: 'txt.batch.test', type: 'TXT', content: 'v2', ttl: 1 }],
         posts: [{ name: 'app.batch.test', type: 'A', content: '192.0.2.5', ttl: 1 }],
       });
       assert.deepEqual([res.deletes?.length, res.patches?.[0]?.ttl, res.posts?.[0]?.type], [1, 600, 'A']);
+      // A put replaces the whole record: the comment it did not carry is gone.
+      assert.deepEqual([res.puts?.[0]?.content, res.puts?.[0]?.ttl, res.puts?.[0]?.comment], ['v2', 1, null]);
+      assert.deepEqual(emu.batches, [{ zoneId: z, deletes: [old.id], patches: [keep.id], puts: [txt.id], posts: [res.posts?.[0]?.id] }]);
       const before = emu.records(z);
       // The second post collides with the first: nothing of the batch may remain.
       await rejectsWith(

@@ -13,11 +13,12 @@ import type { Credentials } from './http.ts';
 import { buildRecord, hexId } from './model.ts';
 import type { BatchRefusal, CfRecord, CustomHostname, RecordInput, RegionalHostname, Zone, ZoneOptions } from './model.ts';
 import { notFound, route, routePattern } from './routes.ts';
-import type { RouteContext } from './routes.ts';
+import type { BatchLogEntry, RouteContext } from './routes.ts';
 import { checkConflicts, CloudflareFault } from './rules.ts';
 
 export type { BatchRefusal, CfRecord, CustomHostname, Plan, RecordInput, RegionalHostname, ZoneOptions } from './model.ts';
 export { CallCounter } from './http.ts';
+export type { BatchLogEntry } from './routes.ts';
 export { CloudflareFault } from './rules.ts';
 
 export interface CloudflareEmulatorOptions {
@@ -56,6 +57,8 @@ const DEFAULT_REGIONS = ['ca', 'eu', 'in', 'jp', 'sg', 'us', 'au', 'earth'];
 
 export class CloudflareEmulator {
   readonly calls = new CallCounter();
+  /** Accepted batch requests in order, with the record ids of each list. */
+  readonly batches: BatchLogEntry[] = [];
   /** The API token with edit rights. */
   readonly token: string;
   readonly apiKey: string;
@@ -83,6 +86,7 @@ export class CloudflareEmulator {
       now: () => new Date(this.clock()).toISOString(),
       regionKeys: new Set(opts.regionKeys ?? DEFAULT_REGIONS),
       maxRecordsPerPage: opts.maxRecordsPerPage ?? 5000,
+      batches: this.batches,
     };
   }
 

@@ -27,6 +27,17 @@ export interface RouteContext {
   regionKeys: ReadonlySet<string>;
   /** Largest page of DNS records the API returns. */
   maxRecordsPerPage: number;
+  /** Accepted batches, in order. */
+  batches: BatchLogEntry[];
+}
+
+/** One accepted batch request: the record ids each list touched (which changes shared a request). */
+export interface BatchLogEntry {
+  zoneId: string;
+  deletes: string[];
+  patches: string[];
+  puts: string[];
+  posts: string[];
 }
 
 /** `GET /zones/:id/dns_records` style pattern of a request, for call counting and faults. */
@@ -125,7 +136,15 @@ function records(ctx: RouteContext, zone: Zone, req: RouteRequest): RouteResult 
   if (rid === 'batch' && req.method === 'POST') {
     const no = zone.batchUnavailable;
     if (no !== undefined) throw new CloudflareFault(no.status, no.code, no.message);
-    return { result: runBatch(zone, (req.body ?? {}) as BatchBody, zone.batchLimit ?? defaultBatchLimit(zone.plan), ctx.now()) };
+    const result = runBatch(zone, (req.body ?? {}) as BatchBody, zone.batchLimit ?? defaultBatchLimit(zone.plan), ctx.now());
+    ctx.batches.push({
+      zoneId: zone.id,
+      deletes: result.deletes.map((r) => r.id),
+      patches: result.patches.map((r) => r.id),
+      puts: result.puts.map((r) => r.id),
+      posts: result.posts.map((r) => r.id),
+    });
+    return { result };
   }
   switch (req.method) {
     case 'GET': {
