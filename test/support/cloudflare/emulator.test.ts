@@ -328,6 +328,10 @@ describe('rate limit and faults', () => {
       await cf.zones.list();
       await rejectsWith(cf.dns.records.list({ zone_id: z }), 503, 10001);
       await cf.dns.records.list({ zone_id: z });
+      emu.failNext(undefined, 429, 971, 'Please wait and consider throttling your request speed', { retryAfterSeconds: 7 });
+      const err = await rejectsWith(cf.zones.list(), 429, 971);
+      assert.equal(err.headers?.get('retry-after'), '7');
+      await cf.zones.list();
     });
   });
 });

@@ -46,6 +46,7 @@ interface Fault {
   status: number;
   code: number;
   message: string;
+  retryAfterSeconds: number | undefined;
 }
 
 function refusal(v: ZoneOptions['batchUnavailable']): BatchRefusal | undefined {
@@ -171,10 +172,11 @@ export class CloudflareEmulator {
 
   /**
    * Answers the next request to `route` (a pattern like `POST /zones/:id/dns_records/batch`, or any
-   * route when omitted) with this error instead of handling it. Faults queue in order.
+   * route when omitted) with this error instead of handling it (with `Retry-After` when given).
+   * Faults queue in order.
    */
-  failNext(route: string | undefined, status: number, code: number, message: string): void {
-    this.faults.push({ route, status, code, message });
+  failNext(route: string | undefined, status: number, code: number, message: string, opts: { retryAfterSeconds?: number } = {}): void {
+    this.faults.push({ route, status, code, message, retryAfterSeconds: opts.retryAfterSeconds });
   }
 
   /** Changes the rate limit (and window) and starts every user's window afresh. */
@@ -213,7 +215,11 @@ export class CloudflareEmulator {
       const fi = this.faults.findIndex((f) => f.route === undefined || f.route === pattern);
       if (fi >= 0) {
         const [f] = this.faults.splice(fi, 1);
-        if (f !== undefined) throw new CloudflareFault(f.status, f.code, f.message);
+        if (f !== undefined) {
+          const headers: Record<string, string> = f.retryAfterSeconds === undefined ? {} : { 'retry-after': String(f.retryAfterSeconds) };
+          sendJson(res, f.status, faultEnvelope(new CloudflareFault(f.status, f.code, f.message)), headers);
+          return;
+        }
       }
       if (method !== 'GET' && !who.canEdit) throw new CloudflareFault(403, 10000, 'Authentication error');
       const body = await readJsonBody(req);
