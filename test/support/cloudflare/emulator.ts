@@ -10,6 +10,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { authenticate, CallCounter, faultEnvelope, RateLimiter, readJsonBody, sendJson } from './http.ts';
 import type { Credentials } from './http.ts';
+import { faultReply, matchFault, operationsOf } from './faults.ts';
+import type { FaultError, OpFault } from './faults.ts';
 import { buildRecord, hexId } from './model.ts';
 import type { BatchRefusal, CfRecord, CustomHostname, RecordInput, RegionalHostname, Zone, ZoneOptions } from './model.ts';
 import { notFound, route, routePattern } from './routes.ts';
@@ -18,6 +20,7 @@ import { checkConflicts, CloudflareFault } from './rules.ts';
 
 export type { BatchRefusal, CfRecord, CustomHostname, Plan, RecordInput, RegionalHostname, ZoneOptions } from './model.ts';
 export { CallCounter } from './http.ts';
+export type { FaultError, FaultOp, OpFault } from './faults.ts';
 export type { BatchLogEntry } from './routes.ts';
 export { CloudflareFault } from './rules.ts';
 
@@ -68,6 +71,8 @@ export class CloudflareEmulator {
   private readonly zones = new Map<string, Zone>();
   private readonly creds: Credentials;
   private readonly faults: Fault[] = [];
+  private opFaults: OpFault[] = [];
+  private refusing = false;
   private readonly clock: () => number;
   private readonly ctx: RouteContext;
   private server: Server | undefined;
@@ -96,22 +101,31 @@ export class CloudflareEmulator {
     return `http://127.0.0.1:${this.port}/client/v4`;
   }
 
-  async listen(): Promise<void> {
+  /** Listens on `port` (0: a free one; the same port again after a refused fault is cleared). */
+  async listen(port = 0): Promise<void> {
     const server = createServer((req, res) => void this.serve(req, res));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
+      server.listen(port, '127.0.0.1', () => resolve());
     });
     this.server = server;
+    this.refusing = false;
     this.port = (server.address() as AddressInfo).port;
   }
 
   async close(): Promise<void> {
+    this.refusing = false;
     const server = this.server;
     if (server === undefined) return;
     this.server = undefined;
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Closes the listening socket but keeps the port number, so connections are refused. */
+  private async stopListening(): Promise<void> {
+    await this.close();
+    this.refusing = true;
   }
 
   /** Adds a zone (not counted as a call) and returns its 32-hex id. */
@@ -179,6 +193,22 @@ export class CloudflareEmulator {
     this.faults.push({ route, status, code, message, retryAfterSeconds: opts.retryAfterSeconds });
   }
 
+  /**
+   * Adds persistent faults (until `clearFaults`), each failing every request that performs its
+   * operation (narrowed by name, hostname, zone id, page). A `refused` fault closes the listening
+   * socket, so every connection is refused until the faults are cleared.
+   */
+  async addFaults(faults: readonly OpFault[]): Promise<void> {
+    this.opFaults.push(...faults.map((f) => structuredClone(f)));
+    if (!this.refusing && this.opFaults.some((f) => f.error.refused === true)) await this.stopListening();
+  }
+
+  /** Removes every fault added with `addFaults` and accepts connections again. */
+  async clearFaults(): Promise<void> {
+    this.opFaults = [];
+    if (this.refusing) await this.listen(this.port);
+  }
+
   /** Changes the rate limit (and window) and starts every user's window afresh. */
   setRateLimit(limit: number, windowMs = this.rateLimiter.windowMs): void {
     this.rateLimiter.limit = limit;
@@ -223,7 +253,13 @@ export class CloudflareEmulator {
       }
       if (method !== 'GET' && !who.canEdit) throw new CloudflareFault(403, 10000, 'Authentication error');
       const body = await readJsonBody(req);
-      const out = route(this.ctx, { method, parts, query: url.searchParams, body });
+      const request = { method, parts, query: url.searchParams, body };
+      const hit = this.opFaults.length === 0 ? undefined : matchFault(this.opFaults, operationsOf(this.zones, request));
+      if (hit !== undefined) {
+        failRequest(res, hit.error);
+        return;
+      }
+      const out = route(this.ctx, request);
       const envelope = {
         success: true,
         errors: [],
@@ -237,6 +273,22 @@ export class CloudflareEmulator {
       if (!res.headersSent) sendJson(res, f.status, faultEnvelope(f));
     }
   }
+}
+
+/** Answers a request the way an op fault says: an error reply or a dropped connection. */
+function failRequest(res: ServerResponse, e: FaultError): void {
+  if (e.disconnect === 'before-response') {
+    res.socket?.destroy();
+    return;
+  }
+  if (e.disconnect === 'mid-response') {
+    const text = JSON.stringify({ success: true, errors: [], messages: [], result: [], result_info: { page: 1, per_page: 20, count: 0 } });
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+    res.write(text.slice(0, text.length >> 1), () => res.socket?.destroy());
+    return;
+  }
+  const r = faultReply(e);
+  sendJson(res, r.status, faultEnvelope(new CloudflareFault(r.status, r.code, r.message)));
 }
 
 export async function startCloudflareEmulator(opts?: CloudflareEmulatorOptions): Promise<CloudflareEmulator> {
