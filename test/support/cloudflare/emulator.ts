@@ -16,7 +16,7 @@ import { buildRecord, hexId } from './model.ts';
 import type { BatchRefusal, CfRecord, CustomHostname, RecordInput, RegionalHostname, Zone, ZoneOptions } from './model.ts';
 import { notFound, route, routePattern } from './routes.ts';
 import type { BatchLogEntry, RouteContext } from './routes.ts';
-import { checkConflicts, CloudflareFault } from './rules.ts';
+import { checkConflicts, CloudflareFault, PROXIABLE_TYPES } from './rules.ts';
 
 export type { BatchRefusal, CfRecord, CustomHostname, Plan, RecordInput, RegionalHostname, ZoneOptions } from './model.ts';
 export { CallCounter } from './http.ts';
@@ -44,6 +44,20 @@ export interface CloudflareEmulatorOptions {
   regionKeys?: string[];
 }
 
+/** One request as the routes saw it; `status` 0 until answered, -1 for a dropped connection. */
+export interface RequestLogEntry {
+  method: string;
+  /** `POST /zones/:id/dns_records` style. */
+  pattern: string;
+  /** Path segments after /client/v4. */
+  parts: string[];
+  query: Record<string, string>;
+  body: unknown;
+  status: number;
+  /** The `result` of a successful answer. */
+  result?: unknown;
+}
+
 interface Fault {
   route: string | undefined;
   status: number;
@@ -61,6 +75,8 @@ const DEFAULT_REGIONS = ['ca', 'eu', 'in', 'jp', 'sg', 'us', 'au', 'earth'];
 
 export class CloudflareEmulator {
   readonly calls = new CallCounter();
+  /** Every request that reached the routes (authenticated, admitted), in order, with its answer's status. */
+  readonly requests: RequestLogEntry[] = [];
   /** Accepted batch requests in order, with the record ids of each list. */
   readonly batches: BatchLogEntry[] = [];
   /** The API token with edit rights. */
@@ -162,13 +178,40 @@ export class CloudflareEmulator {
     if (opts.cnameAlone !== undefined) z.cnameAlone = opts.cnameAlone;
   }
 
-  /** Seeds a record with the same rules as the API (throws CloudflareFault), without counting a call. */
-  addRecord(zoneId: string, rec: RecordInput): CfRecord {
+  /**
+   * Seeds a record with the same rules as the API (throws CloudflareFault), without counting a call.
+   * `id` fixes the record id; `unchecked` stores the fields as given, for states the API could hold
+   * but no longer accepts (e.g. replaying another tool's fixtures).
+   */
+  addRecord(zoneId: string, rec: RecordInput, opts: { id?: string; unchecked?: boolean } = {}): CfRecord {
     const z = this.zone(zoneId);
-    const built = buildRecord(z, rec, undefined, this.ctx.now());
-    checkConflicts(built, z.records.values(), z.cnameAlone);
+    const now = this.ctx.now();
+    const built = opts.unchecked === true ? uncheckedRecord(rec, now) : buildRecord(z, rec, undefined, now);
+    if (opts.id !== undefined) built.id = opts.id;
+    if (opts.unchecked !== true) checkConflicts(built, z.records.values(), z.cnameAlone);
     z.records.set(built.id, built);
     return structuredClone(built);
+  }
+
+  /** Seeds a custom hostname (the zone needs Cloudflare for SaaS), not counted. */
+  addCustomHostname(zoneId: string, ch: { id?: string; hostname: string; customOriginServer?: string }): CustomHostname {
+    const z = this.zone(zoneId);
+    const rec: CustomHostname = {
+      id: ch.id ?? hexId(),
+      hostname: ch.hostname.toLowerCase(),
+      status: 'active',
+      ...(ch.customOriginServer === undefined ? {} : { custom_origin_server: ch.customOriginServer }),
+      ssl: { id: hexId(), status: 'active', method: 'http', type: 'dv', settings: { min_tls_version: '1.0' } },
+      created_at: this.ctx.now(),
+    };
+    z.customHostnames.set(rec.id, rec);
+    return structuredClone(rec);
+  }
+
+  /** Seeds a regional hostname, not counted. */
+  addRegionalHostname(zoneId: string, rh: { hostname: string; regionKey: string }): void {
+    const hostname = rh.hostname.toLowerCase();
+    this.zone(zoneId).regionalHostnames.set(hostname, { hostname, region_key: rh.regionKey, routing: 'dns', created_on: this.ctx.now() });
   }
 
   /** The zone's records as the API returns them (copies), sorted by name then type. */
@@ -223,6 +266,7 @@ export class CloudflareEmulator {
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let entry: RequestLogEntry | undefined;
     try {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       if (!url.pathname.startsWith('/client/v4/')) throw notFound();
@@ -254,12 +298,17 @@ export class CloudflareEmulator {
       if (method !== 'GET' && !who.canEdit) throw new CloudflareFault(403, 10000, 'Authentication error');
       const body = await readJsonBody(req);
       const request = { method, parts, query: url.searchParams, body };
+      entry = { method, pattern, parts, query: Object.fromEntries(url.searchParams), body: structuredClone(body), status: 0 };
+      this.requests.push(entry);
       const hit = this.opFaults.length === 0 ? undefined : matchFault(this.opFaults, operationsOf(this.zones, request));
       if (hit !== undefined) {
+        entry.status = hit.error.disconnect !== undefined ? -1 : faultReply(hit.error).status;
         failRequest(res, hit.error);
         return;
       }
       const out = route(this.ctx, request);
+      entry.status = out.status ?? 200;
+      entry.result = out.result;
       const envelope = {
         success: true,
         errors: [],
@@ -270,9 +319,32 @@ export class CloudflareEmulator {
       sendJson(res, out.status ?? 200, envelope);
     } catch (err) {
       const f = err instanceof CloudflareFault ? err : new CloudflareFault(500, 10001, `emulator error: ${(err as Error).message}`);
+      if (entry !== undefined && entry.status === 0) entry.status = f.status;
       if (!res.headersSent) sendJson(res, f.status, faultEnvelope(f));
     }
   }
+}
+
+/** A record exactly as given (defaults for what is missing), bypassing the API's rules. */
+function uncheckedRecord(rec: RecordInput, now: string): CfRecord {
+  const str = (v: unknown, d: string): string => (typeof v === 'string' ? v : d);
+  return {
+    id: hexId(),
+    name: str(rec.name, ''),
+    type: str(rec.type, 'A'),
+    content: str(rec.content, ''),
+    ttl: typeof rec.ttl === 'number' ? rec.ttl : 1,
+    proxied: rec.proxied === true,
+    proxiable: PROXIABLE_TYPES.has(str(rec.type, 'A')),
+    comment: typeof rec.comment === 'string' && rec.comment !== '' ? rec.comment : null,
+    tags: Array.isArray(rec.tags) ? rec.tags.map(String) : [],
+    ...(typeof rec.priority === 'number' ? { priority: rec.priority } : {}),
+    ...(rec.data !== undefined && typeof rec.data === 'object' ? { data: rec.data as Record<string, unknown> } : {}),
+    settings: {},
+    meta: {},
+    created_on: now,
+    modified_on: now,
+  };
 }
 
 /** Answers a request the way an op fault says: an error reply or a dropped connection. */

@@ -137,3 +137,41 @@ describe('op faults', () => {
     );
   });
 });
+
+describe('seeding and the request log', () => {
+  it('seeds records with a fixed id (unchecked: as given), custom and regional hostnames; logs requests with status', async () => {
+    const emu = await startCloudflareEmulator();
+    try {
+      const cf = client(emu);
+      const zone = emu.addZone('example.com', { id: 'zone-1', customHostnames: true, regionalHostnames: true });
+      emu.addRecord(zone, { name: 'www.example.com', type: 'A', content: '192.0.2.1', ttl: 1 }, { id: 'rec-1' });
+      emu.addRecord(zone, { name: 'odd.example.net', type: 'A', content: 'target', ttl: 1 }, { id: 'rec-2', unchecked: true });
+      assert.deepEqual(
+        emu.records(zone).map((r) => `${r.id} ${r.name} ${r.content}`),
+        ['rec-2 odd.example.net target', 'rec-1 www.example.com 192.0.2.1'],
+      );
+      emu.addCustomHostname(zone, { id: 'ch-1', hostname: 'shop.example.org', customOriginServer: 'www.example.com' });
+      emu.addRegionalHostname(zone, { hostname: 'www.example.com', regionKey: 'eu' });
+      assert.equal((await cf.customHostnames.list({ zone_id: zone })).result[0]?.custom_origin_server, 'www.example.com');
+      assert.equal((await cf.addressing.regionalHostnames.list({ zone_id: zone })).result[0]?.region_key, 'eu');
+      await emu.addFaults([{ op: 'delete', name: 'www.example.com', error: { status: 500 } }]);
+      await failure(cf.dns.records.delete('rec-1', { zone_id: zone }));
+      await emu.clearFaults();
+      await cf.dns.records.delete('rec-1', { zone_id: zone });
+      await failure(cf.dns.records.delete('rec-1', { zone_id: zone }));
+      assert.deepEqual(
+        emu.requests.map((r) => `${r.pattern} ${r.status}`),
+        [
+          'GET /zones/:id/custom_hostnames 200',
+          'GET /zones/:id/addressing/regional_hostnames 200',
+          'DELETE /zones/:id/dns_records/:id 500',
+          'DELETE /zones/:id/dns_records/:id 200',
+          'DELETE /zones/:id/dns_records/:id 404',
+        ],
+      );
+      assert.deepEqual(emu.requests[2]?.parts, ['zones', 'zone-1', 'dns_records', 'rec-1']);
+    } finally {
+      await emu.close();
+    }
+  });
+});
