@@ -40,8 +40,27 @@ export interface CloudflareEmulatorOptions {
   now?: () => number;
   /** Largest DNS record page (Cloudflare: 5,000). */
   maxRecordsPerPage?: number;
+  /** Smallest page any listing serves (Cloudflare: 5); 1 honours every `per_page`, as mocks do. */
+  minPerPage?: number;
   /** Region keys regional hostnames accept. */
   regionKeys?: string[];
+}
+
+/** Which scheme a request authenticated with, and with what. */
+export interface AuthSeen {
+  scheme: 'token' | 'key' | 'none';
+  token?: string;
+  key?: string;
+  email?: string;
+}
+
+function authOf(req: IncomingMessage): AuthSeen {
+  const auth = req.headers.authorization;
+  if (auth !== undefined) return { scheme: 'token', token: auth.replace(/^Bearer /, '') };
+  const key = req.headers['x-auth-key'];
+  const email = req.headers['x-auth-email'];
+  if (key === undefined && email === undefined) return { scheme: 'none' };
+  return { scheme: 'key', key: String(key), email: String(email) };
 }
 
 /** One request as the routes saw it; `status` 0 until answered, -1 for a dropped connection. */
@@ -77,6 +96,8 @@ export class CloudflareEmulator {
   readonly calls = new CallCounter();
   /** Every request that reached the routes (authenticated, admitted), in order, with its answer's status. */
   readonly requests: RequestLogEntry[] = [];
+  /** The credentials each request carried, in order, whether accepted or not (never logged). */
+  readonly authSeen: AuthSeen[] = [];
   /** Accepted batch requests in order, with the record ids of each list. */
   readonly batches: BatchLogEntry[] = [];
   /** The API token with edit rights. */
@@ -108,6 +129,7 @@ export class CloudflareEmulator {
       now: () => new Date(this.clock()).toISOString(),
       regionKeys: new Set(opts.regionKeys ?? DEFAULT_REGIONS),
       maxRecordsPerPage: opts.maxRecordsPerPage ?? 5000,
+      minPerPage: opts.minPerPage ?? 5,
       batches: this.batches,
     };
   }
@@ -158,6 +180,7 @@ export class CloudflareEmulator {
       batchUnavailable: refusal(opts.batchUnavailable),
       batchLimit: opts.batchLimit,
       cnameAlone: opts.cnameAlone ?? true,
+      lenient: opts.lenient ?? false,
       records: new Map(),
       customHostnames: new Map(),
       regionalHostnames: new Map(),
@@ -176,6 +199,7 @@ export class CloudflareEmulator {
     if (opts.batchUnavailable !== undefined) z.batchUnavailable = refusal(opts.batchUnavailable);
     if (opts.batchLimit !== undefined) z.batchLimit = opts.batchLimit;
     if (opts.cnameAlone !== undefined) z.cnameAlone = opts.cnameAlone;
+    if (opts.lenient !== undefined) z.lenient = opts.lenient;
   }
 
   /**
@@ -206,6 +230,11 @@ export class CloudflareEmulator {
     };
     z.customHostnames.set(rec.id, rec);
     return structuredClone(rec);
+  }
+
+  /** Removes a custom hostname as if someone deleted it outside the tool under test; not counted. */
+  removeCustomHostname(zoneId: string, id: string): boolean {
+    return this.zone(zoneId).customHostnames.delete(id);
   }
 
   /** Seeds a regional hostname, not counted. */
@@ -278,6 +307,7 @@ export class CloudflareEmulator {
       const method = req.method ?? 'GET';
       const pattern = routePattern(method, parts);
       this.calls.add(pattern);
+      this.authSeen.push(authOf(req));
       const who = authenticate(req, this.creds);
       const retryAfter = this.rateLimiter.admit(who.user);
       if (retryAfter !== null) {
