@@ -152,6 +152,9 @@ try {
   await measure(emu, s, 'the sync after our own change', () => s.controller.runOnce(), upstreamCalls(recordsPerZone, ZONES));
   s.provider.invalidate();
   await measure(emu, s, 'cache expired (--cloudflare-records-cache-duration)', () => s.controller.runOnce(), upstreamCalls(recordsPerZone, ZONES));
+  // The same listing with the flag's default page size (100), as a new process would make it.
+  const small = await setup(emu, zones, s.source.desired, ['--cloudflare-dns-records-per-page', '100']);
+  await measure(emu, small, 'restart with --cloudflare-dns-records-per-page 100 (default)', () => small.controller.runOnce());
 
   // 1,000 records: 1,000 Services get a new address, 200 per zone. Each is two record operations,
   // as in external-dns (delete the old value, post the new one); the TXT records stay.
