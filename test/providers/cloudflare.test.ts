@@ -354,7 +354,7 @@ describe('cloudflare provider against the Cloudflare API emulator', () => {
     const out = `${bad.stdout}${bad.stderr}`;
     assert.ok(!out.includes(badToken), 'the bad token is never printed');
     assert.match(out, /cloudflare/i);
-    assert.match(out, /9109|Invalid access token|401/, out.slice(-2000));
+    assert.match(out, /Cloudflare answered 401: 9109 Invalid access token/, out.slice(-2000));
 
     const missing = await cli.run([], {});
     assert.notEqual(missing.code, 0);
