@@ -56,6 +56,10 @@ export function trimComment(comment: string, paid: boolean, record: string, logg
 export function adjustEndpoint(input: Endpoint, s: AdjustSettings, paid: boolean, logger?: Logger): Endpoint {
   const ep = cloneEndpoint(input);
   const n = s.names;
+  // Only Cloudflare's properties are read back by records(); any other (aws/weight, alias) would
+  // show as a change on every sync.
+  const own = new Set(Object.values(n));
+  ep.providerSpecific = ep.providerSpecific.filter((p) => own.has(p.name));
   const proxied = shouldBeProxied(ep, n, s.proxiedByDefault, logger);
   if (proxied) ep.recordTTL = 0;
   set(ep, n.proxied, String(proxied));

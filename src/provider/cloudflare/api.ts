@@ -179,6 +179,67 @@ export function recordBody(r: CfRecordInput): Record<string, unknown> {
   return body;
 }
 
+type Call = <T>(what: string, f: () => Promise<T>) => Promise<T>;
+
+/** Runs one SDK call, its error mapped to a ProviderError. */
+const call: Call = async (what, f) => {
+  try {
+    return await f();
+  } catch (err) {
+    throw cloudflareError(err, what);
+  }
+};
+
+type HostnameCalls = Pick<
+  CloudflareApi,
+  | 'listCustomHostnames'
+  | 'createCustomHostname'
+  | 'deleteCustomHostname'
+  | 'listRegionalHostnames'
+  | 'createRegionalHostname'
+  | 'updateRegionalHostname'
+  | 'deleteRegionalHostname'
+>;
+
+/** Custom hostnames (Cloudflare for SaaS) and regional hostnames (Data Localization Suite). */
+function hostnameCalls(client: Cloudflare, call: Call): HostnameCalls {
+  return {
+    listCustomHostnames: (zoneId) =>
+      call(`list custom hostnames of zone ${zoneId}`, async () => {
+        const out: CfCustomHostname[] = [];
+        for await (const c of client.customHostnames.list({ zone_id: zoneId }))
+          out.push({ id: c.id, hostname: c.hostname, customOriginServer: c.custom_origin_server ?? '' });
+        return out;
+      }),
+    createCustomHostname: (zoneId, ch) =>
+      call(`create custom hostname ${ch.hostname}`, async () => {
+        const ssl: Record<string, unknown> = { type: ch.ssl.type, method: ch.ssl.method, bundle_method: ch.ssl.bundleMethod };
+        if (ch.ssl.certificateAuthority !== undefined) ssl['certificate_authority'] = ch.ssl.certificateAuthority;
+        if (ch.ssl.minTlsVersion !== undefined) ssl['settings'] = { min_tls_version: ch.ssl.minTlsVersion };
+        await client.customHostnames.create({ zone_id: zoneId, hostname: ch.hostname, custom_origin_server: ch.customOriginServer, ssl } as never);
+      }),
+    deleteCustomHostname: (zoneId, id) => call(`delete custom hostname ${id}`, async () => void (await client.customHostnames.delete(id, { zone_id: zoneId }))),
+    listRegionalHostnames: (zoneId) =>
+      call(`list regional hostnames of zone ${zoneId}`, async () => {
+        const out: CfRegionalHostname[] = [];
+        for await (const r of client.addressing.regionalHostnames.list({ zone_id: zoneId })) out.push({ hostname: r.hostname, regionKey: r.region_key });
+        return out;
+      }),
+    createRegionalHostname: (zoneId, rh) =>
+      call(`create regional hostname ${rh.hostname}`, async () => {
+        await client.addressing.regionalHostnames.create({ zone_id: zoneId, hostname: rh.hostname, region_key: rh.regionKey });
+      }),
+    updateRegionalHostname: (zoneId, rh) =>
+      call(`update regional hostname ${rh.hostname}`, async () => {
+        await client.addressing.regionalHostnames.edit(rh.hostname, { zone_id: zoneId, region_key: rh.regionKey });
+      }),
+    deleteRegionalHostname: (zoneId, hostname) =>
+      call(`delete regional hostname ${hostname}`, async () => {
+        await client.addressing.regionalHostnames.delete(hostname, { zone_id: zoneId });
+      }),
+  };
+}
+
 /** The SDK behind the CloudflareApi port. */
 export function sdkCloudflareApi(opts: SdkOptions): CloudflareApi {
   const client = new Cloudflare({
@@ -190,13 +251,6 @@ export function sdkCloudflareApi(opts: SdkOptions): CloudflareApi {
     maxRetries: 0,
     ...(opts.fetch === undefined ? {} : { fetch: opts.fetch }),
   });
-  const call = async <T>(what: string, f: () => Promise<T>): Promise<T> => {
-    try {
-      return await f();
-    } catch (err) {
-      throw cloudflareError(err, what);
-    }
-  };
   const toZone = (z: { id: string; name: string; plan?: { is_subscribed?: boolean } }): CfZone => ({
     id: z.id,
     name: z.name,
@@ -236,38 +290,6 @@ export function sdkCloudflareApi(opts: SdkOptions): CloudflareApi {
         const res = await client.dns.records.batch(params as never);
         return { puts: (res.puts ?? []).map((r) => fromSdk(r as SdkRecord)), posts: (res.posts ?? []).map((r) => fromSdk(r as SdkRecord)) };
       }),
-    listCustomHostnames: (zoneId) =>
-      call(`list custom hostnames of zone ${zoneId}`, async () => {
-        const out: CfCustomHostname[] = [];
-        for await (const c of client.customHostnames.list({ zone_id: zoneId }))
-          out.push({ id: c.id, hostname: c.hostname, customOriginServer: c.custom_origin_server ?? '' });
-        return out;
-      }),
-    createCustomHostname: (zoneId, ch) =>
-      call(`create custom hostname ${ch.hostname}`, async () => {
-        const ssl: Record<string, unknown> = { type: ch.ssl.type, method: ch.ssl.method, bundle_method: ch.ssl.bundleMethod };
-        if (ch.ssl.certificateAuthority !== undefined) ssl['certificate_authority'] = ch.ssl.certificateAuthority;
-        if (ch.ssl.minTlsVersion !== undefined) ssl['settings'] = { min_tls_version: ch.ssl.minTlsVersion };
-        await client.customHostnames.create({ zone_id: zoneId, hostname: ch.hostname, custom_origin_server: ch.customOriginServer, ssl } as never);
-      }),
-    deleteCustomHostname: (zoneId, id) => call(`delete custom hostname ${id}`, async () => void (await client.customHostnames.delete(id, { zone_id: zoneId }))),
-    listRegionalHostnames: (zoneId) =>
-      call(`list regional hostnames of zone ${zoneId}`, async () => {
-        const out: CfRegionalHostname[] = [];
-        for await (const r of client.addressing.regionalHostnames.list({ zone_id: zoneId })) out.push({ hostname: r.hostname, regionKey: r.region_key });
-        return out;
-      }),
-    createRegionalHostname: (zoneId, rh) =>
-      call(`create regional hostname ${rh.hostname}`, async () => {
-        await client.addressing.regionalHostnames.create({ zone_id: zoneId, hostname: rh.hostname, region_key: rh.regionKey });
-      }),
-    updateRegionalHostname: (zoneId, rh) =>
-      call(`update regional hostname ${rh.hostname}`, async () => {
-        await client.addressing.regionalHostnames.edit(rh.hostname, { zone_id: zoneId, region_key: rh.regionKey });
-      }),
-    deleteRegionalHostname: (zoneId, hostname) =>
-      call(`delete regional hostname ${hostname}`, async () => {
-        await client.addressing.regionalHostnames.delete(hostname, { zone_id: zoneId });
-      }),
+    ...hostnameCalls(client, call),
   };
 }

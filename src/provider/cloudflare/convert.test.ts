@@ -70,10 +70,16 @@ describe('cloudflare conversion', () => {
 describe('cloudflare adjustEndpoints', () => {
   const s: AdjustSettings = { names: N, proxiedByDefault: false, customHostnames: false, regionalServices: false, regionKey: '', recordComment: '' };
   const ep = (type: RecordType, props: Record<string, string> = {}, ttl = 300) =>
-    newEndpoint({ dnsName: '*.example.org', recordType: type, targets: ['x'], recordTTL: ttl, providerSpecific: Object.entries(props).map(([name, value]) => ({ name, value })) });
+    newEndpoint({
+      dnsName: '*.example.org',
+      recordType: type,
+      targets: ['x'],
+      recordTTL: ttl,
+      providerSpecific: Object.entries(props).map(([name, value]) => ({ name, value })),
+    });
 
   test('proxied (annotation or default) drops the TTL; wildcards proxy like any name', () => {
-    const a = adjustEndpoint(ep('A', { [N.proxied]: 'true' }), s, false);
+    const a = adjustEndpoint(ep('A', { [N.proxied]: 'true', 'aws/weight': '1', alias: 'true' }), s, false);
     assert.equal(a.recordTTL, 0);
     assert.deepEqual(a.providerSpecific, [{ name: N.proxied, value: 'true' }]);
     const b = adjustEndpoint(ep('CNAME'), { ...s, proxiedByDefault: true }, false);
@@ -92,10 +98,17 @@ describe('cloudflare adjustEndpoints', () => {
 
   test('tags sorted, comment from the flag and trimmed by plan, custom hostnames only when on, region key defaulted', () => {
     const long = 'x'.repeat(150);
-    const a = adjustEndpoint(ep('A', { [N.tags]: ' b , a ', [N.customHostname]: 'h.example.com' }), { ...s, recordComment: long, regionalServices: true, regionKey: 'eu' }, false);
+    const a = adjustEndpoint(
+      ep('A', { [N.tags]: ' b , a ', [N.customHostname]: 'h.example.com' }),
+      { ...s, recordComment: long, regionalServices: true, regionKey: 'eu' },
+      false,
+    );
     assert.equal(a.providerSpecific.find((p) => p.name === N.tags)?.value, 'a,b');
     assert.equal(a.providerSpecific.find((p) => p.name === N.comment)?.value.length, 100);
-    assert.equal(a.providerSpecific.find((p) => p.name === N.customHostname), undefined);
+    assert.equal(
+      a.providerSpecific.find((p) => p.name === N.customHostname),
+      undefined,
+    );
     assert.equal(a.providerSpecific.find((p) => p.name === N.regionKey)?.value, 'eu');
     const paid = adjustEndpoint(ep('A'), { ...s, recordComment: long }, true);
     assert.equal(paid.providerSpecific.find((p) => p.name === N.comment)?.value.length, 150);

@@ -1,7 +1,17 @@
 /** An in-memory CloudflareApi for unit tests: zones, records, hostnames, call counts and injected failures. */
 import { ProviderError } from '../../errors.ts';
 import { PROVIDER_NAME } from './api.ts';
-import type { CfBatch, CfBatchResult, CfCustomHostname, CfCustomHostnameInput, CfRecord, CfRecordInput, CfRegionalHostname, CfZone, CloudflareApi } from './api.ts';
+import type {
+  CfBatch,
+  CfBatchResult,
+  CfCustomHostname,
+  CfCustomHostnameInput,
+  CfRecord,
+  CfRecordInput,
+  CfRegionalHostname,
+  CfZone,
+  CloudflareApi,
+} from './api.ts';
 
 export class FakeCloudflareApi implements CloudflareApi {
   readonly zones: CfZone[] = [];
@@ -50,7 +60,8 @@ export class FakeCloudflareApi implements CloudflareApi {
   }
 
   private check(r: CfRecordInput): void {
-    if (this.refuse.has(r.name)) throw new ProviderError(PROVIDER_NAME, `create ${r.name}: Cloudflare answered 400: 9000 refused`, { code: 'PROVIDER_REJECTED' });
+    if (this.refuse.has(r.name))
+      throw new ProviderError(PROVIDER_NAME, `create ${r.name}: Cloudflare answered 400: 9000 refused`, { code: 'PROVIDER_REJECTED' });
   }
 
   listZones(): Promise<CfZone[]> {
@@ -68,7 +79,10 @@ export class FakeCloudflareApi implements CloudflareApi {
   listRecordsPage(zoneId: string, page: number, perPage: number): Promise<{ records: CfRecord[]; totalPages: number }> {
     this.enter('listRecordsPage');
     const all = this.list(zoneId);
-    return Promise.resolve({ records: all.slice((page - 1) * perPage, page * perPage).map((r) => ({ ...r })), totalPages: Math.max(1, Math.ceil(all.length / perPage)) });
+    return Promise.resolve({
+      records: all.slice((page - 1) * perPage, page * perPage).map((r) => ({ ...r })),
+      totalPages: Math.max(1, Math.ceil(all.length / perPage)),
+    });
   }
 
   createRecord(zoneId: string, record: CfRecordInput): Promise<CfRecord> {
