@@ -86,7 +86,7 @@ export interface CloudflareApi {
   /** All or nothing: Cloudflare runs deletes, then puts, then posts, in one transaction. */
   batch(zoneId: string, ops: CfBatch): Promise<CfBatchResult>;
   listCustomHostnames(zoneId: string): Promise<CfCustomHostname[]>;
-  createCustomHostname(zoneId: string, ch: CfCustomHostnameInput): Promise<void>;
+  createCustomHostname(zoneId: string, ch: CfCustomHostnameInput): Promise<CfCustomHostname>;
   deleteCustomHostname(zoneId: string, id: string): Promise<void>;
   listRegionalHostnames(zoneId: string): Promise<CfRegionalHostname[]>;
   createRegionalHostname(zoneId: string, rh: CfRegionalHostname): Promise<void>;
@@ -216,7 +216,8 @@ function hostnameCalls(client: Cloudflare, call: Call): HostnameCalls {
         const ssl: Record<string, unknown> = { type: ch.ssl.type, method: ch.ssl.method, bundle_method: ch.ssl.bundleMethod };
         if (ch.ssl.certificateAuthority !== undefined) ssl['certificate_authority'] = ch.ssl.certificateAuthority;
         if (ch.ssl.minTlsVersion !== undefined) ssl['settings'] = { min_tls_version: ch.ssl.minTlsVersion };
-        await client.customHostnames.create({ zone_id: zoneId, hostname: ch.hostname, custom_origin_server: ch.customOriginServer, ssl } as never);
+        const res = await client.customHostnames.create({ zone_id: zoneId, hostname: ch.hostname, custom_origin_server: ch.customOriginServer, ssl } as never);
+        return { id: res.id, hostname: res.hostname, customOriginServer: res.custom_origin_server ?? ch.customOriginServer };
       }),
     deleteCustomHostname: (zoneId, id) => call(`delete custom hostname ${id}`, async () => void (await client.customHostnames.delete(id, { zone_id: zoneId }))),
     listRegionalHostnames: (zoneId) =>

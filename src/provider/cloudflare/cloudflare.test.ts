@@ -6,7 +6,12 @@ import { ProviderError } from '../../errors.ts';
 import { silentLogger } from '../../log.ts';
 import { emptyChanges } from '../../plan/changes.ts';
 import type { Changes } from '../../plan/changes.ts';
+import { FlagValues } from '../../config/config.ts';
+import { FLAGS } from '../../config/flags.ts';
+import { parseArgs } from '../../config/parse.ts';
+import { ZONE_FILTER_FLAGS } from '../zone-filter.ts';
 import { cloudflareError } from './api.ts';
+import { CLOUDFLARE_FLAGS } from './flags.ts';
 import { CloudflareProvider } from './cloudflare.ts';
 import type { CloudflareProviderOptions } from './cloudflare.ts';
 import { propertyNames } from './convert.ts';
@@ -180,7 +185,14 @@ describe('CloudflareProvider', () => {
     const d = [ep({ dnsName: 'r.example.org' })];
     await p.applyChanges(await plan(p, d));
     assert.deepEqual(api.regional.get(zone), [{ hostname: 'r.example.org', regionKey: 'eu' }]);
+    const calls = api.calls.length;
     assert.equal((await plan(p, d)).updateNew.length, 0);
+    assert.equal(api.calls.length, calls);
+    const us = [ep({ dnsName: 'r.example.org', providerSpecific: [{ name: N.regionKey, value: 'us' }] })];
+    const upd = await plan(p, us);
+    assert.equal(upd.updateNew.length, 1, 'a region key change is an update');
+    await p.applyChanges(upd);
+    assert.deepEqual(api.regional.get(zone), [{ hostname: 'r.example.org', regionKey: 'us' }]);
     await p.applyChanges(changes({ delete: await p.records() }));
     assert.deepEqual(api.regional.get(zone), []);
   });
@@ -222,5 +234,24 @@ describe('paced Cloudflare calls', () => {
     );
     assert.equal(e400.transient, false);
     assert.match(e400.message, /81058/);
+  });
+});
+
+describe('CloudflareProvider.fromConfig', () => {
+  const flagValues = (argv: string[]) => new FlagValues(parseArgs(argv, {}, [...FLAGS, ...CLOUDFLARE_FLAGS, ...ZONE_FILTER_FLAGS]).values);
+
+  test('no credentials stop start-up with upstream text; with an api the zones are listed once', async () => {
+    const cfg = { flags: flagValues(['--domain-filter', 'example.org']), domainFilters: ['example.org'], excludeDomains: [] };
+    await assert.rejects(
+      CloudflareProvider.fromConfig(cfg, { logger: silentLogger(), env: {} }),
+      /set either CF_API_TOKEN or both CF_API_KEY and CF_API_EMAIL/,
+    );
+    const api = new FakeCloudflareApi();
+    api.addZone('example.org');
+    const p = await CloudflareProvider.fromConfig(cfg, { logger: silentLogger(), env: {}, api });
+    assert.equal(api.count('listZones'), 1);
+    assert.equal(p.domainFilter().match('x.example.org'), true);
+    await p.records();
+    assert.equal(api.count('listZones'), 1, 'zones are cached with the records');
   });
 });

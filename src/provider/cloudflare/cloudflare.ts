@@ -257,8 +257,9 @@ export class CloudflareProvider implements Provider {
     const hw = { api: this.api, zoneId: zone.id, zoneName: zone.name, names: this.names, logger: this.logger };
     const failures: ProviderError[] = [];
     if (this.custom.enabled) {
-      failures.push(...(await writeCustomHostnames(hw, changes, c.customHostnames ?? [], this.custom)));
-      delete c.customHostnames;
+      const state = { list: c.customHostnames ?? [] };
+      failures.push(...(await writeCustomHostnames(hw, changes, state, this.custom)));
+      c.customHostnames = state.list;
     }
     failures.push(
       ...(await writeZone(
@@ -294,9 +295,9 @@ export class CloudflareProvider implements Provider {
       return [new ProviderError(PROVIDER_NAME, (err as Error).message, { zone: zone.name, code: 'PROVIDER_INVALID_CHANGE' })];
     }
     if (desired.size === 0) return [];
-    const existing = c.regionalHostnames ?? (await this.api.listRegionalHostnames(zone.id));
-    const failures = await writeRegionalHostnames(hw, desired, existing);
-    delete c.regionalHostnames;
+    const state = { list: c.regionalHostnames ?? (await this.api.listRegionalHostnames(zone.id)) };
+    const failures = await writeRegionalHostnames(hw, desired, state);
+    c.regionalHostnames = state.list;
     return failures;
   }
 }

@@ -136,12 +136,13 @@ export class FakeCloudflareApi implements CloudflareApi {
     return Promise.resolve([...(this.customHostnames.get(zoneId) ?? [])]);
   }
 
-  createCustomHostname(zoneId: string, ch: CfCustomHostnameInput): Promise<void> {
+  createCustomHostname(zoneId: string, ch: CfCustomHostnameInput): Promise<CfCustomHostname> {
     this.enter('createCustomHostname');
     const l = this.customHostnames.get(zoneId) ?? [];
-    l.push({ id: `ch${this.nextId++}`, hostname: ch.hostname, customOriginServer: ch.customOriginServer });
+    const made = { id: `ch${this.nextId++}`, hostname: ch.hostname, customOriginServer: ch.customOriginServer };
+    l.push(made);
     this.customHostnames.set(zoneId, l);
-    return Promise.resolve();
+    return Promise.resolve({ ...made });
   }
 
   deleteCustomHostname(zoneId: string, id: string): Promise<void> {

@@ -30,6 +30,11 @@ export interface HostnameWrite {
   logger: Logger;
 }
 
+/** The zone's custom or regional hostnames, kept current with our own writes (the provider's cache). */
+export interface HostnameState<T> {
+  list: T[];
+}
+
 function listOf(value: string | undefined): string[] {
   return (value ?? '')
     .split(',')
@@ -55,10 +60,10 @@ export function customHostnameInput(hostname: string, origin: string, s: CustomH
 export async function writeCustomHostnames(
   w: HostnameWrite,
   changes: readonly RecordChange[],
-  existing: readonly CfCustomHostname[],
+  state: HostnameState<CfCustomHostname>,
   s: CustomHostnameSettings,
 ): Promise<ProviderError[]> {
-  const byName = new Map(existing.map((c) => [c.hostname, c]));
+  const byName = new Map(state.list.map((c) => [c.hostname, c]));
   const failures: ProviderError[] = [];
   const seen = new Set<string>();
   const attempt = async (what: string, f: () => Promise<void>): Promise<void> => {
@@ -71,7 +76,11 @@ export async function writeCustomHostnames(
   const remove = async (hostname: string): Promise<void> => {
     const ch = byName.get(hostname);
     if (ch === undefined) return;
-    await attempt(`delete custom hostname ${hostname}`, () => w.api.deleteCustomHostname(w.zoneId, ch.id));
+    await attempt(`delete custom hostname ${hostname}`, async () => {
+      await w.api.deleteCustomHostname(w.zoneId, ch.id);
+      byName.delete(hostname);
+      state.list = state.list.filter((c) => c.id !== ch.id);
+    });
   };
   for (const c of changes) {
     const key = `${c.action}\u0000${c.ep.dnsName}\u0000${c.ep.recordType}`;
@@ -92,7 +101,11 @@ export async function writeCustomHostnames(
           failures.push(partFailure(PROVIDER_NAME, w.zoneName, `custom hostname ${h}`, new Error(`already exists with origin ${have.customOriginServer}`)));
         continue;
       }
-      await attempt(`create custom hostname ${h}`, () => w.api.createCustomHostname(w.zoneId, customHostnameInput(h, c.ep.dnsName, s)));
+      await attempt(`create custom hostname ${h}`, async () => {
+        const made = await w.api.createCustomHostname(w.zoneId, customHostnameInput(h, c.ep.dnsName, s));
+        byName.set(h, made);
+        state.list = [...state.list, made];
+      });
     }
   }
   return failures;
@@ -115,9 +128,9 @@ export function desiredRegionalHostnames(changes: readonly RecordChange[], names
 export async function writeRegionalHostnames(
   w: HostnameWrite,
   desired: ReadonlyMap<string, string>,
-  existing: readonly CfRegionalHostname[],
+  state: HostnameState<CfRegionalHostname>,
 ): Promise<ProviderError[]> {
-  const current = new Map(existing.map((r) => [r.hostname, r.regionKey]));
+  const current = new Map(state.list.map((r) => [r.hostname, r.regionKey]));
   const failures: ProviderError[] = [];
   for (const [hostname, regionKey] of desired) {
     const have = current.get(hostname);
@@ -128,6 +141,7 @@ export async function writeRegionalHostnames(
     if (op === undefined) continue;
     try {
       await op();
+      state.list = [...state.list.filter((r) => r.hostname !== hostname), ...(regionKey === '' ? [] : [{ hostname, regionKey }])];
       w.logger.info({ zone: w.zoneName, hostname, regionKey }, 'Cloudflare regional hostname changed');
     } catch (err) {
       failures.push(partFailure(PROVIDER_NAME, w.zoneName, `regional hostname ${hostname}`, err));
