@@ -117,14 +117,18 @@ export function cloudflareError(err: unknown, what: string): ProviderError {
     const status = err.status ?? 0;
     const details = (err.errors ?? []).map((e) => `${e.code ?? '?'} ${e.message}`).join('; ');
     const retryAfter = retryAfterMs(err.headers);
+    const recordGone = (err.errors ?? []).some((e) => e.code === RECORD_NOT_FOUND);
     const e = new ProviderError(PROVIDER_NAME, `${what}: Cloudflare answered ${status}${details === '' ? '' : `: ${details}`}`, {
-      code: codeOf(status),
+      code: recordGone ? 'PROVIDER_RECORD_NOT_FOUND' : codeOf(status),
       transient: status === 429 || status >= 500,
     });
     return retryAfter === undefined ? e : Object.assign(e, { retryAfterMs: retryAfter });
   }
   return new ProviderError(PROVIDER_NAME, `${what}: ${err instanceof Error ? err.message : String(err)}`, { transient: true, cause: err });
 }
+
+/** Cloudflare's error code for a record id that does not exist. */
+export const RECORD_NOT_FOUND = 81044;
 
 function codeOf(status: number): ErrorCode {
   if (status === 429) return 'PROVIDER_THROTTLED';

@@ -31,6 +31,8 @@ export interface ZoneWrite {
   /** Keeps the records cache current. */
   onDeleted: (id: string) => void;
   onWritten: (record: CfRecord) => void;
+  /** An answer that does not say what was written: the zone must be listed again. */
+  onUnknown: () => void;
   /** The batch endpoint is refused for this account: per-record calls from now on. */
   onBatchUnavailable: () => void;
 }
@@ -97,7 +99,8 @@ async function writeChunk(w: ZoneWrite, chunk: Chunk): Promise<ProviderError[]> 
     try {
       const res = await w.api.batch(w.zoneId, batch);
       for (const d of batch.deletes) w.onDeleted(d);
-      for (const r of [...res.puts, ...res.posts]) w.onWritten(r);
+      for (const r of [...res.puts, ...res.posts]) written(w, r);
+      if (res.puts.length !== batch.puts.length || res.posts.length !== batch.posts.length) w.onUnknown();
       return [];
     } catch (err) {
       const code = (err as ProviderError).code;
@@ -117,15 +120,25 @@ function size(c: Chunk): number {
   return c.deletes.length + c.puts.length + c.posts.length;
 }
 
+function written(w: ZoneWrite, r: CfRecord): void {
+  if (r.id === '') w.onUnknown();
+  else w.onWritten(r);
+}
+
 async function one(w: ZoneWrite, c: RecordChange, id: string | undefined): Promise<ProviderError[]> {
   try {
     if (c.action === 'delete' && id !== undefined) {
       await w.api.deleteRecord(w.zoneId, id);
       w.onDeleted(id);
-    } else if (c.action === 'update' && id !== undefined) w.onWritten(await w.api.updateRecord(w.zoneId, id, c.input));
-    else w.onWritten(await w.api.createRecord(w.zoneId, c.input));
+    } else if (c.action === 'update' && id !== undefined) written(w, await w.api.updateRecord(w.zoneId, id, c.input));
+    else written(w, await w.api.createRecord(w.zoneId, c.input));
     return [];
   } catch (err) {
+    // Already gone (deleted outside Hostwarden since the list): what the delete wanted.
+    if (c.action === 'delete' && id !== undefined && (err as ProviderError).code === 'PROVIDER_RECORD_NOT_FOUND') {
+      w.onDeleted(id);
+      return [];
+    }
     return [partFailure(PROVIDER_NAME, w.zoneName, `${c.action} ${c.input.type} ${c.input.name} ${JSON.stringify(c.input.content)}`, err)];
   }
 }

@@ -157,6 +157,22 @@ describe('CloudflareProvider', () => {
     assert.equal(api.count('createRecord'), 3);
   });
 
+  test('a record deleted outside Hostwarden since the list: the delete succeeds, the rest of the batch lands', async () => {
+    const { p, api, zone } = setup();
+    const gone = api.addRecord(zone, { name: 'gone.example.org', type: 'A', content: '192.0.2.1', ttl: 1, proxied: false });
+    await p.records();
+    api.records.set(
+      zone,
+      (api.records.get(zone) ?? []).filter((r) => r.id !== gone.id),
+    );
+    await p.applyChanges(changes({ delete: [ep({ dnsName: 'gone.example.org' })], create: [ep({ dnsName: 'new.example.org' })] }));
+    assert.deepEqual(
+      api.records.get(zone)?.map((r) => r.name),
+      ['new.example.org'],
+    );
+    assert.equal(api.count('deleteRecord'), 1);
+  });
+
   test('a record in no managed zone is skipped; the other zone is not touched', async () => {
     const { p, api } = setup();
     await p.applyChanges(changes({ create: [ep({ dnsName: 'x.other.net' })] }));

@@ -261,27 +261,32 @@ export class CloudflareProvider implements Provider {
       failures.push(...(await writeCustomHostnames(hw, changes, state, this.custom)));
       c.customHostnames = state.list;
     }
-    failures.push(
-      ...(await writeZone(
-        {
-          api: this.api,
-          zoneId: zone.id,
-          zoneName: zone.name,
-          byIndex,
-          batchSize: this.o.batchChangeSize,
-          intervalMs: this.o.batchChangeIntervalMs,
-          useBatch: this.useBatch,
-          sleep: this.o.sleep,
-          logger: this.logger,
-          onDeleted: (id) => c.records.delete(id),
-          onWritten: (r) => c.records.set(r.id, r),
-          onBatchUnavailable: () => {
-            this.useBatch = false;
-          },
+    let stale = false;
+    const recordFailures = await writeZone(
+      {
+        api: this.api,
+        zoneId: zone.id,
+        zoneName: zone.name,
+        byIndex,
+        batchSize: this.o.batchChangeSize,
+        intervalMs: this.o.batchChangeIntervalMs,
+        useBatch: this.useBatch,
+        sleep: this.o.sleep,
+        logger: this.logger,
+        onDeleted: (id) => c.records.delete(id),
+        onWritten: (r) => c.records.set(r.id, r),
+        onUnknown: () => {
+          stale = true;
         },
-        changes,
-      )),
+        onBatchUnavailable: () => {
+          this.useBatch = false;
+        },
+      },
+      changes,
     );
+    failures.push(...recordFailures);
+    // A refused change may come from a stale list (a record changed outside Hostwarden): list again next sync.
+    if (stale || recordFailures.some((f) => !f.transient)) this.cache.delete(zone.id);
     if (this.o.regionalServices) failures.push(...(await this.applyRegional(zone, c, changes, hw)));
     this.logger.info({ zone: zone.name, changes: changes.length, failed: failures.length }, 'Cloudflare zone changed');
     return failures;
