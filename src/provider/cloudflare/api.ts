@@ -183,6 +183,21 @@ export function recordBody(r: CfRecordInput): Record<string, unknown> {
   return body;
 }
 
+/**
+ * Every item of a page-numbered list, by total_pages. The SDK's own iterator asks for one more,
+ * empty page after the last; this stops at the last, and after 10,000 pages whatever the server says.
+ */
+async function allPages<T>(fetchPage: (page: number) => PromiseLike<{ result: T[]; result_info?: object }>): Promise<T[]> {
+  const out: T[] = [];
+  for (let page = 1, pages = 1; page <= pages && page <= 10_000; page++) {
+    const res = await fetchPage(page);
+    out.push(...res.result);
+    const total = (res.result_info as { total_pages?: number } | undefined)?.total_pages;
+    pages = total ?? (res.result.length > 0 ? page + 1 : page);
+  }
+  return out;
+}
+
 type Call = <T>(what: string, f: () => Promise<T>) => Promise<T>;
 
 /** Runs one SDK call, its error mapped to a ProviderError. */
@@ -262,12 +277,7 @@ export function sdkCloudflareApi(opts: SdkOptions): CloudflareApi {
     paid: z.plan?.is_subscribed === true,
   });
   return {
-    listZones: () =>
-      call('list zones', async () => {
-        const out: CfZone[] = [];
-        for await (const z of client.zones.list({ per_page: 50 })) out.push(toZone(z));
-        return out;
-      }),
+    listZones: () => call('list zones', async () => (await allPages((page) => client.zones.list({ page, per_page: 50 }))).map(toZone)),
     getZone: (zoneId) => call(`get zone ${zoneId}`, async () => toZone(await client.zones.get({ zone_id: zoneId }))),
     listRecordsPage: (zoneId, page, perPage) =>
       call(`list records of zone ${zoneId}`, async () => {
