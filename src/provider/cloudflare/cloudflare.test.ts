@@ -215,6 +215,29 @@ describe('CloudflareProvider', () => {
 });
 
 describe('paced Cloudflare calls', () => {
+  test('429s in the middle of a sync: the provider waits and every change still lands', async () => {
+    const api = new FakeCloudflareApi();
+    const zone = api.addZone('example.org');
+    const slept: number[] = [];
+    const pause = (ms: number): Promise<void> => {
+      slept.push(ms);
+      return Promise.resolve();
+    };
+    const p = new CloudflareProvider({
+      api: pacedApi(api, { logger: silentLogger(), sleep: pause, requestsPerSecond: 0, random: () => 0 }),
+      logger: silentLogger(),
+      batchChangeIntervalMs: 0,
+      sleep: pause,
+    });
+    const throttled = (): ProviderError => new ProviderError('cloudflare', 'throttled', { code: 'PROVIDER_THROTTLED', transient: true });
+    api.failNext('listRecordsPage', throttled());
+    api.failNext('batch', throttled());
+    api.failNext('batch', Object.assign(throttled(), { retryAfterMs: 30_000 }));
+    await p.applyChanges(changes({ create: Array.from({ length: 300 }, (_, i) => ep({ dnsName: `h${i}.example.org` })) }));
+    assert.equal(api.records.get(zone)?.length, 300);
+    assert.deepEqual(slept, [500, 500, 30_000]);
+  });
+
   test('a 429 waits for Retry-After and retries; a write refused otherwise is not retried', async () => {
     const api = new FakeCloudflareApi();
     const zone = api.addZone('example.org');
