@@ -164,6 +164,28 @@ describe('cloudflare provider against the Cloudflare API emulator', () => {
           { dnsName: 'www.example.net', recordType: 'A', targets: ['192.0.2.99'] },
         ]),
       );
+      // A Service asking for a proxied record with external-dns's annotation (its TTL annotation is then moot).
+      await writeFile(
+        join(cli.manifests, 'shop.yaml'),
+        [
+          'apiVersion: v1',
+          'kind: Service',
+          'metadata:',
+          '  name: shop',
+          '  namespace: default',
+          '  annotations:',
+          '    external-dns.alpha.kubernetes.io/hostname: shop.example.com',
+          '    external-dns.alpha.kubernetes.io/ttl: "600"',
+          `    ${PROXIED}: "true"`,
+          'spec:',
+          '  type: LoadBalancer',
+          'status:',
+          '  loadBalancer:',
+          '    ingress:',
+          '      - ip: 192.0.2.60',
+          '',
+        ].join('\n'),
+      );
       // The emulator refuses a `*` inside a label (`a-*.apps…`), so the wildcard's ownership record is
       // named with external-dns's --txt-wildcard-replacement, as its docs advise for such providers.
       const first = await cli.run(['--txt-wildcard-replacement', 'wildcard']);
@@ -186,6 +208,11 @@ describe('cloudflare provider against the Cloudflare API emulator', () => {
         app.map((r) => [r.content, r.proxied, r.ttl]),
         [['www.example.com', true, 1]],
         'proxied with TTL 1',
+      );
+      assert.deepEqual(
+        find(emu, zone, 'shop.example.com', 'A').map((r) => [r.content, r.proxied, r.ttl]),
+        [['192.0.2.60', true, 1]],
+        'the annotation proxies the record, with TTL 1',
       );
       // Ownership records in external-dns's TXT format, never proxied.
       assert.deepEqual(contents(emu, zone, 'a-www.example.com', 'TXT'), [owned('hw', 'crd/default/mixed')]);
