@@ -323,6 +323,24 @@ describe('cloudflare provider against the Cloudflare API emulator', () => {
     },
   );
 
+  test('--batch-change-size above the Free limit: a Free zone still gets batches of 200, none refused', async () => {
+    const zone = emu.addZone('free-batch.test');
+    const provider = await providerFromFlags(emu, ['free-batch.test'], ['--batch-change-size', '1000']);
+    const source = new FakeSource(
+      Array.from({ length: 300 }, (_, i) =>
+        ep({ dnsName: `h${i}.free-batch.test`, targets: [`10.1.${i >> 8}.${i & 255}`], labels: { resource: `service/default/h${i}` } }),
+      ),
+    );
+    emu.calls.reset();
+    await testController(source, registryOf(provider, 'hw')).runOnce();
+    assert.deepEqual(
+      emu.batches.filter((b) => b.zoneId === zone).map((b) => b.posts.length),
+      [200, 200, 200],
+    );
+    assert.deepEqual(writes(emu), { 'POST /zones/:id/dns_records/batch': 3 }, 'no batch refused, no call per record');
+    assert.equal(emu.records(zone).length, 600);
+  });
+
   test(
     'live takeover: a zone as external-dns left it (new- and old-format ownership records) is owned, and the first sync changes nothing',
     { timeout: 120_000 },
@@ -374,6 +392,12 @@ describe('cloudflare provider against the Cloudflare API emulator', () => {
     assert.equal(viaFile.code, 0, viaFile.stderr);
     assert.deepEqual(contents(emu, zone, 'www.creds.test', 'A'), ['192.0.2.50']);
     assert.ok(!`${viaFile.stdout}${viaFile.stderr}`.includes(emu.token), 'the token is never printed');
+
+    // CF_API_TOKEN_FILE (Hostwarden's addition) names the file directly.
+    await writeFile(join(cli.manifests, 'records.yaml'), dnsEndpoint('creds', [{ dnsName: 'www.creds.test', recordType: 'A', targets: ['192.0.2.51'] }]));
+    const viaTokenFile = await cli.run([], { CF_API_TOKEN_FILE: tokenFile });
+    assert.equal(viaTokenFile.code, 0, viaTokenFile.stderr);
+    assert.deepEqual(contents(emu, zone, 'www.creds.test', 'A'), ['192.0.2.51']);
 
     const badToken = 'cfbad-0123456789abcdef0123456789abcdef';
     const bad = await cli.run([], { CF_API_TOKEN: badToken });
