@@ -169,6 +169,7 @@ export class Responder {
       }
       reply = r;
     } catch (err) {
+      this.last.cacheable = false;
       reply = this.failed(err, msg);
     }
     const b = Array.isArray(reply) ? reply[0] : reply;
