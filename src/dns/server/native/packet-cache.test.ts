@@ -182,6 +182,21 @@ describe('native packet cache', { skip }, () => {
     assert.ok(sock.stats().cacheHits > 200, `${sock.stats().cacheHits} hits`);
   });
 
+  test('an addon built before the packet cache (no cache()) still serves, without one', async () => {
+    sock.close();
+    const { cache: _cache, flush: _flush, ...older } = a;
+    sock = new NativeUdpSocket(older as NativeUdpAddon, {
+      host: '127.0.0.1',
+      port: 0,
+      reusePort: false,
+      responder,
+      counters,
+      packetCache: packetCacheOptions(1024),
+    });
+    for (let i = 0; i < 3; i++) assert.equal((await ask(query(i, 'www.example.test'))).readUInt16BE(6), 2);
+    assert.equal(sock.stats().cacheHits, 0);
+  });
+
   test('packet cache size 0 leaves every answer to JS', async () => {
     sock.close();
     sock = new NativeUdpSocket(a, { host: '127.0.0.1', port: 0, reusePort: false, responder, counters, packetCache: packetCacheOptions(0) });

@@ -148,10 +148,11 @@ export class NativeUdpSocket {
       for (let k = 0; k < answered; k++) counters.record(rcodes[k] ?? 0, qtypes[k] ?? 0, false, seconds);
     };
     this.handle = addon.open(options.host, options.port, options.reusePort, input, output, metaBytes, SLOT, SLOT, onBatch);
-    const { entries, maxBytes } = options.packetCache;
-    if (entries > 0) addon.cache(this.handle, entries, maxBytes, insertBytes, hitBytes);
+    // An addon built before the packet cache (no cache()) serves on without one until rebuilt.
+    const cached = options.packetCache.entries > 0 && typeof addon.cache === 'function';
+    if (cached) addon.cache(this.handle, options.packetCache.entries, options.packetCache.maxBytes, insertBytes, hitBytes);
     // Flushed synchronously in the zone swap, so the next batch is answered from the new zones.
-    this.unhook = entries > 0 ? responder.onChange(() => addon.flush(this.handle)) : () => undefined;
+    this.unhook = cached ? responder.onChange(() => addon.flush(this.handle)) : () => undefined;
   }
 
   get port(): number {
