@@ -150,6 +150,12 @@ export const FLAGS: readonly FlagSpec[] = [
     help: 'UDP path of the DNS server: native (batched recvmmsg/sendmmsg addon, `npm run build:native`), dgram (node:dgram), auto (native when built).',
   },
   {
+    name: 'dns-packet-cache-size',
+    kind: 'int',
+    default: '65536',
+    help: 'Replies the native UDP engine keeps and answers again without JS until the next zone change (per socket; 0 turns the packet cache off).',
+  },
+  {
     name: 'dns-tcp-max-connections',
     kind: 'int',
     default: '256',

@@ -7,6 +7,7 @@
 import { cloneEndpoint, getProviderSpecific } from '../../endpoint/endpoint.ts';
 import type { Endpoint } from '../../endpoint/endpoint.ts';
 import type { Logger } from '../../log.ts';
+import { ALPHA_PREFIX, STABLE_PREFIX } from '../../source/translate/annotations.ts';
 import { NOT_PROXIABLE, parseTags } from './convert.ts';
 import type { PropertyNames } from './convert.ts';
 
@@ -56,6 +57,7 @@ export function trimComment(comment: string, paid: boolean, record: string, logg
 export function adjustEndpoint(input: Endpoint, s: AdjustSettings, paid: boolean, logger?: Logger): Endpoint {
   const ep = cloneEndpoint(input);
   const n = s.names;
+  canonicalise(ep, n);
   // Only Cloudflare's properties are read back by records(); any other (aws/weight, alias) would
   // show as a change on every sync.
   const own = new Set(Object.values(n));
@@ -88,6 +90,24 @@ export function adjustEndpoint(input: Endpoint, s: AdjustSettings, paid: boolean
   if (comment === undefined || comment === '') remove(ep, n.comment);
   else set(ep, n.comment, trimComment(comment, paid, ep.dnsName, logger));
   return ep;
+}
+
+/**
+ * external-dns names these properties after its default prefix (`external-dns.kubernetes.io/
+ * cloudflare-proxied`), Hostwarden's sources after the alpha one: a DNSEndpoint written for
+ * external-dns carries the former, and must not lose its setting here. With the default prefix
+ * both spellings are read; the alpha one wins when both are set. A custom prefix has one spelling.
+ */
+function canonicalise(ep: Endpoint, n: PropertyNames): void {
+  for (const name of Object.values(n)) {
+    if (!name.startsWith(ALPHA_PREFIX)) continue;
+    const alt = STABLE_PREFIX + name.slice(ALPHA_PREFIX.length);
+    const i = ep.providerSpecific.findIndex((p) => p.name === alt);
+    if (i < 0) continue;
+    const value = ep.providerSpecific[i]!.value;
+    remove(ep, alt);
+    if (getProviderSpecific(ep, name) === undefined) set(ep, name, value);
+  }
 }
 
 function set(ep: Endpoint, name: string, value: string): void {

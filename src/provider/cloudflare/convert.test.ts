@@ -88,6 +88,18 @@ describe('cloudflare adjustEndpoints', () => {
     assert.equal(c.recordTTL, 300);
   });
 
+  test("external-dns's own spelling (external-dns.kubernetes.io/cloudflare-…, as a DNSEndpoint written for it has) is read too", () => {
+    const stable = 'external-dns.kubernetes.io/';
+    const a = adjustEndpoint(ep('A', { [`${stable}cloudflare-proxied`]: 'true', [`${stable}cloudflare-tags`]: 'b,a' }), s, false);
+    assert.equal(a.recordTTL, 0);
+    assert.deepEqual(a.providerSpecific, [
+      { name: N.proxied, value: 'true' },
+      { name: N.tags, value: 'a,b' },
+    ]);
+    const both = adjustEndpoint(ep('A', { [N.proxied]: 'false', [`${stable}cloudflare-proxied`]: 'true' }), s, false);
+    assert.deepEqual(both.providerSpecific, [{ name: N.proxied, value: 'false' }]);
+  });
+
   test('types Cloudflare cannot proxy (TXT ownership records, MX, SRV, NS) are never proxied', () => {
     for (const t of ['TXT', 'MX', 'SRV', 'NS'] as RecordType[]) {
       const a = adjustEndpoint(ep(t, { [N.proxied]: 'true' }), { ...s, proxiedByDefault: true }, false);
