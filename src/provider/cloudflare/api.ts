@@ -16,6 +16,8 @@ export interface CfZone {
   name: string;
   /** The zone's plan is a paid one (record comments may then be 500 characters long instead of 100). */
   paid: boolean;
+  /** The plan's legacy id (`free`, `pro`, `business`, `enterprise`) when Cloudflare gives it: it sets the batch limit. */
+  plan?: string;
 }
 
 /** SRV and CAA carry structured data; the other types carry `content` (and MX a priority). */
@@ -271,10 +273,11 @@ export function sdkCloudflareApi(opts: SdkOptions): CloudflareApi {
     maxRetries: 0,
     ...(opts.fetch === undefined ? {} : { fetch: opts.fetch }),
   });
-  const toZone = (z: { id: string; name: string; plan?: { is_subscribed?: boolean } }): CfZone => ({
+  const toZone = (z: { id: string; name: string; plan?: { is_subscribed?: boolean; legacy_id?: string } }): CfZone => ({
     id: z.id,
     name: z.name,
     paid: z.plan?.is_subscribed === true,
+    ...(typeof z.plan?.legacy_id === 'string' && z.plan.legacy_id !== '' ? { plan: z.plan.legacy_id } : {}),
   });
   return {
     listZones: () => call('list zones', async () => (await allPages((page) => client.zones.list({ page, per_page: 50 }))).map(toZone)),

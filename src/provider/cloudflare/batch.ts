@@ -1,7 +1,8 @@
 /**
  * One zone's record changes sent as external-dns sends them: batch requests of deletes, then puts,
  * then posts (the order Cloudflare runs a batch in), at most max(--batch-change-size, 200)
- * operations each, --batch-change-interval apart. A batch is all or nothing: when one fails,
+ * operations each but never more than the zone's plan takes (planBatchLimit), --batch-change-interval
+ * apart. A batch is all or nothing: when one fails,
  * its changes are replayed one request each (deletes, updates, creates), so every valid change
  * lands and each refused one is reported alone with Cloudflare's reason. CAA updates, which
  * external-dns's batch put cannot carry, go one request each. A delete or update always names the
@@ -11,11 +12,22 @@ import type { ProviderError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { partFailure } from '../failures.ts';
 import { PROVIDER_NAME } from './api.ts';
-import type { CfBatch, CfRecord, CloudflareApi } from './api.ts';
+import type { CfBatch, CfRecord, CfZone, CloudflareApi } from './api.ts';
 import type { RecordChange } from './changes.ts';
 
 /** external-dns's floor for --batch-change-size: smaller values are raised to it. */
 export const MIN_BATCH_SIZE = 200;
+
+/**
+ * Changes Cloudflare takes in one batch request, by the zone's plan ("Batch record changes",
+ * availability and limits): 200 on Free, 3,500 on Pro, Business and Enterprise. A larger batch is
+ * refused whole and then replayed one request per change, so --batch-change-size is capped by it:
+ * one account may hold Free and paid zones. Without a plan id, a zone counts as Free unless paid.
+ */
+export function planBatchLimit(zone: Pick<CfZone, 'paid' | 'plan'>): number {
+  const free = zone.plan === undefined ? !zone.paid : zone.plan === 'free';
+  return free ? 200 : 3500;
+}
 
 export interface ZoneWrite {
   api: CloudflareApi;

@@ -19,7 +19,7 @@ import { zoneIdFilterConfigured, zoneIdMatches } from '../zone-filter.ts';
 import { PROVIDER_NAME, sdkCloudflareApi } from './api.ts';
 import type { CfCustomHostname, CfRecord, CfRegionalHostname, CfZone, CloudflareApi } from './api.ts';
 import { REGIONAL_TYPES, adjustEndpoint } from './adjust.ts';
-import { writeZone } from './batch.ts';
+import { planBatchLimit, writeZone } from './batch.ts';
 import { recordChanges } from './changes.ts';
 import type { RecordChange } from './changes.ts';
 import { UNSUPPORTED_TYPES, indexOfRecord, propertyNames, recordsToEndpoints } from './convert.ts';
@@ -268,7 +268,7 @@ export class CloudflareProvider implements Provider {
         zoneId: zone.id,
         zoneName: zone.name,
         byIndex,
-        batchSize: this.o.batchChangeSize,
+        batchSize: Math.min(this.o.batchChangeSize, planBatchLimit(zone)),
         intervalMs: this.o.batchChangeIntervalMs,
         useBatch: this.useBatch,
         sleep: this.o.sleep,
