@@ -1,7 +1,8 @@
 /**
  * The planner's Changes as one Cloudflare record change per target, as external-dns makes them:
- * creates post every target; an update deletes the targets that went away, posts the new ones and
- * puts the kept ones (so a TTL, proxied, comment or tags change reaches every record of the name);
+ * creates post every target; an update puts the kept ones (so a TTL, proxied, comment or tags change
+ * reaches every record of the name), rewrites a record whose value was replaced in place, and
+ * deletes or posts only what is left over (external-dns deletes and posts every replaced value);
  * deletes remove every target. With custom hostnames on, deletes come first so that a hostname
  * moving to another record is free before it is created again.
  */
@@ -43,10 +44,11 @@ function canonical(type: string, target: string): string {
 export function recordChanges(changes: Changes, s: ChangeSettings): { changes: RecordChange[]; rejected: { record: string; reason: string }[] } {
   const out: RecordChange[] = [];
   const rejected: { record: string; reason: string }[] = [];
-  const add = (action: Action, ep: Endpoint, target: string, previous?: Endpoint): void => {
+  // `replaces`: the value whose record an update rewrites, when it is not `target` itself.
+  const add = (action: Action, ep: Endpoint, target: string, previous?: Endpoint, replaces = target): void => {
     try {
       const input = recordInput(ep, target, settingsOf(ep, s));
-      out.push({ action, input, index: recordIndex(ep.dnsName, ep.recordType, target), ep, ...(previous === undefined ? {} : { previous }) });
+      out.push({ action, input, index: recordIndex(ep.dnsName, ep.recordType, replaces), ep, ...(previous === undefined ? {} : { previous }) });
     } catch (err) {
       rejected.push({ record: describeEndpoint(ep), reason: err instanceof Error ? err.message : String(err) });
     }
@@ -60,8 +62,15 @@ export function recordChanges(changes: Changes, s: ChangeSettings): { changes: R
     const current = changes.updateOld[i] ?? desired;
     const was = new Map(current.targets.map((t) => [canonical(current.recordType, t), t]));
     const now = new Set(desired.targets.map((t) => canonical(desired.recordType, t)));
-    for (const [c, t] of was) if (!now.has(c)) add('delete', current, t, current);
-    for (const t of desired.targets) add(was.has(canonical(desired.recordType, t)) ? 'update' : 'create', desired, t, current);
+    const gone = [...was].filter(([c]) => !now.has(c)).map(([, t]) => t);
+    const fresh = desired.targets.filter((t) => !was.has(canonical(desired.recordType, t)));
+    // A value replaced by another is one in-place update of the old record (external-dns deletes
+    // it and posts the new one): half the operations, and a refused change leaves the old value.
+    const paired = Math.min(gone.length, fresh.length);
+    for (let j = 0; j < paired; j++) add('update', desired, fresh[j] as string, current, gone[j] as string);
+    for (const t of gone.slice(paired)) add('delete', current, t, current);
+    for (const t of desired.targets) if (was.has(canonical(desired.recordType, t))) add('update', desired, t, current);
+    for (const t of fresh.slice(paired)) add('create', desired, t, current);
   });
   if (!s.customHostnames) deletes();
   return { changes: out, rejected };

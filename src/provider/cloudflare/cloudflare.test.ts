@@ -130,6 +130,24 @@ describe('CloudflareProvider', () => {
     );
   });
 
+  test('a replaced value is rewritten in place (one put, same record id); only leftovers are deleted or posted', async () => {
+    const { p, api, zone } = setup();
+    await p.applyChanges(changes({ create: [ep({ dnsName: 'r.example.org', targets: ['192.0.2.1', '192.0.2.2'] })] }));
+    const ids = new Map(api.records.get(zone)?.map((r) => [r.content, r.id]));
+    const old = ep({ dnsName: 'r.example.org', targets: ['192.0.2.1', '192.0.2.2'] });
+    await p.applyChanges(changes({ updateOld: [old], updateNew: [ep({ dnsName: 'r.example.org', targets: ['192.0.2.1', '192.0.2.3', '192.0.2.4'] })] }));
+    const after = new Map(api.records.get(zone)?.map((r) => [r.content, r.id]));
+    assert.deepEqual([...after.keys()].sort(), ['192.0.2.1', '192.0.2.3', '192.0.2.4']);
+    assert.equal(after.get('192.0.2.1'), ids.get('192.0.2.1'));
+    assert.equal(after.get('192.0.2.3'), ids.get('192.0.2.2'), '192.0.2.2 became 192.0.2.3 in place');
+    const shrink = ep({ dnsName: 'r.example.org', targets: ['192.0.2.5'] });
+    await p.applyChanges(changes({ updateOld: [ep({ dnsName: 'r.example.org', targets: [...after.keys()] })], updateNew: [shrink] }));
+    assert.deepEqual(
+      api.records.get(zone)?.map((r) => r.content),
+      ['192.0.2.5'],
+    );
+  });
+
   test('more changes than --batch-change-size (at least 200) go in chunks, paced by --batch-change-interval', async () => {
     const { p, api, slept } = setup({ batchChangeSize: 250, batchChangeIntervalMs: 1000 });
     const create = Array.from({ length: 600 }, (_, i) => ep({ dnsName: `h${i}.example.org` }));
