@@ -1,6 +1,6 @@
 /**
  * Hostwarden's DNS server beside BIND 9, Knot and NSD on the same zone and query file, in one run:
- *   node --import tsx bench/dns/bench.ts [seconds=10] [rounds=3] [--servers bind,knot,nsd,hw-thread,hw-inline,hw-workers,hw-dgram]
+ *   node --import tsx bench/dns/bench.ts [seconds=10] [rounds=3] [--servers bind,knot,nsd,hw-thread,hw-thread-nopc,hw-inline,hw-workers,hw-dgram]
  *     [--rates 20000[,10000,40000]] [--popularity uniform|zipf[:s]] [--queries 200000]
  * Zone and queries: bench-zone.ts (the mix and the number of distinct names are printed). Before
  * any figure every server must give the same answers for a sample of names (answer-check.ts).

@@ -22,13 +22,18 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-export const SERVER_KEYS = ['bind', 'knot', 'nsd', 'hw-thread', 'hw-inline', 'hw-workers', 'hw-dgram'] as const;
+export const SERVER_KEYS = ['bind', 'knot', 'nsd', 'hw-thread', 'hw-thread-nopc', 'hw-inline', 'hw-workers', 'hw-dgram'] as const;
 export type ServerKey = (typeof SERVER_KEYS)[number];
 
 /** Starts serve.ts and waits for its port. */
-async function startHostwarden(engine: 'native' | 'dgram', workers: number | 'inline'): Promise<{ port: number; pid: number; stop(): Promise<void> }> {
+async function startHostwarden(
+  engine: 'native' | 'dgram',
+  workers: number | 'inline',
+  packetCache?: number,
+): Promise<{ port: number; pid: number; stop(): Promise<void> }> {
   const script = fileURLToPath(new URL('./serve.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', script, engine, String(workers)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const args = ['--import', 'tsx', script, engine, String(workers), ...(packetCache === undefined ? [] : [String(packetCache)])];
+  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
   const first = await new Promise<string>((resolve, reject) => {
     let buf = '';
     const timer = setTimeout(() => reject(new Error('serve.ts did not start in 30 s')), 30_000);
@@ -112,6 +117,8 @@ export async function startServer(key: ServerKey, notes: string[]): Promise<Benc
     }
     case 'hw-thread':
       return { key, name: 'Hostwarden native (DNS thread)', ...(await startHostwarden('native', 0)) };
+    case 'hw-thread-nopc':
+      return { key, name: 'Hostwarden native (DNS thread, packet cache off)', ...(await startHostwarden('native', 0, 0)) };
     case 'hw-inline':
       return { key, name: 'Hostwarden native (inline)', ...(await startHostwarden('native', 'inline')) };
     case 'hw-workers':

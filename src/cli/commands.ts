@@ -17,6 +17,7 @@ import { KUBE_FLAGS } from '../kube/flags.ts';
 import { OPERATOR_FLAGS } from '../operator/flags.ts';
 import { PRIVATELINK_FLAGS } from '../privatelink/flags.ts';
 import { AWS_FLAGS } from '../provider/aws/flags.ts';
+import { CLOUDFLARE_FLAGS } from '../provider/cloudflare/flags.ts';
 import { AZURE_FLAGS } from '../provider/azure/flags.ts';
 import { COREDNS_FLAGS } from '../provider/coredns/flags.ts';
 import { GOOGLE_FLAGS } from '../provider/google/flags.ts';
@@ -145,10 +146,11 @@ const TLS: FlagGroup = { title: 'Serving certificate', flags: pick('tls-cert-fil
 /** main applies it to every command: it sizes V8's heap steps for the whole process. */
 const HEAP: FlagGroup = { title: 'Memory', flags: HEAP_FLAGS };
 const PROVIDERS: FlagGroup[] = [
-  { title: 'Provider zones (aws, google, azure)', flags: ZONE_FILTER_FLAGS },
+  { title: 'Provider zones (aws, google, azure, cloudflare)', flags: ZONE_FILTER_FLAGS },
   { title: 'Provider TLS client (pdns, rfc2136)', flags: TLS_CLIENT_FLAGS },
   { title: 'Provider aws', flags: AWS_FLAGS },
   { title: 'Provider google', flags: GOOGLE_FLAGS },
+  { title: 'Provider cloudflare', flags: CLOUDFLARE_FLAGS },
   { title: 'Provider azure, azure-private-dns', flags: AZURE_FLAGS },
   { title: 'Provider rfc2136', flags: RFC2136_FLAGS },
   { title: 'Provider pdns', flags: PDNS_FLAGS },

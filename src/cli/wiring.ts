@@ -14,6 +14,7 @@ import { HTTP_FLAGS } from '../http/flags.ts';
 import type { Logger } from '../log.ts';
 import { COREDNS_FLAGS } from '../provider/coredns/flags.ts';
 import { AWS_FLAGS } from '../provider/aws/flags.ts';
+import { CLOUDFLARE_FLAGS } from '../provider/cloudflare/flags.ts';
 import { AZURE_FLAGS } from '../provider/azure/flags.ts';
 import { GOOGLE_FLAGS } from '../provider/google/flags.ts';
 import { PDNS_FLAGS } from '../provider/pdns/flags.ts';
@@ -72,6 +73,7 @@ export const EXTRA_FLAGS: readonly FlagSpec[] = [
   ...WEBHOOK_FLAGS,
   ...RFC2136_FLAGS,
   ...AWS_FLAGS,
+  ...CLOUDFLARE_FLAGS,
   ...ZONE_FILTER_FLAGS,
   ...INMEMORY_FLAGS,
   ...TLS_CLIENT_FLAGS,
@@ -112,6 +114,7 @@ export const PROVIDERS: Readonly<Record<string, ProviderFactory>> = {
   azure: async (cfg, deps) => (await import('../provider/azure/azure.ts')).AzureProvider.fromConfig(cfg, { ...depsFor(deps, 'azure'), kind: 'public' }),
   'azure-private-dns': async (cfg, deps) =>
     (await import('../provider/azure/azure.ts')).AzureProvider.fromConfig(cfg, { ...depsFor(deps, 'azure-private-dns'), kind: 'private' }),
+  cloudflare: async (cfg, deps) => (await import('../provider/cloudflare/cloudflare.ts')).CloudflareProvider.fromConfig(cfg, depsFor(deps, 'cloudflare')),
   rfc2136: async (cfg, deps) => (await import('../provider/rfc2136/rfc2136.ts')).Rfc2136Provider.fromConfig(cfg, depsFor(deps, 'rfc2136')),
   coredns: async (cfg, deps) => (await import('../provider/coredns/coredns.ts')).CoreDnsProvider.fromConfig(cfg, depsFor(deps, 'coredns')),
   // external-dns's other names for the same providers (its factory maps them to azure and coredns).

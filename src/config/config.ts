@@ -68,6 +68,7 @@ export interface Config {
   dnsWorkers: number;
   dnsUdpSize: number;
   dnsUdpEngine: string;
+  dnsPacketCacheSize: number;
   dnsTcpMaxConnections: number;
   dnsTcpIdleTimeoutMs: number;
   records: string;
@@ -202,6 +203,7 @@ export function resolveConfig(args: ParsedArgs, choices: Choices): Config {
     dnsWorkers: num('dns-workers'),
     dnsUdpSize: num('dns-udp-size'),
     dnsUdpEngine: str('dns-udp-engine'),
+    dnsPacketCacheSize: num('dns-packet-cache-size'),
     dnsTcpMaxConnections: num('dns-tcp-max-connections'),
     dnsTcpIdleTimeoutMs: num('dns-tcp-idle-timeout'),
     records: str('records'),

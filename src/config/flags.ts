@@ -88,13 +88,13 @@ export const FLAGS: readonly FlagSpec[] = [
     name: 'batch-change-size',
     kind: 'int',
     default: '200',
-    help: "Accepted for external-dns, where only its cloudflare provider reads it; Hostwarden's providers batch by their own flags (--aws-batch-change-size ...).",
+    help: 'cloudflare: most record operations in one batch request (at least 200, as external-dns); the other providers batch by their own flags (--aws-batch-change-size ...).',
   },
   {
     name: 'batch-change-interval',
     kind: 'duration',
     default: '1s',
-    help: 'Accepted for external-dns, where only its cloudflare provider reads it (see --batch-change-size).',
+    help: 'cloudflare: pause between two batch requests to one zone (the other providers have their own flags).',
   },
   { name: 'dry-run', kind: 'bool', default: false, help: 'Log the planned changes and apply nothing.' },
   // Observability.
@@ -148,6 +148,12 @@ export const FLAGS: readonly FlagSpec[] = [
     default: 'auto',
     choices: ['auto', 'native', 'dgram'],
     help: 'UDP path of the DNS server: native (batched recvmmsg/sendmmsg addon, `npm run build:native`), dgram (node:dgram), auto (native when built).',
+  },
+  {
+    name: 'dns-packet-cache-size',
+    kind: 'int',
+    default: '65536',
+    help: 'Replies the native UDP engine keeps and answers again without JS until the next zone change (per socket; 0 turns the packet cache off).',
   },
   {
     name: 'dns-tcp-max-connections',

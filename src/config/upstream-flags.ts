@@ -20,7 +20,6 @@ export const UNIMPLEMENTED_PROVIDERS: readonly string[] = [
   'alibabacloud',
   'aws-sd',
   'civo',
-  'cloudflare',
   'dnsimple',
   'exoscale',
   'godaddy',
@@ -42,20 +41,6 @@ export const UNIMPLEMENTED_REGISTRIES: readonly string[] = ['aws-sd', 'crd', 'dy
 export const UNIMPLEMENTED_FLAGS: readonly UnimplementedGroup[] = [
   { kind: 'provider', owner: 'alibabacloud', flags: ['alibaba-cloud-config-file', 'alibaba-cloud-zone-type'] },
   { kind: 'provider', owner: 'aws-sd', flags: ['aws-sd-service-cleanup', 'aws-sd-create-tag'] },
-  {
-    kind: 'provider',
-    owner: 'cloudflare',
-    flags: [
-      'cloudflare-proxied',
-      'cloudflare-custom-hostnames',
-      'cloudflare-custom-hostnames-min-tls-version',
-      'cloudflare-custom-hostnames-certificate-authority',
-      'cloudflare-dns-records-per-page',
-      'cloudflare-regional-services',
-      'cloudflare-region-key',
-      'cloudflare-record-comment',
-    ],
-  },
   {
     kind: 'provider',
     owner: 'exoscale',
@@ -115,8 +100,6 @@ export const FLAG_DIFFERENCES: Readonly<Record<string, string>> = {
   'log-level': 'Also takes warn; panic logs at fatal level (pino has no panic level).',
   events: 'Always on: Hostwarden syncs on source changes (debounced by --min-event-sync-interval) with or without --events.',
   'listen-endpoint-events': 'Always on: the service source watches EndpointSlices and their changes trigger a sync.',
-  'batch-change-size': 'No effect: external-dns reads it only in its cloudflare provider, which Hostwarden lacks; each provider here has its own batch flags.',
-  'batch-change-interval': 'No effect: external-dns reads it only in its cloudflare provider, which Hostwarden lacks.',
   'kube-api-qps':
     'One token bucket per Kubernetes client: each source has its own client, Events and the Lease have one each; external-dns shares one client between its sources.',
   'kube-api-burst': 'Per client, as --kube-api-qps.',

@@ -10,7 +10,7 @@ export const ZONE_FILTER_FLAGS: readonly FlagSpec[] = [
     name: 'zone-id-filter',
     kind: 'list',
     default: [],
-    help: 'aws, google, azure: only zones whose id ends with one of these (repeatable).',
+    help: 'aws, google, azure: only zones whose id ends with one of these; cloudflare: only these zone ids (repeatable).',
   },
   {
     name: 'zone-name-filter',

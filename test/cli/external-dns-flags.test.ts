@@ -34,19 +34,20 @@ async function cli(argv: string[], env: Record<string, string> = {}): Promise<{ 
 const WEBHOOK_HINT = (p: string): string => `run external-dns's ${p} provider as a webhook and use --provider=webhook`;
 
 describe('external-dns flags Hostwarden does not implement', () => {
-  test('--cloudflare-proxied, --no-cloudflare-proxied, --cloudflare-proxied=false and EXTERNAL_DNS_CLOUDFLARE_PROXIED: one line naming provider cloudflare', async () => {
-    const line = `belongs to provider cloudflare, which Hostwarden does not implement; ${WEBHOOK_HINT('cloudflare')}`;
-    for (const argv of [['--cloudflare-proxied'], ['--no-cloudflare-proxied'], ['--cloudflare-proxied=false'], ['--source=service', '--cloudflare-proxied']]) {
+  test('--ovh-enable-cname-relative, --no-ovh-enable-cname-relative, --ovh-enable-cname-relative=false and EXTERNAL_DNS_OVH_ENABLE_CNAME_RELATIVE: one line naming provider ovh', async () => {
+    const line = `belongs to provider ovh, which Hostwarden does not implement; ${WEBHOOK_HINT('ovh')}`;
+    const flag = '--ovh-enable-cname-relative';
+    for (const argv of [[flag], ['--no-ovh-enable-cname-relative'], [`${flag}=false`], ['--source=service', flag]]) {
       const r = await cli(argv);
       assert.equal(r.code, 2, argv.join(' '));
-      const written = argv[0] === '--no-cloudflare-proxied' ? '--no-cloudflare-proxied' : '--cloudflare-proxied';
+      const written = argv[0] === '--no-ovh-enable-cname-relative' ? '--no-ovh-enable-cname-relative' : flag;
       assert.equal(r.stderr, `hostwarden: ${written} ${line}\n`, argv.join(' '));
     }
-    const env = await cli(['--source=service'], { EXTERNAL_DNS_CLOUDFLARE_PROXIED: 'true' });
+    const env = await cli(['--source=service'], { EXTERNAL_DNS_OVH_ENABLE_CNAME_RELATIVE: 'true' });
     assert.equal(env.code, 2);
-    assert.equal(env.stderr, `hostwarden: EXTERNAL_DNS_CLOUDFLARE_PROXIED (--cloudflare-proxied) ${line}\n`);
-    const value = await cli(['--cloudflare-region-key', 'eu']);
-    assert.match(value.stderr, /^hostwarden: --cloudflare-region-key belongs to provider cloudflare/);
+    assert.equal(env.stderr, `hostwarden: EXTERNAL_DNS_OVH_ENABLE_CNAME_RELATIVE (${flag}) ${line}\n`);
+    const value = await cli(['--ovh-endpoint', 'ovh-eu']);
+    assert.match(value.stderr, /^hostwarden: --ovh-endpoint belongs to provider ovh/);
   });
 
   test('every flag of an unimplemented provider, source or registry says which, in one line', () => {
@@ -82,7 +83,7 @@ describe('external-dns flags Hostwarden does not implement', () => {
       });
     for (const r of UNIMPLEMENTED_REGISTRIES)
       assert.throws(() => config([`--registry=${r}`]), { message: new RegExp(`^--registry=${r} is an external-dns registry Hostwarden does not implement; `) });
-    const r = await cli(['--provider', 'cloudflare']);
+    const r = await cli(['--provider', 'ovh']);
     assert.equal(r.code, 2);
     assert.equal(r.stderr.split('\n').length, 2);
     // A name external-dns does not know either stays an ordinary error.

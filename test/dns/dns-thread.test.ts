@@ -49,3 +49,21 @@ test('the thread logs through the server logger; a change is served when zoneCha
     await server.stop();
   }
 });
+
+test('on the DNS thread a zone change is answered on the next query, past the native packet cache', { timeout: 60_000 }, async () => {
+  const server = new DnsServer({ listen: ['127.0.0.1:0'], logger: pino({ level: 'silent' }) });
+  void server.zoneChanged(sampleZone());
+  try {
+    const port = (await server.start()).addresses[0]?.udp.port ?? 0;
+    // The second answer comes from the packet cache when the native engine is built.
+    assert.equal(await answers(port, 'www.example.test'), 2);
+    assert.equal(await answers(port, 'www.example.test'), 2);
+    const next = sampleZone('example.test', 2);
+    next.rrsets = next.rrsets.filter((r) => r.name !== 'www.example.test');
+    next.rrsets.push({ name: 'www.example.test', type: 'A', ttl: 60, rdata: ['192.0.2.9'] });
+    await server.zoneChanged(next);
+    assert.equal(await answers(port, 'www.example.test'), 1);
+  } finally {
+    await server.stop();
+  }
+});

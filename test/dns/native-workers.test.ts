@@ -109,3 +109,34 @@ test('workers answer a zone given before start from the first query on (never RE
     await server.stop();
   }
 });
+
+test('a zone change reaches every worker past its packet cache: no stale answer on the next query', { skip, timeout: 60_000 }, async () => {
+  const server = new DnsServer({ listen: ['127.0.0.1:0'], workers: 2, udpEngine: 'native', logger: silentLogger() });
+  server.zoneChanged(sampleZone());
+  const socks = Array.from({ length: 16 }, () => createSocket('udp4'));
+  try {
+    await Promise.all(socks.map((s) => new Promise<void>((r) => s.bind({ address: '127.0.0.1', port: 0 }, () => r()))));
+    const port = (await server.start()).addresses[0]?.udp.port ?? 0;
+    // Twice from every socket: the second round is answered from each worker's packet cache.
+    for (let round = 0; round < 2; round++) {
+      const answers = await Promise.all(socks.map((s, k) => ask(s, port, 700 + round * 100 + k)));
+      assert.deepEqual(
+        answers,
+        socks.map(() => 2),
+      );
+    }
+    const zone = sampleZone('example.test', 2);
+    zone.rrsets = zone.rrsets.filter((r) => r.name !== 'www.example.test');
+    zone.rrsets.push({ name: 'www.example.test', type: 'A', ttl: 60, rdata: ['192.0.2.9'] });
+    await server.zoneChanged(zone);
+    const answers = await Promise.all(socks.map((s, k) => ask(s, port, 900 + k)));
+    assert.deepEqual(
+      answers,
+      socks.map(() => 1),
+      'the new content from every worker',
+    );
+  } finally {
+    for (const s of socks) s.close();
+    await server.stop();
+  }
+});

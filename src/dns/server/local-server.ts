@@ -19,7 +19,7 @@ import { ZoneLoader } from './zone-loader.ts';
 import type { ZoneApplied } from './zone-loader.ts';
 import type { ZoneSource } from './zone-pack.ts';
 import { NativeUdpSocket } from './native/udp-native.ts';
-import type { NativeUdpAddon } from './native/udp-native.ts';
+import type { NativeUdpAddon, PacketCacheOptions } from './native/udp-native.ts';
 
 export interface BoundAddress {
   host: string;
@@ -38,6 +38,8 @@ export interface LocalServerOptions {
   native: NativeUdpAddon | undefined;
   /** Bind UDP with SO_REUSEPORT (native engine): set in worker processes, which bind one port each. */
   reusePort: boolean;
+  /** The native engine's packet cache (`--dns-packet-cache-size`); dgram has none. */
+  packetCache: PacketCacheOptions;
   counters: QueryCounters;
   logger: Logger;
   onApplied?: (a: ZoneApplied) => void;
@@ -67,7 +69,10 @@ export class LocalDnsServer {
     });
     this.tcpConnections = new TcpConnections({ responder: this.responder, counters: this.counters, limits: options.tcp });
     this.counters.beforeSnapshot = () => {
-      for (const sock of this.nativeSockets) this.counters.udpDropped += sock.takeSendDrops();
+      for (const sock of this.nativeSockets) {
+        this.counters.udpDropped += sock.takeSendDrops();
+        sock.takeHits();
+      }
     };
   }
 
@@ -145,6 +150,7 @@ export class LocalDnsServer {
       reusePort: this.options.reusePort,
       responder: this.responder,
       counters: this.counters,
+      packetCache: this.options.packetCache,
     });
     this.nativeSockets.add(sock);
     this.udp.push(() => {

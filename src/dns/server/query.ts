@@ -25,6 +25,8 @@ export class ParsedQuery {
   ednsUdpSize = 0;
   ednsVersion = 0;
   ednsDo = false;
+  /** The OPT record carries options (cookies, ECS, ...): its answer is never packet-cached. */
+  ednsOptions = false;
   /** Offset of a TSIG record ending the message, or -1. */
   tsigOffset = -1;
   /** Scratch for the question name's text (at most 253 bytes), reused by every parse. */
@@ -81,6 +83,7 @@ function foldLabel(name: Buffer, start: number, end: number): void {
 export function parseQuery(msg: Buffer, out: ParsedQuery): number {
   out.questionEnd = 0;
   out.edns = false;
+  out.ednsOptions = false;
   out.tsigOffset = -1;
   out.qname = '';
   out.qtype = 0;
@@ -118,6 +121,7 @@ export function parseQuery(msg: Buffer, out: ParsedQuery): number {
       out.ednsUdpSize = msg.readUInt16BE(p + 2);
       out.ednsVersion = msg[p + 5] ?? 0;
       out.ednsDo = ((msg[p + 6] ?? 0) & 0x80) !== 0;
+      out.ednsOptions = rdlen > 0;
     } else if (type === T_TSIG) {
       if (!inAdditional || i !== total - 1) return PARSE_FORMERR;
       out.tsigOffset = start;

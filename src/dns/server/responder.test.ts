@@ -166,3 +166,34 @@ describe('Responder', () => {
     assert.equal(r.handleInto(q('long.example.test', 'TXT', { edns: 4096 }), '127.0.0.1', out, slot, 20), 0, 'a reply larger than the slot is not sent');
   });
 });
+
+describe('packet-cache hints', () => {
+  test('change hooks run on every zone swap and removal, until removed', () => {
+    const r = responder();
+    let calls = 0;
+    const off = r.onChange(() => calls++);
+    r.setZone(sampleZone('other.test'));
+    r.removeZone('other.test');
+    r.removeZone('absent.test'); // no swap, no call
+    off();
+    r.setZone(sampleZone('third.test'));
+    assert.equal(calls, 2);
+  });
+
+  test('last.cacheable: NOERROR and NXDOMAIN zone answers only', () => {
+    const r = responder();
+    const out = Buffer.alloc(4096);
+    const cacheable = (msg: Buffer): boolean => {
+      r.handleInto(msg, '127.0.0.1', out, 0, out.length);
+      return r.last.cacheable;
+    };
+    assert.equal(cacheable(q('www.example.test', 'A')), true);
+    assert.equal(cacheable(q('nothere.example.test', 'A')), true);
+    assert.equal(cacheable(q('www.example.test', 'A', { edns: 1232 })), true);
+    assert.equal(cacheable(q('www.example.org', 'A')), false, 'REFUSED');
+    assert.equal(cacheable(q('www.example.test', 'ANY')), false);
+    assert.equal(cacheable(q('example.test', 'AXFR')), false);
+    assert.equal(cacheable(q('big.example.test', 'TXT')), false, 'truncated');
+    assert.equal(cacheable(q('example.test', 'SOA', { opcode: 'NOTIFY' })), false);
+  });
+});

@@ -23,8 +23,10 @@ import {
   RCODE_NOERROR,
   RCODE_NOTAUTH,
   RCODE_NOTIMP,
+  RCODE_NXDOMAIN,
   RCODE_REFUSED,
   RCODE_SERVFAIL,
+  T_ANY,
   T_AXFR,
   T_DS,
   T_IXFR,
@@ -51,6 +53,12 @@ export interface ResponderOptions {
 export interface LastQuery {
   rcode: number;
   qtype: number;
+  /**
+   * Set by handleInto: the reply depends on the query's bytes after its ID alone (a NOERROR or
+   * NXDOMAIN answer from a zone to a plain QUERY: no TSIG, no EDNS option, not ANY, AXFR or IXFR,
+   * not truncated), so the native packet cache may keep it until the next zone change.
+   */
+  cacheable: boolean;
 }
 
 export class Responder {
@@ -64,7 +72,9 @@ export class Responder {
   private readonly clientLog: RateLimitedLog;
   private readonly now: () => number;
   private readonly q = new ParsedQuery();
-  readonly last: LastQuery = { rcode: 0, qtype: 0 };
+  readonly last: LastQuery = { rcode: 0, qtype: 0, cacheable: false };
+  /** Called synchronously after every swap of the served zones (the packet caches flush). */
+  private readonly changeHooks = new Set<() => void>();
   /** What of a prepared answer the current reply carries (see fit), reused by every reply. */
   private readonly cut = { an: 0, ns: 0, ar: 0, tc: 0, used: 0 };
 
@@ -98,6 +108,7 @@ export class Responder {
     const names = yield* nameTable(zones);
     this.zones = zones;
     this.names = names;
+    this.changed();
     return zone;
   }
 
@@ -107,6 +118,17 @@ export class Responder {
     const names = yield* nameTable(zones);
     this.zones = zones;
     this.names = names;
+    this.changed();
+  }
+
+  /** Runs `hook` after every change of the answers (a zone swapped in or out); returns its remover. */
+  onChange(hook: () => void): () => void {
+    this.changeHooks.add(hook);
+    return () => this.changeHooks.delete(hook);
+  }
+
+  private changed(): void {
+    for (const hook of this.changeHooks) hook();
   }
 
   zoneList(): ZoneIndex[] {
@@ -134,14 +156,20 @@ export class Responder {
    */
   handleInto(msg: Buffer, remoteAddress: string | (() => string), out: Buffer, at: number, room: number): number {
     let reply: Buffer | Buffer[] | undefined;
+    this.last.cacheable = false;
     try {
       const r = this.route(msg, 'udp', remoteAddress);
       if (r !== undefined && !(r instanceof Uint8Array) && !Array.isArray(r)) {
         const size = this.fit(r, 'udp', 0);
-        return size > room ? 0 : this.write(msg, r, out, at);
+        if (size > room) return 0;
+        // A prepared answer comes only from a zone lookup for a QUERY of class IN/ANY without TSIG.
+        const q = this.q;
+        this.last.cacheable = this.cut.tc === 0 && !q.ednsOptions && q.qtype !== T_ANY && (r.rcode === RCODE_NOERROR || r.rcode === RCODE_NXDOMAIN);
+        return this.write(msg, r, out, at);
       }
       reply = r;
     } catch (err) {
+      this.last.cacheable = false;
       reply = this.failed(err, msg);
     }
     const b = Array.isArray(reply) ? reply[0] : reply;

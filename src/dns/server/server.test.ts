@@ -43,6 +43,10 @@ describe('DnsServer configuration', () => {
       '--dns-udp-size',
     );
     assert.equal(
+      flag(() => DnsServer.fromConfig({ dnsListen: [':53'], dnsPacketCacheSize: -1 }, deps)),
+      '--dns-packet-cache-size',
+    );
+    assert.equal(
       flag(() => DnsServer.fromConfig({ dnsListen: [':53'], dnsAllowTransfer: ['any'] }, deps)),
       '--dns-allow-transfer',
     );

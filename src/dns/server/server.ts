@@ -25,7 +25,7 @@ import { parseTsigKey } from '../tsig.ts';
 import type { TsigKey } from '../tsig.ts';
 import type { ZoneApplied } from './zone-loader.ts';
 import { normalise } from './zone-index.ts';
-import { loadNativeUdp } from './native/udp-native.ts';
+import { DEFAULT_PACKET_CACHE_ENTRIES, loadNativeUdp, packetCacheOptions } from './native/udp-native.ts';
 import type { NativeUdpAddon } from './native/udp-native.ts';
 
 export type { BoundAddress } from './local-server.ts';
@@ -48,6 +48,8 @@ export interface DnsServerOptions {
   inline?: boolean;
   /** `--dns-udp-engine`: auto (native when built), native (required), dgram. */
   udpEngine?: UdpEngineChoice;
+  /** `--dns-packet-cache-size`: replies the native engine answers without JS, per socket; 0 = off. */
+  packetCacheSize?: number;
   /** Loads the native addon; tests replace it to act as if it were not built. */
   loadNativeUdp?: () => NativeUdpAddon | undefined;
   logger: Logger;
@@ -66,6 +68,7 @@ export interface DnsServerConfig {
   dnsTcpIdleTimeoutMs?: number;
   dnsTcpMaxConnections?: number;
   dnsUdpEngine?: string;
+  dnsPacketCacheSize?: number;
 }
 
 export type UdpEngineChoice = 'auto' | 'native' | 'dgram';
@@ -132,6 +135,7 @@ export class DnsServer implements ZoneListener {
         tsigKeys: options.tsigKeys ?? [],
         udpSize: options.udpSize ?? 1232,
         tcp,
+        packetCache: packetCacheOptions(options.packetCacheSize ?? DEFAULT_PACKET_CACHE_ENTRIES),
         native: this.native,
         reusePort: false,
         counters: this.metrics?.local ?? new QueryCounters(),
@@ -159,6 +163,7 @@ export class DnsServer implements ZoneListener {
       tsigKeys: (this.options.tsigKeys ?? []).map((k) => ({ name: k.name, algorithm: k.algorithm, secret: k.secret.toString('base64') })),
       udpSize: this.options.udpSize ?? 1232,
       tcp,
+      packetCache: packetCacheOptions(this.options.packetCacheSize ?? DEFAULT_PACKET_CACHE_ENTRIES),
       udpEngine: this.udpEngine,
       logLevel: this.logger.level,
     };
@@ -188,6 +193,13 @@ export class DnsServer implements ZoneListener {
     if (cfg.dnsListen.length === 0) throw new ConfigError('at least one --dns-listen address is needed', '--dns-listen');
     const workers = wholeIn(cfg.dnsWorkers ?? 0, 0, 64, '--dns-workers must be 0..64', '--dns-workers');
     const udpSize = wholeIn(cfg.dnsUdpSize ?? 1232, 512, 65535, '--dns-udp-size must be 512..65535', '--dns-udp-size');
+    const packetCacheSize = wholeIn(
+      cfg.dnsPacketCacheSize ?? DEFAULT_PACKET_CACHE_ENTRIES,
+      0,
+      1 << 24,
+      '--dns-packet-cache-size must be 0..16777216',
+      '--dns-packet-cache-size',
+    );
     const udpEngine = cfg.dnsUdpEngine ?? 'auto';
     if (!ENGINES.includes(udpEngine)) throw new ConfigError('--dns-udp-engine must be auto, native or dgram', '--dns-udp-engine');
     const maxConnections = wholeIn(
@@ -210,6 +222,7 @@ export class DnsServer implements ZoneListener {
       udpSize,
       workers,
       udpEngine: udpEngine as UdpEngineChoice,
+      packetCacheSize,
       tcpIdleTimeoutMs: idleMs,
       tcpMaxConnections: maxConnections,
       logger: deps.logger,

@@ -33,6 +33,7 @@ function main(): void {
       tsigKeys: keys,
       udpSize: config.udpSize,
       tcp: config.tcp,
+      packetCache: config.packetCache,
       native,
       reusePort: false,
       counters,

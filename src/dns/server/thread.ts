@@ -11,6 +11,7 @@ import type { Logger } from '../../log.ts';
 import type { ListenAddresses } from './local-server.ts';
 import type { MetricsSnapshot } from './metrics.ts';
 import type { TcpLimits } from './tcp.ts';
+import type { PacketCacheOptions } from './native/udp-native.ts';
 import type { ZoneApplied } from './zone-loader.ts';
 import type { ZoneContent } from '../zone-content.ts';
 import { packZone } from './zone-pack.ts';
@@ -23,6 +24,7 @@ export interface ThreadConfig {
   tsigKeys: { name: string; algorithm: string; secret: string }[];
   udpSize: number;
   tcp: TcpLimits;
+  packetCache: PacketCacheOptions;
   /** Resolved on this side, so the thread never falls back to another engine on its own. */
   udpEngine: 'native' | 'dgram';
   logLevel: string;

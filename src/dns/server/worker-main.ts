@@ -47,6 +47,7 @@ function main(): void {
           tsigKeys: keys,
           udpSize: c.udpSize,
           tcp: c.tcp,
+          packetCache: c.packetCache,
           native,
           counters,
           logger,

@@ -30,8 +30,9 @@ export function postProcess(endpoints: readonly Endpoint[], options: PostProcess
   const family = PROPERTY_FAMILY[options.provider] ?? options.provider;
   const own = family === '' || family === 'cloudflare' ? undefined : `${family}/`;
   // Cloudflare's properties are named after their annotation (`…/cloudflare-proxied`), not
-  // `cloudflare/…`: they are kept for every provider, since Hostwarden reaches Cloudflare only
-  // through the webhook provider (external-dns drops them there).
+  // `cloudflare/…`: they are kept for every provider, so a Cloudflare webhook provider behind
+  // --provider webhook still gets them (external-dns drops them there). With --provider cloudflare
+  // everything is kept, as in external-dns; the provider's adjustEndpoints keeps only its own.
   const foreign = (name: string): boolean => own !== undefined && name.includes('/') && !name.startsWith(own) && !name.includes('/cloudflare-');
   return endpoints.map((ep) => {
     const setTTL = options.minTTL > 0 && ep.recordTTL === 0;

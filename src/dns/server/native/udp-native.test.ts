@@ -39,7 +39,8 @@ describe('native UDP addon', { skip }, () => {
       const reply = await udpExchange(port, Buffer.from('xhello'));
       assert.equal(reply?.toString(), 'Bhello');
       assert.deepEqual(peers, ['127.0.0.1']);
-      assert.deepEqual(a.stats(h), [0, 0, 0]);
+      // drops, receive errors, truncated, then the packet cache's (off here) hits, misses, entries, bytes, inserts
+      assert.deepEqual(a.stats(h), [0, 0, 0, 0, 0, 0, 0, 0]);
     } finally {
       a.close(h);
     }
@@ -110,6 +111,14 @@ describe('native UDP addon', { skip }, () => {
     assert.throws(() => a.port({}), /closed|bad/);
     assert.throws(() => a.peer(undefined, 0), TypeError);
     assert.throws(() => a.close(42), TypeError);
+    const h = a.open('127.0.0.1', 0, false, b.input, b.output, b.meta, SLOT, SLOT, noop);
+    try {
+      assert.throws(() => a.cache(h, -1, 0, Buffer.alloc(4 * a.batch), Buffer.alloc(8)), TypeError);
+      assert.throws(() => a.cache(h, 16, 4096, Buffer.alloc(4), Buffer.alloc(8)), TypeError, 'insert marks for a whole batch');
+      assert.throws(() => a.flush({}), TypeError);
+    } finally {
+      a.close(h);
+    }
   });
 
   test('IPv6 "::" also takes IPv4 (IPV6_V6ONLY off), like dgram with ipv6Only: false', async (t) => {

@@ -28,6 +28,26 @@ export interface NativeUdpAddon {
   peer(handle: unknown, index: number): string;
   stats(handle: unknown): number[];
   close(handle: unknown): void;
+  cache(handle: unknown, entries: number, maxBytes: number, insert: Buffer, hits: Buffer): void;
+  flush(handle: unknown): void;
+}
+
+/** The native packet cache's bounds (see udp.c): `entries` 0 turns it off. */
+export interface PacketCacheOptions {
+  entries: number;
+  maxBytes: number;
+}
+
+/** `--dns-packet-cache-size`'s default: room for every name of a 10k-host zone's working set. */
+export const DEFAULT_PACKET_CACHE_ENTRIES = 65536;
+
+/**
+ * The cache's memory bound per socket: 256 bytes per entry on average (a key and a reply of a
+ * typical A answer take about 100-150), so 16 MiB at the default size; once reached, new replies
+ * are kept only in place of old ones.
+ */
+export function packetCacheOptions(entries: number): PacketCacheOptions {
+  return { entries, maxBytes: entries * 256 };
 }
 
 /**
@@ -57,6 +77,7 @@ export interface NativeUdpOptions {
   reusePort: boolean;
   responder: Responder;
   counters: QueryCounters;
+  packetCache: PacketCacheOptions;
 }
 
 export interface NativeUdpStats {
@@ -65,6 +86,11 @@ export interface NativeUdpStats {
   recvErrors: number;
   /** Datagrams larger than a slot; never more than 0 with 64 KiB slots, kept as a guard. */
   truncated: number;
+  /** Packet cache: queries answered from it and queries handed to JS since open; replies held now. */
+  cacheHits: number;
+  cacheMisses: number;
+  cacheEntries: number;
+  cacheBytes: number;
 }
 
 export class NativeUdpSocket {
@@ -72,6 +98,12 @@ export class NativeUdpSocket {
   private readonly handle: unknown;
   private closed = false;
   private dropsTaken = 0;
+  private hitsTaken = 0;
+  private missesTaken = 0;
+  /** Packet-cache hits by counter slot, written by udp.c; drained into the counters by takeHits(). */
+  private readonly hits: Float64Array;
+  private readonly counters: QueryCounters;
+  private readonly unhook: () => void;
 
   constructor(addon: NativeUdpAddon, options: NativeUdpOptions) {
     this.addon = addon;
@@ -82,7 +114,13 @@ export class NativeUdpSocket {
     // meta[2i] = length of datagram i (-1 = too large), meta[2i+1] = length of its reply (0 = none).
     const meta = new Int32Array(metaBytes.buffer, metaBytes.byteOffset, 2 * batch);
     const { responder, counters } = options;
+    this.counters = counters;
     const last = responder.last;
+    // insert[i] = counter slot + 1 when reply i may be packet-cached (udp.c keeps it after the batch).
+    const insertBytes = Buffer.allocUnsafeSlow(4 * batch);
+    const insert = new Int32Array(insertBytes.buffer, insertBytes.byteOffset, batch);
+    const hitBytes = Buffer.allocUnsafeSlow(8 * counters.counts.length).fill(0);
+    this.hits = new Float64Array(hitBytes.buffer, hitBytes.byteOffset, counters.counts.length);
     const rcodes = new Int32Array(batch);
     const qtypes = new Int32Array(batch);
     let current = 0;
@@ -99,6 +137,7 @@ export class NativeUdpSocket {
         const size = responder.handleInto(input.subarray(i * SLOT, i * SLOT + len), peer, output, i * SLOT, SLOT);
         if (size === 0) continue;
         meta[2 * i + 1] = size;
+        if (last.cacheable) insert[i] = counters.slotOf(last.rcode, last.qtype, false) + 1;
         rcodes[answered] = last.rcode;
         qtypes[answered] = last.qtype;
         answered++;
@@ -109,6 +148,11 @@ export class NativeUdpSocket {
       for (let k = 0; k < answered; k++) counters.record(rcodes[k] ?? 0, qtypes[k] ?? 0, false, seconds);
     };
     this.handle = addon.open(options.host, options.port, options.reusePort, input, output, metaBytes, SLOT, SLOT, onBatch);
+    // An addon built before the packet cache (no cache()) serves on without one until rebuilt.
+    const cached = options.packetCache.entries > 0 && typeof addon.cache === 'function';
+    if (cached) addon.cache(this.handle, options.packetCache.entries, options.packetCache.maxBytes, insertBytes, hitBytes);
+    // Flushed synchronously in the zone swap, so the next batch is answered from the new zones.
+    this.unhook = cached ? responder.onChange(() => addon.flush(this.handle)) : () => undefined;
   }
 
   get port(): number {
@@ -116,8 +160,22 @@ export class NativeUdpSocket {
   }
 
   stats(): NativeUdpStats {
-    const [sendDrops = 0, recvErrors = 0, truncated = 0] = this.addon.stats(this.handle);
-    return { sendDrops, recvErrors, truncated };
+    const [sendDrops = 0, recvErrors = 0, truncated = 0, cacheHits = 0, cacheMisses = 0, cacheEntries = 0, cacheBytes = 0] = this.addon.stats(this.handle);
+    return { sendDrops, recvErrors, truncated, cacheHits, cacheMisses, cacheEntries, cacheBytes };
+  }
+
+  /**
+   * Counts the packet-cache hits since the last call as answered queries (see QueryCounters.addHits)
+   * and adds the cache's hits and misses since then to its own counters.
+   */
+  takeHits(): void {
+    this.counters.addHits(this.hits);
+    if (this.closed) return;
+    const { cacheHits, cacheMisses } = this.stats();
+    this.counters.packetCacheHits += cacheHits - this.hitsTaken;
+    this.counters.packetCacheMisses += cacheMisses - this.missesTaken;
+    this.hitsTaken = cacheHits;
+    this.missesTaken = cacheMisses;
   }
 
   /** Send drops since the last call (for the metrics counter). */
@@ -133,6 +191,8 @@ export class NativeUdpSocket {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.unhook();
+    this.takeHits();
     this.addon.close(this.handle);
   }
 }

@@ -10,6 +10,10 @@
  * it did not fit the slot, so JS skips it); JS writes reply i into slot i of `out` and its length into
  * meta[2i+1] (0 = no reply).
  *
+ * The packet cache (cache(), flush()): replies JS marked cacheable are kept keyed by the query's
+ * bytes after the ID (question name ASCII-lower-cased), and later queries with the same key are
+ * answered here, before JS is called; see the block above pc_key for what it may hold.
+ *
  * N-API plus libuv from Node's own headers only: no node-gyp, no C++.
  */
 #define _GNU_SOURCE
@@ -35,6 +39,33 @@
  * is through, and the rest of the batch would be dropped (EAGAIN). */
 #define SNDBUF_BYTES (4 << 20)
 
+/* Longest cached key (a query less its ID) and reply: what a 512-byte or 1232-byte EDNS exchange
+ * needs; larger messages are always answered by JS. */
+#define PC_KEY_MAX 512
+#define PC_REPLY_MAX 1232
+
+/* One cached reply: its key, then the reply as JS wrote it (the first query's ID and name case). */
+typedef struct pc_entry {
+  uint32_t hash;
+  uint16_t klen, rlen, qend;
+  /* The metrics slot JS gave at insertion (QueryCounters' rcode x qtype slot), counted per hit. */
+  int32_t slot;
+  uint8_t data[];
+} pc_entry;
+
+typedef struct {
+  /* 2 ways per bucket, way 0 the most recently used; NULL when the cache is off. */
+  pc_entry **table;
+  uint32_t mask;
+  size_t bytes, max_bytes;
+  /* Bumped by flush(): replies JS wrote before a flush are not inserted after it. */
+  uint32_t gen;
+  int32_t *insert; /* JS's per-slot "insert reply i" marks: metrics slot + 1, 0 = do not cache */
+  double *hit_counts; /* JS's per-metrics-slot hit counts, drained by JS */
+  size_t hit_slots;
+  double hits, misses, entries, inserts;
+} pcache_t;
+
 typedef struct {
   uv_poll_t poll;
   int fd;
@@ -46,7 +77,7 @@ typedef struct {
   int in_callback;
   int async_pending_destroy;
   napi_env env;
-  napi_ref callback, in_ref, out_ref, meta_ref;
+  napi_ref callback, in_ref, out_ref, meta_ref, insert_ref, hits_ref;
   napi_async_context async;
   uint8_t *in, *out;
   int32_t *meta;
@@ -60,6 +91,7 @@ typedef struct {
   struct iovec siov[BATCH];
   /* Replies dropped because the socket buffer was full or the send failed; oversized datagrams. */
   double send_drops, recv_errors, truncated;
+  pcache_t pc;
 } udp_t;
 
 #define CHECK(call)                                                   \
@@ -78,8 +110,30 @@ static napi_value throw_errno(napi_env env, int err, const char *what) {
   return NULL;
 }
 
+static void pc_flush(pcache_t *c) {
+  c->gen++;
+  if (c->table == NULL) return;
+  for (size_t i = 0; i <= 2 * (size_t)c->mask + 1; i++) {
+    free(c->table[i]);
+    c->table[i] = NULL;
+  }
+  c->bytes = 0;
+  c->entries = 0;
+}
+
+static void pc_free(pcache_t *c) {
+  pc_flush(c);
+  free(c->table);
+  c->table = NULL;
+  c->insert = NULL;
+  c->hit_counts = NULL;
+}
+
 static void release(udp_t *u) {
-  if (--u->holders == 0) free(u);
+  if (--u->holders == 0) {
+    pc_free(&u->pc);
+    free(u);
+  }
 }
 
 static void on_closed(uv_handle_t *h) { release(h->data); }
@@ -98,6 +152,9 @@ static void shut(udp_t *u, int from_js) {
     if (u->in_ref != NULL) napi_delete_reference(u->env, u->in_ref);
     if (u->out_ref != NULL) napi_delete_reference(u->env, u->out_ref);
     if (u->meta_ref != NULL) napi_delete_reference(u->env, u->meta_ref);
+    if (u->insert_ref != NULL) napi_delete_reference(u->env, u->insert_ref);
+    if (u->hits_ref != NULL) napi_delete_reference(u->env, u->hits_ref);
+    u->insert_ref = u->hits_ref = NULL;
     if (u->async != NULL) {
       if (u->in_callback) u->async_pending_destroy = 1;
       else napi_async_destroy(u->env, u->async);
@@ -175,6 +232,114 @@ static void send_replies(udp_t *u, int n) {
   }
 }
 
+
+/*
+ * Packet cache. JS decides what may be cached (the Responder marks only NOERROR and NXDOMAIN
+ * answers from a zone to plain QUERYs without TSIG, EDNS options or truncation), so the answer
+ * is a function of the key alone: every byte after the ID, with the question name's A-Z folded
+ * as the Responder folds them. A hit copies the reply and writes the query's ID and question
+ * (the client's name case, 0x20) over it; the flags, the OPT record and the question's length are
+ * part of the key, so the rest of the reply is what JS would have written.
+ */
+
+/* Writes the key of datagram p[0, len) into key and returns its length (0: not a cacheable
+ * shape); *qend is the end of its question in the datagram. */
+static size_t pc_key(const uint8_t *p, size_t len, uint8_t *key, uint32_t *hash, size_t *qend) {
+  if (len < 17 || len - 2 > PC_KEY_MAX || (p[2] & 0x80) != 0) return 0;
+  size_t klen = len - 2;
+  memcpy(key, p + 2, klen);
+  size_t o = 10; /* the question name, at offset 12 of the datagram */
+  for (int labels = 0;; labels++) {
+    if (labels > 127 || o >= klen) return 0;
+    uint8_t l = key[o];
+    if (l == 0) break;
+    if (l > 63 || o + 1 + l > klen) return 0;
+    for (size_t i = o + 1; i <= o + l; i++)
+      if (key[i] >= 'A' && key[i] <= 'Z') key[i] |= 0x20;
+    o += 1 + (size_t)l;
+  }
+  if (o + 5 > klen) return 0;
+  *qend = o + 5 + 2;
+  uint32_t h = 2166136261u; /* FNV-1a */
+  for (size_t i = 0; i < klen; i++) h = (h ^ key[i]) * 16777619u;
+  *hash = h;
+  return klen;
+}
+
+static pc_entry **pc_bucket(pcache_t *c, uint32_t hash) { return &c->table[2 * (size_t)(hash & c->mask)]; }
+
+static int pc_same(const pc_entry *e, const uint8_t *key, size_t klen, uint32_t hash) {
+  return e != NULL && e->hash == hash && e->klen == klen && memcmp(e->data, key, klen) == 0;
+}
+
+/* Answers datagram i from the cache into its reply slot; 1 on a hit. */
+static int pc_answer(udp_t *u, int i) {
+  pcache_t *c = &u->pc;
+  uint8_t key[PC_KEY_MAX];
+  uint32_t hash = 0;
+  size_t qend = 0;
+  const uint8_t *q = u->in + (size_t)i * u->slot_in;
+  size_t klen = pc_key(q, u->rmsg[i].msg_len, key, &hash, &qend);
+  if (klen == 0) return 0;
+  pc_entry **b = pc_bucket(c, hash);
+  pc_entry *e = NULL;
+  if (pc_same(b[0], key, klen, hash)) {
+    e = b[0];
+  } else if (pc_same(b[1], key, klen, hash)) {
+    e = b[1];
+    b[1] = b[0];
+    b[0] = e;
+  }
+  if (e == NULL || e->rlen > u->slot_out) return 0;
+  uint8_t *out = u->out + (size_t)i * u->slot_out;
+  memcpy(out, e->data + e->klen, e->rlen);
+  out[0] = q[0];
+  out[1] = q[1];
+  memcpy(out + 12, q + 12, qend - 12);
+  u->meta[2 * i] = -1; /* JS skips it */
+  u->meta[2 * i + 1] = e->rlen;
+  c->hits += 1;
+  if (e->slot >= 0 && (size_t)e->slot < c->hit_slots) c->hit_counts[e->slot] += 1;
+  return 1;
+}
+
+/* Keeps reply i (written by JS, marked cacheable) for later queries with datagram i's key. */
+static void pc_insert(udp_t *u, int i) {
+  pcache_t *c = &u->pc;
+  int32_t mark = c->insert[i];
+  int32_t rlen = u->meta[2 * i + 1];
+  if (mark <= 0 || rlen <= 0 || rlen > PC_REPLY_MAX || u->meta[2 * i] <= 0) return;
+  uint8_t key[PC_KEY_MAX];
+  uint32_t hash = 0;
+  size_t qend = 0;
+  size_t klen = pc_key(u->in + (size_t)i * u->slot_in, u->rmsg[i].msg_len, key, &hash, &qend);
+  if (klen == 0 || (size_t)rlen < qend) return;
+  size_t size = sizeof(pc_entry) + klen + (size_t)rlen;
+  pc_entry **b = pc_bucket(c, hash);
+  /* The entry to replace: the same key (two equal queries in one batch), else the LRU way. */
+  int way = pc_same(b[0], key, klen, hash) ? 0 : 1;
+  size_t victim = b[way] == NULL ? 0 : sizeof(pc_entry) + b[way]->klen + b[way]->rlen;
+  if (c->bytes - victim + size > c->max_bytes) return;
+  pc_entry *e = malloc(size);
+  if (e == NULL) return;
+  e->hash = hash;
+  e->klen = (uint16_t)klen;
+  e->rlen = (uint16_t)rlen;
+  e->qend = (uint16_t)qend;
+  e->slot = mark - 1;
+  memcpy(e->data, key, klen);
+  memcpy(e->data + klen, u->out + (size_t)i * u->slot_out, (size_t)rlen);
+  if (b[way] != NULL) {
+    free(b[way]);
+    c->entries -= 1;
+  }
+  c->bytes = c->bytes - victim + size;
+  if (way == 1) b[1] = b[0];
+  b[0] = e;
+  c->entries += 1;
+  c->inserts += 1;
+}
+
 static void on_readable(uv_poll_t *handle, int status, int events) {
   (void)events;
   udp_t *u = handle->data;
@@ -201,14 +366,26 @@ static void on_readable(uv_poll_t *handle, int status, int events) {
     }
     if (n == 0) return;
     u->filled = n;
+    int cached = u->pc.table != NULL, misses = 0;
     for (int i = 0; i < n; i++) {
       int trunc = (u->rmsg[i].msg_hdr.msg_flags & MSG_TRUNC) != 0;
       if (trunc) u->truncated += 1;
       u->meta[2 * i] = trunc ? -1 : (int32_t)u->rmsg[i].msg_len;
       u->meta[2 * i + 1] = 0;
+      if (!cached) continue;
+      u->pc.insert[i] = 0;
+      if (!trunc && pc_answer(u, i)) continue;
+      misses++;
     }
-    call_js(u, n);
-    if (u->closing) return; /* JS closed the socket from its handler */
+    /* JS runs only for the misses' batch; a batch answered wholly from the cache never enters JS. */
+    if (!cached || misses > 0) {
+      uint32_t gen = u->pc.gen;
+      u->pc.misses += misses;
+      call_js(u, n);
+      if (u->closing) return; /* JS closed the socket from its handler */
+      if (cached && u->pc.table != NULL && u->pc.gen == gen)
+        for (int i = 0; i < n; i++) pc_insert(u, i);
+    }
     send_replies(u, n);
     if (n < BATCH) return; /* drained */
   }
@@ -380,7 +557,63 @@ static napi_value js_peer(napi_env env, napi_callback_info info) {
   return out;
 }
 
-/* stats(handle) → [sendDrops, recvErrors, truncated] since open */
+/* cache(handle, entries, maxBytes, insert: Buffer (int32 x batch), hits: Buffer (float64 x slots)):
+ * turns the packet cache on with room for `entries` replies (rounded down to a power of two) and
+ * at most maxBytes of them; entries 0 turns it off. Either way the cache starts empty. */
+static napi_value js_cache(napi_env env, napi_callback_info info) {
+  napi_value argv[5];
+  int32_t entries = -1;
+  double max_bytes = -1;
+  void *insert = NULL, *hits = NULL;
+  size_t insert_len = 0, hits_len = 0;
+  udp_t *u = handle_arg(env, info, argv, 5);
+  if (u == NULL || napi_get_value_int32(env, argv[1], &entries) != napi_ok || napi_get_value_double(env, argv[2], &max_bytes) != napi_ok ||
+      !buffer_arg(env, argv[3], &insert, &insert_len) || !buffer_arg(env, argv[4], &hits, &hits_len) || entries < 0 ||
+      entries > (1 << 24) || !(max_bytes >= 0) || insert_len < sizeof(int32_t) * BATCH || ((uintptr_t)insert % sizeof(int32_t)) != 0 ||
+      ((uintptr_t)hits % sizeof(double)) != 0) {
+    napi_throw_type_error(env, "ERR_NATIVE_UDP", "cache: bad arguments");
+    return NULL;
+  }
+  if (u->closing) {
+    napi_throw_error(env, "ERR_NATIVE_UDP", "cache: socket closed");
+    return NULL;
+  }
+  pc_free(&u->pc);
+  if (u->insert_ref != NULL) napi_delete_reference(env, u->insert_ref);
+  if (u->hits_ref != NULL) napi_delete_reference(env, u->hits_ref);
+  u->insert_ref = u->hits_ref = NULL;
+  if (entries < 2) return NULL;
+  uint32_t buckets = 1;
+  while (buckets * 2 <= (uint32_t)entries / 2) buckets *= 2;
+  u->pc.table = calloc(2 * (size_t)buckets, sizeof(pc_entry *));
+  if (u->pc.table == NULL) return throw_errno(env, ENOMEM, "cache");
+  if (napi_create_reference(env, argv[3], 1, &u->insert_ref) != napi_ok || napi_create_reference(env, argv[4], 1, &u->hits_ref) != napi_ok) {
+    pc_free(&u->pc);
+    napi_throw_error(env, "ERR_NATIVE_UDP", "cache: could not keep the buffers");
+    return NULL;
+  }
+  u->pc.mask = buckets - 1;
+  u->pc.max_bytes = (size_t)max_bytes;
+  u->pc.insert = insert;
+  u->pc.hit_counts = hits;
+  u->pc.hit_slots = hits_len / sizeof(double);
+  return NULL;
+}
+
+/* flush(handle): empties the packet cache (a zone changed); replies JS is writing are not kept. */
+static napi_value js_flush(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  udp_t *u = handle_arg(env, info, argv, 1);
+  if (u == NULL) {
+    napi_throw_type_error(env, "ERR_NATIVE_UDP", "flush: bad arguments");
+    return NULL;
+  }
+  pc_flush(&u->pc);
+  return NULL;
+}
+
+/* stats(handle) → [sendDrops, recvErrors, truncated, cacheHits, cacheMisses, cacheEntries,
+ * cacheBytes, cacheInserts] since open (the entries and bytes: now) */
 static napi_value js_stats(napi_env env, napi_callback_info info) {
   napi_value argv[1], arr, v;
   udp_t *u = handle_arg(env, info, argv, 1);
@@ -388,9 +621,9 @@ static napi_value js_stats(napi_env env, napi_callback_info info) {
     napi_throw_type_error(env, "ERR_NATIVE_UDP", "stats: bad arguments");
     return NULL;
   }
-  double vals[3] = {u->send_drops, u->recv_errors, u->truncated};
-  CHECK(napi_create_array_with_length(env, 3, &arr));
-  for (uint32_t k = 0; k < 3; k++) {
+  double vals[8] = {u->send_drops, u->recv_errors, u->truncated, u->pc.hits, u->pc.misses, u->pc.entries, (double)u->pc.bytes, u->pc.inserts};
+  CHECK(napi_create_array_with_length(env, 8, &arr));
+  for (uint32_t k = 0; k < 8; k++) {
     CHECK(napi_create_double(env, vals[k], &v));
     CHECK(napi_set_element(env, arr, k, v));
   }
@@ -416,6 +649,8 @@ static napi_value init(napi_env env, napi_value exports) {
       {"peer", NULL, js_peer, NULL, NULL, NULL, napi_enumerable, NULL},
       {"stats", NULL, js_stats, NULL, NULL, NULL, napi_enumerable, NULL},
       {"close", NULL, js_close, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"cache", NULL, js_cache, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"flush", NULL, js_flush, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   napi_value batch;
   CHECK(napi_define_properties(env, exports, sizeof props / sizeof props[0], props));
