@@ -114,8 +114,13 @@ export function properties(list: readonly ProviderSpecificProperty[] | undefined
   return (list ?? []).map((p) => ({ name: propertyName(p.name), value: p.value }));
 }
 
-/** Endpoints of a case; an empty record type (upstream's mock accepts one) becomes A, as the data says. */
-export function endpoints(list: EndpointList | EndpointList[number] | undefined): Endpoint[] {
+/**
+ * Endpoints of a case; an empty record type (upstream's mock accepts one) becomes A, as the data
+ * says. Desired endpoints keep upstream's property spelling (adjustEndpoints reads it, as it reads
+ * a DNSEndpoint written for external-dns); `translate` renames them for changes that reach
+ * applyChanges directly, which in Hostwarden always come through adjustEndpoints.
+ */
+export function endpoints(list: EndpointList | EndpointList[number] | undefined, translate = false): Endpoint[] {
   const out: Endpoint[] = [];
   for (const item of list === undefined ? [] : Array.isArray(list) ? list : [list]) {
     if ('generate' in item) {
@@ -124,27 +129,35 @@ export function endpoints(list: EndpointList | EndpointList[number] | undefined)
         const sub = (s: string): string => s.replaceAll('{i}', String(i));
         const providerSpecific = g.providerSpecific?.map((ps) => ({ name: ps.name, value: sub(ps.value) }));
         out.push(
-          toEndpoint({ ...g, dnsName: sub(g.name ?? g.dnsName), targets: g.targets.map(sub), ...(providerSpecific === undefined ? {} : { providerSpecific }) }),
+          toEndpoint(
+            { ...g, dnsName: sub(g.name ?? g.dnsName), targets: g.targets.map(sub), ...(providerSpecific === undefined ? {} : { providerSpecific }) },
+            translate,
+          ),
         );
       }
-    } else out.push(toEndpoint(item));
+    } else out.push(toEndpoint(item, translate));
   }
   return out;
 }
 
-function toEndpoint(d: EndpointData): Endpoint {
+function toEndpoint(d: EndpointData, translate: boolean): Endpoint {
   return newEndpoint({
     dnsName: d.dnsName,
     targets: d.targets,
     recordType: (d.recordType === '' ? 'A' : d.recordType) as RecordType,
     recordTTL: d.ttl ?? 0,
-    providerSpecific: properties(d.providerSpecific),
+    providerSpecific: translate ? properties(d.providerSpecific) : (d.providerSpecific ?? []),
   });
 }
 
 export function changesOf(c: Case): Changes {
   const ch = c.changes ?? {};
-  return { create: endpoints(ch.create), updateOld: endpoints(ch.updateOld), updateNew: endpoints(ch.updateNew), delete: endpoints(ch.delete) };
+  return {
+    create: endpoints(ch.create, true),
+    updateOld: endpoints(ch.updateOld, true),
+    updateNew: endpoints(ch.updateNew, true),
+    delete: endpoints(ch.delete, true),
+  };
 }
 
 /** An emulator holding the case's zones (every zone with custom and regional hostnames, as upstream's mock), records, hostnames and faults. */
