@@ -83,6 +83,11 @@ export async function writeZone(w: ZoneWrite, changes: readonly RecordChange[]):
       continue;
     }
     const id = w.byIndex.get(c.index)?.id;
+    if (id === undefined && c.replacement === true) {
+      // The replaced value is gone already: post the new one, as external-dns's delete + post would.
+      posts.push({ ...c, action: 'create' });
+      continue;
+    }
     if (id === undefined) {
       w.logger.warn({ zone: w.zoneName, record: c.input.name, type: c.input.type, action: c.action }, 'record to change not found at Cloudflare; skipped');
       continue;

@@ -25,6 +25,8 @@ export interface RecordChange {
   ep: Endpoint;
   /** For updates: the endpoint as it was (its custom hostnames are the ones to remove). */
   previous?: Endpoint;
+  /** An update rewriting the record of a replaced value (`index` is that value's, not the new one's). */
+  replacement?: boolean;
 }
 
 export interface ChangeSettings {
@@ -48,7 +50,14 @@ export function recordChanges(changes: Changes, s: ChangeSettings): { changes: R
   const add = (action: Action, ep: Endpoint, target: string, previous?: Endpoint, replaces = target): void => {
     try {
       const input = recordInput(ep, target, settingsOf(ep, s));
-      out.push({ action, input, index: recordIndex(ep.dnsName, ep.recordType, replaces), ep, ...(previous === undefined ? {} : { previous }) });
+      out.push({
+        action,
+        input,
+        index: recordIndex(ep.dnsName, ep.recordType, replaces),
+        ep,
+        ...(previous === undefined ? {} : { previous }),
+        ...(replaces === target ? {} : { replacement: true }),
+      });
     } catch (err) {
       rejected.push({ record: describeEndpoint(ep), reason: err instanceof Error ? err.message : String(err) });
     }

@@ -148,6 +148,20 @@ describe('CloudflareProvider', () => {
     );
   });
 
+  test('a replaced value whose record is already gone is posted, not skipped', async () => {
+    const { p, api, zone } = setup();
+    await p.applyChanges(changes({ create: [ep({ dnsName: 'r.example.org', targets: ['192.0.2.1'] })] }));
+    const old = ep({ dnsName: 'r.example.org', targets: ['192.0.2.1', '192.0.2.2'] });
+    await p.applyChanges(changes({ updateOld: [old], updateNew: [ep({ dnsName: 'r.example.org', targets: ['192.0.2.1', '192.0.2.3'] })] }));
+    assert.deepEqual(
+      api.records
+        .get(zone)
+        ?.map((r) => r.content)
+        .sort(),
+      ['192.0.2.1', '192.0.2.3'],
+    );
+  });
+
   test('more changes than --batch-change-size (at least 200) go in chunks, paced by --batch-change-interval', async () => {
     const { p, api, slept } = setup({ batchChangeSize: 250, batchChangeIntervalMs: 1000 });
     const create = Array.from({ length: 600 }, (_, i) => ep({ dnsName: `h${i}.example.org` }));

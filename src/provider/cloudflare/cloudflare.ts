@@ -138,7 +138,9 @@ export class CloudflareProvider implements Provider {
         const k = ch.customOriginServer.toLowerCase();
         origins.set(k, [...(origins.get(k) ?? []), ch.hostname]);
       }
-      const eps = recordsToEndpoints(c.records.values(), this.names, origins);
+      const eps = recordsToEndpoints(c.records.values(), this.names, origins, (r) =>
+        this.logger.error({ zone: zone.name, record: r.name, type: r.type }, 'Cloudflare record name is not a valid DNS name; skipped'),
+      );
       if (c.regionalHostnames !== undefined) {
         const keys = new Map(c.regionalHostnames.map((r) => [r.hostname.toLowerCase(), r.regionKey]));
         for (const ep of eps)

@@ -61,6 +61,25 @@ describe('cloudflare conversion', () => {
     ]);
   });
 
+  test('a record whose name has a label over 63 characters is skipped and reported', () => {
+    const long = `${'l'.repeat(64)}.example.org`;
+    const skipped: string[] = [];
+    const eps = recordsToEndpoints(
+      [
+        { id: '1', name: long, type: 'TXT', content: 'x', ttl: 1, proxied: false },
+        { id: '2', name: 'ok.example.org', type: 'TXT', content: 'x', ttl: 1, proxied: false },
+      ],
+      N,
+      undefined,
+      (r) => skipped.push(r.name),
+    );
+    assert.deepEqual(
+      eps.map((e) => e.dnsName),
+      ['ok.example.org'],
+    );
+    assert.deepEqual(skipped, [long]);
+  });
+
   test('a bad MX or SRV target is refused with the record named', () => {
     const ep = newEndpoint({ dnsName: 'm.example.org', recordType: 'MX', targets: ['mail'] });
     assert.throws(() => recordInput(ep, 'mail', { proxied: false, ttl: 1, comment: '', tags: [] }), /m\.example\.org.*MX target/);

@@ -7,6 +7,7 @@
  */
 import { describeEndpoint, newEndpoint } from '../../endpoint/endpoint.ts';
 import type { Endpoint, RecordType } from '../../endpoint/endpoint.ts';
+import { tryNormalizeRecordName } from '../../endpoint/name.ts';
 import { ALPHA_PREFIX, annotationPrefixes } from '../../source/translate/annotations.ts';
 import type { CfRecord, CfRecordData, CfRecordInput } from './api.ts';
 
@@ -80,10 +81,20 @@ export function indexOfRecord(r: CfRecord): string {
  * comment and tags (external-dns reads them from the first record of a group as well), and the
  * custom hostnames whose origin is the name.
  */
-export function recordsToEndpoints(records: Iterable<CfRecord>, names: PropertyNames, customHostnames: ReadonlyMap<string, string[]> | undefined): Endpoint[] {
+export function recordsToEndpoints(
+  records: Iterable<CfRecord>,
+  names: PropertyNames,
+  customHostnames: ReadonlyMap<string, string[]> | undefined,
+  onInvalidName: (r: CfRecord) => void = () => undefined,
+): Endpoint[] {
   const groups = new Map<string, CfRecord[]>();
   for (const r of records) {
     if (!(CLOUDFLARE_TYPES as readonly string[]).includes(r.type)) continue;
+    // A name no endpoint can carry (a label over 63 characters) is left alone, as external-dns does.
+    if (tryNormalizeRecordName(r.name) === undefined) {
+      onInvalidName(r);
+      continue;
+    }
     const key = `${r.name.toLowerCase()}\u0000${r.type}`;
     const g = groups.get(key);
     if (g === undefined) groups.set(key, [r]);

@@ -62,6 +62,11 @@ export interface ZoneOptions {
    * conflicts Cloudflare documents (CNAME against A, AAAA, CNAME).
    */
   cnameAlone?: boolean;
+  /**
+   * Accept any record type and any content (default false). For replaying another tool's fixtures,
+   * whose targets are placeholders ("target", an address as a CNAME); every other rule still holds.
+   */
+  lenient?: boolean;
 }
 
 export interface BatchRefusal {
@@ -97,6 +102,7 @@ export interface Zone {
   batchUnavailable: BatchRefusal | undefined;
   batchLimit: number | undefined;
   cnameAlone: boolean;
+  lenient: boolean;
   records: Map<string, CfRecord>;
   customHostnames: Map<string, CustomHostname>;
   regionalHostnames: Map<string, RegionalHostname>;
@@ -129,7 +135,16 @@ export function zoneJson(z: Zone): Record<string, unknown> {
     paused: false,
     type: 'full',
     account: { id: z.accountId, name: 'Emulated account' },
-    plan: { id: z.plan, name: PLAN_NAMES[z.plan], legacy_id: z.plan, is_subscribed: true, can_subscribe: false, price: 0, currency: 'USD', frequency: '' },
+    plan: {
+      id: z.plan,
+      name: PLAN_NAMES[z.plan],
+      legacy_id: z.plan,
+      is_subscribed: z.plan !== 'free',
+      can_subscribe: z.plan === 'free',
+      price: 0,
+      currency: 'USD',
+      frequency: '',
+    },
     name_servers: ['ada.ns.cloudflare.com', 'lee.ns.cloudflare.com'],
     original_name_servers: null,
     created_on: z.created_on,
@@ -191,7 +206,8 @@ function stamps(prev: CfRecord | undefined, comment: string | null, tags: string
 
 /** Builds the record a write would store, applying every single-record rule. */
 export function buildRecord(zone: Zone, input: RecordInput, prev: CfRecord | undefined, now: string): CfRecord {
-  const type = checkType(input.type ?? prev?.type);
+  const rawType = input.type ?? prev?.type;
+  const type = zone.lenient && typeof rawType === 'string' && rawType !== '' ? rawType : checkType(rawType);
   const name = normalizeName(input.name ?? prev?.name, zone.name);
   const proxied = input.proxied === undefined ? (prev?.proxied ?? false) : input.proxied === true;
   checkProxied(type, proxied);
@@ -212,7 +228,7 @@ export function buildRecord(zone: Zone, input: RecordInput, prev: CfRecord | und
     const raw = input.content ?? (prev?.type === type ? prev.content : undefined);
     content = typeof raw === 'string' ? raw.trim() : '';
     if (type === 'CNAME' || type === 'MX' || type === 'NS') content = content.replace(/\.$/, '').toLowerCase();
-    checkContent(type, content);
+    if (!zone.lenient) checkContent(type, content);
     if (type === 'MX') {
       const p = input.priority ?? (prev?.type === 'MX' ? prev.priority : undefined);
       if (p === undefined) throw validation(9101, 'MX records require a priority.');

@@ -27,6 +27,8 @@ export interface RouteContext {
   regionKeys: ReadonlySet<string>;
   /** Largest page of DNS records the API returns. */
   maxRecordsPerPage: number;
+  /** Smallest page of any listing (Cloudflare: 5). */
+  minPerPage: number;
   /** Accepted batches, in order. */
   batches: BatchLogEntry[];
 }
@@ -54,11 +56,11 @@ export function notFound(): CloudflareFault {
   return new CloudflareFault(404, 7003, 'Could not route to the requested path, perhaps your object identifier is invalid?');
 }
 
-function paginate<T>(items: T[], query: URLSearchParams, defaultPer: number, maxPer: number): RouteResult {
+function paginate<T>(items: T[], query: URLSearchParams, defaultPer: number, maxPer: number, minPer: number): RouteResult {
   const page = Math.max(1, Math.floor(Number(query.get('page') ?? '1')) || 1);
   const asked = Math.floor(Number(query.get('per_page') ?? String(defaultPer))) || defaultPer;
   // Cloudflare answers with at most its maximum page size whatever was asked for.
-  const per = Math.min(Math.max(asked, 5), maxPer);
+  const per = Math.min(Math.max(asked, minPer), maxPer);
   const slice = items.slice((page - 1) * per, page * per);
   return {
     result: slice,
@@ -74,7 +76,7 @@ function listZones(ctx: RouteContext, q: URLSearchParams): RouteResult {
     .filter((z) => (name === undefined || z.name === name) && (account === null || z.accountId === account) && (status === null || z.status === status))
     .sort((a, b) => a.name.localeCompare(b.name))
     .map(zoneJson);
-  return paginate(zones, q, 20, 50);
+  return paginate(zones, q, 20, 50, ctx.minPerPage);
 }
 
 /** A string filter given as `field=value` or `field.exact|contains|startswith|endswith=value`. */
@@ -122,7 +124,7 @@ function listRecords(ctx: RouteContext, zone: Zone, q: URLSearchParams): RouteRe
   const key = (r: CfRecord): string => (order === 'name' ? r.name : order === 'content' ? r.content : r.type) + '\u0000' + r.name + '\u0000' + r.id;
   const items = [...zone.records.values()].filter(pick).sort((a, b) => key(a).localeCompare(key(b)));
   if (q.get('direction') === 'desc') items.reverse();
-  return paginate(items, q, 100, ctx.maxRecordsPerPage);
+  return paginate(items, q, 100, ctx.maxRecordsPerPage, ctx.minPerPage);
 }
 
 function records(ctx: RouteContext, zone: Zone, req: RouteRequest): RouteResult {
@@ -213,7 +215,7 @@ function customHostnames(ctx: RouteContext, zone: Zone, req: RouteRequest): Rout
   const id = req.parts[3];
   if (id === undefined && req.method === 'GET') {
     const all = [...zone.customHostnames.values()].filter(hostnameFilter(req.query)).sort((a, b) => a.hostname.localeCompare(b.hostname));
-    return paginate(all, req.query, 20, 50);
+    return paginate(all, req.query, 20, 50, ctx.minPerPage);
   }
   if (id === undefined && req.method === 'POST') {
     const ch = newCustomHostname(ctx, zone, (req.body ?? {}) as Record<string, unknown>);
