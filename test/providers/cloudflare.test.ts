@@ -186,9 +186,9 @@ describe('cloudflare provider against the Cloudflare API emulator', () => {
           '',
         ].join('\n'),
       );
-      // The emulator refuses a `*` inside a label (`a-*.apps…`), so the wildcard's ownership record is
-      // named with external-dns's --txt-wildcard-replacement, as its docs advise for such providers.
-      const first = await cli.run(['--txt-wildcard-replacement', 'wildcard']);
+      // The wildcard's ownership record keeps the registry's default name, `a-*.apps…`: Cloudflare
+      // takes a `*` that is not the leading label as a literal character.
+      const first = await cli.run([]);
       assert.equal(first.code, 0, first.stderr);
       assert.deepEqual(contents(emu, zone, 'www.example.com', 'A'), ['192.0.2.10', '192.0.2.11']);
       assert.ok(find(emu, zone, 'www.example.com', 'A').every((r) => r.ttl === 300 && !r.proxied));
@@ -218,7 +218,7 @@ describe('cloudflare provider against the Cloudflare API emulator', () => {
       assert.deepEqual(contents(emu, zone, 'a-www.example.com', 'TXT'), [owned('hw', 'crd/default/mixed')]);
       assert.deepEqual(contents(emu, zone, 'cname-app.example.com', 'TXT'), [owned('hw', 'crd/default/mixed')]);
       assert.ok(emu.records(zone).every((r) => r.type !== 'TXT' || !r.proxied));
-      assert.deepEqual(contents(emu, zone, 'a-wildcard.apps.example.com', 'TXT'), [owned('hw', 'crd/default/mixed')], 'the wildcard has its ownership record');
+      assert.deepEqual(contents(emu, zone, 'a-*.apps.example.com', 'TXT'), [owned('hw', 'crd/default/mixed')], 'the wildcard has its ownership record');
       for (const t of ['mx', 'srv', 'caa', 'ns', 'txt', 'aaaa'])
         assert.ok(
           emu.records(zone).some((r) => r.type === 'TXT' && r.name.startsWith(`${t}-`)),
@@ -231,7 +231,7 @@ describe('cloudflare provider against the Cloudflare API emulator', () => {
       assert.deepEqual(emu.records(other), []);
 
       emu.calls.reset();
-      const second = await cli.run(['--txt-wildcard-replacement', 'wildcard']);
+      const second = await cli.run([]);
       assert.equal(second.code, 0, second.stderr);
       assert.deepEqual(writes(emu), {}, 'a second sync makes no write call');
       assert.ok(emu.calls.get('GET /zones/:id/dns_records') >= 1);

@@ -150,6 +150,9 @@ describe('Cloudflare emulator with the official SDK', () => {
     assert.equal((mx as { priority?: number }).priority, 10);
     const wild = await cf.dns.records.create({ zone_id: zone, name: '*.example.com', type: 'A', ttl: 1, content: '192.0.2.99' });
     assert.equal(wild.name, '*.example.com');
+    // A `*` that is not the leading label is a literal character (the TXT registry's a-*.… names).
+    const literal = await cf.dns.records.create({ zone_id: zone, name: 'a-*.apps.example.com', type: 'TXT', ttl: 1, content: '"heritage=external-dns"' });
+    assert.equal(literal.name, 'a-*.apps.example.com');
   });
 
   it('enforces CNAME exclusivity, identical records, proxiable types, TTL range, content, comment length by plan', async () => {

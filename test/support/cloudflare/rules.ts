@@ -74,10 +74,13 @@ export function checkType(type: unknown): string {
   return type;
 }
 
-const LABEL = /^(\*|[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)$/;
+const LABEL = /^[a-z0-9_*](?:[a-z0-9_*-]{0,61}[a-z0-9_*])?$/;
 
 /**
- * Names are fully qualified, lower-cased, inside the zone; a leading `*` label is a wildcard. A
+ * Names are fully qualified, lower-cased, inside the zone; a leading `*` label is a wildcard, and a
+ * `*` anywhere else (`a-*.apps.example.com`, the TXT registry's name for a wildcard's ownership
+ * record) is kept as a literal character: Cloudflare accepts it and only warns that it is no
+ * wildcard. A
  * single-label name is completed with the zone, as the API does ("www" → "www.example.com"), and
  * `@` is the apex. A dotted name outside the zone is refused (the provider must never send one).
  */
@@ -90,7 +93,7 @@ export function normalizeName(raw: unknown, zone: string): string {
     name = `${name}.${zone}`;
   }
   const labels = name.split('.');
-  if (name.length > 253 || labels.some((l, i) => !LABEL.test(l) || (l === '*' && i !== 0))) throw validation(9000, 'DNS name is invalid.');
+  if (name.length > 253 || labels.some((l) => !LABEL.test(l))) throw validation(9000, 'DNS name is invalid.');
   return name;
 }
 
