@@ -226,7 +226,7 @@ type HostnameCalls = Pick<
 function hostnameCalls(client: Cloudflare, call: Call): HostnameCalls {
   return {
     listCustomHostnames: (zoneId) =>
-      call(`list custom hostnames of zone ${zoneId}`, async () => {
+      call(`could not fetch custom hostnames from zone ${zoneId}`, async () => {
         const out: CfCustomHostname[] = [];
         for await (const c of client.customHostnames.list({ zone_id: zoneId }))
           out.push({ id: c.id, hostname: c.hostname, customOriginServer: c.custom_origin_server ?? '' });
@@ -242,7 +242,7 @@ function hostnameCalls(client: Cloudflare, call: Call): HostnameCalls {
       }),
     deleteCustomHostname: (zoneId, id) => call(`delete custom hostname ${id}`, async () => void (await client.customHostnames.delete(id, { zone_id: zoneId }))),
     listRegionalHostnames: (zoneId) =>
-      call(`list regional hostnames of zone ${zoneId}`, async () => {
+      call(`could not fetch regional hostnames from zone ${zoneId}`, async () => {
         const out: CfRegionalHostname[] = [];
         for await (const r of client.addressing.regionalHostnames.list({ zone_id: zoneId })) out.push({ hostname: r.hostname, regionKey: r.region_key });
         return out;
@@ -283,7 +283,7 @@ export function sdkCloudflareApi(opts: SdkOptions): CloudflareApi {
     listZones: () => call('list zones', async () => (await allPages((page) => client.zones.list({ page, per_page: 50 }))).map(toZone)),
     getZone: (zoneId) => call(`get zone ${zoneId}`, async () => toZone(await client.zones.get({ zone_id: zoneId }))),
     listRecordsPage: (zoneId, page, perPage) =>
-      call(`list records of zone ${zoneId}`, async () => {
+      call(`could not fetch records from zone ${zoneId}`, async () => {
         const res = await client.dns.records.list({ zone_id: zoneId, page, per_page: perPage });
         const info = res.result_info as { total_pages?: number } | undefined;
         return { records: res.result.map((r) => fromSdk(r as SdkRecord)), totalPages: info?.total_pages ?? 1 };
