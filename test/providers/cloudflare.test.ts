@@ -27,6 +27,7 @@ import { startCloudflareEmulator } from '../support/cloudflare/emulator.ts';
 import type { CfRecord, CloudflareEmulator } from '../support/cloudflare/emulator.ts';
 import { testController } from '../support/controller.ts';
 import { FakeSource } from '../support/fakes.ts';
+import { dnsEndpointManifest } from '../support/manifests.ts';
 
 const PROXIED = 'external-dns.alpha.kubernetes.io/cloudflare-proxied';
 const ALL_TYPES = ['A', 'AAAA', 'CNAME', 'TXT', 'MX', 'SRV', 'CAA', 'NS'] as const;
@@ -47,23 +48,12 @@ function contents(emu: CloudflareEmulator, zoneId: string, name: string, type: s
     .sort();
 }
 
-/** A DNSEndpoint manifest (external-dns's CRD shape) in `default`. */
+/** A DNSEndpoint manifest; `proxied` becomes the cloudflare-proxied property. */
 function dnsEndpoint(name: string, endpoints: { dnsName: string; recordType: string; targets: string[]; recordTTL?: number; proxied?: boolean }[]): string {
-  const lines = [
-    'apiVersion: externaldns.k8s.io/v1alpha1',
-    'kind: DNSEndpoint',
-    'metadata:',
-    `  name: ${name}`,
-    '  namespace: default',
-    'spec:',
-    '  endpoints:',
-  ];
-  for (const e of endpoints) {
-    lines.push(`    - dnsName: "${e.dnsName}"`, `      recordType: ${e.recordType}`, `      targets: ${JSON.stringify(e.targets)}`);
-    if (e.recordTTL !== undefined) lines.push(`      recordTTL: ${e.recordTTL}`);
-    if (e.proxied !== undefined) lines.push('      providerSpecific:', `        - name: ${PROXIED}`, `          value: "${e.proxied}"`);
-  }
-  return `${lines.join('\n')}\n`;
+  return dnsEndpointManifest(
+    name,
+    endpoints.map(({ proxied, ...e }) => (proxied === undefined ? e : { ...e, providerSpecific: [{ name: PROXIED, value: String(proxied) }] })),
+  );
 }
 
 interface CliRun {
