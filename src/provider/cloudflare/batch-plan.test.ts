@@ -7,7 +7,7 @@ import { sdkCloudflareApi } from './api.ts';
 import type { CfBatch, CfBatchResult } from './api.ts';
 import { planBatchLimit } from './batch.ts';
 import { CloudflareProvider } from './cloudflare.ts';
-import { FakeCloudflareApi } from './fake-api.test-support.ts';
+import { FakeCloudflareApi } from '../../../test/support/cloudflare/fake-api.ts';
 
 /** The fake API, remembering the size of every batch it was sent, per zone. */
 class SizedBatches extends FakeCloudflareApi {

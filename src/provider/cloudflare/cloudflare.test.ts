@@ -15,7 +15,7 @@ import { CLOUDFLARE_FLAGS } from './flags.ts';
 import { CloudflareProvider } from './cloudflare.ts';
 import type { CloudflareProviderOptions } from './cloudflare.ts';
 import { propertyNames } from './convert.ts';
-import { FakeCloudflareApi } from './fake-api.test-support.ts';
+import { FakeCloudflareApi } from '../../../test/support/cloudflare/fake-api.ts';
 import { pacedApi } from './paced.ts';
 
 const N = propertyNames();

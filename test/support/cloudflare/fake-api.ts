@@ -1,6 +1,6 @@
 /** An in-memory CloudflareApi for unit tests: zones, records, hostnames, call counts and injected failures. */
-import { ProviderError } from '../../errors.ts';
-import { PROVIDER_NAME } from './api.ts';
+import { ProviderError } from '../../../src/errors.ts';
+import { PROVIDER_NAME } from '../../../src/provider/cloudflare/api.ts';
 import type {
   CfBatch,
   CfBatchResult,
@@ -11,7 +11,7 @@ import type {
   CfRegionalHostname,
   CfZone,
   CloudflareApi,
-} from './api.ts';
+} from '../../../src/provider/cloudflare/api.ts';
 
 export class FakeCloudflareApi implements CloudflareApi {
   readonly zones: CfZone[] = [];
