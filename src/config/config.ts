@@ -67,6 +67,8 @@ export interface Config {
   dnsNotify: string[];
   dnsWorkers: number;
   dnsUdpSize: number;
+  dnsIxfrJournalSize: number;
+  dnsIxfrJournalBytes: number;
   dnsUdpEngine: string;
   dnsPacketCacheSize: number;
   dnsTcpMaxConnections: number;
@@ -202,6 +204,8 @@ export function resolveConfig(args: ParsedArgs, choices: Choices): Config {
     dnsNotify: list('dns-notify'),
     dnsWorkers: num('dns-workers'),
     dnsUdpSize: num('dns-udp-size'),
+    dnsIxfrJournalSize: num('dns-ixfr-journal-size'),
+    dnsIxfrJournalBytes: num('dns-ixfr-journal-bytes'),
     dnsUdpEngine: str('dns-udp-engine'),
     dnsPacketCacheSize: num('dns-packet-cache-size'),
     dnsTcpMaxConnections: num('dns-tcp-max-connections'),

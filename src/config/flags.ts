@@ -143,6 +143,18 @@ export const FLAGS: readonly FlagSpec[] = [
   },
   { name: 'dns-udp-size', kind: 'int', default: '1232', help: 'Largest UDP response the DNS server sends to EDNS clients.' },
   {
+    name: 'dns-ixfr-journal-size',
+    kind: 'int',
+    default: '100',
+    help: 'Zone changes kept per zone to answer IXFR incrementally (0: IXFR is always answered with the whole zone).',
+  },
+  {
+    name: 'dns-ixfr-journal-bytes',
+    kind: 'int',
+    default: '8388608',
+    help: 'Bytes of changes (as on the wire) kept per zone for IXFR; older changes are dropped first.',
+  },
+  {
     name: 'dns-udp-engine',
     kind: 'string',
     default: 'auto',

@@ -11,7 +11,20 @@ import type { ZoneIndex } from './zone-index.ts';
 const MESSAGE_LIMIT = 16_000;
 
 export function transferMessages(zone: ZoneIndex, id: number, question: Uint8Array, limit = MESSAGE_LIMIT): Buffer[] {
-  const soa = zone.soa;
+  return packMessages(id, question, axfrRecords(zone), limit);
+}
+
+function* axfrRecords(zone: ZoneIndex): Generator<{ owner: string; rr: WireRR }> {
+  yield { owner: zone.origin, rr: zone.soa };
+  yield* zone.records();
+  yield { owner: zone.origin, rr: zone.soa };
+}
+
+/**
+ * Packs records into answer messages of at most `limit` bytes each (IXFR uses it too); a record
+ * larger than the limit goes out alone.
+ */
+export function packMessages(id: number, question: Uint8Array, records: Iterable<{ owner: string; rr: WireRR }>, limit = MESSAGE_LIMIT): Buffer[] {
   const messages: Buffer[] = [];
   let w = start(id, question);
   let count = 0;
@@ -31,9 +44,7 @@ export function transferMessages(zone: ZoneIndex, id: number, question: Uint8Arr
     count = 0;
     add(owner, rr);
   };
-  add(zone.origin, soa);
-  for (const { owner, rr } of zone.records()) add(owner, rr);
-  add(zone.origin, soa);
+  for (const { owner, rr } of records) add(owner, rr);
   messages.push(finish(w, count));
   return messages;
 }

@@ -33,6 +33,8 @@ export interface LocalServerOptions {
   allowTransfer: readonly string[];
   tsigKeys: readonly TsigKey[];
   udpSize: number;
+  /** IXFR journal bounds per zone (see ixfr-journal.ts); default when absent. */
+  ixfrJournal?: { changes: number; bytes: number };
   tcp: TcpLimits;
   /** The native UDP addon, or undefined for node:dgram. */
   native: NativeUdpAddon | undefined;
@@ -61,7 +63,13 @@ export class LocalDnsServer {
     this.options = options;
     this.logger = options.logger;
     this.counters = options.counters;
-    this.responder = new Responder({ logger: options.logger, udpSize: options.udpSize, allowTransfer: options.allowTransfer, tsigKeys: options.tsigKeys });
+    this.responder = new Responder({
+      logger: options.logger,
+      udpSize: options.udpSize,
+      allowTransfer: options.allowTransfer,
+      tsigKeys: options.tsigKeys,
+      ...(options.ixfrJournal === undefined ? {} : { ixfrJournal: options.ixfrJournal }),
+    });
     this.loader = new ZoneLoader({
       responder: this.responder,
       logger: options.logger,

@@ -12,7 +12,10 @@ import type { Prepared } from './zone-index.ts';
 import { PARSE_DROP, PARSE_FORMERR, ParsedQuery, parseQuery } from './query.ts';
 import { sign, verify } from '../tsig.ts';
 import type { TsigKey } from '../tsig.ts';
-import { transferMessages } from './axfr.ts';
+import { packMessages, transferMessages } from './axfr.ts';
+import { clientSerial, ixfrRecords, planIxfr } from './ixfr.ts';
+import { DEFAULT_JOURNAL_BYTES, DEFAULT_JOURNAL_CHANGES, IxfrJournal, diffZones, serialCompare } from './ixfr-journal.ts';
+import type { JournalEntry } from './ixfr-journal.ts';
 import {
   CLASS_ANY,
   CLASS_IN,
@@ -44,6 +47,8 @@ export interface ResponderOptions {
   /** CIDRs allowed to transfer zones without TSIG. */
   allowTransfer?: readonly string[];
   tsigKeys?: readonly TsigKey[];
+  /** IXFR journal bounds per zone (`--dns-ixfr-journal-size`, `--dns-ixfr-journal-bytes`); 0 changes: IXFR is answered in full. */
+  ixfrJournal?: { changes: number; bytes: number };
   logger: Logger;
   /** Seconds since the epoch, for TSIG. */
   now?: () => number;
@@ -77,6 +82,8 @@ export class Responder {
   private readonly changeHooks = new Set<() => void>();
   /** What of a prepared answer the current reply carries (see fit), reused by every reply. */
   private readonly cut = { an: 0, ns: 0, ar: 0, tc: 0, used: 0 };
+  /** The differences between the zone contents swapped in, for IXFR. */
+  readonly journal: IxfrJournal;
 
   constructor(options: ResponderOptions) {
     this.udpSize = Math.max(512, Math.min(65535, options.udpSize ?? 1232));
@@ -85,6 +92,7 @@ export class Responder {
     this.now = options.now ?? (() => Date.now() / 1000);
     for (const cidr of options.allowTransfer ?? []) addCidr(this.allow, cidr);
     for (const k of options.tsigKeys ?? []) this.keys.set(k.name, k);
+    this.journal = new IxfrJournal(options.ixfrJournal ?? { changes: DEFAULT_JOURNAL_CHANGES, bytes: DEFAULT_JOURNAL_BYTES });
   }
 
   /** Loads a zone in one go (tests, tools); servers use `loadZone` to interleave it with queries. */
@@ -99,15 +107,22 @@ export class Responder {
   /**
    * Builds the zone's index and the name table a slice at a time (yielding between slices) and
    * swaps both in at the end: until then queries are answered from the previous content. Loads
-   * must not overlap (zone-loader.ts runs one at a time).
+   * must not overlap (zone-loader.ts runs one at a time). A newer serial's difference from the
+   * served content goes into the IXFR journal, computed in slices too.
    */
   *loadZone(source: ZoneSource): Generator<void, ZoneIndex> {
     const origin = source.origin;
     const zone = yield* ZoneIndex.build(source, (name, type, text) => this.logger.warn({ zone: origin, name, type, rdata: text }, 'skipping invalid record'));
+    const old = this.zones.get(zone.origin);
+    let entry: JournalEntry | undefined;
+    if (old !== undefined && this.journal.enabled && serialCompare(old.serial, zone.serial) === -1) entry = yield* diffZones(old, zone);
     const zones = new Map(this.zones).set(zone.origin, zone);
     const names = yield* nameTable(zones);
     this.zones = zones;
     this.names = names;
+    // Content under a serial that is not newer breaks every chain: such clients get full transfers.
+    if (entry === undefined) this.journal.drop(zone.origin);
+    else this.journal.record(zone.origin, entry);
     this.changed();
     return zone;
   }
@@ -118,6 +133,7 @@ export class Responder {
     const names = yield* nameTable(zones);
     this.zones = zones;
     this.names = names;
+    this.journal.drop(normalise(origin));
     this.changed();
   }
 
@@ -309,26 +325,26 @@ export class Responder {
     return family !== undefined && this.allow.check(remote, family);
   }
 
-  /** AXFR (and IXFR, answered with a full transfer as RFC 1995 permits) over TCP only. */
+  /**
+   * AXFR over TCP only; IXFR (RFC 1995) incrementally when the journal holds every change since
+   * the client's serial, else as a full transfer.
+   */
   private transfer(msg: Buffer, transport: Transport, remote: string, key: TsigKey | undefined, requestMac?: Buffer): Buffer | Buffer[] {
     const q = this.q;
     const zone = this.zones.get(q.qname);
     if (zone === undefined) return this.finishSigned(this.error(msg, q.opcode === OPCODE_QUERY ? RCODE_NOTAUTH : RCODE_REFUSED, transport), key, requestMac);
+    const allowed = key !== undefined || this.transferAllowed(remote);
     if (transport === 'udp') {
-      if (q.qtype === T_IXFR) {
-        // RFC 1995 4: over UDP, a reply with only the current SOA tells the client to use TCP.
-        const p = prepareNode(zone.apex, T_SOA, true);
-        return this.finishSigned(this.assemble(msg, p, transport, key === undefined ? 0 : 120), key, requestMac);
-      }
-      return this.finishSigned(this.error(msg, RCODE_FORMERR, transport), key, requestMac);
+      const reply = q.qtype === T_IXFR ? this.udpIxfr(msg, zone, allowed, key === undefined ? 0 : 160) : this.error(msg, RCODE_FORMERR, transport);
+      return this.finishSigned(reply, key, requestMac);
     }
-    if (key === undefined && !this.transferAllowed(remote)) {
+    if (!allowed) {
       this.clientLog.info({ zone: zone.origin, remote }, 'zone transfer refused');
       return this.error(msg, RCODE_REFUSED, transport);
     }
     this.last.rcode = RCODE_NOERROR;
     const question = msg.subarray(12, q.questionEnd);
-    const messages = transferMessages(zone, q.id, question);
+    const messages = q.qtype === T_IXFR ? this.tcpIxfr(msg, zone, question, remote) : transferMessages(zone, q.id, question);
     if (key === undefined) return messages;
     let prior = requestMac;
     const now = this.now();
@@ -337,6 +353,41 @@ export class Responder {
       prior = s.mac;
       return s.message;
     });
+  }
+
+  private tcpIxfr(msg: Buffer, zone: ZoneIndex, question: Buffer, remote: string): Buffer[] {
+    const q = this.q;
+    const serial = clientSerial(msg, q.questionEnd);
+    const plan = planIxfr(this.journal, zone, serial);
+    this.logger.debug({ zone: zone.origin, remote, clientSerial: serial, serial: zone.serial, answer: plan.kind }, 'IXFR');
+    if (plan.kind === 'current') return packMessages(q.id, question, [{ owner: zone.origin, rr: zone.soa }]);
+    if (plan.kind === 'incremental') return packMessages(q.id, question, ixfrRecords(zone, plan.chain));
+    return transferMessages(zone, q.id, question);
+  }
+
+  /**
+   * IXFR over UDP: the incremental answer when it fits one datagram, else the current SOA alone,
+   * which tells the client to ask again over TCP (RFC 1995 2). Without transfer rights, only the SOA.
+   */
+  private udpIxfr(msg: Buffer, zone: ZoneIndex, allowed: boolean, reserve: number): Buffer {
+    const q = this.q;
+    const plan = allowed ? planIxfr(this.journal, zone, clientSerial(msg, q.questionEnd)) : undefined;
+    if (plan?.kind === 'incremental') {
+      const optLen = q.edns ? 11 : 0;
+      const limit = (q.edns ? Math.max(512, Math.min(q.ednsUdpSize, this.udpSize)) : 512) - reserve - optLen;
+      const messages = packMessages(q.id, msg.subarray(12, q.questionEnd), ixfrRecords(zone, plan.chain), limit);
+      const only = messages.length === 1 ? messages[0] : undefined;
+      if (only !== undefined && only.length <= limit) {
+        this.last.rcode = RCODE_NOERROR;
+        if (!q.edns) return only;
+        const out = Buffer.alloc(only.length + optLen);
+        only.copy(out);
+        out.writeUInt16BE(1, 10);
+        writeOpt(out, only.length, this.udpSize, 0);
+        return out;
+      }
+    }
+    return this.assemble(msg, prepareNode(zone.apex, T_SOA, true), 'udp', reserve);
   }
 
   private finishSigned(reply: Buffer, key: TsigKey | undefined, requestMac: Buffer | undefined): Buffer {

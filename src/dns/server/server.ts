@@ -25,6 +25,7 @@ import { parseTsigKey } from '../tsig.ts';
 import type { TsigKey } from '../tsig.ts';
 import type { ZoneApplied } from './zone-loader.ts';
 import { normalise } from './zone-index.ts';
+import { DEFAULT_JOURNAL_BYTES, DEFAULT_JOURNAL_CHANGES } from './ixfr-journal.ts';
 import { DEFAULT_PACKET_CACHE_ENTRIES, loadNativeUdp, packetCacheOptions } from './native/udp-native.ts';
 import type { NativeUdpAddon } from './native/udp-native.ts';
 
@@ -38,6 +39,8 @@ export interface DnsServerOptions {
   /** host:port of secondaries to NOTIFY after each zone change. */
   notify?: string[];
   udpSize?: number;
+  /** `--dns-ixfr-journal-size` / `--dns-ixfr-journal-bytes`: IXFR journal bounds per zone. */
+  ixfrJournal?: { changes: number; bytes: number };
   /** A TCP connection that completes no message for this long is closed (RFC 7766 6.2.3). */
   tcpIdleTimeoutMs?: number;
   /** TCP connections at once (over all workers); at the cap a new one closes the one idle longest. */
@@ -65,6 +68,8 @@ export interface DnsServerConfig {
   dnsNotify?: string[];
   dnsWorkers?: number;
   dnsUdpSize?: number;
+  dnsIxfrJournalSize?: number;
+  dnsIxfrJournalBytes?: number;
   dnsTcpIdleTimeoutMs?: number;
   dnsTcpMaxConnections?: number;
   dnsUdpEngine?: string;
@@ -134,6 +139,7 @@ export class DnsServer implements ZoneListener {
         allowTransfer: options.allowTransfer ?? [],
         tsigKeys: options.tsigKeys ?? [],
         udpSize: options.udpSize ?? 1232,
+        ixfrJournal: this.ixfrJournal,
         tcp,
         packetCache: packetCacheOptions(options.packetCacheSize ?? DEFAULT_PACKET_CACHE_ENTRIES),
         native: this.native,
@@ -162,11 +168,16 @@ export class DnsServer implements ZoneListener {
       allowTransfer: this.options.allowTransfer ?? [],
       tsigKeys: (this.options.tsigKeys ?? []).map((k) => ({ name: k.name, algorithm: k.algorithm, secret: k.secret.toString('base64') })),
       udpSize: this.options.udpSize ?? 1232,
+      ixfrJournal: this.ixfrJournal,
       tcp,
       packetCache: packetCacheOptions(this.options.packetCacheSize ?? DEFAULT_PACKET_CACHE_ENTRIES),
       udpEngine: this.udpEngine,
       logLevel: this.logger.level,
     };
+  }
+
+  private get ixfrJournal(): { changes: number; bytes: number } {
+    return this.options.ixfrJournal ?? { changes: DEFAULT_JOURNAL_CHANGES, bytes: DEFAULT_JOURNAL_BYTES };
   }
 
   /** The addon for `auto` and `native`; a file that exists but does not load only fails `native`. */
@@ -200,6 +211,22 @@ export class DnsServer implements ZoneListener {
       '--dns-packet-cache-size must be 0..16777216',
       '--dns-packet-cache-size',
     );
+    const ixfrJournal = {
+      changes: wholeIn(
+        cfg.dnsIxfrJournalSize ?? DEFAULT_JOURNAL_CHANGES,
+        0,
+        1_000_000,
+        '--dns-ixfr-journal-size must be 0..1000000',
+        '--dns-ixfr-journal-size',
+      ),
+      bytes: wholeIn(
+        cfg.dnsIxfrJournalBytes ?? DEFAULT_JOURNAL_BYTES,
+        0,
+        2 ** 40,
+        '--dns-ixfr-journal-bytes must be 0..1099511627776',
+        '--dns-ixfr-journal-bytes',
+      ),
+    };
     const udpEngine = cfg.dnsUdpEngine ?? 'auto';
     if (!ENGINES.includes(udpEngine)) throw new ConfigError('--dns-udp-engine must be auto, native or dgram', '--dns-udp-engine');
     const maxConnections = wholeIn(
@@ -220,6 +247,7 @@ export class DnsServer implements ZoneListener {
       tsigKeys: (cfg.dnsTsigKey ?? []).map((k) => parseTsigKey(k)),
       notify: cfg.dnsNotify ?? [],
       udpSize,
+      ixfrJournal,
       workers,
       udpEngine: udpEngine as UdpEngineChoice,
       packetCacheSize,

@@ -32,6 +32,7 @@ function main(): void {
       allowTransfer: config.allowTransfer,
       tsigKeys: keys,
       udpSize: config.udpSize,
+      ixfrJournal: config.ixfrJournal,
       tcp: config.tcp,
       packetCache: config.packetCache,
       native,

@@ -23,6 +23,7 @@ export interface ThreadConfig {
   /** Secrets in base64. */
   tsigKeys: { name: string; algorithm: string; secret: string }[];
   udpSize: number;
+  ixfrJournal: { changes: number; bytes: number };
   tcp: TcpLimits;
   packetCache: PacketCacheOptions;
   /** Resolved on this side, so the thread never falls back to another engine on its own. */

@@ -46,6 +46,7 @@ function main(): void {
           allowTransfer: c.allowTransfer,
           tsigKeys: keys,
           udpSize: c.udpSize,
+          ixfrJournal: c.ixfrJournal,
           tcp: c.tcp,
           packetCache: c.packetCache,
           native,
