@@ -127,12 +127,12 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'embedded-hostmaster', kind: 'string', default: '', help: 'SOA mailbox of new zones (default hostmaster.<zone>).' },
   { name: 'embedded-default-ttl', kind: 'int', default: '300', help: 'TTL of embedded records whose endpoint sets none.' },
   { name: 'dns-listen', kind: 'list', default: ['127.0.0.1:5353'], help: 'UDP+TCP address the embedded DNS server listens on (repeatable; "" disables it).' },
-  { name: 'dns-allow-transfer', kind: 'list', default: [], help: 'CIDR allowed to AXFR the zones (repeatable).' },
+  { name: 'dns-allow-transfer', kind: 'list', default: [], help: 'CIDR allowed to transfer the zones, AXFR and IXFR (repeatable).' },
   {
     name: 'dns-tsig-key',
     kind: 'list',
     default: [],
-    help: 'TSIG key [algorithm:]name:base64secret accepted for AXFR, as dig -y takes it (algorithm default hmac-sha256; repeatable).',
+    help: 'TSIG key [algorithm:]name:base64secret accepted for zone transfers (AXFR, IXFR), as dig -y takes it (algorithm default hmac-sha256; repeatable).',
   },
   { name: 'dns-notify', kind: 'list', default: [], help: 'host:port sent a NOTIFY after each zone change (repeatable).' },
   {
