@@ -5,7 +5,7 @@ import { KubeApiError } from '../../kube/errors.ts';
 import type { RequestSpec } from '../../kube/client.ts';
 import { silentLogger } from '../../log.ts';
 import { WARN, capturingLogger } from '../../../test/support/log-capture.ts';
-import { ConfigMapSerialKeeper, SerialKeeperForbidden, SerialRecorder, loadSerialFloors } from './serial-keeper.ts';
+import { ConfigMapSerialKeeper, SerialKeeperForbidden, SerialRecorder } from './serial-keeper.ts';
 import type { SerialKeeper } from './serial-keeper.ts';
 
 const PATH = '/api/v1/namespaces/ns/configmaps/serials';
@@ -165,14 +165,28 @@ describe('SerialRecorder', () => {
   });
 });
 
-describe('loadSerialFloors', () => {
+describe('SerialRecorder.loadFloors', () => {
   test('retries a failing load, and starts without floors when the cluster does not answer', async () => {
     const keeper = new FakeKeeper();
     keeper.kept.set('example.org', 77);
     keeper.failures = 1;
+    const recorder = new SerialRecorder({ keeper, logger: silentLogger() });
     const opts = { attempts: 2, sleep: () => Promise.resolve() };
-    assert.deepEqual(await loadSerialFloors(keeper, silentLogger(), opts), new Map([['example.org', 77]]));
+    assert.deepEqual(await recorder.loadFloors(opts), new Map([['example.org', 77]]));
     keeper.failures = 2;
-    assert.deepEqual(await loadSerialFloors(keeper, silentLogger(), opts), new Map());
+    assert.deepEqual(await recorder.loadFloors(opts), new Map());
+  });
+
+  test('a refused get is warned about once, whether the load or a later save meets it', async () => {
+    const keeper = new FakeKeeper();
+    keeper.failures = 3;
+    keeper.failWith = () => new SerialKeeperForbidden('get', keeper.where, new Error('forbidden'));
+    const { logger, lines } = capturingLogger();
+    const recorder = new SerialRecorder({ keeper, logger, backoff: { initialMs: 1, maxMs: 2 } });
+    assert.deepEqual(await recorder.loadFloors(), new Map());
+    recorder.zoneChanged(zone('example.org', 3));
+    await recorder.idle();
+    assert.equal(keeper.kept.get('example.org'), 3);
+    assert.equal(lines.filter((l) => l.level === WARN).length, 1);
   });
 });

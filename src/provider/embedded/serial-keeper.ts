@@ -136,30 +136,6 @@ function parseSerial(text: string | undefined): number | undefined {
   return n <= MAX_SERIAL ? n : undefined;
 }
 
-/**
- * The kept serials at start-up, or none: a cluster that does not answer (or refuses) must not stop
- * the DNS server from starting, it only loses the floor (the zone files' serials still count).
- */
-export async function loadSerialFloors(keeper: SerialKeeper, logger: Logger, opts: { attempts?: number; backoff?: Backoff; sleep?: Sleep } = {}): Promise<Map<string, number>> {
-  const attempts = opts.attempts ?? 3;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const floors = await keeper.load();
-      logger.info({ where: keeper.where, serials: Object.fromEntries(floors) }, 'loaded the SOA serials kept in the cluster');
-      return floors;
-    } catch (err) {
-      if (err instanceof SerialKeeperForbidden || attempt >= attempts) {
-        logger.warn(
-          { where: keeper.where, ...forbiddenFields(err), err: errorMessage(err) },
-          'cannot read the SOA serials kept in the cluster: new zones start at the Unix time, which can be below a serial served before a restart',
-        );
-        return new Map();
-      }
-    }
-    await (opts.sleep ?? realSleep)(backoffDelay(opts.backoff ?? { initialMs: 500, maxMs: 2000 }, attempt));
-  }
-}
-
 function forbiddenFields(err: unknown): Record<string, string> {
   return err instanceof SerialKeeperForbidden ? { verb: err.verb, resource: 'configmaps', apiGroup: '' } : {};
 }
@@ -197,6 +173,35 @@ export class SerialRecorder implements ZoneListener {
     const known = this.pending.get(zone.origin);
     if (known === undefined || serialGreater(zone.soa.serial, known)) this.pending.set(zone.origin, zone.soa.serial);
     this.draining ??= this.drain().finally(() => (this.draining = undefined));
+  }
+
+  /**
+   * The kept serials at start-up, or none: a cluster that does not answer (or refuses) must not
+   * stop the DNS server from starting, it only loses the floor (the zone files' serials still count).
+   */
+  async loadFloors(opts: { attempts?: number; sleep?: Sleep } = {}): Promise<Map<string, number>> {
+    const { keeper, logger } = this.opts;
+    const attempts = opts.attempts ?? 3;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const floors = await keeper.load();
+        logger.info({ where: keeper.where, serials: Object.fromEntries(floors) }, 'loaded the SOA serials kept in the cluster');
+        return floors;
+      } catch (err) {
+        if (err instanceof SerialKeeperForbidden) {
+          this.report(err, attempt);
+          return new Map();
+        }
+        if (attempt >= attempts) {
+          logger.warn(
+            { where: keeper.where, err: errorMessage(err) },
+            'cannot read the SOA serials kept in the cluster: new zones start at the Unix time, which can be below a serial served before a restart',
+          );
+          return new Map();
+        }
+      }
+      await (opts.sleep ?? realSleep)(backoffDelay({ initialMs: 500, maxMs: 2000 }, attempt));
+    }
   }
 
   /** Resolves once every noted serial is saved (tests, shutdown). */
@@ -237,11 +242,11 @@ export class SerialRecorder implements ZoneListener {
   private report(err: unknown, failures: number): void {
     const { logger, keeper } = this.opts;
     if (err instanceof SerialKeeperForbidden) {
-      if (this.warnedVerbs.has(err.verb)) return;
+      if (this.warnedVerbs.has(err.verb)) return void logger.debug({ where: keeper.where, verb: err.verb }, 'configmaps still forbidden');
       this.warnedVerbs.add(err.verb);
       logger.warn(
         { where: keeper.where, ...forbiddenFields(err), err: errorMessage(err.refusal) },
-        `no permission to ${err.verb} configmaps (${keeper.where}): the SOA serials are not kept in the cluster, so after a restart with an empty data directory a zone may serve a lower serial; grant get/create/patch on configmaps. DNS answers go on; retrying`,
+        `no permission to ${err.verb} configmaps (${keeper.where}): the SOA serials are not kept in the cluster, so after a restart with an empty data directory a zone may serve a lower serial; grant get/create/patch on configmaps. DNS answers go on; asking again quietly`,
       );
       return;
     }
