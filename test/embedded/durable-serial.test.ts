@@ -37,7 +37,7 @@ async function until<T>(what: string, fn: () => Promise<T | undefined> | T | und
   throw new Error(`timed out waiting for ${what}`);
 }
 
-function service(i: number): Record<string, unknown> {
+function service(i: number): Parameters<TestApiServer['create']>[0] {
   return {
     apiVersion: 'v1',
     kind: 'Service',

@@ -18,13 +18,11 @@ import { errorMessage } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { isStatus } from '../../kube/errors.ts';
-import type { KubeResource } from '../../kube/resource.ts';
-import { collectionPath, objectPath } from '../../kube/resource.ts';
+import { CONFIGMAPS, collectionPath, objectPath } from '../../kube/resource.ts';
 import type { ZoneContent, ZoneListener } from '../../dns/zone-content.ts';
 import { serialGreater } from './zone-store.ts';
 
 export const DEFAULT_SERIAL_CONFIGMAP = 'hostwarden-embedded-serials';
-const CONFIGMAPS: KubeResource = { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true };
 const MAX_SERIAL = 2 ** 32 - 1;
 
 /** Where each zone's latest served serial survives the data directory. */
@@ -66,12 +64,10 @@ export interface ConfigMapSerialKeeperOptions {
 export class ConfigMapSerialKeeper implements SerialKeeper {
   readonly where: string;
   private readonly opts: ConfigMapSerialKeeperOptions;
-  private readonly path: string;
 
   constructor(opts: ConfigMapSerialKeeperOptions) {
     this.opts = opts;
     this.where = `configmap ${opts.namespace}/${opts.name}`;
-    this.path = objectPath(CONFIGMAPS, opts.namespace, opts.name);
   }
 
   async load(): Promise<Map<string, number>> {
@@ -109,12 +105,13 @@ export class ConfigMapSerialKeeper implements SerialKeeper {
     const kept = parseSerial(cm.data?.[zone]);
     if (kept !== undefined && !serialGreater(serial, kept)) return;
     const body = { metadata: { resourceVersion: cm.metadata.resourceVersion }, data };
-    await this.as('patch', this.opts.client.request('PATCH', this.path, { body, contentType: 'application/merge-patch+json' }));
+    const { namespace, name } = this.opts;
+    await this.as('patch', this.opts.client.request('PATCH', objectPath(CONFIGMAPS, namespace, name), { body, contentType: 'application/merge-patch+json' }));
   }
 
   private async read(): Promise<ConfigMap | undefined> {
     try {
-      return await this.as('get', this.opts.client.request<ConfigMap>('GET', this.path));
+      return await this.as('get', this.opts.client.request<ConfigMap>('GET', objectPath(CONFIGMAPS, this.opts.namespace, this.opts.name)));
     } catch (err) {
       if (isStatus(err, 404)) return undefined;
       throw err;
