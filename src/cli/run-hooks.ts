@@ -81,7 +81,12 @@ export function kubeRunHooks(cfg: Config, deps: { logger: Logger; env?: KubeEnv 
   const el = elector;
   return {
     elector: el,
-    serialKeeper: serialKeeperOf(cfg, client, el?.lease.namespace ?? leaseNamespace({ flag: cfg.flags.str('leader-election-namespace'), serviceAccountNamespace: inCluster ? podNamespace() : undefined })),
+    serialKeeper: serialKeeperOf(
+      cfg,
+      client,
+      el?.lease.namespace ??
+        leaseNamespace({ flag: cfg.flags.str('leader-election-namespace'), serviceAccountNamespace: inCluster ? podNamespace() : undefined }),
+    ),
     canApply: el === undefined ? undefined : () => el.isLeader(),
     onSynced: reporter === undefined ? undefined : (report) => reporter.onSynced(report),
     start(t: () => void): void {

@@ -98,11 +98,8 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
     closers.push(() => kube.stop());
     if (!cfg.once) kube.start(() => controller.trigger());
   }
-  if (recorder !== undefined && provider instanceof EmbeddedProvider) {
-    provider.store.addListener(recorder);
-    // Closed before kube.stop() (closers run in reverse): pending saves still have a client.
-    closers.push(() => recorder.close());
-  }
+  // After kube.stop()'s closer: closers run in reverse, so pending saves still have a client.
+  if (recorder !== undefined && provider instanceof EmbeddedProvider) closers.push(recordSerials(provider, recorder));
 
   try {
     if (cfg.once) {
@@ -125,6 +122,12 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
 }
 
 type Hooks = ReturnType<typeof kubeRunHooks>;
+
+/** Saves each zone's serial after every commit; returns the closer that gives pending saves a moment. */
+function recordSerials(provider: EmbeddedProvider, recorder: SerialRecorder): () => Promise<void> {
+  provider.store.addListener(recorder);
+  return () => recorder.close();
+}
 
 /** Saves the embedded zones' serials in the cluster; only the replica that writes saves (--once applies without asking). */
 function serialRecorderOf(cfg: Config, kube: Hooks, logger: Logger): SerialRecorder | undefined {

@@ -211,7 +211,8 @@ export class SerialRecorder implements ZoneListener {
     const timer = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
     await Promise.race([this.idle(), timer]);
     this.stop.abort();
-    if (this.pending.size > 0) this.opts.logger.warn({ where: this.opts.keeper.where, serials: Object.fromEntries(this.pending) }, 'SOA serials not saved before stopping');
+    if (this.pending.size > 0)
+      this.opts.logger.warn({ where: this.opts.keeper.where, serials: Object.fromEntries(this.pending) }, 'SOA serials not saved before stopping');
   }
 
   private async drain(): Promise<void> {
