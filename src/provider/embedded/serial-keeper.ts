@@ -134,7 +134,7 @@ function parseSerial(text: string | undefined): number | undefined {
 }
 
 function forbiddenFields(err: unknown): Record<string, string> {
-  return err instanceof SerialKeeperForbidden ? { verb: err.verb, resource: 'configmaps', apiGroup: '' } : {};
+  return err instanceof SerialKeeperForbidden ? { verb: err.verb, resource: 'configmaps', apiGroup: '', feature: 'embedded SOA serials' } : {};
 }
 
 export interface SerialRecorderOptions {
