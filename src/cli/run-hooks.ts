@@ -1,7 +1,7 @@
 /**
  * What `hostwarden run` adds when it reads Kubernetes: Events about records on the source objects,
- * leader election and (embedded provider) the SOA serials kept in a ConfigMap. Built from the flags in src/kube/flags.ts; run.ts only wires the returned
- * hooks into the controller.
+ * leader election and (embedded provider) the SOA serials kept in a ConfigMap. Built from the
+ * flags in src/kube/flags.ts; run.ts only wires the returned hooks into the controller.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -81,12 +81,7 @@ export function kubeRunHooks(cfg: Config, deps: { logger: Logger; env?: KubeEnv 
   const el = elector;
   return {
     elector: el,
-    serialKeeper: serialKeeperOf(
-      cfg,
-      client,
-      el?.lease.namespace ??
-        leaseNamespace({ flag: cfg.flags.str('leader-election-namespace'), serviceAccountNamespace: inCluster ? podNamespace() : undefined }),
-    ),
+    serialKeeper: serialKeeperOf(cfg, client, () => el?.lease.namespace ?? podOrFlagNamespace(cfg, inCluster)),
     canApply: el === undefined ? undefined : () => el.isLeader(),
     onSynced: reporter === undefined ? undefined : (report) => reporter.onSynced(report),
     start(t: () => void): void {
@@ -107,18 +102,24 @@ export function kubeRunHooks(cfg: Config, deps: { logger: Logger; env?: KubeEnv 
  * The embedded provider's serial keeper: a ConfigMap in the Lease's namespace (its RBAC is granted
  * there), reached with the Events client, which is rate-limited and never delays a Lease renewal.
  */
-function serialKeeperOf(cfg: Config, client: KubeClient, namespace: string): SerialKeeper | undefined {
+function serialKeeperOf(cfg: Config, client: KubeClient, namespace: () => string): SerialKeeper | undefined {
   const name = cfg.flags.str('embedded-serial-configmap');
   if (cfg.provider !== 'embedded' || name === '') return undefined;
-  return new ConfigMapSerialKeeper({ client, namespace, name });
+  return new ConfigMapSerialKeeper({ client, namespace: namespace(), name });
 }
 
-/** The Pod's namespace when election is off in a cluster (the elector reads it itself otherwise). */
-function podNamespace(): string | undefined {
-  try {
-    return readFileSync(join(SERVICE_ACCOUNT_DIR, 'namespace'), 'utf8').trim();
-  } catch {
-    // No namespace file: leaseNamespace falls back to 'default'.
-    return undefined;
+/**
+ * Where the Lease would be when election is off: --leader-election-namespace, else the Pod's own
+ * namespace, else 'default' (the elector resolves the same way when it is on).
+ */
+function podOrFlagNamespace(cfg: Config, inCluster: boolean): string {
+  let pod: string | undefined;
+  if (inCluster) {
+    try {
+      pod = readFileSync(join(SERVICE_ACCOUNT_DIR, 'namespace'), 'utf8').trim();
+    } catch {
+      // No namespace file: leaseNamespace falls back to 'default'.
+    }
   }
+  return leaseNamespace({ flag: cfg.flags.str('leader-election-namespace'), serviceAccountNamespace: pod });
 }
