@@ -1,20 +1,24 @@
 /**
- * What `hostwarden run` adds when it reads Kubernetes: Events about records on the source objects
- * and leader election. Built from the flags in src/kube/flags.ts; run.ts only wires the returned
- * hooks into the controller.
+ * What `hostwarden run` adds when it reads Kubernetes: Events about records on the source objects,
+ * leader election and (embedded provider) the SOA serials kept in a ConfigMap. Built from the
+ * flags in src/kube/flags.ts; run.ts only wires the returned hooks into the controller.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Config } from '../config/config.ts';
 import type { SyncReport } from '../controller/controller.ts';
 import { ConfigError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { RecordEventReporter } from '../controller/record-events.ts';
 import type { RecordEventReason } from '../controller/record-events.ts';
-import { locateKubeConfig } from '../kube/client.ts';
-import type { KubeEnv } from '../kube/client.ts';
+import { SERVICE_ACCOUNT_DIR, locateKubeConfig } from '../kube/client.ts';
+import type { KubeClient, KubeEnv } from '../kube/client.ts';
 import { EventRecorder } from '../kube/events.ts';
 import { EVENT_TYPES, kubeClientFromConfig, kubeConfigSourceOf } from '../kube/flags.ts';
-import { defaultIdentity, leaderElectorFromFlags } from '../kube/leader-election.ts';
+import { defaultIdentity, leaderElectorFromFlags, leaseNamespace } from '../kube/leader-election.ts';
 import type { LeaderElector } from '../kube/leader-election.ts';
+import { ConfigMapSerialKeeper } from '../provider/embedded/serial-keeper.ts';
+import type { SerialKeeper } from '../provider/embedded/serial-keeper.ts';
 import { COMPOSITE_KUBE_SOURCE_NAMES, KUBE_SOURCE_NAMES } from '../source/kube/factory.ts';
 
 export interface KubeRunHooks {
@@ -25,6 +29,8 @@ export interface KubeRunHooks {
   start(trigger: () => void): void;
   stop(): Promise<void>;
   readonly elector: LeaderElector | undefined;
+  /** Embedded provider: where its zones' SOA serials are kept (undefined with --embedded-serial-configmap ""). */
+  readonly serialKeeper: SerialKeeper | undefined;
 }
 
 /** Hooks when a Kubernetes source is configured or --leader-elect is set; undefined otherwise. */
@@ -75,6 +81,7 @@ export function kubeRunHooks(cfg: Config, deps: { logger: Logger; env?: KubeEnv 
   const el = elector;
   return {
     elector: el,
+    serialKeeper: serialKeeperOf(cfg, client, () => el?.lease.namespace ?? podOrFlagNamespace(cfg, inCluster)),
     canApply: el === undefined ? undefined : () => el.isLeader(),
     onSynced: reporter === undefined ? undefined : (report) => reporter.onSynced(report),
     start(t: () => void): void {
@@ -89,4 +96,30 @@ export function kubeRunHooks(cfg: Config, deps: { logger: Logger; env?: KubeEnv 
       leaseClient.close();
     },
   };
+}
+
+/**
+ * The embedded provider's serial keeper: a ConfigMap in the Lease's namespace (its RBAC is granted
+ * there), reached with the Events client, which is rate-limited and never delays a Lease renewal.
+ */
+function serialKeeperOf(cfg: Config, client: KubeClient, namespace: () => string): SerialKeeper | undefined {
+  const name = cfg.flags.str('embedded-serial-configmap');
+  if (cfg.provider !== 'embedded' || name === '') return undefined;
+  return new ConfigMapSerialKeeper({ client, namespace: namespace(), name });
+}
+
+/**
+ * Where the Lease would be when election is off: --leader-election-namespace, else the Pod's own
+ * namespace, else 'default' (the elector resolves the same way when it is on).
+ */
+function podOrFlagNamespace(cfg: Config, inCluster: boolean): string {
+  let pod: string | undefined;
+  if (inCluster) {
+    try {
+      pod = readFileSync(join(SERVICE_ACCOUNT_DIR, 'namespace'), 'utf8').trim();
+    } catch {
+      // No namespace file: leaseNamespace falls back to 'default'.
+    }
+  }
+  return leaseNamespace({ flag: cfg.flags.str('leader-election-namespace'), serviceAccountNamespace: pod });
 }

@@ -17,6 +17,7 @@ import { OpsServer } from '../http/ops-server.ts';
 import type { Logger } from '../log.ts';
 import { kubeRunHooks } from './run-hooks.ts';
 import { EmbeddedProvider } from '../provider/embedded/embedded.ts';
+import { SerialRecorder } from '../provider/embedded/serial-keeper.ts';
 import { ProviderCacheMetrics } from '../provider/cached/metrics.ts';
 import { WebhookClientMetrics } from '../provider/webhook/metrics.ts';
 import type { Provider } from '../provider/provider.ts';
@@ -52,17 +53,28 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
   const status =
     cfg.flags.str('status-externaldns') === '' ? undefined : (await import('../operator/operand-status.ts')).OperandStatusReporter.fromConfig(cfg, deps);
   const buildRegistry = registryBuilder(cfg, deps);
+  // Before the provider: the embedded store needs the serials kept in the cluster when it opens.
+  const kube = kubeRunHooks(cfg, deps);
+  const recorder = serialRecorderOf(cfg, kube, logger);
   let provider;
   try {
-    provider = await buildProvider(cfg, deps);
+    const serialFloors = await recorder?.loadFloors();
+    provider = await buildProvider(cfg, serialFloors === undefined ? deps : { ...deps, serialFloors });
   } catch (err) {
     status?.onSyncFailed(err);
     await status?.close();
+    await kube?.stop();
     throw err;
   }
   const registry = buildRegistry(provider);
-  const source = await buildSource(cfg, deps);
-  const kube = kubeRunHooks(cfg, deps);
+  let source;
+  try {
+    source = await buildSource(cfg, deps);
+  } catch (err) {
+    await provider.close?.();
+    await kube?.stop();
+    throw err;
+  }
   const controller = syncController(cfg, { source, registry, logger, metrics, kube, status });
   logger.info(
     { provider: provider.name, sources: cfg.sources, registry: cfg.registry, ownerId: cfg.txtOwnerId, policy: cfg.policy, dryRun: cfg.dryRun },
@@ -86,6 +98,8 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
     closers.push(() => kube.stop());
     if (!cfg.once) kube.start(() => controller.trigger());
   }
+  // After kube.stop()'s closer: closers run in reverse, so pending saves still have a client.
+  if (recorder !== undefined && provider instanceof EmbeddedProvider) closers.push(recordSerials(provider, recorder));
 
   try {
     if (cfg.once) {
@@ -108,6 +122,20 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
 }
 
 type Hooks = ReturnType<typeof kubeRunHooks>;
+
+/** Saves each zone's serial after every commit; returns the closer that gives pending saves a moment. */
+function recordSerials(provider: EmbeddedProvider, recorder: SerialRecorder): () => Promise<void> {
+  provider.store.addListener(recorder);
+  return () => recorder.close();
+}
+
+/** Saves the embedded zones' serials in the cluster; only the replica that writes saves (--once applies without asking). */
+function serialRecorderOf(cfg: Config, kube: Hooks, logger: Logger): SerialRecorder | undefined {
+  const keeper = kube?.serialKeeper;
+  if (keeper === undefined) return undefined;
+  const canSave = cfg.once ? undefined : kube?.canApply;
+  return new SerialRecorder({ keeper, logger: logger.child({ component: 'serials' }), ...(canSave === undefined ? {} : { canSave }) });
+}
 type OperandStatus = { onSynced(): void; onSyncFailed(err: unknown): void } | undefined;
 
 /** The sync loop, with the Kubernetes hooks (leader election, Events) and the operand status wired in. */

@@ -57,6 +57,8 @@ export interface Deps {
   readOnly?: boolean;
   /** Environment variables a source may need (KUBECONFIG, HOME, KUBERNETES_SERVICE_*), passed down from main. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** The embedded provider's SOA serials kept in the cluster (`run` with Kubernetes): floors for its zones. */
+  serialFloors?: ReadonlyMap<string, number>;
 }
 
 type ProviderFactory = (cfg: Config, deps: Deps) => Promise<Provider>;
@@ -97,6 +99,7 @@ const depsFor = (deps: Deps, name: string): ProviderDeps => ({
   logger: deps.logger.child({ provider: name }),
   ...(deps.env === undefined ? {} : { env: deps.env }),
   ...(deps.readOnly === true ? { readOnly: true } : {}),
+  ...(deps.serialFloors === undefined ? {} : { serialFloors: deps.serialFloors }),
   metrics: deps.metrics,
 });
 

@@ -125,6 +125,12 @@ export const FLAGS: readonly FlagSpec[] = [
     help: 'A/AAAA glue for in-zone nameservers of new zones (repeatable; BIND secondaries need it).',
   },
   { name: 'embedded-hostmaster', kind: 'string', default: '', help: 'SOA mailbox of new zones (default hostmaster.<zone>).' },
+  {
+    name: 'embedded-serial-configmap',
+    kind: 'string',
+    default: 'hostwarden-embedded-serials',
+    help: 'ConfigMap (beside the leader Lease) keeping the embedded zones\' SOA serials when run reads Kubernetes ("" disables).',
+  },
   { name: 'embedded-default-ttl', kind: 'int', default: '300', help: 'TTL of embedded records whose endpoint sets none.' },
   { name: 'dns-listen', kind: 'list', default: ['127.0.0.1:5353'], help: 'UDP+TCP address the embedded DNS server listens on (repeatable; "" disables it).' },
   { name: 'dns-allow-transfer', kind: 'list', default: [], help: 'CIDR allowed to transfer the zones, AXFR and IXFR (repeatable).' },

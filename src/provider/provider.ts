@@ -31,6 +31,8 @@ export interface ProviderDeps {
   readOnly?: boolean;
   /** Where a provider reports its own metrics (the webhook client's calls and HTTP latencies). */
   metrics?: MetricsRegistry;
+  /** Embedded only: each zone's SOA serial kept in the cluster, below which no serial is served. */
+  serialFloors?: ReadonlyMap<string, number>;
 }
 
 /** The zones of a provider that serves its own: --embedded-zone, else the domain filters. */

@@ -62,10 +62,17 @@ describe('RBAC scan of src/', () => {
     );
   });
 
-  test('expected grants follow the chosen sources and features; events cluster-wide, leases namespaced', () => {
+  test('expected grants follow the chosen sources and features; events cluster-wide, leases and the serials ConfigMap namespaced', () => {
     assert.ok(![...expectedGrants(PERMISSIONS_TABLE, ['ingress']).cluster].some((p) => p.includes('events')), 'no Events without --events-emit');
     const g = expectedGrants(PERMISSIONS_TABLE, ['ingress', 'events']);
     assert.deepEqual([...g.cluster].sort(), ['events.k8s.io/events:create', 'networking.k8s.io/ingresses:list', 'networking.k8s.io/ingresses:watch']);
-    assert.deepEqual([...g.namespaced].sort(), ['coordination.k8s.io/leases:create', 'coordination.k8s.io/leases:get', 'coordination.k8s.io/leases:update']);
+    assert.deepEqual([...g.namespaced].sort(), [
+      'coordination.k8s.io/leases:create',
+      'coordination.k8s.io/leases:get',
+      'coordination.k8s.io/leases:update',
+      'core/configmaps:create',
+      'core/configmaps:get',
+      'core/configmaps:patch',
+    ]);
   });
 });

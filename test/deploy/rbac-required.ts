@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 /** `source:<name>` is needed only when that source runs; the others always. */
-export type Feature = `source:${string}` | 'events' | 'leader-election';
+export type Feature = `source:${string}` | 'events' | 'leader-election' | 'embedded-serials';
 
 export interface Permission {
   feature: Feature;
@@ -106,6 +106,8 @@ export const PERMISSIONS_TABLE: readonly Permission[] = [
   // unstructured.resources; see chart.test.ts), after discovery documents (open to every client).
   ...perms('events', 'events.k8s.io', ['events'], ['create']),
   ...perms('leader-election', 'coordination.k8s.io', ['leases'], ['get', 'create', 'update'], 'namespace'),
+  // The embedded provider's SOA serials (--embedded-serial-configmap), in the Lease's namespace.
+  ...perms('embedded-serials', '', ['configmaps'], ['get', 'create', 'patch'], 'namespace'),
 ];
 
 export async function requiredPermissions(root: string): Promise<readonly Permission[]> {

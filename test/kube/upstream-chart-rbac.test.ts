@@ -1,7 +1,8 @@
 /**
  * `hostwarden run --source=service --source=ingress` with exactly the ClusterRole external-dns's
  * Helm chart renders by default (no Events, no Leases), Events on, source objects in two
- * namespaces: it starts, warns once per missing permission, and keeps publishing records.
+ * namespaces: it starts, warns once per missing permission (Events, and the ConfigMap of the
+ * embedded provider's SOA serials), and keeps publishing records.
  *
  * The process runs outside a cluster, where leader election is off unless --leader-elect is given;
  * the chart's in-cluster case (election on by default, the first Lease request refused: the replica
@@ -137,8 +138,13 @@ test("run with external-dns's chart ClusterRole: one warning per missing permiss
       1,
       `the other namespace's refusal is one debug line (first refused in ${String(firstNs)})`,
     );
+    // The chart grants no ConfigMaps: the embedded provider's serials cannot be kept (docs/providers/embedded.md#soa-serial).
     assert.deepEqual(
-      warnings.filter((w) => w['resource'] !== 'events'),
+      about('configmaps').map((w) => [w['verb'], w['feature']]),
+      [['get', 'embedded SOA serials']],
+    );
+    assert.deepEqual(
+      warnings.filter((w) => w['resource'] !== 'events' && w['resource'] !== 'configmaps'),
       [],
       'nothing else the chart role lacks is warned about (outside a cluster no Lease is asked for)',
     );

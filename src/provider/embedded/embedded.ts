@@ -43,6 +43,8 @@ export interface EmbeddedProviderConfig {
   hostmaster?: string;
   /** Read the zones without locking or writing the directory (`plan`, `explain`); applyChanges fails. */
   readOnly?: boolean;
+  /** Each zone's serial kept in the cluster (see serial-keeper.ts). */
+  serialFloors?: ReadonlyMap<string, number>;
 }
 
 type SetKey = Pick<RRSet, 'name' | 'type'>;
@@ -82,6 +84,7 @@ export class EmbeddedProvider implements Provider {
       ...(cfg.embeddedNameserverAddresses.length > 0 ? { nameserverAddresses: [...cfg.embeddedNameserverAddresses] } : {}),
       ...(cfg.embeddedHostmaster !== '' ? { hostmaster: cfg.embeddedHostmaster } : {}),
       ...(deps.readOnly === true ? { readOnly: true } : {}),
+      ...(deps.serialFloors === undefined ? {} : { serialFloors: deps.serialFloors }),
     });
   }
 
@@ -100,6 +103,7 @@ export class EmbeddedProvider implements Provider {
     if (config.nameserverAddresses !== undefined) options.nameserverAddresses = config.nameserverAddresses;
     if (config.hostmaster !== undefined) options.hostmaster = config.hostmaster;
     if (config.readOnly === true) options.readOnly = true;
+    if (config.serialFloors !== undefined) options.serialFloors = config.serialFloors;
     const store = new ZoneStore(options);
     await store.open();
     return new EmbeddedProvider({ store, logger: config.logger });

@@ -8,7 +8,7 @@ import { ConfigError } from '../../errors.ts';
 import type { RRSet, ZoneContent } from '../../dns/zone-content.ts';
 import { silentLogger } from '../../log.ts';
 import { PID_FILE } from './data-dir-lock.ts';
-import { ZoneStore, nextSerial, rrsetKey } from './zone-store.ts';
+import { ZoneStore, freshSerial, nextSerial, rrsetKey, serialAfter, serialGreater } from './zone-store.ts';
 import type { ZoneStoreOptions } from './zone-store.ts';
 
 async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
@@ -234,4 +234,54 @@ describe('ZoneStore', () => {
 test('serial wraps per RFC 1982', () => {
   assert.equal(nextSerial(7), 8);
   assert.equal(nextSerial(2 ** 32 - 1), 0);
+});
+
+describe('serial floor kept outside the data directory', () => {
+  const T = 1_700_000_000;
+  const floors = (serial: number): Map<string, number> => new Map([['example.org', serial]]);
+
+  test('a fresh zone starts one past a floor at or above the clock, and at the clock otherwise', () =>
+    withDir(async (dir) => {
+      const s = store(dir, { serialFloors: floors(T + 40) });
+      await s.open();
+      assert.equal(s.content('example.org').soa.serial, T + 41);
+      await s.commit(put(A));
+      assert.equal(s.content('example.org').soa.serial, T + 42);
+      await s.close();
+      assert.equal(freshSerial(T * 1000, T), T + 1);
+      assert.equal(freshSerial(T * 1000, T - 5), T);
+      assert.equal(freshSerial(T * 1000, undefined), T);
+    }));
+
+  test('a file below the floor moves past it on its next change; a file above it goes on from itself', () =>
+    withDir(async (dir) => {
+      const first = store(dir);
+      await first.open();
+      await first.close();
+      const below = store(dir, { serialFloors: floors(T + 100) });
+      await below.open();
+      // Loading changes nothing: the file keeps its serial until a change is written.
+      assert.equal(below.content('example.org').soa.serial, T);
+      await below.commit(put(A));
+      assert.equal(below.content('example.org').soa.serial, T + 101);
+      await below.close();
+      const above = store(dir, { serialFloors: floors(T + 50) });
+      await above.open();
+      await above.commit(put({ ...A, rdata: ['192.0.2.2'] }));
+      assert.equal(above.content('example.org').soa.serial, T + 102);
+      await above.close();
+    }));
+
+  test('RFC 1982 comparison across the wrap', () => {
+    assert.equal(serialGreater(5, 2 ** 32 - 10), true);
+    assert.equal(serialGreater(2 ** 32 - 10, 5), false);
+    assert.equal(serialGreater(7, 7), false);
+    assert.equal(serialGreater(2 ** 31, 0), false, 'exactly 2^31 apart is undefined: not newer');
+    // A floor past the wrap is newer than a current serial just below it.
+    assert.equal(serialAfter(2 ** 32 - 3, 4), 5);
+    assert.equal(serialAfter(4, 2 ** 32 - 3), 5);
+    assert.equal(serialAfter(2 ** 32 - 1, undefined), 0);
+    assert.equal(freshSerial(3_000, 2 ** 32 - 1), 3, 'a floor just before the wrap is older than a clock just after it');
+    assert.equal(freshSerial(3_000, 10), 11);
+  });
 });

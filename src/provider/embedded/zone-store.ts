@@ -2,7 +2,7 @@
  * The embedded provider's durable zone store: one RFC 1035 master file per zone under a data
  * directory, the in-memory content that the DNS server answers from, and the rules that keep the
  * two in step. Every change is written atomically and fsynced before it is acknowledged, the SOA
- * serial grows by one per change (and is read back from the file on start), and writes to a zone
+ * serial grows by one per change (and is read back from the file on start, never below a floor kept in the cluster), and writes to a zone
  * are serialised so a file never has two writers in this process. The directory is locked (see
  * DataDirLock) from open() to close(), so it never has two writing processes either.
  */
@@ -56,6 +56,12 @@ export interface ZoneStoreOptions {
   readOnly?: boolean;
   /** How the data directory is locked (tests choose the mode). */
   lock?: DataDirLockOptions;
+  /**
+   * The latest serial of each zone as kept outside the data directory (the cluster, see
+   * serial-keeper.ts): a zone created fresh starts above it, and a file below it moves above it on
+   * its next change, so an emptied directory never serves a serial lower than one served before.
+   */
+  serialFloors?: ReadonlyMap<string, number>;
 }
 
 /**
@@ -246,7 +252,7 @@ export class ZoneStore {
     } catch (err) {
       throw conflict(zone, `the change would make zone ${zone} unreadable: ${errorMessage(err).replace(/^.*?: /, '')}`);
     }
-    return { ...candidate, soa: { ...current.soa, serial: nextSerial(current.soa.serial) } };
+    return { ...candidate, soa: { ...current.soa, serial: serialAfter(current.soa.serial, this.options.serialFloors?.get(zone)) } };
   }
 
   private async write(zone: string, content: ZoneContent): Promise<void> {
@@ -294,7 +300,7 @@ export class ZoneStore {
     const soa: SOA = {
       mname: nameservers[0] ?? `ns1.${zone}`,
       rname: normalizeDnsName(this.options.hostmaster ?? `hostmaster.${zone}`),
-      serial: Math.floor(this.now() / 1000) % 2 ** 32,
+      serial: freshSerial(this.now(), this.options.serialFloors?.get(zone)),
       ...timers,
       ttl,
     };
@@ -314,6 +320,23 @@ export class ZoneStore {
 /** RFC 1982 serial increment; wrapping past 2^32-1 still counts as "newer" for secondaries. */
 export function nextSerial(serial: number): number {
   return (serial + 1) % 2 ** 32;
+}
+
+/** RFC 1982 `a > b` in 32-bit serial arithmetic; a pair exactly 2^31 apart is undefined and reads as false. */
+export function serialGreater(a: number, b: number): boolean {
+  const d = (a - b + 2 ** 32) % 2 ** 32;
+  return d !== 0 && d < 2 ** 31;
+}
+
+/** The serial after a change: one past the current one, or past the kept floor when the floor is newer. */
+export function serialAfter(current: number, floor: number | undefined): number {
+  return nextSerial(floor !== undefined && serialGreater(floor, current) ? floor : current);
+}
+
+/** A new zone's serial: the Unix time, unless the kept floor is not older; then one past the floor. */
+export function freshSerial(nowMs: number, floor: number | undefined): number {
+  const time = Math.floor(nowMs / 1000) % 2 ** 32;
+  return floor === undefined || serialGreater(time, floor) ? time : nextSerial(floor);
 }
 
 function conflict(zone: string, message: string): ProviderError {
