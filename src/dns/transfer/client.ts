@@ -44,6 +44,8 @@ export interface TransferResult {
   kind: 'current' | 'ixfr' | 'axfr';
   serial: number;
   content: ZoneContent;
+  /** Answer messages and bytes received, and the IXFR changes applied (0 for AXFR and current). */
+  stats: { messages: number; bytes: number; changes: number };
 }
 
 const TSIG_ERRORS: Readonly<Record<number, string>> = { 16: 'BADSIG', 17: 'BADKEY', 18: 'BADTIME', 22: 'BADTRUNC' };
@@ -184,7 +186,10 @@ export async function transferZone(target: Target, zone: string, opts: TransferO
   const query = fromSerial === undefined ? buildQuery(id, origin, T_AXFR) : buildQuery(id, origin, T_IXFR, { ...base, serial: fromSerial });
   const ex = new Exchange(origin, id, query, opts.tsig, opts.now ?? clock);
   const reader = new TransferReader(origin, fromSerial);
+  const stats = { messages: 0, bytes: 0, changes: 0 };
   await tcpStream(origin, target, ex.query, { timeoutMs: opts.timeoutMs, maxBytes: opts.maxBytes }, (msg) => {
+    stats.messages++;
+    stats.bytes += msg.length + 2;
     ex.check(msg);
     const records = readAnswers(msg);
     if (records === undefined) throw new TransferError(origin, 'malformed', 'an answer message cannot be parsed');
@@ -192,17 +197,18 @@ export async function transferZone(target: Target, zone: string, opts: TransferO
     reader.endOfMessage();
     return reader.done;
   });
-  return resultOf(origin, reader, opts.current);
+  return resultOf(origin, reader, opts.current, stats);
 }
 
-function resultOf(origin: string, reader: TransferReader, current: ZoneContent | undefined): TransferResult {
+function resultOf(origin: string, reader: TransferReader, current: ZoneContent | undefined, stats: TransferResult['stats']): TransferResult {
   const parsed = reader.result();
   const serial = parsed.soa.serial;
-  if (parsed.kind === 'axfr') return { kind: 'axfr', serial, content: zoneFromRecords(origin, parsed.soa, parsed.records) };
+  if (parsed.kind === 'axfr') return { kind: 'axfr', serial, content: zoneFromRecords(origin, parsed.soa, parsed.records), stats };
   if (current === undefined) {
     if (parsed.kind === 'current') throw new TransferError(origin, 'diverged', `the server is at serial ${serial}, ours; there is no local copy to return`);
     throw new TransferError(origin, 'diverged', 'the server answered with changes, and there is no local copy to apply them to');
   }
-  if (parsed.kind === 'current') return { kind: 'current', serial, content: current };
-  return { kind: 'ixfr', serial, content: applyChanges(current, parsed.changes, parsed.soa) };
+  if (parsed.kind === 'current') return { kind: 'current', serial, content: current, stats };
+  stats.changes = parsed.changes.length;
+  return { kind: 'ixfr', serial, content: applyChanges(current, parsed.changes, parsed.soa), stats };
 }
