@@ -44,7 +44,12 @@ async function nsupdate(port: number, lines: string[]): Promise<void> {
 }
 
 describe('transfer client against BIND 9', async () => {
-  const available = (await namedAvailable()) && (await run('nsupdate', ['-V']).then(() => true, () => false));
+  const available =
+    (await namedAvailable()) &&
+    (await run('nsupdate', ['-V']).then(
+      () => true,
+      () => false,
+    ));
   const skip = available ? false : 'named or nsupdate not installed (bind9, bind9-dnsutils)';
   let open: BindServer | undefined;
   let keyed: BindServer | undefined;
@@ -74,7 +79,11 @@ describe('transfer client against BIND 9', async () => {
   test('IXFR after two dynamic updates: incremental, and the applied copy equals a fresh AXFR; then up to date', { skip }, async () => {
     const old = (await transferZone(target(open), ZONE, LIMITS)).content;
     await nsupdate(open?.port ?? 0, ['update delete www.example.test A 192.0.2.1', `update add new.${ZONE} 300 A 192.0.2.100`]);
-    await nsupdate(open?.port ?? 0, [`update delete host-7.${ZONE} A`, `update add new.${ZONE} 300 TXT "added later"`, `update add www.${ZONE} 60 A 192.0.2.3`]);
+    await nsupdate(open?.port ?? 0, [
+      `update delete host-7.${ZONE} A`,
+      `update add new.${ZONE} 300 TXT "added later"`,
+      `update add www.${ZONE} 60 A 192.0.2.3`,
+    ]);
     const r = await transferZone(target(open), ZONE, { ...LIMITS, current: old });
     assert.equal(r.kind, 'ixfr');
     assert.equal(r.serial, 12);

@@ -34,4 +34,3 @@ export function message(records: Crafted[], options: { id?: number; rcode?: numb
   }
   return w.finish();
 }
-

@@ -124,7 +124,8 @@ class Exchange {
   private rcodeFailure(msg: Buffer, rcode: number): never {
     const name = RCODE_NAMES[rcode] ?? `RCODE${rcode}`;
     const tsigError = this.key === undefined ? undefined : tsigErrorOf(msg);
-    if (tsigError !== undefined) throw new TransferError(this.zone, 'tsig', `the server answered ${name}: it did not accept key ${this.key?.name} (${tsigError})`, { rcode: name });
+    if (tsigError !== undefined)
+      throw new TransferError(this.zone, 'tsig', `the server answered ${name}: it did not accept key ${this.key?.name} (${tsigError})`, { rcode: name });
     throw new TransferError(this.zone, 'rcode', `the server answered ${name}`, { rcode: name, transient: rcode === RCODE_SERVFAIL });
   }
 }

@@ -59,7 +59,10 @@ export function tcpStream(zone: string, target: Target, query: Buffer, limits: S
       if (err === undefined) resolve();
       else reject(err);
     };
-    const timer = setTimeout(() => finish(new TransferError(zone, 'timeout', `the TCP exchange with ${where(target)} did not finish within ${limits.timeoutMs} ms`)), limits.timeoutMs);
+    const timer = setTimeout(
+      () => finish(new TransferError(zone, 'timeout', `the TCP exchange with ${where(target)} did not finish within ${limits.timeoutMs} ms`)),
+      limits.timeoutMs,
+    );
     socket.on('connect', () => {
       const len = Buffer.alloc(2);
       len.writeUInt16BE(query.length);

@@ -32,7 +32,14 @@ export interface ResponseHeader {
 export function readHeader(msg: Buffer): ResponseHeader | undefined {
   if (msg.length < 12) return undefined;
   const flags = msg.readUInt16BE(2);
-  return { id: msg.readUInt16BE(0), qr: (flags & 0x8000) !== 0, tc: (flags & 0x0200) !== 0, rcode: flags & 0x0f, qdcount: msg.readUInt16BE(4), ancount: msg.readUInt16BE(6) };
+  return {
+    id: msg.readUInt16BE(0),
+    qr: (flags & 0x8000) !== 0,
+    tc: (flags & 0x0200) !== 0,
+    rcode: flags & 0x0f,
+    qdcount: msg.readUInt16BE(4),
+    ancount: msg.readUInt16BE(6),
+  };
 }
 
 /** The store's type name for a wire type, or undefined when the store does not hold it. */

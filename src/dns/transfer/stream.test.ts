@@ -59,7 +59,10 @@ describe('transfer stream reader', () => {
       [`d.${Z}`, 'DNAME', 'example.org'],
       [`p.${Z}`, 'PTR', `www.${Z}`],
     ];
-    const parsed = read([[soa(7), ...records.slice(0, 4)], [...records.slice(4), soa(7)]]);
+    const parsed = read([
+      [soa(7), ...records.slice(0, 4)],
+      [...records.slice(4), soa(7)],
+    ]);
     assert.equal(parsed.kind, 'axfr');
     if (parsed.kind !== 'axfr') return;
     const z = zoneFromRecords(Z, parsed.soa, parsed.records);
@@ -98,7 +101,11 @@ describe('transfer stream reader', () => {
   });
 
   test('a broken chain, a change going backwards, a first change not at our serial', () => {
-    fails(() => read([[soa(4), soa(1), soa(2), soa(3), soa(4), soa(4)]], 1), 'malformed', /broken chain: a change starts at serial 3, the one before ended at 2/);
+    fails(
+      () => read([[soa(4), soa(1), soa(2), soa(3), soa(4), soa(4)]], 1),
+      'malformed',
+      /broken chain: a change starts at serial 3, the one before ended at 2/,
+    );
     fails(() => read([[soa(4), soa(1), soa(0), soa(4)]], 1), 'serial', /from serial 1 to 0, backwards/);
     fails(() => read([[soa(4), soa(2), soa(4), soa(4)]], 1), 'malformed', /first change starts at serial 2, not at ours \(1\)/);
   });
@@ -115,7 +122,11 @@ describe('transfer stream reader', () => {
     const parsed = read([[soa(2), soa(1), [`gone.${Z}`, 'A', '192.0.2.77'], soa(2), soa(2)]], 1);
     assert.equal(parsed.kind, 'ixfr');
     if (parsed.kind !== 'ixfr') return;
-    fails(() => applyChanges(current, parsed.changes, parsed.soa), 'diverged', /deletes gone\.example\.test A "192\.0\.2\.77", which the local copy does not hold/);
+    fails(
+      () => applyChanges(current, parsed.changes, parsed.soa),
+      'diverged',
+      /deletes gone\.example\.test A "192\.0\.2\.77", which the local copy does not hold/,
+    );
   });
 
   test('a truncated record makes the message unreadable', () => {

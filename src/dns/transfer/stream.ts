@@ -20,9 +20,7 @@ export interface IxfrChange {
 }
 
 export type ParsedTransfer =
-  | { kind: 'current'; soa: SOA }
-  | { kind: 'axfr'; soa: SOA; records: TransferRecord[] }
-  | { kind: 'ixfr'; soa: SOA; changes: IxfrChange[] };
+  { kind: 'current'; soa: SOA } | { kind: 'axfr'; soa: SOA; records: TransferRecord[] } | { kind: 'ixfr'; soa: SOA; changes: IxfrChange[] };
 
 type State = 'start' | 'first' | 'axfr' | 'deleting' | 'adding' | 'done';
 
@@ -33,7 +31,15 @@ export function serialBefore(a: number, b: number): boolean {
 }
 
 export function sameSoa(a: SOA, b: SOA): boolean {
-  return a.serial === b.serial && a.mname === b.mname && a.rname === b.rname && a.refresh === b.refresh && a.retry === b.retry && a.expire === b.expire && a.minimum === b.minimum;
+  return (
+    a.serial === b.serial &&
+    a.mname === b.mname &&
+    a.rname === b.rname &&
+    a.refresh === b.refresh &&
+    a.retry === b.retry &&
+    a.expire === b.expire &&
+    a.minimum === b.minimum
+  );
 }
 
 export class TransferReader {
@@ -69,8 +75,10 @@ export class TransferReader {
   endOfMessage(): void {
     if (this.state !== 'first' || this.fromSerial === undefined || this.first === undefined) return;
     const serial = this.first.serial;
-    if (serialBefore(serial, this.fromSerial)) throw this.fail('serial', `the server's serial ${serial} is before ours (${this.fromSerial}); it went backwards`);
-    if (serial !== this.fromSerial) throw this.fail('malformed', `the answer is the SOA alone with serial ${serial}, newer than ours (${this.fromSerial}), and no changes`);
+    if (serialBefore(serial, this.fromSerial))
+      throw this.fail('serial', `the server's serial ${serial} is before ours (${this.fromSerial}); it went backwards`);
+    if (serial !== this.fromSerial)
+      throw this.fail('malformed', `the answer is the SOA alone with serial ${serial}, newer than ours (${this.fromSerial}), and no changes`);
     this.isCurrent = true;
     this.state = 'done';
   }
@@ -121,7 +129,8 @@ export class TransferReader {
       return;
     }
     if (this.state === 'deleting') {
-      if (!serialBefore(change.from.serial, soa.serial)) throw this.fail('serial', `a change goes from serial ${change.from.serial} to ${soa.serial}, backwards`);
+      if (!serialBefore(change.from.serial, soa.serial))
+        throw this.fail('serial', `a change goes from serial ${change.from.serial} to ${soa.serial}, backwards`);
       change.to = soa;
       this.state = 'adding';
       return;
@@ -132,14 +141,16 @@ export class TransferReader {
       this.closeWith(soa);
       return;
     }
-    if (soa.serial !== change.to.serial) throw this.fail('malformed', `broken chain: a change starts at serial ${soa.serial}, the one before ended at ${change.to.serial}`);
+    if (soa.serial !== change.to.serial)
+      throw this.fail('malformed', `broken chain: a change starts at serial ${soa.serial}, the one before ended at ${change.to.serial}`);
     this.change = { from: soa, to: soa, deleted: [], added: [] };
     this.state = 'deleting';
   }
 
   private closeWith(soa: SOA): void {
     const first = this.first as SOA;
-    if (!sameSoa(first, soa)) throw this.fail('malformed', `the transfer starts with serial ${first.serial} and ends with a different SOA (serial ${soa.serial})`);
+    if (!sameSoa(first, soa))
+      throw this.fail('malformed', `the transfer starts with serial ${first.serial} and ends with a different SOA (serial ${soa.serial})`);
     this.state = 'done';
   }
 
