@@ -128,7 +128,7 @@ describe('transfer client against BIND 9', async () => {
       assert.ok(err instanceof TransferError);
       assert.equal(err.reason, 'rcode');
       assert.equal(err.rcode, 'REFUSED');
-      assert.match(err.message, /example\.test: the server answered REFUSED/);
+      assert.match(err.message, /^example\.test: AXFR from 127\.0\.0\.1:\d+: the server answered REFUSED$/);
       return true;
     });
   });

@@ -12,7 +12,7 @@ import { CLASS_IN, RCODE_NAMES, RCODE_SERVFAIL, T_AXFR, T_IXFR, T_SOA, Writer } 
 import type { SOA, ZoneContent } from '../zone-content.ts';
 import { applyChanges, zoneFromRecords } from './apply.ts';
 import { TransferError } from './errors.ts';
-import { tcpStream, udpExchange } from './net.ts';
+import { tcpStream, udpExchange, where } from './net.ts';
 import type { Target } from './net.ts';
 import { readAnswers, readHeader } from './records.ts';
 import { TransferReader } from './stream.ts';
@@ -83,6 +83,8 @@ class Exchange {
 
   constructor(
     private readonly zone: string,
+    /** What was asked of whom, for messages: "IXFR from 192.0.2.1:53". */
+    private readonly what: string,
     private readonly id: number,
     query: Buffer,
     private readonly key: TsigKey | undefined,
@@ -104,7 +106,8 @@ class Exchange {
 
   check(msg: Buffer): void {
     const h = readHeader(msg);
-    if (h === undefined || !h.qr || h.id !== this.id) throw new TransferError(this.zone, 'malformed', 'an answer message with a wrong ID or header');
+    if (h === undefined || !h.qr || h.id !== this.id)
+      throw new TransferError(this.zone, 'malformed', `${this.what}: an answer message with a wrong ID or header`);
     if (h.rcode !== 0) this.rcodeFailure(msg, h.rcode);
     if (this.key === undefined) return;
     const key = this.key;
@@ -115,7 +118,7 @@ class Exchange {
     });
     if (result.status !== 'ok') {
       const why = result.status === 'unsigned' ? 'is not signed' : `failed TSIG verification (${TSIG_ERRORS[result.error] ?? result.error})`;
-      throw new TransferError(this.zone, 'tsig', `an answer message ${why} with key ${key.name}`);
+      throw new TransferError(this.zone, 'tsig', `${this.what}: an answer message ${why} with key ${key.name}`);
     }
     this.mac = result.record.mac;
     this.first = false;
@@ -125,8 +128,10 @@ class Exchange {
     const name = RCODE_NAMES[rcode] ?? `RCODE${rcode}`;
     const tsigError = this.key === undefined ? undefined : tsigErrorOf(msg);
     if (tsigError !== undefined)
-      throw new TransferError(this.zone, 'tsig', `the server answered ${name}: it did not accept key ${this.key?.name} (${tsigError})`, { rcode: name });
-    throw new TransferError(this.zone, 'rcode', `the server answered ${name}`, { rcode: name, transient: rcode === RCODE_SERVFAIL });
+      throw new TransferError(this.zone, 'tsig', `${this.what}: the server answered ${name}: it did not accept key ${this.key?.name} (${tsigError})`, {
+        rcode: name,
+      });
+    throw new TransferError(this.zone, 'rcode', `${this.what}: the server answered ${name}`, { rcode: name, transient: rcode === RCODE_SERVFAIL });
   }
 }
 
@@ -143,14 +148,15 @@ export async function querySoa(target: Target, zone: string, opts: SoaQueryOptio
   let lastError: unknown;
   for (let attempt = 0; attempt <= Math.max(0, Math.floor(opts.retries)); attempt++) {
     const id = randomInt(0x10000);
-    const ex = new Exchange(origin, id, buildQuery(id, origin, T_SOA), opts.tsig, now);
+    const ex = new Exchange(origin, `SOA query to ${where(target)}`, id, buildQuery(id, origin, T_SOA), opts.tsig, now);
     try {
       let msg = await udpExchange(origin, target, ex.query, opts.timeoutMs, (m) => ex.matches(m));
       if (readHeader(msg)?.tc === true) msg = await soaOverTcp(origin, target, opts, now);
       else ex.check(msg);
       return soaOf(origin, msg);
     } catch (err) {
-      if (!(err instanceof TransferError) || err.reason !== 'timeout') throw err;
+      // Lost datagrams, a port not yet listening, SERVFAIL: worth another try; a refusal is not.
+      if (!(err instanceof TransferError) || !err.transient) throw err;
       lastError = err;
     }
   }
@@ -159,7 +165,7 @@ export async function querySoa(target: Target, zone: string, opts: SoaQueryOptio
 
 async function soaOverTcp(origin: string, target: Target, opts: SoaQueryOptions, now: () => number): Promise<Buffer> {
   const id = randomInt(0x10000);
-  const ex = new Exchange(origin, id, buildQuery(id, origin, T_SOA), opts.tsig, now);
+  const ex = new Exchange(origin, `SOA query over TCP to ${where(target)}`, id, buildQuery(id, origin, T_SOA), opts.tsig, now);
   let answer: Buffer | undefined;
   await tcpStream(origin, target, ex.query, { timeoutMs: opts.timeoutMs, maxBytes: 65_537 }, (msg) => {
     ex.check(msg);
@@ -185,7 +191,8 @@ export async function transferZone(target: Target, zone: string, opts: TransferO
   const id = randomInt(0x10000);
   const base: SOA = opts.current?.soa ?? { mname: '', rname: '', serial: 0, refresh: 0, retry: 0, expire: 0, minimum: 0, ttl: 0 };
   const query = fromSerial === undefined ? buildQuery(id, origin, T_AXFR) : buildQuery(id, origin, T_IXFR, { ...base, serial: fromSerial });
-  const ex = new Exchange(origin, id, query, opts.tsig, opts.now ?? clock);
+  const what = `${fromSerial === undefined ? 'AXFR' : `IXFR from serial ${fromSerial}`} from ${where(target)}`;
+  const ex = new Exchange(origin, what, id, query, opts.tsig, opts.now ?? clock);
   const reader = new TransferReader(origin, fromSerial);
   const stats = { messages: 0, bytes: 0, changes: 0 };
   await tcpStream(origin, target, ex.query, { timeoutMs: opts.timeoutMs, maxBytes: opts.maxBytes }, (msg) => {

@@ -13,7 +13,7 @@ export interface Target {
   port: number;
 }
 
-function where(t: Target): string {
+export function where(t: Target): string {
   return isIPv6(t.host) ? `[${t.host}]:${t.port}` : `${t.host}:${t.port}`;
 }
 
