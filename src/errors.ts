@@ -33,6 +33,7 @@ export const ERROR_CODES = {
   KUBE_API_FAILED: code(false, 'another error status from the Kubernetes API server'),
   KUBE_LEASE_FORBIDDEN: code(true, 'no permission on the leader-election Lease (403); the elector asks again later'),
   DNS_TRANSPORT_FAILED: code(true, 'a DNS exchange over UDP or TCP failed'),
+  DNS_TRANSFER_FAILED: code(false, 'a zone transfer or SOA query was refused, failed TSIG, or answered with a malformed stream'),
   ZONE_FILE_INVALID: code(false, 'a zone file that cannot be parsed'),
   FILE_WRITE_FAILED: code(true, 'a file could not be written durably'),
   ETCD_FAILED: code(true, 'an etcd request failed'),
