@@ -350,7 +350,9 @@ describe('Helm chart', () => {
     const off = ofKind(render({ spread: { topologySpread: false, podAntiAffinity: false } }).objects, 'Deployment')[0];
     assert.equal(get(off, 'spec', 'template', 'spec', 'topologySpreadConstraints'), undefined);
     assert.equal(get(off, 'spec', 'template', 'spec', 'affinity'), undefined);
-    const mine = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'dns', operator: 'Exists' }] }] } } };
+    const mine = {
+      nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'dns', operator: 'Exists' }] }] } },
+    };
     const custom = ofKind(render({ affinity: mine }).objects, 'Deployment')[0];
     assert.deepEqual(get(custom, 'spec', 'template', 'spec', 'affinity'), mine);
     assert.match(render({ replicaCount: 0 }).valuesCheck.errors.join('\n'), /replicaCount/);
@@ -371,7 +373,12 @@ function assertSpread(dep: Obj | undefined): void {
   const pod = get(dep, 'spec', 'template', 'spec');
   const selector = get(dep, 'spec', 'selector', 'matchLabels');
   const spread = (get(pod, 'topologySpreadConstraints') as Obj[])[0];
-  assert.deepEqual(spread, { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: selector } });
+  assert.deepEqual(spread, {
+    maxSkew: 1,
+    topologyKey: 'kubernetes.io/hostname',
+    whenUnsatisfiable: 'ScheduleAnyway',
+    labelSelector: { matchLabels: selector },
+  });
   const term = get(pod, 'affinity', 'podAntiAffinity', 'preferredDuringSchedulingIgnoredDuringExecution', 0, 'podAffinityTerm');
   assert.deepEqual(term, { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: selector } });
   assert.equal(get(pod, 'affinity', 'podAntiAffinity', 'requiredDuringSchedulingIgnoredDuringExecution'), undefined);

@@ -17,7 +17,12 @@ const ORIGIN = 'huge.test';
 const RECORDS = 150_000;
 
 function hugeZone(): ZoneContent {
-  const rrsets = Array.from({ length: RECORDS }, (_, i) => ({ name: `host-${i}.${ORIGIN}`, type: 'A', ttl: 60, rdata: [`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`] }));
+  const rrsets = Array.from({ length: RECORDS }, (_, i) => ({
+    name: `host-${i}.${ORIGIN}`,
+    type: 'A' as const,
+    ttl: 60,
+    rdata: [`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`],
+  }));
   return {
     origin: ORIGIN,
     soa: { mname: `ns1.${ORIGIN}`, rname: `hostmaster.${ORIGIN}`, serial: 2, refresh: 3600, retry: 600, expire: 86400, minimum: 300, ttl: 3600 },
