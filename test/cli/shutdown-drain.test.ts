@@ -83,46 +83,56 @@ describe('SIGTERM drains the embedded DNS server', { skip: !(await digAvailable(
     if (root !== undefined) await rm(root, { recursive: true, force: true });
   });
 
-  test('/readyz fails at once, queries are answered correctly for the whole drain, then the process exits 0', { timeout: 120_000 }, async () => {
-    root = await mkdtemp(join(tmpdir(), 'hw-drain-'));
-    const manifests = join(root, 'manifests');
-    await mkdir(manifests);
-    await writeFile(join(manifests, 'web.yaml'), loadBalancerService('web', NAME, '192.0.2.10'));
-    hw = await startHostwarden([
-      '--manifests-dir',
-      manifests,
-      '--embedded-data-dir',
-      join(root, 'data'),
-      '--embedded-zone',
-      'example.org',
-      '--shutdown-drain',
-      `${DRAIN_MS}ms`,
-    ]);
-    const { dnsPort, metricsPort } = hw;
-    let ready = { status: 0, body: '' };
-    for (let i = 0; i < 300 && ready.status !== 200; i++) {
-      ready = await httpGet(metricsPort, '/readyz');
-      if (ready.status !== 200) await new Promise((r) => setTimeout(r, 100));
-    }
-    assert.equal(ready.status, 200, `ready: ${ready.body}`);
-    assert.deepEqual(
-      (await dig(dnsPort, [NAME, 'A', '+norec'])).answer.map((a) => a.split(' ').at(-1)),
-      ['192.0.2.10'],
+  // The DNS thread (default), and worker processes.
+  for (const mode of [[], ['--dns-workers', '1']]) {
+    test(
+      `${mode.length === 0 ? 'thread' : 'workers'}: /readyz fails at once, queries are answered correctly for the whole drain, then the process exits 0`,
+      { timeout: 120_000 },
+      async () => {
+        root = await mkdtemp(join(tmpdir(), 'hw-drain-'));
+        const manifests = join(root, 'manifests');
+        await mkdir(manifests);
+        await writeFile(join(manifests, 'web.yaml'), loadBalancerService('web', NAME, '192.0.2.10'));
+        hw = await startHostwarden([
+          '--manifests-dir',
+          manifests,
+          '--embedded-data-dir',
+          join(root, 'data'),
+          '--embedded-zone',
+          'example.org',
+          '--shutdown-drain',
+          `${DRAIN_MS}ms`,
+          ...mode,
+        ]);
+        const { dnsPort, metricsPort } = hw;
+        let ready = { status: 0, body: '' };
+        for (let i = 0; i < 300 && ready.status !== 200; i++) {
+          ready = await httpGet(metricsPort, '/readyz');
+          if (ready.status !== 200) await new Promise((r) => setTimeout(r, 100));
+        }
+        assert.equal(ready.status, 200, `ready: ${ready.body}`);
+        assert.deepEqual(
+          (await dig(dnsPort, [NAME, 'A', '+norec'])).answer.map((a) => a.split(' ').at(-1)),
+          ['192.0.2.10'],
+        );
+
+        const load = await queryContinuously(dnsPort, 5, 30_000);
+        await new Promise((r) => setTimeout(r, 200));
+        const exited = new Promise<number | null>((resolve) => hw?.child.once('exit', (code) => resolve(code)));
+        const signalAt = performance.now();
+        hw.child.kill('SIGTERM');
+
+        try {
+          await drainChecks(hw, load, signalAt, exited);
+        } finally {
+          await load.stop();
+        }
+        hw = undefined;
+        await rm(root, { recursive: true, force: true });
+        root = undefined;
+      },
     );
-
-    const load = await queryContinuously(dnsPort, 5, 30_000);
-    await new Promise((r) => setTimeout(r, 200));
-    const exited = new Promise<number | null>((resolve) => hw?.child.once('exit', (code) => resolve(code)));
-    const signalAt = performance.now();
-    hw.child.kill('SIGTERM');
-
-    try {
-      await drainChecks(hw, load, signalAt, exited);
-    } finally {
-      await load.stop();
-    }
-    hw = undefined;
-  });
+  }
 });
 
 type Load = Awaited<ReturnType<typeof queryContinuously>>;
