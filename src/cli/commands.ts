@@ -70,7 +70,10 @@ const except = (table: readonly FlagSpec[], ...names: string[]): FlagSpec[] => t
 
 const LOGGING: FlagGroup = { title: 'Logging', flags: pick('log-level', 'log-format', 'version') };
 const METRICS: FlagGroup = { title: 'Metrics, health and HTTP listeners', flags: [...pick('metrics-address'), ...HTTP_FLAGS] };
-const RUN_METRICS: FlagGroup = { title: METRICS.title, flags: [...pick('metrics-address', 'healthz-max-consecutive-failures'), ...HTTP_FLAGS] };
+const RUN_METRICS: FlagGroup = {
+  title: METRICS.title,
+  flags: [...pick('metrics-address', 'healthz-max-consecutive-failures', 'shutdown-drain'), ...HTTP_FLAGS],
+};
 const SYNC: FlagGroup = {
   title: 'Sync',
   flags: pick(

@@ -6,7 +6,7 @@ import { Registry as MetricsRegistry, collectDefaultMetrics } from 'prom-client'
 import type { Config } from '../config/config.ts';
 import { domainFilterOf, parseListenAddress } from '../config/config.ts';
 import { ABORTED, Controller, untilAborted } from '../controller/controller.ts';
-import { liveness, readiness } from '../controller/health.ts';
+import { Readiness, liveness } from '../controller/health.ts';
 import { ControllerMetrics } from '../controller/metrics.ts';
 import { DnsServer } from '../dns/server/server.ts';
 import { ConfigError, errorMessage } from '../errors.ts';
@@ -40,6 +40,7 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
     healthFailureLimit(cfg);
     connectionLimitsFromFlags(cfg.flags);
   }
+  shutdownDrainMs(cfg);
   const metrics = new MetricsRegistry();
   collectDefaultMetrics({ register: metrics });
   registerBuildInfo(metrics);
@@ -112,7 +113,7 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
       return 0;
     }
 
-    await startServing(cfg, { provider, controller, logger, metrics, closers });
+    await startServing(cfg, { provider, controller, logger, metrics, closers, stopSignal: io.stopSignal });
     await controller.run(io.stopSignal);
     logger.info('hostwarden stopped');
     return 0;
@@ -172,20 +173,30 @@ function syncController(
   });
 }
 
-/** The DNS server (embedded provider) and the /metrics, /healthz, /readyz server; each one's stop goes to `closers`. */
-async function startServing(
-  cfg: Config,
-  parts: { provider: Provider; controller: Controller; logger: Logger; metrics: MetricsRegistry; closers: (() => Promise<void>)[] },
-): Promise<void> {
-  const { provider, controller, logger, metrics, closers } = parts;
-  if (provider instanceof EmbeddedProvider && cfg.dnsListen.length > 0) {
-    const dns = DnsServer.fromConfig(cfg, { logger: logger.child({ component: 'dns' }), metrics });
-    // Listening first would answer REFUSED for the zones until they reach the server.
-    provider.store.addListener(dns);
-    closers.push(() => dns.stop());
-    await dns.start();
-  }
+type ServingParts = {
+  provider: Provider;
+  controller: Controller;
+  logger: Logger;
+  metrics: MetricsRegistry;
+  closers: (() => Promise<void>)[];
+  stopSignal: AbortSignal;
+};
 
+/**
+ * The /metrics, /healthz, /readyz server and the DNS server (embedded provider); each one's stop
+ * goes to `closers`, which run in reverse: the DNS server drains and stops before the ops server.
+ * The ops server starts first: /readyz then says why the pod is not ready while zones load.
+ */
+async function startServing(cfg: Config, parts: ServingParts): Promise<void> {
+  const { provider, controller, logger, metrics, closers, stopSignal } = parts;
+  const ready = new Readiness(controller);
+  let stopAt = 0;
+  const onStop = (): void => {
+    stopAt = Date.now();
+    ready.stopping();
+  };
+  if (stopSignal.aborted) onStop();
+  else stopSignal.addEventListener('abort', onStop, { once: true });
   if (cfg.metricsAddress !== '') {
     const { host, port } = parseListenAddress(cfg.metricsAddress, '--metrics-address');
     const health = { staleAfterMs: cfg.intervalMs * 3 + 60_000, maxConsecutiveFailures: healthFailureLimit(cfg) };
@@ -196,11 +207,37 @@ async function startServing(
       logger,
       limits: connectionLimitsFromFlags(cfg.flags),
       health: () => liveness(controller, { ...health, now: Date.now() }),
-      ready: () => readiness(controller),
+      ready: () => ready.report(),
     });
     await ops.start();
     closers.push(() => ops.stop());
   }
+
+  if (provider instanceof EmbeddedProvider && cfg.dnsListen.length > 0) {
+    const dns = DnsServer.fromConfig(cfg, { logger: logger.child({ component: 'dns' }), metrics });
+    ready.watchDns(() => dns.servingState());
+    // Listening first would answer REFUSED for the zones until they reach the server.
+    provider.store.addListener(dns);
+    const drainMs = shutdownDrainMs(cfg);
+    closers.push(async () => {
+      // /readyz has failed since the stop signal; the Service stops sending queries here only once
+      // the endpoint removal reaches every node, so the server keeps answering until the drain ends.
+      const left = stopAt === 0 ? 0 : stopAt + drainMs - Date.now();
+      if (left > 0) {
+        logger.info({ drainMs, leftMs: left }, 'draining DNS queries before stopping the DNS server');
+        await new Promise((resolve) => setTimeout(resolve, left));
+      }
+      await dns.stop();
+    });
+    await dns.start();
+  }
+}
+
+/** --shutdown-drain: how long the DNS server keeps answering after the stop signal. */
+function shutdownDrainMs(cfg: Config): number {
+  const ms = cfg.flags.num('shutdown-drain');
+  if (!(ms >= 0 && ms <= 600_000)) throw new ConfigError('--shutdown-drain must be between 0s and 10m', '--shutdown-drain');
+  return ms;
 }
 
 function healthFailureLimit(cfg: Config): number {

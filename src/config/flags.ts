@@ -114,6 +114,12 @@ export const FLAGS: readonly FlagSpec[] = [
     default: '10',
     help: 'run: /healthz answers 503 once this many syncs in a row have failed (hostwarden_sync_consecutive_failures; 0: never).',
   },
+  {
+    name: 'shutdown-drain',
+    kind: 'duration',
+    default: '5s',
+    help: 'run: after SIGTERM /readyz fails at once and the embedded DNS server keeps answering this long (endpoint removal reaching kube-proxy), then stops.',
+  },
   // Embedded provider and DNS server.
   { name: 'embedded-data-dir', kind: 'string', default: './data', help: 'Directory of the embedded provider zone files.' },
   { name: 'embedded-zone', kind: 'list', default: [], help: 'Zone served by the embedded provider (repeatable; defaults to --domain-filter).' },

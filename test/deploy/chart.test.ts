@@ -319,6 +319,46 @@ describe('Helm chart', () => {
     assert.match(render({ extraArgs: ['txt-prefix=x'] }).valuesCheck.errors.join('\n'), /extraArgs/);
   });
 
+  test('replicaCount 1 (default): Recreate, no PodDisruptionBudget, spread and soft anti-affinity across nodes, grace above the drain', () => {
+    const r = render({});
+    const dep = ofKind(r.objects, 'Deployment')[0];
+    assert.equal(get(dep, 'spec', 'replicas'), 1);
+    assert.deepEqual(get(dep, 'spec', 'strategy'), { type: 'Recreate' });
+    assert.equal(ofKind(r.objects, 'PodDisruptionBudget').length, 0);
+    assertSpread(dep);
+    assert.ok(deploymentArgs(r.objects).includes('--shutdown-drain=5s'));
+    assert.ok(Number(get(dep, 'spec', 'template', 'spec', 'terminationGracePeriodSeconds')) > 5 + 4);
+    assert.equal(get(dep, 'spec', 'template', 'spec', 'containers', 0, 'lifecycle'), undefined, 'the process drains itself: no preStop');
+  });
+
+  test('replicaCount 3: RollingUpdate one at a time and a PodDisruptionBudget of maxUnavailable 1 on the pods', () => {
+    const r = render({ replicaCount: 3 });
+    assert.deepEqual(r.valuesCheck.errors, []);
+    assert.deepEqual(checkShapes([...r.objects], RELEASE.namespace), []);
+    const dep = ofKind(r.objects, 'Deployment')[0];
+    assert.equal(get(dep, 'spec', 'replicas'), 3);
+    assert.deepEqual(get(dep, 'spec', 'strategy'), { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } });
+    const pdbs = ofKind(r.objects, 'PodDisruptionBudget');
+    assert.equal(pdbs.length, 1);
+    assert.equal(get(pdbs[0], 'spec', 'maxUnavailable'), 1);
+    assert.deepEqual(get(pdbs[0], 'spec', 'selector', 'matchLabels'), get(dep, 'spec', 'selector', 'matchLabels'));
+    assertSpread(dep);
+  });
+
+  test('the PodDisruptionBudget can be forced with one replica; spread and anti-affinity turn off; affinity replaces ours', () => {
+    assert.equal(ofKind(render({ podDisruptionBudget: { enabled: true } }).objects, 'PodDisruptionBudget').length, 1);
+    const off = ofKind(render({ spread: { topologySpread: false, podAntiAffinity: false } }).objects, 'Deployment')[0];
+    assert.equal(get(off, 'spec', 'template', 'spec', 'topologySpreadConstraints'), undefined);
+    assert.equal(get(off, 'spec', 'template', 'spec', 'affinity'), undefined);
+    const mine = {
+      nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'dns', operator: 'Exists' }] }] } },
+    };
+    const custom = ofKind(render({ affinity: mine }).objects, 'Deployment')[0];
+    assert.deepEqual(get(custom, 'spec', 'template', 'spec', 'affinity'), mine);
+    assert.match(render({ replicaCount: 0 }).valuesCheck.errors.join('\n'), /replicaCount/);
+    assert.match(render({ shutdownDrain: 'soon' }).valuesCheck.errors.join('\n'), /shutdownDrain/);
+  });
+
   test('RBAC follows the sources: a crd-only install cannot read Services', () => {
     const r = render({ sources: ['crd'] });
     const grants = grantsOf(r.objects, { name: 'dns-hostwarden', namespace: RELEASE.namespace });
@@ -327,3 +367,19 @@ describe('Helm chart', () => {
     assert.ok(grants.cluster.has('externaldns.k8s.io/dnsendpoints/status:patch'));
   });
 });
+
+/** Spread across nodes (ScheduleAnyway) and a preferred anti-affinity, both selecting this release's pods. */
+function assertSpread(dep: Obj | undefined): void {
+  const pod = get(dep, 'spec', 'template', 'spec');
+  const selector = get(dep, 'spec', 'selector', 'matchLabels');
+  const spread = (get(pod, 'topologySpreadConstraints') as Obj[])[0];
+  assert.deepEqual(spread, {
+    maxSkew: 1,
+    topologyKey: 'kubernetes.io/hostname',
+    whenUnsatisfiable: 'ScheduleAnyway',
+    labelSelector: { matchLabels: selector },
+  });
+  const term = get(pod, 'affinity', 'podAntiAffinity', 'preferredDuringSchedulingIgnoredDuringExecution', 0, 'podAffinityTerm');
+  assert.deepEqual(term, { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: selector } });
+  assert.equal(get(pod, 'affinity', 'podAntiAffinity', 'requiredDuringSchedulingIgnoredDuringExecution'), undefined);
+}

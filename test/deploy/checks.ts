@@ -20,6 +20,7 @@ const KNOWN_KINDS: Readonly<Record<string, boolean>> = {
   'v1/Service': true,
   'v1/PersistentVolumeClaim': true,
   'apps/v1/Deployment': true,
+  'policy/v1/PodDisruptionBudget': true,
   'rbac.authorization.k8s.io/v1/ClusterRole': false,
   'rbac.authorization.k8s.io/v1/ClusterRoleBinding': false,
   'rbac.authorization.k8s.io/v1/Role': true,

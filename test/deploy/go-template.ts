@@ -231,6 +231,8 @@ const FUNCS: Readonly<Record<string, Func>> = {
   has: (item, list) => Array.isArray(list) && list.includes(item),
   eq: (a, ...bs) => bs.some((b) => a === b),
   ne: (a, b) => a !== b,
+  gt: (a, b) => Number(a) > Number(b),
+  int: (v) => Math.trunc(Number(v)),
   not: (v) => !truthy(v),
   and: (...xs) => xs.find((x) => !truthy(x)) ?? xs[xs.length - 1],
   or: (...xs) => xs.find((x) => truthy(x)) ?? xs[xs.length - 1],

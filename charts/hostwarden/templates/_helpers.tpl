@@ -74,6 +74,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | quote }}
 - {{ printf "--managed-record-types=%s" . | quote }}
 {{- end }}
 - {{ printf "--interval=%s" .Values.interval | quote }}
+- {{ printf "--shutdown-drain=%s" .Values.shutdownDrain | quote }}
 - {{ printf "--leader-elect=%v" .Values.leaderElection | quote }}
 - {{ printf "--log-level=%s" .Values.logLevel | quote }}
 - {{ printf "--log-format=%s" .Values.logFormat | quote }}

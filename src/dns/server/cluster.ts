@@ -43,7 +43,8 @@ export type FromWorker =
 export type WorkerConfig = ThreadConfig;
 
 const RESTART_DELAY_MS = 1000;
-const STOP_GRACE_MS = 2000;
+/** Above TCP_FINISH_MS: the server's own stop lets TCP replies in flight finish first. */
+const STOP_GRACE_MS = 4000;
 const READY_TIMEOUT_MS = 20_000;
 
 export class WorkerPool {

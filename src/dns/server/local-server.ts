@@ -12,7 +12,7 @@ import type { Logger } from '../../log.ts';
 import type { QueryCounters } from './metrics.ts';
 import { parseHostPort } from './notify.ts';
 import { Responder } from './responder.ts';
-import { TcpConnections } from './tcp.ts';
+import { TCP_FINISH_MS, TcpConnections } from './tcp.ts';
 import type { TcpLimits } from './tcp.ts';
 import type { TsigKey } from '../tsig.ts';
 import { ZoneLoader } from './zone-loader.ts';
@@ -119,10 +119,13 @@ export class LocalDnsServer {
     return addresses;
   }
 
-  async stop(): Promise<void> {
+  /** Stops listening, lets TCP replies in flight finish for up to `tcpGraceMs`, then closes the rest. */
+  async stop(tcpGraceMs = TCP_FINISH_MS): Promise<void> {
     for (const close of this.udp.splice(0)) await close();
-    this.tcpConnections.closeAll();
-    for (const s of this.tcp.splice(0)) await new Promise<void>((r) => s.close(() => r()));
+    // close() stops accepting at once; its callback waits for the connections finish() ends.
+    const listeners = this.tcp.splice(0).map((s) => new Promise<void>((r) => s.close(() => r())));
+    await this.tcpConnections.finish(tcpGraceMs);
+    await Promise.all(listeners);
   }
 
   /** Binds UDP and TCP on the same address and port (a free one for port 0). */

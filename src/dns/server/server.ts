@@ -85,6 +85,17 @@ const ENGINES: readonly string[] = ['auto', 'native', 'dgram'];
  */
 const APPLY_WAIT_MS = 30_000;
 
+/** What DnsServer.servingState() reports. */
+export interface ServingState {
+  listening: boolean;
+  /** Zones given to the server. */
+  zones: number;
+  /** Zones whose latest change is not answered yet. */
+  loading: string[];
+  /** Zones whose latest change failed to load (the previous content, if any, still answers). */
+  failed: { zone: string; error: string }[];
+}
+
 /** Where queries are answered: one of the three modes above. */
 interface Backend {
   zoneChanged(origin: string, seq: number, zone: ZoneContent): void;
@@ -106,8 +117,12 @@ export class DnsServer implements ZoneListener {
   private readonly zones = new Map<string, ZoneContent>();
   private readonly records = new Map<string, number>();
   private readonly waiters = new Map<string, { seq: number; resolve: () => void }[]>();
+  /** Per zone: the sequence number of its latest change, and of the latest one settled in the backend. */
+  private readonly given = new Map<string, number>();
+  private readonly settled = new Map<string, { seq: number; error?: string }>();
   private seq = 0;
   private started = false;
+  private stopped = false;
 
   constructor(options: DnsServerOptions) {
     this.options = options;
@@ -272,11 +287,13 @@ export class DnsServer implements ZoneListener {
     }
     const seq = ++this.seq;
     this.zones.set(origin, zone);
+    this.given.set(origin, seq);
     const done = this.waitFor(origin, seq);
     try {
       this.backend.zoneChanged(origin, seq, zone);
     } catch (err) {
       this.logger.error({ err, zone: origin }, 'could not load zone into the DNS server');
+      this.settled.set(origin, { seq, error: String(err) });
     }
     return done;
   }
@@ -285,6 +302,8 @@ export class DnsServer implements ZoneListener {
     const name = normalise(origin);
     const seq = ++this.seq;
     this.zones.delete(name);
+    this.given.delete(name);
+    this.settled.delete(name);
     const done = this.waitFor(name, seq);
     this.backend.zoneRemoved(name, seq);
     return done;
@@ -305,6 +324,7 @@ export class DnsServer implements ZoneListener {
   }
 
   private applied(a: ZoneApplied): void {
+    if (this.given.has(a.origin)) this.settled.set(a.origin, { seq: a.seq, ...(a.error === undefined ? {} : { error: a.error }) });
     if (this.zones.has(a.origin)) this.records.set(a.origin, a.records);
     else this.records.delete(a.origin);
     const served = [...this.records.values()].filter((n) => n > 0);
@@ -323,6 +343,21 @@ export class DnsServer implements ZoneListener {
     for (const w of list) if (w.seq <= a.seq) w.resolve();
     if (rest.length === 0) this.waiters.delete(a.origin);
     else this.waiters.set(a.origin, rest);
+  }
+
+  /**
+   * Whether queries are answered from every zone's latest content, for /readyz: listening, and
+   * each zone given has its latest change loaded (a failed load is reported with its error).
+   */
+  servingState(): ServingState {
+    const loading: string[] = [];
+    const failed: { zone: string; error: string }[] = [];
+    for (const [origin, seq] of this.given) {
+      const s = this.settled.get(origin);
+      if (s === undefined || s.seq < seq) loading.push(origin);
+      else if (s.error !== undefined) failed.push({ zone: origin, error: s.error });
+    }
+    return { listening: this.started && !this.stopped, zones: this.given.size, loading, failed };
   }
 
   /** The UDP path this server (or its workers) uses. */
@@ -354,6 +389,7 @@ export class DnsServer implements ZoneListener {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     await this.notifier.stop();
     await this.backend.stop();
     for (const list of this.waiters.values()) for (const w of list) w.resolve();

@@ -20,6 +20,9 @@ export interface TcpLimits {
 
 export const DEFAULT_TCP_LIMITS: Readonly<TcpLimits> = Object.freeze({ maxConnections: 256, idleTimeoutMs: 10_000 });
 
+/** How long stop() lets replies already being written (a zone transfer) finish before it cuts them. */
+export const TCP_FINISH_MS = 2000;
+
 /** A client that sends but does not read must not grow our buffers without bound. */
 const MAX_BACKLOG_BYTES = 4 << 20;
 /** How many of the least recently active connections eviction looks at for one without a pending reply. */
@@ -82,6 +85,30 @@ export class TcpConnections {
 
   closeAll(): void {
     for (const socket of [...this.open.keys()]) socket.destroy();
+  }
+
+  /**
+   * Shutdown: each connection is half-closed once the replies already written have left (a zone
+   * transfer in flight completes), and whatever is still open after `graceMs` is cut.
+   */
+  async finish(graceMs: number): Promise<void> {
+    const closing = [...this.open.keys()].map(
+      (socket) =>
+        new Promise<void>((resolve) => {
+          if (socket.destroyed) return resolve();
+          socket.once('close', () => resolve());
+          // FIN once the written replies have left; the client's own FIN then closes it. Not
+          // destroy(): unread input would make the kernel reset and drop a reply still queued.
+          socket.end();
+        }),
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const cut = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, graceMs);
+    });
+    await Promise.race([Promise.all(closing), cut]);
+    clearTimeout(timer);
+    this.closeAll();
   }
 
   private answer(socket: Socket, msg: Buffer, remote: string): void {

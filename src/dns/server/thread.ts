@@ -48,7 +48,8 @@ export type FromThread =
 
 const RESTART_DELAY_MS = 1000;
 const READY_TIMEOUT_MS = 60_000;
-const STOP_GRACE_MS = 2000;
+/** Above TCP_FINISH_MS: the server's own stop lets TCP replies in flight finish first. */
+const STOP_GRACE_MS = 4000;
 /** A scrape does not wait longer than this for the thread's counters. */
 const COUNTERS_TIMEOUT_MS = 1000;
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
