@@ -332,7 +332,7 @@ describe('Helm chart', () => {
   });
 
   test('replicaCount 3: RollingUpdate one at a time and a PodDisruptionBudget of maxUnavailable 1 on the pods', () => {
-    const r = render({ replicaCount: 3 });
+    const r = render({ replicaCount: 3, provider: 'aws' });
     assert.deepEqual(r.valuesCheck.errors, []);
     assert.deepEqual(checkShapes([...r.objects], RELEASE.namespace), []);
     const dep = ofKind(r.objects, 'Deployment')[0];
@@ -343,6 +343,11 @@ describe('Helm chart', () => {
     assert.equal(get(pdbs[0], 'spec', 'maxUnavailable'), 1);
     assert.deepEqual(get(pdbs[0], 'spec', 'selector', 'matchLabels'), get(dep, 'spec', 'selector', 'matchLabels'));
     assertSpread(dep);
+    assert.throws(
+      () => render({ replicaCount: 3 }),
+      /replicaCount above 1 needs a provider other than embedded/,
+      'the embedded provider stays at one replica until followers exist',
+    );
   });
 
   test('the PodDisruptionBudget can be forced with one replica; spread and anti-affinity turn off; affinity replaces ours', () => {

@@ -237,6 +237,7 @@ const FUNCS: Readonly<Record<string, Func>> = {
   and: (...xs) => xs.find((x) => !truthy(x)) ?? xs[xs.length - 1],
   or: (...xs) => xs.find((x) => truthy(x)) ?? xs[xs.length - 1],
   required: (message, v) => (v === undefined || v === null || v === '' ? fail(String(message)) : v),
+  fail: (message) => fail(String(message)),
 };
 
 // ---- parsing ----
