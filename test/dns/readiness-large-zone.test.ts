@@ -12,23 +12,12 @@ import type { DnsServerOptions } from '../../src/dns/server/server.ts';
 import type { ZoneContent } from '../../src/dns/zone-content.ts';
 import { udpExchange } from '../support/udp.ts';
 import { aQuery } from '../support/udp-prober.ts';
+import { hostsZone } from '../support/large-zone.ts';
 
 const ORIGIN = 'huge.test';
 const RECORDS = 150_000;
 
-function hugeZone(): ZoneContent {
-  const rrsets = Array.from({ length: RECORDS }, (_, i) => ({
-    name: `host-${i}.${ORIGIN}`,
-    type: 'A' as const,
-    ttl: 60,
-    rdata: [`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`],
-  }));
-  return {
-    origin: ORIGIN,
-    soa: { mname: `ns1.${ORIGIN}`, rname: `hostmaster.${ORIGIN}`, serial: 2, refresh: 3600, retry: 600, expire: 86400, minimum: 300, ttl: 3600 },
-    rrsets: [{ name: ORIGIN, type: 'NS', ttl: 3600, rdata: [`ns1.${ORIGIN}`] }, ...rrsets],
-  };
-}
+const hugeZone = (): ZoneContent => hostsZone(ORIGIN, RECORDS, 2);
 
 async function answerCount(port: number, name: string): Promise<number> {
   const reply = await udpExchange(port, aQuery(7, name), 500);

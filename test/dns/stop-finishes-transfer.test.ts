@@ -9,23 +9,12 @@ import { connect } from 'node:net';
 import { silentLogger } from '../../src/log.ts';
 import { DnsServer } from '../../src/dns/server/server.ts';
 import type { ZoneContent } from '../../src/dns/zone-content.ts';
+import { hostsZone } from '../support/large-zone.ts';
 
 const ORIGIN = 'xfr.test';
 const RECORDS = 200_000;
 
-function zone(): ZoneContent {
-  const rrsets = Array.from({ length: RECORDS }, (_, i) => ({
-    name: `host-${i}.${ORIGIN}`,
-    type: 'A' as const,
-    ttl: 60,
-    rdata: [`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`],
-  }));
-  return {
-    origin: ORIGIN,
-    soa: { mname: `ns1.${ORIGIN}`, rname: `hostmaster.${ORIGIN}`, serial: 1, refresh: 3600, retry: 600, expire: 86400, minimum: 300, ttl: 3600 },
-    rrsets: [{ name: ORIGIN, type: 'NS', ttl: 3600, rdata: [`ns1.${ORIGIN}`] }, ...rrsets],
-  };
-}
+const zone = (): ZoneContent => hostsZone(ORIGIN, RECORDS, 1);
 
 /** An AXFR query for ORIGIN, length-prefixed for TCP. */
 function axfrQuery(): Buffer {

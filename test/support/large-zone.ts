@@ -8,8 +8,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHostwarden } from './hostwarden-process.ts';
 import type { RunningHostwarden } from './hostwarden-process.ts';
+import type { ZoneContent } from '../../src/dns/zone-content.ts';
 import { largeDnsEndpoint } from './manifests.ts';
 import { aQuery } from './udp-prober.ts';
+
+/** A zone of `count` A records `host-<i>.<origin>` → 10.x.y.z, for DnsServer tests that need size. */
+export function hostsZone(origin: string, count: number, serial: number): ZoneContent {
+  const rrsets = Array.from({ length: count }, (_, i) => ({
+    name: `host-${i}.${origin}`,
+    type: 'A' as const,
+    ttl: 60,
+    rdata: [`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`],
+  }));
+  return {
+    origin,
+    soa: { mname: `ns1.${origin}`, rname: `hostmaster.${origin}`, serial, refresh: 3600, retry: 600, expire: 86400, minimum: 300, ttl: 3600 },
+    rrsets: [{ name: origin, type: 'NS', ttl: 3600, rdata: [`ns1.${origin}`] }, ...rrsets],
+  };
+}
 
 export interface LargeZoneRun {
   hw: RunningHostwarden;
