@@ -117,8 +117,8 @@ export const FLAGS: readonly FlagSpec[] = [
   {
     name: 'shutdown-drain',
     kind: 'duration',
-    default: '5s',
-    help: 'run: after SIGTERM /readyz fails at once and the embedded DNS server keeps answering this long (endpoint removal reaching kube-proxy), then stops.',
+    default: '0s',
+    help: 'run: after SIGTERM /readyz fails at once and the embedded DNS server keeps answering this long (endpoint removal reaching kube-proxy; the manifests and chart set 5s), then stops.',
   },
   // Embedded provider and DNS server.
   { name: 'embedded-data-dir', kind: 'string', default: './data', help: 'Directory of the embedded provider zone files.' },
