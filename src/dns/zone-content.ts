@@ -41,6 +41,12 @@ export interface ZoneContent {
   origin: string;
   soa: SOA;
   rrsets: RRSet[];
+  /**
+   * Content the store made up on its own (a zone created empty at start) that no other server
+   * holds: its serial may name different content elsewhere in a replica set, so the DNS server
+   * never answers an IXFR with a difference starting from it (a full transfer instead).
+   */
+  provisional?: boolean;
 }
 
 /**

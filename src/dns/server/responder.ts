@@ -115,12 +115,13 @@ export class Responder {
     const zone = yield* ZoneIndex.build(source, (name, type, text) => this.logger.warn({ zone: origin, name, type, rdata: text }, 'skipping invalid record'));
     const old = this.zones.get(zone.origin);
     let entry: JournalEntry | undefined;
-    if (old !== undefined && this.journal.enabled && serialCompare(old.serial, zone.serial) === -1) entry = yield* diffZones(old, zone);
+    if (old !== undefined && !old.provisional && this.journal.enabled && serialCompare(old.serial, zone.serial) === -1) entry = yield* diffZones(old, zone);
     const zones = new Map(this.zones).set(zone.origin, zone);
     const names = yield* nameTable(zones);
     this.zones = zones;
     this.names = names;
-    // Content under a serial that is not newer breaks every chain: such clients get full transfers.
+    // Content under a serial that is not newer, or after provisional content, breaks every chain:
+    // such clients get full transfers.
     if (entry === undefined) this.journal.drop(zone.origin);
     else this.journal.record(zone.origin, entry);
     this.changed();

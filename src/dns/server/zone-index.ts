@@ -45,6 +45,8 @@ export interface ZoneNode {
 export class ZoneIndex {
   readonly origin: string;
   readonly serial: number;
+  /** ZoneContent.provisional: never the base of an IXFR difference. */
+  provisional = false;
   readonly soa: WireRR;
   /** TTL of the SOA in negative answers (RFC 2308): min(SOA TTL, SOA minimum). */
   readonly negativeSoa: WireRR;
@@ -82,6 +84,7 @@ export class ZoneIndex {
    */
   static *build(source: ZoneSource, onInvalid: (name: string, type: string, text: string) => void = () => {}): Generator<void, ZoneIndex> {
     const zone = new ZoneIndex(source.origin, source.soa, onInvalid);
+    zone.provisional = source.provisional === true;
     let n = 0;
     for (const rrset of source.rrsets) {
       zone.add(rrset);

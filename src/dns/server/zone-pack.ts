@@ -13,7 +13,7 @@
 import { RR_TYPES } from '../zone-content.ts';
 import type { RRSet, SOA, ZoneContent } from '../zone-content.ts';
 
-const VERSION = 1;
+const VERSION = 2;
 /** Top bit of a string's length: the bytes are ASCII. */
 const ASCII = 0x80000000;
 
@@ -22,6 +22,8 @@ export interface ZoneSource {
   origin: string;
   soa: SOA;
   rrsets: Iterable<RRSet>;
+  /** See ZoneContent.provisional. */
+  provisional?: boolean;
 }
 
 class Packer {
@@ -80,6 +82,7 @@ class Packer {
 export function packZone(zone: ZoneContent): ArrayBuffer {
   const p = new Packer(256 + zone.rrsets.length * 64);
   p.u8(VERSION);
+  p.u8(zone.provisional === true ? 1 : 0);
   p.str(zone.origin);
   const soa = zone.soa;
   p.str(soa.mname);
@@ -105,6 +108,7 @@ export class ZoneReader implements ZoneSource {
   readonly origin: string;
   readonly soa: SOA;
   readonly count: number;
+  readonly provisional: boolean;
   private readonly buf: Buffer;
   private at = 0;
 
@@ -112,6 +116,7 @@ export class ZoneReader implements ZoneSource {
     this.buf = packed instanceof ArrayBuffer ? Buffer.from(packed) : Buffer.from(packed.buffer, packed.byteOffset, packed.byteLength);
     const version = this.buf[this.at++];
     if (version !== VERSION) throw new Error(`packed zone version ${String(version)} is not ${VERSION}`);
+    this.provisional = this.buf[this.at++] === 1;
     this.origin = this.str();
     const mname = this.str();
     const rname = this.str();

@@ -6,9 +6,11 @@
  * files (so it takes over from them if it becomes the leader) and swapped into its DNS server.
  *
  * Serials: once caught up, a follower only moves forward; a leader serial lower than ours is a new
- * leader that has not yet moved past the kept serial, and is waited out. Before it first catches up
- * (a new pod whose fresh zones carry a serial of its own) it takes the leader's copy whatever the
- * serial, since it has served nothing through the Service yet (it is not Ready).
+ * leader that has not yet moved past the kept serial, and is waited out. The first transfer of each
+ * zone after start is a full one (AXFR), whatever the serials: a new pod's fresh zone carries a
+ * serial of its own making, which the leader may have given other content (the next change after
+ * the kept serial), so an equal serial proves nothing until a copy came from the leader. It has
+ * served nothing through the Service yet (it is not Ready).
  */
 import { errorMessage } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
@@ -62,6 +64,8 @@ export class PeerFollower {
   private lastError: string | undefined;
   private warnedAt = 0;
   private waking: AbortController | undefined;
+  /** Zones holding a copy that came from a leader since start: only these are compared by serial. */
+  private readonly fromLeader = new Set<string>();
 
   constructor(opts: FollowerOptions) {
     this.opts = opts;
@@ -127,6 +131,13 @@ export class PeerFollower {
   private async follow(target: Target, zone: string): Promise<boolean> {
     const soa = await querySoa(target, zone, { timeoutMs: 1000, retries: 0, ...(this.opts.tsig === undefined ? {} : { tsig: this.opts.tsig }) });
     const local = this.opts.store.content(zone);
+    if (!this.fromLeader.has(zone)) {
+      const full = await this.transfer(target, zone, undefined);
+      await this.opts.store.replace(full.content);
+      this.fromLeader.add(zone);
+      this.log.debug({ zone, from: local.soa.serial, to: full.serial }, 'zone transferred in full from the leader');
+      return full.serial === soa.serial || serialGreater(full.serial, soa.serial);
+    }
     if (soa.serial === local.soa.serial) return true;
     if (this.caughtUp && !serialGreater(soa.serial, local.soa.serial)) {
       this.log.debug({ zone, ours: local.soa.serial, leader: soa.serial }, 'the leader is behind our serial; waiting for it to move past it');

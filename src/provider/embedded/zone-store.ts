@@ -240,7 +240,9 @@ export class ZoneStore {
     this.content(zone);
     return this.mutex.run([zone], async () => {
       const current = this.content(zone);
-      const content: ZoneContent = { ...current, soa: { ...current.soa, serial: serialAfter(current.soa.serial, this.floors.get(zone)) } };
+      const soa = { ...current.soa, serial: serialAfter(current.soa.serial, this.floors.get(zone)) };
+      // Past the floor, the serial is this leader's alone: a base for differences from now on.
+      const content: ZoneContent = { origin: current.origin, soa, rrsets: current.rrsets };
       await this.reserve(zone, content.soa.serial);
       await this.write(zone, content);
       return content.soa.serial;
@@ -376,7 +378,8 @@ export class ZoneStore {
       if (v4.length > 0) rrsets.push({ name: ns, type: 'A', ttl, rdata: [...v4].sort() });
       if (v6.length > 0) rrsets.push({ name: ns, type: 'AAAA', ttl, rdata: [...v6].sort() });
     }
-    return { origin: zone, soa, rrsets: sortRRSets(rrsets) };
+    // Made up here: in a replica set another replica may hold this serial with other content.
+    return { origin: zone, soa, rrsets: sortRRSets(rrsets), provisional: true };
   }
 }
 
