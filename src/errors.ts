@@ -32,6 +32,7 @@ export const ERROR_CODES = {
   KUBE_GONE: code(true, 'the Kubernetes API server answered 410 (resourceVersion too old)'),
   KUBE_API_FAILED: code(false, 'another error status from the Kubernetes API server'),
   KUBE_LEASE_FORBIDDEN: code(true, 'no permission on the leader-election Lease (403); the elector asks again later'),
+  EMBEDDED_PEER_KEY: code(true, 'the TSIG key the embedded replicas transfer zones with cannot be read or created'),
   DNS_TRANSPORT_FAILED: code(true, 'a DNS exchange over UDP or TCP failed'),
   DNS_TRANSFER_FAILED: code(false, 'a zone transfer or SOA query was refused, failed TSIG, or answered with a malformed stream'),
   ZONE_FILE_INVALID: code(false, 'a zone file that cannot be parsed'),

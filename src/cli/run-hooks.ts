@@ -31,6 +31,18 @@ export interface KubeRunHooks {
   readonly elector: LeaderElector | undefined;
   /** Embedded provider: where its zones' SOA serials are kept (undefined with --embedded-serial-configmap ""). */
   readonly serialKeeper: SerialKeeper | undefined;
+  /** The rate-limited client (Events, serials, the replica set's Secret) and the Lease's namespace. */
+  readonly client: KubeClient;
+  readonly namespace: string;
+  /** What a replica set adds to the election (replica-role.ts); set before start(). */
+  setRoleHooks(hooks: RoleHooks): void;
+}
+
+/** The elector's callbacks and published annotations, supplied once the embedded replica role exists. */
+export interface RoleHooks {
+  annotations(): Readonly<Record<string, string | undefined>>;
+  startedLeading(): void;
+  stoppedLeading(): void;
 }
 
 /** Hooks when a Kubernetes source is configured or --leader-elect is set; undefined otherwise. */
@@ -67,6 +79,7 @@ export function kubeRunHooks(cfg: Config, deps: { logger: Logger; env?: KubeEnv 
   }
 
   let trigger: (() => void) | undefined;
+  let role: RoleHooks | undefined;
   const elector = leaderElectorFromFlags(cfg, {
     client: leaseClient,
     logger: log,
@@ -76,12 +89,21 @@ export function kubeRunHooks(cfg: Config, deps: { logger: Logger; env?: KubeEnv 
     // external-dns's chart grants no Lease permission (external-dns never elects): a replica that
     // elects only by default and is refused from its first request keeps syncing, as external-dns does.
     actAloneUnlessAsked: true,
-    onStartedLeading: () => trigger?.(),
+    onStartedLeading: () => {
+      role?.startedLeading();
+      trigger?.();
+    },
+    onStoppedLeading: () => role?.stoppedLeading(),
+    annotations: () => role?.annotations() ?? {},
   });
   const el = elector;
+  const namespace = el?.lease.namespace ?? podOrFlagNamespace(cfg, inCluster);
   return {
     elector: el,
-    serialKeeper: serialKeeperOf(cfg, client, () => el?.lease.namespace ?? podOrFlagNamespace(cfg, inCluster)),
+    client,
+    namespace,
+    setRoleHooks: (hooks) => void (role = hooks),
+    serialKeeper: serialKeeperOf(cfg, client, namespace),
     canApply: el === undefined ? undefined : () => el.isLeader(),
     onSynced: reporter === undefined ? undefined : (report) => reporter.onSynced(report),
     start(t: () => void): void {
@@ -102,10 +124,10 @@ export function kubeRunHooks(cfg: Config, deps: { logger: Logger; env?: KubeEnv 
  * The embedded provider's serial keeper: a ConfigMap in the Lease's namespace (its RBAC is granted
  * there), reached with the Events client, which is rate-limited and never delays a Lease renewal.
  */
-function serialKeeperOf(cfg: Config, client: KubeClient, namespace: () => string): SerialKeeper | undefined {
+function serialKeeperOf(cfg: Config, client: KubeClient, namespace: string): SerialKeeper | undefined {
   const name = cfg.flags.str('embedded-serial-configmap');
   if (cfg.provider !== 'embedded' || name === '') return undefined;
-  return new ConfigMapSerialKeeper({ client, namespace: namespace(), name });
+  return new ConfigMapSerialKeeper({ client, namespace, name });
 }
 
 /**

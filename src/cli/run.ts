@@ -16,6 +16,9 @@ import { HttpRequestMetrics } from '../http/request-metrics.ts';
 import { OpsServer } from '../http/ops-server.ts';
 import type { Logger } from '../log.ts';
 import { kubeRunHooks } from './run-hooks.ts';
+import type { KubeRunHooks } from './run-hooks.ts';
+import { formsReplicaSet, peerAddressOf, refreshMsOf, replicaSetOf } from './run-replicas.ts';
+import type { ReplicaSet } from './run-replicas.ts';
 import { EmbeddedProvider } from '../provider/embedded/embedded.ts';
 import { SerialRecorder } from '../provider/embedded/serial-keeper.ts';
 import { ProviderCacheMetrics } from '../provider/cached/metrics.ts';
@@ -41,13 +44,7 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
     connectionLimitsFromFlags(cfg.flags);
   }
   shutdownDrainMs(cfg);
-  const metrics = new MetricsRegistry();
-  collectDefaultMetrics({ register: metrics });
-  registerBuildInfo(metrics);
-  // Registered whatever the provider, as external-dns registers them: zeros rather than gaps.
-  new ProviderCacheMetrics(metrics);
-  new WebhookClientMetrics(metrics);
-  new HttpRequestMetrics(metrics);
+  const metrics = runMetrics();
   const deps = { logger, metrics, watch: !cfg.once, ...(io.env === undefined ? {} : { env: io.env }) };
 
   // An operand of `hostwarden operator` tells its ExternalDNS object whether the provider lets it in.
@@ -57,10 +54,13 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
   // Before the provider: the embedded store needs the serials kept in the cluster when it opens.
   const kube = kubeRunHooks(cfg, deps);
   const recorder = serialRecorderOf(cfg, kube, logger);
+  const setKube = replicaSetKube(cfg, kube, io.env, logger);
   let provider;
   try {
     const serialFloors = await recorder?.loadFloors();
-    provider = await buildProvider(cfg, serialFloors === undefined ? deps : { ...deps, serialFloors });
+    // In a replica set the leader keeps each serial before serving it: see replica-role.ts.
+    const reserve = setKube !== undefined && recorder !== undefined ? { reserveSerial: (zone: string, serial: number) => recorder.reserve(zone, serial) } : {};
+    provider = await buildProvider(cfg, { ...deps, ...reserve, ...(serialFloors === undefined ? {} : { serialFloors }) });
   } catch (err) {
     status?.onSyncFailed(err);
     await status?.close();
@@ -76,7 +76,10 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
     await kube?.stop();
     throw err;
   }
-  const controller = syncController(cfg, { source, registry, logger, metrics, kube, status });
+  let replicas: ReplicaSet | undefined;
+  if (setKube !== undefined && provider instanceof EmbeddedProvider)
+    replicas = await replicaSetOf(cfg, { kube: setKube, store: provider.store, recorder, logger, metrics, env: io.env, trigger: () => controller.trigger() });
+  const controller = syncController(cfg, { source, registry, logger, metrics, kube, status, replicas });
   logger.info(
     { provider: provider.name, sources: cfg.sources, registry: cfg.registry, ownerId: cfg.txtOwnerId, policy: cfg.policy, dryRun: cfg.dryRun },
     'hostwarden starting',
@@ -113,7 +116,7 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
       return 0;
     }
 
-    await startServing(cfg, { provider, controller, logger, metrics, closers, stopSignal: io.stopSignal });
+    await startServing(cfg, { provider, controller, logger, metrics, closers, stopSignal: io.stopSignal, replicas });
     await controller.run(io.stopSignal);
     logger.info('hostwarden stopped');
     return 0;
@@ -123,6 +126,29 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
 }
 
 type Hooks = ReturnType<typeof kubeRunHooks>;
+
+function runMetrics(): MetricsRegistry {
+  const metrics = new MetricsRegistry();
+  collectDefaultMetrics({ register: metrics });
+  registerBuildInfo(metrics);
+  // Registered whatever the provider, as external-dns registers them: zeros rather than gaps.
+  new ProviderCacheMetrics(metrics);
+  new WebhookClientMetrics(metrics);
+  new HttpRequestMetrics(metrics);
+  return metrics;
+}
+
+/** The hooks when this process forms a replica set with its peers (run-replicas.ts), else undefined. */
+function replicaSetKube(cfg: Config, kube: Hooks, env: RunIO['env'], logger: Logger): KubeRunHooks | undefined {
+  if (!formsReplicaSet(cfg, kube)) return undefined;
+  refreshMsOf(cfg);
+  if (peerAddressOf(cfg, env) !== undefined) return kube;
+  logger.warn(
+    { dnsListen: cfg.dnsListen },
+    'no address for the other replicas to transfer the zones from (set --embedded-peer-address, or POD_IP from the downward API): this replica writes alone and other replicas do not follow it',
+  );
+  return undefined;
+}
 
 /** Saves each zone's serial after every commit; returns the closer that gives pending saves a moment. */
 function recordSerials(provider: EmbeddedProvider, recorder: SerialRecorder): () => Promise<void> {
@@ -142,9 +168,11 @@ type OperandStatus = { onSynced(): void; onSyncFailed(err: unknown): void } | un
 /** The sync loop, with the Kubernetes hooks (leader election, Events) and the operand status wired in. */
 function syncController(
   cfg: Config,
-  parts: { source: Source; registry: Registry; logger: Logger; metrics: MetricsRegistry; kube: Hooks; status: OperandStatus },
+  parts: { source: Source; registry: Registry; logger: Logger; metrics: MetricsRegistry; kube: Hooks; status: OperandStatus; replicas: ReplicaSet | undefined },
 ): Controller {
-  const { source, registry, logger, metrics, kube, status } = parts;
+  const { source, registry, logger, metrics, kube, status, replicas } = parts;
+  const canApply = replicas === undefined ? kube?.canApply : () => replicas.role.canApply();
+  const role = replicas?.role;
   return new Controller({
     source,
     registry,
@@ -160,13 +188,14 @@ function syncController(
     dryRun: cfg.dryRun,
     logger: logger.child({ component: 'controller' }),
     metrics: new ControllerMetrics(metrics),
-    ...(kube?.canApply === undefined || cfg.once ? {} : { canApply: kube.canApply }),
-    ...(kube?.onSynced === undefined && status === undefined
+    ...(canApply === undefined || cfg.once ? {} : { canApply }),
+    ...(kube?.onSynced === undefined && status === undefined && role === undefined
       ? {}
       : {
           onSynced: (report) => {
             kube?.onSynced?.(report);
             status?.onSynced();
+            void role?.synced().catch((err: unknown) => logger.warn({ err: errorMessage(err) }, 'cannot publish this replica as the leader'));
           },
         }),
     ...(status === undefined ? {} : { onSyncFailed: (err) => status.onSyncFailed(err) }),
@@ -180,6 +209,7 @@ type ServingParts = {
   metrics: MetricsRegistry;
   closers: (() => Promise<void>)[];
   stopSignal: AbortSignal;
+  replicas: ReplicaSet | undefined;
 };
 
 /**
@@ -188,7 +218,7 @@ type ServingParts = {
  * The ops server starts first: /readyz then says why the pod is not ready while zones load.
  */
 async function startServing(cfg: Config, parts: ServingParts): Promise<void> {
-  const { provider, controller, logger, metrics, closers, stopSignal } = parts;
+  const { provider, controller, logger, metrics, closers, stopSignal, replicas } = parts;
   const ready = new Readiness(controller);
   let stopAt = 0;
   const onStop = (): void => {
@@ -214,8 +244,10 @@ async function startServing(cfg: Config, parts: ServingParts): Promise<void> {
   }
 
   if (provider instanceof EmbeddedProvider && cfg.dnsListen.length > 0) {
-    const dns = DnsServer.fromConfig(cfg, { logger: logger.child({ component: 'dns' }), metrics });
+    const peerKeys = replicas?.peerKey === undefined ? [] : [replicas.peerKey];
+    const dns = DnsServer.fromConfig(cfg, { logger: logger.child({ component: 'dns' }), metrics, tsigKeys: peerKeys });
     ready.watchDns(() => dns.servingState());
+    if (replicas !== undefined) ready.watchReplica(() => (replicas.role.canApply() ? undefined : replicas.follower.notReady()));
     // Listening first would answer REFUSED for the zones until they reach the server.
     provider.store.addListener(dns);
     const drainMs = shutdownDrainMs(cfg);
@@ -230,6 +262,11 @@ async function startServing(cfg: Config, parts: ServingParts): Promise<void> {
       await dns.stop();
     });
     await dns.start();
+    if (replicas !== undefined) {
+      replicas.follower.start();
+      // Runs before the DNS server's closer: no transfer swaps a zone into a stopping server.
+      closers.push(() => replicas.follower.stop());
+    }
   }
 }
 

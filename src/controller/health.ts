@@ -60,6 +60,7 @@ export interface DnsServingState {
 export class Readiness {
   private readonly sync: SyncState;
   private dns: (() => DnsServingState) | undefined;
+  private replica: (() => string | undefined) | undefined;
   private stopped = false;
   /** Set the first time everything was ready; from then on only the listeners and the stop count. */
   private caughtUp = false;
@@ -71,6 +72,11 @@ export class Readiness {
   /** The DNS server to wait for (embedded provider). */
   watchDns(state: () => DnsServingState): void {
     this.dns = state;
+  }
+
+  /** A follower replica of an embedded set: why it is not current yet (undefined once it is, or while it leads). */
+  watchReplica(notReady: () => string | undefined): void {
+    this.replica = notReady;
   }
 
   /** The process was asked to stop: /readyz fails from now on. */
@@ -85,6 +91,8 @@ export class Readiness {
     if (this.dns === undefined) return synced;
     const dns = this.dns();
     if (!dns.listening) return { ok: false, detail: 'the DNS server is not listening' };
+    const behind = this.replica?.();
+    if (behind !== undefined) return { ok: false, detail: behind };
     if (this.caughtUp) return synced;
     const notReady = dnsNotReady(dns);
     if (notReady !== undefined) return { ok: false, detail: notReady };

@@ -48,6 +48,18 @@ export interface LeaderElectorOptions {
    * of never leading. Never applies once a Lease request was allowed.
    */
   actAloneWhenForbidden?: boolean;
+  /**
+   * Annotations this replica sets on the Lease in its own writes (acquire and renew), so they
+   * need no second writer that would race the renewals; a key mapped to undefined is removed.
+   * A new holder's first write therefore clears what the previous holder published.
+   */
+  annotations?: () => Readonly<Record<string, string | undefined>>;
+}
+
+/** The Lease as a replica last read it: who holds it and what the holder published. */
+export interface ObservedLease {
+  holder: string;
+  annotations: Readonly<Record<string, string>>;
 }
 
 /** A 403 answer to one Lease request, with the verb that was refused. */
@@ -79,7 +91,7 @@ interface LeaseSpec {
 interface Lease {
   apiVersion?: string;
   kind?: string;
-  metadata: { name: string; namespace?: string; resourceVersion?: string; [k: string]: unknown };
+  metadata: { name: string; namespace?: string; resourceVersion?: string; annotations?: Record<string, string>; [k: string]: unknown };
   spec?: LeaseSpec;
 }
 
@@ -113,6 +125,7 @@ export class LeaderElector {
   private readonly warnedVerbs = new Set<string>();
   private wake: (() => void) | undefined;
   private loop: Promise<void> | undefined;
+  private seen: ObservedLease | undefined;
 
   constructor(opts: LeaderElectorOptions) {
     this.opts = opts;
@@ -137,6 +150,16 @@ export class LeaderElector {
     if (this.now() - this.lastRenew < this.renewMs) return true;
     this.lose('renew deadline passed');
     return false;
+  }
+
+  /** The Lease as last read or written by this replica (undefined before the first request). */
+  observedLease(): ObservedLease | undefined {
+    return this.seen;
+  }
+
+  /** Renews (or campaigns) now instead of at the end of the retry period: new annotations go out at once. */
+  renewSoon(): void {
+    this.wake?.();
   }
 
   start(): void {
@@ -259,7 +282,7 @@ export class LeaderElector {
       const fresh: Lease = {
         apiVersion: LEASES.apiVersion,
         kind: LEASES.kind,
-        metadata: { name, namespace },
+        metadata: { name, namespace, ...this.annotated(undefined) },
         spec: {
           holderIdentity: this.identity,
           leaseDurationSeconds: Math.ceil(this.leaseMs / 1000),
@@ -270,6 +293,7 @@ export class LeaderElector {
       };
       try {
         await asVerb('create', client.request('POST', collectionPath(LEASES, namespace), { body: fresh, timeoutMs: this.renewMs }));
+        this.seen = { holder: this.identity, annotations: fresh.metadata.annotations ?? {} };
         return true;
       } catch (createErr) {
         if (isStatus(createErr, 409)) return false; // another replica created it first
@@ -278,6 +302,7 @@ export class LeaderElector {
     }
     const spec = lease.spec ?? {};
     const holder = spec.holderIdentity ?? '';
+    this.seen = { holder, annotations: lease.metadata.annotations ?? {} };
     const record = JSON.stringify([holder, spec.renewTime, spec.leaseTransitions]);
     if (this.observed?.record !== record) this.observed = { record, at: this.now() };
     const duration = (spec.leaseDurationSeconds ?? Math.ceil(this.leaseMs / 1000)) * 1000;
@@ -285,6 +310,7 @@ export class LeaderElector {
 
     const next: Lease = {
       ...lease,
+      metadata: { ...lease.metadata, ...this.annotated(lease.metadata.annotations) },
       spec: {
         ...spec,
         holderIdentity: this.identity,
@@ -295,6 +321,7 @@ export class LeaderElector {
     };
     try {
       await asVerb('update', client.request('PUT', path, { body: next, timeoutMs: this.renewMs }));
+      this.seen = { holder: this.identity, annotations: next.metadata.annotations ?? {} };
       return true;
     } catch (err) {
       if (isStatus(err, 409)) return false;
@@ -302,12 +329,30 @@ export class LeaderElector {
     }
   }
 
+  /** `metadata.annotations` with this replica's own set over `current`; nothing when it publishes none. */
+  private annotated(current: Record<string, string> | undefined): { annotations?: Record<string, string> } {
+    const own = this.opts.annotations?.();
+    if (own === undefined) return current === undefined ? {} : { annotations: current };
+    const out: Record<string, string> = { ...current };
+    for (const [k, v] of Object.entries(own)) {
+      if (v === undefined) delete out[k];
+      else out[k] = v;
+    }
+    return { annotations: out };
+  }
+
   private async release(): Promise<void> {
     const path = objectPath(LEASES, this.opts.namespace, this.opts.name);
     const lease = await this.opts.client.request<Lease>('GET', path);
     if (lease.spec?.holderIdentity !== this.identity) return;
     const now = microTime(new Date(this.now()));
-    await this.opts.client.request('PUT', path, { body: { ...lease, spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now } } });
+    // What this replica published is about itself: it goes with the Lease.
+    const annotations = { ...lease.metadata.annotations };
+    for (const key of Object.keys(this.opts.annotations?.() ?? {})) delete annotations[key];
+    const metadata = { ...lease.metadata, annotations };
+    await this.opts.client.request('PUT', path, {
+      body: { ...lease, metadata, spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now } },
+    });
     this.log.info('released the lease');
   }
 
@@ -334,6 +379,9 @@ export interface LeaderElectorFromFlagsOptions {
   defaultNamespace?: string;
   identity?: string;
   onStartedLeading?: () => void;
+  onStoppedLeading?: () => void;
+  /** Published on the Lease by its holder (see LeaderElectorOptions.annotations). */
+  annotations?: () => Readonly<Record<string, string | undefined>>;
   /** Where the service-account namespace file is read from in a cluster. */
   serviceAccountDir?: string;
   /**
@@ -379,6 +427,8 @@ export function leaderElectorFromFlags(cfg: Pick<Config, 'flags' | 'explicit'>, 
     renewDeadlineMs: renewMs,
     retryPeriodMs: retryMs,
     ...(opts.onStartedLeading === undefined ? {} : { onStartedLeading: opts.onStartedLeading }),
+    ...(opts.onStoppedLeading === undefined ? {} : { onStoppedLeading: opts.onStoppedLeading }),
+    ...(opts.annotations === undefined ? {} : { annotations: opts.annotations }),
     ...(opts.actAloneUnlessAsked === true && !asked ? { actAloneWhenForbidden: true } : {}),
     ...(opts.forbiddenRetryMs === undefined ? {} : { forbiddenRetryMs: opts.forbiddenRetryMs }),
   });

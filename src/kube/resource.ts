@@ -97,6 +97,7 @@ export const PODS: KubeResource = { apiVersion: 'v1', kind: 'Pod', plural: 'pods
 export const NAMESPACES: KubeResource = { apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false };
 export const ENDPOINTSLICES: KubeResource = { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', plural: 'endpointslices', namespaced: true };
 export const LEASES: KubeResource = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', plural: 'leases', namespaced: true };
+export const SECRETS: KubeResource = { apiVersion: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true };
 export const CONFIGMAPS: KubeResource = { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true };
 export const EVENTS: KubeResource = { apiVersion: 'events.k8s.io/v1', kind: 'Event', plural: 'events', namespaced: true };
 /** Contour's HTTPProxy (the contour-httpproxy source). */

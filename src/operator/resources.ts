@@ -2,7 +2,7 @@
 import type { KubeResource } from '../kube/resource.ts';
 
 export const DEPLOYMENTS: KubeResource = { apiVersion: 'apps/v1', kind: 'Deployment', plural: 'deployments', namespaced: true };
-export const SECRETS: KubeResource = { apiVersion: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true };
+export { SECRETS } from '../kube/resource.ts';
 export const SERVICE_ACCOUNTS: KubeResource = { apiVersion: 'v1', kind: 'ServiceAccount', plural: 'serviceaccounts', namespaced: true };
 export const PODS: KubeResource = { apiVersion: 'v1', kind: 'Pod', plural: 'pods', namespaced: true };
 export const CLUSTER_ROLES: KubeResource = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', plural: 'clusterroles', namespaced: false };

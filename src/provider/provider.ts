@@ -33,6 +33,8 @@ export interface ProviderDeps {
   metrics?: MetricsRegistry;
   /** Embedded only: each zone's SOA serial kept in the cluster, below which no serial is served. */
   serialFloors?: ReadonlyMap<string, number>;
+  /** Embedded only: keeps a zone's next serial in the cluster before it is served (a replica set's leader). */
+  reserveSerial?: (zone: string, serial: number) => Promise<void>;
 }
 
 /** The zones of a provider that serves its own: --embedded-zone, else the domain filters. */

@@ -215,7 +215,8 @@ export class DnsServer implements ZoneListener {
     return addon;
   }
 
-  static fromConfig(cfg: DnsServerConfig, deps: { logger: Logger; metrics?: Registry }): DnsServer {
+  /** `deps.tsigKeys`: keys accepted besides --dns-tsig-key (the replica set's own transfer key). */
+  static fromConfig(cfg: DnsServerConfig, deps: { logger: Logger; metrics?: Registry; tsigKeys?: readonly TsigKey[] }): DnsServer {
     if (cfg.dnsListen.length === 0) throw new ConfigError('at least one --dns-listen address is needed', '--dns-listen');
     const workers = wholeIn(cfg.dnsWorkers ?? 0, 0, 64, '--dns-workers must be 0..64', '--dns-workers');
     const udpSize = wholeIn(cfg.dnsUdpSize ?? 1232, 512, 65535, '--dns-udp-size must be 512..65535', '--dns-udp-size');
@@ -259,7 +260,7 @@ export class DnsServer implements ZoneListener {
     return new DnsServer({
       listen: cfg.dnsListen,
       allowTransfer: cfg.dnsAllowTransfer ?? [],
-      tsigKeys: (cfg.dnsTsigKey ?? []).map((k) => parseTsigKey(k)),
+      tsigKeys: [...(cfg.dnsTsigKey ?? []).map((k) => parseTsigKey(k)), ...(deps.tsigKeys ?? [])],
       notify: cfg.dnsNotify ?? [],
       udpSize,
       ixfrJournal,

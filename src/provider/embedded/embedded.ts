@@ -45,6 +45,7 @@ export interface EmbeddedProviderConfig {
   readOnly?: boolean;
   /** Each zone's serial kept in the cluster (see serial-keeper.ts). */
   serialFloors?: ReadonlyMap<string, number>;
+  reserveSerial?: (zone: string, serial: number) => Promise<void>;
 }
 
 type SetKey = Pick<RRSet, 'name' | 'type'>;
@@ -85,6 +86,7 @@ export class EmbeddedProvider implements Provider {
       ...(cfg.embeddedHostmaster !== '' ? { hostmaster: cfg.embeddedHostmaster } : {}),
       ...(deps.readOnly === true ? { readOnly: true } : {}),
       ...(deps.serialFloors === undefined ? {} : { serialFloors: deps.serialFloors }),
+      ...(deps.reserveSerial === undefined ? {} : { reserveSerial: deps.reserveSerial }),
     });
   }
 
@@ -104,6 +106,7 @@ export class EmbeddedProvider implements Provider {
     if (config.hostmaster !== undefined) options.hostmaster = config.hostmaster;
     if (config.readOnly === true) options.readOnly = true;
     if (config.serialFloors !== undefined) options.serialFloors = config.serialFloors;
+    if (config.reserveSerial !== undefined) options.reserveSerial = config.reserveSerial;
     const store = new ZoneStore(options);
     await store.open();
     return new EmbeddedProvider({ store, logger: config.logger });

@@ -146,6 +146,8 @@ export interface SerialRecorderOptions {
   /** A repeated failure is logged at most this often (default 60 s); a refused verb once. */
   warnEveryMs?: number;
   now?: () => number;
+  /** How long a commit waits for its serial to be kept before serving it anyway (default 2 s). */
+  reserveTimeoutMs?: number;
 }
 
 /**
@@ -156,6 +158,8 @@ export interface SerialRecorderOptions {
 export class SerialRecorder implements ZoneListener {
   private readonly opts: SerialRecorderOptions;
   private readonly pending = new Map<string, number>();
+  /** The newest serial of each zone already kept by reserve(): zoneChanged need not save it again. */
+  private readonly reserved = new Map<string, number>();
   private readonly warnedVerbs = new Set<string>();
   private readonly stop = new AbortController();
   private lastWarn = Number.NEGATIVE_INFINITY;
@@ -167,9 +171,34 @@ export class SerialRecorder implements ZoneListener {
 
   zoneChanged(zone: ZoneContent): void {
     if (this.stop.signal.aborted || this.opts.canSave?.() === false) return;
+    const reserved = this.reserved.get(zone.origin);
+    if (reserved !== undefined && !serialGreater(zone.soa.serial, reserved)) return;
     const known = this.pending.get(zone.origin);
     if (known === undefined || serialGreater(zone.soa.serial, known)) this.pending.set(zone.origin, zone.soa.serial);
     this.draining ??= this.drain().finally(() => (this.draining = undefined));
+  }
+
+  /**
+   * Keeps `serial` before the store serves it (ZoneStoreOptions.reserveSerial), so a replica that
+   * takes over as leader never reuses a serial a follower already holds. Bounded by
+   * reserveTimeoutMs and never throws: a cluster that does not answer delays a change, never stops it
+   * (zoneChanged then saves it in the background like any other).
+   */
+  async reserve(zone: string, serial: number): Promise<void> {
+    if (this.stop.signal.aborted || this.opts.canSave?.() === false) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), this.opts.reserveTimeoutMs ?? 2000)));
+    try {
+      const outcome = await Promise.race([this.opts.keeper.save(zone, serial).then(() => 'saved' as const), timeout]);
+      if (outcome === 'saved') {
+        const known = this.reserved.get(zone);
+        if (known === undefined || serialGreater(serial, known)) this.reserved.set(zone, serial);
+      }
+    } catch (err) {
+      this.report(err, 1);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /**

@@ -62,6 +62,12 @@ export interface ZoneStoreOptions {
    * its next change, so an emptied directory never serves a serial lower than one served before.
    */
   serialFloors?: ReadonlyMap<string, number>;
+  /**
+   * Called with each zone's next serial before that serial is written or served (the leader of a
+   * replica set keeps it in the cluster first, so no replica ever holds a serial the cluster does
+   * not know). It must not throw for long: a failure is the caller's to log, the commit goes on.
+   */
+  reserveSerial?: (zone: string, serial: number) => Promise<void>;
 }
 
 /**
@@ -88,6 +94,8 @@ export class ZoneStore {
   private lock: DataDirLock | undefined;
   /** Zone-file lines of each frozen set, reused while the set is unchanged. */
   private readonly lineCache = new WeakMap<RRSet, string>();
+  /** Each zone's serial kept outside the data directory; raised on a change of leader. */
+  private readonly floors: Map<string, number>;
 
   constructor(options: ZoneStoreOptions) {
     this.options = options;
@@ -96,6 +104,7 @@ export class ZoneStore {
     this.zoneNames = [...new Set(options.zones.map((z) => normalizeDnsName(z)))].sort();
     this.logger = options.logger;
     this.now = options.now ?? Date.now;
+    this.floors = new Map(options.serialFloors ?? []);
     const bad = (options.nameserverAddresses ?? []).find((a) => !isIPv4(a) && !isIPv6(a));
     if (bad !== undefined) throw new ConfigError(`nameserver address ${JSON.stringify(bad)} is not an IP address`);
   }
@@ -196,8 +205,7 @@ export class ZoneStore {
    * one serial increment. Resolves after every write is durable.
    */
   async commit(edits: ReadonlyMap<string, ZoneEdit>): Promise<void> {
-    this.assertOpen();
-    if (this.options.readOnly === true) throw new ProviderError(PROVIDER, 'zone store is read-only', { code: 'STORE_STATE' });
+    this.assertWritable();
     for (const zone of edits.keys()) this.content(zone);
     // Accepted before close(), so close() waits for it rather than failing it.
     await this.mutex.run(edits.keys(), async () => {
@@ -206,8 +214,63 @@ export class ZoneStore {
         const content = this.applyEdit(zone, edit);
         if (content !== undefined) next.push({ zone, content });
       }
+      for (const { zone, content } of next) await this.reserve(zone, content.soa.serial);
       for (const { zone, content } of next) await this.write(zone, content);
     });
+  }
+
+  /**
+   * Raises the kept serials (a replica taking over as leader reads them again): each is kept only
+   * when newer than the one known. Returns the zones whose content is now below its floor.
+   */
+  raiseFloors(floors: ReadonlyMap<string, number>): string[] {
+    for (const [zone, serial] of floors) {
+      const known = this.floors.get(zone);
+      if (known === undefined || serialGreater(serial, known)) this.floors.set(zone, serial);
+    }
+    return this.zoneNames.filter((zone) => {
+      const floor = this.floors.get(zone);
+      return floor !== undefined && serialGreater(floor, this.content(zone).soa.serial);
+    });
+  }
+
+  /** Moves a zone's serial past its floor without changing its records (a new leader behind the kept serial). */
+  async bump(zone: string): Promise<number> {
+    this.assertWritable();
+    this.content(zone);
+    return this.mutex.run([zone], async () => {
+      const current = this.content(zone);
+      const content: ZoneContent = { ...current, soa: { ...current.soa, serial: serialAfter(current.soa.serial, this.floors.get(zone)) } };
+      await this.reserve(zone, content.soa.serial);
+      await this.write(zone, content);
+      return content.soa.serial;
+    });
+  }
+
+  /**
+   * Replaces a zone with a copy transferred from the leader (a follower replica): written and
+   * served as received, serial included, since the leader's serial is the set's.
+   */
+  async replace(content: ZoneContent): Promise<void> {
+    this.assertWritable();
+    const zone = content.origin;
+    this.content(zone);
+    await this.mutex.run([zone], async () => {
+      await this.write(zone, { origin: zone, soa: { ...content.soa }, rrsets: sortRRSets(content.rrsets.map((s) => ({ ...s, rdata: [...s.rdata] }))) });
+    });
+  }
+
+  private async reserve(zone: string, serial: number): Promise<void> {
+    try {
+      await this.options.reserveSerial?.(zone, serial);
+    } catch (err) {
+      this.logger.warn({ zone, serial, err: errorMessage(err) }, 'cannot keep the new serial in the cluster before serving it; serving it anyway');
+    }
+  }
+
+  private assertWritable(): void {
+    this.assertOpen();
+    if (this.options.readOnly === true) throw new ProviderError(PROVIDER, 'zone store is read-only', { code: 'STORE_STATE' });
   }
 
   /** Waits for the commits already accepted (later ones are refused), then frees the directory. */
@@ -252,7 +315,7 @@ export class ZoneStore {
     } catch (err) {
       throw conflict(zone, `the change would make zone ${zone} unreadable: ${errorMessage(err).replace(/^.*?: /, '')}`);
     }
-    return { ...candidate, soa: { ...current.soa, serial: serialAfter(current.soa.serial, this.options.serialFloors?.get(zone)) } };
+    return { ...candidate, soa: { ...current.soa, serial: serialAfter(current.soa.serial, this.floors.get(zone)) } };
   }
 
   private async write(zone: string, content: ZoneContent): Promise<void> {
@@ -300,7 +363,7 @@ export class ZoneStore {
     const soa: SOA = {
       mname: nameservers[0] ?? `ns1.${zone}`,
       rname: normalizeDnsName(this.options.hostmaster ?? `hostmaster.${zone}`),
-      serial: freshSerial(this.now(), this.options.serialFloors?.get(zone)),
+      serial: freshSerial(this.now(), this.floors.get(zone)),
       ...timers,
       ttl,
     };
