@@ -17,6 +17,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import type { Socket } from 'node:dgram';
+import { createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -53,7 +54,7 @@ export interface Incarnation {
 
 export interface HaSetOptions {
   api: TestApiServer;
-  /** A temp directory the set may write to (data dirs, the kubeconfig). */
+  /** A temp directory the set may write to (data dirs, the kubeconfig, each process's log as `replica-<i>-<id>.log`). */
   root: string;
   size?: number;
   /** More `run` flags for every replica. */
@@ -89,16 +90,18 @@ interface Spawned {
   waitForLog(pred: (l: Record<string, unknown>) => boolean, timeoutMs: number): Promise<Record<string, unknown>>;
 }
 
-/** `hostwarden run` with JSON logs on stderr, kept as parsed lines. */
-function spawnRun(args: readonly string[]): Spawned {
+/** `hostwarden run` with JSON logs on stderr, kept as parsed lines and written to `logFile`. */
+function spawnRun(args: readonly string[], logFile: string): Spawned {
   const child = spawn(process.execPath, [BIN, 'run', '--log-format', 'json', ...args], {
     cwd: REPO_ROOT,
     env: { PATH: process.env['PATH'] ?? '' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const logs: Record<string, unknown>[] = [];
+  const file = createWriteStream(logFile);
   let buffer = '';
   child.stderr?.on('data', (chunk: Buffer) => {
+    file.write(chunk);
     buffer += chunk.toString();
     let nl = buffer.indexOf('\n');
     while (nl !== -1) {
@@ -113,6 +116,7 @@ function spawnRun(args: readonly string[]): Spawned {
     }
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  child.stderr?.on('end', () => file.end());
   const waitForLog = async (pred: (l: Record<string, unknown>) => boolean, timeoutMs: number): Promise<Record<string, unknown>> => {
     const deadline = Date.now() + timeoutMs;
     let gone = false;
@@ -190,38 +194,41 @@ export class HaSet {
     const dataDir = join(this.opts.root, `replica-${i}-${id}`);
     await mkdir(dataDir, { recursive: true });
     const dnsPort = await freePort();
-    const spawned = spawnRun([
-      '--source',
-      'service',
-      '--kubeconfig',
-      this.kubeconfig,
-      '--embedded-zone',
-      HA_ZONE,
-      '--txt-owner-id',
-      'ha',
-      '--embedded-data-dir',
-      dataDir,
-      '--dns-listen',
-      `127.0.0.1:${dnsPort}`,
-      '--embedded-peer-address',
-      `127.0.0.1:${dnsPort}`,
-      '--leader-elect',
-      '--leader-election-namespace',
-      LEASE.namespace,
-      '--leader-election-lease-duration',
-      `${LEASE_DURATION_MS}ms`,
-      '--leader-election-renew-deadline',
-      '2s',
-      '--leader-election-retry-period',
-      `${RETRY_PERIOD_MS}ms`,
-      '--min-event-sync-interval',
-      '10ms',
-      '--metrics-address',
-      '127.0.0.1:0',
-      '--shutdown-drain',
-      '300ms',
-      ...(this.opts.extraArgs ?? []),
-    ]);
+    const spawned = spawnRun(
+      [
+        '--source',
+        'service',
+        '--kubeconfig',
+        this.kubeconfig,
+        '--embedded-zone',
+        HA_ZONE,
+        '--txt-owner-id',
+        'ha',
+        '--embedded-data-dir',
+        dataDir,
+        '--dns-listen',
+        `127.0.0.1:${dnsPort}`,
+        '--embedded-peer-address',
+        `127.0.0.1:${dnsPort}`,
+        '--leader-elect',
+        '--leader-election-namespace',
+        LEASE.namespace,
+        '--leader-election-lease-duration',
+        `${LEASE_DURATION_MS}ms`,
+        '--leader-election-renew-deadline',
+        '2s',
+        '--leader-election-retry-period',
+        `${RETRY_PERIOD_MS}ms`,
+        '--min-event-sync-interval',
+        '10ms',
+        '--metrics-address',
+        '127.0.0.1:0',
+        '--shutdown-drain',
+        '300ms',
+        ...(this.opts.extraArgs ?? []),
+      ],
+      `${dataDir}.log`,
+    );
     let exitedNow = false;
     void spawned.exited.then(() => (exitedNow = true));
     try {
