@@ -17,12 +17,17 @@ import { ReplicaRole, parseTarget } from '../provider/embedded/replica-role.ts';
 import type { SerialRecorder } from '../provider/embedded/serial-keeper.ts';
 import type { ZoneStore } from '../provider/embedded/zone-store.ts';
 import type { KubeRunHooks } from './run-hooks.ts';
+import { ObjectWatch } from '../kube/object-watch.ts';
+import { LEASES } from '../kube/resource.ts';
 
 export interface ReplicaSet {
   role: ReplicaRole;
   follower: PeerFollower;
   /** Accepted by this replica's DNS server for transfers (undefined: the set transfers unsigned). */
   peerKey: TsigKey | undefined;
+  /** Follows the leader (with the DNS server started) until stopped. */
+  start(): void;
+  stop(): Promise<void>;
 }
 
 export interface ReplicaSetDeps {
@@ -34,6 +39,7 @@ export interface ReplicaSetDeps {
   env: Readonly<Record<string, string | undefined>> | undefined;
   /** Asks the sync loop for a sync. */
   trigger: () => void;
+  stopSignal: AbortSignal;
 }
 
 /** True when `run` forms a replica set: embedded provider, leader election, DNS served, not --once. */
@@ -107,8 +113,37 @@ export async function replicaSetOf(cfg: Config, deps: ReplicaSetDeps): Promise<R
     onRole: (leading) => leader.set(leading ? 1 : 0),
   });
   late.role = role;
+  // On the stop signal the Lease goes at once, not after the DNS drain: the sync loop has stopped,
+  // and a follower can take over (and publish) while this replica still answers.
+  deps.stopSignal.addEventListener('abort', () => void elector.stop(true), { once: true });
   kube.setRoleHooks({ annotations: () => role.annotations(), startedLeading: () => role.startedLeading(), stoppedLeading: () => role.stoppedLeading() });
-  return { role, follower, peerKey };
+  // The Lease is watched, not only read every retry period: a new leader's address reaches the
+  // followers at once, so a change made by a new leader reaches them as fast as any other.
+  const leaseWatch = new ObjectWatch({
+    client: kube.client,
+    resource: LEASES,
+    namespace: elector.lease.namespace,
+    name: elector.lease.name,
+    logger: log,
+    onChange: (lease) => {
+      role.leaseSeen(lease);
+      follower.wake();
+    },
+    onBroken: () => role.leaseSeen(null),
+  });
+  return {
+    role,
+    follower,
+    peerKey,
+    start: () => {
+      leaseWatch.start();
+      follower.start();
+    },
+    stop: async () => {
+      await leaseWatch.stop();
+      await follower.stop();
+    },
+  };
 }
 
 /** The set's TSIG key from its Secret; without it (refused, or "") the set transfers unsigned, with a warning. */

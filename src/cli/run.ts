@@ -38,12 +38,7 @@ export interface RunIO {
 
 export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
   const { logger } = io;
-  // Flags of the ops server are checked before anything starts.
-  if (cfg.metricsAddress !== '') {
-    healthFailureLimit(cfg);
-    connectionLimitsFromFlags(cfg.flags);
-  }
-  shutdownDrainMs(cfg);
+  checkServingFlags(cfg);
   const metrics = runMetrics();
   const deps = { logger, metrics, watch: !cfg.once, ...(io.env === undefined ? {} : { env: io.env }) };
 
@@ -76,10 +71,12 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
     await kube?.stop();
     throw err;
   }
-  let replicas: ReplicaSet | undefined;
-  if (setKube !== undefined && provider instanceof EmbeddedProvider)
-    replicas = await replicaSetOf(cfg, { kube: setKube, store: provider.store, recorder, logger, metrics, env: io.env, trigger: () => controller.trigger() });
+  const late: { controller?: Controller } = {};
+  const set = { kube: setKube, recorder, logger, metrics, env: io.env, trigger: () => late.controller?.trigger(), stopSignal: io.stopSignal };
+  const replicas =
+    set.kube !== undefined && provider instanceof EmbeddedProvider ? await replicaSetOf(cfg, { ...set, kube: set.kube, store: provider.store }) : undefined;
   const controller = syncController(cfg, { source, registry, logger, metrics, kube, status, replicas });
+  late.controller = controller;
   logger.info(
     { provider: provider.name, sources: cfg.sources, registry: cfg.registry, ownerId: cfg.txtOwnerId, policy: cfg.policy, dryRun: cfg.dryRun },
     'hostwarden starting',
@@ -126,6 +123,15 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
 }
 
 type Hooks = ReturnType<typeof kubeRunHooks>;
+
+/** Flags of the ops server and the drain, checked before anything starts. */
+function checkServingFlags(cfg: Config): void {
+  if (cfg.metricsAddress !== '') {
+    healthFailureLimit(cfg);
+    connectionLimitsFromFlags(cfg.flags);
+  }
+  shutdownDrainMs(cfg);
+}
 
 function runMetrics(): MetricsRegistry {
   const metrics = new MetricsRegistry();
@@ -247,7 +253,8 @@ async function startServing(cfg: Config, parts: ServingParts): Promise<void> {
     const peerKeys = replicas?.peerKey === undefined ? [] : [replicas.peerKey];
     const dns = DnsServer.fromConfig(cfg, { logger: logger.child({ component: 'dns' }), metrics, tsigKeys: peerKeys });
     ready.watchDns(() => dns.servingState());
-    if (replicas !== undefined) ready.watchReplica(() => (replicas.role.canApply() ? undefined : replicas.follower.notReady()));
+    // A new leader is ready once it published (its first sync as leader), or if it had caught up as a follower.
+    if (replicas !== undefined) ready.watchReplica(() => (replicas.role.leading() ? undefined : replicas.follower.notReady()));
     // Listening first would answer REFUSED for the zones until they reach the server.
     provider.store.addListener(dns);
     const drainMs = shutdownDrainMs(cfg);
@@ -263,9 +270,9 @@ async function startServing(cfg: Config, parts: ServingParts): Promise<void> {
     });
     await dns.start();
     if (replicas !== undefined) {
-      replicas.follower.start();
+      replicas.start();
       // Runs before the DNS server's closer: no transfer swaps a zone into a stopping server.
-      closers.push(() => replicas.follower.stop());
+      closers.push(() => replicas.stop());
     }
   }
 }

@@ -61,6 +61,7 @@ export class PeerFollower {
   private behind: string[] = [];
   private lastError: string | undefined;
   private warnedAt = 0;
+  private waking: AbortController | undefined;
 
   constructor(opts: FollowerOptions) {
     this.opts = opts;
@@ -73,7 +74,13 @@ export class PeerFollower {
 
   async stop(): Promise<void> {
     this.stopper.abort();
+    this.waking?.abort();
     await this.loop;
+  }
+
+  /** Refreshes now instead of at the end of the period (the Lease named a new leader). */
+  wake(): void {
+    this.waking?.abort();
   }
 
   /** Undefined once caught up; else why this replica is not ready yet. */
@@ -111,7 +118,8 @@ export class PeerFollower {
   private async run(): Promise<void> {
     while (!this.stopper.signal.aborted) {
       await this.refresh();
-      await sleep(this.opts.refreshMs, this.stopper.signal);
+      this.waking = new AbortController();
+      await sleep(this.opts.refreshMs, this.waking.signal);
     }
   }
 

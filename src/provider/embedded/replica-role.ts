@@ -45,6 +45,8 @@ export interface ReplicaRoleOptions {
 export class ReplicaRole {
   private readonly opts: ReplicaRoleOptions;
   private takenOver = false;
+  /** The Lease as the watch last saw it; fresher than the elector's periodic read. */
+  private watched: { holder: string; annotations: Readonly<Record<string, string>> } | undefined;
   private published = false;
   /** Bumped on each change of role, so a takeover that finishes after losing the lease does nothing. */
   private term = 0;
@@ -68,10 +70,18 @@ export class ReplicaRole {
     return this.published && this.opts.elector.isLeader();
   }
 
+  /** The Lease object from a watch (undefined: deleted; null: the watch broke, so the elector's read counts). */
+  leaseSeen(lease: Record<string, unknown> | undefined | null): void {
+    if (lease === null) return void (this.watched = undefined);
+    const meta = (lease?.['metadata'] ?? {}) as { annotations?: Record<string, string> };
+    const spec = (lease?.['spec'] ?? {}) as { holderIdentity?: string };
+    this.watched = { holder: spec.holderIdentity ?? '', annotations: meta.annotations ?? {} };
+  }
+
   /** Where to transfer from: the published address of another holder, or undefined. */
   leaderTarget(): Target | undefined {
     if (this.opts.elector.isLeader()) return undefined;
-    const lease = this.opts.elector.observedLease();
+    const lease = this.watched ?? this.opts.elector.observedLease();
     if (lease === undefined || lease.holder === '' || lease.holder === this.opts.elector.identity) return undefined;
     return parseTarget(lease.annotations[PEER_ADDRESS_ANNOTATION]);
   }
