@@ -219,6 +219,7 @@ const CASES: readonly Case[] = [
       domainFilters: ['example.org'],
       embedded: { zones: ['example.org'], service: { type: 'LoadBalancer', annotations: { 'metallb.universe.tf/address-pool': 'dns' } } },
       persistence: { enabled: true, storageClass: 'fast', size: '2Gi' },
+      replicaCount: 1,
       fullnameOverride: 'hw',
     },
     expect: (r) => {
@@ -283,7 +284,8 @@ describe('Helm chart', () => {
         const sources = values['sources'] as string[];
         const listenerSets = values['enableGatewayListenerSets'] === true && sources.some((s) => /^gateway-[a-z]+route$/.test(s));
         const events = (values['eventsEmit'] as string[]).length > 0;
-        const features = [...sources, ...(listenerSets ? ['gateway-listener-sets'] : []), ...(events ? ['events'] : [])];
+        const embedded = values['provider'] === 'embedded' ? ['embedded-replicas'] : [];
+        const features = [...sources, ...(listenerSets ? ['gateway-listener-sets'] : []), ...(events ? ['events'] : []), ...embedded];
         const want = expectedGrants(await requiredPermissions(ROOT), features);
         // The unstructured source reads what the user lists, so its grants come from the values.
         if (sources.includes('unstructured'))
@@ -319,8 +321,8 @@ describe('Helm chart', () => {
     assert.match(render({ extraArgs: ['txt-prefix=x'] }).valuesCheck.errors.join('\n'), /extraArgs/);
   });
 
-  test('replicaCount 1 (default): Recreate, no PodDisruptionBudget, spread and soft anti-affinity across nodes, grace above the drain', () => {
-    const r = render({});
+  test('replicaCount 1: Recreate, no PodDisruptionBudget, spread and soft anti-affinity across nodes, grace above the drain', () => {
+    const r = render({ replicaCount: 1 });
     const dep = ofKind(r.objects, 'Deployment')[0];
     assert.equal(get(dep, 'spec', 'replicas'), 1);
     assert.deepEqual(get(dep, 'spec', 'strategy'), { type: 'Recreate' });
@@ -331,23 +333,39 @@ describe('Helm chart', () => {
     assert.equal(get(dep, 'spec', 'template', 'spec', 'containers', 0, 'lifecycle'), undefined, 'the process drains itself: no preStop');
   });
 
-  test('replicaCount 3: RollingUpdate one at a time and a PodDisruptionBudget of maxUnavailable 1 on the pods', () => {
-    const r = render({ replicaCount: 3, provider: 'aws' });
+  test('default: 3 embedded replicas, RollingUpdate (a new pod Ready before an old one stops), a PodDisruptionBudget of maxUnavailable 1, readiness, spread, POD_IP', () => {
+    const r = render({});
     assert.deepEqual(r.valuesCheck.errors, []);
     assert.deepEqual(checkShapes([...r.objects], RELEASE.namespace), []);
     const dep = ofKind(r.objects, 'Deployment')[0];
     assert.equal(get(dep, 'spec', 'replicas'), 3);
-    assert.deepEqual(get(dep, 'spec', 'strategy'), { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } });
+    assert.deepEqual(get(dep, 'spec', 'strategy'), { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } });
     const pdbs = ofKind(r.objects, 'PodDisruptionBudget');
     assert.equal(pdbs.length, 1);
     assert.equal(get(pdbs[0], 'spec', 'maxUnavailable'), 1);
     assert.deepEqual(get(pdbs[0], 'spec', 'selector', 'matchLabels'), get(dep, 'spec', 'selector', 'matchLabels'));
     assertSpread(dep);
-    assert.throws(
-      () => render({ replicaCount: 3 }),
-      /replicaCount above 1 needs a provider other than embedded/,
-      'the embedded provider stays at one replica until followers exist',
+    const container = get(dep, 'spec', 'template', 'spec', 'containers', 0);
+    assert.equal(get(container, 'readinessProbe', 'httpGet', 'path'), '/readyz');
+    assert.deepEqual(get(container, 'env', 0), { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } });
+    const role = ofKind(r.objects, 'Role').find((o) => String(get(o, 'metadata', 'name')).endsWith('-leader-election'));
+    const secretRules = (get(role, 'rules') as Obj[]).filter((rule) => (rule['resources'] as string[]).includes('secrets'));
+    assert.deepEqual(
+      secretRules.map((rule) => [rule['verbs'], rule['resourceNames']]),
+      [
+        [['get'], ['hostwarden-embedded-peer']],
+        [['create'], undefined],
+      ],
     );
+    // Another provider: replicas elect, no POD_IP and no Secret grants.
+    const aws = ofKind(render({ replicaCount: 3, provider: 'aws' }).objects, 'Deployment')[0];
+    assert.equal(get(aws, 'spec', 'template', 'spec', 'containers', 0, 'env'), undefined);
+    assert.throws(
+      () => render({ persistence: { enabled: true } }),
+      /persistence.enabled needs replicaCount 1/,
+      'replicas would share one ReadWriteOnce volume',
+    );
+    assert.equal(ofKind(render({ persistence: { enabled: true }, replicaCount: 1 }).objects, 'PersistentVolumeClaim').length, 1);
   });
 
   test('the PodDisruptionBudget can be forced with one replica; spread and anti-affinity turn off; affinity replaces ours', () => {

@@ -215,8 +215,12 @@ export function grantsOf(objs: readonly Obj[], account: { name: string; namespac
     list(b['subjects']).some((s) => s['kind'] === 'ServiceAccount' && s['name'] === account.name && s['namespace'] === account.namespace);
   const collect = (role: Obj, into: Set<string>): void => {
     for (const rule of list(role['rules'])) {
-      if (rule['resourceNames'] !== undefined || rule['nonResourceURLs'] !== undefined)
-        out.problems.push(`${nameOf(role)}: resourceNames/nonResourceURLs are not expected`);
+      // resourceNames only narrow a rule (the embedded replicas' Secret, read by name); the verb counts as granted.
+      const names = strings(rule['resourceNames']);
+      if (rule['nonResourceURLs'] !== undefined || (rule['resourceNames'] !== undefined && names.length === 0))
+        out.problems.push(`${nameOf(role)}: nonResourceURLs or empty resourceNames are not expected`);
+      if (names.length > 0 && strings(rule['verbs']).some((v) => v === 'create' || v === 'list' || v === 'deletecollection'))
+        out.problems.push(`${nameOf(role)}: resourceNames cannot limit create, list or deletecollection`);
       for (const g of strings(rule['apiGroups']))
         for (const r of strings(rule['resources']))
           for (const v of strings(rule['verbs'])) {

@@ -51,11 +51,11 @@ describe('deploy/ manifests', () => {
     assert.equal(config?.flags.bool('leader-elect'), true);
   });
 
-  test('the Deployment: one replica with Recreate, spread and soft anti-affinity across nodes, a grace period above the drain, and a PDB ready to uncomment', () => {
+  test('the Deployment: three replicas, RollingUpdate (a new pod Ready first), spread and soft anti-affinity across nodes, POD_IP, a grace period above the drain, and a PDB', () => {
     const { objs } = loadAll();
     const dep = ofKind(objs, 'Deployment')[0];
-    assert.equal(get(dep, 'spec', 'replicas'), 1);
-    assert.deepEqual(get(dep, 'spec', 'strategy'), { type: 'Recreate' });
+    assert.equal(get(dep, 'spec', 'replicas'), 3);
+    assert.deepEqual(get(dep, 'spec', 'strategy'), { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } });
     const pod = get(dep, 'spec', 'template', 'spec');
     const selector = get(dep, 'spec', 'selector', 'matchLabels');
     assert.deepEqual(get(pod, 'topologySpreadConstraints'), [
@@ -63,15 +63,15 @@ describe('deploy/ manifests', () => {
     ]);
     const term = get(pod, 'affinity', 'podAntiAffinity', 'preferredDuringSchedulingIgnoredDuringExecution', 0, 'podAffinityTerm');
     assert.deepEqual(term, { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: selector } });
+    const container = get(pod, 'containers', 0);
+    assert.equal(get(container, 'readinessProbe', 'httpGet', 'path'), '/readyz');
+    assert.deepEqual(get(container, 'env', 0), { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } });
     const drainMs = checkWorkload(objs).config?.flags.num('shutdown-drain') ?? NaN;
     assert.ok(Number(get(pod, 'terminationGracePeriodSeconds')) * 1000 > drainMs + 4000);
-    // The commented PodDisruptionBudget is valid once uncommented.
-    const text = readFileSync(join(DEPLOY, 'deployment.yaml'), 'utf8');
-    const block = text.slice(text.indexOf('# apiVersion: policy/v1')).split('\n---')[0] ?? '';
-    const pdb = parseYamlDocuments(block.replace(/^# ?/gm, ''), 'the commented PodDisruptionBudget')[0];
-    assert.equal(get(pdb, 'kind'), 'PodDisruptionBudget');
-    assert.equal(get(pdb, 'spec', 'maxUnavailable'), 1);
-    assert.deepEqual(get(pdb, 'spec', 'selector', 'matchLabels'), selector);
+    const pdbs = ofKind(objs, 'PodDisruptionBudget');
+    assert.equal(pdbs.length, 1);
+    assert.equal(get(pdbs[0], 'spec', 'maxUnavailable'), 1);
+    assert.deepEqual(get(pdbs[0], 'spec', 'selector', 'matchLabels'), selector);
   });
 
   test('the DNS Service maps port 53 over UDP and TCP to the server', () => {

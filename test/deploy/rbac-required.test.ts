@@ -70,9 +70,14 @@ describe('RBAC scan of src/', () => {
       'coordination.k8s.io/leases:create',
       'coordination.k8s.io/leases:get',
       'coordination.k8s.io/leases:update',
+      'coordination.k8s.io/leases:watch',
       'core/configmaps:create',
       'core/configmaps:get',
       'core/configmaps:patch',
     ]);
+    // The embedded replica set's TSIG key Secret only with the embedded provider.
+    const embedded = expectedGrants(PERMISSIONS_TABLE, ['ingress', 'embedded-replicas']).namespaced;
+    assert.ok(embedded.has('core/secrets:get') && embedded.has('core/secrets:create'));
+    assert.ok(!g.namespaced.has('core/secrets:get'));
   });
 });

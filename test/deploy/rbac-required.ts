@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 /** `source:<name>` is needed only when that source runs; the others always. */
-export type Feature = `source:${string}` | 'events' | 'leader-election' | 'embedded-serials';
+export type Feature = `source:${string}` | 'events' | 'leader-election' | 'embedded-serials' | 'embedded-replicas';
 
 export interface Permission {
   feature: Feature;
@@ -108,6 +108,10 @@ export const PERMISSIONS_TABLE: readonly Permission[] = [
   ...perms('leader-election', 'coordination.k8s.io', ['leases'], ['get', 'create', 'update'], 'namespace'),
   // The embedded provider's SOA serials (--embedded-serial-configmap), in the Lease's namespace.
   ...perms('embedded-serials', '', ['configmaps'], ['get', 'create', 'patch'], 'namespace'),
+  // Embedded replica sets: followers watch the Lease (the leader's transfer address; granted with
+  // the Lease whatever the provider), and every replica reads (or the first creates) the set's TSIG key Secret.
+  ...perms('leader-election', 'coordination.k8s.io', ['leases'], ['watch'], 'namespace'),
+  ...perms('embedded-replicas', '', ['secrets'], ['get', 'create'], 'namespace'),
 ];
 
 export async function requiredPermissions(root: string): Promise<readonly Permission[]> {
@@ -240,6 +244,13 @@ function scanRestClient(rel: string, text: string, constants: Map<string, Target
     if (target === undefined) out.unresolved.push(`${rel}:${line}: reflector(…, ${second})`);
     else out.calls.push({ where: `${rel}:${line}`, call: `reflector(${second})`, needs: ['list', 'watch'].map((verb) => ({ ...target, verb })) });
   }
+  // One named object watched (src/kube/object-watch.ts): `new ObjectWatch({ …, resource: LEASES, … })`.
+  for (const m of text.matchAll(/new ObjectWatch\(\{[^}]*?\bresource:\s*(\w+)/g)) {
+    const line = text.slice(0, m.index).split('\n').length;
+    const target = resolveTarget(m[1] ?? '', constants, text);
+    if (target === undefined) out.unresolved.push(`${rel}:${line}: ObjectWatch ${m[1] ?? ''}`);
+    else out.calls.push({ where: `${rel}:${line}`, call: `ObjectWatch(${m[1] ?? ''})`, needs: [{ ...target, verb: 'watch' }] });
+  }
   for (const m of text.matchAll(/\.request(?:<[^>(]*>)?\(\s*'([A-Z]+)',\s*/g)) {
     const line = text.slice(0, m.index).split('\n').length;
     let expr = firstArg(text, (m.index ?? 0) + m[0].length);
@@ -330,9 +341,9 @@ export function uncoveredCalls(calls: readonly FoundCall[], table: readonly Perm
 export function expectedGrants(table: readonly Permission[], sources: readonly string[] | 'all'): { cluster: Set<string>; namespaced: Set<string> } {
   // Sources and the optional features (events: --events-emit) are granted only when chosen.
   const chosen = (feature: string): boolean => sources === 'all' || sources.includes(feature);
-  const wanted = table.filter((p) =>
-    p.feature.startsWith('source:') ? chosen(p.feature.slice('source:'.length)) : p.feature !== 'events' || chosen('events'),
-  );
+  // Events and the embedded replica set's grants (provider embedded) are granted only when chosen.
+  const optional = (f: string): boolean => f === 'events' || f === 'embedded-replicas';
+  const wanted = table.filter((p) => (p.feature.startsWith('source:') ? chosen(p.feature.slice('source:'.length)) : !optional(p.feature) || chosen(p.feature)));
   return {
     cluster: new Set(wanted.filter((p) => p.scope === 'cluster').map(permissionKey)),
     namespaced: new Set(wanted.filter((p) => p.scope === 'namespace').map(permissionKey)),
