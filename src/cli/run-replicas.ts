@@ -97,7 +97,11 @@ export async function replicaSetOf(cfg: Config, deps: ReplicaSetDeps): Promise<R
     store,
     logger: log.child({ role: 'follower' }),
     leader: () => late.role?.leaderTarget(),
-    lookAgain: () => elector.renewSoon(),
+    // The leader follows no one: waking its elector on each refresh would write the Lease every
+    // --embedded-peer-refresh instead of every retry period.
+    lookAgain: () => {
+      if (!elector.isLeader()) elector.renewSoon();
+    },
     refreshMs: refreshMsOf(cfg),
     ...(peerKey === undefined ? {} : { tsig: peerKey }),
     events: { transferred: (zone, kind) => transfers.inc({ zone, kind }) },

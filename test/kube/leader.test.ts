@@ -143,6 +143,102 @@ describe('leader election', () => {
   });
 });
 
+describe('leader election: annotations the holder publishes on the Lease (embedded replica sets)', () => {
+  const ADDR = 'hostwarden.io/embedded-peer-address';
+  let api: TestApiServer;
+  let client: KubeClient;
+  before(async () => {
+    api = await startTestApiServer();
+    client = new KubeClient({ config: api.kubeConfig(), logger: silentLogger() });
+  });
+  after(async () => {
+    client.close();
+    await api.stop();
+  });
+
+  const leaseOf = (name: string): { holder: string | undefined; annotations: Record<string, string> } => {
+    const lease = api.get({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: 'default', name }) as
+      { metadata: { annotations?: Record<string, string> }; spec?: { holderIdentity?: string } } | undefined;
+    return { holder: lease?.spec?.holderIdentity, annotations: lease?.metadata.annotations ?? {} };
+  };
+
+  function elector(name: string, identity: string, annotations: () => Record<string, string | undefined>, timing = LEASE): LeaderElector {
+    return new LeaderElector({
+      client,
+      logger: silentLogger(),
+      namespace: 'default',
+      name,
+      identity,
+      leaseDurationMs: timing.leaseMs,
+      renewDeadlineMs: timing.renewMs,
+      retryPeriodMs: timing.retryMs,
+      annotations,
+    });
+  }
+
+  test('written on create and on renewals, over what others put there; a key mapped to undefined is removed', async () => {
+    let own: Record<string, string | undefined> = { [ADDR]: '10.0.0.1:53', gone: undefined };
+    // A retry period far longer than the test: every write after the first is a renewSoon().
+    const a = elector('annotated', 'a', () => own, { leaseMs: 60_000, renewMs: 40_000, retryMs: 20_000 });
+    a.start();
+    try {
+      await waitFor('a leads', () => (a.isLeader() ? true : undefined));
+      assert.deepEqual(leaseOf('annotated').annotations, { [ADDR]: '10.0.0.1:53' }, 'on create');
+      assert.deepEqual(a.observedLease(), { holder: 'a', annotations: { [ADDR]: '10.0.0.1:53' } });
+      own = { [ADDR]: undefined, other: 'x' };
+      const asked = Date.now();
+      a.renewSoon();
+      await waitFor('the renewal', () => (leaseOf('annotated').annotations['other'] === 'x' ? true : undefined), 5000);
+      assert.ok(Date.now() - asked < 5000, 'well before the retry period');
+      assert.deepEqual(leaseOf('annotated').annotations, { other: 'x' });
+      assert.deepEqual(a.observedLease(), { holder: 'a', annotations: { other: 'x' } });
+    } finally {
+      await a.stop(false);
+    }
+    // Someone else's annotation survives a holder's writes.
+    api.create({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: 'shared', namespace: 'default', annotations: { 'example.com/owner': 'ops' } },
+      spec: { holderIdentity: '' },
+    });
+    const b = elector('shared', 'b', () => ({ [ADDR]: '10.0.0.2:53' }));
+    b.start();
+    try {
+      await waitFor('b leads', () => (b.isLeader() ? true : undefined));
+      assert.deepEqual(leaseOf('shared').annotations, { 'example.com/owner': 'ops', [ADDR]: '10.0.0.2:53' });
+    } finally {
+      await b.stop(true);
+    }
+    assert.deepEqual(leaseOf('shared'), { holder: '', annotations: { 'example.com/owner': 'ops' } }, 'release removes its own keys only');
+  });
+
+  test("a new holder's first write removes the previous holder's address; observedLease shows who holds it", async () => {
+    const a = elector('handover', 'a', () => ({ [ADDR]: '10.0.0.1:53' }));
+    let bPublished = false;
+    const b = elector('handover', 'b', () => ({ [ADDR]: bPublished ? '10.0.0.2:53' : undefined }));
+    a.start();
+    await waitFor('a leads', () => (a.isLeader() ? true : undefined));
+    b.start();
+    try {
+      await waitFor('b read the Lease', () => (b.observedLease() !== undefined ? true : undefined));
+      assert.deepEqual(b.observedLease(), { holder: 'a', annotations: { [ADDR]: '10.0.0.1:53' } });
+      // A crash: no release, the address stays until the next holder writes.
+      await a.stop(false);
+      assert.equal(leaseOf('handover').annotations[ADDR], '10.0.0.1:53');
+      await waitFor('b leads', () => (b.isLeader() ? true : undefined), 5000);
+      assert.deepEqual(leaseOf('handover'), { holder: 'b', annotations: {} });
+      assert.deepEqual(b.observedLease(), { holder: 'b', annotations: {} });
+      bPublished = true;
+      b.renewSoon();
+      await waitFor('b publishes', () => (leaseOf('handover').annotations[ADDR] === '10.0.0.2:53' ? true : undefined));
+    } finally {
+      await b.stop(true);
+    }
+    assert.deepEqual(leaseOf('handover'), { holder: '', annotations: {} });
+  });
+});
+
 interface ChartRbac {
   serviceAccount: { namespace: string; name: string };
   objects: Record<string, unknown>[];

@@ -10,6 +10,7 @@ import { sign } from '../tsig.ts';
 import { IxfrJournal, serialCompare } from './ixfr-journal.ts';
 import type { JournalEntry } from './ixfr-journal.ts';
 import { clientSerial } from './ixfr.ts';
+import { ZoneReader, packZone } from './zone-pack.ts';
 import { soaRR } from '../rdata.ts';
 
 const KEY = { name: 'k', algorithm: 'hmac-sha256' as const, secret: Buffer.from('secret') };
@@ -198,6 +199,34 @@ describe('Responder IXFR', () => {
       assert.equal(d.additionals?.at(-1)?.type, 'TSIG');
     }
     assert.deepEqual(answers(msgs).map(brief).slice(0, 2), ['SOA 11', 'SOA 10']);
+  });
+
+  test('content loaded as provisional is no base of a difference: IXFR from its serial is answered in full', () => {
+    const r = responder();
+    r.setZone({ ...version(10), provisional: true });
+    r.setZone(version(11));
+    assert.equal(r.journal.size('example.test').changes, 0, 'no journal entry after provisional content');
+    const a = answers(r.handle(ixfrQuery(10), 'tcp', '127.0.0.1'));
+    assert.ok(a.length > 20, 'whole zone');
+    assert.equal(a.filter((x) => x.type === 'SOA').length, 2);
+    assert.equal(serialOf(a[0]), 11);
+    assert.notEqual(serialOf(a[1]), 10, 'AXFR-style: no old SOA second');
+    // From the first content that is not provisional on, swaps are journaled again.
+    r.setZone(version(12));
+    assert.equal(r.journal.size('example.test').changes, 1);
+    assert.deepEqual(
+      answers(r.handle(ixfrQuery(11), 'tcp', '127.0.0.1'))
+        .map(brief)
+        .slice(0, 2),
+      ['SOA 12', 'SOA 11'],
+    );
+    // The same through the packed form a DNS thread or worker receives.
+    const packed = responder();
+    packed.setZone(new ZoneReader(packZone({ ...version(10), provisional: true })));
+    packed.setZone(new ZoneReader(packZone(version(11))));
+    assert.equal(packed.journal.size('example.test').changes, 0);
+    packed.setZone(new ZoneReader(packZone(version(12))));
+    assert.equal(packed.journal.size('example.test').changes, 1);
   });
 
   test('a large change splits over several TCP messages', () => {

@@ -26,3 +26,11 @@ test('an unknown type does not pack, and a buffer of another version does not re
   packed[0] = 9;
   assert.throws(() => new ZoneReader(packed), /version 9/);
 });
+
+test('provisional content packs as provisional, other content as not', () => {
+  assert.equal(new ZoneReader(packZone({ ...sampleZone(), provisional: true })).provisional, true);
+  assert.equal(new ZoneReader(packZone({ ...sampleZone(), provisional: false })).provisional, false);
+  const plain = new ZoneReader(packZone(sampleZone()));
+  assert.equal(plain.provisional, false);
+  assert.deepEqual([...plain.rrsets], sampleZone().rrsets, 'the flag byte does not shift the records');
+});

@@ -129,7 +129,13 @@ export class PeerFollower {
 
   /** True when the zone is (now) at the leader's serial, or knowingly ahead of a new leader. */
   private async follow(target: Target, zone: string): Promise<boolean> {
-    const soa = await querySoa(target, zone, { timeoutMs: 1000, retries: 0, ...(this.opts.tsig === undefined ? {} : { tsig: this.opts.tsig }) });
+    const tsig = this.opts.tsig === undefined ? {} : { tsig: this.opts.tsig };
+    // A refused or unanswered SOA query (a wrong key, the leader gone) is a failed refresh too:
+    // without this the metric's `failed` stays at 0 while the follower falls behind.
+    const soa = await querySoa(target, zone, { timeoutMs: 1000, retries: 0, ...tsig }).catch((err: unknown) => {
+      this.opts.events?.transferred?.(zone, 'failed');
+      throw err;
+    });
     const local = this.opts.store.content(zone);
     if (!this.fromLeader.has(zone)) {
       const full = await this.transfer(target, zone, undefined);

@@ -190,3 +190,55 @@ describe('SerialRecorder.loadFloors', () => {
     assert.equal(lines.filter((l) => l.level === WARN).length, 1);
   });
 });
+
+describe('SerialRecorder.reserve', () => {
+  test('saves before it resolves, and zoneChanged for that serial saves nothing more', async () => {
+    const keeper = new FakeKeeper();
+    const saves: string[] = [];
+    const save = keeper.save.bind(keeper);
+    keeper.save = (zone, serial) => (saves.push(`${zone}@${serial}`), save(zone, serial));
+    const recorder = new SerialRecorder({ keeper, logger: silentLogger() });
+    await recorder.reserve('example.org', 5);
+    assert.equal(keeper.kept.get('example.org'), 5, 'kept by the time reserve resolved');
+    recorder.zoneChanged(zone('example.org', 5));
+    await recorder.idle();
+    assert.deepEqual(saves, ['example.org@5']);
+    // A newer serial than the reserved one is saved in the background as before.
+    recorder.zoneChanged(zone('example.org', 6));
+    await recorder.idle();
+    assert.deepEqual(saves, ['example.org@5', 'example.org@6']);
+    await recorder.close();
+  });
+
+  test('a replica that cannot save reserves nothing', async () => {
+    const keeper = new FakeKeeper();
+    const recorder = new SerialRecorder({ keeper, logger: silentLogger(), canSave: () => false });
+    await recorder.reserve('example.org', 5);
+    assert.equal(keeper.kept.size, 0);
+    await recorder.close();
+  });
+
+  test('a save that never answers holds the commit back for reserveTimeoutMs only, and never throws', async () => {
+    const keeper = new FakeKeeper();
+    keeper.save = () => new Promise<void>(() => undefined);
+    const recorder = new SerialRecorder({ keeper, logger: silentLogger(), reserveTimeoutMs: 50 });
+    const started = Date.now();
+    const outcome = await Promise.race([
+      recorder.reserve('example.org', 5).then(() => 'resolved'),
+      new Promise((resolve) => setTimeout(() => resolve('still waiting'), 5000).unref()),
+    ]);
+    assert.equal(outcome, 'resolved');
+    assert.ok(Date.now() - started >= 45, `resolved after ${Date.now() - started} ms`);
+    // Not kept: the serial is not counted as reserved, so zoneChanged still saves it.
+    const failing = new FakeKeeper();
+    failing.failures = 1;
+    const other = new SerialRecorder({ keeper: failing, logger: silentLogger(), backoff: { initialMs: 1, maxMs: 2 } });
+    await other.reserve('example.org', 7);
+    assert.equal(failing.kept.size, 0);
+    other.zoneChanged(zone('example.org', 7));
+    await other.idle();
+    assert.equal(failing.kept.get('example.org'), 7);
+    await other.close(0);
+    await recorder.close(0);
+  });
+});

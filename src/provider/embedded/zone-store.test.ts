@@ -285,3 +285,125 @@ describe('serial floor kept outside the data directory', () => {
     assert.equal(freshSerial(3_000, 10), 11);
   });
 });
+
+describe('replica-set operations: raiseFloors, bump, replace, reserveSerial, provisional', () => {
+  const T = 1_700_000_000;
+  const floors = (entries: [string, number][]): Map<string, number> => new Map(entries);
+  const serialIn = (text: string): number => Number(/SOA\s+\S+\s+\S+\s+\(?\s*(\d+)/.exec(text)?.[1]);
+
+  test('raiseFloors only raises (RFC 1982) and returns the zones now below their floor', () =>
+    withDir(async (dir) => {
+      const s = store(dir, { zones: ['example.org', 'b.test', 'c.test'], serialFloors: floors([['b.test', T - 10]]) });
+      await s.open();
+      assert.deepEqual(s.raiseFloors(new Map()), [], 'every zone starts at or above its floor');
+      assert.deepEqual(
+        s.raiseFloors(
+          floors([
+            ['example.org', T + 5],
+            ['b.test', T - 20],
+          ]),
+        ),
+        ['example.org'],
+        'a lower floor for b.test is no raise',
+      );
+      // Across the wrap: 3 is newer than 2^32-3, and 2^32-3 is older than 3.
+      assert.deepEqual(s.raiseFloors(floors([['c.test', 2 ** 32 - 3]])), ['example.org'], 'a floor before the wrap is older than T');
+      assert.deepEqual(s.raiseFloors(floors([['example.org', T + 2]])), ['example.org'], 'kept at T+5, not lowered to T+2');
+      assert.equal(await s.bump('example.org'), T + 6);
+      assert.deepEqual(s.raiseFloors(floors([['b.test', T]])), [], 'equal to the serial is not below it');
+      assert.deepEqual(s.raiseFloors(floors([['b.test', T + 1]])), ['b.test']);
+      await s.close();
+    }));
+
+  test('bump moves the serial past the floor, keeps the records, writes the file, reserves before listeners hear it', () =>
+    withDir(async (dir) => {
+      const order: string[] = [];
+      const s = store(dir, { reserveSerial: (zone, serial) => Promise.resolve(void order.push(`reserve ${zone}@${serial}`)) });
+      await s.open();
+      await s.commit(put(A));
+      const before = s.content('example.org');
+      const heard: ZoneContent[] = [];
+      s.addListener({ zoneChanged: (z) => void (heard.push(z), order.push(`heard ${z.origin}@${z.soa.serial}`)) });
+      order.length = 0;
+      heard.length = 0;
+      s.raiseFloors(floors([['example.org', T + 100]]));
+      assert.equal(await s.bump('example.org'), T + 101);
+      const after = s.content('example.org');
+      assert.equal(after.soa.serial, T + 101);
+      assert.deepEqual(after.rrsets, before.rrsets);
+      assert.notEqual(after.provisional, true);
+      assert.deepEqual(order, [`reserve example.org@${T + 101}`, `heard example.org@${T + 101}`]);
+      assert.equal(heard.length, 1);
+      assert.equal(serialIn(await readFile(s.filePath('example.org'), 'utf8')), T + 101);
+      // Without a floor above it, a bump is one past the current serial.
+      assert.equal(await s.bump('example.org'), T + 102);
+      await s.close();
+    }));
+
+  test('a reserveSerial that rejects does not fail the bump or the commit', () =>
+    withDir(async (dir) => {
+      const s = store(dir, { reserveSerial: () => Promise.reject(new Error('cluster away')) });
+      await s.open();
+      await s.commit(put(A));
+      assert.equal(s.content('example.org').soa.serial, T + 1);
+      assert.equal(await s.bump('example.org'), T + 2);
+      assert.equal(serialIn(await readFile(s.filePath('example.org'), 'utf8')), T + 2);
+      await s.close();
+    }));
+
+  test('commit reserves each new serial before writing the file', () =>
+    withDir(async (dir) => {
+      const seen: { serial: number; inFile: number }[] = [];
+      const file = join(dir, 'data', 'example.org.zone');
+      const s = store(dir, { reserveSerial: async (_zone, serial) => void seen.push({ serial, inFile: serialIn(await readFile(file, 'utf8')) }) });
+      await s.open();
+      await s.commit(put(A));
+      assert.deepEqual(seen, [{ serial: T + 1, inFile: T }], 'reserved while the file still held the old serial');
+      assert.equal(serialIn(await readFile(file, 'utf8')), T + 1);
+      await s.close();
+    }));
+
+  test('replace writes and serves the content as given, serial included; a second store reads it back', () =>
+    withDir(async (dir) => {
+      const s = store(dir, { reserveSerial: () => Promise.reject(new Error('a follower reserves nothing')) });
+      await s.open();
+      const heard: ZoneContent[] = [];
+      s.addListener({ zoneChanged: (z) => void heard.push(z) });
+      heard.length = 0;
+      const copy: ZoneContent = {
+        origin: 'example.org',
+        soa: { ...s.content('example.org').soa, serial: 42, mname: 'ns.leader.example' },
+        rrsets: [
+          { name: 'example.org', type: 'NS', ttl: 300, rdata: ['ns.leader.example'] },
+          { name: 'www.example.org', type: 'A', ttl: 60, rdata: ['192.0.2.7', '192.0.2.8'] },
+        ],
+      };
+      await s.replace(copy);
+      assert.deepEqual(s.content('example.org'), copy);
+      assert.equal(heard.length, 1);
+      assert.equal(heard[0]?.soa.serial, 42, 'served under the leader serial, even below the clock');
+      assert.notEqual(heard[0]?.provisional, true);
+      await s.close();
+      const again = store(dir, { now: () => 0 });
+      await again.open();
+      assert.deepEqual(again.content('example.org'), copy);
+      await again.close();
+    }));
+
+  test('a zone created at open is provisional; its first commit is not', () =>
+    withDir(async (dir) => {
+      const s = store(dir, { zones: ['example.org', 'b.test'] });
+      await s.open();
+      assert.equal(s.content('example.org').provisional, true);
+      await s.commit(put(A));
+      assert.notEqual(s.content('example.org').provisional, true);
+      assert.equal(s.content('b.test').provisional, true, 'untouched zones stay provisional');
+      await s.bump('b.test');
+      assert.notEqual(s.content('b.test').provisional, true, 'a bumped zone is the leader content');
+      await s.close();
+      const again = store(dir, { zones: ['example.org', 'b.test'] });
+      await again.open();
+      assert.notEqual(again.content('example.org').provisional, true, 'a zone read from its file is not made up');
+      await again.close();
+    }));
+});
