@@ -55,7 +55,10 @@ export function formsReplicaSet(cfg: Config, kube: KubeRunHooks | undefined): ku
 export function peerAddressOf(cfg: Config, env: ReplicaSetDeps['env']): string | undefined {
   const flag = cfg.flags.str('embedded-peer-address');
   if (flag !== '') {
-    if (parseTarget(flag) === undefined) throw new ConfigError(`--embedded-peer-address ${JSON.stringify(flag)} is not host:port`, '--embedded-peer-address');
+    const target = parseTarget(flag);
+    if (target === undefined) throw new ConfigError(`--embedded-peer-address ${JSON.stringify(flag)} is not host:port`, '--embedded-peer-address');
+    if (['0.0.0.0', '::', '*'].includes(target.host))
+      throw new ConfigError(`--embedded-peer-address ${JSON.stringify(flag)}: other replicas cannot reach an unspecified address; give this replica's own`, '--embedded-peer-address');
     return flag;
   }
   const listen = parseListenAddress(cfg.dnsListen[0] ?? '', '--dns-listen');
@@ -93,14 +96,19 @@ export async function replicaSetOf(cfg: Config, deps: ReplicaSetDeps): Promise<R
   });
   leader.set(0);
   const late: { role?: ReplicaRole } = {};
+  let lookedAt = 0;
   const follower = new PeerFollower({
     store,
     logger: log.child({ role: 'follower' }),
     leader: () => late.role?.leaderTarget(),
     // The leader follows no one: waking its elector on each refresh would write the Lease every
     // --embedded-peer-refresh instead of every retry period.
+    // Only while the Lease watch is down (it reports a new leader at once), and at most once a second.
     lookAgain: () => {
-      if (!elector.isLeader()) elector.renewSoon();
+      const now = Date.now();
+      if (elector.isLeader() || late.role?.watching() === true || now - lookedAt < 1000) return;
+      lookedAt = now;
+      elector.renewSoon();
     },
     refreshMs: refreshMsOf(cfg),
     ...(peerKey === undefined ? {} : { tsig: peerKey }),

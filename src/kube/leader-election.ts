@@ -124,6 +124,7 @@ export class LeaderElector {
   /** Verbs whose missing permission was reported: one warning each for the process's life. */
   private readonly warnedVerbs = new Set<string>();
   private wake: (() => void) | undefined;
+  private wakePending = false;
   private loop: Promise<void> | undefined;
   private seen: ObservedLease | undefined;
 
@@ -159,6 +160,8 @@ export class LeaderElector {
 
   /** Renews (or campaigns) now instead of at the end of the retry period: new annotations go out at once. */
   renewSoon(): void {
+    // Asked while a request is in flight: the next sleep is skipped instead of the wake being lost.
+    this.wakePending = true;
     this.wake?.();
   }
 
@@ -358,12 +361,18 @@ export class LeaderElector {
 
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
+      if (this.wakePending || this.stopped) {
+        this.wakePending = false;
+        resolve();
+        return;
+      }
+      const done = (): void => {
+        clearTimeout(timer);
+        this.wakePending = false;
+        resolve();
+      };
       const timer = setTimeout(done, ms);
       this.wake = done;
-      function done(): void {
-        clearTimeout(timer);
-        resolve();
-      }
     });
   }
 }

@@ -2,7 +2,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { silentLogger } from '../log.ts';
-import { WARN, capturingLogger } from '../../test/support/log-capture.ts';
+import { INFO, WARN, capturingLogger } from '../../test/support/log-capture.ts';
 import { startTestApiServer } from '../../test/support/kube-apiserver/server.ts';
 import type { TestApiServer } from '../../test/support/kube-apiserver/server.ts';
 import { KubeClient } from './client.ts';
@@ -117,7 +117,7 @@ describe('ObjectWatch', () => {
     }
   });
 
-  test('a refused watch (403) warns once, naming the verb, and keeps asking', async () => {
+  test('a refused watch (403) says so once at info (the caller reads the object instead), naming the verb, and keeps asking', async () => {
     api.create(lease('four', 'a'));
     const { logger, lines } = capturingLogger();
     const { w, seen, broken } = watch('four', { logger });
@@ -125,7 +125,8 @@ describe('ObjectWatch', () => {
     w.start();
     try {
       await waitFor('three refusals and a stream', () => broken.n === 3 && seen.length === 1, 10_000);
-      const warned = lines.filter((l) => l.level === WARN);
+      assert.equal(lines.filter((l) => l.level === WARN).length, 0);
+      const warned = lines.filter((l) => l.level === INFO && l['verb'] === 'watch');
       assert.equal(warned.length, 1, JSON.stringify(warned));
       assert.equal(warned[0]?.['verb'], 'watch');
       assert.equal(warned[0]?.['resource'], 'leases');

@@ -57,9 +57,11 @@ export class ObjectWatch {
       } catch (err) {
         failures++;
         this.opts.onBroken?.();
+        // Info, not a warning: nothing is lost (the caller reads the object periodically), and
+        // without any permission on the object the caller's own warning already says so.
         if (isStatus(err, 403) && !this.warnedForbidden) {
           this.warnedForbidden = true;
-          logger.warn(
+          logger.info(
             { resource: resource.plural, namespace, name, verb: 'watch', err: errorMessage(err) },
             `no permission to watch ${resource.plural} ${namespace}/${name}; reading it periodically instead`,
           );

@@ -18,3 +18,4 @@ export function capturingLogger(level = 'debug'): { logger: Logger; lines: LogLi
 
 /** pino's number for `warn`. */
 export const WARN = 40;
+export const INFO = 30;

@@ -78,6 +78,11 @@ export class ReplicaRole {
     this.watched = { holder: spec.holderIdentity ?? '', annotations: meta.annotations ?? {} };
   }
 
+  /** True while the Lease watch is up (it reports a new leader at once). */
+  watching(): boolean {
+    return this.watched !== undefined;
+  }
+
   /** Where to transfer from: the published address of another holder, or undefined. */
   leaderTarget(): Target | undefined {
     if (this.opts.elector.isLeader()) return undefined;
@@ -104,6 +109,8 @@ export class ReplicaRole {
     const term = this.term;
     const behind = this.opts.store.raiseFloors(new Map());
     for (const zone of behind) {
+      // Lost the Lease meanwhile: a follower must not give a serial of its own to its copy.
+      if (term !== this.term || !this.canApply()) return;
       const serial = await this.opts.store.bump(zone);
       this.opts.logger.info({ zone, serial }, 'moved the zone past the serial kept in the cluster');
     }

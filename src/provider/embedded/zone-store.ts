@@ -22,6 +22,11 @@ import type { DataDirLockOptions } from './data-dir-lock.ts';
 import { KeyedMutex } from './keyed-mutex.ts';
 
 const PROVIDER = 'embedded';
+/**
+ * First line of a zone file the store made up at start and has not changed since: read back after
+ * a restart, the zone is still provisional (ZoneContent.provisional), never the base of an IXFR.
+ */
+const PROVISIONAL_MARK = '; hostwarden: provisional (made at start; no change committed yet)\n';
 
 /** SOA timers for zones the store creates; existing files keep theirs. */
 export interface SoaTimers {
@@ -171,11 +176,12 @@ export class ZoneStore {
     });
     if (text === undefined) {
       const content = this.initialContent(zone);
-      if (!readOnly) await writeFileAtomic(path, serializeZone(content));
+      if (!readOnly) await writeFileAtomic(path, PROVISIONAL_MARK + serializeZone(content));
       this.zonesByName.set(zone, deepFreeze(content));
       if (!readOnly) this.logger.info({ zone, file: path, serial: content.soa.serial }, 'created zone file');
     } else {
-      const content = parseZone(text, zone, path);
+      const parsed = parseZone(text, zone, path);
+      const content = text.startsWith(PROVISIONAL_MARK) ? { ...parsed, provisional: true } : parsed;
       if (!content.rrsets.some((s) => s.type === 'NS' && s.name === zone)) this.logger.warn({ zone, file: path }, 'zone has no NS records at its apex');
       this.zonesByName.set(zone, deepFreeze(content));
       this.logger.info({ zone, file: path, serial: content.soa.serial, rrsets: content.rrsets.length }, 'loaded zone file');

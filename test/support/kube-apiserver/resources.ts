@@ -81,6 +81,7 @@ const BUILTINS: readonly BuiltinSpec[] = [
   { g: 'authorization.k8s.io', v: 'v1', plural: 'selfsubjectaccessreviews', kind: 'SelfSubjectAccessReview', ns: false, createOnly: true },
   { g: 'authorization.k8s.io', v: 'v1', plural: 'localsubjectaccessreviews', kind: 'LocalSubjectAccessReview', ns: true, createOnly: true },
   { g: 'apps', v: 'v1', plural: 'deployments', kind: 'Deployment', ns: true, status: true, short: ['deploy'] },
+  { g: 'policy', v: 'v1', plural: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', ns: true, status: true, short: ['pdb'] },
   { g: 'rbac.authorization.k8s.io', v: 'v1', plural: 'roles', kind: 'Role', ns: true },
   { g: 'rbac.authorization.k8s.io', v: 'v1', plural: 'rolebindings', kind: 'RoleBinding', ns: true },
   { g: 'rbac.authorization.k8s.io', v: 'v1', plural: 'clusterroles', kind: 'ClusterRole', ns: false },
