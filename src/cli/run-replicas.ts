@@ -58,7 +58,10 @@ export function peerAddressOf(cfg: Config, env: ReplicaSetDeps['env']): string |
     const target = parseTarget(flag);
     if (target === undefined) throw new ConfigError(`--embedded-peer-address ${JSON.stringify(flag)} is not host:port`, '--embedded-peer-address');
     if (['0.0.0.0', '::', '*'].includes(target.host))
-      throw new ConfigError(`--embedded-peer-address ${JSON.stringify(flag)}: other replicas cannot reach an unspecified address; give this replica's own`, '--embedded-peer-address');
+      throw new ConfigError(
+        `--embedded-peer-address ${JSON.stringify(flag)}: other replicas cannot reach an unspecified address; give this replica's own`,
+        '--embedded-peer-address',
+      );
     return flag;
   }
   const listen = parseListenAddress(cfg.dnsListen[0] ?? '', '--dns-listen');
