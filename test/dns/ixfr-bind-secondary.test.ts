@@ -6,9 +6,8 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -16,6 +15,7 @@ import { DnsServer } from '../../src/dns/server/server.ts';
 import { silentLogger } from '../../src/log.ts';
 import type { ZoneContent } from '../../src/dns/zone-content.ts';
 import { freePort, namedAvailable } from '../support/bind.ts';
+import { BindSecondary, transfers } from '../support/bind-secondary.ts';
 import { dig, digAvailable } from '../support/dig.ts';
 import { sampleZone } from './sample-zone.ts';
 
@@ -29,73 +29,6 @@ function version(serial: number, hosts: number): ZoneContent {
   z.rrsets.push({ name: `www.${ORIGIN}`, type: 'A', ttl: 60, rdata: [`192.0.2.${serial % 250}`] });
   for (let i = 0; i < hosts; i++) z.rrsets.push({ name: `h${i}.${ORIGIN}`, type: 'A', ttl: 60, rdata: [`198.51.100.${i}`] });
   return z;
-}
-
-/** A BIND secondary of `primaryPort` on `port`; the directory (zone file, journal, log) outlives restarts. */
-class BindSecondary {
-  private child: ChildProcess | undefined;
-  constructor(
-    readonly dir: string,
-    readonly port: number,
-    private readonly primaryPort: number,
-  ) {}
-
-  async start(): Promise<void> {
-    const conf = `options {
-  directory "${this.dir}"; pid-file "${this.dir}/named.pid"; session-keyfile "${this.dir}/session.key"; managed-keys-directory "${this.dir}";
-  listen-on port ${this.port} { 127.0.0.1; }; listen-on-v6 { none; };
-  recursion no; dnssec-validation no; notify no; request-ixfr yes;
-};
-controls { };
-logging {
-  channel xfer { file "${this.dir}/xfer.log"; severity debug 3; print-time yes; };
-  category xfer-in { xfer; };
-  category notify { xfer; };
-};
-zone "${ORIGIN}" { type secondary; primaries port ${this.primaryPort} { 127.0.0.1; }; file "${this.dir}/secondary.db"; allow-notify { 127.0.0.1; }; };
-`;
-    await writeFile(join(this.dir, 'named.conf'), conf);
-    // -f, not -g (which sends all logging to stderr); -d 1: debug mode, so the xfer channel's debug 3 lines (incremental or not) are written.
-    this.child = spawn('named', ['-f', '-4', '-d', '1', '-n', '1', '-c', join(this.dir, 'named.conf')], { stdio: 'ignore', cwd: this.dir });
-  }
-
-  async stop(): Promise<void> {
-    const c = this.child;
-    this.child = undefined;
-    if (c === undefined || c.exitCode !== null) return;
-    const exited = new Promise<void>((r) => c.once('exit', () => r()));
-    c.kill('SIGTERM');
-    const timer = setTimeout(() => c.kill('SIGKILL'), 5000);
-    await exited;
-    clearTimeout(timer);
-  }
-
-  log(): Promise<string> {
-    return readFile(join(this.dir, 'xfer.log'), 'utf8').catch(() => '');
-  }
-
-  /** Waits (bounded) until the secondary serves `serial`. */
-  async serving(serial: number): Promise<void> {
-    const deadline = Date.now() + 20_000;
-    let last = '';
-    for (let i = 0; i < 200 && Date.now() < deadline; i++) {
-      last = await run('dig', ['+short', '+time=1', '+tries=1', '-p', String(this.port), '@127.0.0.1', ORIGIN, 'SOA']).then(
-        (r) => r.stdout.trim(),
-        () => '',
-      );
-      if (last.split(/\s+/)[2] === String(serial)) return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`BIND secondary serves "${last}", not serial ${serial}\n${await this.log()}`);
-  }
-}
-
-/** Lines of `xfer.log` about transfers to BIND, from `from` on. */
-function transfers(log: string, from: number): string[] {
-  return log
-    .slice(from)
-    .split('\n')
-    .filter((l) => /incremental response|Transfer completed|requesting (IXFR|AXFR)/.test(l));
 }
 
 describe('BIND 9 secondary of the embedded server: IXFR', async () => {
@@ -118,7 +51,7 @@ describe('BIND 9 secondary of the embedded server: IXFR', async () => {
     });
     void server.zoneChanged(version(100, 3));
     port = (await server.start()).addresses[0]?.tcp.port ?? 0;
-    bind = new BindSecondary(dir, bindPort, port);
+    bind = new BindSecondary({ dir, port: bindPort, origin: ORIGIN, primary: { host: '127.0.0.1', port } });
     await bind.start();
   });
 
