@@ -16,6 +16,7 @@ import { tsigKey } from '../../dns/tsig.ts';
 import type { ZoneContent } from '../../dns/zone-content.ts';
 import { silentLogger } from '../../log.ts';
 import { sampleZone } from '../../../test/dns/sample-zone.ts';
+import { capturingLogger } from '../../../test/support/log-capture.ts';
 import { PeerFollower } from './follower.ts';
 import type { FollowerOptions } from './follower.ts';
 import { ZoneStore } from './zone-store.ts';
@@ -72,10 +73,11 @@ describe('PeerFollower', () => {
   async function follower(
     freshSerial: number,
     opts: Partial<FollowerOptions> = {},
+    zones: string[] = [ZONE],
   ): Promise<{ f: PeerFollower; store: ZoneStore; kinds: (TransferResult['kind'] | 'failed')[] }> {
     const dir = await mkdtemp(join(tmpdir(), 'hostwarden-follower-'));
     dirs.push(dir);
-    const store = new ZoneStore({ dataDir: dir, zones: [ZONE], logger: silentLogger(), now: () => freshSerial * 1000 });
+    const store = new ZoneStore({ dataDir: dir, zones, logger: silentLogger(), now: () => freshSerial * 1000 });
     await store.open();
     assert.equal(store.content(ZONE).soa.serial, freshSerial);
     const kinds: (TransferResult['kind'] | 'failed')[] = [];
@@ -197,5 +199,27 @@ describe('PeerFollower', () => {
       await f.stop();
       await store.close();
     }
+  });
+
+  /** Our copy at the leader's serial with other records: the leader's next IXFR deletes what we lack. */
+  const diverge = (store: ZoneStore, serial: number): Promise<void> => store.replace(leaderZone(serial, ['x']));
+
+  test('an IXFR that does not fit our copy (diverged) falls back to a full transfer', async () => {
+    await leader.zoneChanged(leaderZone(S + 50, ['a']));
+    const { lines, logger } = capturingLogger();
+    const { f, store, kinds } = await follower(S, { logger });
+    await f.refresh();
+    await diverge(store, S + 50);
+    const next = leaderZone(S + 51, ['b']);
+    await leader.zoneChanged(next);
+    await f.refresh();
+    assert.deepEqual(kinds, ['axfr', 'axfr']);
+    assert.ok(
+      lines.some((l) => l.msg.startsWith('our copy diverged') && /deletes a\.example\.test/.test(String(l['err']))),
+      'the IXFR was tried and refused as diverged',
+    );
+    assert.equal(text(store.content(ZONE)), text(next));
+    assert.equal(f.notReady(), undefined);
+    await store.close();
   });
 });
