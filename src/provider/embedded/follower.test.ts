@@ -222,4 +222,16 @@ describe('PeerFollower', () => {
     assert.equal(f.notReady(), undefined);
     await store.close();
   });
+
+  test('notReady keeps why a zone is behind when a later zone is current (here: a zone the leader does not serve)', async () => {
+    await leader.zoneChanged(leaderZone(S + 70, ['a']));
+    // a.test sorts first and the leader answers REFUSED for it; example.test then succeeds.
+    const { f, store, kinds } = await follower(S, {}, ['a.test', ZONE]);
+    await f.refresh();
+    assert.deepEqual(kinds, ['failed', 'axfr']);
+    assert.match(f.notReady() ?? '', /^catching up with the leader \(a\.test\): .*REFUSED/);
+    await f.refresh();
+    assert.match(f.notReady() ?? '', /^catching up with the leader \(a\.test\): .*REFUSED/, 'still behind: never ready');
+    await store.close();
+  });
 });
