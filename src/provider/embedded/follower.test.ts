@@ -17,6 +17,7 @@ import type { ZoneContent } from '../../dns/zone-content.ts';
 import { silentLogger } from '../../log.ts';
 import { sampleZone } from '../../../test/dns/sample-zone.ts';
 import { capturingLogger } from '../../../test/support/log-capture.ts';
+import { transferZone } from '../../dns/transfer/client.ts';
 import { PeerFollower } from './follower.ts';
 import type { FollowerOptions } from './follower.ts';
 import { ZoneStore } from './zone-store.ts';
@@ -232,6 +233,28 @@ describe('PeerFollower', () => {
     assert.match(f.notReady() ?? '', /^catching up with the leader \(a\.test\): .*REFUSED/);
     await f.refresh();
     assert.match(f.notReady() ?? '', /^catching up with the leader \(a\.test\): .*REFUSED/, 'still behind: never ready');
+    await store.close();
+  });
+
+  test("a full transfer after a diverged IXFR that fails is counted as 'failed'", async () => {
+    await leader.zoneChanged(leaderZone(S + 60, ['a']));
+    // A byte limit the first full transfer fits exactly: the next zone is larger, its difference is not.
+    const limit = (await transferZone(target, ZONE, { timeoutMs: 5000, maxBytes: 2 ** 20, tsig: KEY })).stats.bytes;
+    const next = leaderZone(S + 61, ['b']);
+    next.rrsets.push({ name: `pad.${ZONE}`, type: 'TXT', ttl: 60, rdata: Array.from({ length: 6 }, (_, i) => `${i}${'p'.repeat(200)}`) });
+    const { lines, logger } = capturingLogger();
+    const { f, store, kinds } = await follower(S, { logger, maxTransferBytes: limit });
+    await f.refresh();
+    assert.deepEqual(kinds, ['axfr']);
+    await diverge(store, S + 60);
+    await leader.zoneChanged(next);
+    await f.refresh();
+    assert.ok(
+      lines.some((l) => l.msg.startsWith('our copy diverged')),
+      'the IXFR fit the limit and was refused as diverged',
+    );
+    assert.deepEqual(kinds, ['axfr', 'failed']);
+    assert.equal(store.content(ZONE).soa.serial, S + 60, 'our copy unchanged');
     await store.close();
   });
 });

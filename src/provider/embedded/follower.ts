@@ -169,14 +169,13 @@ export class PeerFollower {
       this.opts.events?.transferred?.(zone, result.kind);
       return result;
     } catch (err) {
-      if (current === undefined || !(err instanceof TransferError) || err.reason !== 'diverged') {
-        this.opts.events?.transferred?.(zone, 'failed');
-        throw err;
+      if (current !== undefined && err instanceof TransferError && err.reason === 'diverged') {
+        this.log.info({ zone, err: errorMessage(err) }, 'our copy diverged from the leader; transferring the whole zone');
+        // As any full transfer: counted, a failure included.
+        return this.transfer(target, zone, undefined);
       }
-      this.log.info({ zone, err: errorMessage(err) }, 'our copy diverged from the leader; transferring the whole zone');
-      const result = await transferZone(target, zone, opts);
-      this.opts.events?.transferred?.(zone, result.kind);
-      return result;
+      this.opts.events?.transferred?.(zone, 'failed');
+      throw err;
     }
   }
 
