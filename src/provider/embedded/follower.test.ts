@@ -16,6 +16,8 @@ import { tsigKey } from '../../dns/tsig.ts';
 import type { ZoneContent } from '../../dns/zone-content.ts';
 import { silentLogger } from '../../log.ts';
 import { sampleZone } from '../../../test/dns/sample-zone.ts';
+import { capturingLogger } from '../../../test/support/log-capture.ts';
+import { transferZone } from '../../dns/transfer/client.ts';
 import { PeerFollower } from './follower.ts';
 import type { FollowerOptions } from './follower.ts';
 import { ZoneStore } from './zone-store.ts';
@@ -72,10 +74,11 @@ describe('PeerFollower', () => {
   async function follower(
     freshSerial: number,
     opts: Partial<FollowerOptions> = {},
+    zones: string[] = [ZONE],
   ): Promise<{ f: PeerFollower; store: ZoneStore; kinds: (TransferResult['kind'] | 'failed')[] }> {
     const dir = await mkdtemp(join(tmpdir(), 'hostwarden-follower-'));
     dirs.push(dir);
-    const store = new ZoneStore({ dataDir: dir, zones: [ZONE], logger: silentLogger(), now: () => freshSerial * 1000 });
+    const store = new ZoneStore({ dataDir: dir, zones, logger: silentLogger(), now: () => freshSerial * 1000 });
     await store.open();
     assert.equal(store.content(ZONE).soa.serial, freshSerial);
     const kinds: (TransferResult['kind'] | 'failed')[] = [];
@@ -197,5 +200,61 @@ describe('PeerFollower', () => {
       await f.stop();
       await store.close();
     }
+  });
+
+  /** Our copy at the leader's serial with other records: the leader's next IXFR deletes what we lack. */
+  const diverge = (store: ZoneStore, serial: number): Promise<void> => store.replace(leaderZone(serial, ['x']));
+
+  test('an IXFR that does not fit our copy (diverged) falls back to a full transfer', async () => {
+    await leader.zoneChanged(leaderZone(S + 50, ['a']));
+    const { lines, logger } = capturingLogger();
+    const { f, store, kinds } = await follower(S, { logger });
+    await f.refresh();
+    await diverge(store, S + 50);
+    const next = leaderZone(S + 51, ['b']);
+    await leader.zoneChanged(next);
+    await f.refresh();
+    assert.deepEqual(kinds, ['axfr', 'axfr']);
+    assert.ok(
+      lines.some((l) => l.msg.startsWith('our copy diverged') && /deletes a\.example\.test/.test(String(l['err']))),
+      'the IXFR was tried and refused as diverged',
+    );
+    assert.equal(text(store.content(ZONE)), text(next));
+    assert.equal(f.notReady(), undefined);
+    await store.close();
+  });
+
+  test('notReady keeps why a zone is behind when a later zone is current (here: a zone the leader does not serve)', async () => {
+    await leader.zoneChanged(leaderZone(S + 70, ['a']));
+    // a.test sorts first and the leader answers REFUSED for it; example.test then succeeds.
+    const { f, store, kinds } = await follower(S, {}, ['a.test', ZONE]);
+    await f.refresh();
+    assert.deepEqual(kinds, ['failed', 'axfr']);
+    assert.match(f.notReady() ?? '', /^catching up with the leader \(a\.test\): .*REFUSED/);
+    await f.refresh();
+    assert.match(f.notReady() ?? '', /^catching up with the leader \(a\.test\): .*REFUSED/, 'still behind: never ready');
+    await store.close();
+  });
+
+  test("a full transfer after a diverged IXFR that fails is counted as 'failed'", async () => {
+    await leader.zoneChanged(leaderZone(S + 60, ['a']));
+    // A byte limit the first full transfer fits exactly: the next zone is larger, its difference is not.
+    const limit = (await transferZone(target, ZONE, { timeoutMs: 5000, maxBytes: 2 ** 20, tsig: KEY })).stats.bytes;
+    const next = leaderZone(S + 61, ['b']);
+    next.rrsets.push({ name: `pad.${ZONE}`, type: 'TXT', ttl: 60, rdata: Array.from({ length: 6 }, (_, i) => `${i}${'p'.repeat(200)}`) });
+    const { lines, logger } = capturingLogger();
+    const { f, store, kinds } = await follower(S, { logger, maxTransferBytes: limit });
+    await f.refresh();
+    assert.deepEqual(kinds, ['axfr']);
+    await diverge(store, S + 60);
+    await leader.zoneChanged(next);
+    await f.refresh();
+    assert.ok(
+      lines.some((l) => l.msg.startsWith('our copy diverged')),
+      'the IXFR fit the limit and was refused as diverged',
+    );
+    assert.deepEqual(kinds, ['axfr', 'failed']);
+    assert.equal(store.content(ZONE).soa.serial, S + 60, 'our copy unchanged');
+    await store.close();
   });
 });

@@ -100,19 +100,21 @@ export class PeerFollower {
     const target = this.opts.leader();
     if (target === undefined) return void this.opts.lookAgain?.();
     const behind: string[] = [];
+    // Of the whole pass: a zone that is current must not erase why an earlier one is behind.
+    let lastError: string | undefined;
     for (const zone of this.opts.store.zones()) {
       if (this.stopper.signal.aborted) return;
       try {
         if (!(await this.follow(target, zone))) behind.push(zone);
-        this.lastError = undefined;
       } catch (err) {
         behind.push(zone);
-        this.lastError = errorMessage(err);
+        lastError ??= errorMessage(err);
         this.warn(zone, target, err);
         if (err instanceof TransferError && err.transient) this.opts.lookAgain?.();
       }
     }
     this.behind = behind;
+    this.lastError = lastError;
     if (behind.length === 0 && !this.caughtUp) {
       this.caughtUp = true;
       this.log.info({ leader: `${target.host}:${target.port}` }, 'caught up with the leader: every zone is current');
@@ -167,14 +169,13 @@ export class PeerFollower {
       this.opts.events?.transferred?.(zone, result.kind);
       return result;
     } catch (err) {
-      if (current === undefined || !(err instanceof TransferError) || err.reason !== 'diverged') {
-        this.opts.events?.transferred?.(zone, 'failed');
-        throw err;
+      if (current !== undefined && err instanceof TransferError && err.reason === 'diverged') {
+        this.log.info({ zone, err: errorMessage(err) }, 'our copy diverged from the leader; transferring the whole zone');
+        // As any full transfer: counted, a failure included.
+        return this.transfer(target, zone, undefined);
       }
-      this.log.info({ zone, err: errorMessage(err) }, 'our copy diverged from the leader; transferring the whole zone');
-      const result = await transferZone(target, zone, opts);
-      this.opts.events?.transferred?.(zone, result.kind);
-      return result;
+      this.opts.events?.transferred?.(zone, 'failed');
+      throw err;
     }
   }
 
