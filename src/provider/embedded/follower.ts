@@ -76,10 +76,18 @@ export class PeerFollower {
     this.loop ??= this.run();
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stops refreshing. A transfer in flight is not waited for beyond `graceMs` (it has its own
+   * timeout, 60 s by default, longer than a pod's grace period): the store refuses its copy once
+   * closed, and the process exits without it.
+   */
+  async stop(graceMs = 2000): Promise<void> {
     this.stopper.abort();
     this.waking?.abort();
-    await this.loop;
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs).unref()));
+    await Promise.race([this.loop, grace]);
+    clearTimeout(timer);
   }
 
   /** Refreshes now instead of at the end of the period (the Lease named a new leader). */
