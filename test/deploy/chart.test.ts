@@ -243,7 +243,9 @@ const CASES: readonly Case[] = [
   {
     name: 'no RBAC and an existing service account',
     values: {
+      // Without election the embedded provider runs one replica (the chart refuses more).
       leaderElection: false,
+      replicaCount: 1,
       rbac: { create: false },
       serviceAccount: { create: false, name: 'preexisting' },
       metrics: { port: 9090, service: { enabled: false } },
@@ -333,7 +335,7 @@ describe('Helm chart', () => {
     assert.equal(get(dep, 'spec', 'template', 'spec', 'containers', 0, 'lifecycle'), undefined, 'the process drains itself: no preStop');
   });
 
-  test('default: 3 embedded replicas, RollingUpdate (a new pod Ready before an old one stops), a PodDisruptionBudget of maxUnavailable 1, readiness, spread, POD_IP', () => {
+  test('default: 3 embedded replicas, RollingUpdate (a new pod Ready before an old one stops), a PodDisruptionBudget of maxUnavailable 1, readiness, spread, POD_IP; more than one replica refuses persistence and a missing election', () => {
     const r = render({});
     assert.deepEqual(r.valuesCheck.errors, []);
     assert.deepEqual(checkShapes([...r.objects], RELEASE.namespace), []);
@@ -366,6 +368,11 @@ describe('Helm chart', () => {
       'replicas would share one ReadWriteOnce volume',
     );
     assert.equal(ofKind(render({ persistence: { enabled: true }, replicaCount: 1 }).objects, 'PersistentVolumeClaim').length, 1);
+    assert.throws(
+      () => render({ leaderElection: false }),
+      /replicaCount above 1 with the embedded provider needs leaderElection: true/,
+      'without a Lease every replica would write its own zones',
+    );
   });
 
   test('the PodDisruptionBudget can be forced with one replica; spread and anti-affinity turn off; affinity replaces ours', () => {
