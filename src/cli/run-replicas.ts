@@ -104,6 +104,7 @@ export async function replicaSetOf(cfg: Config, deps: ReplicaSetDeps): Promise<R
     store,
     logger: log.child({ role: 'follower' }),
     leader: () => late.role?.leaderTarget(),
+    holder: () => late.role?.holder() ?? '',
     // The leader follows no one: waking its elector on each refresh would write the Lease every
     // --embedded-peer-refresh instead of every retry period.
     // Only while the Lease watch is down (it reports a new leader at once), and at most once a second.

@@ -143,10 +143,13 @@ describe('PeerFollower', () => {
   test('notReady: no leader, then behind, then undefined once caught up, and sticky', async () => {
     await leader.zoneChanged(leaderZone(S + 20, ['a']));
     let published: Target | undefined;
-    const { f, store } = await follower(S, { leader: () => published });
+    let holder = '';
+    const { f, store } = await follower(S, { leader: () => published, holder: () => holder });
     assert.equal(f.notReady(), 'waiting for the leader to publish its zones');
     await f.refresh();
-    assert.equal(f.notReady(), 'waiting for the leader to publish its zones');
+    holder = 'old-pod_1234';
+    // An older Hostwarden holding the Lease never publishes: the message names it.
+    assert.equal(f.notReady(), 'waiting for the leader (old-pod_1234) to publish its zones');
     published = { host: '127.0.0.1', port: await closedPort() };
     assert.match(f.notReady() ?? '', /^catching up with the leader \(its zones\)$/);
     published = target;

@@ -40,6 +40,8 @@ export interface FollowerOptions {
   logger: Logger;
   /** The leader's transfer address; undefined while no leader has published one, or when this replica leads. */
   leader: () => Target | undefined;
+  /** Who holds the Lease (for /readyz while it has published nothing); '' when nobody does. */
+  holder?: () => string;
   tsig?: TsigKey;
   refreshMs: number;
   /**
@@ -98,7 +100,11 @@ export class PeerFollower {
   /** Undefined once caught up; else why this replica is not ready yet. */
   notReady(): string | undefined {
     if (this.caughtUp) return undefined;
-    if (this.opts.leader() === undefined) return 'waiting for the leader to publish its zones';
+    if (this.opts.leader() === undefined) {
+      const holder = this.opts.holder?.() ?? '';
+      // An older Hostwarden holding the Lease never publishes: docs/deploy.md, "Upgrading".
+      return holder === '' ? 'waiting for the leader to publish its zones' : `waiting for the leader (${holder}) to publish its zones`;
+    }
     const behind = this.behind.length === 0 ? 'its zones' : this.behind.slice(0, 5).join(', ');
     return `catching up with the leader (${behind})${this.lastError === undefined ? '' : `: ${this.lastError}`}`;
   }

@@ -78,6 +78,11 @@ export class ReplicaRole {
     this.watched = { holder: spec.holderIdentity ?? '', annotations: meta.annotations ?? {} };
   }
 
+  /** The Lease's holder as last seen ('' when none). */
+  holder(): string {
+    return (this.watched ?? this.opts.elector.observedLease())?.holder ?? '';
+  }
+
   /** True while the Lease watch is up (it reports a new leader at once). */
   watching(): boolean {
     return this.watched !== undefined;
