@@ -42,6 +42,16 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
     },
   },
+  {
+    // The web console's page runs in the browser, as a plain ES module without a build step.
+    files: ['src/console/assets/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: Object.fromEntries(
+        ['document', 'fetch', 'URLSearchParams', 'FormData', 'EventSource', 'setTimeout', 'clearTimeout', 'setInterval'].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
   // Exceptions, each with its reason.
   {
     // Field-by-field readers and validators of external formats and objects: one branch per field
