@@ -137,9 +137,13 @@ function renderInstance(instance) {
   ]);
 }
 
+/** Why this replica applies nothing: a dry run, or another replica leads. */
+function notApplyingReason(state) {
+  return state.instance.dryRun ? 'dry run' : 'not the leader';
+}
+
 function applyingText(state) {
-  if (state.sync.applying) return 'yes';
-  return state.instance.dryRun ? 'no: dry run' : 'no: not the leader';
+  return state.sync.applying ? 'yes' : `no: ${notApplyingReason(state)}`;
 }
 
 function renderSync(state, now) {
@@ -199,7 +203,7 @@ function recordQuery(form) {
 function renderPlan(state) {
   const { creates, updates, deletes } = state.plan;
   const total = creates.length + updates.length + deletes.length;
-  const who = state.sync.applying ? '' : ` This instance applies nothing (${applyingText(state).slice(4)}): this is what it would do.`;
+  const who = state.sync.applying ? '' : ` This instance applies nothing (${notApplyingReason(state)}): this is what it would do.`;
   byId('plan-summary').textContent =
     (state.sync.outcome === 'none'
       ? 'No sync has finished yet.'
@@ -442,7 +446,7 @@ function setLive(status, text) {
 }
 
 function createConsole() {
-  const view = { state: null, explainName: '', filterTimer: 0, retryMs: 1000, source: null };
+  const view = { state: null, explainName: '', shownExplain: '', filterTimer: 0, retryMs: 1000 };
   const form = byId('record-filter');
 
   const loadRecords = serial(async () => {
@@ -460,14 +464,21 @@ function createConsole() {
       byId('sources-body').replaceChildren(h('p', { class: 'error' }, `Source objects could not be loaded: ${err.message}`));
     }
   });
+  // Asked again after every sync; an unchanged answer is not rendered again, so a screen reader
+  // does not hear the live region repeat it.
   const loadExplain = serial(async () => {
     const name = view.explainName;
     if (name === '') return;
+    let render;
     try {
-      renderExplanation(await getJson(`explain?name=${encodeURIComponent(name)}`));
+      const result = await getJson(`explain?name=${encodeURIComponent(name)}`);
+      render = [JSON.stringify(result), () => renderExplanation(result)];
     } catch (err) {
-      renderExplainError(name, err.message);
+      render = [`error ${name} ${err.message}`, () => renderExplainError(name, err.message)];
     }
+    if (render[0] === view.shownExplain) return;
+    view.shownExplain = render[0];
+    render[1]();
   });
   const loadHistory = serial(async () => {
     try {
@@ -490,7 +501,6 @@ function createConsole() {
 
   const connect = () => {
     const es = new EventSource(`${API}events`);
-    view.source = es;
     es.addEventListener('open', () => {
       view.retryMs = 1000;
       setLive('live', 'live');
@@ -522,6 +532,7 @@ function createConsole() {
   byId('explain-form').addEventListener('submit', (ev) => {
     ev.preventDefault();
     view.explainName = byId('explain-name').value.trim();
+    view.shownExplain = '';
     loadExplain();
   });
   // The relative times in the header ("12 s ago") age without a new event.
