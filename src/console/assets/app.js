@@ -122,7 +122,8 @@ async function getJson(path, signal) {
 // ---- header: instance and sync ----------------------------------------------------------------
 
 function facts(dl, pairs) {
-  dl.replaceChildren(...pairs.filter((p) => p !== null).flatMap(([term, value]) => [h('dt', null, term), h('dd', null, value)]));
+  // A <div> per pair (allowed in a <dl>) keeps a term on the line of its value when the header wraps.
+  dl.replaceChildren(...pairs.filter((p) => p !== null).map(([term, value]) => h('div', null, h('dt', null, term), h('dd', null, value))));
 }
 
 function renderInstance(instance) {
