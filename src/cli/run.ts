@@ -18,6 +18,8 @@ import type { Logger } from '../log.ts';
 import { kubeRunHooks } from './run-hooks.ts';
 import type { KubeRunHooks } from './run-hooks.ts';
 import { formsReplicaSet, peerAddressOf, refreshMsOf, replicaSetOf } from './run-replicas.ts';
+import { consoleOf, serveConsoleAlone } from './run-console.ts';
+import type { RunConsole } from './run-console.ts';
 import type { ReplicaSet } from './run-replicas.ts';
 import { EmbeddedProvider } from '../provider/embedded/embedded.ts';
 import { SerialRecorder } from '../provider/embedded/serial-keeper.ts';
@@ -39,6 +41,7 @@ export interface RunIO {
 export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
   const { logger } = io;
   checkServingFlags(cfg);
+  if (cfg.flags.str('ui-address') !== '') parseListenAddress(cfg.flags.str('ui-address'), '--ui-address');
   const metrics = runMetrics();
   const deps = { logger, metrics, watch: !cfg.once, ...(io.env === undefined ? {} : { env: io.env }) };
 
@@ -75,23 +78,16 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
   const set = { kube: setKube, recorder, logger, metrics, env: io.env, trigger: () => late.controller?.trigger(), stopSignal: io.stopSignal };
   const replicas =
     set.kube !== undefined && provider instanceof EmbeddedProvider ? await replicaSetOf(cfg, { ...set, kube: set.kube, store: provider.store }) : undefined;
-  const controller = syncController(cfg, { source, registry, logger, metrics, kube, status, replicas });
+  const zones = (): string[] => (provider instanceof EmbeddedProvider ? provider.store.zones() : [...domainFilterOf(cfg).include]);
+  const web = consoleOf(cfg, { metrics, logger, zones, dns: provider instanceof EmbeddedProvider && cfg.dnsListen.length > 0 });
+  const controller = syncController(cfg, { source, registry, logger, metrics, kube, status, replicas, web });
   late.controller = controller;
   logger.info(
     { provider: provider.name, sources: cfg.sources, registry: cfg.registry, ownerId: cfg.txtOwnerId, policy: cfg.policy, dryRun: cfg.dryRun },
     'hostwarden starting',
   );
 
-  const closers: (() => Promise<void>)[] = [];
-  const closeAll = async (): Promise<void> => {
-    for (const close of closers.reverse()) {
-      try {
-        await close();
-      } catch (err) {
-        logger.warn({ err: errorMessage(err) }, 'error while shutting down');
-      }
-    }
-  };
+  const { closers, closeAll } = closerList(logger);
   closers.push(async () => source.close?.());
   closers.push(async () => provider.close?.());
   if (status !== undefined) closers.push(() => status.close());
@@ -103,17 +99,8 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
   if (recorder !== undefined && provider instanceof EmbeddedProvider) closers.push(recordSerials(provider, recorder));
 
   try {
-    if (cfg.once) {
-      const result = await untilAborted(controller.runOnce(), io.stopSignal, logger);
-      if (result === ABORTED) return 1;
-      logger.info(
-        { create: result.changes.create.length, update: result.changes.updateNew.length, delete: result.changes.delete.length, applied: result.applied },
-        'synchronised once',
-      );
-      return 0;
-    }
-
-    await startServing(cfg, { provider, controller, logger, metrics, closers, stopSignal: io.stopSignal, replicas });
+    if (cfg.once) return await syncOnce(controller, io.stopSignal, logger);
+    await startServing(cfg, { provider, controller, logger, metrics, closers, stopSignal: io.stopSignal, replicas, web });
     await controller.run(io.stopSignal);
     logger.info('hostwarden stopped');
     return 0;
@@ -123,6 +110,32 @@ export async function runCommand(cfg: Config, io: RunIO): Promise<number> {
 }
 
 type Hooks = ReturnType<typeof kubeRunHooks>;
+
+/** Closers run in reverse order of registration; a failing one is logged and the rest still run. */
+function closerList(logger: Logger): { closers: (() => Promise<void>)[]; closeAll: () => Promise<void> } {
+  const closers: (() => Promise<void>)[] = [];
+  const closeAll = async (): Promise<void> => {
+    for (const close of closers.reverse()) {
+      try {
+        await close();
+      } catch (err) {
+        logger.warn({ err: errorMessage(err) }, 'error while shutting down');
+      }
+    }
+  };
+  return { closers, closeAll };
+}
+
+/** --once: one sync, its summary logged; 1 when stopped before it finished. */
+async function syncOnce(controller: Controller, stopSignal: AbortSignal, logger: Logger): Promise<number> {
+  const result = await untilAborted(controller.runOnce(), stopSignal, logger);
+  if (result === ABORTED) return 1;
+  logger.info(
+    { create: result.changes.create.length, update: result.changes.updateNew.length, delete: result.changes.delete.length, applied: result.applied },
+    'synchronised once',
+  );
+  return 0;
+}
 
 /** Flags of the ops server and the drain, checked before anything starts. */
 function checkServingFlags(cfg: Config): void {
@@ -174,12 +187,21 @@ type OperandStatus = { onSynced(): void; onSyncFailed(err: unknown): void } | un
 /** The sync loop, with the Kubernetes hooks (leader election, Events) and the operand status wired in. */
 function syncController(
   cfg: Config,
-  parts: { source: Source; registry: Registry; logger: Logger; metrics: MetricsRegistry; kube: Hooks; status: OperandStatus; replicas: ReplicaSet | undefined },
+  parts: {
+    source: Source;
+    registry: Registry;
+    logger: Logger;
+    metrics: MetricsRegistry;
+    kube: Hooks;
+    status: OperandStatus;
+    replicas: ReplicaSet | undefined;
+    web: RunConsole | undefined;
+  },
 ): Controller {
-  const { source, registry, logger, metrics, kube, status, replicas } = parts;
+  const { source, registry, logger, metrics, kube, status, replicas, web } = parts;
   const canApply = replicas === undefined ? kube?.canApply : () => replicas.role.canApply();
   const role = replicas?.role;
-  return new Controller({
+  const controller = new Controller({
     source,
     registry,
     plan: {
@@ -204,8 +226,18 @@ function syncController(
             void role?.synced().catch((err: unknown) => logger.warn({ err: errorMessage(err) }, 'cannot publish this replica as the leader'));
           },
         }),
-    ...(status === undefined ? {} : { onSyncFailed: (err) => status.onSyncFailed(err) }),
+    ...(status === undefined && web === undefined
+      ? {}
+      : {
+          onSyncFailed: (err) => {
+            status?.onSyncFailed(err);
+            web?.failed(err);
+          },
+        }),
+    ...(web === undefined ? {} : { onPlanned: (report) => web.planned(report) }),
   });
+  web?.attach(controller, () => !cfg.dryRun && (canApply?.() ?? true));
+  return controller;
 }
 
 type ServingParts = {
@@ -216,6 +248,7 @@ type ServingParts = {
   closers: (() => Promise<void>)[];
   stopSignal: AbortSignal;
   replicas: ReplicaSet | undefined;
+  web: RunConsole | undefined;
 };
 
 /**
@@ -224,7 +257,7 @@ type ServingParts = {
  * The ops server starts first: /readyz then says why the pod is not ready while zones load.
  */
 async function startServing(cfg: Config, parts: ServingParts): Promise<void> {
-  const { provider, controller, logger, metrics, closers, stopSignal, replicas } = parts;
+  const { provider, controller, logger, metrics, closers, stopSignal, replicas, web } = parts;
   const ready = new Readiness(controller);
   let stopAt = 0;
   const onStop = (): void => {
@@ -244,10 +277,12 @@ async function startServing(cfg: Config, parts: ServingParts): Promise<void> {
       limits: connectionLimitsFromFlags(cfg.flags),
       health: () => liveness(controller, { ...health, now: Date.now() }),
       ready: () => ready.report(),
+      ...(web === undefined || cfg.flags.str('ui-address') !== '' ? {} : { routes: (path, req, res) => web.server.handle(path, req, res) }),
     });
     await ops.start();
     closers.push(() => ops.stop());
   }
+  if (web !== undefined) closers.push(cfg.flags.str('ui-address') === '' ? async () => web.server.close() : await serveConsoleAlone(cfg, web, logger));
 
   if (provider instanceof EmbeddedProvider && cfg.dnsListen.length > 0) {
     const peerKeys = replicas?.peerKey === undefined ? [] : [replicas.peerKey];

@@ -120,6 +120,18 @@ export const FLAGS: readonly FlagSpec[] = [
     default: '0s',
     help: 'run: after SIGTERM /readyz fails at once and the embedded DNS server keeps answering this long (endpoint removal reaching kube-proxy; the manifests and chart set 5s), then stops.',
   },
+  {
+    name: 'ui',
+    kind: 'bool',
+    default: true,
+    help: 'run: serve the read-only web console under /ui/ (on --metrics-address, or --ui-address); --ui=false turns it off.',
+  },
+  {
+    name: 'ui-address',
+    kind: 'string',
+    default: '',
+    help: 'run: host:port of a listener of its own for the web console ("" = the --metrics-address listener).',
+  },
   // Embedded provider and DNS server.
   { name: 'embedded-data-dir', kind: 'string', default: './data', help: 'Directory of the embedded provider zone files.' },
   { name: 'embedded-zone', kind: 'list', default: [], help: 'Zone served by the embedded provider (repeatable; defaults to --domain-filter).' },

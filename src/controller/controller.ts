@@ -47,6 +47,11 @@ export interface ControllerOptions {
   onSynced?: (report: SyncReport) => void;
   /** Called after each failed sync with the error (a status report to an owner object, for instance). Never throws. */
   onSyncFailed?: (err: unknown) => void;
+  /**
+   * Called after every successful sync, whether or not it applied (a replica that does not lead,
+   * a dry run): what the web console shows. Never fails a sync.
+   */
+  onPlanned?: (report: SyncReport) => void;
 }
 
 export interface SyncReport {
@@ -85,6 +90,14 @@ export class Controller {
     this.log = opts.logger;
     this.now = opts.now ?? Date.now;
     this.random = opts.random ?? Math.random;
+  }
+
+  private report(hook: ((report: SyncReport) => void) | undefined, report: SyncReport): void {
+    try {
+      hook?.(report);
+    } catch (err) {
+      this.log.warn({ err: errorMessage(err) }, 'sync report hook failed');
+    }
   }
 
   /** One full synchronisation. Throws on failure; the caller decides about retries. */
@@ -148,20 +161,16 @@ export class Controller {
       metrics?.changes.inc({ action: 'delete' }, changes.delete.length);
       applied = true;
     }
-    if (this.opts.onSynced !== undefined && leading && !this.opts.dryRun) {
-      try {
-        this.opts.onSynced({
-          desired: adjusted,
-          current,
-          changes,
-          applied,
-          ownerId: registry.ownerId,
-          explain: (names) => calculatePlan({ ...planInput, explainNames: names }).decisions,
-        });
-      } catch (err) {
-        this.log.warn({ err: errorMessage(err) }, 'sync report hook failed');
-      }
-    }
+    const report: SyncReport = {
+      desired: adjusted,
+      current,
+      changes,
+      applied,
+      ownerId: registry.ownerId,
+      explain: (names) => calculatePlan({ ...planInput, explainNames: names }).decisions,
+    };
+    if (leading && !this.opts.dryRun) this.report(this.opts.onSynced, report);
+    this.report(this.opts.onPlanned, report);
     const finished = this.now();
     this.lastSuccessAt = finished;
     metrics?.lastSyncTimestamp.set(finished / 1000);
@@ -234,8 +243,12 @@ export class Controller {
   }
 
   /** Sleeps until the interval elapses or an event arrives (but not sooner than the minimum event interval). */
+  /** When the next sync is due (ms since the epoch), or 0 outside run(); an event may bring it forward. */
+  nextSyncAt = 0;
+
   private async waitForNextSync(delayMs: number, signal: AbortSignal): Promise<void> {
     const deadline = this.now() + delayMs;
+    this.nextSyncAt = deadline;
     while (!signal.aborted) {
       const eventAt = this.eventPending ? this.lastSyncStart + this.opts.minEventSyncIntervalMs : Number.POSITIVE_INFINITY;
       const until = Math.min(deadline, eventAt) - this.now();

@@ -5,7 +5,7 @@
  * the process's file descriptors.
  */
 import { createServer } from 'node:http';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry as MetricsRegistry } from 'prom-client';
 import type { Logger } from '../log.ts';
@@ -30,6 +30,8 @@ export interface OpsServerOptions {
   logger: Logger;
   /** Connection cap and timeouts; unset ones keep DEFAULT_CONNECTION_LIMITS. */
   limits?: Partial<ConnectionLimits>;
+  /** More read-only GET routes (the web console under /ui/): true when the request was answered. */
+  routes?: (path: string, req: IncomingMessage, res: ServerResponse) => boolean;
 }
 
 export class OpsServer {
@@ -66,6 +68,7 @@ export class OpsServer {
         res.writeHead(report.ok ? 200 : 503, { 'content-type': 'text/plain; charset=utf-8' }).end(`${report.detail}\n`);
         return;
       }
+      if (this.opts.routes?.(path ?? '/', req, res) === true) return;
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
     });
     this.guard = new ConnectionGuard(server, limits, this.opts.logger);
