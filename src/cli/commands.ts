@@ -72,7 +72,7 @@ const LOGGING: FlagGroup = { title: 'Logging', flags: pick('log-level', 'log-for
 const METRICS: FlagGroup = { title: 'Metrics, health and HTTP listeners', flags: [...pick('metrics-address'), ...HTTP_FLAGS] };
 const RUN_METRICS: FlagGroup = {
   title: METRICS.title,
-  flags: [...pick('metrics-address', 'healthz-max-consecutive-failures', 'shutdown-drain'), ...HTTP_FLAGS],
+  flags: [...pick('metrics-address', 'healthz-max-consecutive-failures', 'shutdown-drain', 'ui', 'ui-address'), ...HTTP_FLAGS],
 };
 const SYNC: FlagGroup = {
   title: 'Sync',
