@@ -67,7 +67,7 @@ describe('console page (fixture)', { skip }, () => {
       assert.match(plan, /targets\s+192\.0\.2\.10\s+192\.0\.2\.11/);
       assert.deepEqual(await page.locator('#plan-body del').allInnerTexts(), ['192.0.2.10', '300']);
       assert.deepEqual(await page.locator('#plan-body ins').allInnerTexts(), ['192.0.2.11', '600']);
-      assert.match(plan, /recordTTL\s+300\s+600/);
+      assert.match(plan, /ttl\s+300\s+600/);
       assert.match(plan, /old\.example\.org/);
 
       const sources = await page.locator('#sources-body').innerText();
@@ -138,11 +138,14 @@ describe('console page (fixture)', { skip }, () => {
       const data = fixture.data;
       data.state.sync = { ...data.state.sync, lastAttemptAt: now, outcome: 'failed', error: 'provider: zone file not writable', consecutiveFailures: 3 };
       data.state.plan = { creates: [], updates: [], deletes: [] };
-      data.records.push({ ...sampleData(now).records[0]!, name: 'zz-new.example.org', ownership: 'this', owner: 'default' });
+      const added = { ...sampleData(now).records[0]!, name: 'zz-new.example.org', ownership: 'this' as const, owner: 'default' };
+      data.records.push(added);
+      data.state.lastApplied = { creates: [added], updates: [], deletes: [] };
       fixture.pushState();
       await page.locator('#sync-error').filter({ hasText: 'zone file not writable' }).waitFor({ timeout: 2000 });
       assert.match(await page.locator('#sync').innerText(), /Outcome\s+failed[\s\S]*Failures in a row\s+3/);
-      assert.match(await page.locator('#plan-summary').innerText(), /No changes/);
+      assert.match(await page.locator('#plan-summary').innerText(), /No changes pending/);
+      assert.match(await page.locator('#plan-body').innerText(), /Applied by the last sync\s+1 created, 0 updated, 0 deleted\.[\s\S]*zz-new\.example\.org/);
       await page.locator('#records-table td.name', { hasText: 'zz-new.example.org' }).waitFor({ timeout: 2000 });
 
       data.history.series.dnsQueries = null;

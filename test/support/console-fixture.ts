@@ -28,6 +28,12 @@ export interface Rec {
   ownership: 'this' | 'other' | 'none';
 }
 
+export interface ChangeSet {
+  creates: Rec[];
+  updates: { old: Rec; new: Rec; fields: { field: string; old: string; new: string }[] }[];
+  deletes: Rec[];
+}
+
 export interface ConsoleStateBody {
   instance: { ownerId: string; provider: string; sources: string[]; policy: string; registry: string; dryRun: boolean; version: string };
   sync: {
@@ -39,7 +45,9 @@ export interface ConsoleStateBody {
     consecutiveFailures: number;
     applying: boolean;
   };
-  plan: { creates: Rec[]; updates: { old: Rec; new: Rec; fields: { field: string; old: string; new: string }[] }[]; deletes: Rec[] };
+  plan: ChangeSet;
+  /** What the last sync applied; null when it applied nothing (the backend's addition to the first contract). */
+  lastApplied: ChangeSet | null;
   zones: string[];
 }
 
@@ -243,12 +251,13 @@ export function sampleData(now: number): ConsoleData {
             new: { ...www, targets: ['192.0.2.11'], ttl: 600 },
             fields: [
               { field: 'targets', old: '192.0.2.10', new: '192.0.2.11' },
-              { field: 'recordTTL', old: '300', new: '600' },
+              { field: 'ttl', old: '300', new: '600' },
             ],
           },
         ],
         deletes: [rec('old.example.org', 'CNAME', ['gone.example.net'], 'this', 'default', 'ingress/default/old')],
       },
+      lastApplied: null,
       zones: ['example.org'],
     },
     records,

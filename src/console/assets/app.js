@@ -152,7 +152,7 @@ function renderSync(state, now) {
   facts(byId('sync'), [
     ['Last sync', timeEl(sync.lastAttemptAt, now)],
     ['Outcome', h('span', { class: `badge out-${sync.outcome}` }, sync.outcome === 'none' ? 'no sync yet' : sync.outcome)],
-    sync.lastSuccessAt !== sync.lastAttemptAt ? ['Last success', timeEl(sync.lastSuccessAt, now)] : null,
+    sync.outcome === 'failed' ? ['Last success', timeEl(sync.lastSuccessAt, now)] : null,
     ['Next sync', timeEl(sync.nextAt, now)],
     sync.consecutiveFailures > 0 ? ['Failures in a row', String(sync.consecutiveFailures)] : null,
     ['Applies changes', applyingText(state)],
@@ -201,20 +201,38 @@ function recordQuery(form) {
 
 // ---- next sync (plan) --------------------------------------------------------------------------
 
+function changeCount(plan) {
+  return plan.creates.length + plan.updates.length + plan.deletes.length;
+}
+
+/** Tables of one change set; `words` name its three parts ("To create" or "Created"). */
+function changeTables(plan, words) {
+  const parts = [];
+  if (plan.creates.length > 0) parts.push(planTable(words[0], plan.creates));
+  if (plan.updates.length > 0) parts.push(updateTable(words[1], plan.updates));
+  if (plan.deletes.length > 0) parts.push(planTable(words[2], plan.deletes));
+  return parts;
+}
+
 function renderPlan(state) {
   const { creates, updates, deletes } = state.plan;
-  const total = creates.length + updates.length + deletes.length;
   const who = state.sync.applying ? '' : ` This instance applies nothing (${notApplyingReason(state)}): this is what it would do.`;
   byId('plan-summary').textContent =
     (state.sync.outcome === 'none'
       ? 'No sync has finished yet.'
-      : total === 0
-        ? 'No changes: the provider holds what the sources ask for.'
-        : `Plan: ${creates.length} to create, ${updates.length} to update, ${deletes.length} to delete.`) + who;
-  const parts = [];
-  if (creates.length > 0) parts.push(planTable('To create', creates));
-  if (updates.length > 0) parts.push(updateTable(updates));
-  if (deletes.length > 0) parts.push(planTable('To delete', deletes));
+      : changeCount(state.plan) === 0
+        ? 'No changes pending: the provider holds what the sources ask for.'
+        : `Pending: ${creates.length} to create, ${updates.length} to update, ${deletes.length} to delete.`) + who;
+  const parts = changeTables(state.plan, ['To create', 'To update, field by field', 'To delete']);
+  // The backend also reports what the last sync applied (`lastApplied`, null when it applied nothing).
+  const applied = state.lastApplied;
+  if (applied && changeCount(applied) > 0) {
+    parts.push(
+      h('h3', null, 'Applied by the last sync'),
+      h('p', null, `${applied.creates.length} created, ${applied.updates.length} updated, ${applied.deletes.length} deleted.`),
+      ...changeTables(applied, ['Created by the last sync', 'Updated by the last sync, field by field', 'Deleted by the last sync']),
+    );
+  }
   byId('plan-body').replaceChildren(...parts);
 }
 
@@ -234,7 +252,7 @@ function planTable(caption, recs) {
   return table(caption, ['Name', 'Type', 'Targets', 'TTL', 'Owner id', 'Source object'], rows, '');
 }
 
-function updateTable(updates) {
+function updateTable(caption, updates) {
   const rows = updates.flatMap((u) => {
     const fields = u.fields.length > 0 ? u.fields : [{ field: '(labels)', old: '', new: '' }];
     return fields.map((f) =>
@@ -250,7 +268,7 @@ function updateTable(updates) {
       ),
     );
   });
-  return table('To update, field by field', ['Name', 'Type', 'Field', 'Old value', 'New value', 'Source object'], rows, '');
+  return table(caption, ['Name', 'Type', 'Field', 'Old value', 'New value', 'Source object'], rows, '');
 }
 
 // ---- explain -------------------------------------------------------------------------------------
