@@ -5,7 +5,7 @@
  * bin/hostwarden runs the sources through tsx as before.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -33,6 +33,8 @@ if (tsc.status !== 0) {
 // shim imports a copy of the compiled worker under another name: tsx would map './worker-main.js'
 // back to the shim itself.
 copyFileSync(`${dist}dns/server/worker-main.js`, `${dist}dns/server/worker-main-compiled.js`);
+// The web console's page, script and style are served as they are: beside the compiled server.
+cpSync(`${root}src/console/assets`, `${dist}console/assets`, { recursive: true });
 writeFileSync(`${dist}dns/server/worker-main.ts`, "import './worker-main-compiled.js';\n");
 // client-node's package root loads its whole generated API (2,500 modules, about 60 MB of RSS);
 // a bundle of KubeConfig holds only what KubeConfig reaches. Its CommonJS dependencies call
