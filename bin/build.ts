@@ -5,7 +5,7 @@
  * bin/hostwarden runs the sources through tsx as before.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -54,5 +54,8 @@ await build({
   logLevel: 'error',
   banner: { js: "import { createRequire as hostwardenCreateRequire } from 'node:module'; const require = hostwardenCreateRequire(import.meta.url);" },
 });
+// The web console's page is not TypeScript: tsc leaves it behind, and console/serve.js reads it
+// from beside itself (the container image ships dist/ only).
+cpSync(fileURLToPath(new URL('../src/console/assets/', import.meta.url)), `${dist}console/assets/`, { recursive: true });
 writeFileSync(`${dist}.build.json`, `${JSON.stringify({ startedAt })}\n`);
 process.stdout.write(`built ${dist.slice(root.length) || dist} in ${Math.round((Date.now() - startedAt) / 1000)} s\n`);
