@@ -56,5 +56,8 @@ await build({
   logLevel: 'error',
   banner: { js: "import { createRequire as hostwardenCreateRequire } from 'node:module'; const require = hostwardenCreateRequire(import.meta.url);" },
 });
+// The web console's page is not TypeScript: tsc leaves it behind, and console/serve.js reads it
+// from beside itself (the container image ships dist/ only).
+cpSync(fileURLToPath(new URL('../src/console/assets/', import.meta.url)), `${dist}console/assets/`, { recursive: true });
 writeFileSync(`${dist}.build.json`, `${JSON.stringify({ startedAt })}\n`);
 process.stdout.write(`built ${dist.slice(root.length) || dist} in ${Math.round((Date.now() - startedAt) / 1000)} s\n`);

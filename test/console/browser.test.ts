@@ -115,7 +115,7 @@ describe('web console in Chromium against hostwarden run', { skip }, () => {
     const elapsed = Date.now() - started;
     assert.match(await recordRow(page, 'blog.example.org').innerText(), /A\s+192\.0\.2\.10\s+300\s+this instance\s+default\s+service\/default\/web/);
     assert.ok(elapsed <= 2000, `${elapsed} ms`);
-    assert.match(await page.locator('#plan-body').innerText(), /Applied by the last sync\s+1 created, 0 updated, 0 deleted\.[\s\S]*blog\.example\.org/);
+    assert.match(await page.locator('#plan-body').innerText(), /Applied by the last sync: 1 created, 0 updated, 0 deleted[\s\S]*blog\.example\.org/);
     assert.equal(navigations, before, 'no navigation');
     assert.equal(await page.evaluate(() => (globalThis as unknown as { notReloaded?: boolean }).notReloaded), true, 'the page was not reloaded');
     await page.screenshot({ path: `${ARTIFACTS_DIR}e2e-edited.png`, fullPage: true });
@@ -173,10 +173,10 @@ describe('web console in Chromium against hostwarden run', { skip }, () => {
   });
 });
 
-/** The README's picture: the top of the page and the explain answer, small enough to commit. */
+/** The README's picture: header, records, the last sync's changes and the explain answer, small enough to commit. */
 async function readmeScreenshot(page: Page, path: string): Promise<void> {
-  await page.setViewportSize({ width: 1100, height: 760 });
-  await page.locator('#explain').scrollIntoViewIfNeeded();
+  await page.setViewportSize({ width: 960, height: 1120 });
+  await page.locator('#explain-name').blur();
   await page.evaluate(() => (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0));
   await page.screenshot({ path });
   await page.setViewportSize({ width: 1280, height: 900 });

@@ -145,7 +145,7 @@ describe('console page (fixture)', { skip }, () => {
       await page.locator('#sync-error').filter({ hasText: 'zone file not writable' }).waitFor({ timeout: 2000 });
       assert.match(await page.locator('#sync').innerText(), /Outcome\s+failed[\s\S]*Failures in a row\s+3/);
       assert.match(await page.locator('#plan-summary').innerText(), /No changes pending/);
-      assert.match(await page.locator('#plan-body').innerText(), /Applied by the last sync\s+1 created, 0 updated, 0 deleted\.[\s\S]*zz-new\.example\.org/);
+      assert.match(await page.locator('#plan-body').innerText(), /Applied by the last sync: 1 created, 0 updated, 0 deleted[\s\S]*zz-new\.example\.org/);
       await page.locator('#records-table td.name', { hasText: 'zz-new.example.org' }).waitFor({ timeout: 2000 });
 
       data.history.series.dnsQueries = null;

@@ -73,6 +73,16 @@ describe('the compiled program (npm run build)', () => {
     assert.ok((await readdir(out)).includes('.build.json'));
   });
 
+  test("the web console's page ships beside console/serve.js (tsc copies no HTML, JS or CSS)", async () => {
+    for (const file of ['index.html', 'app.js', 'style.css']) {
+      assert.equal(
+        await readFile(join(out, 'console', 'assets', file), 'utf8'),
+        await readFile(join(REPO_ROOT, 'src', 'console', 'assets', file), 'utf8'),
+        file,
+      );
+    }
+  });
+
   test('run --once with the service and ingress sources reads the cluster through the bundle and plans both records', async () => {
     const kubeconfig = await api.writeKubeconfig(dir);
     const args = [

@@ -228,8 +228,7 @@ function renderPlan(state) {
   const applied = state.lastApplied;
   if (applied && changeCount(applied) > 0) {
     parts.push(
-      h('h3', null, 'Applied by the last sync'),
-      h('p', null, `${applied.creates.length} created, ${applied.updates.length} updated, ${applied.deletes.length} deleted.`),
+      h('h3', null, `Applied by the last sync: ${applied.creates.length} created, ${applied.updates.length} updated, ${applied.deletes.length} deleted`),
       ...changeTables(applied, ['Created by the last sync', 'Updated by the last sync, field by field', 'Deleted by the last sync']),
     );
   }
