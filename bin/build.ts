@@ -33,8 +33,6 @@ if (tsc.status !== 0) {
 // shim imports a copy of the compiled worker under another name: tsx would map './worker-main.js'
 // back to the shim itself.
 copyFileSync(`${dist}dns/server/worker-main.js`, `${dist}dns/server/worker-main-compiled.js`);
-// The web console's page, script and style are served as they are: beside the compiled server.
-cpSync(`${root}src/console/assets`, `${dist}console/assets`, { recursive: true });
 writeFileSync(`${dist}dns/server/worker-main.ts`, "import './worker-main-compiled.js';\n");
 // client-node's package root loads its whole generated API (2,500 modules, about 60 MB of RSS);
 // a bundle of KubeConfig holds only what KubeConfig reaches. Its CommonJS dependencies call
