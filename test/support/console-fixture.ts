@@ -10,23 +10,14 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { CSP } from '../../src/console/serve.ts';
+import type { Rec } from '../../src/console/state.ts';
 
 export const ASSETS_DIR = fileURLToPath(new URL('../../src/console/assets/', import.meta.url));
 const ASSETS = ['index.html', 'app.js', 'style.css'];
-const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 const TYPES: Record<string, string> = { html: 'text/html; charset=utf-8', js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' };
 
-export interface Rec {
-  name: string;
-  type: string;
-  setIdentifier: string;
-  targets: string[];
-  ttl: number | null;
-  owner: string | null;
-  resource: string | null;
-  ownership: 'this' | 'other' | 'none';
-}
+export type { Rec };
 
 export interface ChangeSet {
   creates: Rec[];
