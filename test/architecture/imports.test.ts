@@ -53,6 +53,7 @@ function forbidden(from: string, to: string): string | undefined {
   if (CONTROLLERS.includes(a) && CONTROLLERS.includes(b)) return 'a controller folder never imports another controller folder';
   if (a === 'dns' && b === 'provider') return 'dns/ never imports provider/ (zones arrive through dns/zone-content.ts)';
   if (b === 'cli') return 'nothing imports cli/';
+  if (b === 'console' && a !== 'cli') return 'console/ (the web console) is a server of its own: only cli/ imports it';
   // A provider folder's inside is its own: other folders use the port, its flags, its fromConfig
   // (through cli/wiring.ts) or, for the DNSRecord backends, the adapter it exports (record-sets.ts).
   if (a === 'dnsrecord' && /^provider\/[^/]+\//.test(to) && !to.endsWith('/record-sets.ts'))
