@@ -8,7 +8,8 @@ import { Counter, Gauge } from 'prom-client';
 import type { Registry as MetricsRegistry } from 'prom-client';
 import type { Config } from '../config/config.ts';
 import { parseListenAddress } from '../config/config.ts';
-import { ConfigError, errorMessage } from '../errors.ts';
+import { backoffDelay, sleep } from '../backoff.ts';
+import { ConfigError, errorMessage, isTransient } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { TsigKey } from '../dns/tsig.ts';
 import { PeerFollower } from '../provider/embedded/follower.ts';
@@ -170,8 +171,7 @@ async function peerKeyOf(cfg: Config, kube: KubeRunHooks, log: Logger): Promise<
     try {
       return await loadOrCreatePeerKey({ client: kube.client, namespace: kube.namespace, name });
     } catch (err) {
-      const transient = (err as { transient?: boolean }).transient === true;
-      if (!transient || attempt >= 3) {
+      if (!isTransient(err) || attempt >= 3) {
         log.warn(
           { secret: `${kube.namespace}/${name}`, err: errorMessage(err) },
           'no TSIG key for transfers between the replicas: they transfer unsigned, so --dns-allow-transfer must admit them',
@@ -179,6 +179,6 @@ async function peerKeyOf(cfg: Config, kube: KubeRunHooks, log: Logger): Promise<
         return undefined;
       }
     }
-    await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
+    await sleep(backoffDelay({ initialMs: 500, maxMs: 2000 }, attempt));
   }
 }
