@@ -123,7 +123,6 @@ export async function replicaSetOf(cfg: Config, deps: ReplicaSetDeps): Promise<R
     store,
     elector,
     loadFloors: recorder === undefined ? undefined : () => recorder.loadFloors(),
-    follower,
     peerAddress,
     logger: log,
     trigger: deps.trigger,

@@ -1,7 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { silentLogger } from '../../log.ts';
-import type { PeerFollower } from './follower.ts';
 import { PEER_ADDRESS_ANNOTATION, ReplicaRole, parseTarget } from './replica-role.ts';
 import type { ReplicaRoleOptions, RoleElector } from './replica-role.ts';
 
@@ -61,7 +60,6 @@ function setup(opts: Partial<ReplicaRoleOptions> = {}): { role: ReplicaRole; ele
     store,
     elector,
     loadFloors: () => Promise.resolve(new Map([['a.test', 7]])),
-    follower: {} as PeerFollower,
     peerAddress: ADDRESS,
     logger: silentLogger(),
     trigger: () => void log.push('trigger'),

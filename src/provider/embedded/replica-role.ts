@@ -13,7 +13,6 @@
 import type { Logger } from '../../log.ts';
 import type { Target } from '../../dns/transfer/net.ts';
 import { errorMessage } from '../../errors.ts';
-import type { PeerFollower } from './follower.ts';
 import type { ZoneStore } from './zone-store.ts';
 
 /** The Lease annotation where the leader publishes where its zones can be transferred from. */
@@ -32,7 +31,6 @@ export interface ReplicaRoleOptions {
   elector: RoleElector;
   /** The kept serials, read again at each takeover (undefined: none kept). */
   loadFloors: (() => Promise<Map<string, number>>) | undefined;
-  follower: PeerFollower;
   /** host:port other replicas transfer from while this one leads. */
   peerAddress: string;
   logger: Logger;
